@@ -1,0 +1,4 @@
+/**
+ * laravel-queue-bridge: Laravel's queue protocol, spoken from Node.js.
+ */
+export * from './php/index.js';

@@ -1,0 +1,47 @@
+/**
+ * PHP 8 spells a float in `serialize()` with the shortest digits that read back to the same
+ * double (serialize_precision = -1), laid out the way its `zend_gcvt` lays them out:
+ *
+ * - `INF`, `-INF`, `NAN`, and `-0` for negative zero;
+ * - plain decimals while the decimal exponent stays within -4 … 17: `0.1`, `100`, `0.0001`;
+ * - otherwise scientific with at least one fraction digit and a signed exponent: `1.0E+25`, `1.5E-7`.
+ *
+ * JavaScript's `toExponential()` without an argument yields the same shortest digits, so the
+ * digits come from there and only the layout is PHP's.
+ */
+export function formatPhpFloat(value: number): string {
+  if (value !== value) return 'NAN';
+  if (value === Infinity) return 'INF';
+  if (value === -Infinity) return '-INF';
+  if (value === 0) return Object.is(value, -0) ? '-0' : '0';
+
+  const sign = value < 0 ? '-' : '';
+  const exp = Math.abs(value).toExponential(); // "d.ddde±x"
+  const e = exp.indexOf('e');
+  const digits = exp.charCodeAt(1) === 46 /* . */ ? exp[0] + exp.slice(2, e) : exp.slice(0, e);
+  // zend_dtoa's decpt: the value is 0.DIGITS × 10^decpt.
+  const decpt = Number(exp.slice(e + 1)) + 1;
+
+  if (decpt < -3 || decpt > 17) {
+    const power = decpt - 1;
+    const fraction = digits.length > 1 ? digits.slice(1) : '0';
+    return `${sign}${digits[0]}.${fraction}E${power < 0 ? '-' : '+'}${Math.abs(power)}`;
+  }
+  if (decpt <= 0) return `${sign}0.${'0'.repeat(-decpt)}${digits}`;
+  if (digits.length <= decpt) return sign + digits + '0'.repeat(decpt - digits.length);
+  return `${sign}${digits.slice(0, decpt)}.${digits.slice(decpt)}`;
+}
+
+/**
+ * Reads the float spellings PHP's `unserialize()` accepts: `[+-]?` digits with an optional
+ * fraction and exponent, `INF`, `-INF`, `NAN`. Returns undefined for anything else.
+ */
+export function parsePhpFloat(text: string): number | undefined {
+  if (text === 'INF') return Infinity;
+  if (text === '-INF') return -Infinity;
+  if (text === 'NAN') return NaN;
+  if (!FLOAT_SYNTAX.test(text)) return undefined;
+  return Number(text);
+}
+
+const FLOAT_SYNTAX = /^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$/;

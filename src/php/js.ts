@@ -1,0 +1,233 @@
+/**
+ * Between the lossless model and plain JavaScript.
+ *
+ * `toJS` is what a handler wants to read: numbers, strings, arrays and objects. It forgets what
+ * only PHP cares about (int vs float, visibility, slot numbers) but never a value. `fromJS` goes
+ * the other way for producers; hints say what plain JavaScript cannot (a class, a visibility,
+ * a float that happens to be whole).
+ */
+import { PhpSerializeError } from './errors.js';
+import {
+  PhpArray,
+  PhpEnum,
+  PhpFloat,
+  PhpObject,
+  PhpRef,
+  PhpSerializable,
+  demangle,
+  mangle,
+  type PhpKey,
+  type PhpValue,
+  type Visibility,
+} from './values.js';
+
+/** The PHP class of an object `toJS` made. Read it with `phpClassOf`. */
+export const PHP_CLASS: unique symbol = Symbol.for('laravel-queue-bridge.phpClass');
+/** The raw payload of a `Serializable` object (`C:`) that `toJS` made. */
+export const PHP_SERIALIZED: unique symbol = Symbol.for('laravel-queue-bridge.phpSerialized');
+/** Set on the enum cases `toJS` makes, so `fromJS` writes them back as enums. */
+export const PHP_ENUM: unique symbol = Symbol.for('laravel-queue-bridge.phpEnum');
+
+/** A PHP object as plain JavaScript: its properties, with the class behind `PHP_CLASS`. */
+export interface JSPhpObject {
+  [name: string]: unknown;
+  [PHP_CLASS]?: string;
+  [PHP_ENUM]?: true;
+  [PHP_SERIALIZED]?: Uint8Array;
+}
+
+/** The class name of an object made by `toJS`, or undefined for anything else. */
+export function phpClassOf(value: unknown): string | undefined {
+  return typeof value === 'object' && value !== null ? (value as JSPhpObject)[PHP_CLASS] : undefined;
+}
+
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+/**
+ * Plain JavaScript for a PHP value:
+ * - null and booleans as they are; ints as `number` within ±(2^53−1), else `bigint`;
+ * - floats as `number` (INF, -INF, NAN and -0 kept);
+ * - strings as `string`, or `Uint8Array` when the bytes are not UTF-8;
+ * - arrays keyed exactly 0..n−1 as `Array`, other arrays as null-prototype objects;
+ * - objects as null-prototype objects of their plain property names (visibility stripped; a
+ *   parent's private property gives way to the object's own of the same name); the class name
+ *   through `phpClassOf`. Enums are `{ name: 'Case' }` with the enum's class; `Serializable`
+ *   objects carry their raw payload behind `PHP_SERIALIZED`;
+ * - back-references resolved to the value they name; the same object twice is one JS object.
+ */
+export function toJS(value: PhpValue): unknown {
+  return convert(value, new Map());
+}
+
+function convert(value: PhpValue, seen: Map<object, unknown>): unknown {
+  if (value === null || typeof value !== 'object') {
+    if (typeof value === 'bigint' && value >= -MAX_SAFE && value <= MAX_SAFE) return Number(value);
+    return value;
+  }
+  if (value instanceof PhpFloat) return value.value;
+  if (value instanceof Uint8Array) return value;
+  if (value instanceof PhpRef) return convert(value.target, seen);
+  const done = seen.get(value);
+  if (done !== undefined) return done;
+
+  if (value instanceof PhpArray) {
+    const { keys, values } = value;
+    if (value.isList()) {
+      const list: unknown[] = new Array(keys.length);
+      seen.set(value, list);
+      for (let i = 0; i < keys.length; i++) list[i] = convert(values[i]!, seen);
+      return list;
+    }
+    const record: Record<string, unknown> = Object.create(null);
+    seen.set(value, record);
+    for (let i = 0; i < keys.length; i++) record[keyText(keys[i]!)] = convert(values[i]!, seen);
+    return record;
+  }
+
+  const object: JSPhpObject = Object.create(null);
+  seen.set(value, object);
+  Object.defineProperty(object, PHP_CLASS, { value: value.className });
+  if (value instanceof PhpObject) {
+    const { keys, values } = value.props;
+    // Names that came from a parent's private property, which the object's own may replace.
+    let foreign: Set<string> | undefined;
+    for (let i = 0; i < keys.length; i++) {
+      const prop = demangle(keys[i]!);
+      const name = typeof keys[i] === 'string' ? prop.name : keyText(keys[i]!);
+      const isForeign = prop.visibility === 'private' && prop.declaringClass !== value.className;
+      if (name in object && (isForeign || !foreign?.has(name))) continue;
+      if (isForeign) (foreign ??= new Set()).add(name);
+      else foreign?.delete(name);
+      object[name] = convert(values[i]!, seen);
+    }
+  } else if (value instanceof PhpEnum) {
+    Object.defineProperty(object, PHP_ENUM, { value: true });
+    object.name = value.caseName;
+  } else if (value instanceof PhpSerializable) {
+    Object.defineProperty(object, PHP_SERIALIZED, { value: value.data });
+  }
+  return object;
+}
+
+function keyText(key: PhpKey): string {
+  return key instanceof Uint8Array ? Buffer.from(key).toString('utf8') : String(key);
+}
+
+/**
+ * What `fromJS` cannot see in plain JavaScript. A hint mirrors the value it describes:
+ * `'float'` or `'int'` for a number; for an object or array, `class` makes it a PHP object,
+ * `visibility` and `declaringClass` place its properties, `props` hints each property and
+ * `items` every element.
+ */
+export type FromJSHint =
+  | 'int'
+  | 'float'
+  | {
+      class?: string;
+      visibility?: Record<string, Visibility>;
+      /** For a private property inherited from a parent class, the class that declares it. */
+      declaringClass?: Record<string, string>;
+      props?: Record<string, FromJSHint>;
+      items?: FromJSHint;
+    };
+
+/**
+ * A lossless PHP value for plain JavaScript. Integers become ints, other numbers floats, bigints
+ * ints, strings strings, `Uint8Array` byte strings, arrays lists, `Map`s arrays with their keys,
+ * plain objects string-keyed arrays (integer-like keys become int keys, as PHP makes them), and
+ * objects that `toJS` made go back to their class. `PhpValue`s inside are taken as they are.
+ */
+export function fromJS(js: unknown, hint?: FromJSHint): PhpValue {
+  return build(js, hint, new Map(), '$');
+}
+
+function build(js: unknown, hint: FromJSHint | undefined, seen: Map<object, PhpValue>, path: string): PhpValue {
+  switch (typeof js) {
+    case 'undefined':
+      return null;
+    case 'boolean':
+    case 'string':
+      return js;
+    case 'bigint':
+      return hint === 'float' ? new PhpFloat(Number(js)) : js;
+    case 'number':
+      if (hint === 'float') return new PhpFloat(js);
+      if (Number.isSafeInteger(js) && !Object.is(js, -0)) return js;
+      if (hint === 'int') throw new PhpSerializeError(`${js} is not an int`, path);
+      return new PhpFloat(js);
+    case 'object':
+      break;
+    default:
+      throw new PhpSerializeError(`cannot make a PHP value of a JavaScript ${typeof js}`, path);
+  }
+  if (js === null) return null;
+  if (isPhpValue(js)) return js;
+  const done = seen.get(js);
+  if (done !== undefined) {
+    if (done instanceof PhpObject) return done;
+    throw new PhpSerializeError('a cycle through arrays cannot be written (only objects can be shared)', path);
+  }
+  const shape = typeof hint === 'object' ? hint : undefined;
+  const className = shape?.class ?? phpClassOf(js);
+
+  if (className !== undefined) {
+    // Enums and Serializable objects as toJS shows them go back to what they were.
+    const made = js as JSPhpObject;
+    if (made[PHP_ENUM]) return new PhpEnum(className, String(made.name));
+    if (made[PHP_SERIALIZED]) return new PhpSerializable(className, made[PHP_SERIALIZED]);
+    const object = new PhpObject(className);
+    seen.set(js, object);
+    for (const [name, value] of Object.entries(js)) {
+      const visibility = shape?.visibility?.[name] ?? 'public';
+      const owner = shape?.declaringClass?.[name] ?? className;
+      object.props.set(mangle(name, visibility, owner), build(value, shape?.props?.[name], seen, `${path}.${name}`));
+    }
+    return object;
+  }
+
+  const array = new PhpArray();
+  seen.set(js, array);
+  if (Array.isArray(js)) {
+    js.forEach((item, i) => array.set(i, build(item, shape?.items, seen, `${path}[${i}]`)));
+  } else if (js instanceof Map) {
+    for (const [key, item] of js) array.set(phpKey(key, path), build(item, shape?.items ?? shape?.props?.[String(key)], seen, `${path}[${String(key)}]`));
+  } else {
+    for (const [key, item] of Object.entries(js)) {
+      array.set(phpKey(key, path), build(item, shape?.props?.[key] ?? shape?.items, seen, `${path}.${key}`));
+    }
+  }
+  seen.delete(js);
+  return array;
+}
+
+function isPhpValue(js: object): js is Exclude<PhpValue, null | boolean | number | bigint | string> {
+  return (
+    js instanceof PhpArray ||
+    js instanceof PhpObject ||
+    js instanceof PhpFloat ||
+    js instanceof PhpRef ||
+    js instanceof PhpEnum ||
+    js instanceof PhpSerializable ||
+    js instanceof Uint8Array
+  );
+}
+
+/** PHP turns a decimal-integer string key into an int key; other keys stay strings. */
+function phpKey(key: unknown, path: string): PhpKey {
+  if (typeof key === 'number') {
+    if (!Number.isSafeInteger(key)) throw new PhpSerializeError(`array key ${key} is not an int`, path);
+    return key;
+  }
+  if (typeof key === 'bigint') return key;
+  if (key instanceof Uint8Array) return key;
+  const text = String(key);
+  if (INT_KEY.test(text)) {
+    const n = Number(text);
+    if (Number.isSafeInteger(n)) return n;
+    const big = BigInt(text);
+    if (big <= (1n << 63n) - 1n && big >= -(1n << 63n)) return big;
+  }
+  return text;
+}
+
+const INT_KEY = /^(?:0|-?[1-9][0-9]*)$/;

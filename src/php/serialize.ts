@@ -1,0 +1,216 @@
+/**
+ * Writes the lossless model back to PHP's serialize() bytes.
+ *
+ * A value `unserialize` returned comes back byte for byte: back-references keep the slot numbers
+ * they were read with. Values built by hand follow PHP's own rules: the same `PhpObject` written
+ * twice becomes `r:N;` the second time, numbered the way PHP numbers slots (every value but keys
+ * and `R:` takes the next number, from 1).
+ */
+import { PhpSerializeError } from './errors.js';
+import { formatPhpFloat } from './float.js';
+import { fromJS } from './js.js';
+import { PhpArray, PhpEnum, PhpFloat, PhpObject, PhpRef, PhpSerializable, type PhpKey, type PhpValue } from './values.js';
+
+export interface SerializeOptions {
+  /** Deepest nesting written before giving up; guards against an array that contains itself. */
+  maxDepth?: number;
+}
+
+/**
+ * Serializes a lossless value. Plain JavaScript is accepted too, converted the way `fromJS`
+ * converts it (integers become ints, other numbers floats, arrays lists, objects string-keyed arrays).
+ */
+export function serialize(value: unknown, options: SerializeOptions = {}): Buffer {
+  const writer = new Writer(options.maxDepth ?? 4096);
+  try {
+    writer.value(value, 0);
+  } catch (error) {
+    if (error instanceof RangeError) throw new PhpSerializeError('nesting too deep for the call stack', '');
+    throw error;
+  }
+  return writer.finish();
+}
+
+const INT64_MAX = (1n << 63n) - 1n;
+const INT64_MIN = -(1n << 63n);
+
+class Writer {
+  private buf = Buffer.allocUnsafe(256);
+  private pos = 0;
+  /** The slot number of the last value written. */
+  private slot = 0;
+  /** Objects written so far, by slot, so a second sighting becomes `r:N;`. */
+  private readonly objects = new Map<object, number>();
+
+  constructor(private readonly maxDepth: number) {}
+
+  finish(): Buffer {
+    return this.buf.subarray(0, this.pos);
+  }
+
+  value(value: unknown, depth: number): void {
+    switch (typeof value) {
+      case 'string':
+        this.slot++;
+        this.ascii('s:');
+        this.text(value);
+        this.byte(59);
+        return;
+      case 'number':
+        this.slot++;
+        if (Number.isSafeInteger(value) && !Object.is(value, -0)) this.ascii(`i:${value};`);
+        else this.ascii(`d:${formatPhpFloat(value)};`);
+        return;
+      case 'boolean':
+        this.slot++;
+        this.ascii(value ? 'b:1;' : 'b:0;');
+        return;
+      case 'bigint':
+        this.slot++;
+        this.ascii(`i:${checkInt(value)};`);
+        return;
+      case 'object':
+        if (value === null) {
+          this.slot++;
+          this.ascii('N;');
+          return;
+        }
+        return this.composite(value, depth);
+      case 'undefined':
+        this.slot++;
+        this.ascii('N;');
+        return;
+      default:
+        throw new PhpSerializeError(`cannot write a JavaScript ${typeof value} as PHP`, '');
+    }
+  }
+
+  private composite(value: object, depth: number): void {
+    if (value instanceof PhpFloat) {
+      this.slot++;
+      this.ascii(`d:${value.source ?? formatPhpFloat(value.value)};`);
+    } else if (value instanceof PhpArray) {
+      this.slot++;
+      this.checkDepth(depth);
+      this.ascii(`a:${value.size}:{`);
+      this.entries(value, depth);
+      this.byte(125);
+    } else if (value instanceof PhpObject) {
+      if (this.seenObject(value)) return;
+      this.checkDepth(depth);
+      this.ascii('O:');
+      this.text(value.className);
+      this.ascii(`:${value.props.size}:{`);
+      this.entries(value.props, depth);
+      this.byte(125);
+    } else if (value instanceof PhpRef) {
+      // `r:` takes a slot number of its own; `R:` shares the one it points at.
+      if (value.kind === 'r') this.slot++;
+      this.ascii(`${value.kind}:${value.index};`);
+    } else if (value instanceof Uint8Array) {
+      this.slot++;
+      this.ascii('s:');
+      this.text(value);
+      this.byte(59);
+    } else if (value instanceof PhpEnum) {
+      if (this.seenObject(value)) return;
+      this.ascii('E:');
+      this.text(`${value.className}:${value.caseName}`);
+      this.byte(59);
+    } else if (value instanceof PhpSerializable) {
+      if (this.seenObject(value)) return;
+      this.ascii('C:');
+      this.text(value.className);
+      this.ascii(`:${value.data.length}:{`);
+      this.bytes(value.data);
+      this.byte(125);
+    } else {
+      // Plain JavaScript inside a tree: convert it where it stands.
+      this.value(fromJS(value), depth);
+    }
+  }
+
+  /** Counts the object's slot; if it was written before, writes `r:N;` and says so. */
+  private seenObject(object: object): boolean {
+    this.slot++;
+    const earlier = this.objects.get(object);
+    if (earlier !== undefined) {
+      this.ascii(`r:${earlier};`);
+      return true;
+    }
+    this.objects.set(object, this.slot);
+    return false;
+  }
+
+  private entries(array: PhpArray, depth: number): void {
+    const { keys, values } = array;
+    for (let i = 0; i < keys.length; i++) {
+      this.key(keys[i]!);
+      this.value(values[i], depth + 1);
+    }
+  }
+
+  private key(key: PhpKey): void {
+    if (typeof key === 'number') {
+      if (!Number.isSafeInteger(key)) throw new PhpSerializeError(`array key ${key} is not an int`, '');
+      this.ascii(`i:${key};`);
+    } else if (typeof key === 'bigint') {
+      this.ascii(`i:${checkInt(key)};`);
+    } else {
+      this.ascii('s:');
+      this.text(key);
+      this.byte(59);
+    }
+  }
+
+  private checkDepth(depth: number): void {
+    if (depth >= this.maxDepth) throw new PhpSerializeError(`nesting deeper than maxDepth ${this.maxDepth} (a cycle?)`, '');
+  }
+
+  /** `LEN:"bytes"`, LEN counted in bytes as PHP counts it. */
+  private text(text: string | Uint8Array): void {
+    if (typeof text === 'string') {
+      const length = Buffer.byteLength(text, 'utf8');
+      this.ascii(`${length}:"`);
+      this.room(length + 1);
+      this.pos += this.buf.write(text, this.pos, length, 'utf8');
+    } else {
+      this.ascii(`${text.length}:"`);
+      this.bytes(text);
+    }
+    this.byte(34);
+  }
+
+  private ascii(text: string): void {
+    const length = text.length;
+    this.room(length);
+    const buf = this.buf;
+    let pos = this.pos;
+    for (let i = 0; i < length; i++) buf[pos++] = text.charCodeAt(i);
+    this.pos = pos;
+  }
+
+  private bytes(bytes: Uint8Array): void {
+    this.room(bytes.length);
+    this.buf.set(bytes, this.pos);
+    this.pos += bytes.length;
+  }
+
+  private byte(byte: number): void {
+    this.room(1);
+    this.buf[this.pos++] = byte;
+  }
+
+  private room(extra: number): void {
+    const needed = this.pos + extra;
+    if (needed <= this.buf.length) return;
+    const grown = Buffer.allocUnsafe(Math.max(needed, this.buf.length * 2));
+    this.buf.copy(grown, 0, 0, this.pos);
+    this.buf = grown;
+  }
+}
+
+function checkInt(value: bigint): bigint {
+  if (value > INT64_MAX || value < INT64_MIN) throw new PhpSerializeError(`int ${value} is outside PHP's 64-bit range`, '');
+  return value;
+}

@@ -1,0 +1,375 @@
+/**
+ * Reads PHP's serialize() format into the lossless model of `values.ts`.
+ *
+ * One pass over the bytes with an index, no regular expressions on the hot path, no allocation
+ * sized by what the input claims: a length or count is only believed once the bytes are there,
+ * so time and memory stay linear in the input whatever it says.
+ */
+import { isUtf8 } from 'node:buffer';
+import { PhpUnserializeError } from './errors.js';
+import { formatPhpFloat, parsePhpFloat } from './float.js';
+import { PhpArray, PhpEnum, PhpFloat, PhpObject, PhpRef, PhpSerializable, type PhpKey, type PhpValue } from './values.js';
+
+export interface UnserializeOptions {
+  /** Deepest nesting of arrays and objects accepted. PHP's default `unserialize_max_depth` is 4096. */
+  maxDepth?: number;
+  /** Largest input accepted, in bytes. */
+  maxBytes?: number;
+  /** PHP ignores bytes after the first value; here they are an error unless this is true. */
+  allowTrailing?: boolean;
+  /**
+   * Like PHP's `allowed_classes`: `true` (default) allows every class, `false` none, a list only
+   * those (compared case-insensitively, as PHP does). A class not allowed is read as PHP reads it,
+   * an object of `__PHP_Incomplete_Class`, and written back under its original name.
+   */
+  allowedClasses?: boolean | readonly string[];
+}
+
+/** An object of a class that `allowedClasses` kept out; `originalClassName` says which class. */
+export class PhpIncompleteObject extends PhpObject {
+  constructor(
+    readonly originalClassName: string,
+    props?: PhpArray,
+  ) {
+    super('__PHP_Incomplete_Class', props);
+  }
+}
+
+const DEFAULT_MAX_DEPTH = 4096;
+
+export function unserialize(input: string | Uint8Array, options: UnserializeOptions = {}): PhpValue {
+  const bytes = typeof input === 'string' ? Buffer.from(input, 'utf8') : asBuffer(input);
+  if (options.maxBytes !== undefined && bytes.length > options.maxBytes) {
+    throw new PhpUnserializeError(`input of ${bytes.length} bytes is over the limit of ${options.maxBytes}`, 0);
+  }
+  const reader = new Reader(bytes, options);
+  let value: PhpValue;
+  try {
+    value = reader.value(0);
+  } catch (error) {
+    // Nesting within maxDepth can still outgrow a small stack; that is bad input, not a crash.
+    if (error instanceof RangeError) throw new PhpUnserializeError('nesting too deep for the call stack', reader.pos);
+    throw error;
+  }
+  if (reader.pos !== bytes.length && !options.allowTrailing) {
+    throw new PhpUnserializeError(`expected end of input, found ${reader.describe(reader.pos)}`, reader.pos);
+  }
+  return value;
+}
+
+function asBuffer(input: Uint8Array): Buffer {
+  return Buffer.isBuffer(input) ? input : Buffer.from(input.buffer, input.byteOffset, input.byteLength);
+}
+
+// Byte values the reader compares against.
+const COLON = 58;
+const SEMI = 59;
+const QUOTE = 34;
+const OPEN = 123;
+const CLOSE = 125;
+const ZERO = 48;
+const NINE = 57;
+const MINUS = 45;
+const PLUS = 43;
+
+class Reader {
+  pos = 0;
+  /** Every value read so far, by PHP's slot number minus one: what `r:` and `R:` point into. */
+  private readonly slots: PhpValue[] = [];
+  private readonly maxDepth: number;
+  private readonly allowed: ((className: string) => boolean) | undefined;
+
+  constructor(
+    private readonly buf: Buffer,
+    private readonly options: UnserializeOptions,
+  ) {
+    this.maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
+    const allowed = options.allowedClasses;
+    if (allowed === false) this.allowed = () => false;
+    else if (Array.isArray(allowed)) {
+      const names = new Set(allowed.map((name) => name.toLowerCase()));
+      this.allowed = (className) => names.has(className.toLowerCase());
+    }
+  }
+
+  value(depth: number): PhpValue {
+    const buf = this.buf;
+    const start = this.pos;
+    const tag = buf[start];
+    if (tag === 78 /* N */) {
+      this.expect(start + 1, SEMI);
+      this.pos = start + 2;
+      this.slots.push(null);
+      return null;
+    }
+    if (buf[start + 1] !== COLON) {
+      if (tag === undefined) throw this.fail('expected a value', start);
+      if (!isTag(tag)) throw this.fail('expected a value (one of N b i d s a O C E r R)', start);
+      this.expect(start + 1, COLON);
+    }
+    this.pos = start + 2;
+    switch (tag) {
+      case 115 /* s */: {
+        const value = this.string();
+        this.expectSemicolon();
+        this.slots.push(value);
+        return value;
+      }
+      case 105 /* i */: {
+        const value = this.int(SEMI);
+        this.slots.push(value);
+        return value;
+      }
+      case 98 /* b */: {
+        const digit = buf[this.pos];
+        if (digit !== ZERO && digit !== ZERO + 1) throw this.fail('expected 0 or 1 after b:', this.pos);
+        this.pos++;
+        this.expectSemicolon();
+        const value = digit === ZERO + 1;
+        this.slots.push(value);
+        return value;
+      }
+      case 100 /* d */: {
+        const value = this.float();
+        this.slots.push(value);
+        return value;
+      }
+      case 97 /* a */:
+        return this.array(depth);
+      case 79 /* O */:
+        return this.object(depth);
+      case 67 /* C */:
+        return this.custom();
+      case 69 /* E */:
+        return this.enumCase();
+      case 114 /* r */:
+      case 82 /* R */:
+        return this.reference(tag === 114 ? 'r' : 'R', start);
+      default:
+        throw this.fail('expected a value (one of N b i d s a O C E r R)', start);
+    }
+  }
+
+  private array(depth: number): PhpArray {
+    const count = this.count(COLON);
+    this.expectAt(OPEN);
+    if (depth >= this.maxDepth) throw this.fail(`nesting deeper than maxDepth ${this.maxDepth}`, this.pos - 1);
+    const keys: PhpKey[] = [];
+    const values: PhpValue[] = [];
+    const array = new PhpArray(keys, values);
+    this.slots.push(array);
+    for (let i = 0; i < count; i++) {
+      keys.push(this.key());
+      values.push(this.value(depth + 1));
+    }
+    this.expectAt(CLOSE);
+    return array;
+  }
+
+  private object(depth: number): PhpObject {
+    const className = this.className();
+    this.expectAt(COLON);
+    const count = this.count(COLON);
+    this.expectAt(OPEN);
+    if (depth >= this.maxDepth) throw this.fail(`nesting deeper than maxDepth ${this.maxDepth}`, this.pos - 1);
+    const props = new PhpArray();
+    const object =
+      this.allowed && !this.allowed(className) ? new PhpIncompleteObject(className, props) : new PhpObject(className, props);
+    this.slots.push(object);
+    for (let i = 0; i < count; i++) {
+      props.keys.push(this.key());
+      props.values.push(this.value(depth + 1));
+    }
+    this.expectAt(CLOSE);
+    return object;
+  }
+
+  private custom(): PhpSerializable {
+    const className = this.className();
+    this.expectAt(COLON);
+    const length = this.count(COLON);
+    this.expectAt(OPEN);
+    const from = this.pos;
+    if (length > this.buf.length - from) throw this.fail(`payload of ${length} bytes runs past the end of input`, from);
+    this.pos = from + length;
+    this.expectAt(CLOSE);
+    const value = new PhpSerializable(className, new Uint8Array(this.buf.subarray(from, from + length)));
+    this.slots.push(value);
+    return value;
+  }
+
+  private enumCase(): PhpEnum {
+    const at = this.pos;
+    const name = this.string();
+    this.expectSemicolon();
+    if (typeof name !== 'string') throw this.fail('enum name is not UTF-8', at);
+    const colon = name.indexOf(':');
+    if (colon < 1 || colon === name.length - 1) throw this.fail(`expected Class:Case in enum, found "${name}"`, at);
+    const value = new PhpEnum(name.slice(0, colon), name.slice(colon + 1));
+    this.slots.push(value);
+    return value;
+  }
+
+  private reference(kind: 'r' | 'R', start: number): PhpRef {
+    const index = this.count(SEMI);
+    const target = index >= 1 && index <= this.slots.length ? this.slots[index - 1] : undefined;
+    if (target === undefined) throw this.fail(`${kind}:${index} names no value read so far`, start);
+    if (kind === 'r' && !isObject(target)) throw this.fail(`r:${index} names a value that is not an object`, start);
+    // `r:` takes a slot number of its own; `R:` shares the one it points at.
+    if (kind === 'r') this.slots.push(target);
+    return new PhpRef(kind, index, target);
+  }
+
+  /** An array key or property name: only `i:` and `s:` are allowed there. */
+  private key(): PhpKey {
+    const buf = this.buf;
+    const at = this.pos;
+    const tag = buf[at];
+    if (buf[at + 1] === COLON) {
+      this.pos = at + 2;
+      if (tag === 115 /* s */) {
+        const key = this.string();
+        this.expectSemicolon();
+        return key;
+      }
+      if (tag === 105 /* i */) return this.int(SEMI);
+    }
+    throw this.fail('expected a key (i: or s:)', at);
+  }
+
+  /** `LEN:"bytes"` after `s:`; the closing `;` is the caller's. */
+  private string(): string | Uint8Array {
+    const buf = this.buf;
+    const length = this.count(COLON);
+    this.expectAt(QUOTE);
+    const from = this.pos;
+    const to = from + length;
+    if (length > buf.length - from) throw this.fail(`string of ${length} bytes runs past the end of input`, from);
+    this.pos = to;
+    this.expectAt(QUOTE);
+    return decodeText(buf, from, to);
+  }
+
+  private className(): string {
+    const at = this.pos;
+    const name = this.string();
+    if (typeof name !== 'string' || !CLASS_NAME.test(name)) {
+      throw this.fail(`expected a class name, found ${JSON.stringify(typeof name === 'string' ? name : '(bytes)')}`, at);
+    }
+    return name;
+  }
+
+  /** An int up to `terminator`: a number when safe, a bigint beyond, an error outside 64 bits. */
+  private int(terminator: number): number | bigint {
+    const buf = this.buf;
+    const start = this.pos;
+    let pos = start;
+    const sign = buf[pos];
+    if (sign === MINUS || sign === PLUS) pos++;
+    const digitsFrom = pos;
+    let n = 0;
+    let c = buf[pos];
+    while (c !== undefined && c >= ZERO && c <= NINE) {
+      n = n * 10 + (c - ZERO);
+      c = buf[++pos];
+    }
+    if (pos === digitsFrom) throw this.fail(`expected digits, found ${this.describe(pos)}`, pos);
+    if (c !== terminator) throw this.fail(`expected '${String.fromCharCode(terminator)}', found ${this.describe(pos)}`, pos);
+    this.pos = pos + 1;
+    if (pos - digitsFrom <= 15) return sign === MINUS ? 0 - n : n;
+    // Past 15 digits a double may have rounded: redo it exactly.
+    const big = BigInt(buf.toString('latin1', sign === PLUS ? digitsFrom : start, pos));
+    if (big > INT64_MAX || big < INT64_MIN) throw this.fail('int out of the 64-bit range', start);
+    return big >= -MAX_SAFE && big <= MAX_SAFE ? Number(big) : big;
+  }
+
+  private float(): PhpFloat {
+    const buf = this.buf;
+    const start = this.pos;
+    const end = buf.indexOf(SEMI, start);
+    // Any float PHP reads is short; a long run without ';' is garbage, and must not be scanned twice.
+    if (end < 0 || end - start > 1100) throw this.fail('expected a float ending in ;', start);
+    const text = buf.toString('latin1', start, end);
+    const value = parsePhpFloat(text);
+    if (value === undefined) throw this.fail(`expected a float, found "${text.slice(0, 40)}"`, start);
+    this.pos = end + 1;
+    return formatPhpFloat(value) === text ? new PhpFloat(value) : new PhpFloat(value, text);
+  }
+
+  /** An unsigned count or length up to `terminator`, never more than the input could hold. */
+  private count(terminator: number): number {
+    const buf = this.buf;
+    let pos = this.pos;
+    const from = pos;
+    let n = 0;
+    let c = buf[pos];
+    while (c !== undefined && c >= ZERO && c <= NINE) {
+      n = n * 10 + (c - ZERO);
+      c = buf[++pos];
+    }
+    if (pos === from) throw this.fail(`expected a number, found ${this.describe(pos)}`, pos);
+    if (c !== terminator) throw this.fail(`expected '${String.fromCharCode(terminator)}', found ${this.describe(pos)}`, pos);
+    if (n > buf.length) throw this.fail(`count ${n > 1e15 ? 'of ' + (pos - from) + ' digits' : n} is more than the input could hold`, from);
+    this.pos = pos + 1;
+    return n;
+  }
+
+  private expectSemicolon(): void {
+    this.expectAt(SEMI);
+  }
+
+  private expectAt(byte: number): void {
+    if (this.buf[this.pos] !== byte) {
+      throw this.fail(`expected '${String.fromCharCode(byte)}', found ${this.describe(this.pos)}`, this.pos);
+    }
+    this.pos++;
+  }
+
+  private expect(at: number, byte: number): void {
+    if (this.buf[at] !== byte) throw this.fail(`expected '${String.fromCharCode(byte)}', found ${this.describe(at)}`, at);
+  }
+
+  describe(at: number): string {
+    const byte = this.buf[at];
+    if (byte === undefined) return 'end of input';
+    return byte >= 32 && byte < 127 ? `'${String.fromCharCode(byte)}'` : `byte 0x${byte.toString(16).padStart(2, '0')}`;
+  }
+
+  private fail(message: string, at: number): PhpUnserializeError {
+    return new PhpUnserializeError(message, at);
+  }
+}
+
+function isTag(byte: number): boolean {
+  return TAGS.includes(byte);
+}
+const TAGS = [...'NbidsaOCErR'].map((c) => c.charCodeAt(0));
+
+function isObject(value: PhpValue): boolean {
+  return value instanceof PhpObject || value instanceof PhpSerializable || value instanceof PhpEnum;
+}
+
+/** PHP's rule for class names in serialized input, namespaces and non-ASCII letters included. */
+const CLASS_NAME = /^(?:[A-Za-z0-9_\\]|[^\x00-\x7f])+$/;
+
+const INT64_MAX = (1n << 63n) - 1n;
+const INT64_MIN = -(1n << 63n);
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+/**
+ * PHP strings are bytes. Bytes that are UTF-8 become a JS string (ASCII takes the quick road);
+ * anything else stays bytes, copied so the value does not pin the whole input in memory.
+ */
+export function decodeText(buf: Buffer, from: number, to: number): string | Uint8Array {
+  let i = from;
+  while (i < to && buf[i]! < 0x80) i++;
+  if (i === to) return to - from < 24 ? asciiString(buf, from, to) : buf.toString('latin1', from, to);
+  const view = buf.subarray(from, to);
+  return isUtf8(view) ? buf.toString('utf8', from, to) : new Uint8Array(view);
+}
+
+function asciiString(buf: Buffer, from: number, to: number): string {
+  let s = '';
+  for (let i = from; i < to; i++) s += String.fromCharCode(buf[i]!);
+  return s;
+}
