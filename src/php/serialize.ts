@@ -39,8 +39,8 @@ class Writer {
   private pos = 0;
   /** The slot number of the last value written. */
   private slot = 0;
-  /** Objects written so far, by slot, so a second sighting becomes `r:N;`. */
-  private readonly objects = new Map<object, number>();
+  /** Objects (enum cases by name) written so far, by slot, so a second sighting becomes `r:N;`. */
+  private readonly objects = new Map<object | string, number>();
 
   constructor(private readonly maxDepth: number) {}
 
@@ -113,7 +113,8 @@ class Writer {
       this.text(value);
       this.byte(59);
     } else if (value instanceof PhpEnum) {
-      if (this.seenObject(value)) return;
+      // A case is one object in PHP, so its second sighting is `r:N;` however it was built.
+      if (this.seenObject(`${value.className}:${value.caseName}`)) return;
       this.ascii('E:');
       this.text(`${value.className}:${value.caseName}`);
       this.byte(59);
@@ -131,7 +132,7 @@ class Writer {
   }
 
   /** Counts the object's slot; if it was written before, writes `r:N;` and says so. */
-  private seenObject(object: object): boolean {
+  private seenObject(object: object | string): boolean {
     this.slot++;
     const earlier = this.objects.get(object);
     if (earlier !== undefined) {

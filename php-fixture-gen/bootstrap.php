@@ -1,0 +1,44 @@
+<?php
+/**
+ * Boots Debian's real Laravel 8.83 queue components outside a full app: a container, the
+ * Redis manager (phpredis) and a Queue Capsule with one `redis` connection. Everything the
+ * scripts beside this file do goes through Laravel's own classes from here.
+ *
+ * Environment: REDIS_HOST (127.0.0.1), REDIS_PORT (6379), REDIS_PREFIX (none), QUEUE_NAME (default).
+ */
+declare(strict_types=1);
+
+require_once 'Illuminate/Queue/autoload.php';
+require_once 'Illuminate/Redis/autoload.php';
+require_once 'Illuminate/Events/autoload.php';
+require_once 'Illuminate/Bus/autoload.php';
+require_once __DIR__ . '/jobs.php';
+
+use Illuminate\Container\Container;
+use Illuminate\Queue\Capsule\Manager as Queue;
+use Illuminate\Redis\RedisManager;
+
+function laravel_queue(): Queue
+{
+    $container = new Container();
+    Container::setInstance($container);
+    $redisConfig = [
+        'client' => 'phpredis',
+        'options' => ['prefix' => getenv('REDIS_PREFIX') ?: ''],
+        'default' => [
+            'host' => getenv('REDIS_HOST') ?: '127.0.0.1',
+            'port' => (int) (getenv('REDIS_PORT') ?: 6379),
+            'database' => 0,
+        ],
+    ];
+    $container->singleton('redis', fn () => new RedisManager($container, 'phpredis', $redisConfig));
+    $queue = new Queue($container);
+    $queue->addConnection([
+        'driver' => 'redis',
+        'connection' => 'default',
+        'queue' => getenv('QUEUE_NAME') ?: 'default',
+        'retry_after' => 90,
+    ]);
+    $queue->setAsGlobal();
+    return $queue;
+}

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs and starts what the tests run against: Debian's PHP 8.2 with Laravel 8.83's queue
+# components, and a Redis server on 127.0.0.1:6379. Safe to run again: it only does what is missing.
+set -euo pipefail
+
+packages=(php-cli php-redis php-sqlite3 php-mbstring php-illuminate-queue php-illuminate-redis php-illuminate-events
+  php-illuminate-bus php-illuminate-database php-illuminate-encryption redis-server redis-tools)
+
+missing=()
+for package in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' || missing+=("$package")
+done
+if ((${#missing[@]})); then
+  echo "installing: ${missing[*]}"
+  sudo_cmd=()
+  [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if ! redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1; then
+  echo "starting redis-server on 127.0.0.1:6379"
+  redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save '' --appendonly no --dir /tmp
+  for _ in $(seq 1 50); do redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1 && break; sleep 0.1; done
+fi
+
+php --version | head -1
+redis-cli -h 127.0.0.1 -p 6379 ping
