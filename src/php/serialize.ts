@@ -22,12 +22,7 @@ export interface SerializeOptions {
  */
 export function serialize(value: unknown, options: SerializeOptions = {}): Buffer {
   const writer = new Writer(options.maxDepth ?? 4096);
-  try {
-    writer.value(value, 0);
-  } catch (error) {
-    if (error instanceof RangeError) throw new PhpSerializeError('nesting too deep for the call stack', '');
-    throw error;
-  }
+  writer.write(value);
   return writer.finish();
 }
 
@@ -48,7 +43,34 @@ class Writer {
     return this.buf.subarray(0, this.pos);
   }
 
-  value(value: unknown, depth: number): void {
+  /**
+   * Writes a whole value. Arrays and objects are walked with a stack of our own, not recursion,
+   * so any depth PHP can read is written without regard to the call stack.
+   */
+  write(root: unknown): void {
+    const open: { entries: PhpArray; next: number }[] = [];
+    let entries = this.value(root);
+    for (;;) {
+      if (entries !== undefined) {
+        open.push({ entries, next: 0 });
+        if (open.length > this.maxDepth) throw new PhpSerializeError(`nesting deeper than maxDepth ${this.maxDepth} (a cycle?)`, '');
+      }
+      const frame = open[open.length - 1];
+      if (frame === undefined) return;
+      if (frame.next === frame.entries.size) {
+        this.byte(125);
+        open.pop();
+        entries = undefined;
+        continue;
+      }
+      const i = frame.next++;
+      this.key(frame.entries.keys[i]!);
+      entries = this.value(frame.entries.values[i]);
+    }
+  }
+
+  /** Writes a scalar whole, or the head of an array or object and returns its entries to write. */
+  private value(value: unknown): PhpArray | undefined {
     switch (typeof value) {
       case 'string':
         this.slot++;
@@ -75,7 +97,7 @@ class Writer {
           this.ascii('N;');
           return;
         }
-        return this.composite(value, depth);
+        return this.composite(value);
       case 'undefined':
         this.slot++;
         this.ascii('N;');
@@ -85,24 +107,20 @@ class Writer {
     }
   }
 
-  private composite(value: object, depth: number): void {
+  private composite(value: object): PhpArray | undefined {
     if (value instanceof PhpFloat) {
       this.slot++;
       this.ascii(`d:${value.source ?? formatPhpFloat(value.value)};`);
     } else if (value instanceof PhpArray) {
       this.slot++;
-      this.checkDepth(depth);
       this.ascii(`a:${value.size}:{`);
-      this.entries(value, depth);
-      this.byte(125);
+      return value;
     } else if (value instanceof PhpObject) {
       if (this.seenObject(value)) return;
-      this.checkDepth(depth);
       this.ascii('O:');
       this.text(value.className);
       this.ascii(`:${value.props.size}:{`);
-      this.entries(value.props, depth);
-      this.byte(125);
+      return value.props;
     } else if (value instanceof PhpRef) {
       // `r:` takes a slot number of its own; `R:` shares the one it points at.
       if (value.kind === 'r') this.slot++;
@@ -127,8 +145,9 @@ class Writer {
       this.byte(125);
     } else {
       // Plain JavaScript inside a tree: convert it where it stands.
-      this.value(fromJS(value), depth);
+      return this.value(fromJS(value));
     }
+    return undefined;
   }
 
   /** Counts the object's slot; if it was written before, writes `r:N;` and says so. */
@@ -143,14 +162,6 @@ class Writer {
     return false;
   }
 
-  private entries(array: PhpArray, depth: number): void {
-    const { keys, values } = array;
-    for (let i = 0; i < keys.length; i++) {
-      this.key(keys[i]!);
-      this.value(values[i], depth + 1);
-    }
-  }
-
   private key(key: PhpKey): void {
     if (typeof key === 'number') {
       if (!Number.isSafeInteger(key)) throw new PhpSerializeError(`array key ${key} is not an int`, '');
@@ -162,10 +173,6 @@ class Writer {
       this.text(key);
       this.byte(59);
     }
-  }
-
-  private checkDepth(depth: number): void {
-    if (depth >= this.maxDepth) throw new PhpSerializeError(`nesting deeper than maxDepth ${this.maxDepth} (a cycle?)`, '');
   }
 
   /** `LEN:"bytes"`, LEN counted in bytes as PHP counts it. */

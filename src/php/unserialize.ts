@@ -37,20 +37,24 @@ export class PhpIncompleteObject extends PhpObject {
 
 const DEFAULT_MAX_DEPTH = 4096;
 
+/** An array or object whose entries are still being read. */
+interface Frame {
+  container: PhpArray | PhpObject;
+  keys: PhpKey[];
+  values: PhpValue[];
+  remaining: number;
+}
+
+/** What `item` returns when it opened a container rather than finishing a value. */
+const OPENED = Symbol('opened');
+
 export function unserialize(input: string | Uint8Array, options: UnserializeOptions = {}): PhpValue {
   const bytes = typeof input === 'string' ? Buffer.from(input, 'utf8') : asBuffer(input);
   if (options.maxBytes !== undefined && bytes.length > options.maxBytes) {
     throw new PhpUnserializeError(`input of ${bytes.length} bytes is over the limit of ${options.maxBytes}`, 0);
   }
   const reader = new Reader(bytes, options);
-  let value: PhpValue;
-  try {
-    value = reader.value(0);
-  } catch (error) {
-    // Nesting within maxDepth can still outgrow a small stack; that is bad input, not a crash.
-    if (error instanceof RangeError) throw new PhpUnserializeError('nesting too deep for the call stack', reader.pos);
-    throw error;
-  }
+  const value = reader.value();
   if (reader.pos !== bytes.length && !options.allowTrailing) {
     throw new PhpUnserializeError(`expected end of input, found ${reader.describe(reader.pos)}`, reader.pos);
   }
@@ -92,7 +96,33 @@ class Reader {
     }
   }
 
-  value(depth: number): PhpValue {
+  /**
+   * Reads one whole value. Arrays and objects are walked with a stack of our own rather than by
+   * recursion, so nesting as deep as PHP allows never depends on the size of the call stack.
+   */
+  value(): PhpValue {
+    const open: Frame[] = [];
+    for (;;) {
+      let value = this.item(open);
+      if (value === OPENED) continue;
+      // A value is done: it fills the innermost open container; a container done fills the next.
+      for (;;) {
+        const frame = open[open.length - 1];
+        if (frame === undefined) return value;
+        frame.values.push(value);
+        if (--frame.remaining > 0) {
+          frame.keys.push(this.key());
+          break;
+        }
+        this.expectAt(CLOSE);
+        open.pop();
+        value = frame.container;
+      }
+    }
+  }
+
+  /** Reads a scalar (or `C:`, `E:`, `r:`, `R:`), or opens an array or object and returns OPENED. */
+  private item(open: Frame[]): PhpValue | typeof OPENED {
     const buf = this.buf;
     const start = this.pos;
     const tag = buf[start];
@@ -134,10 +164,20 @@ class Reader {
         this.slots.push(value);
         return value;
       }
-      case 97 /* a */:
-        return this.array(depth);
-      case 79 /* O */:
-        return this.object(depth);
+      case 97 /* a */: {
+        const count = this.count(COLON);
+        const array = new PhpArray();
+        return this.open(array, array, count, open);
+      }
+      case 79 /* O */: {
+        const className = this.className();
+        this.expectAt(COLON);
+        const count = this.count(COLON);
+        const props = new PhpArray();
+        const object =
+          this.allowed && !this.allowed(className) ? new PhpIncompleteObject(className, props) : new PhpObject(className, props);
+        return this.open(object, props, count, open);
+      }
       case 67 /* C */:
         return this.custom();
       case 69 /* E */:
@@ -150,38 +190,18 @@ class Reader {
     }
   }
 
-  private array(depth: number): PhpArray {
-    const count = this.count(COLON);
+  /** `{` of an array or object: an empty one is done at once, any other waits on the stack. */
+  private open(container: PhpArray | PhpObject, entries: PhpArray, count: number, open: Frame[]): PhpValue | typeof OPENED {
     this.expectAt(OPEN);
-    if (depth >= this.maxDepth) throw this.fail(`nesting deeper than maxDepth ${this.maxDepth}`, this.pos - 1);
-    const keys: PhpKey[] = [];
-    const values: PhpValue[] = [];
-    const array = new PhpArray(keys, values);
-    this.slots.push(array);
-    for (let i = 0; i < count; i++) {
-      keys.push(this.key());
-      values.push(this.value(depth + 1));
+    if (open.length >= this.maxDepth) throw this.fail(`nesting deeper than maxDepth ${this.maxDepth}`, this.pos);
+    this.slots.push(container);
+    if (count === 0) {
+      this.expectAt(CLOSE);
+      return container;
     }
-    this.expectAt(CLOSE);
-    return array;
-  }
-
-  private object(depth: number): PhpObject {
-    const className = this.className();
-    this.expectAt(COLON);
-    const count = this.count(COLON);
-    this.expectAt(OPEN);
-    if (depth >= this.maxDepth) throw this.fail(`nesting deeper than maxDepth ${this.maxDepth}`, this.pos - 1);
-    const props = new PhpArray();
-    const object =
-      this.allowed && !this.allowed(className) ? new PhpIncompleteObject(className, props) : new PhpObject(className, props);
-    this.slots.push(object);
-    for (let i = 0; i < count; i++) {
-      props.keys.push(this.key());
-      props.values.push(this.value(depth + 1));
-    }
-    this.expectAt(CLOSE);
-    return object;
+    open.push({ container, keys: entries.keys, values: entries.values, remaining: count });
+    entries.keys.push(this.key());
+    return OPENED;
   }
 
   private custom(): PhpSerializable {

@@ -1,0 +1,111 @@
+/**
+ * Hostile input: lengths and counts that lie, nesting without end, names that would reach a
+ * prototype. Each must end in a PhpUnserializeError at once, or in a value that touches nothing.
+ */
+import { describe, expect, it } from 'vitest';
+import { PhpUnserializeError, toJS, unserialize, phpClassOf, PhpIncompleteObject, serialize, PhpObject } from '../../src/php/index.js';
+import { php } from '../helpers/php.js';
+
+function errorOf(input: string | Uint8Array, options = {}): PhpUnserializeError {
+  try {
+    unserialize(input, options);
+  } catch (error) {
+    expect(error).toBeInstanceOf(PhpUnserializeError);
+    return error as PhpUnserializeError;
+  }
+  throw new Error(`no error for ${JSON.stringify(String(input))}`);
+}
+
+describe('claims larger than the input', () => {
+  it.each([
+    ['a:2147483647:{', 2],
+    ['s:999999999:"a"', 2],
+    ['O:999999999:"', 2],
+    ['C:3:"Foo":99999999999:{', 10],
+    ['a:99999999999999999999999999999999:{}', 2],
+  ])('%s fails where the claim is, naming it', (input, offset) => {
+    const error = errorOf(input);
+    expect(error.offset).toBe(offset);
+    expect(error.message).toMatch(/more than the input could hold|runs past the end/);
+  });
+
+  it('a string whose length is one byte short or long is caught at the closing quote', () => {
+    expect(errorOf('s:2:"abc";').offset).toBe(7);
+    expect(errorOf('s:4:"abc";').message).toMatch(/expected '"'/);
+  });
+});
+
+describe('nesting', () => {
+  it('beyond maxDepth is an error at the array that went too deep', () => {
+    const deep = 'a:1:{i:0;'.repeat(20) + 'N;' + '}'.repeat(20);
+    expect(() => unserialize(deep, { maxDepth: 20 })).not.toThrow();
+    const error = errorOf(deep, { maxDepth: 19 });
+    expect(error.message).toMatch(/maxDepth 19/);
+    expect(error.offset).toBe(19 * 9 + 5);
+  });
+
+  it('a million open arrays end in the typed error, not a stack overflow', () => {
+    const input = 'a:1:{i:0;'.repeat(1_000_000);
+    expect(errorOf(input).message).toMatch(/maxDepth 4096/);
+    const unlimited = errorOf(input, { maxDepth: Infinity });
+    expect(unlimited.message).toMatch(/expected a value/);
+    expect(unlimited.offset).toBe(input.length);
+  });
+
+  it('a value nested a million deep is read and written without recursion', () => {
+    const deep = 'a:1:{i:0;'.repeat(1_000_000) + 'N;' + '}'.repeat(1_000_000);
+    const value = unserialize(deep, { maxDepth: Infinity });
+    expect(Buffer.from(serialize(value, { maxDepth: Infinity })).toString()).toBe(deep);
+  });
+
+  it('the default depth is PHP\'s: 4096 levels read, 4097 refused at the offset PHP names', () => {
+    const nested = (n: number) => 'a:1:{i:0;'.repeat(n) + 'N;' + '}'.repeat(n);
+    const ok = nested(4096);
+    expect(Buffer.from(serialize(unserialize(ok))).toString()).toBe(php(`echo serialize(unserialize('${ok}'));`).toString());
+    const phpSays = php(`@unserialize('${nested(4097)}'); echo error_get_last()['message'];`).toString();
+    expect(phpSays).toMatch(/Error at offset \d+/);
+    expect(errorOf(nested(4097)).offset).toBe(Number(/offset (\d+)/.exec(phpSays)![1]));
+  });
+});
+
+describe('prototypes', () => {
+  it('keys named __proto__, constructor and prototype stay own data', () => {
+    const input = php(
+      `$o = new stdClass; $o->{'__proto__'} = ['polluted' => true]; $o->constructor = 1; $o->prototype = 2;` +
+        `echo serialize(['__proto__' => ['polluted' => true], 'o' => $o]);`,
+    );
+    const js = toJS(unserialize(input)) as Record<string, Record<string, unknown>>;
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(Object.getPrototypeOf(js)).toBeNull();
+    expect(Object.keys(js)).toEqual(['__proto__', 'o']);
+    expect(js['__proto__']).toEqual({ polluted: true });
+    expect(Object.keys(js.o!)).toEqual(['__proto__', 'constructor', 'prototype']);
+    expect(phpClassOf(js.o)).toBe('stdClass');
+  });
+});
+
+describe('allowedClasses', () => {
+  it('keeps classes not allowed out the way PHP does, and writes them back unchanged', () => {
+    const input = php(`echo serialize([new ArrayObject([1]), (object) ['a' => 1]]);`);
+    const value = unserialize(input, { allowedClasses: ['stdclass'] });
+    const [first, second] = (value as { values: PhpObject[] }).values;
+    expect(first).toBeInstanceOf(PhpIncompleteObject);
+    expect((first as PhpIncompleteObject).originalClassName).toBe('ArrayObject');
+    expect(second).not.toBeInstanceOf(PhpIncompleteObject);
+    expect(Buffer.from(serialize(value)).equals(input)).toBe(false); // the incomplete class has its own name…
+    expect(php(`var_dump(unserialize(${JSON.stringify(input.toString('latin1'))}, ['allowed_classes' => ['stdClass']])[0] instanceof __PHP_Incomplete_Class);`).toString()).toContain('true');
+  });
+});
+
+describe('trailing bytes', () => {
+  it('are an error unless allowed, as PHP would ignore them', () => {
+    expect(errorOf('i:1;junk').offset).toBe(4);
+    expect(unserialize('i:1;junk', { allowTrailing: true })).toBe(1);
+  });
+});
+
+describe('size', () => {
+  it('an input over maxBytes is refused before it is read', () => {
+    expect(errorOf('s:3:"abc";', { maxBytes: 5 }).message).toMatch(/over the limit of 5/);
+  });
+});
