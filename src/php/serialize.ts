@@ -29,8 +29,11 @@ export function serialize(value: unknown, options: SerializeOptions = {}): Buffe
 const INT64_MAX = (1n << 63n) - 1n;
 const INT64_MIN = -(1n << 63n);
 
+/** One scratch buffer for every call: a call copies out only what it wrote. */
+let scratch = Buffer.allocUnsafe(1 << 16);
+
 class Writer {
-  private buf = Buffer.allocUnsafe(256);
+  private buf = scratch;
   private pos = 0;
   /** The slot number of the last value written. */
   private slot = 0;
@@ -40,7 +43,11 @@ class Writer {
   constructor(private readonly maxDepth: number) {}
 
   finish(): Buffer {
-    return this.buf.subarray(0, this.pos);
+    const out = Buffer.allocUnsafe(this.pos);
+    this.buf.copy(out, 0, 0, this.pos);
+    // Keep a grown buffer for next time, unless it grew past what is worth holding on to.
+    if (this.buf.length <= 1 << 22) scratch = this.buf;
+    return out;
   }
 
   /**
@@ -80,8 +87,11 @@ class Writer {
         return;
       case 'number':
         this.slot++;
-        if (Number.isSafeInteger(value) && !Object.is(value, -0)) this.ascii(`i:${value};`);
-        else this.ascii(`d:${formatPhpFloat(value)};`);
+        if (Number.isSafeInteger(value) && !Object.is(value, -0)) {
+          this.ascii('i:');
+          this.int(value);
+          this.byte(59);
+        } else this.ascii(`d:${formatPhpFloat(value)};`);
         return;
       case 'boolean':
         this.slot++;
@@ -113,13 +123,17 @@ class Writer {
       this.ascii(`d:${value.source ?? formatPhpFloat(value.value)};`);
     } else if (value instanceof PhpArray) {
       this.slot++;
-      this.ascii(`a:${value.size}:{`);
+      this.ascii('a:');
+      this.int(value.size);
+      this.ascii(':{');
       return value;
     } else if (value instanceof PhpObject) {
       if (this.seenObject(value)) return;
       this.ascii('O:');
       this.text(value.className);
-      this.ascii(`:${value.props.size}:{`);
+      this.byte(58);
+      this.int(value.props.size);
+      this.ascii(':{');
       return value.props;
     } else if (value instanceof PhpRef) {
       // `r:` takes a slot number of its own; `R:` shares the one it points at.
@@ -165,7 +179,9 @@ class Writer {
   private key(key: PhpKey): void {
     if (typeof key === 'number') {
       if (!Number.isSafeInteger(key)) throw new PhpSerializeError(`array key ${key} is not an int`, '');
-      this.ascii(`i:${key};`);
+      this.ascii('i:');
+      this.int(key);
+      this.byte(59);
     } else if (typeof key === 'bigint') {
       this.ascii(`i:${checkInt(key)};`);
     } else {
@@ -178,15 +194,59 @@ class Writer {
   /** `LEN:"bytes"`, LEN counted in bytes as PHP counts it. */
   private text(text: string | Uint8Array): void {
     if (typeof text === 'string') {
-      const length = Buffer.byteLength(text, 'utf8');
-      this.ascii(`${length}:"`);
-      this.room(length + 1);
-      this.pos += this.buf.write(text, this.pos, length, 'utf8');
+      const length = text.length;
+      // Most strings in a job are ASCII: copy them by hand, which beats a call into Buffer.write.
+      const start = this.pos;
+      this.int(length);
+      this.room(length + 3);
+      const buf = this.buf;
+      let pos = this.pos;
+      buf[pos++] = 58;
+      buf[pos++] = 34;
+      let i = 0;
+      for (; i < length; i++) {
+        const code = text.charCodeAt(i);
+        if (code >= 0x80) break;
+        buf[pos++] = code;
+      }
+      if (i === length) {
+        buf[pos++] = 34;
+        this.pos = pos;
+        return;
+      }
+      this.pos = start;
+      const bytes = Buffer.byteLength(text, 'utf8');
+      this.int(bytes);
+      this.ascii(':"');
+      this.room(bytes + 1);
+      this.pos += this.buf.write(text, this.pos, bytes, 'utf8');
     } else {
       this.ascii(`${text.length}:"`);
       this.bytes(text);
     }
     this.byte(34);
+  }
+
+  /** A safe integer in decimal, without making a string of it first. */
+  private int(n: number): void {
+    if (n < 0) {
+      this.byte(45);
+      n = -n;
+    }
+    if (n < 10) return this.byte(48 + n);
+    const digits = n < 100 ? 2 : n < 1000 ? 3 : n < 1e4 ? 4 : n < 1e5 ? 5 : Math.floor(Math.log10(n)) + 1;
+    // log10 can land a hair low on exact powers of ten; a string settles those rare cases.
+    if (digits > 5 && (10 ** (digits - 1) > n || 10 ** digits <= n)) return this.ascii(String(n));
+    this.room(digits);
+    const buf = this.buf;
+    let pos = this.pos + digits;
+    this.pos = pos;
+    while (n >= 10) {
+      const next = Math.floor(n / 10);
+      buf[--pos] = 48 + (n - next * 10);
+      n = next;
+    }
+    buf[--pos] = 48 + n;
   }
 
   private ascii(text: string): void {

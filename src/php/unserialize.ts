@@ -273,9 +273,12 @@ class Reader {
   private className(): string {
     const at = this.pos;
     const name = this.string();
+    if (typeof name === 'string' && validClassNames.has(name)) return name;
     if (typeof name !== 'string' || !CLASS_NAME.test(name)) {
       throw this.fail(`expected a class name, found ${JSON.stringify(typeof name === 'string' ? name : '(bytes)')}`, at);
     }
+    if (validClassNames.size > 10_000) validClassNames.clear();
+    validClassNames.add(name);
     return name;
   }
 
@@ -371,6 +374,8 @@ function isObject(value: PhpValue): boolean {
 
 /** PHP's rule for class names in serialized input, namespaces and non-ASCII letters included. */
 const CLASS_NAME = /^(?:[A-Za-z0-9_\\]|[^\x00-\x7f])+$/;
+/** Names already checked: a queue sees the same few classes again and again. */
+const validClassNames = new Set<string>();
 
 const INT64_MAX = (1n << 63n) - 1n;
 const INT64_MIN = -(1n << 63n);
@@ -381,15 +386,42 @@ const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
  * anything else stays bytes, copied so the value does not pin the whole input in memory.
  */
 export function decodeText(buf: Buffer, from: number, to: number): string | Uint8Array {
-  let i = from;
-  while (i < to && buf[i]! < 0x80) i++;
-  if (i === to) return to - from < 24 ? asciiString(buf, from, to) : buf.toString('latin1', from, to);
+  const length = to - from;
+  if (length <= MAX_INTERNED) {
+    // Job payloads repeat the same short names (properties, classes) over and over: hashing the
+    // bytes while checking they are ASCII lets a repeat reuse the string made last time.
+    let hash = length;
+    let i = from;
+    for (; i < to; i++) {
+      const byte = buf[i]!;
+      if (byte >= 0x80) break;
+      hash = (Math.imul(hash, 31) + byte) | 0;
+    }
+    if (i === to) {
+      const slot = hash & (INTERNED_SLOTS - 1);
+      const known = interned[slot]!;
+      if (known.length === length) {
+        let j = 0;
+        while (j < length && known.charCodeAt(j) === buf[from + j]) j++;
+        if (j === length) return known;
+      }
+      return (interned[slot] = latin1(buf, from, to));
+    }
+  } else {
+    let i = from;
+    while (i < to && buf[i]! < 0x80) i++;
+    if (i === to) return latin1(buf, from, to);
+  }
   const view = buf.subarray(from, to);
   return isUtf8(view) ? buf.toString('utf8', from, to) : new Uint8Array(view);
 }
 
-function asciiString(buf: Buffer, from: number, to: number): string {
-  let s = '';
-  for (let i = from; i < to; i++) s += String.fromCharCode(buf[i]!);
-  return s;
-}
+const MAX_INTERNED = 40;
+const INTERNED_SLOTS = 2048;
+const interned: string[] = new Array<string>(INTERNED_SLOTS).fill('');
+
+/** Node's own latin1 slicer skips `toString`'s argument handling; ASCII reads the same in latin1. */
+const latin1: (buf: Buffer, from: number, to: number) => string =
+  typeof (Buffer.prototype as { latin1Slice?: unknown }).latin1Slice === 'function'
+    ? (buf, from, to) => (buf as unknown as { latin1Slice(from: number, to: number): string }).latin1Slice(from, to)
+    : (buf, from, to) => buf.toString('latin1', from, to);

@@ -1,0 +1,115 @@
+/**
+ * Codec throughput, side by side in one run: ours, the `php-serialize` package, and PHP's
+ * native functions (timed by php-fixture-gen/bench-codec.php on the same inputs).
+ *
+ *   npm run bench            (SECONDS=2 for longer runs)
+ *
+ * Inputs: the PHP corpus in fixtures/php/ and real Laravel job commands (data.command of the
+ * payloads in ../shared/fixtures and of one pushed by Debian's Laravel 8.83 here).
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import phpSerialize from 'php-serialize';
+import { serialize, unserialize } from '../src/php/index.js';
+
+const root = new URL('..', import.meta.url).pathname;
+const seconds = Number(process.env.SECONDS ?? 1);
+
+function corpus(): Buffer[] {
+  return readFileSync(`${root}fixtures/php/corpus.jsonl`, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => Buffer.from((JSON.parse(line) as { b64: string }).b64, 'base64'));
+}
+
+function laravelCommands(): Buffer[] {
+  const commands: string[] = [];
+  const shared = `${root}../shared/fixtures/laravel-payloads.jsonl`;
+  if (existsSync(shared)) {
+    for (const line of readFileSync(shared, 'utf8').split('\n').filter(Boolean)) {
+      commands.push((JSON.parse(line) as { payload: string }).payload);
+    }
+  }
+  commands.push(execFileSync('php', [`${root}php-fixture-gen/laravel-payload.php`], { encoding: 'utf8' }));
+  return commands.map((payload) => Buffer.from((JSON.parse(payload) as { data: { command: string } }).data.command, 'utf8'));
+}
+
+interface Rate {
+  opsPerSecond: number;
+  mbPerSecond: number;
+}
+
+function time(work: (index: number) => void, count: number, bytes: number): Rate {
+  for (let i = 0; i < count; i++) work(i); // warm up
+  let ops = 0;
+  const start = process.hrtime.bigint();
+  let elapsed = 0;
+  do {
+    for (let i = 0; i < count; i++) work(i);
+    ops += count;
+    elapsed = Number(process.hrtime.bigint() - start) / 1e9;
+  } while (elapsed < seconds);
+  return { opsPerSecond: ops / elapsed, mbPerSecond: (bytes * (ops / count)) / elapsed / 1e6 };
+}
+
+function phpNative(inputs: Buffer[]): { unserialize: Rate; serialize: Rate } {
+  const out = execFileSync('php', [`${root}php-fixture-gen/bench-codec.php`, String(seconds)], {
+    input: inputs.map((b) => b.toString('base64')).join('\n'),
+    encoding: 'utf8',
+    maxBuffer: 1 << 28,
+  });
+  const result = JSON.parse(out) as Record<'unserialize' | 'serialize', { ops: number; seconds: number }> & { bytes: number };
+  const rate = (r: { ops: number; seconds: number }) => ({
+    opsPerSecond: r.ops / r.seconds,
+    mbPerSecond: (result.bytes * (r.ops / inputs.length)) / r.seconds / 1e6,
+  });
+  return { unserialize: rate(result.unserialize), serialize: rate(result.serialize) };
+}
+
+/** php-serialize throws on much PHP writes (enums, references, bytes); it is timed on what it reads. */
+function readableByPhpSerialize(inputs: Buffer[]): Buffer[] {
+  return inputs.filter((bytes) => {
+    try {
+      phpSerialize.unserialize(bytes.toString('utf8'), {}, { strict: false });
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
+
+function row(set: string, impl: string, op: string, rate: Rate, base?: Rate): string {
+  const ratio = base ? `${(rate.opsPerSecond / base.opsPerSecond).toFixed(2)}×` : '';
+  return `| ${set} | ${impl} | ${op} | ${Math.round(rate.opsPerSecond).toLocaleString('en-US')} | ${rate.mbPerSecond.toFixed(1)} | ${ratio} |`;
+}
+
+const lines = ['| inputs | implementation | operation | ops/s | MB/s | vs PHP native |', '|---|---|---|---:|---:|---:|'];
+for (const [name, inputs] of [
+  ['PHP corpus', corpus()],
+  ['Laravel commands', laravelCommands()],
+] as const) {
+  const bytes = inputs.reduce((sum, b) => sum + b.length, 0);
+  const label = `${name} (${inputs.length}, ${(bytes / inputs.length).toFixed(0)} B avg)`;
+  const values = inputs.map((b) => unserialize(b));
+  const native = phpNative(inputs);
+  const oursRead = time((i) => unserialize(inputs[i]!), inputs.length, bytes);
+  const oursWrite = time((i) => serialize(values[i]!), values.length, bytes);
+
+  const readable = readableByPhpSerialize(inputs);
+  const readableText = readable.map((b) => b.toString('utf8'));
+  const readableBytes = readable.reduce((sum, b) => sum + b.length, 0);
+  const nativeOnReadable = phpNative(readable);
+  const theirs = time((i) => phpSerialize.unserialize(readableText[i]!, {}, { strict: false }), readable.length, readableBytes);
+  const oursOnReadable = time((i) => unserialize(readable[i]!), readable.length, readableBytes);
+
+  lines.push(row(label, 'PHP 8.2 native', 'unserialize', native.unserialize, native.unserialize));
+  lines.push(row(label, 'laravel-queue-bridge', 'unserialize', oursRead, native.unserialize));
+  lines.push(row(label, 'PHP 8.2 native', 'serialize', native.serialize, native.serialize));
+  lines.push(row(label, 'laravel-queue-bridge', 'serialize', oursWrite, native.serialize));
+  const subset = `${name}, the ${readable.length} php-serialize reads`;
+  lines.push(row(subset, 'PHP 8.2 native', 'unserialize', nativeOnReadable.unserialize, nativeOnReadable.unserialize));
+  lines.push(row(subset, 'laravel-queue-bridge', 'unserialize', oursOnReadable, nativeOnReadable.unserialize));
+  lines.push(row(subset, 'php-serialize 5', 'unserialize', theirs, nativeOnReadable.unserialize));
+  lines.push(`|  | ours ÷ php-serialize | unserialize | ${(oursOnReadable.opsPerSecond / theirs.opsPerSecond).toFixed(1)}× |  |  |`);
+}
+console.log(lines.join('\n'));

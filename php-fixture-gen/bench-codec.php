@@ -1,0 +1,34 @@
+<?php
+/**
+ * PHP's native unserialize()/serialize() timed on the inputs the Node benchmark uses, in the
+ * same run. Reads base64 lines on standard input; argv[1] is the seconds to spend on each side.
+ * Prints JSON: {"unserialize": {"ops": n, "seconds": s}, "serialize": {...}, "bytes": total}.
+ */
+declare(strict_types=1);
+
+$seconds = (float) ($argv[1] ?? 1.0);
+$inputs = [];
+while (($line = fgets(STDIN)) !== false) {
+    if (trim($line) !== '') $inputs[] = base64_decode(trim($line), true);
+}
+$values = array_map(fn ($s) => unserialize($s), $inputs);
+
+/** Runs $work over all inputs until $seconds pass; returns [operations, elapsed]. */
+function timed(callable $work, array $items, float $seconds): array
+{
+    foreach ($items as $item) $work($item); // warm up
+    $ops = 0;
+    $start = hrtime(true);
+    do {
+        foreach ($items as $item) $work($item);
+        $ops += count($items);
+        $elapsed = (hrtime(true) - $start) / 1e9;
+    } while ($elapsed < $seconds);
+    return ['ops' => $ops, 'seconds' => $elapsed];
+}
+
+echo json_encode([
+    'unserialize' => timed(fn ($s) => unserialize($s), $inputs, $seconds),
+    'serialize' => timed(fn ($v) => serialize($v), $values, $seconds),
+    'bytes' => array_sum(array_map('strlen', $inputs)),
+]), "\n";
