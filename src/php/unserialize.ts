@@ -78,14 +78,14 @@ const PLUS = 43;
 
 class Reader {
   pos = 0;
-  /** Every value read so far, by PHP's slot number minus one: what `r:` and `R:` point into. */
-  private readonly slots: PhpValue[] = [];
   private readonly maxDepth: number;
   private readonly allowed: ((className: string) => boolean) | undefined;
 
   constructor(
     private readonly buf: Buffer,
     private readonly options: UnserializeOptions,
+    /** Every value read so far, by PHP's slot number minus one: what `r:` and `R:` point into. */
+    private readonly slots: PhpValue[] = [],
   ) {
     this.maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
     const allowed = options.allowedClasses;
@@ -215,7 +215,27 @@ class Reader {
     this.expectAt(CLOSE);
     const value = new PhpSerializable(className, new Uint8Array(this.buf.subarray(from, from + length)));
     this.slots.push(value);
+    this.nestedSlots(from, from + length);
     return value;
+  }
+
+  /**
+   * A `Serializable` class that calls serialize() inside its own serialize() shares PHP's slot
+   * numbering with the outer value: what its payload holds takes numbers, and later `r:`/`R:`
+   * may point into it. When the payload reads as serialized values from end to end, count them
+   * as PHP would; otherwise it is the class's own format and takes no numbers.
+   */
+  private nestedSlots(from: number, to: number): void {
+    const first = this.buf[from];
+    if (from === to || first === undefined || !isTag(first)) return;
+    const mark = this.slots.length;
+    const nested = new Reader(this.buf.subarray(from, to), this.options, this.slots);
+    try {
+      while (nested.pos < to - from) nested.value();
+    } catch (error) {
+      if (!(error instanceof PhpUnserializeError)) throw error;
+      this.slots.length = mark;
+    }
   }
 
   private enumCase(): PhpEnum {
