@@ -4,8 +4,9 @@
  * contract says.
  */
 import { describe as group, expect, it } from 'vitest';
-import { serialize, toJS, unserialize, phpClassOf, demangle } from '../../src/php/index.js';
+import { serialize, toJS, unserialize, demangle } from '../../src/php/index.js';
 import { describe, loadCorpus } from '../helpers/corpus.js';
+import { normalJS } from '../helpers/normal.js';
 
 const corpus = loadCorpus();
 
@@ -85,22 +86,3 @@ function keyText(key: unknown): string {
   return typeof key === 'string' && key.startsWith('#int:') ? key.slice(5) : String(key);
 }
 
-/** toJS output in the same terms, objects open on the current path shown as cycles. */
-function normalJS(js: unknown, open: Set<object> = new Set()): unknown {
-  if (js === null || typeof js === 'boolean' || typeof js === 'string') return js;
-  if (typeof js === 'number') return { num: Object.is(js, -0) ? '-0' : Number.isNaN(js) ? 'NAN' : js === Infinity ? 'INF' : js === -Infinity ? '-INF' : String(js) };
-  if (typeof js === 'bigint') return { num: String(js) };
-  if (js instanceof Uint8Array) return { bin: Buffer.from(js).toString('base64') };
-  const object = js as object;
-  const className = phpClassOf(object);
-  if (open.has(object)) return className ? { cycle: className } : { cycle: 'array' };
-  open.add(object);
-  try {
-    if (Array.isArray(object)) return { list: object.map((v) => normalJS(v, open)) };
-    expect(Object.getPrototypeOf(object)).toBeNull();
-    const record = Object.keys(object).map((k) => [k, normalJS((object as Record<string, unknown>)[k], open)]);
-    return className ? { record, class: className } : { record };
-  } finally {
-    open.delete(object);
-  }
-}

@@ -1,0 +1,47 @@
+/**
+ * `lqb decode` as a user runs it: the built CLI, on a payload real Laravel 8.83 (Debian's)
+ * pushed into Redis, and on bad input.
+ */
+import { spawnSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { root, runPhpScript } from '../helpers/php.js';
+
+function lqb(args: string[], input?: string | Buffer) {
+  const result = spawnSync('node', [`${root}dist/cli/main.js`, ...args], { input, encoding: 'utf8' });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+describe('lqb decode', () => {
+  it('shows a real Laravel payload with its command decoded', () => {
+    const payload = runPhpScript('laravel-payload.php', '', ['42', 'ada@example.com']);
+    const { status, stdout, stderr } = lqb(['decode'], payload);
+    expect(stderr).toBe('');
+    expect(status).toBe(0);
+    const shown = JSON.parse(stdout);
+    expect(shown.displayName).toBe('App\\Jobs\\SendWelcomeEmail');
+    expect(shown.data.command['@class']).toBe('App\\Jobs\\SendWelcomeEmail');
+    expect(shown.data.command).toMatchObject({ userId: 42, email: 'ada@example.com', tags: ['welcome', 'ünïcödé'], score: 0.5, tries: 3 });
+  });
+
+  it('reads a serialized string from a file', async () => {
+    const { writeFileSync, mkdtempSync } = await import('node:fs');
+    const dir = mkdtempSync('/tmp/lqb-decode-');
+    writeFileSync(`${dir}/value.txt`, 'a:1:{s:1:"k";d:INF;}\n');
+    const { status, stdout } = lqb(['decode', `${dir}/value.txt`]);
+    expect(status).toBe(0);
+    expect(JSON.parse(stdout)).toEqual({ k: 'INF' });
+  });
+
+  it('fails with status 1 and one line naming the byte for malformed input', () => {
+    const { status, stderr } = lqb(['decode'], 'a:1:{i:0;');
+    expect(status).toBe(1);
+    expect(stderr.trim().split('\n')).toHaveLength(1);
+    expect(stderr).toMatch(/lqb decode: expected a value at byte 9/);
+  });
+
+  it('fails with status 2 on a flag it does not know', () => {
+    const { status, stderr } = lqb(['decode', '--nope']);
+    expect(status).toBe(2);
+    expect(stderr).toMatch(/usage: lqb decode/);
+  });
+});

@@ -1,0 +1,110 @@
+/**
+ * toJS and fromJS: the plain-JavaScript side of the contract, checked against values real PHP
+ * wrote and read.
+ */
+import { describe, expect, it } from 'vitest';
+import { PHP_SERIALIZED, fromJS, phpClassOf, serialize, toJS, unserialize, PhpFloat, type FromJSHint } from '../../src/php/index.js';
+import { php } from '../helpers/php.js';
+
+const read = (code: string) => toJS(unserialize(php(code))) as any;
+
+describe('toJS', () => {
+  it('gives ints as numbers within 2^53 and bigints beyond, floats as numbers with their specials', () => {
+    const js = read('echo serialize([9007199254740991, 9007199254740992, PHP_INT_MIN, 1.5, -0.0, INF, -INF, NAN, 1e25]);');
+    expect(js.slice(0, 3)).toEqual([9007199254740991, 9007199254740992n, -9223372036854775808n]);
+    expect(js[3]).toBe(1.5);
+    expect(Object.is(js[4], -0)).toBe(true);
+    expect(js.slice(5, 7)).toEqual([Infinity, -Infinity]);
+    expect(Number.isNaN(js[7])).toBe(true);
+    expect(js[8]).toBe(1e25);
+  });
+
+  it('gives strings, and bytes that are not UTF-8 as a Uint8Array', () => {
+    const js = read('echo serialize(["héllo ✓", "\\xff\\x00\\x80"]);');
+    expect(js[0]).toBe('héllo ✓');
+    expect(js[1]).toEqual(new Uint8Array([0xff, 0, 0x80]));
+  });
+
+  it('gives lists as arrays, other arrays as null-prototype objects', () => {
+    const js = read('echo serialize([[1, 2], [1 => "a", 0 => "b"], ["k" => 1]]);');
+    expect(Array.isArray(js[0])).toBe(true);
+    expect(Array.isArray(js[1])).toBe(false);
+    expect(Object.getPrototypeOf(js[1])).toBeNull();
+    expect({ ...js[2] }).toEqual({ k: 1 });
+  });
+
+  it('gives objects their plain property names, the class through phpClassOf', () => {
+    const js = read(`
+      class Base { private $secret = 'base'; protected $shared = 'p'; }
+      class Child extends Base { private $secret = 'child'; public $name = 'n'; }
+      echo serialize(new Child);`);
+    expect(phpClassOf(js)).toBe('Child');
+    expect({ ...js }).toEqual({ secret: 'child', name: 'n', shared: 'p' });
+    expect(Object.keys(js)).not.toContain(String(Symbol.for('laravel-queue-bridge.phpClass')));
+  });
+
+  it('resolves r: to the same object and R: to the value it names', () => {
+    const js = read('$o = new stdClass; $o->self = $o; $a = [$o, $o, 5]; $a[3] = &$a[2]; echo serialize($a);');
+    expect(js[0]).toBe(js[1]);
+    expect(js[0].self).toBe(js[0]);
+    expect(js[3]).toBe(5);
+  });
+
+  it('gives enums as { name } with their class, Serializable objects with their raw payload', () => {
+    const js = read(`
+      enum Status: string { case Active = 'a'; }
+      class Legacy implements Serializable { function serialize() { return 'raw'; } function unserialize($d) {} }
+      echo @serialize([Status::Active, new Legacy]);`);
+    expect(phpClassOf(js[0])).toBe('Status');
+    expect(js[0].name).toBe('Active');
+    expect(phpClassOf(js[1])).toBe('Legacy');
+    expect(Buffer.from(js[1][PHP_SERIALIZED]).toString()).toBe('raw');
+  });
+});
+
+describe('fromJS', () => {
+  const hint: FromJSHint = {
+    class: 'Invoice',
+    visibility: { total: 'protected', token: 'private' },
+    props: { total: 'float', lines: { items: { props: { qty: 'int' } } } },
+  };
+  const js = { id: 7, total: 10, token: 'sekret', lines: [{ sku: 'A-1', qty: 2 }], meta: { '1': 'one', x: null } };
+  const declare = `class Invoice { public int $id; protected float $total; private string $token; public array $lines; public array $meta; }`;
+
+  it('builds what PHP builds: the same object serialized by PHP has the same bytes', () => {
+    const phpBytes = php(`${declare}
+      $i = (new ReflectionClass('Invoice'))->newInstanceWithoutConstructor();
+      $set = fn ($p, $v) => (new ReflectionProperty('Invoice', $p))->setValue($i, $v);
+      $set('id', 7); $set('total', 10.0); $set('token', 'sekret'); $set('lines', [['sku' => 'A-1', 'qty' => 2]]); $set('meta', ['1' => 'one', 'x' => null]);
+      echo serialize($i);`);
+    expect(Buffer.from(serialize(fromJS(js, hint))).toString('latin1')).toBe(phpBytes.toString('latin1'));
+  });
+
+  it('writes what PHP 8.2 reads into typed properties (a float where a float is declared)', () => {
+    const bytes = Buffer.from(serialize(fromJS(js, hint))).toString('base64');
+    const out = php(`${declare} $i = unserialize(base64_decode('${bytes}')); var_dump((fn () => $this->total)->call($i));`).toString();
+    expect(out.trim()).toBe('float(10)');
+  });
+
+  it('turns integers into ints, other numbers into floats, and takes PhpValues as they are', () => {
+    expect(Buffer.from(serialize(fromJS([1, 1.5, -0, 2 ** 60, 5n, new PhpFloat(3)]))).toString()).toBe(
+      php('echo serialize([1, 1.5, -0.0, 2**60 * 1.0, 5, 3.0]);').toString(),
+    );
+  });
+
+  it('gives back the bytes of a PHP object through toJS when the hints restore what toJS forgets', () => {
+    const bytes = php(`${declare}
+      $i = (new ReflectionClass('Invoice'))->newInstanceWithoutConstructor();
+      foreach (['id' => 7, 'total' => 10.0, 'token' => 'sekret', 'lines' => [['sku' => 'A-1', 'qty' => 2]], 'meta' => ['1' => 'one', 'x' => null]] as $p => $v) (new ReflectionProperty('Invoice', $p))->setValue($i, $v);
+      echo serialize($i);`);
+    expect(Buffer.from(serialize(fromJS(toJS(unserialize(bytes)), hint))).equals(bytes)).toBe(true);
+  });
+
+  it('refuses what PHP cannot hold, saying where', () => {
+    expect(() => fromJS({ a: [1.5] }, { props: { a: { items: 'int' } } })).toThrow(/1.5 is not an int at \$\.a\[0\]/);
+    const cyclic: unknown[] = [];
+    cyclic.push(cyclic);
+    expect(() => fromJS(cyclic)).toThrow(/cycle through arrays/);
+    expect(() => serialize(fromJS(1n << 64n))).toThrow(/64-bit range/);
+  });
+});
