@@ -336,6 +336,9 @@ class Reader {
     const value = parsePhpFloat(text);
     if (value === undefined) throw this.fail(`expected a float, found "${text.slice(0, 40)}"`, start);
     this.pos = end + 1;
+    // Between 1e-4 and 1e17 JavaScript and PHP spell a float alike, which saves the full check.
+    const size = Math.abs(value);
+    if (size >= 1e-4 && size < 1e17 && String(value) === text) return new PhpFloat(value);
     return formatPhpFloat(value) === text ? new PhpFloat(value) : new PhpFloat(value, text);
   }
 
