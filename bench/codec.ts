@@ -4,8 +4,9 @@
  *
  *   npm run bench            (SECONDS=2 for longer runs)
  *
- * Inputs: the PHP corpus in fixtures/php/ and real Laravel job commands (data.command of the
- * payloads in ../shared/fixtures and of one pushed by Debian's Laravel 8.83 here).
+ * Inputs: the PHP corpus in fixtures/php/, job commands Debian's Laravel 8.83 pushes here, and
+ * the commands of ../shared/fixtures (Laravel 5.8 to 12). PHP unserializes into real classes
+ * where it has them, as a worker does.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -22,16 +23,24 @@ function corpus(): Buffer[] {
     .map((line) => Buffer.from((JSON.parse(line) as { b64: string }).b64, 'base64'));
 }
 
+/** Job commands real Laravel 8.83 (Debian's) pushed to Redis; PHP's side has their classes loaded. */
 function laravelCommands(): Buffer[] {
-  const commands: string[] = [];
+  const payloads = execFileSync('php', [`${root}php-fixture-gen/laravel-commands.php`, '200'], { encoding: 'utf8' });
+  return payloads.split('\n').filter(Boolean).map(commandOf);
+}
+
+/** The 200 commands of ../shared/fixtures (Laravel 5.8 to 12), whose classes PHP does not have here. */
+function sharedCommands(): Buffer[] {
   const shared = `${root}../shared/fixtures/laravel-payloads.jsonl`;
-  if (existsSync(shared)) {
-    for (const line of readFileSync(shared, 'utf8').split('\n').filter(Boolean)) {
-      commands.push((JSON.parse(line) as { payload: string }).payload);
-    }
-  }
-  commands.push(execFileSync('php', [`${root}php-fixture-gen/laravel-payload.php`], { encoding: 'utf8' }));
-  return commands.map((payload) => Buffer.from((JSON.parse(payload) as { data: { command: string } }).data.command, 'utf8'));
+  if (!existsSync(shared)) return [];
+  return readFileSync(shared, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => commandOf((JSON.parse(line) as { payload: string }).payload));
+}
+
+function commandOf(payload: string): Buffer {
+  return Buffer.from((JSON.parse(payload) as { data: { command: string } }).data.command, 'utf8');
 }
 
 interface Rate {
@@ -52,8 +61,8 @@ function time(work: (index: number) => void, count: number, bytes: number): Rate
   return { opsPerSecond: ops / elapsed, mbPerSecond: (bytes * (ops / count)) / elapsed / 1e6 };
 }
 
-function phpNative(inputs: Buffer[]): { unserialize: Rate; serialize: Rate } {
-  const out = execFileSync('php', [`${root}php-fixture-gen/bench-codec.php`, String(seconds)], {
+function phpNative(inputs: Buffer[], classes: string): { unserialize: Rate; serialize: Rate } {
+  const out = execFileSync('php', [`${root}php-fixture-gen/bench-codec.php`, String(seconds), classes], {
     input: inputs.map((b) => b.toString('base64')).join('\n'),
     encoding: 'utf8',
     maxBuffer: 1 << 28,
@@ -84,21 +93,24 @@ function row(set: string, impl: string, op: string, rate: Rate, base?: Rate): st
 }
 
 const lines = ['| inputs | implementation | operation | ops/s | MB/s | vs PHP native |', '|---|---|---|---:|---:|---:|'];
-for (const [name, inputs] of [
-  ['PHP corpus', corpus()],
-  ['Laravel commands', laravelCommands()],
-] as const) {
+const sets: [string, Buffer[], string][] = [
+  ['PHP corpus', corpus(), 'corpus'],
+  ['Laravel 8.83 job commands', laravelCommands(), 'jobs'],
+  ['Laravel 5.8–12 commands, classes absent in PHP', sharedCommands(), 'jobs'],
+];
+for (const [name, inputs, classes] of sets) {
+  if (inputs.length === 0) continue;
   const bytes = inputs.reduce((sum, b) => sum + b.length, 0);
   const label = `${name} (${inputs.length}, ${(bytes / inputs.length).toFixed(0)} B avg)`;
   const values = inputs.map((b) => unserialize(b));
-  const native = phpNative(inputs);
+  const native = phpNative(inputs, classes);
   const oursRead = time((i) => unserialize(inputs[i]!), inputs.length, bytes);
   const oursWrite = time((i) => serialize(values[i]!), values.length, bytes);
 
   const readable = readableByPhpSerialize(inputs);
   const readableText = readable.map((b) => b.toString('utf8'));
   const readableBytes = readable.reduce((sum, b) => sum + b.length, 0);
-  const nativeOnReadable = phpNative(readable);
+  const nativeOnReadable = phpNative(readable, classes);
   const theirs = time((i) => phpSerialize.unserialize(readableText[i]!, {}, { strict: false }), readable.length, readableBytes);
   const oursOnReadable = time((i) => unserialize(readable[i]!), readable.length, readableBytes);
 

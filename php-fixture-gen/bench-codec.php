@@ -1,10 +1,15 @@
 <?php
 /**
  * PHP's native unserialize()/serialize() timed on the inputs the Node benchmark uses, in the
- * same run. Reads base64 lines on standard input; argv[1] is the seconds to spend on each side.
+ * same run. Reads base64 lines on standard input; argv[1] is the seconds to spend on each side,
+ * argv[2] the file of classes the inputs are made of: `corpus` (corpus-classes.php, the default)
+ * or `jobs` (bootstrap.php: Laravel 8.83 and the demo jobs), so PHP builds real objects.
  * Prints JSON: {"unserialize": {"ops": n, "seconds": s}, "serialize": {...}, "bytes": total}.
  */
 declare(strict_types=1);
+
+require_once __DIR__ . (($argv[2] ?? 'corpus') === 'jobs' ? '/bootstrap.php' : '/corpus-classes.php');
+error_reporting(E_ALL & ~E_DEPRECATED & ~E_WARNING & ~E_NOTICE);
 
 $seconds = (float) ($argv[1] ?? 1.0);
 $inputs = [];
