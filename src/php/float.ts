@@ -14,9 +14,12 @@ export function formatPhpFloat(value: number): string {
   if (value === Infinity) return 'INF';
   if (value === -Infinity) return '-INF';
   if (value === 0) return Object.is(value, -0) ? '-0' : '0';
+  const size = Math.abs(value);
+  // Between 1e-4 and 1e17 both languages write plain decimals with the same shortest digits.
+  if (size >= 1e-4 && size < 1e17) return String(value);
 
   const sign = value < 0 ? '-' : '';
-  const exp = Math.abs(value).toExponential(); // "d.ddde±x"
+  const exp = size.toExponential(); // "d.ddde±x"
   const e = exp.indexOf('e');
   const digits = exp.charCodeAt(1) === 46 /* . */ ? exp[0] + exp.slice(2, e) : exp.slice(0, e);
   // zend_dtoa's decpt: the value is 0.DIGITS × 10^decpt.

@@ -37,8 +37,10 @@ class Writer {
   private pos = 0;
   /** The slot number of the last value written. */
   private slot = 0;
-  /** Objects (enum cases by name) written so far, by slot, so a second sighting becomes `r:N;`. */
-  private readonly objects = new Map<object | string, number>();
+  /** Objects (enum cases by name) written so far, by slot, so a second sighting becomes `r:N;`. Made on first need. */
+  private objects: Map<object | string, number> | undefined;
+  private firstObject: object | string | undefined;
+  private firstSlot = 0;
 
   constructor(private readonly maxDepth: number) {}
 
@@ -81,14 +83,14 @@ class Writer {
     switch (typeof value) {
       case 'string':
         this.slot++;
-        this.ascii('s:');
+        this.two(115, 58);
         this.text(value);
         this.byte(59);
         return;
       case 'number':
         this.slot++;
         if (Number.isSafeInteger(value) && !Object.is(value, -0)) {
-          this.ascii('i:');
+          this.two(105, 58);
           this.int(value);
           this.byte(59);
         } else this.ascii(`d:${formatPhpFloat(value)};`);
@@ -104,13 +106,13 @@ class Writer {
       case 'object':
         if (value === null) {
           this.slot++;
-          this.ascii('N;');
+          this.two(78, 59);
           return;
         }
         return this.composite(value);
       case 'undefined':
         this.slot++;
-        this.ascii('N;');
+        this.two(78, 59);
         return;
       default:
         throw new PhpSerializeError(`cannot write a JavaScript ${typeof value} as PHP`, '');
@@ -123,17 +125,17 @@ class Writer {
       this.ascii(`d:${value.source ?? formatPhpFloat(value.value)};`);
     } else if (value instanceof PhpArray) {
       this.slot++;
-      this.ascii('a:');
+      this.two(97, 58);
       this.int(value.size);
-      this.ascii(':{');
+      this.two(58, 123);
       return value;
     } else if (value instanceof PhpObject) {
       if (this.seenObject(value)) return;
-      this.ascii('O:');
+      this.two(79, 58);
       this.text(value.className);
       this.byte(58);
       this.int(value.props.size);
-      this.ascii(':{');
+      this.two(58, 123);
       return value.props;
     } else if (value instanceof PhpRef) {
       // `r:` takes a slot number of its own; `R:` shares the one it points at.
@@ -167,25 +169,33 @@ class Writer {
   /** Counts the object's slot; if it was written before, writes `r:N;` and says so. */
   private seenObject(object: object | string): boolean {
     this.slot++;
-    const earlier = this.objects.get(object);
+    // Most values hold one object (the job itself): a Map is made only for a second one.
+    const earlier = object === this.firstObject ? this.firstSlot : this.objects?.get(object);
     if (earlier !== undefined) {
-      this.ascii(`r:${earlier};`);
+      this.two(114, 58);
+      this.int(earlier);
+      this.byte(59);
       return true;
     }
-    this.objects.set(object, this.slot);
+    if (this.firstObject === undefined) {
+      this.firstObject = object;
+      this.firstSlot = this.slot;
+    } else {
+      (this.objects ??= new Map()).set(object, this.slot);
+    }
     return false;
   }
 
   private key(key: PhpKey): void {
     if (typeof key === 'number') {
       if (!Number.isSafeInteger(key)) throw new PhpSerializeError(`array key ${key} is not an int`, '');
-      this.ascii('i:');
+      this.two(105, 58);
       this.int(key);
       this.byte(59);
     } else if (typeof key === 'bigint') {
       this.ascii(`i:${checkInt(key)};`);
     } else {
-      this.ascii('s:');
+      this.two(115, 58);
       this.text(key);
       this.byte(59);
     }
@@ -262,6 +272,12 @@ class Writer {
     this.room(bytes.length);
     this.buf.set(bytes, this.pos);
     this.pos += bytes.length;
+  }
+
+  private two(first: number, second: number): void {
+    this.room(2);
+    this.buf[this.pos++] = first;
+    this.buf[this.pos++] = second;
   }
 
   private byte(byte: number): void {
