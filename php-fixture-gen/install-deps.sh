@@ -4,7 +4,8 @@
 set -euo pipefail
 
 packages=(php-cli php-redis php-sqlite3 php-mbstring php-illuminate-queue php-illuminate-redis php-illuminate-events
-  php-illuminate-bus php-illuminate-database php-illuminate-encryption redis-server redis-tools)
+  php-illuminate-bus php-illuminate-database php-illuminate-encryption php-illuminate-notifications php-illuminate-mail
+  redis-server redis-tools)
 
 missing=()
 for package in "${packages[@]}"; do
