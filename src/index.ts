@@ -2,3 +2,4 @@
  * laravel-queue-bridge: Laravel's queue protocol, spoken from Node.js.
  */
 export * from './php/index.js';
+export * from './laravel/index.js';

@@ -1,0 +1,19 @@
+/**
+ * Laravel's side of the wire: the job envelope, what Laravel puts in a command, encryption.
+ */
+export {
+  decodePayload,
+  encodePayload,
+  detectProfile,
+  PayloadError,
+  LARAVEL_PROFILES,
+  CALL_QUEUED_HANDLER,
+  type DecodedPayload,
+  type Envelope,
+  type LaravelProfile,
+  type PayloadFormat,
+} from './payload.js';
+export { decodeJson, encodeJson, encodeString, JsonSyntaxError, type JsonValue, type JsonObject } from './json.js';
+export * from './views.js';
+export * from './values.js';
+export { Encrypter, DecryptError, parseAppKey, type Cipher } from './encrypter.js';

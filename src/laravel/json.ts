@@ -1,0 +1,247 @@
+/**
+ * JSON the way PHP writes it, and read back without losing what PHP's writer would need to
+ * write it again: key order, int versus float, and which escaping style was used.
+ *
+ * PHP's `json_encode` differs from `JSON.stringify` in three ways that matter here: it writes
+ * `/` as `\/`; without JSON_UNESCAPED_UNICODE (Laravel before 8.82, Horizon, `queue:retry`) it
+ * writes every non-ASCII character as `\uXXXX`; with it, it still escapes U+2028 and U+2029.
+ * Floats use PHP's shortest spelling with a lowercase `e` (`1.0e+25`), and a whole float is
+ * written without a fraction (`1`), so it reads back as an int, as it does in PHP.
+ */
+import { PhpFloat } from '../php/index.js';
+import { formatPhpFloat } from '../php/float.js';
+
+/** A JSON value as read here: objects keep their key order (a `Map` when JS would reorder them). */
+export type JsonValue = null | boolean | number | bigint | string | PhpFloat | JsonValue[] | JsonObject | Map<string, JsonValue>;
+export interface JsonObject {
+  [key: string]: JsonValue;
+}
+
+export interface JsonEncodeOptions {
+  /** PHP's JSON_UNESCAPED_UNICODE: non-ASCII written as UTF-8 rather than `\uXXXX`. */
+  unescapedUnicode?: boolean;
+}
+
+export class JsonSyntaxError extends Error {
+  override name = 'JsonSyntaxError';
+  constructor(
+    message: string,
+    readonly offset: number,
+  ) {
+    super(`${message} at character ${offset}`);
+  }
+}
+
+/** Writes a value as PHP's json_encode would, with or without JSON_UNESCAPED_UNICODE. */
+export function encodeJson(value: JsonValue | undefined, options: JsonEncodeOptions = {}): string {
+  const unicode = options.unescapedUnicode ?? false;
+  switch (typeof value) {
+    case 'string':
+      return encodeString(value, unicode);
+    case 'number':
+      return Number.isInteger(value) ? String(value) : encodeFloat(value);
+    case 'bigint':
+      return String(value);
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'undefined':
+      return 'null';
+  }
+  if (value === null) return 'null';
+  if (value instanceof PhpFloat) return value.source ?? encodeFloat(value.value);
+  if (Array.isArray(value)) return `[${value.map((item) => encodeJson(item, options)).join(',')}]`;
+  const entries = value instanceof Map ? [...value] : Object.entries(value);
+  return `{${entries.map(([key, item]) => `${encodeString(key, unicode)}:${encodeJson(item, options)}`).join(',')}}`;
+}
+
+function encodeFloat(value: number): string {
+  if (!Number.isFinite(value)) throw new TypeError(`PHP cannot write ${value} as JSON`);
+  return formatPhpFloat(value).replace('E', 'e');
+}
+
+/** Characters PHP escapes one way or another; a string without them is written as it is. */
+const NEEDS_ESCAPE = /["\\/\u0000-\u001f\u0080-\uffff]/;
+
+export function encodeString(text: string, unescapedUnicode: boolean): string {
+  if (!NEEDS_ESCAPE.test(text)) return `"${text}"`;
+  // JSON.stringify already escapes quotes, backslashes and control characters as PHP does
+  // (\b \f \n \r \t, else \u00xx in lowercase); PHP's extra rules go on top.
+  let json = JSON.stringify(text).replace(/\//g, '\\/');
+  json = unescapedUnicode
+    ? json.replace(/[\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`)
+    : json.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return json;
+}
+
+/** True when this JSON text has non-ASCII written raw, false when escaped, undefined when it has none. */
+export function detectUnescapedUnicode(json: string): boolean | undefined {
+  if (/[\u0080-\uffff]/.test(json)) return true;
+  if (/\\u(?:00[89a-f][0-9a-f]|0[1-9a-f][0-9a-f]{2}|[1-9a-f][0-9a-f]{3})/i.test(json)) return false;
+  return undefined;
+}
+
+/**
+ * Reads JSON keeping what `encodeJson` needs: numbers with a fraction or exponent become
+ * `PhpFloat` (their spelling kept when PHP would spell them otherwise), integers beyond 2^53
+ * `bigint`, and objects whose keys JS would reorder (integer-like ones) a `Map`.
+ */
+export function decodeJson(text: string): JsonValue {
+  const parser = new JsonParser(text);
+  parser.space();
+  const value = parser.value();
+  parser.space();
+  if (parser.pos !== text.length) throw new JsonSyntaxError(`expected end of JSON, found ${parser.found()}`, parser.pos);
+  return value;
+}
+
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+class JsonParser {
+  pos = 0;
+  private depth = 0;
+
+  constructor(private readonly text: string) {}
+
+  value(): JsonValue {
+    const c = this.text.charCodeAt(this.pos);
+    if (c === 34 /* " */) return this.string();
+    if (c === 123 /* { */) return this.object();
+    if (c === 91 /* [ */) return this.array();
+    if (c === 45 /* - */ || (c >= 48 && c <= 57)) return this.number();
+    if (this.text.startsWith('null', this.pos)) return this.word(4, null);
+    if (this.text.startsWith('true', this.pos)) return this.word(4, true);
+    if (this.text.startsWith('false', this.pos)) return this.word(5, false);
+    throw new JsonSyntaxError(`expected a JSON value, found ${this.found()}`, this.pos);
+  }
+
+  private word<T>(length: number, value: T): T {
+    this.pos += length;
+    return value;
+  }
+
+  private string(): string {
+    const text = this.text;
+    const start = this.pos;
+    let i = start + 1;
+    let escaped = false;
+    for (;;) {
+      const c = text.charCodeAt(i);
+      if (c === 34) break;
+      if (c === 92 /* \ */) {
+        escaped = true;
+        i += 2;
+        continue;
+      }
+      if (c !== c /* NaN: past the end */ || c < 0x20) throw new JsonSyntaxError(c !== c ? 'unterminated string' : 'control character in string', i);
+      i++;
+    }
+    this.pos = i + 1;
+    if (!escaped) return text.slice(start + 1, i);
+    // The engine's own parser decodes escapes correctly and fast; give it just this token.
+    try {
+      return JSON.parse(text.slice(start, i + 1)) as string;
+    } catch {
+      throw new JsonSyntaxError('bad escape in string', start);
+    }
+  }
+
+  private number(): number | bigint | PhpFloat {
+    const text = this.text;
+    const start = this.pos;
+    let i = start;
+    if (text.charCodeAt(i) === 45) i++;
+    let isFloat = false;
+    for (;;) {
+      const c = text.charCodeAt(i);
+      if (c >= 48 && c <= 57) i++;
+      else if (c === 46 || c === 101 || c === 69 || c === 43 || c === 45) {
+        isFloat = true;
+        i++;
+      } else break;
+    }
+    const token = text.slice(start, i);
+    if (!NUMBER.test(token)) throw new JsonSyntaxError(`bad number "${token}"`, start);
+    this.pos = i;
+    // "-0" is how PHP writes a negative-zero float; as an int it would lose its sign.
+    if (isFloat || token === '-0') {
+      const value = Number(token);
+      return encodeFloat(value) === token ? new PhpFloat(value) : new PhpFloat(value, token);
+    }
+    if (token.length < 16) return Number(token);
+    const big = BigInt(token);
+    return big >= -MAX_SAFE && big <= MAX_SAFE ? Number(big) : big;
+  }
+
+  private array(): JsonValue[] {
+    this.enter();
+    this.pos++;
+    const items: JsonValue[] = [];
+    this.space();
+    if (this.text.charCodeAt(this.pos) === 93 /* ] */) {
+      this.pos++;
+      this.depth--;
+      return items;
+    }
+    for (;;) {
+      this.space();
+      items.push(this.value());
+      this.space();
+      const c = this.text.charCodeAt(this.pos++);
+      if (c === 93) break;
+      if (c !== 44) throw new JsonSyntaxError(`expected , or ] in array, found ${this.found(this.pos - 1)}`, this.pos - 1);
+    }
+    this.depth--;
+    return items;
+  }
+
+  private object(): JsonObject | Map<string, JsonValue> {
+    this.enter();
+    this.pos++;
+    const entries: [string, JsonValue][] = [];
+    this.space();
+    if (this.text.charCodeAt(this.pos) !== 125 /* } */) {
+      for (;;) {
+        this.space();
+        if (this.text.charCodeAt(this.pos) !== 34) throw new JsonSyntaxError(`expected a key, found ${this.found()}`, this.pos);
+        const key = this.string();
+        this.space();
+        if (this.text.charCodeAt(this.pos++) !== 58 /* : */) throw new JsonSyntaxError(`expected : after key, found ${this.found(this.pos - 1)}`, this.pos - 1);
+        this.space();
+        entries.push([key, this.value()]);
+        this.space();
+        const c = this.text.charCodeAt(this.pos++);
+        if (c === 125) break;
+        if (c !== 44) throw new JsonSyntaxError(`expected , or } in object, found ${this.found(this.pos - 1)}`, this.pos - 1);
+      }
+    } else this.pos++;
+    this.depth--;
+    // Integer-like keys would be moved to the front by a JS object, and "__proto__" would
+    // touch the prototype of an ordinary one: a Map keeps both as they were.
+    if (entries.some(([key]) => isIntegerLike(key))) return new Map(entries);
+    const object: JsonObject = Object.create(null);
+    for (const [key, value] of entries) object[key] = value;
+    return object;
+  }
+
+  private enter(): void {
+    if (++this.depth > 512) throw new JsonSyntaxError('JSON nested deeper than 512 levels (PHP’s default)', this.pos);
+  }
+
+  space(): void {
+    const text = this.text;
+    let c = text.charCodeAt(this.pos);
+    while (c === 32 || c === 10 || c === 13 || c === 9) c = text.charCodeAt(++this.pos);
+  }
+
+  found(at = this.pos): string {
+    return at >= this.text.length ? 'end of input' : JSON.stringify(this.text[at]);
+  }
+}
+
+const NUMBER = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/;
+const INTEGER_LIKE = /^(?:0|[1-9][0-9]*)$/;
+
+function isIntegerLike(key: string): boolean {
+  const c = key.charCodeAt(0);
+  return c >= 48 && c <= 57 && INTEGER_LIKE.test(key);
+}

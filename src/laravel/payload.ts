@@ -1,0 +1,151 @@
+/**
+ * Laravel's job envelope: the JSON a RedisQueue stores, read and written byte for byte.
+ *
+ * `decodePayload` keeps every field in the order Laravel wrote it, notes how the JSON was
+ * escaped, decodes `data.command` into a lossless PHP value and gives a typed view of it.
+ * `encodePayload` writes an envelope back exactly as PHP's `json_encode` would.
+ */
+import { PhpFloat, unserialize, type PhpValue } from '../php/index.js';
+import { decodeJson, detectUnescapedUnicode, encodeJson, type JsonObject, type JsonValue } from './json.js';
+import { viewCommand, type JobView } from './views.js';
+
+/** The Laravel versions whose payloads differ, named by the release that introduced each shape. */
+export const LARAVEL_PROFILES = ['5.8', '6', '7', '8', '9', '10', '11', '12'] as const;
+export type LaravelProfile = (typeof LARAVEL_PROFILES)[number];
+
+/** What every object job's `job` field holds. */
+export const CALL_QUEUED_HANDLER = 'Illuminate\\Queue\\CallQueuedHandler@call';
+
+/** The envelope's fields, in the order they were (or will be) written. */
+export interface Envelope extends JsonObject {}
+
+export interface PayloadFormat {
+  /** JSON_UNESCAPED_UNICODE: Laravel 8.82+ writes non-ASCII raw; earlier ones, Horizon and queue:retry escape it. */
+  unescapedUnicode: boolean;
+}
+
+export interface DecodedPayload {
+  /** The string as read. */
+  raw: string;
+  /** Every field, in order. `data.command` stays the serialized (or encrypted) string. */
+  envelope: Envelope;
+  format: PayloadFormat;
+  /** The Laravel version family the envelope's keys belong to (the earliest profile that writes them). */
+  profile: LaravelProfile;
+  /** `data.commandName`, or `job` for a string job. */
+  name: string;
+  /** The command as a lossless PHP value; undefined for string jobs and encrypted commands. */
+  command?: PhpValue;
+  /** True when `data.command` is Laravel Encrypter output (a ShouldBeEncrypted job). */
+  encrypted: boolean;
+  view: JobView;
+}
+
+/** A payload that is not a Laravel envelope: says what is wrong and where. */
+export class PayloadError extends Error {
+  override name = 'PayloadError';
+  constructor(
+    message: string,
+    /** JSON pointer to the field at fault, e.g. `/data/command`. */
+    readonly path: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`${message} (at ${path || '/'})`, options);
+  }
+}
+
+/**
+ * Reads a job payload as Laravel stored it (in `queues:NAME` or `:delayed`), or as Redis rewrote
+ * it into `:reserved` (cjson: other key order, `{}` for empty lists, `%.14g` numbers).
+ */
+export function decodePayload(raw: string | Uint8Array): DecodedPayload {
+  const text = typeof raw === 'string' ? raw : Buffer.from(raw).toString('utf8');
+  let envelope: JsonValue;
+  try {
+    envelope = decodeJson(text);
+  } catch (error) {
+    throw new PayloadError(`payload is not JSON: ${(error as Error).message}`, '', { cause: error });
+  }
+  if (!isJsonObject(envelope)) throw new PayloadError('payload is not a JSON object', '');
+  const job = envelope.job;
+  if (typeof job !== 'string') throw new PayloadError(`expected "job" to be a string, found ${describe(job)}`, '/job');
+  const format = { unescapedUnicode: detectUnescapedUnicode(text) ?? true };
+  const profile = detectProfile(envelope);
+
+  if (job !== CALL_QUEUED_HANDLER) {
+    // A string job: push('Class@method', $data). Its data is the handler's, not a command.
+    return { raw: text, envelope, format, profile, name: job, encrypted: false, view: { kind: 'string', handler: job, data: envelope.data } };
+  }
+  const data = envelope.data;
+  if (!isJsonObject(data)) throw new PayloadError(`expected "data" to be an object, found ${describe(data)}`, '/data');
+  const { commandName, command } = data;
+  if (typeof commandName !== 'string') throw new PayloadError(`expected a string, found ${describe(commandName)}`, '/data/commandName');
+  if (typeof command !== 'string') throw new PayloadError(`expected a string, found ${describe(command)}`, '/data/command');
+
+  // Laravel's own test: a serialized object starts with "O:"; anything else was encrypted.
+  if (!command.startsWith('O:')) {
+    return { raw: text, envelope, format, profile, name: commandName, encrypted: true, view: { kind: 'encrypted', commandName } };
+  }
+  let value: PhpValue;
+  try {
+    value = unserialize(command);
+  } catch (error) {
+    throw new PayloadError(`data.command is not serialized PHP: ${(error as Error).message}`, '/data/command', { cause: error });
+  }
+  const view = viewCommand(value);
+  return { raw: text, envelope, format, profile: refineProfile(profile, view), name: commandName, command: value, encrypted: false, view };
+}
+
+/**
+ * Laravel 8.43 to 12.10 write the same envelope keys; the command tells some of them apart.
+ * 11.2 moved Queueable's chain properties after `chained`; 9.4 started leaving out properties
+ * that equal their defaults (under SerializesModels). 9 and 10 cannot be told apart.
+ */
+function refineProfile(profile: LaravelProfile, view: JobView): LaravelProfile {
+  if (profile !== '8' || !('properties' in view)) return profile;
+  const names = view.properties.map((p) => p.name);
+  const chained = names.indexOf('chained');
+  const chainConnection = names.indexOf('chainConnection');
+  if (chained >= 0 && chainConnection > chained) return '11';
+  const queueable = ['connection', 'queue', 'chainConnection', 'chainQueue', 'chainCatchCallbacks', 'delay', 'afterCommit', 'middleware', 'chained'];
+  if (names.includes('job') && queueable.some((name) => !names.includes(name))) return '9';
+  return profile;
+}
+
+function isJsonObject(value: JsonValue | undefined): value is JsonObject {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) && !(value instanceof Map) && !(value instanceof PhpFloat);
+}
+
+/** Writes an envelope as PHP's json_encode does: the decoded payload's own format unless told otherwise. */
+export function encodePayload(payload: DecodedPayload | Envelope, format?: Partial<PayloadFormat>): string {
+  const decoded = isDecoded(payload) ? payload : undefined;
+  const envelope = decoded ? decoded.envelope : (payload as Envelope);
+  const unescapedUnicode = format?.unescapedUnicode ?? decoded?.format.unescapedUnicode ?? true;
+  return encodeJson(envelope, { unescapedUnicode });
+}
+
+function isDecoded(payload: DecodedPayload | Envelope): payload is DecodedPayload {
+  return typeof payload.raw === 'string' && typeof payload.envelope === 'object' && payload.envelope !== null && 'view' in payload;
+}
+
+/**
+ * The version family an envelope's keys belong to (LARAVEL-WIRE.md §1). Families that write the
+ * same keys (8.43 to 12.10) are told apart only by their command, so this names the earliest.
+ */
+export function detectProfile(envelope: JsonObject): LaravelProfile {
+  if ('createdAt' in envelope) return '12';
+  const data = envelope.data;
+  if (isJsonObject(data) && 'batchId' in data) return '12';
+  if ('backoff' in envelope || 'failOnTimeout' in envelope) return '8';
+  if ('uuid' in envelope) return '7';
+  // 5.8.14 to 6.x write the same keys; older ones lack `delay` and belong to no later profile.
+  return '5.8';
+}
+
+function describe(value: JsonValue | undefined): string {
+  if (value === undefined) return 'nothing';
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'object') return 'an object';
+  return `${typeof value} ${JSON.stringify(typeof value === 'bigint' ? String(value) : value)}`;
+}

@@ -1,0 +1,177 @@
+/**
+ * Typed views of what Laravel puts in `data.command`: which kind of job it is, and the fields
+ * that kind carries, read from the lossless PHP value without changing it.
+ */
+import { PhpArray, PhpObject, deref, demangle, toJS, unserialize, type PhpValue, type Visibility } from '../php/index.js';
+
+/** The public properties Laravel's Queueable trait (and InteractsWithQueue's `job`) add to a command. */
+export interface QueueableFields {
+  connection: PhpValue | undefined;
+  queue: PhpValue | undefined;
+  delay: PhpValue | undefined;
+  afterCommit: PhpValue | undefined;
+  middleware: PhpValue | undefined;
+  /** Each following job of a chain, serialized by Laravel as a string of its own. */
+  chained: PhpValue | undefined;
+  chainConnection: PhpValue | undefined;
+  chainQueue: PhpValue | undefined;
+  chainCatchCallbacks: PhpValue | undefined;
+}
+
+export const QUEUEABLE_FIELDS = [
+  'connection',
+  'queue',
+  'delay',
+  'afterCommit',
+  'middleware',
+  'chained',
+  'chainConnection',
+  'chainQueue',
+  'chainCatchCallbacks',
+] as const;
+
+/** One property as PHP stored it. */
+export interface PropertyView {
+  name: string;
+  visibility: Visibility;
+  /** For a private property, the class that declares it. */
+  declaringClass?: string;
+  value: PhpValue;
+}
+
+interface CommandView {
+  className: string;
+  /** Every property, visibility kept, in the order PHP wrote them. */
+  properties: PropertyView[];
+  queueable: QueueableFields;
+  /** The chained jobs, each decoded in turn (a string that does not decode stays a string). */
+  chain: (JobView | string)[];
+  /** The command as plain JavaScript (`toJS`). */
+  toJS(): Record<string, unknown>;
+}
+
+/** An application's own job class. */
+export interface UserJobView extends CommandView {
+  kind: 'job';
+}
+
+/** `Illuminate\Events\CallQueuedListener`: a queued event listener. */
+export interface ListenerView extends CommandView {
+  kind: 'listener';
+  listener: string;
+  method: string;
+  /** The arguments the listener is called with: usually the event object. */
+  arguments: PhpValue[];
+  tries: PhpValue | undefined;
+  maxExceptions: PhpValue | undefined;
+  backoff: PhpValue | undefined;
+  retryUntil: PhpValue | undefined;
+  timeout: PhpValue | undefined;
+}
+
+/** `Illuminate\Notifications\SendQueuedNotifications`. */
+export interface NotificationView extends CommandView {
+  kind: 'notification';
+  notifiables: PhpValue | undefined;
+  notification: PhpValue | undefined;
+  channels: PhpValue | undefined;
+}
+
+/** `Illuminate\Mail\SendQueuedMailable`. */
+export interface MailableView extends CommandView {
+  kind: 'mailable';
+  mailable: PhpValue | undefined;
+}
+
+/** `Illuminate\Queue\CallQueuedClosure`: PHP code in the payload, which only PHP can run. */
+export interface ClosureView extends CommandView {
+  kind: 'closure';
+  runnable: false;
+  reason: string;
+}
+
+/** A string job, `Queue::push('Class@method', $data)`. */
+export interface StringJobView {
+  kind: 'string';
+  handler: string;
+  data: unknown;
+}
+
+/** A ShouldBeEncrypted command not yet decrypted. */
+export interface EncryptedView {
+  kind: 'encrypted';
+  commandName: string;
+}
+
+export type JobView = UserJobView | ListenerView | NotificationView | MailableView | ClosureView | StringJobView | EncryptedView;
+
+export const CALL_QUEUED_LISTENER = 'Illuminate\\Events\\CallQueuedListener';
+export const SEND_QUEUED_NOTIFICATIONS = 'Illuminate\\Notifications\\SendQueuedNotifications';
+export const SEND_QUEUED_MAILABLE = 'Illuminate\\Mail\\SendQueuedMailable';
+export const CALL_QUEUED_CLOSURE = 'Illuminate\\Queue\\CallQueuedClosure';
+
+/** The typed view of a decoded command. */
+export function viewCommand(command: PhpValue): JobView {
+  const object = deref(command);
+  if (!(object instanceof PhpObject)) {
+    return { kind: 'string', handler: '', data: toJS(command) };
+  }
+  const base = commandView(object);
+  switch (object.className) {
+    case CALL_QUEUED_LISTENER: {
+      const data = deref(object.get('data') ?? null);
+      return {
+        ...base,
+        kind: 'listener',
+        listener: String(object.get('class') ?? ''),
+        method: String(object.get('method') ?? 'handle'),
+        arguments: data instanceof PhpArray ? data.values.map(deref) : [],
+        tries: object.get('tries'),
+        maxExceptions: object.get('maxExceptions'),
+        backoff: object.get('backoff'),
+        retryUntil: object.get('retryUntil'),
+        timeout: object.get('timeout'),
+      };
+    }
+    case SEND_QUEUED_NOTIFICATIONS:
+      return { ...base, kind: 'notification', notifiables: object.get('notifiables'), notification: object.get('notification'), channels: object.get('channels') };
+    case SEND_QUEUED_MAILABLE:
+      return { ...base, kind: 'mailable', mailable: object.get('mailable') };
+    case CALL_QUEUED_CLOSURE:
+      return { ...base, kind: 'closure', runnable: false, reason: 'a queued closure is PHP code; only a PHP worker can run it' };
+    default:
+      return { ...base, kind: 'job' };
+  }
+}
+
+function commandView(object: PhpObject): CommandView {
+  const properties = object.props.keys.map((key, i): PropertyView => {
+    const { name, visibility, declaringClass } = demangle(key);
+    return declaringClass === undefined
+      ? { name, visibility, value: object.props.values[i]! }
+      : { name, visibility, declaringClass, value: object.props.values[i]! };
+  });
+  const queueable = Object.fromEntries(QUEUEABLE_FIELDS.map((field) => [field, object.get(field)])) as unknown as QueueableFields;
+  return {
+    className: object.className,
+    properties,
+    queueable,
+    chain: chainOf(queueable.chained),
+    toJS: () => toJS(object) as Record<string, unknown>,
+  };
+}
+
+/** Laravel stores each following job of a chain as serialize($job): decode each in turn. */
+function chainOf(chained: PhpValue | undefined): (JobView | string)[] {
+  const list = chained === undefined ? null : deref(chained);
+  if (!(list instanceof PhpArray)) return [];
+  return list.values.map((entry) => {
+    const text = deref(entry);
+    if (typeof text !== 'string') return String(text);
+    try {
+      return viewCommand(unserialize(text));
+    } catch {
+      return text;
+    }
+  });
+}

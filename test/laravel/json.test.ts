@@ -1,0 +1,53 @@
+/**
+ * JSON as PHP writes it: our encoder against PHP's json_encode on generated strings, in both
+ * escaping styles Laravel uses, and the reader keeping ints, floats and key order.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { decodeJson, encodeJson, encodeString } from '../../src/laravel/index.js';
+import { PhpFloat } from '../../src/php/index.js';
+import { php, runPhpScript } from '../helpers/php.js';
+
+describe('encodeString', () => {
+  it("matches PHP's json_encode with and without JSON_UNESCAPED_UNICODE", () => {
+    const strings = fc.sample(fc.oneof(fc.string({ unit: 'binary' }), fc.string({ unit: 'grapheme' }), fc.constantFrom('a/b', '\u2028\u2029', '\u0000*\u0000job', '\x7f', '"\\')), {
+      numRuns: 2000,
+      seed: 7,
+    }).map((s) => s.replace(/[\ud800-\udfff]/g, (c, i: number, all: string) => (/[\ud800-\udbff][\udc00-\udfff]/.test(all.slice(i - 1, i + 1) + all.slice(i, i + 2)) ? c : 'x')));
+    const lines = runPhpScript('json-encode.php', strings.map((s) => Buffer.from(s).toString('base64')).join('\n') + '\n').split('\n');
+    const mismatches = strings
+      .map((s, i) => ({ s, php: lines[i]!.split('\t'), ours: [encodeString(s, false), encodeString(s, true)] }))
+      .filter(({ php, ours }) => php[0] !== ours[0] || php[1] !== ours[1]);
+    expect(mismatches.slice(0, 3)).toEqual([]);
+  });
+});
+
+describe('encodeJson and decodeJson', () => {
+  it('write what PHP writes for numbers, lists and objects, and read it back the same', () => {
+    const phpJson = php(`echo json_encode(['i' => 1, 'big' => PHP_INT_MAX, 'f' => 1.5, 'whole' => 10.0, 'e' => 1e25, 'small' => 1e-7, 'neg' => -0.0, 'list' => [1, [], (object) []], '7' => 'x', 'n' => null, 't' => true]);`).toString();
+    const value = decodeJson(phpJson);
+    expect(encodeJson(value)).toBe(phpJson);
+    expect(value).toBeInstanceOf(Map); // '7' is an integer-like key: a JS object would move it
+    const map = value as Map<string, unknown>;
+    expect(map.get('big')).toBe(9223372036854775807n);
+    expect(map.get('f')).toEqual(new PhpFloat(1.5));
+    expect(map.get('whole')).toBe(10); // PHP writes 10.0 as 10, which reads back as an int, as in PHP
+  });
+
+  it('keeps a float spelled in a way PHP would not, so it re-encodes unchanged', () => {
+    for (const text of ['[1.0]', '[1.2345678901235e+16]', '[1E5]', '[0.50]']) expect(encodeJson(decodeJson(text))).toBe(text);
+  });
+
+  it('names the character where JSON goes wrong', () => {
+    expect(() => decodeJson('{"a":1,}')).toThrow(/at character 7/);
+    expect(() => decodeJson('[1 2]')).toThrow(/expected , or \]/);
+    expect(() => decodeJson('"abc')).toThrow(/unterminated string/);
+    expect(() => decodeJson('['.repeat(600))).toThrow(/deeper than 512/);
+  });
+
+  it('keeps "__proto__" as data', () => {
+    const value = decodeJson('{"__proto__":{"polluted":1}}') as Record<string, unknown>;
+    expect(Object.keys(value)).toEqual(['__proto__']);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});
