@@ -17,3 +17,16 @@ export { decodeJson, encodeJson, encodeString, JsonSyntaxError, type JsonValue, 
 export * from './views.js';
 export * from './values.js';
 export { Encrypter, DecryptError, parseAppKey, type Cipher } from './encrypter.js';
+export {
+  buildJob,
+  buildListener,
+  buildModelIdentifier,
+  buildDate,
+  buildPayload,
+  randomId,
+  type JobSpec,
+  type ListenerSpec,
+  type PropertySpec,
+  type PayloadOptions,
+  type BuiltPayload,
+} from './builders.js';

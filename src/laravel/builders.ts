@@ -1,0 +1,296 @@
+/**
+ * Builders for producers: a job, a queued listener, a model identifier or a date, laid out the
+ * way a given Laravel version lays them out, and the envelope that version writes around them.
+ *
+ * A command is the job's own properties (in declaration order, visibility kept), then
+ * InteractsWithQueue's `job` and Queueable's properties in that version's order. Under
+ * SerializesModels, Laravel 9.4+ leaves out properties that still equal their declared default.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { PhpArray, PhpObject, fromJS, mangle, serialize, type FromJSHint, type PhpValue, type Visibility } from '../php/index.js';
+import type { Encrypter } from './encrypter.js';
+import { encodeJson, type JsonObject, type JsonValue } from './json.js';
+import { CALL_QUEUED_HANDLER, type LaravelProfile } from './payload.js';
+import { CALL_QUEUED_LISTENER } from './views.js';
+import { MODEL_IDENTIFIER } from './values.js';
+
+type Field = readonly [name: string, defaultValue: PhpValue];
+const EMPTY = (): PhpValue => new PhpArray();
+
+/** Queueable's public properties, with their defaults, per version. */
+function queueableFields(profile: LaravelProfile): Field[] {
+  const chain: Field[] = [
+    ['chainConnection', null],
+    ['chainQueue', null],
+  ];
+  switch (profile) {
+    case '5.8':
+      return [['connection', null], ['queue', null], ...chain, ['delay', null], ['chained', EMPTY()]];
+    case '6':
+    case '7':
+      return [['connection', null], ['queue', null], ...chain, ['delay', null], ['middleware', EMPTY()], ['chained', EMPTY()]];
+    case '8':
+    case '9':
+    case '10':
+      return [['connection', null], ['queue', null], ...chain, ['chainCatchCallbacks', null], ['delay', null], ['afterCommit', null], ['middleware', EMPTY()], ['chained', EMPTY()]];
+    case '11':
+      return [['connection', null], ['queue', null], ['delay', null], ['afterCommit', null], ['middleware', EMPTY()], ['chained', EMPTY()], ...chain, ['chainCatchCallbacks', null]];
+    case '12':
+      return [
+        ['connection', null],
+        ['queue', null],
+        ['messageGroup', null],
+        ['deduplicator', null],
+        ['delay', null],
+        ['afterCommit', null],
+        ['middleware', EMPTY()],
+        ['chained', EMPTY()],
+        ...chain,
+        ['chainCatchCallbacks', null],
+      ];
+  }
+}
+
+/** InteractsWithQueue's `$job`: protected until 7.7, public since. */
+const jobProperty = (profile: LaravelProfile): string => (profile === '5.8' || profile === '6' ? mangle('job', 'protected') : 'job');
+
+/** One of the job's own properties. */
+export interface PropertySpec {
+  name: string;
+  value: unknown;
+  visibility?: Visibility;
+  /** For a private property declared by a parent class. */
+  declaringClass?: string;
+  /** Hint for `fromJS` (e.g. 'float'). */
+  hint?: FromJSHint;
+  /** The declared default; under SerializesModels (9.4+) a value equal to it is left out. */
+  default?: unknown;
+}
+
+export interface JobSpec {
+  className: string;
+  /** Own properties in declaration order: a list, or an object (all public) with `hints`. */
+  properties?: PropertySpec[] | Record<string, unknown>;
+  hints?: Record<string, FromJSHint>;
+  /** Values for Queueable's properties (queue, connection, delay, chained, middleware, …). */
+  queueable?: Record<string, unknown>;
+  /** Uses InteractsWithQueue (adds `job`); true by default, as `make:job` writes it. */
+  interactsWithQueue?: boolean;
+  /** Uses SerializesModels; true by default, as `make:job` writes it. */
+  serializesModels?: boolean;
+}
+
+/** The command object a Laravel version serializes for a job of this shape. */
+export function buildJob(spec: JobSpec, profile: LaravelProfile = '8'): PhpObject {
+  const object = new PhpObject(spec.className);
+  const omitDefaults = (spec.serializesModels ?? true) && laterThan94(profile);
+  for (const prop of ownProperties(spec)) {
+    const value = fromJS(prop.value, prop.hint);
+    if (omitDefaults && 'default' in prop && samePhp(value, fromJS(prop.default, prop.hint))) continue;
+    object.props.set(mangle(prop.name, prop.visibility ?? 'public', prop.declaringClass ?? spec.className), value);
+  }
+  addTraitProperties(object, profile, spec.queueable ?? {}, spec.interactsWithQueue ?? true, omitDefaults);
+  return object;
+}
+
+function ownProperties(spec: JobSpec): PropertySpec[] {
+  if (Array.isArray(spec.properties)) return spec.properties;
+  return Object.entries(spec.properties ?? {}).map(([name, value]) => ({ name, value, hint: spec.hints?.[name] }));
+}
+
+function addTraitProperties(object: PhpObject, profile: LaravelProfile, values: Record<string, unknown>, interactsWithQueue: boolean, omitDefaults: boolean): void {
+  const fields: Field[] = interactsWithQueue ? [[jobProperty(profile), null], ...queueableFields(profile)] : queueableFields(profile);
+  for (const [name, defaultValue] of fields) {
+    const given = values[name === jobProperty(profile) ? 'job' : name];
+    const value = given === undefined ? defaultValue : fromJS(given);
+    if (omitDefaults && samePhp(value, defaultValue)) continue;
+    object.props.set(name, value);
+  }
+}
+
+function laterThan94(profile: LaravelProfile): boolean {
+  return !['5.8', '6', '7', '8'].includes(profile);
+}
+
+function samePhp(a: PhpValue, b: PhpValue): boolean {
+  return Buffer.from(serialize(a)).equals(Buffer.from(serialize(b)));
+}
+
+export interface ListenerSpec {
+  /** The listener class, e.g. App\Listeners\SendShipmentNotification. */
+  listener: string;
+  method?: string;
+  /** The arguments the listener receives: usually one event object (build it with `fromJS` and a class hint). */
+  arguments: unknown[];
+  tries?: number | null;
+  maxExceptions?: number | null;
+  backoff?: number | number[] | null;
+  retryUntil?: number | null;
+  timeout?: number | null;
+  failOnTimeout?: boolean;
+  shouldBeEncrypted?: boolean;
+  queueable?: Record<string, unknown>;
+}
+
+/** `Illuminate\Events\CallQueuedListener` as that version writes it. */
+export function buildListener(spec: ListenerSpec, profile: LaravelProfile = '8'): PhpObject {
+  const object = new PhpObject(CALL_QUEUED_LISTENER);
+  const set = (name: string, value: unknown) => object.props.set(name, fromJS(value));
+  set('class', spec.listener);
+  set('method', spec.method ?? 'handle');
+  object.props.set('data', PhpArray.list(spec.arguments.map((arg) => fromJS(arg))));
+  set('tries', spec.tries ?? null);
+  if (profile === '5.8' || profile === '6' || profile === '7') {
+    // Before 8: the retry delay was `retryAfter` (from 6), the expiry `timeoutAt`, and the
+    // listener wrapper used InteractsWithQueue alone, without Queueable.
+    if (profile !== '5.8') set('retryAfter', spec.backoff ?? null);
+    set('timeoutAt', spec.retryUntil ?? null);
+    set('timeout', spec.timeout ?? null);
+    object.props.set(jobProperty(profile), null);
+    return object;
+  }
+  set('maxExceptions', spec.maxExceptions ?? null);
+  set('backoff', spec.backoff ?? null);
+  set('retryUntil', spec.retryUntil ?? null);
+  set('timeout', spec.timeout ?? null);
+  if (profile !== '8' && profile !== '9') set('failOnTimeout', spec.failOnTimeout ?? false);
+  set('shouldBeEncrypted', spec.shouldBeEncrypted ?? false);
+  if (profile === '12') {
+    set('shouldBeUnique', false);
+    set('shouldBeUniqueUntilProcessing', false);
+    set('uniqueId', null);
+    set('uniqueFor', null);
+  }
+  addTraitProperties(object, profile, spec.queueable ?? {}, true, false);
+  return object;
+}
+
+/** What SerializesModels leaves in place of a model (or, with an id list, a collection of them). */
+export function buildModelIdentifier(
+  model: { class: string; id: unknown; relations?: string[]; connection?: string | null; collectionClass?: string | null },
+  profile: LaravelProfile = '8',
+): PhpObject {
+  const object = new PhpObject(MODEL_IDENTIFIER);
+  object.props.set('class', model.class);
+  object.props.set('id', fromJS(model.id));
+  object.props.set('relations', fromJS(model.relations ?? []));
+  object.props.set('connection', model.connection ?? null);
+  // 9.26 added the collection's class; it is null for a single model.
+  if (laterThan94(profile)) object.props.set('collectionClass', model.collectionClass ?? null);
+  return object;
+}
+
+/**
+ * A Carbon (or DateTime) as PHP serializes it: "Y-m-d H:i:s.u" in the given zone. The zone is
+ * an identifier such as "UTC" or "Europe/Paris"; microseconds beyond the Date's milliseconds
+ * can be given.
+ */
+export function buildDate(date: Date, options: { className?: string; timezone?: string; microseconds?: number } = {}): PhpObject {
+  const timezone = options.timezone ?? 'UTC';
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone: timezone,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+  }).formatToParts(date);
+  const get = (type: string) => parts.find((p) => p.type === type)!.value;
+  const micro = options.microseconds ?? date.getUTCMilliseconds() * 1000;
+  const text = `${get('year')}-${get('month')}-${get('day')} ${get('hour')}:${get('minute')}:${get('second')}.${String(micro).padStart(6, '0')}`;
+  const object = new PhpObject(options.className ?? 'Illuminate\\Support\\Carbon');
+  object.props.set('date', text);
+  object.props.set('timezone_type', 3);
+  object.props.set('timezone', timezone);
+  return object;
+}
+
+export interface PayloadOptions {
+  profile?: LaravelProfile;
+  /** The class shown in Horizon and logs: the job's class, or a listener's. */
+  displayName?: string;
+  maxTries?: number | null;
+  maxExceptions?: number | null;
+  failOnTimeout?: boolean;
+  /** Seconds between retries: one number, or one per attempt. */
+  backoff?: number | number[] | string | null;
+  /** Seconds a worker lets the job run. */
+  timeout?: number | null;
+  /** UNIX time after which the job is not retried (`timeoutAt` before 8). */
+  retryUntil?: number | null;
+  /** 12.11+: the dispatch delay in seconds; 5.8–7: the retry delay. */
+  delay?: number | null;
+  batchId?: string | null;
+  uuid?: string;
+  id?: string;
+  /** UNIX seconds (12.11+). */
+  createdAt?: number;
+  attempts?: number;
+  /** Keys a `Queue::createPayloadUsing` hook (or Horizon) adds, in order. */
+  extra?: JsonObject;
+  /** Encrypts the command, as for a ShouldBeEncrypted job. */
+  encrypter?: Encrypter;
+  /** JSON_UNESCAPED_UNICODE; by default as the version does (8.82+ and later: yes). */
+  unescapedUnicode?: boolean;
+}
+
+export interface BuiltPayload {
+  raw: string;
+  envelope: JsonObject;
+  command: PhpObject;
+}
+
+/** The envelope a Laravel version's RedisQueue writes around a command, as the string it stores. */
+export function buildPayload(command: PhpObject, options: PayloadOptions = {}): BuiltPayload {
+  const profile = options.profile ?? '8';
+  const serialized = serialize(command).toString('utf8');
+  const data: JsonObject = { commandName: command.className, command: options.encrypter ? options.encrypter.encryptCommand(serialized) : serialized };
+  if (profile === '12') data.batchId = options.batchId ?? null;
+  const backoff = backoffText(options.backoff);
+  const e: JsonObject = {};
+  if (profile !== '5.8' && profile !== '6') e.uuid = options.uuid ?? randomUUID();
+  e.displayName = options.displayName ?? command.className;
+  e.job = CALL_QUEUED_HANDLER;
+  e.maxTries = options.maxTries ?? null;
+  if (profile === '5.8' || profile === '6' || profile === '7') {
+    if (profile === '7') e.maxExceptions = options.maxExceptions ?? null;
+    e.delay = options.delay ?? null;
+    e.timeout = options.timeout ?? null;
+    e.timeoutAt = options.retryUntil ?? null;
+  } else {
+    e.maxExceptions = options.maxExceptions ?? null;
+    e.failOnTimeout = options.failOnTimeout ?? false;
+    e.backoff = backoff;
+    e.timeout = options.timeout ?? null;
+    e.retryUntil = options.retryUntil ?? null;
+  }
+  e.data = data;
+  if (profile === '12') e.createdAt = options.createdAt ?? Math.floor(Date.now() / 1000);
+  for (const [key, value] of Object.entries(options.extra ?? {})) e[key] = value as JsonValue;
+  e.id = options.id ?? randomId();
+  e.attempts = options.attempts ?? 0;
+  if (profile === '12') e.delay = options.delay ?? null;
+  const unescapedUnicode = options.unescapedUnicode ?? !['5.8', '6', '7'].includes(profile);
+  return { raw: encodeJson(e, { unescapedUnicode }), envelope: e, command };
+}
+
+/** Laravel writes backoff as comma-joined seconds. */
+function backoffText(backoff: PayloadOptions['backoff']): string | null {
+  if (backoff === undefined || backoff === null) return null;
+  return Array.isArray(backoff) ? backoff.join(',') : String(backoff);
+}
+
+const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/** Str::random(32): the payload id Laravel's RedisQueue writes. */
+export function randomId(length = 32): string {
+  const bytes = randomBytes(length * 2);
+  let id = '';
+  for (let i = 0; id.length < length && i < bytes.length; i++) {
+    // 62 × 4 = 248: bytes above that would favour some letters.
+    if (bytes[i]! < 248) id += ALPHANUMERIC[bytes[i]! % 62];
+  }
+  return id.length === length ? id : randomId(length);
+}
