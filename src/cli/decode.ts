@@ -1,35 +1,88 @@
 /**
- * `lqb decode [FILE]`: a Laravel job payload (JSON) or a PHP-serialized string, as readable JSON.
- * Reads standard input when no file is named.
+ * `lqb decode [FILE] [--key=APP_KEY] [--cipher=C] [--env=PATH]`: a Laravel job payload (JSON)
+ * or a PHP-serialized string, as readable JSON. Reads standard input when no file is named.
+ * A payload shows its envelope with the command decoded, and the typed view of that command;
+ * an encrypted command is decrypted when a key is given (or found in the .env).
  */
 import { readFile } from 'node:fs/promises';
-import { unserialize } from '../php/index.js';
+import { PhpFloat, unserialize, type PhpValue } from '../php/index.js';
+import { Encrypter, decodePayload, viewCommand, type JobView } from '../laravel/index.js';
+import { appKeyFrom, type AppKeySettings } from './connection.js';
 import { readable } from './readable.js';
 import { UsageError, type Command } from './command.js';
 
 export const decode: Command = {
-  usage: 'lqb decode [FILE]   (standard input when no FILE)',
-  options: {},
-  async run({ positionals, out }) {
+  usage: 'lqb decode [FILE] [--key=APP_KEY] [--cipher=AES-256-CBC] [--env=PATH]   (standard input when no FILE)',
+  options: { key: { type: 'string' }, cipher: { type: 'string' }, env: { type: 'string' } },
+  async run({ values, positionals, out }) {
     if (positionals.length > 1) throw new UsageError('decode takes at most one FILE');
     const input = positionals[0] && positionals[0] !== '-' ? await readFile(positionals[0]) : await readStdin();
-    out(JSON.stringify(decodeInput(input), null, 2));
+    out(JSON.stringify(decodeInput(input, appKeyFrom(values)), null, 2));
   },
 };
 
-/** A JSON envelope shows its fields with `data.command` decoded; anything else is read as PHP. */
-export function decodeInput(input: Buffer): unknown {
+/** A JSON envelope shows its fields, its command decoded and the command's typed view; anything else is read as PHP. */
+export function decodeInput(input: Buffer, keys: AppKeySettings = {}): unknown {
   const text = input.toString('utf8').trim();
-  if (text.startsWith('{')) {
-    const payload = JSON.parse(text) as Record<string, unknown> & { data?: { command?: unknown } };
-    const command = payload.data?.command;
-    if (typeof command !== 'string') return payload;
-    return { ...payload, data: { ...payload.data, command: readable(unserialize(command)) } };
+  if (!text.startsWith('{')) {
+    // A serialized value never ends in white space, so a newline an editor or `echo` added is dropped.
+    let end = input.length;
+    while (end > 0 && (input[end - 1] === 0x0a || input[end - 1] === 0x0d || input[end - 1] === 0x20 || input[end - 1] === 0x09)) end--;
+    return readable(unserialize(input.subarray(0, end)));
   }
-  // A serialized value never ends in white space, so a newline an editor or `echo` added is dropped.
-  let end = input.length;
-  while (end > 0 && (input[end - 1] === 0x0a || input[end - 1] === 0x0d || input[end - 1] === 0x20 || input[end - 1] === 0x09)) end--;
-  return readable(unserialize(input.subarray(0, end)));
+  const decoded = decodePayload(text);
+  let command: PhpValue | undefined = decoded.command;
+  let view: JobView = decoded.view;
+  let note: string | undefined;
+  if (decoded.encrypted) {
+    if (keys.appKey) {
+      command = new Encrypter(keys.appKey, keys.cipher).decryptCommand(String((decoded.envelope.data as Record<string, unknown>).command));
+      view = viewCommand(command);
+    } else note = 'encrypted: give --key=APP_KEY or --env=PATH to decrypt';
+  }
+  const data = decoded.envelope.data as Record<string, unknown>;
+  const envelope = 'command' in (data ?? {}) ? { ...decoded.envelope, data: { ...data, command: command === undefined ? note : readable(command) } } : decoded.envelope;
+  return {
+    envelope: readableJson(envelope),
+    laravel: decoded.profile,
+    encrypted: decoded.encrypted,
+    view: readableView(view),
+  };
+}
+
+function readableView(view: JobView): unknown {
+  switch (view.kind) {
+    case 'string':
+      return { kind: 'string', handler: view.handler, data: readableJson(view.data) };
+    case 'encrypted':
+      return view;
+    default: {
+      const { properties, queueable, chain, toJS: _toJS, ...rest } = view;
+      const shown: Record<string, unknown> = {};
+      for (const [key, value] of Object.entries(rest)) shown[key] = isPhp(value) ? readable(value as PhpValue) : value;
+      if ('arguments' in view) shown.arguments = view.arguments.map((arg) => readable(arg));
+      shown.properties = properties.map((p) => ({ ...p, value: readable(p.value) }));
+      shown.queueable = Object.fromEntries(Object.entries(queueable).filter(([, v]) => v !== undefined).map(([k, v]) => [k, readable(v as PhpValue)]));
+      shown.chain = chain.map((link) => (typeof link === 'string' ? link : readableView(link)));
+      return shown;
+    }
+  }
+}
+
+function isPhp(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** JSON values as the envelope holds them (floats, big ints, Maps) made printable. */
+function readableJson(value: unknown): unknown {
+  return JSON.parse(
+    JSON.stringify(value, (_, v) => {
+      if (typeof v === 'bigint') return v.toString();
+      if (v instanceof Map) return Object.fromEntries(v);
+      if (v instanceof PhpFloat) return Number.isFinite(v.value) ? v.value : String(v.value);
+      return v;
+    }),
+  );
 }
 
 async function readStdin(): Promise<Buffer> {

@@ -18,9 +18,12 @@ describe('lqb decode', () => {
     expect(stderr).toBe('');
     expect(status).toBe(0);
     const shown = JSON.parse(stdout);
-    expect(shown.displayName).toBe('App\\Jobs\\SendWelcomeEmail');
-    expect(shown.data.command['@class']).toBe('App\\Jobs\\SendWelcomeEmail');
-    expect(shown.data.command).toMatchObject({ userId: 42, email: 'ada@example.com', tags: ['welcome', 'ünïcödé'], score: 0.5, tries: 3 });
+    expect(shown.envelope.displayName).toBe('App\\Jobs\\SendWelcomeEmail');
+    expect(shown.envelope.data.command['@class']).toBe('App\\Jobs\\SendWelcomeEmail');
+    expect(shown.envelope.data.command).toMatchObject({ userId: 42, email: 'ada@example.com', tags: ['welcome', 'ünïcödé'], score: 0.5, tries: 3 });
+    expect(shown.laravel).toBe('8');
+    expect(shown.view.kind).toBe('job');
+    expect(shown.view.properties.find((p: { name: string }) => p.name === 'tags')).toEqual({ name: 'tags', visibility: 'protected', value: ['welcome', 'ünïcödé'] });
   });
 
   it('reads a serialized string from a file', async () => {
