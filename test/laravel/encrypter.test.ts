@@ -47,7 +47,7 @@ describe.each(ciphers)('%s', (cipher, keyLength) => {
     expect(() => other.decryptCommand(payload)).toThrow(DecryptError);
     const fields = JSON.parse(Buffer.from(payload, 'base64').toString());
     const value = Buffer.from(fields.value, 'base64');
-    value[0] ^= 1;
+    value.writeUInt8(value[0]! ^ 1, 0);
     const tampered = Buffer.from(JSON.stringify({ ...fields, value: value.toString('base64') })).toString('base64');
     expect(() => ours.decryptCommand(tampered)).toThrow(cipher.endsWith('GCM') ? /tag does not match/ : /MAC is invalid/);
     const laravelSays = runPhpScript('encrypter.php', `${tampered}\n`, ['decrypt', appKey, cipher]);
