@@ -30,3 +30,12 @@ export {
   type PayloadOptions,
   type BuiltPayload,
 } from './builders.js';
+export {
+  validatePayload,
+  assertValidPayload,
+  schemaFor,
+  horizonSchema,
+  PayloadSchemaError,
+  type PayloadIssue,
+  type PayloadValidationOptions,
+} from './schemas.js';

@@ -9,8 +9,7 @@ import { readFileSync } from 'node:fs';
 // TypeScript (NodeNext) both see, so no `.default` juggling is needed.
 import { Ajv2020, type ErrorObject, type SchemaObject, type ValidateFunction } from 'ajv/dist/2020.js';
 
-export const LARAVEL_PROFILES = ['5.8', '6', '7', '8', '9', '10', '11', '12'] as const;
-export type LaravelProfile = (typeof LARAVEL_PROFILES)[number];
+import { LARAVEL_PROFILES, type LaravelProfile } from './payload.js';
 
 /** One reason a payload does not match: where (a JSON pointer, '' for the whole payload) and why. */
 export interface PayloadIssue {
