@@ -3,8 +3,12 @@
  * what it says (the job's own properties, its Queueable values, its envelope settings) and
  * must come out byte for byte as that version of Laravel wrote it.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  encodePayload,
+  LARAVEL_PROFILES,
+  validatePayload,
   buildJob,
   buildListener,
   buildPayload,
@@ -14,8 +18,9 @@ import {
   type ListenerView,
   type UserJobView,
 } from '../../src/index.js';
-import { PhpFloat, toJS, type PhpValue } from '../../src/php/index.js';
+import { PhpFloat, serialize, toJS, type PhpValue, type Visibility } from '../../src/php/index.js';
 import { sharedPayloads } from '../helpers/laravel.js';
+import { runPhpScript } from '../helpers/php.js';
 
 const profileOf = (version: string): LaravelProfile => (version.startsWith('5.8') ? '5.8' : (version.split('.')[0] as LaravelProfile));
 const plain = (value: PhpValue | undefined) => (value === undefined ? undefined : (toJS(value) as never));
@@ -84,5 +89,62 @@ describe('builders', () => {
       '8',
     );
     expect(command.props.get('\0*\0amount')).toEqual(new PhpFloat(10));
+  });
+});
+
+describe('built envelopes, every profile (generated)', () => {
+  const name = fc.stringMatching(/^[a-z][A-Za-z0-9_]{0,11}$/);
+  const plainValue = fc.oneof(fc.integer(), fc.string(), fc.boolean(), fc.constant(null), fc.array(fc.integer(), { maxLength: 3 }), fc.double({ noNaN: true, noDefaultInfinity: true }));
+  const spec = fc.record({
+    profile: fc.constantFrom(...LARAVEL_PROFILES),
+    className: fc.constantFrom('App\\Jobs\\Import', 'App\\Jobs\\Deep\\Nested\\Sync', 'Ünïcode\\Job'),
+    props: fc.uniqueArray(fc.tuple(name, plainValue, fc.constantFrom('public', 'protected', 'private') as fc.Arbitrary<Visibility>), { selector: ([n]) => n, maxLength: 5 }),
+    queue: fc.option(fc.constantFrom('default', 'emails', '{hash}'), { nil: undefined }),
+    maxTries: fc.option(fc.nat(10), { nil: null }),
+    timeout: fc.option(fc.nat(600), { nil: null }),
+    backoff: fc.option(fc.array(fc.nat(100), { minLength: 1, maxLength: 3 }), { nil: null }),
+  });
+  const samples = fc.sample(spec, { numRuns: 300, seed: 42 });
+  const built = samples.map((s) => {
+    const command = buildJob(
+      {
+        className: s.className,
+        properties: s.props.map(([n, value, visibility]) => ({ name: n, value, visibility })),
+        queueable: s.queue ? { queue: s.queue } : {},
+      },
+      s.profile,
+    );
+    return { spec: s, payload: buildPayload(command, { profile: s.profile, maxTries: s.maxTries, timeout: s.timeout, backoff: s.backoff }) };
+  });
+
+  it('decode back to the values they were built from, and pass their version’s schema', () => {
+    for (const { spec: s, payload } of built) {
+      const decoded = decodePayload(payload.raw);
+      expect(encodePayload(decoded)).toBe(payload.raw);
+      expect(decoded.envelope.maxTries).toBe(s.maxTries);
+      // Before 8 the envelope had no backoff; the retry delay was the job's own business.
+      if (['5.8', '6', '7'].includes(s.profile)) expect('backoff' in decoded.envelope).toBe(false);
+      else expect(decoded.envelope.backoff).toBe(s.backoff === null ? null : s.backoff.join(','));
+      const props = toJS(decoded.command!) as Record<string, unknown>;
+      for (const [n, value] of s.props) expect(props[n], n).toEqual(value);
+      expect(validatePayload(JSON.parse(payload.raw), s.profile)).toEqual([]);
+    }
+  });
+
+  it('real PHP unserializes each command to an object with the same properties', () => {
+    const commands = built.map(({ payload }) => serialize(payload.command).toString('base64'));
+    const described = runPhpScript('describe-objects.php', commands.join('\n') + '\n').trim().split('\n').map((line) => JSON.parse(line));
+    expect(described).toHaveLength(built.length);
+    built.forEach(({ spec: s, payload }, i) => {
+      const php = described[i];
+      expect(php['@class']).toBe(s.className);
+      const ours = toJS(payload.command) as Record<string, unknown>;
+      expect(Object.keys(php.props).sort()).toEqual(Object.keys(ours).sort());
+      for (const [n, value] of s.props) {
+        const theirs = php.props[n];
+        const isFloat = typeof value === 'number' && (!Number.isSafeInteger(value) || Object.is(value, -0));
+        expect(isFloat ? theirs['@float'] : theirs, n).toEqual(value);
+      }
+    });
   });
 });
