@@ -122,26 +122,35 @@ class JsonParser {
   private string(): string {
     const text = this.text;
     const start = this.pos;
-    let i = start + 1;
+    // Jump from quote to quote; a quote preceded by an odd run of backslashes is escaped.
+    let end = text.indexOf('"', start + 1);
     let escaped = false;
     for (;;) {
-      const c = text.charCodeAt(i);
-      if (c === 34) break;
-      if (c === 92 /* \ */) {
-        escaped = true;
-        i += 2;
-        continue;
-      }
-      if (c !== c /* NaN: past the end */ || c < 0x20) throw new JsonSyntaxError(c !== c ? 'unterminated string' : 'control character in string', i);
-      i++;
+      if (end < 0) throw new JsonSyntaxError('unterminated string', text.length);
+      let slashes = 0;
+      while (text.charCodeAt(end - 1 - slashes) === 92 /* \ */) slashes++;
+      if (slashes > 0) escaped = true;
+      if (slashes % 2 === 0) break;
+      end = text.indexOf('"', end + 1);
     }
-    this.pos = i + 1;
-    if (!escaped) return text.slice(start + 1, i);
-    // The engine's own parser decodes escapes correctly and fast; give it just this token.
+    this.pos = end + 1;
+    // A backslash elsewhere in the token also means escapes (String#lastIndexOf is slow here).
+    for (let i = start + 1; !escaped && i < end; i++) if (text.charCodeAt(i) === 92) escaped = true;
+    if (!escaped) {
+      const plain = text.slice(start + 1, end);
+      if (CONTROL.test(plain)) throw new JsonSyntaxError('control character in string', start);
+      return plain;
+    }
+    // Short tokens with only \\ and \/ (class names: "App\\Jobs\\X") are common enough to undo by hand.
+    if (end - start < 96) {
+      const simple = unescapeSimple(text, start + 1, end);
+      if (simple !== undefined) return simple;
+    }
+    // The engine's own parser decodes every escape correctly and fast; give it just this token.
     try {
-      return JSON.parse(text.slice(start, i + 1)) as string;
+      return JSON.parse(text.slice(start, end + 1)) as string;
     } catch {
-      throw new JsonSyntaxError('bad escape in string', start);
+      throw new JsonSyntaxError('bad escape or control character in string', start);
     }
   }
 
@@ -215,11 +224,15 @@ class JsonParser {
       }
     } else this.pos++;
     this.depth--;
-    // Integer-like keys would be moved to the front by a JS object, and "__proto__" would
-    // touch the prototype of an ordinary one: a Map keeps both as they were.
+    // Integer-like keys would be moved to the front by a JS object: a Map keeps their order.
     if (entries.some(([key]) => isIntegerLike(key))) return new Map(entries);
-    const object: JsonObject = Object.create(null);
-    for (const [key, value] of entries) object[key] = value;
+    // An ordinary object is much quicker to build and read than a null-prototype one; only a
+    // "__proto__" key needs care, to be made an own property rather than a prototype change.
+    const object: JsonObject = {};
+    for (const [key, value] of entries) {
+      if (key === '__proto__') Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
+      else object[key] = value;
+    }
     return object;
   }
 
@@ -238,6 +251,24 @@ class JsonParser {
   }
 }
 
+const CONTROL = /[\u0000-\u001f]/;
+
+/** Undoes `\\` and `\/` alone; undefined when the token has any other escape or a control character. */
+function unescapeSimple(text: string, from: number, to: number): string | undefined {
+  let out = '';
+  let run = from;
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x20) return undefined;
+    if (c !== 92) continue;
+    const next = text.charCodeAt(i + 1);
+    if (next !== 92 && next !== 47) return undefined;
+    out += text.slice(run, i);
+    run = i + 1;
+    i++;
+  }
+  return out + text.slice(run, to);
+}
 const NUMBER = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/;
 const INTEGER_LIKE = /^(?:0|[1-9][0-9]*)$/;
 

@@ -5,7 +5,7 @@
  * escaped, decodes `data.command` into a lossless PHP value and gives a typed view of it.
  * `encodePayload` writes an envelope back exactly as PHP's `json_encode` would.
  */
-import { PhpFloat, unserialize, type PhpValue } from '../php/index.js';
+import { PhpFloat, PhpObject, unserialize, type PhpValue } from '../php/index.js';
 import { decodeJson, detectUnescapedUnicode, encodeJson, type JsonObject, type JsonValue } from './json.js';
 import { viewCommand, type JobView } from './views.js';
 
@@ -69,12 +69,11 @@ export function decodePayload(raw: string | Uint8Array): DecodedPayload {
   if (!isJsonObject(envelope)) throw new PayloadError('payload is not a JSON object', '');
   const job = envelope.job;
   if (typeof job !== 'string') throw new PayloadError(`expected "job" to be a string, found ${describe(job)}`, '/job');
-  const format = { unescapedUnicode: detectUnescapedUnicode(text) ?? true };
   const profile = detectProfile(envelope);
 
   if (job !== CALL_QUEUED_HANDLER) {
     // A string job: push('Class@method', $data). Its data is the handler's, not a command.
-    return { raw: text, envelope, format, profile, name: job, encrypted: false, view: { kind: 'string', handler: job, data: envelope.data } };
+    return withFormat({ raw: text, envelope, profile, name: job, encrypted: false, view: { kind: 'string', handler: job, data: envelope.data } });
   }
   const data = envelope.data;
   if (!isJsonObject(data)) throw new PayloadError(`expected "data" to be an object, found ${describe(data)}`, '/data');
@@ -84,7 +83,7 @@ export function decodePayload(raw: string | Uint8Array): DecodedPayload {
 
   // Laravel's own test: a serialized object starts with "O:"; anything else was encrypted.
   if (!command.startsWith('O:')) {
-    return { raw: text, envelope, format, profile, name: commandName, encrypted: true, view: { kind: 'encrypted', commandName } };
+    return withFormat({ raw: text, envelope, profile, name: commandName, encrypted: true, view: { kind: 'encrypted', commandName } });
   }
   let value: PhpValue;
   try {
@@ -92,8 +91,7 @@ export function decodePayload(raw: string | Uint8Array): DecodedPayload {
   } catch (error) {
     throw new PayloadError(`data.command is not serialized PHP: ${(error as Error).message}`, '/data/command', { cause: error });
   }
-  const view = viewCommand(value);
-  return { raw: text, envelope, format, profile: refineProfile(profile, view), name: commandName, command: value, encrypted: false, view };
+  return withFormat({ raw: text, envelope, profile: refineProfile(profile, value), name: commandName, command: value, encrypted: false, view: viewCommand(value) });
 }
 
 /**
@@ -101,15 +99,24 @@ export function decodePayload(raw: string | Uint8Array): DecodedPayload {
  * 11.2 moved Queueable's chain properties after `chained`; 9.4 started leaving out properties
  * that equal their defaults (under SerializesModels). 9 and 10 cannot be told apart.
  */
-function refineProfile(profile: LaravelProfile, view: JobView): LaravelProfile {
-  if (profile !== '8' || !('properties' in view)) return profile;
-  const names = view.properties.map((p) => p.name);
-  const chained = names.indexOf('chained');
-  const chainConnection = names.indexOf('chainConnection');
-  if (chained >= 0 && chainConnection > chained) return '11';
-  const queueable = ['connection', 'queue', 'chainConnection', 'chainQueue', 'chainCatchCallbacks', 'delay', 'afterCommit', 'middleware', 'chained'];
-  if (names.includes('job') && queueable.some((name) => !names.includes(name))) return '9';
+function refineProfile(profile: LaravelProfile, command: PhpValue): LaravelProfile {
+  if (profile !== '8' || !(command instanceof PhpObject)) return profile;
+  const keys = command.props.keys;
+  const chained = keys.indexOf('chained');
+  if (chained >= 0 && keys.indexOf('chainConnection') > chained) return '11';
+  if (keys.includes('job') && QUEUEABLE_8.some((name) => !keys.includes(name))) return '9';
   return profile;
+}
+
+const QUEUEABLE_8 = ['connection', 'queue', 'chainConnection', 'chainQueue', 'chainCatchCallbacks', 'delay', 'afterCommit', 'middleware', 'chained'];
+
+/** The escaping style is found when first asked for: reading a job does not need it, writing one does. */
+function withFormat(payload: Omit<DecodedPayload, 'format'>): DecodedPayload {
+  let format: PayloadFormat | undefined;
+  return Object.defineProperty(payload, 'format', {
+    enumerable: true,
+    get: () => (format ??= { unescapedUnicode: detectUnescapedUnicode(payload.raw) ?? true }),
+  }) as DecodedPayload;
 }
 
 function isJsonObject(value: JsonValue | undefined): value is JsonObject {

@@ -116,13 +116,13 @@ export function viewCommand(command: PhpValue): JobView {
   if (!(object instanceof PhpObject)) {
     return { kind: 'string', handler: '', data: toJS(command) };
   }
-  const base = commandView(object);
+  // Object.assign keeps the base's lazy getters as getters (a spread would run them all now).
+  const view = <T extends object>(extra: T) => Object.assign(commandView(object), extra);
   switch (object.className) {
     case CALL_QUEUED_LISTENER: {
       const data = deref(object.get('data') ?? null);
-      return {
-        ...base,
-        kind: 'listener',
+      return view({
+        kind: 'listener' as const,
         listener: String(object.get('class') ?? ''),
         method: String(object.get('method') ?? 'handle'),
         arguments: data instanceof PhpArray ? data.values.map(deref) : [],
@@ -131,32 +131,42 @@ export function viewCommand(command: PhpValue): JobView {
         backoff: object.get('backoff'),
         retryUntil: object.get('retryUntil'),
         timeout: object.get('timeout'),
-      };
+      });
     }
     case SEND_QUEUED_NOTIFICATIONS:
-      return { ...base, kind: 'notification', notifiables: object.get('notifiables'), notification: object.get('notification'), channels: object.get('channels') };
+      return view({ kind: 'notification' as const, notifiables: object.get('notifiables'), notification: object.get('notification'), channels: object.get('channels') });
     case SEND_QUEUED_MAILABLE:
-      return { ...base, kind: 'mailable', mailable: object.get('mailable') };
+      return view({ kind: 'mailable' as const, mailable: object.get('mailable') });
     case CALL_QUEUED_CLOSURE:
-      return { ...base, kind: 'closure', runnable: false, reason: 'a queued closure is PHP code; only a PHP worker can run it' };
+      return view({ kind: 'closure' as const, runnable: false as const, reason: 'a queued closure is PHP code; only a PHP worker can run it' });
     default:
-      return { ...base, kind: 'job' };
+      return view({ kind: 'job' as const });
   }
 }
 
+/**
+ * The parts every command view shares. Each is worked out on first use and kept: a worker
+ * that only needs the class name never pays for the rest.
+ */
 function commandView(object: PhpObject): CommandView {
-  const properties = object.props.keys.map((key, i): PropertyView => {
-    const { name, visibility, declaringClass } = demangle(key);
-    return declaringClass === undefined
-      ? { name, visibility, value: object.props.values[i]! }
-      : { name, visibility, declaringClass, value: object.props.values[i]! };
-  });
-  const queueable = Object.fromEntries(QUEUEABLE_FIELDS.map((field) => [field, object.get(field)])) as unknown as QueueableFields;
+  let properties: PropertyView[] | undefined;
+  let queueable: QueueableFields | undefined;
+  let chain: (JobView | string)[] | undefined;
   return {
     className: object.className,
-    properties,
-    queueable,
-    chain: chainOf(queueable.chained),
+    get properties() {
+      return (properties ??= object.props.keys.map((key, i): PropertyView => {
+        const { name, visibility, declaringClass } = demangle(key);
+        const value = object.props.values[i]!;
+        return declaringClass === undefined ? { name, visibility, value } : { name, visibility, declaringClass, value };
+      }));
+    },
+    get queueable() {
+      return (queueable ??= Object.fromEntries(QUEUEABLE_FIELDS.map((field) => [field, object.get(field)])) as unknown as QueueableFields);
+    },
+    get chain() {
+      return (chain ??= chainOf(this.queueable.chained));
+    },
     toJS: () => toJS(object) as Record<string, unknown>,
   };
 }

@@ -1,0 +1,52 @@
+/**
+ * Reading a job: decodePayload (JSON envelope + lossless command + typed view) against what a
+ * PHP worker does, json_decode + unserialize, on the same payloads in the same run.
+ *
+ *   npx tsx bench/payload.ts           (SECONDS=2 for longer runs)
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { decodePayload, encodePayload } from '../src/index.js';
+
+const root = new URL('..', import.meta.url).pathname;
+const seconds = Number(process.env.SECONDS ?? 1);
+
+function time(work: (i: number) => void, count: number): number {
+  for (let i = 0; i < count; i++) work(i);
+  let ops = 0;
+  const start = process.hrtime.bigint();
+  let elapsed = 0;
+  do {
+    for (let i = 0; i < count; i++) work(i);
+    ops += count;
+    elapsed = Number(process.hrtime.bigint() - start) / 1e9;
+  } while (elapsed < seconds);
+  return ops / elapsed;
+}
+
+function php(payloads: string[], classes: string): number {
+  const out = execFileSync('php', [`${root}php-fixture-gen/bench-payload.php`, String(seconds), classes], { input: payloads.join('\n'), encoding: 'utf8' });
+  const result = JSON.parse(out) as { ops: number; seconds: number };
+  return result.ops / result.seconds;
+}
+
+const sets: [string, string[], string][] = [
+  ['Laravel 8.83 payloads (Debian, classes loaded in PHP)', execFileSync('php', [`${root}php-fixture-gen/laravel-commands.php`, '200'], { encoding: 'utf8' }).split('\n').filter(Boolean), 'jobs'],
+];
+const shared = `${root}../shared/fixtures/laravel-payloads.jsonl`;
+if (existsSync(shared)) {
+  const payloads = readFileSync(shared, 'utf8').split('\n').filter(Boolean).map((line) => (JSON.parse(line) as { payload: string }).payload);
+  sets.push(['Laravel 5.8–12 payloads (shared fixtures, classes absent in PHP)', payloads, '']);
+}
+
+const rows = ['| payloads | PHP 8.2 json_decode + unserialize (ops/s) | decodePayload (ops/s) | ratio | encodePayload (ops/s) |', '|---|---:|---:|---:|---:|'];
+for (const [name, payloads, classes] of sets) {
+  const bytes = payloads.reduce((sum, p) => sum + Buffer.byteLength(p), 0);
+  const decoded = payloads.map((p) => decodePayload(p));
+  const theirs = php(payloads, classes);
+  const ours = time((i) => decodePayload(payloads[i]!), payloads.length);
+  const encode = time((i) => encodePayload(decoded[i]!), payloads.length);
+  const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+  rows.push(`| ${name}, ${payloads.length} × ${Math.round(bytes / payloads.length)} B | ${fmt(theirs)} | ${fmt(ours)} | ${(ours / theirs).toFixed(2)}× | ${fmt(encode)} |`);
+}
+console.log(rows.join('\n'));
