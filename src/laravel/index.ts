@@ -13,7 +13,7 @@ export {
   type LaravelProfile,
   type PayloadFormat,
 } from './payload.js';
-export { decodeJson, encodeJson, encodeString, JsonSyntaxError, type JsonValue, type JsonObject } from './json.js';
+export { decodeJson, encodeJson, encodeString, plainJson, JsonSyntaxError, type JsonValue, type JsonObject } from './json.js';
 export * from './views.js';
 export * from './values.js';
 export { Encrypter, DecryptError, parseAppKey, type Cipher } from './encrypter.js';

@@ -73,6 +73,22 @@ export function encodeString(text: string, unescapedUnicode: boolean): string {
   return json;
 }
 
+/** A JSON value as plain JavaScript: floats as numbers, objects (Maps included) as plain objects. */
+export function plainJson(value: JsonValue | undefined): unknown {
+  if (value instanceof PhpFloat) return value.value;
+  if (Array.isArray(value)) return value.map(plainJson);
+  if (value instanceof Map) return Object.fromEntries([...value].map(([k, v]) => [k, plainJson(v)]));
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) {
+      if (k === '__proto__') Object.defineProperty(out, k, { value: plainJson(v), enumerable: true, writable: true, configurable: true });
+      else out[k] = plainJson(v);
+    }
+    return out;
+  }
+  return value;
+}
+
 /** True when this JSON text has non-ASCII written raw, false when escaped, undefined when it has none. */
 export function detectUnescapedUnicode(json: string): boolean | undefined {
   if (/[\u0080-\uffff]/.test(json)) return true;

@@ -6,7 +6,7 @@
  * `encodePayload` writes an envelope back exactly as PHP's `json_encode` would.
  */
 import { PhpFloat, PhpObject, unserialize, type PhpValue } from '../php/index.js';
-import { decodeJson, detectUnescapedUnicode, encodeJson, type JsonObject, type JsonValue } from './json.js';
+import { decodeJson, detectUnescapedUnicode, encodeJson, plainJson, type JsonObject, type JsonValue } from './json.js';
 import { viewCommand, type JobView } from './views.js';
 
 /** The Laravel versions whose payloads differ, named by the release that introduced each shape. */
@@ -73,7 +73,7 @@ export function decodePayload(raw: string | Uint8Array): DecodedPayload {
 
   if (job !== CALL_QUEUED_HANDLER) {
     // A string job: push('Class@method', $data). Its data is the handler's, not a command.
-    return withFormat({ raw: text, envelope, profile, name: job, encrypted: false, view: { kind: 'string', handler: job, data: envelope.data } });
+    return withFormat({ raw: text, envelope, profile, name: job, encrypted: false, view: { kind: 'string', handler: job, data: plainJson(envelope.data) } });
   }
   const data = envelope.data;
   if (!isJsonObject(data)) throw new PayloadError(`expected "data" to be an object, found ${describe(data)}`, '/data');

@@ -9,8 +9,8 @@ export const MODEL_IDENTIFIER = 'Illuminate\\Contracts\\Database\\ModelIdentifie
 
 /** An Eloquent model (or collection of them) as SerializesModels stores it. */
 export interface ModelIdentifierView {
-  /** The model's class. */
-  class: string;
+  /** The model's class; null for an empty collection, which has none. */
+  class: string | null;
   /** The primary key, or for a collection the list of keys. */
   id: unknown;
   isCollection: boolean;
@@ -27,7 +27,7 @@ export function asModelIdentifier(value: PhpValue): ModelIdentifierView | undefi
   const id = toJS(object.get('id') ?? null);
   const relations = toJS(object.get('relations') ?? null);
   const view: ModelIdentifierView = {
-    class: String(toJS(object.get('class') ?? null)),
+    class: nullableString(object.get('class')),
     id,
     isCollection: Array.isArray(id),
     relations: Array.isArray(relations) ? relations.map(String) : [],
@@ -152,4 +152,36 @@ export interface EnumView {
 export function asEnum(value: PhpValue): EnumView | undefined {
   const object = deref(value);
   return object instanceof PhpEnum ? { className: object.className, case: object.caseName } : undefined;
+}
+
+/**
+ * An Eloquent model serialized whole (held by a class without SerializesModels): its
+ * attributes, and the key under its primary key name.
+ */
+export interface EloquentModelView {
+  class: string;
+  /** The primary key's value. */
+  id: unknown;
+  attributes: Record<string, unknown>;
+  table: string | null;
+  connection: string | null;
+  exists: boolean;
+}
+
+export function asEloquentModel(value: PhpValue): EloquentModelView | undefined {
+  const object = deref(value);
+  if (!(object instanceof PhpObject)) return undefined;
+  const attributes = object.get('attributes');
+  const primaryKey = object.get('primaryKey');
+  if (attributes === undefined || primaryKey === undefined || object.get('exists') === undefined) return undefined;
+  const plain = toJS(attributes) as Record<string, unknown> | unknown[];
+  const record = Array.isArray(plain) ? {} : plain;
+  return {
+    class: object.className,
+    id: record[String(toJS(primaryKey))] ?? null,
+    attributes: { ...record },
+    table: nullableString(object.get('table')),
+    connection: nullableString(object.get('connection')),
+    exists: toJS(object.get('exists') ?? false) === true,
+  };
 }
