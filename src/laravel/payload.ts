@@ -38,6 +38,8 @@ export interface DecodedPayload {
   command?: PhpValue;
   /** True when `data.command` is Laravel Encrypter output (a ShouldBeEncrypted job). */
   encrypted: boolean;
+  /** The job's batch: `data.batchId` (12.51+), else the command's Batchable `batchId`; null when none. */
+  batchId: string | null;
   view: JobView;
 }
 
@@ -110,13 +112,24 @@ function refineProfile(profile: LaravelProfile, command: PhpValue): LaravelProfi
 
 const QUEUEABLE_8 = ['connection', 'queue', 'chainConnection', 'chainQueue', 'chainCatchCallbacks', 'delay', 'afterCommit', 'middleware', 'chained'];
 
-/** The escaping style is found when first asked for: reading a job does not need it, writing one does. */
-function withFormat(payload: Omit<DecodedPayload, 'format'>): DecodedPayload {
+/**
+ * Adds what is worked out when first asked for: the escaping style (reading a job does not
+ * need it, writing one does) and the batch id.
+ */
+function withFormat(payload: Omit<DecodedPayload, 'format' | 'batchId'>): DecodedPayload {
   let format: PayloadFormat | undefined;
-  return Object.defineProperty(payload, 'format', {
-    enumerable: true,
-    get: () => (format ??= { unescapedUnicode: detectUnescapedUnicode(payload.raw) ?? true }),
+  let batchId: string | null | undefined;
+  return Object.defineProperties(payload, {
+    format: { enumerable: true, get: () => (format ??= { unescapedUnicode: detectUnescapedUnicode(payload.raw) ?? true }) },
+    batchId: { enumerable: true, get: () => (batchId ??= batchOf(payload)) },
   }) as DecodedPayload;
+}
+
+function batchOf(payload: Omit<DecodedPayload, 'format' | 'batchId'>): string | null {
+  const data = payload.envelope.data;
+  if (isJsonObject(data) && typeof data.batchId === 'string') return data.batchId;
+  const command = payload.command instanceof PhpObject ? payload.command.get('batchId') : undefined;
+  return typeof command === 'string' ? command : null;
 }
 
 function isJsonObject(value: JsonValue | undefined): value is JsonObject {

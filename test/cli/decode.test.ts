@@ -48,3 +48,27 @@ describe('lqb decode', () => {
     expect(stderr).toMatch(/usage: lqb decode/);
   });
 });
+
+describe('lqb decode of an encrypted job', () => {
+  it('decrypts with --key, or with the APP_KEY of a Laravel .env, and says so without either', async () => {
+    const { debianPayloads } = await import('../helpers/laravel.js');
+    const record = debianPayloads().find((r) => r.name === 'encrypted/cbc')!;
+    const withKey = lqb(['decode', `--key=${record.appKey}`], record.payload);
+    expect(withKey.stderr).toBe('');
+    const shown = JSON.parse(withKey.stdout);
+    expect(shown.encrypted).toBe(true);
+    expect(shown.envelope.data.command['@class']).toBe(record.expect.commandName);
+    expect(shown.view.kind).toBe('job');
+
+    const { writeFileSync, mkdtempSync } = await import('node:fs');
+    const dir = mkdtempSync('/tmp/lqb-env-');
+    writeFileSync(`${dir}/.env`, `APP_NAME="Shop"\nAPP_KEY=${record.appKey}\n`);
+    expect(JSON.parse(lqb(['decode', `--env=${dir}/.env`], record.payload).stdout).envelope.data.command['@class']).toBe(record.expect.commandName);
+
+    const without = JSON.parse(lqb(['decode'], record.payload).stdout);
+    expect(without.envelope.data.command).toMatch(/encrypted: give --key/);
+    const wrong = lqb(['decode', '--key=base64:' + Buffer.alloc(32).toString('base64')], record.payload);
+    expect(wrong.status).toBe(1);
+    expect(wrong.stderr).toMatch(/MAC is invalid/);
+  });
+});

@@ -19,14 +19,19 @@ import {
   type UserJobView,
 } from '../../src/index.js';
 import { PhpFloat, serialize, toJS, type PhpValue, type Visibility } from '../../src/php/index.js';
-import { sharedPayloads } from '../helpers/laravel.js';
+import { debianPayloads, sharedPayloads } from '../helpers/laravel.js';
 import { runPhpScript } from '../helpers/php.js';
 
 const profileOf = (version: string): LaravelProfile => (version.startsWith('5.8') ? '5.8' : (version.split('.')[0] as LaravelProfile));
 const plain = (value: PhpValue | undefined) => (value === undefined ? undefined : (toJS(value) as never));
 
+/** Debian's 8.83 payloads that a producer could build: plain jobs and listeners, no hooks, no encryption. */
+const buildable = debianPayloads().filter(
+  (r) => ['job', 'listener', 'chain'].includes(r.expect.kind) && !r.expect.encrypted && !r.expect.hook && !r.expect.horizonEmulated,
+);
+
 describe('rebuilding real payloads', () => {
-  it.each(sharedPayloads().map((r, i) => [`${r.laravel} #${i}`, r] as const))('%s comes out byte for byte', (_, record) => {
+  it.each([...sharedPayloads().map((r, i) => [`${r.laravel} #${i}`, r] as const), ...buildable.map((r) => [`8.83.26 ${r.name}`, r] as const)])('%s comes out byte for byte', (_, record) => {
     const profile = profileOf(record.laravel);
     const { envelope, view } = decodePayload(record.payload);
     let command;
