@@ -1,0 +1,79 @@
+/**
+ * A job reserved from a Redis queue: the payload as it was pushed (`raw`, what a failed-job
+ * record stores) and the reserved string Redis wrote into `:reserved` (what delete and
+ * release must name, byte for byte).
+ */
+import { decodePayload, type DecodedPayload } from '../laravel/index.js';
+import type { RedisQueue } from './RedisQueue.js';
+
+interface ReservedFields {
+  attempts?: unknown;
+  id?: unknown;
+  uuid?: unknown;
+}
+
+export class RedisJob {
+  #decoded: DecodedPayload | undefined;
+  #fields: ReservedFields | undefined;
+  #done = false;
+
+  constructor(
+    readonly redisQueue: RedisQueue,
+    /** The queue's name, without `queues:`. */
+    readonly queue: string,
+    /** The payload as pushed. */
+    readonly raw: string,
+    /** The payload as reserved: cjson's re-encoding with attempts + 1. */
+    readonly reserved: string,
+  ) {}
+
+  /** The decoded envelope and command; throws a PayloadError for a payload that is not one. */
+  get payload(): DecodedPayload {
+    return (this.#decoded ??= decodePayload(this.raw));
+  }
+
+  /** A few fields, read from the reserved JSON without decoding the command, so a bad command still has them. */
+  private get fields(): ReservedFields {
+    if (this.#fields === undefined) {
+      try {
+        const parsed = JSON.parse(this.reserved) as unknown;
+        this.#fields = parsed !== null && typeof parsed === 'object' ? (parsed as ReservedFields) : {};
+      } catch {
+        this.#fields = {};
+      }
+    }
+    return this.#fields;
+  }
+
+  /** This attempt's number: the pushed payload's `attempts` plus one, as Laravel's RedisJob counts. */
+  attempts(): number {
+    const attempts = Number(this.fields.attempts);
+    return Number.isFinite(attempts) ? attempts : 1;
+  }
+
+  /** The payload's `id` (Str::random(32), or the uuid under Horizon). */
+  get id(): string {
+    return String(this.fields.id ?? '');
+  }
+
+  get uuid(): string | undefined {
+    return typeof this.fields.uuid === 'string' ? this.fields.uuid : undefined;
+  }
+
+  /** True once the job was deleted or released. */
+  get isDone(): boolean {
+    return this.#done;
+  }
+
+  /** Removes the job from `:reserved` for good. */
+  async delete(): Promise<void> {
+    this.#done = true;
+    await this.redisQueue.deleteReserved(this);
+  }
+
+  /** Puts the job back to run again after `delay` seconds. */
+  async release(delay = 0): Promise<void> {
+    this.#done = true;
+    await this.redisQueue.release(this, delay);
+  }
+}

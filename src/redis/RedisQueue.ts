@@ -1,0 +1,162 @@
+/**
+ * Laravel's Redis queue, on ioredis: the same keys, the same atomic steps, the same timing.
+ *
+ * For a queue NAME (under the client's key prefix, Laravel's `laravel_database_` or yours):
+ * `queues:NAME` is the ready list, `:delayed` and `:reserved` are zsets scored by UNIX time,
+ * `:notify` holds one token per ready job for workers that block. Before each pop, due jobs
+ * move from `:delayed` and expired reservations from `:reserved` back to the list, as
+ * Laravel's RedisQueue does, so PHP and Node workers can share one queue.
+ */
+import type { Redis } from 'ioredis';
+import { registerSteps, runStep, type RedisClient } from './scripts.js';
+import { RedisJob } from './RedisJob.js';
+
+export interface RedisQueueOptions {
+  /** The queue used when none is named (Laravel's `queue` setting). */
+  defaultQueue?: string;
+  /** Seconds a reserved job may run before another worker may take it; null never gives it back. */
+  retryAfter?: number | null;
+  /** Seconds to block on `:notify` when the queue is empty (Laravel's `block_for`); null polls. */
+  blockFor?: number | null;
+  /** Most jobs to move per migration (Laravel 9.23+'s `migration_batch_size`); all when not positive. */
+  migrationBatchSize?: number;
+  /** The clock, in UNIX seconds; tests may stand in their own. */
+  now?: () => number;
+}
+
+export class RedisQueue {
+  readonly defaultQueue: string;
+  readonly retryAfter: number | null;
+  readonly blockFor: number | null;
+  private readonly migrationBatchSize: number;
+  private readonly now: () => number;
+  /** BLPOP holds a connection: blocking gets one of its own, made on first need. */
+  private blocking: RedisClient | undefined;
+
+  constructor(
+    readonly client: RedisClient,
+    options: RedisQueueOptions = {},
+  ) {
+    registerSteps(client);
+    this.defaultQueue = options.defaultQueue ?? 'default';
+    this.retryAfter = options.retryAfter === undefined ? 90 : options.retryAfter;
+    this.blockFor = options.blockFor ?? null;
+    this.migrationBatchSize = options.migrationBatchSize ?? -1;
+    this.now = options.now ?? (() => Math.floor(Date.now() / 1000));
+  }
+
+  /** The list key of a queue, before the client's prefix: `queues:NAME`. */
+  key(queue?: string): string {
+    return `queues:${queue ?? this.defaultQueue}`;
+  }
+
+  /** Appends a payload (a job's JSON) to the queue and wakes a blocked worker. */
+  async pushRaw(payload: string, queue?: string): Promise<void> {
+    const key = this.key(queue);
+    await runStep(this.client, 'lqbPush', [key, `${key}:notify`], [payload]);
+  }
+
+  /** Schedules a payload to become ready after `delay` seconds (or at a Date). */
+  async laterRaw(delay: number | Date, payload: string, queue?: string): Promise<void> {
+    await this.client.zadd(`${this.key(queue)}:delayed`, this.availableAt(delay), payload);
+  }
+
+  /** Pushes many payloads in one round trip; each is its own atomic push, as in Laravel. */
+  async bulkRaw(payloads: string[], queue?: string): Promise<void> {
+    const key = this.key(queue);
+    const pipeline = this.client.pipeline();
+    for (const payload of payloads) void runStep(pipeline, 'lqbPush', [key, `${key}:notify`], [payload]);
+    const results = await pipeline.exec();
+    const failed = results?.find(([error]) => error);
+    if (failed) throw failed[0];
+  }
+
+  /**
+   * Reserves the next job of a queue, or returns null. Due delayed jobs and expired
+   * reservations are moved back first; with `blockFor`, waits that long for one to arrive.
+   */
+  async pop(queue?: string): Promise<RedisJob | null> {
+    const name = queue ?? this.defaultQueue;
+    await this.migrate(name);
+    return this.reserve(name, true);
+  }
+
+  private async reserve(name: string, mayBlock: boolean): Promise<RedisJob | null> {
+    const key = this.key(name);
+    const [raw, reserved] = await runStep<[string | null, string | null]>(this.client, 'lqbPop', [key, `${key}:reserved`, `${key}:notify`], [
+      this.availableAt(this.retryAfter ?? 0),
+    ]);
+    if (raw && reserved) return new RedisJob(this, name, raw, reserved);
+    if (mayBlock && this.blockFor !== null && (await this.waitForNotify(key))) return this.reserve(name, false);
+    return null;
+  }
+
+  private async waitForNotify(key: string): Promise<boolean> {
+    this.blocking ??= (this.client as Redis).duplicate();
+    return (await this.blocking.blpop(`${key}:notify`, this.blockFor!)) !== null;
+  }
+
+  /** Moves due delayed jobs, then expired reservations (unless retryAfter is null), onto the list. */
+  async migrate(queue?: string): Promise<void> {
+    const key = this.key(queue);
+    await this.migrateExpired(`${key}:delayed`, key);
+    if (this.retryAfter !== null) await this.migrateExpired(`${key}:reserved`, key);
+  }
+
+  /** Moves every member of a zset scored at or before now to the end of a list; returns them. */
+  async migrateExpired(from: string, to: string): Promise<string[]> {
+    return runStep<string[]>(this.client, 'lqbMigrate', [from, to, `${to}:notify`], [this.now(), this.migrationBatchSize]);
+  }
+
+  /** Takes a reserved job back to run again after `delay` seconds. */
+  async release(job: RedisJob, delay = 0): Promise<void> {
+    const key = this.key(job.queue);
+    await runStep(this.client, 'lqbRelease', [`${key}:delayed`, `${key}:reserved`], [job.reserved, this.availableAt(delay)]);
+  }
+
+  /** Removes a reserved job for good (it ran, or it failed). */
+  async deleteReserved(job: RedisJob): Promise<void> {
+    await this.client.zrem(`${this.key(job.queue)}:reserved`, job.reserved);
+  }
+
+  /** Jobs a queue holds: ready, delayed and reserved. */
+  async size(queue?: string): Promise<number> {
+    const key = this.key(queue);
+    return runStep<number>(this.client, 'lqbSize', [key, `${key}:delayed`, `${key}:reserved`], []);
+  }
+
+  async readySize(queue?: string): Promise<number> {
+    return this.client.llen(this.key(queue));
+  }
+
+  async delayedSize(queue?: string): Promise<number> {
+    return this.client.zcard(`${this.key(queue)}:delayed`);
+  }
+
+  async reservedSize(queue?: string): Promise<number> {
+    return this.client.zcard(`${this.key(queue)}:reserved`);
+  }
+
+  /** Deletes a queue and everything in it; returns how many jobs went. */
+  async clear(queue?: string): Promise<number> {
+    const key = this.key(queue);
+    return runStep<number>(this.client, 'lqbClear', [key, `${key}:delayed`, `${key}:reserved`, `${key}:notify`], []);
+  }
+
+  /** UNIX seconds `delay` from now (a Date is taken as it is), as Laravel's availableAt. */
+  availableAt(delay: number | Date): number {
+    return delay instanceof Date ? Math.floor(delay.getTime() / 1000) : this.now() + Math.max(0, Math.floor(delay));
+  }
+
+  currentTime(): number {
+    return this.now();
+  }
+
+  /** Closes the blocking connection, if one was made; the main client is the caller's. */
+  async close(): Promise<void> {
+    if (this.blocking) {
+      this.blocking.disconnect();
+      this.blocking = undefined;
+    }
+  }
+}

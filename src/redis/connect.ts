@@ -1,0 +1,37 @@
+/**
+ * ioredis clients configured the way Laravel's `database.redis` config describes a connection:
+ * a URL (or host/port/password/database) and a key prefix put in front of every key.
+ */
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
+import type { RedisClient } from './scripts.js';
+
+export interface ConnectOptions {
+  /** redis://[:password@]host:port[/db] (rediss:// for TLS). Default redis://127.0.0.1:6379. */
+  url?: string;
+  /** Put before every key, as Laravel's `options.prefix` (e.g. `laravel_database_`). */
+  prefix?: string;
+  /** Seed nodes of a Redis Cluster (host:port); when given, a Cluster client is made. */
+  cluster?: string[];
+  /** Passed on to ioredis. */
+  redisOptions?: RedisOptions;
+}
+
+export function connectRedis(options: ConnectOptions = {}): RedisClient {
+  const common: RedisOptions = {
+    keyPrefix: options.prefix ?? '',
+    // Reconnect with a growing pause, capped at 2 s; commands wait for the connection meanwhile.
+    retryStrategy: (times) => Math.min(times * 100, 2000),
+    maxRetriesPerRequest: null,
+    ...options.redisOptions,
+  };
+  if (options.cluster?.length) {
+    return new Cluster(
+      options.cluster.map((node) => {
+        const [host, port] = node.split(':');
+        return { host: host!, port: Number(port ?? 6379) };
+      }),
+      { keyPrefix: common.keyPrefix, redisOptions: common },
+    );
+  }
+  return new Redis(options.url ?? 'redis://127.0.0.1:6379', common);
+}

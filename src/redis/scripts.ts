@@ -1,0 +1,49 @@
+/**
+ * The atomic steps of the queue, one Lua file each (see `lua/`), registered on an ioredis
+ * client (or Cluster) so ioredis loads each once and calls it by SHA from then on.
+ */
+import { readFileSync } from 'node:fs';
+import type { Cluster, Redis } from 'ioredis';
+
+export type RedisClient = Redis | Cluster;
+
+// src/redis/ and dist/redis/ both sit two levels below the package root, which ships src/.
+const LUA_DIR = new URL('../../src/redis/lua/', import.meta.url);
+
+const STEPS = {
+  lqbPush: { file: 'push.lua', keys: 2 },
+  lqbPop: { file: 'pop.lua', keys: 3 },
+  lqbMigrate: { file: 'migrate.lua', keys: 3 },
+  lqbRelease: { file: 'release.lua', keys: 2 },
+  lqbSize: { file: 'size.lua', keys: 3 },
+  lqbClear: { file: 'clear.lua', keys: 4 },
+} as const;
+
+export type StepName = keyof typeof STEPS;
+
+const sources = new Map<StepName, string>();
+
+/** The Lua source of a step, read once. */
+export function luaSource(step: StepName): string {
+  let source = sources.get(step);
+  if (source === undefined) sources.set(step, (source = readFileSync(new URL(STEPS[step].file, LUA_DIR), 'utf8')));
+  return source;
+}
+
+const registered = new WeakSet<object>();
+
+/** Registers every step on the client (once per client); ioredis then calls them by EVALSHA. */
+export function registerSteps(client: RedisClient): void {
+  if (registered.has(client)) return;
+  for (const [name, step] of Object.entries(STEPS) as [StepName, (typeof STEPS)[StepName]][]) {
+    client.defineCommand(name, { numberOfKeys: step.keys, lua: luaSource(name) });
+  }
+  registered.add(client);
+}
+
+/** Runs a registered step with its keys then its arguments. */
+export function runStep<T>(client: RedisClient | ReturnType<RedisClient['pipeline']>, step: StepName, keys: string[], args: (string | number)[]): Promise<T> {
+  const command = (client as unknown as Record<string, (...a: (string | number)[]) => Promise<T>>)[step];
+  if (typeof command !== 'function') throw new Error(`Redis step ${step} is not registered on this client`);
+  return command.call(client, ...keys, ...args);
+}
