@@ -4,3 +4,4 @@
 export * from './php/index.js';
 export * from './laravel/index.js';
 export * from './redis/index.js';
+export * from './worker/index.js';

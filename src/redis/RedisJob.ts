@@ -71,6 +71,12 @@ export class RedisJob {
     await this.redisQueue.deleteReserved(this);
   }
 
+  /** Gives the job back as it was pushed, without spending this attempt (see RedisQueue.giveBack). */
+  async giveBack(delay = 0): Promise<void> {
+    this.#done = true;
+    await this.redisQueue.giveBack(this, delay);
+  }
+
   /** Puts the job back to run again after `delay` seconds. */
   async release(delay = 0): Promise<void> {
     this.#done = true;

@@ -114,6 +114,15 @@ export class RedisQueue {
     await runStep(this.client, 'lqbRelease', [`${key}:delayed`, `${key}:reserved`], [job.reserved, this.availableAt(delay)]);
   }
 
+  /**
+   * Undoes a reservation without spending an attempt: the job as pushed goes to `:delayed`
+   * for `delay` seconds. For jobs this worker has no handler for, on a queue PHP also works.
+   */
+  async giveBack(job: RedisJob, delay = 0): Promise<void> {
+    const key = this.key(job.queue);
+    await runStep(this.client, 'lqbGiveBack', [`${key}:delayed`, `${key}:reserved`], [job.reserved, job.raw, this.availableAt(delay)]);
+  }
+
   /** Removes a reserved job for good (it ran, or it failed). */
   async deleteReserved(job: RedisJob): Promise<void> {
     await this.client.zrem(`${this.key(job.queue)}:reserved`, job.reserved);

@@ -15,6 +15,7 @@ const STEPS = {
   lqbPop: { file: 'pop.lua', keys: 3 },
   lqbMigrate: { file: 'migrate.lua', keys: 3 },
   lqbRelease: { file: 'release.lua', keys: 2 },
+  lqbGiveBack: { file: 'give-back.lua', keys: 2 },
   lqbSize: { file: 'size.lua', keys: 3 },
   lqbClear: { file: 'clear.lua', keys: 4 },
 } as const;

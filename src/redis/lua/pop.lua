@@ -10,9 +10,17 @@ local payload = redis.call('LPOP', KEYS[1])
 if not payload then
   return {false, false}
 end
-local job = cjson.decode(payload)
-job.attempts = job.attempts + 1
-local reserved = cjson.encode(job)
+local reserved = payload
+local decoded, job = pcall(cjson.decode, payload)
+if decoded and type(job) == 'table' and type(job.attempts) == 'number' then
+  job.attempts = job.attempts + 1
+  local encoded, text = pcall(cjson.encode, job)
+  if encoded then
+    reserved = text
+  end
+end
+-- A payload that is not a job (not JSON, no numeric attempts) is reserved as it is: the
+-- worker then fails it with the reason, where an error here would lose it.
 redis.call('ZADD', KEYS[2], ARGV[1], reserved)
 redis.call('LPOP', KEYS[3])
 return {payload, reserved}

@@ -1,0 +1,410 @@
+<?php
+/**
+ * The PHP side of the cross-language queue tests: a small Laravel 8.83 "application" for
+ * laravel-worker.php and laravel-dispatch.php, plus the job, event and listener classes both
+ * sides exchange. Every queue, bus, event, cache, database and console class here is Debian's real
+ * Laravel (php-illuminate-* / php-laravel-framework); the only classes written here are ones an
+ * application writes itself (its jobs, its listener, an exception handler, a container with
+ * isDownForMaintenance()).
+ *
+ * Classes (namespaces kept apart from jobs.php and laravel-app-classes.php):
+ *   App\Jobs\Bridge\RecordJob         (int n, string label, float ratio, array items, ?bool flag)
+ *   App\Jobs\Bridge\FlakyJob          (int n, int failTimes): throws while attempts <= failTimes
+ *   App\Jobs\Bridge\FlakyBackoffJob   FlakyJob with $tries = 3, $backoff = [1, 2]
+ *   App\Jobs\Bridge\SlowJob           (int n, float seconds): records "start", waits, records "done"
+ *   App\Jobs\Bridge\FailingJob        (int n, string message): always throws; failed() records
+ *   App\Events\Bridge\ThingHappened   (int id, string name)
+ *   App\Listeners\Bridge\RecordListener  queued listener of ThingHappened
+ *
+ * Each run appends one JSON line to the file named by LQB_RECORD_FILE (to standard error when it
+ * is unset):
+ *   {"side":"php","class":..,"props":{<name>: value, ..., "types": {<name>: get_debug_type}},
+ *    "attempts":..,"jobId":..,"uuid":..,"queue":..,"pid":..}
+ * plus "phase" ("start"/"done") for SlowJob, "event" (the event class) for RecordListener, and for
+ * FailingJob::failed(): {"side","class","props","failed":true,"message","exception","pid"}.
+ *
+ * Environment: REDIS_HOST (127.0.0.1), REDIS_PORT (6379), REDIS_PREFIX (''), QUEUE_NAME
+ * (default), LQB_FAILED_DB (/tmp/lqb-failed.sqlite), LQB_CACHE_PREFIX (laravel_cache),
+ * LQB_RECORD_FILE.
+ */
+declare(strict_types=1);
+
+namespace {
+    require_once __DIR__ . '/bootstrap.php';
+    // Debian's php-laravel-framework: every component's autoloader, Illuminate\Foundation (the
+    // Dispatchable traits) and the framework helpers (app(), dispatch(), event()).
+    require_once 'Illuminate/autoload.php';
+}
+
+namespace App\Bridge {
+
+    use Illuminate\Container\Container;
+    use Illuminate\Contracts\Debug\ExceptionHandler;
+    use Throwable;
+
+    /**
+     * The application container. Laravel's WorkCommand asks its application whether it is down
+     * for maintenance (Illuminate\Foundation\Application answers from storage/framework/down);
+     * this app never is.
+     */
+    class Application extends Container
+    {
+        public function isDownForMaintenance(): bool
+        {
+            return false;
+        }
+    }
+
+    /** The app's exception handler: one line per reported exception on standard error. */
+    class StderrExceptionHandler implements ExceptionHandler
+    {
+        public function report(Throwable $e)
+        {
+            fwrite(STDERR, sprintf("[%s] %s: %s (%s:%d)\n", date('Y-m-d H:i:s'), get_class($e), $e->getMessage(), $e->getFile(), $e->getLine()));
+            if (getenv('LQB_TRACE')) {
+                fwrite(STDERR, $e->getTraceAsString() . "\n");
+            }
+        }
+
+        public function shouldReport(Throwable $e)
+        {
+            return true;
+        }
+
+        public function render($request, Throwable $e)
+        {
+            throw $e;
+        }
+
+        public function renderForConsole($output, Throwable $e)
+        {
+            $output->writeln('<error>' . get_class($e) . ': ' . $e->getMessage() . '</error>');
+        }
+    }
+
+    final class Recorder
+    {
+        /** Appends one JSON line to LQB_RECORD_FILE (standard error when unset). */
+        public static function write(array $record): void
+        {
+            $line = json_encode($record, JSON_UNESCAPED_SLASHES | JSON_UNESCAPED_UNICODE | JSON_PRESERVE_ZERO_FRACTION | JSON_THROW_ON_ERROR) . "\n";
+            $file = getenv('LQB_RECORD_FILE');
+            if ($file === false || $file === '') {
+                fwrite(STDERR, $line);
+                return;
+            }
+            if (file_put_contents($file, $line, FILE_APPEND | LOCK_EX) === false) {
+                throw new \RuntimeException("cannot append to LQB_RECORD_FILE {$file}");
+            }
+        }
+
+        /** The "props" member: each value, then "types" => get_debug_type of each. */
+        public static function props(array $props): array
+        {
+            $types = [];
+            foreach ($props as $name => $value) {
+                $types[$name] = get_debug_type($value);
+            }
+            return $props + ['types' => $types];
+        }
+    }
+
+    /**
+     * Boots the app. Options: retry_after (int|null, default 90), block_for (int|null, default
+     * null), connection (the queue connection's name, default 'redis').
+     *
+     * Container bindings, as Laravel's own service providers make them:
+     *   config (Illuminate\Config\Repository), redis (RedisManager, phpredis), queue (QueueManager
+     *   from the Queue Capsule, connection `redis` = queue.default), events (EventServiceProvider:
+     *   Dispatcher with the queue resolver), Bus\Dispatcher (BusServiceProvider), db (Database
+     *   Capsule, sqlite connection `failed` = LQB_FAILED_DB), queue.failer
+     *   (DatabaseUuidFailedJobProvider, table failed_jobs), cache.store (Cache\Repository over
+     *   RedisStore on the same Redis connection, prefix LQB_CACHE_PREFIX), ExceptionHandler.
+     */
+    function boot(array $options = []): Application
+    {
+        $name = $options['connection'] ?? 'redis';
+        $app = new Application();
+        Container::setInstance($app);
+        $app->instance('app', $app);
+        $app->instance(Container::class, $app);
+        $app->alias('app', \Illuminate\Contracts\Container\Container::class);
+        \Illuminate\Support\Facades\Facade::setFacadeApplication($app);
+
+        $app->instance('config', new \Illuminate\Config\Repository([
+            'queue' => [
+                'default' => $name,
+                'connections' => [],
+                'failed' => ['driver' => 'database-uuids', 'database' => 'failed', 'table' => 'failed_jobs'],
+            ],
+            'cache' => ['prefix' => getenv('LQB_CACHE_PREFIX') !== false ? (string) getenv('LQB_CACHE_PREFIX') : 'laravel_cache'],
+        ]));
+
+        $redisConfig = [
+            'client' => 'phpredis',
+            'options' => ['prefix' => getenv('REDIS_PREFIX') ?: ''],
+            'default' => [
+                'host' => getenv('REDIS_HOST') ?: '127.0.0.1',
+                'port' => (int) (getenv('REDIS_PORT') ?: 6379),
+                'database' => 0,
+            ],
+        ];
+        $app->singleton('redis', fn () => new \Illuminate\Redis\RedisManager($app, 'phpredis', $redisConfig));
+
+        (new \Illuminate\Events\EventServiceProvider($app))->register();
+        $app->alias('events', \Illuminate\Events\Dispatcher::class);
+        $app->alias('events', \Illuminate\Contracts\Events\Dispatcher::class);
+        (new \Illuminate\Bus\BusServiceProvider($app))->register();
+
+        $queue = new \Illuminate\Queue\Capsule\Manager($app);
+        $queue->addConnection([
+            'driver' => 'redis',
+            'connection' => 'default',
+            'queue' => getenv('QUEUE_NAME') ?: 'default',
+            'retry_after' => array_key_exists('retry_after', $options) ? $options['retry_after'] : 90,
+            'block_for' => $options['block_for'] ?? null,
+        ], $name);
+        $app['config']['queue.default'] = $name;
+        $app->instance('queue', $queue->getQueueManager());
+        $app->alias('queue', \Illuminate\Queue\QueueManager::class);
+        $app->alias('queue', \Illuminate\Contracts\Queue\Factory::class);
+        $app->alias('queue', \Illuminate\Contracts\Queue\Monitor::class);
+        $app->singleton('queue.connection', fn ($app) => $app['queue']->connection());
+        $app->alias('queue.connection', \Illuminate\Contracts\Queue\Queue::class);
+
+        $failedDb = getenv('LQB_FAILED_DB') ?: '/tmp/lqb-failed.sqlite';
+        $db = new \Illuminate\Database\Capsule\Manager($app);
+        $db->addConnection(['driver' => 'sqlite', 'database' => $failedDb, 'prefix' => '', 'foreign_key_constraints' => false], 'failed');
+        $app->instance('db', $db->getDatabaseManager());
+        $app->singleton('queue.failer', function ($app) use ($failedDb) {
+            $config = $app['config']['queue.failed'];
+            ensure_failed_jobs_table($app['db'], $config['database'], $config['table'], $failedDb);
+            return new \Illuminate\Queue\Failed\DatabaseUuidFailedJobProvider($app['db'], $config['database'], $config['table']);
+        });
+
+        $app->singleton('cache.store', fn ($app) => new \Illuminate\Cache\Repository(
+            new \Illuminate\Cache\RedisStore($app['redis'], $app['config']['cache.prefix'], 'default')
+        ));
+        $app->alias('cache.store', \Illuminate\Cache\Repository::class);
+        $app->alias('cache.store', \Illuminate\Contracts\Cache\Repository::class);
+
+        $app->singleton(ExceptionHandler::class, StderrExceptionHandler::class);
+
+        return $app;
+    }
+
+    /**
+     * Creates the SQLite file and Laravel 8's failed_jobs table (the schema of
+     * Illuminate/Queue/Console/stubs/failed_jobs.stub) when they are missing. Safe when several
+     * processes race: the DDL runs in one transaction and "already exists" is accepted.
+     */
+    function ensure_failed_jobs_table(\Illuminate\Database\DatabaseManager $db, string $connection, string $table, string $path): void
+    {
+        if ($path !== ':memory:' && !file_exists($path)) {
+            @touch($path);
+        }
+        $conn = $db->connection($connection);
+        $schema = $conn->getSchemaBuilder();
+        if ($schema->hasTable($table)) {
+            return;
+        }
+        try {
+            $conn->transaction(function () use ($schema, $table) {
+                $schema->create($table, function (\Illuminate\Database\Schema\Blueprint $t) {
+                    $t->id();
+                    $t->string('uuid')->unique();
+                    $t->text('connection');
+                    $t->text('queue');
+                    $t->longText('payload');
+                    $t->longText('exception');
+                    $t->timestamp('failed_at')->useCurrent();
+                });
+            });
+        } catch (\Illuminate\Database\QueryException $e) {
+            if (!$schema->hasTable($table)) {
+                throw $e;
+            }
+        }
+    }
+}
+
+namespace App\Jobs\Bridge {
+
+    use App\Bridge\Recorder;
+    use Illuminate\Bus\Queueable;
+    use Illuminate\Contracts\Queue\ShouldQueue;
+    use Illuminate\Foundation\Bus\Dispatchable;
+    use Illuminate\Queue\InteractsWithQueue;
+    use Illuminate\Queue\SerializesModels;
+    use RuntimeException;
+    use Throwable;
+
+    /** Writes run records. No properties, so it changes nothing in the serialized job. */
+    trait RecordsRuns
+    {
+        protected function recordRun(array $props, array $extra = []): int
+        {
+            $attempts = $this->attempts();
+            Recorder::write([
+                'side' => 'php',
+                'class' => static::class,
+                'props' => Recorder::props($props),
+                'attempts' => $attempts,
+                'jobId' => $this->job ? $this->job->getJobId() : null,
+                'uuid' => $this->job ? $this->job->uuid() : null,
+                'queue' => $this->job ? $this->job->getQueue() : null,
+                'pid' => getmypid(),
+            ] + $extra);
+            return $attempts;
+        }
+    }
+
+    class RecordJob implements ShouldQueue
+    {
+        use Dispatchable, InteractsWithQueue, Queueable, SerializesModels, RecordsRuns;
+
+        /** Null unless laravel-dispatch.php sets them; null means the worker's option applies. */
+        public $tries;
+        public $timeout;
+        public $backoff;
+        public $maxExceptions;
+
+        public function __construct(public int $n, public string $label, public float $ratio, public array $items, public ?bool $flag = null)
+        {
+        }
+
+        public function handle(): void
+        {
+            $this->recordRun(['n' => $this->n, 'label' => $this->label, 'ratio' => $this->ratio, 'items' => $this->items, 'flag' => $this->flag]);
+        }
+    }
+
+    /** Fails (RuntimeException "flaky N attempt A") while attempts <= failTimes. No $tries: --tries applies. */
+    class FlakyJob implements ShouldQueue
+    {
+        use Dispatchable, InteractsWithQueue, Queueable, SerializesModels, RecordsRuns;
+
+        public function __construct(public int $n, public int $failTimes = 1)
+        {
+        }
+
+        public function handle(): void
+        {
+            $attempts = $this->recordRun(['n' => $this->n, 'failTimes' => $this->failTimes]);
+            if ($attempts <= $this->failTimes) {
+                throw new RuntimeException("flaky {$this->n} attempt {$attempts}");
+            }
+        }
+    }
+
+    class FlakyBackoffJob extends FlakyJob
+    {
+        public $tries = 3;
+        public $backoff = [1, 2];
+    }
+
+    /**
+     * Records phase "start", waits `seconds` (to the deadline: a signal interrupting the sleep
+     * does not shorten it), records phase "done". No $timeout: --timeout applies.
+     */
+    class SlowJob implements ShouldQueue
+    {
+        use Dispatchable, InteractsWithQueue, Queueable, SerializesModels, RecordsRuns;
+
+        public function __construct(public int $n, public float $seconds = 1.0)
+        {
+        }
+
+        public function handle(): void
+        {
+            $props = ['n' => $this->n, 'seconds' => $this->seconds];
+            $this->recordRun($props, ['phase' => 'start']);
+            $deadline = microtime(true) + $this->seconds;
+            while (($left = $deadline - microtime(true)) > 0) {
+                usleep((int) min($left * 1e6, 100000));
+            }
+            $this->recordRun($props, ['phase' => 'done']);
+        }
+    }
+
+    /** Always throws RuntimeException("MESSAGE N attempt A"); failed() records the failure. */
+    class FailingJob implements ShouldQueue
+    {
+        use Dispatchable, InteractsWithQueue, Queueable, SerializesModels, RecordsRuns;
+
+        public function __construct(public int $n, public string $message = 'failing')
+        {
+        }
+
+        public function handle(): void
+        {
+            $attempts = $this->recordRun(['n' => $this->n, 'message' => $this->message]);
+            throw new RuntimeException("{$this->message} {$this->n} attempt {$attempts}");
+        }
+
+        /** Laravel calls this on a fresh copy of the job (no $this->job). */
+        public function failed(Throwable $e): void
+        {
+            Recorder::write([
+                'side' => 'php',
+                'class' => static::class,
+                'props' => Recorder::props(['n' => $this->n, 'message' => $this->message]),
+                'failed' => true,
+                'message' => $e->getMessage(),
+                'exception' => get_class($e),
+                'pid' => getmypid(),
+            ]);
+        }
+    }
+}
+
+namespace App\Events\Bridge {
+
+    use Illuminate\Foundation\Events\Dispatchable;
+    use Illuminate\Queue\SerializesModels;
+
+    class ThingHappened
+    {
+        use Dispatchable, SerializesModels;
+
+        public function __construct(public int $id, public string $name)
+        {
+        }
+    }
+}
+
+namespace App\Listeners\Bridge {
+
+    use App\Bridge\Recorder;
+    use App\Events\Bridge\ThingHappened;
+    use Illuminate\Contracts\Queue\ShouldQueue;
+    use Illuminate\Queue\InteractsWithQueue;
+
+    class RecordListener implements ShouldQueue
+    {
+        use InteractsWithQueue;
+
+        /** The queue laravel-dispatch.php sends it to (null: the connection's default). */
+        public static ?string $onQueue = null;
+
+        public function viaQueue(): ?string
+        {
+            return static::$onQueue;
+        }
+
+        public function handle(ThingHappened $event): void
+        {
+            Recorder::write([
+                'side' => 'php',
+                'class' => static::class,
+                'event' => get_class($event),
+                'props' => Recorder::props(['id' => $event->id, 'name' => $event->name]),
+                'attempts' => $this->attempts(),
+                'jobId' => $this->job ? $this->job->getJobId() : null,
+                'uuid' => $this->job ? $this->job->uuid() : null,
+                'queue' => $this->job ? $this->job->getQueue() : null,
+                'pid' => getmypid(),
+            ]);
+        }
+    }
+}

@@ -1,0 +1,141 @@
+/**
+ * Where failed jobs go: Laravel's `failed_jobs` table as its `database-uuids` failer keeps it
+ * (Laravel 8's default), so `php artisan queue:failed` and `queue:retry` see what Node failed
+ * and `lqb failed` sees what PHP failed. One SQL library (knex) reaches SQLite, MySQL/MariaDB
+ * and PostgreSQL.
+ */
+import knex, { type Knex } from 'knex';
+
+export interface FailedJob {
+  /** The auto-increment id. */
+  id: number;
+  /** The payload's uuid: the ID `queue:retry` and `queue:forget` take. */
+  uuid: string;
+  connection: string;
+  queue: string;
+  payload: string;
+  exception: string;
+  /** "Y-m-d H:i:s", as Laravel stores it. */
+  failed_at: string;
+}
+
+export interface FailedJobProvider {
+  /** Records a failure; returns the uuid it is kept under. */
+  log(connection: string, queue: string, payload: string, exception: string): Promise<string>;
+  /** Every record, newest first (as `queue:failed` lists them). */
+  all(): Promise<FailedJob[]>;
+  find(uuid: string): Promise<FailedJob | undefined>;
+  forget(uuid: string): Promise<boolean>;
+  /** Deletes every record (or those older than `hours`); returns how many. */
+  flush(hours?: number): Promise<number>;
+  close(): Promise<void>;
+}
+
+/**
+ * A database URL, as Laravel's DB_URL reads: `sqlite:///path/to/db.sqlite` (or a bare path),
+ * `mysql://user:pass@host:3306/db`, `mariadb://…`, `postgres://user@host:5432/db`.
+ */
+export function knexConfig(url: string): Knex.Config {
+  const scheme = /^([a-z0-9+]+):/i.exec(url)?.[1]?.toLowerCase();
+  if (scheme === undefined || scheme === 'sqlite' || scheme === 'file') {
+    const filename = scheme ? decodeURIComponent(url.replace(/^[a-z]+:\/\//i, '')) : url;
+    return { client: 'better-sqlite3', connection: { filename }, useNullAsDefault: true };
+  }
+  if (scheme === 'mysql' || scheme === 'mariadb') return { client: 'mysql2', connection: url.replace(/^mariadb:/i, 'mysql:') };
+  if (scheme === 'postgres' || scheme === 'postgresql' || scheme === 'pgsql') return { client: 'pg', connection: url.replace(/^pgsql:/i, 'postgres:') };
+  throw new Error(`unsupported failed-jobs database URL scheme "${scheme}" (use sqlite, mysql, mariadb or postgres)`);
+}
+
+export class DatabaseUuidFailedJobProvider implements FailedJobProvider {
+  private ready: Promise<void> | undefined;
+
+  constructor(
+    private readonly db: Knex,
+    private readonly table = 'failed_jobs',
+  ) {}
+
+  /** A provider for a database URL; the table is made (with Laravel's schema) when missing. */
+  static fromUrl(url: string, table = 'failed_jobs'): DatabaseUuidFailedJobProvider {
+    return new DatabaseUuidFailedJobProvider(knex(knexConfig(url)), table);
+  }
+
+  /** Laravel's `failed_jobs` migration (8.x), made here when the table is not there yet. */
+  private ensureTable(): Promise<void> {
+    return (this.ready ??= (async () => {
+      if (await this.db.schema.hasTable(this.table)) return;
+      await this.db.schema.createTable(this.table, (table) => {
+        table.bigIncrements('id');
+        table.string('uuid').unique();
+        table.text('connection');
+        table.text('queue');
+        table.text('payload', 'longtext');
+        table.text('exception', 'longtext');
+        table.timestamp('failed_at').defaultTo(this.db.fn.now());
+      });
+    })());
+  }
+
+  async log(connection: string, queue: string, payload: string, exception: string): Promise<string> {
+    await this.ensureTable();
+    const uuid = uuidOf(payload);
+    await this.db(this.table).insert({ uuid, connection, queue, payload, exception, failed_at: laravelTimestamp(new Date()) });
+    return uuid;
+  }
+
+  async all(): Promise<FailedJob[]> {
+    await this.ensureTable();
+    const rows = await this.db(this.table).select('*').orderBy('id', 'desc');
+    return rows.map(normalRow);
+  }
+
+  async find(uuid: string): Promise<FailedJob | undefined> {
+    await this.ensureTable();
+    const row = await this.db(this.table).where({ uuid }).first();
+    return row ? normalRow(row) : undefined;
+  }
+
+  async forget(uuid: string): Promise<boolean> {
+    await this.ensureTable();
+    return (await this.db(this.table).where({ uuid }).delete()) > 0;
+  }
+
+  async flush(hours?: number): Promise<number> {
+    await this.ensureTable();
+    const query = this.db(this.table);
+    if (hours) query.where('failed_at', '<=', laravelTimestamp(new Date(Date.now() - hours * 3600_000)));
+    return query.delete();
+  }
+
+  async close(): Promise<void> {
+    await this.db.destroy();
+  }
+}
+
+/** The payload's uuid, as Laravel's failer takes it; a payload without one gets a new one. */
+function uuidOf(payload: string): string {
+  try {
+    const uuid = (JSON.parse(payload) as { uuid?: unknown }).uuid;
+    if (typeof uuid === 'string' && uuid) return uuid;
+  } catch {
+    // A payload that is not JSON failed for that very reason; it still deserves a record.
+  }
+  return crypto.randomUUID();
+}
+
+/** "Y-m-d H:i:s" in UTC, as Laravel writes `failed_at` with its default UTC timezone. */
+export function laravelTimestamp(date: Date): string {
+  return date.toISOString().slice(0, 19).replace('T', ' ');
+}
+
+function normalRow(row: Record<string, unknown>): FailedJob {
+  const failedAt = row.failed_at instanceof Date ? laravelTimestamp(row.failed_at) : String(row.failed_at);
+  return {
+    id: Number(row.id),
+    uuid: String(row.uuid),
+    connection: String(row.connection),
+    queue: String(row.queue),
+    payload: String(row.payload),
+    exception: String(row.exception),
+    failed_at: failedAt,
+  };
+}

@@ -1,0 +1,458 @@
+/**
+ * The worker: Laravel's `queue:work` loop and rules, running Node handlers.
+ *
+ * Each loop tries the queues in order and runs what it reserves. A job's attempts, tries,
+ * retryUntil, maxExceptions, backoff and timeout are judged as Laravel 8's Worker judges
+ * them, so a job behaves the same whichever side runs it. A job that cannot be decoded, or
+ * has no handler, is failed with the reason (never dropped), unless the queue is shared with
+ * PHP workers, in which case it is given back for them.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { PhpArray, PhpFloat, PhpObject, deref, toJS, unserialize, type PhpValue } from '../php/index.js';
+import { buildPayload, type DecodedPayload, type Encrypter, type JobView, viewCommand } from '../laravel/index.js';
+import type { RedisJob, RedisQueue } from '../redis/index.js';
+import type { QueueCache } from './cache.js';
+import { MaxAttemptsExceededError, ManuallyFailedError, NoHandlerError, TimeoutExceededError, UndecodableJobError, exceptionText } from './errors.js';
+import type { FailedJobProvider } from './FailedJobProvider.js';
+import { handlerNames, type Handler, type HandlerJob, type HandlerMap } from './handlers.js';
+import { defaultWorkerOptions, type WorkerOptions } from './WorkerOptions.js';
+
+export interface WorkerEvent {
+  event: 'processing' | 'processed' | 'failed' | 'released' | 'given-back' | 'timed-out' | 'stopping' | 'error';
+  job?: string;
+  id?: string;
+  uuid?: string;
+  queue?: string;
+  attempts?: number;
+  durationMs?: number;
+  error?: string;
+  reason?: string;
+}
+
+export interface WorkerDependencies {
+  /** Where failed jobs are recorded (Laravel's failed_jobs table). */
+  failer?: FailedJobProvider;
+  /** Restart signals and maxExceptions counts, shared with Laravel's workers. */
+  cache?: QueueCache;
+  /** Decrypts ShouldBeEncrypted commands (Laravel's APP_KEY). */
+  encrypter?: Encrypter;
+  /** One call per event; the CLI prints them. */
+  log?: (event: WorkerEvent) => void;
+  /** UNIX seconds. */
+  now?: () => number;
+}
+
+/** Why the loop ended, and the exit status Laravel's worker would use. */
+export interface StopReason {
+  status: number;
+  reason: 'once' | 'empty' | 'signal' | 'restart' | 'max-jobs' | 'max-time' | 'memory';
+}
+
+/** How one reserved job is being handled. */
+class JobState {
+  released = false;
+  deleted = false;
+  failed = false;
+  constructor(readonly job: RedisJob) {}
+  get finished(): boolean {
+    return this.released || this.deleted || this.failed;
+  }
+}
+
+export class Worker {
+  readonly options: WorkerOptions;
+  private readonly now: () => number;
+  private readonly log: (event: WorkerEvent) => void;
+  private shouldQuit = false;
+  private paused = false;
+  private jobsProcessed = 0;
+  private readonly inFlight = new Set<Promise<void>>();
+  /** Wakes the loop early (a signal, a finished job) instead of sleeping out `--sleep`. */
+  private wake: (() => void) | undefined;
+
+  constructor(
+    readonly queue: RedisQueue,
+    readonly handlers: HandlerMap,
+    options: Partial<WorkerOptions> = {},
+    private readonly deps: WorkerDependencies = {},
+  ) {
+    this.options = { ...defaultWorkerOptions, ...options };
+    this.now = deps.now ?? (() => Math.floor(Date.now() / 1000));
+    this.log = deps.log ?? (() => undefined);
+  }
+
+  /** Stop after the jobs in hand (SIGTERM, SIGINT). */
+  stop(): void {
+    this.shouldQuit = true;
+    this.wake?.();
+  }
+
+  /** Stop taking jobs until resumed (SIGUSR2); jobs in hand go on. */
+  pause(): void {
+    this.paused = true;
+  }
+
+  resume(): void {
+    this.paused = false;
+    this.wake?.();
+  }
+
+  /** Runs until a stop condition; resolves with the reason and exit status. */
+  async run(): Promise<StopReason> {
+    const startedAt = Date.now();
+    const lastRestart = this.deps.cache ? await this.deps.cache.lastRestart() : null;
+    const concurrency = Math.max(1, this.options.concurrency);
+    for (;;) {
+      const stop = await this.stopReason(startedAt, lastRestart);
+      if (stop) {
+        await this.drain();
+        this.log({ event: 'stopping', reason: stop.reason });
+        return stop;
+      }
+      if (this.paused) {
+        await this.nap(this.options.sleep);
+        continue;
+      }
+      if (this.inFlight.size >= concurrency) {
+        await Promise.race(this.inFlight);
+        continue;
+      }
+      const job = await this.nextJob();
+      if (job) {
+        const running = this.process(job).finally(() => {
+          this.inFlight.delete(running);
+          this.jobsProcessed++;
+        });
+        this.inFlight.add(running);
+        if (this.options.once) {
+          await this.drain();
+          return { status: 0, reason: 'once' };
+        }
+        if (this.options.rest > 0) await this.nap(this.options.rest);
+        continue;
+      }
+      if (this.inFlight.size > 0) {
+        // Nothing to take, but work in hand: wait for some of it rather than poll.
+        await Promise.race([...this.inFlight, this.nap(this.options.sleep)]);
+        continue;
+      }
+      if (this.options.stopWhenEmpty || this.options.once) return { status: 0, reason: this.options.once ? 'once' : 'empty' };
+      await this.nap(this.options.sleep);
+    }
+  }
+
+  /** The first job of the first queue that has one, in the order the queues were given. */
+  private async nextJob(): Promise<RedisJob | null> {
+    for (const name of this.options.queues) {
+      try {
+        const job = await this.queue.pop(name);
+        if (job) return job;
+      } catch (error) {
+        // Redis went away or refused: say so, pause, and try again; never lose the loop.
+        this.log({ event: 'error', queue: name, error: String((error as Error).message ?? error) });
+        await this.nap(1);
+        return null;
+      }
+    }
+    return null;
+  }
+
+  private async stopReason(startedAt: number, lastRestart: number | null): Promise<StopReason | undefined> {
+    if (this.shouldQuit) return { status: 0, reason: 'signal' };
+    if (this.options.maxJobs > 0 && this.jobsProcessed >= this.options.maxJobs) return { status: 0, reason: 'max-jobs' };
+    if (this.options.maxTime > 0 && Date.now() - startedAt >= this.options.maxTime * 1000) return { status: 0, reason: 'max-time' };
+    if (process.memoryUsage().rss / 1024 / 1024 >= this.options.memory) return { status: 12, reason: 'memory' };
+    if (this.deps.cache) {
+      const restart = await this.deps.cache.lastRestart().catch(() => lastRestart);
+      if (restart !== lastRestart) return { status: 0, reason: 'restart' };
+    }
+    return undefined;
+  }
+
+  private async drain(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.race(this.inFlight);
+  }
+
+  private async nap(seconds: number): Promise<void> {
+    if (seconds <= 0 || this.shouldQuit) return;
+    const controller = new AbortController();
+    this.wake = () => controller.abort();
+    await sleep(seconds * 1000, undefined, { signal: controller.signal }).catch(() => undefined);
+    this.wake = undefined;
+  }
+
+  /** Runs one reserved job to its end: done, released, given back or failed. */
+  async process(job: RedisJob): Promise<void> {
+    const started = performance.now();
+    const state = new JobState(job);
+    const base = { id: job.id, uuid: job.uuid, queue: job.queue, attempts: job.attempts() };
+    let payload: DecodedPayload;
+    let view: JobView;
+    let command: PhpValue | undefined;
+    try {
+      payload = job.payload;
+      if (typeof payload.envelope.attempts !== 'number') throw new Error('the payload has no numeric "attempts" (Laravel’s own pop fails on it)');
+      ({ view, command } = this.readCommand(payload));
+    } catch (error) {
+      // A payload that does not decode cannot run on either side: fail it with the reason.
+      const reason = new UndecodableJobError(`the job cannot be read: ${(error as Error).message}`, { cause: error });
+      this.log({ event: 'processing', job: '(undecodable)', ...base });
+      await this.fail(state, reason, '(undecodable)', undefined, undefined);
+      this.log({ event: 'failed', job: '(undecodable)', ...base, durationMs: performance.now() - started, error: reason.message });
+      return;
+    }
+    const name = String(payload.envelope.displayName ?? payload.name);
+    this.log({ event: 'processing', job: name, ...base });
+    const finish = (event: WorkerEvent['event'], error?: unknown) =>
+      this.log({ event, job: name, ...base, durationMs: performance.now() - started, ...(error ? { error: (error as Error).message ?? String(error) } : {}) });
+
+    const found = this.findHandler(payload, view);
+    try {
+      if (!found) {
+        if (this.options.share) {
+          await job.giveBack(this.options.shareDelay);
+          return finish('given-back');
+        }
+        throw new NoHandlerError(`no handler for ${handlerNames(payload, view).join(' or ')} in the handlers module`);
+      }
+      if (this.alreadyExceedsMaxAttempts(state.job, payload)) {
+        const error = new MaxAttemptsExceededError(name);
+        await this.fail(state, error, name, found.handler, undefined);
+        return finish('failed', error);
+      }
+      const timedOut = await this.runHandler(state, found, payload, view, command);
+      if (timedOut) return finish('timed-out', timedOut);
+      if (!state.finished) {
+        await this.dispatchNextInChain(payload, command);
+        await job.delete();
+        state.deleted = true;
+      }
+      finish(state.failed ? 'failed' : state.released ? 'released' : 'processed');
+    } catch (error) {
+      await this.handleException(state, payload, name, found, error);
+      finish(state.failed ? 'failed' : 'released', error);
+    }
+  }
+
+  /** The command (decrypted when it must be) and its view. */
+  private readCommand(payload: DecodedPayload): { view: JobView; command: PhpValue | undefined } {
+    if (!payload.encrypted) return { view: payload.view, command: payload.command };
+    if (!this.deps.encrypter) throw new Error('the command is encrypted (ShouldBeEncrypted) and no APP_KEY was given');
+    const command = this.deps.encrypter.decryptCommand(String((payload.envelope.data as Record<string, unknown>).command));
+    return { view: viewCommand(command), command };
+  }
+
+  private findHandler(payload: DecodedPayload, view: JobView): { name: string; handler: Handler } | undefined {
+    for (const name of handlerNames(payload, view)) {
+      const handler = this.handlers[name];
+      if (handler) return { name, handler };
+    }
+    return undefined;
+  }
+
+  /**
+   * Runs the handler with the job's timeout. Resolves to the timeout error when it ran out,
+   * having failed the job if Laravel would (failOnTimeout, or its last attempt); otherwise the
+   * job stays reserved and comes back after retry_after, as with Laravel.
+   */
+  private async runHandler(
+    state: JobState,
+    found: { name: string; handler: Handler },
+    payload: DecodedPayload,
+    view: JobView,
+    command: PhpValue | undefined,
+  ): Promise<Error | undefined> {
+    const seconds = this.timeoutFor(payload);
+    const controller = new AbortController();
+    const context = this.context(state, found.name, payload, view, command, controller.signal);
+    if (seconds <= 0) {
+      await found.handler(context);
+      return undefined;
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), seconds * 1000);
+    });
+    try {
+      const outcome = await Promise.race([Promise.resolve(found.handler(context)).then(() => 'done' as const), expired]);
+      if (outcome === 'done') return undefined;
+    } finally {
+      clearTimeout(timer);
+    }
+    const name = String(payload.envelope.displayName ?? payload.name);
+    const error = new TimeoutExceededError(name, seconds);
+    controller.abort(error);
+    const maxTries = this.maxTries(payload);
+    const retryUntil = this.retryUntil(payload);
+    const lastAttempt = retryUntil ? retryUntil <= this.now() : maxTries > 0 && state.job.attempts() >= maxTries;
+    if (!state.finished && (lastAttempt || payload.envelope.failOnTimeout === true)) {
+      await this.fail(state, lastAttempt ? new MaxAttemptsExceededError(name) : error, name, found.handler, context);
+    }
+    return error;
+  }
+
+  private context(state: JobState, name: string, payload: DecodedPayload, view: JobView, command: PhpValue | undefined, signal: AbortSignal): HandlerJob {
+    const job = state.job;
+    const plain = view.kind === 'string' ? toRecord(view.data) : command === undefined ? {} : toRecord(toJS(command));
+    const args = view.kind === 'listener' ? view.arguments.map((arg) => toJS(arg)) : [];
+    const worker = this;
+    const context: HandlerJob = {
+      name,
+      command: plain,
+      args,
+      attempts: job.attempts(),
+      uuid: job.uuid,
+      id: job.id,
+      queue: job.queue,
+      payload,
+      view,
+      signal,
+      async release(seconds = 0) {
+        if (state.finished) return;
+        state.released = true;
+        await job.release(seconds);
+      },
+      async fail(error?: unknown) {
+        await worker.fail(state, error ?? new ManuallyFailedError(), String(payload.envelope.displayName ?? payload.name), worker.handlers[name], context);
+      },
+      async delete() {
+        if (state.finished) return;
+        state.deleted = true;
+        await job.delete();
+      },
+    };
+    return context;
+  }
+
+  /** Laravel's markJobAsFailedIfAlreadyExceedsMaxAttempts: true when this attempt is one too many. */
+  private alreadyExceedsMaxAttempts(job: RedisJob, payload: DecodedPayload): boolean {
+    const retryUntil = this.retryUntil(payload);
+    const maxTries = this.maxTries(payload);
+    if (retryUntil) return this.now() > retryUntil;
+    return maxTries !== 0 && job.attempts() > maxTries;
+  }
+
+  /** Laravel's handleJobException: fail when out of attempts or exceptions, else release with backoff. */
+  private async handleException(state: JobState, payload: DecodedPayload, name: string, found: { name: string; handler: Handler } | undefined, error: unknown): Promise<void> {
+    const job = state.job;
+    try {
+      if (!state.failed) {
+        const retryUntil = this.retryUntil(payload);
+        const maxTries = this.maxTries(payload);
+        if ((retryUntil && retryUntil <= this.now()) || (!retryUntil && maxTries > 0 && job.attempts() >= maxTries) || error instanceof NoHandlerError) {
+          await this.fail(state, error, name, found?.handler, undefined);
+        } else if (await this.exceptionsUsedUp(payload)) {
+          await this.fail(state, error, name, found?.handler, undefined);
+        }
+      }
+    } finally {
+      if (!state.finished) {
+        state.released = true;
+        await job.release(this.backoffFor(payload, job.attempts()));
+      }
+    }
+  }
+
+  /** maxExceptions, counted per uuid in the cache Laravel's workers use. */
+  private async exceptionsUsedUp(payload: DecodedPayload): Promise<boolean> {
+    const maxExceptions = payload.envelope.maxExceptions;
+    const uuid = payload.envelope.uuid;
+    if (!this.deps.cache || typeof maxExceptions !== 'number' || typeof uuid !== 'string') return false;
+    if ((await this.deps.cache.countException(uuid)) < maxExceptions) return false;
+    await this.deps.cache.forgetExceptions(uuid);
+    return true;
+  }
+
+  /** Fails a job: out of `:reserved`, its `failed` hook, and a record where Laravel looks. */
+  private async fail(state: JobState, error: unknown, name: string, handler: Handler | undefined, context: HandlerJob | undefined): Promise<void> {
+    if (state.failed || state.deleted) {
+      state.failed = true;
+      return;
+    }
+    state.failed = true;
+    state.deleted = true;
+    await state.job.delete();
+    try {
+      if (handler?.failed && context) await handler.failed(context, error);
+    } catch (hookError) {
+      this.log({ event: 'error', job: name, id: state.job.id, error: `failed() hook threw: ${(hookError as Error).message}` });
+    } finally {
+      await this.deps.failer?.log(this.options.connectionName, state.job.queue, state.job.raw, exceptionText(error));
+    }
+  }
+
+  private maxTries(payload: DecodedPayload): number {
+    const fromPayload = payload.envelope.maxTries;
+    return typeof fromPayload === 'number' ? fromPayload : this.options.tries;
+  }
+
+  private retryUntil(payload: DecodedPayload): number | null {
+    const value = payload.envelope.retryUntil ?? payload.envelope.timeoutAt;
+    return typeof value === 'number' ? value : null;
+  }
+
+  private timeoutFor(payload: DecodedPayload): number {
+    const value = payload.envelope.timeout;
+    const seconds = typeof value === 'number' ? value : value instanceof PhpFloat ? value.value : this.options.timeout;
+    return Math.max(0, Math.floor(seconds));
+  }
+
+  /** Laravel's calculateBackoff: the payload's backoff (or its delay), else --backoff; the attempt's entry, else the last. */
+  private backoffFor(payload: DecodedPayload, attempts: number): number {
+    const fromPayload = payload.envelope.backoff ?? payload.envelope.delay;
+    const list = fromPayload === null || fromPayload === undefined ? this.options.backoff.map(String) : String(fromPayload).split(',');
+    const chosen = list[attempts - 1] ?? list[list.length - 1] ?? '0';
+    return Math.max(0, Math.trunc(Number(chosen)) || 0);
+  }
+
+  /**
+   * When a chained job succeeds, the next one is pushed the way Laravel's Queueable does it:
+   * the rest of the chain goes with it, and its connection and queue default to the chain's.
+   */
+  private async dispatchNextInChain(payload: DecodedPayload, command: PhpValue | undefined): Promise<void> {
+    const current = command === undefined ? undefined : deref(command);
+    if (!(current instanceof PhpObject)) return;
+    const chained = deref(current.get('chained') ?? null);
+    if (!(chained instanceof PhpArray) || chained.size === 0) return;
+    const [first, ...rest] = chained.values.map((entry) => deref(entry));
+    const next = deref(unserialize(first as string | Uint8Array));
+    if (!(next instanceof PhpObject)) return;
+    const chainQueue = current.get('chainQueue') ?? null;
+    const chainConnection = current.get('chainConnection') ?? null;
+    setPublic(next, 'chained', PhpArray.list(rest));
+    setPublic(next, 'connection', deref(next.get('connection') ?? null) || chainConnection);
+    setPublic(next, 'queue', deref(next.get('queue') ?? null) || chainQueue);
+    setPublic(next, 'chainConnection', chainConnection);
+    setPublic(next, 'chainQueue', chainQueue);
+    setPublic(next, 'chainCatchCallbacks', current.get('chainCatchCallbacks') ?? null);
+    const queue = deref(next.get('queue') ?? null);
+    const own = (prop: string) => {
+      const value = next.get(prop);
+      return value === undefined ? null : (toJS(value) as never);
+    };
+    const delay = toJS(next.get('delay') ?? null);
+    const built = buildPayload(next, {
+      profile: payload.profile,
+      maxTries: own('tries'),
+      timeout: own('timeout'),
+      backoff: own('backoff'),
+      maxExceptions: own('maxExceptions'),
+      failOnTimeout: own('failOnTimeout') ?? false,
+    });
+    const target = typeof queue === 'string' && queue ? queue : this.queue.defaultQueue;
+    if (typeof delay === 'number' && delay > 0) await this.queue.laterRaw(delay, built.raw, target);
+    else await this.queue.pushRaw(built.raw, target);
+  }
+}
+
+/** Sets a property by its plain name, in place when the object has it, publicly otherwise. */
+function setPublic(object: PhpObject, name: string, value: PhpValue): void {
+  const { keys } = object.props;
+  const at = keys.findIndex((key) => key === name || (typeof key === 'string' && key.endsWith(`\0${name}`)));
+  if (at >= 0) object.props.values[at] = value;
+  else object.props.set(name, value);
+}
+
+function toRecord(value: unknown): Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : { value };
+}

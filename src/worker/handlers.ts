@@ -1,0 +1,71 @@
+/**
+ * Handler modules: an ES module whose default export maps names to async functions.
+ *
+ *   export default {
+ *     'App\\Jobs\\SendWelcomeEmail': async (job) => { … },                 // a job class
+ *     'App\\Listeners\\SendShipmentNotification@handle': async (job) => { … }, // a queued listener
+ *     'App\\Handlers\\Legacy@run': async (job) => { … },                  // a string job
+ *   };
+ *
+ * A handler may carry a `failed(job, error)` function too, the way a Laravel job has `failed()`.
+ */
+import { pathToFileURL } from 'node:url';
+import { resolve } from 'node:path';
+import type { DecodedPayload, JobView } from '../laravel/index.js';
+
+/** What a handler is given. */
+export interface HandlerJob {
+  /** The class (or `Class@method`) this handler was found under. */
+  name: string;
+  /** The command's properties as plain JavaScript (`toJS`); for a string job, its data. */
+  command: Record<string, unknown>;
+  /** A queued listener's arguments (the event, usually) as plain JavaScript. */
+  args: unknown[];
+  /** This attempt's number, from 1. */
+  attempts: number;
+  uuid: string | undefined;
+  id: string;
+  queue: string;
+  /** The decoded payload: envelope, lossless command, typed view. */
+  payload: DecodedPayload;
+  view: JobView;
+  /** Fired when the job's timeout passes: stop work and return. */
+  signal: AbortSignal;
+  /** Puts the job back to run again after `seconds` (0 by default). */
+  release(seconds?: number): Promise<void>;
+  /** Fails the job now, with a reason, without retrying it. */
+  fail(error?: unknown): Promise<void>;
+  /** Deletes the job: it is done, and will not run again. */
+  delete(): Promise<void>;
+}
+
+export type Handler = ((job: HandlerJob) => unknown) & { failed?: (job: HandlerJob, error: unknown) => unknown };
+export type HandlerMap = Record<string, Handler>;
+
+/** Loads a handlers module (a path or file URL) and checks its shape. */
+export async function loadHandlers(file: string): Promise<HandlerMap> {
+  const url = file.startsWith('file:') ? file : pathToFileURL(resolve(file)).href;
+  const module = (await import(url)) as { default?: unknown };
+  const handlers = module.default;
+  if (handlers === null || typeof handlers !== 'object') {
+    throw new Error(`${file} must export default an object mapping job classes to handler functions`);
+  }
+  for (const [name, handler] of Object.entries(handlers)) {
+    if (typeof handler !== 'function') throw new Error(`${file}: the handler for ${name} is not a function`);
+  }
+  return handlers as HandlerMap;
+}
+
+/**
+ * The names a payload can be handled under, most specific first: a listener as
+ * `Class@method` (and as `Class` when the method is `handle`), a job by its command class,
+ * a string job by its `Class@method`.
+ */
+export function handlerNames(payload: DecodedPayload, view: JobView): string[] {
+  if (view.kind === 'listener') return view.method === 'handle' ? [`${view.listener}@handle`, view.listener] : [`${view.listener}@${view.method}`];
+  if (view.kind === 'string') {
+    const [cls, method] = view.handler.split('@');
+    return method === undefined || method === 'handle' ? [view.handler, `${cls}@handle`, cls!] : [view.handler];
+  }
+  return [payload.name];
+}

@@ -1,0 +1,9 @@
+/**
+ * The worker: Laravel's queue:work loop and rules, failed jobs where Laravel keeps them.
+ */
+export { Worker, type WorkerEvent, type WorkerDependencies, type StopReason } from './Worker.js';
+export { defaultWorkerOptions, type WorkerOptions } from './WorkerOptions.js';
+export { loadHandlers, handlerNames, type Handler, type HandlerJob, type HandlerMap } from './handlers.js';
+export { QueueCache, RESTART_KEY } from './cache.js';
+export { DatabaseUuidFailedJobProvider, knexConfig, laravelTimestamp, type FailedJob, type FailedJobProvider } from './FailedJobProvider.js';
+export { MaxAttemptsExceededError, TimeoutExceededError, ManuallyFailedError, NoHandlerError, UndecodableJobError, exceptionText } from './errors.js';

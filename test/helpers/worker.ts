@@ -1,0 +1,52 @@
+/**
+ * A worker set up against real Redis under a prefix of its own, with a SQLite failed_jobs
+ * file of its own, torn down after the test.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { RedisQueue, type RedisClient } from '../../src/redis/index.js';
+import { DatabaseUuidFailedJobProvider, QueueCache, Worker, type HandlerMap, type WorkerEvent, type WorkerOptions } from '../../src/worker/index.js';
+import { prefixedClient, rawClient, removePrefix, uniquePrefix } from './redis.js';
+
+export interface WorkerSetup {
+  prefix: string;
+  client: RedisClient;
+  queue: RedisQueue;
+  failer: DatabaseUuidFailedJobProvider;
+  failedDb: string;
+  cache: QueueCache;
+  events: WorkerEvent[];
+  worker(handlers: HandlerMap, options?: Partial<WorkerOptions>): Worker;
+  cleanup(): Promise<void>;
+}
+
+export function workerSetup(label = 'worker', queueOptions: ConstructorParameters<typeof RedisQueue>[1] = {}): WorkerSetup {
+  const prefix = uniquePrefix(label);
+  const client = prefixedClient(prefix);
+  const queue = new RedisQueue(client, queueOptions);
+  const dir = mkdtempSync(join(tmpdir(), 'lqb-failed-'));
+  const failedDb = join(dir, 'failed.sqlite');
+  const failer = DatabaseUuidFailedJobProvider.fromUrl(failedDb);
+  const cache = new QueueCache(client, 'laravel_cache');
+  const events: WorkerEvent[] = [];
+  return {
+    prefix,
+    client,
+    queue,
+    failer,
+    failedDb,
+    cache,
+    events,
+    worker: (handlers, options = {}) => new Worker(queue, handlers, { sleep: 0.05, ...options }, { failer, cache, log: (e) => events.push(e) }),
+    async cleanup() {
+      await queue.close();
+      await failer.close();
+      client.disconnect();
+      const raw = rawClient();
+      await removePrefix(raw, prefix);
+      raw.disconnect();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,199 @@
+/**
+ * The worker's rules on real Redis, Node on both ends: the payloads are built as Laravel 8
+ * builds them, the outcomes are those Laravel's Worker gives (test/e2e has the same rules
+ * against Laravel's own worker and producer).
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { buildJob, buildPayload, decodePayload, type PayloadOptions } from '../../src/index.js';
+import { workerSetup, type WorkerSetup } from '../helpers/worker.js';
+
+let env: WorkerSetup;
+beforeEach(() => {
+  env = workerSetup();
+});
+afterEach(() => env.cleanup());
+
+function payload(className: string, props: Record<string, unknown> = {}, options: PayloadOptions = {}): string {
+  return buildPayload(buildJob({ className, properties: props, serializesModels: false }), options).raw;
+}
+
+describe('running jobs', () => {
+  it('gives the handler the command and deletes the job when it returns', async () => {
+    await env.queue.pushRaw(payload('App\\Jobs\\Hello', { name: 'Ada', n: 3 }));
+    const seen: unknown[] = [];
+    const stop = await env.worker({ 'App\\Jobs\\Hello': async (job) => void seen.push([job.command.name, job.command.n, job.attempts, job.queue]) }, { stopWhenEmpty: true }).run();
+    expect(stop.reason).toBe('empty');
+    expect(seen).toEqual([['Ada', 3, 1, 'default']]);
+    expect(await env.queue.size()).toBe(0);
+    expect(env.events.map((e) => e.event)).toEqual(['processing', 'processed']);
+  });
+
+  it('tries queues in the order given', async () => {
+    await env.queue.pushRaw(payload('App\\Jobs\\Low'), 'low');
+    await env.queue.pushRaw(payload('App\\Jobs\\High'), 'high');
+    const order: string[] = [];
+    const handlers = { 'App\\Jobs\\Low': async () => void order.push('low'), 'App\\Jobs\\High': async () => void order.push('high') };
+    await env.worker(handlers, { queues: ['high', 'low'], stopWhenEmpty: true }).run();
+    expect(order).toEqual(['high', 'low']);
+  });
+});
+
+describe('exceptions', () => {
+  it('release with the payload’s backoff until maxTries, then fail into failed_jobs', async () => {
+    await env.queue.pushRaw(payload('App\\Jobs\\Flaky', {}, { maxTries: 3, backoff: [0, 0] }));
+    const attempts: number[] = [];
+    const handlers = {
+      'App\\Jobs\\Flaky': async (job: { attempts: number }) => {
+        attempts.push(job.attempts);
+        throw new Error(`boom ${job.attempts}`);
+      },
+    };
+    await env.worker(handlers, { stopWhenEmpty: true }).run();
+    expect(attempts).toEqual([1, 2, 3]);
+    const [record] = await env.failer.all();
+    expect(record!.queue).toBe('default');
+    expect(record!.connection).toBe('redis');
+    expect(record!.exception).toMatch(/^Error: boom 3\nStack trace:/);
+    // Laravel keeps the payload as this attempt popped it: the reserved form the last release put back.
+    expect(decodePayload(record!.payload).envelope.attempts).toBe(2);
+    expect(await env.queue.size()).toBe(0);
+  });
+
+  it('wait out the backoff in :delayed', async () => {
+    await env.queue.pushRaw(payload('App\\Jobs\\Flaky', {}, { maxTries: 2, backoff: [30] }));
+    await env.worker({ 'App\\Jobs\\Flaky': async () => Promise.reject(new Error('x')) }, { stopWhenEmpty: true }).run();
+    expect(await env.queue.delayedSize()).toBe(1);
+    const [[member, score]] = (await env.client.zrange('queues:default:delayed', 0, -1, 'WITHSCORES')).reduce<[string, string][]>((pairs, v, i, all) => (i % 2 ? pairs : [...pairs, [v, all[i + 1]!]]), []) as [[string, string]];
+    expect(Number(score) - Math.floor(Date.now() / 1000)).toBeGreaterThanOrEqual(28);
+    expect(JSON.parse(member).attempts).toBe(1); // the reserved form goes back, attempts counted
+  });
+
+  it('with --tries=0 never run out', async () => {
+    await env.queue.pushRaw(payload('App\\Jobs\\Flaky'));
+    let runs = 0;
+    await env.worker({ 'App\\Jobs\\Flaky': async () => { if (++runs < 5) throw new Error('again'); } }, { tries: 0, stopWhenEmpty: true }).run();
+    expect(runs).toBe(5);
+    expect(await env.failer.all()).toEqual([]);
+  });
+
+  it('a job past retryUntil fails without running', async () => {
+    await env.queue.pushRaw(payload('App\\Jobs\\Late', {}, { retryUntil: Math.floor(Date.now() / 1000) - 10 }));
+    let ran = false;
+    await env.worker({ 'App\\Jobs\\Late': async () => void (ran = true) }, { stopWhenEmpty: true }).run();
+    expect(ran).toBe(false);
+    expect((await env.failer.all())[0]!.exception).toMatch(/MaxAttemptsExceededException: App\\Jobs\\Late has been attempted too many times/);
+  });
+
+  it('maxExceptions counts per uuid in Laravel’s cache key and fails when reached', async () => {
+    const raw = payload('App\\Jobs\\Picky', {}, { maxTries: 10, maxExceptions: 2 });
+    await env.queue.pushRaw(raw);
+    let runs = 0;
+    await env.worker({ 'App\\Jobs\\Picky': async () => { runs++; throw new Error('no'); } }, { stopWhenEmpty: true }).run();
+    expect(runs).toBe(2);
+    expect(await env.failer.all()).toHaveLength(1);
+    expect(await env.client.exists(`laravel_cache:job-exceptions:${decodePayload(raw).envelope.uuid}`)).toBe(0);
+  });
+});
+
+describe('what a handler can do', () => {
+  it('release, fail and delete by hand', async () => {
+    await env.queue.pushRaw(payload('App\\Jobs\\Release'));
+    await env.queue.pushRaw(payload('App\\Jobs\\Fail'));
+    await env.queue.pushRaw(payload('App\\Jobs\\Delete'));
+    const failedHook: string[] = [];
+    const fail = Object.assign(async (job: { fail: (e: Error) => Promise<void> }) => job.fail(new Error('refused')), {
+      failed: async (_job: unknown, error: unknown) => void failedHook.push((error as Error).message),
+    });
+    await env.worker(
+      {
+        'App\\Jobs\\Release': async (job) => (job.attempts === 1 ? job.release(60) : undefined),
+        'App\\Jobs\\Fail': fail,
+        'App\\Jobs\\Delete': async (job) => job.delete(),
+      },
+      { stopWhenEmpty: true },
+    ).run();
+    expect(await env.queue.delayedSize()).toBe(1);
+    expect(failedHook).toEqual(['refused']);
+    expect((await env.failer.all()).map((r) => r.exception.split('\n')[0])).toEqual(['Error: refused']);
+  });
+});
+
+describe('timeouts', () => {
+  it('abort the handler’s signal; on the last attempt the job fails, and the worker goes on', async () => {
+    await env.queue.pushRaw(payload('App\\Jobs\\Slow', {}, { timeout: 1, maxTries: 1 }));
+    await env.queue.pushRaw(payload('App\\Jobs\\Quick'));
+    let aborted = false;
+    let quick = false;
+    await env.worker(
+      {
+        'App\\Jobs\\Slow': (job) => new Promise<void>((resolve) => job.signal.addEventListener('abort', () => { aborted = true; resolve(); })),
+        'App\\Jobs\\Quick': async () => void (quick = true),
+      },
+      { stopWhenEmpty: true },
+    ).run();
+    expect(aborted).toBe(true);
+    expect(quick).toBe(true);
+    expect((await env.failer.all())[0]!.exception).toMatch(/MaxAttemptsExceededException/);
+  });
+
+  it('with attempts left, leave the job reserved to come back after retry_after', async () => {
+    await env.queue.pushRaw(payload('App\\Jobs\\Slow', {}, { timeout: 1, maxTries: 3 }));
+    await env.worker({ 'App\\Jobs\\Slow': (job) => new Promise((resolve) => job.signal.addEventListener('abort', resolve)) }, { stopWhenEmpty: true }).run();
+    expect(await env.queue.reservedSize()).toBe(1);
+    expect(await env.failer.all()).toEqual([]);
+    expect(env.events.map((e) => e.event)).toContain('timed-out');
+  });
+
+  it('failOnTimeout fails at once', async () => {
+    await env.queue.pushRaw(payload('App\\Jobs\\Slow', {}, { timeout: 1, maxTries: 3, failOnTimeout: true }));
+    await env.worker({ 'App\\Jobs\\Slow': (job) => new Promise((resolve) => job.signal.addEventListener('abort', resolve)) }, { stopWhenEmpty: true }).run();
+    expect((await env.failer.all())[0]!.exception).toMatch(/TimeoutExceededException: App\\Jobs\\Slow has timed out after 1 seconds/);
+  });
+});
+
+describe('jobs it cannot run', () => {
+  it('no handler: failed with the reason, never dropped', async () => {
+    await env.queue.pushRaw(payload('App\\Jobs\\Unknown'));
+    await env.worker({}, { stopWhenEmpty: true }).run();
+    expect((await env.failer.all())[0]!.exception).toMatch(/NoHandlerException: no handler for App\\Jobs\\Unknown/);
+  });
+
+  it('no handler with --share: given back as pushed, attempts unspent', async () => {
+    const raw = payload('App\\Jobs\\PhpOnly');
+    await env.queue.pushRaw(raw);
+    await env.worker({}, { once: true, share: true, shareDelay: 0 }).run();
+    expect(await env.failer.all()).toEqual([]);
+    await env.queue.migrate();
+    expect(await env.client.lrange('queues:default', 0, -1)).toEqual([raw]);
+  });
+
+  it.each([
+    ['not JSON', '{"job": nope'],
+    ['no attempts', '{"job":"Illuminate\\\\Queue\\\\CallQueuedHandler@call","data":{"commandName":"X","command":"O:1:\\"X\\":0:{}"}}'],
+    ['a broken command', payload('App\\Jobs\\X').replace('O:10:', 'O:99:')],
+  ])('a payload that is %s is failed with the reason, and the next job runs', async (_, poison) => {
+    await env.client.rpush('queues:default', poison);
+    await env.queue.pushRaw(payload('App\\Jobs\\Good'));
+    let good = false;
+    await env.worker({ 'App\\Jobs\\Good': async () => void (good = true) }, { stopWhenEmpty: true }).run();
+    expect(good).toBe(true);
+    const [record] = await env.failer.all();
+    expect(record!.payload).toBe(poison);
+    expect(record!.exception).toMatch(/UndecodableJobException: the job cannot be read/);
+    expect(await env.queue.size()).toBe(0);
+  });
+});
+
+describe('stopping', () => {
+  it('--max-jobs, --once, and a restart signal stop the loop', async () => {
+    for (let i = 0; i < 3; i++) await env.queue.pushRaw(payload('App\\Jobs\\Tick'));
+    expect((await env.worker({ 'App\\Jobs\\Tick': async () => undefined }, { maxJobs: 2 }).run()).reason).toBe('max-jobs');
+    expect(await env.queue.size()).toBe(1);
+    expect((await env.worker({ 'App\\Jobs\\Tick': async () => undefined }, { once: true }).run()).reason).toBe('once');
+    const worker = env.worker({}, {});
+    const running = worker.run();
+    await new Promise((r) => setTimeout(r, 100));
+    await env.cache.signalRestart(Math.floor(Date.now() / 1000) + 1);
+    expect((await running).reason).toBe('restart');
+  });
+});
