@@ -1,9 +1,11 @@
 /**
- * Where `lqb` finds Redis, the key prefix, the APP_KEY and the failed-jobs database: flags
- * first, then the environment, then a Laravel `.env` read as Laravel's default config reads it.
+ * Where `lqb` finds Redis, the key prefix, the cache, the APP_KEY and the failed-jobs
+ * database: flags first, then the environment, then a Laravel `.env` (--env) read the way
+ * Laravel's default config reads it.
  */
 import { readFileSync } from 'node:fs';
 import { parse as parseDotenv } from 'dotenv';
+import { connectRedis, type RedisClient } from '../redis/index.js';
 
 export interface LaravelEnv {
   [key: string]: string | undefined;
@@ -19,28 +21,112 @@ export function readEnvFile(path: string): LaravelEnv {
   return expanded;
 }
 
-/** Laravel's default cache/redis prefix: Str::slug(APP_NAME, '_').'_database_'. */
-export function laravelRedisPrefix(env: LaravelEnv): string {
-  if (env.REDIS_PREFIX !== undefined) return env.REDIS_PREFIX;
-  const slug = (env.APP_NAME ?? 'laravel')
+/** Str::slug($value, '_'), enough for an APP_NAME. */
+function slug(value: string): string {
+  return value
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')
     .replace(/[^A-Za-z0-9\s_-]+/g, '')
     .trim()
     .toLowerCase()
     .replace(/[\s_-]+/g, '_');
-  return `${slug}_database_`;
 }
 
+/** Laravel's default Redis prefix: Str::slug(APP_NAME, '_').'_database_'. */
+export function laravelRedisPrefix(env: LaravelEnv): string {
+  return env.REDIS_PREFIX ?? `${slug(env.APP_NAME ?? 'laravel')}_database_`;
+}
+
+/** The flags every command that talks to Redis takes. */
+export const connectionFlags = {
+  redis: { type: 'string' },
+  prefix: { type: 'string' },
+  env: { type: 'string' },
+  'cache-db': { type: 'string' },
+  'cache-prefix': { type: 'string' },
+  'failed-db': { type: 'string' },
+  key: { type: 'string' },
+  cipher: { type: 'string' },
+} as const;
+
+type Flags = Record<string, string | boolean | (string | boolean)[] | undefined>;
+
+export interface Connection {
+  url: string;
+  prefix: string;
+  /** The cache connection's URL (Laravel's `cache` Redis connection). */
+  cacheUrl: string;
+  cachePrefix: string;
+  failedDb: string;
+  appKey?: string;
+  cipher: string;
+}
+
+const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+
+export function connectionFrom(values: Flags): Connection {
+  const fromFile = typeof values.env === 'string' ? readEnvFile(values.env) : undefined;
+  const env = (name: string) => process.env[name] ?? fromFile?.[name];
+  const url = text(values.redis) ?? env('REDIS_URL') ?? redisUrlFrom(fromFile) ?? 'redis://127.0.0.1:6379';
+  const prefix = text(values.prefix) ?? process.env.REDIS_PREFIX ?? (fromFile ? laravelRedisPrefix(fromFile) : '');
+  // Laravel's config keeps the cache on database 1 (REDIS_CACHE_DB); without a .env, the queue's own.
+  const cacheDb = text(values['cache-db']) ?? env('REDIS_CACHE_DB') ?? (fromFile ? '1' : undefined);
+  const cacheUrl = cacheDb === undefined ? url : withDatabase(url, cacheDb);
+  const cachePrefix = text(values['cache-prefix']) ?? env('CACHE_PREFIX') ?? `${slug(env('APP_NAME') ?? 'laravel')}_cache`;
+  const failedDb = text(values['failed-db']) ?? process.env.LQB_FAILED_DB ?? databaseUrlFrom(fromFile) ?? 'failed-jobs.sqlite';
+  const appKey = text(values.key) ?? env('APP_KEY');
+  const cipher = text(values.cipher) ?? env('APP_CIPHER') ?? 'AES-256-CBC';
+  return { url, prefix, cacheUrl, cachePrefix, failedDb, ...(appKey ? { appKey } : {}), cipher };
+}
+
+function redisUrlFrom(env: LaravelEnv | undefined): string | undefined {
+  if (!env || (!env.REDIS_HOST && !env.REDIS_PORT)) return undefined;
+  const password = env.REDIS_PASSWORD && env.REDIS_PASSWORD !== 'null' ? `:${encodeURIComponent(env.REDIS_PASSWORD)}@` : '';
+  return `redis://${password}${env.REDIS_HOST ?? '127.0.0.1'}:${env.REDIS_PORT ?? 6379}/${env.REDIS_DB ?? 0}`;
+}
+
+function withDatabase(url: string, db: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${db}`;
+  return parsed.toString();
+}
+
+/** DB_CONNECTION and friends, as a URL the failed-jobs store takes. */
+function databaseUrlFrom(env: LaravelEnv | undefined): string | undefined {
+  if (!env?.DB_CONNECTION) return undefined;
+  if (env.DB_URL) return env.DB_URL;
+  const user = encodeURIComponent(env.DB_USERNAME ?? 'root');
+  const password = env.DB_PASSWORD ? `:${encodeURIComponent(env.DB_PASSWORD)}` : '';
+  switch (env.DB_CONNECTION) {
+    case 'sqlite':
+      return `sqlite://${env.DB_DATABASE ?? 'database/database.sqlite'}`;
+    case 'mysql':
+    case 'mariadb':
+      return `mysql://${user}${password}@${env.DB_HOST ?? '127.0.0.1'}:${env.DB_PORT ?? 3306}/${env.DB_DATABASE ?? 'laravel'}`;
+    case 'pgsql':
+      return `postgres://${user}${password}@${env.DB_HOST ?? '127.0.0.1'}:${env.DB_PORT ?? 5432}/${env.DB_DATABASE ?? 'laravel'}`;
+    default:
+      return undefined;
+  }
+}
+
+/** The queue connection, prefixed as Laravel prefixes it. */
+export function queueClient(connection: Connection): RedisClient {
+  return connectRedis({ url: connection.url, prefix: connection.prefix });
+}
+
+/** The cache connection (for restart signals and maxExceptions), under the same client prefix. */
+export function cacheClient(connection: Connection): RedisClient {
+  return connectRedis({ url: connection.cacheUrl, prefix: connection.prefix });
+}
+
+/** The APP_KEY (and cipher) for encrypted jobs, for `lqb decode`. */
 export interface AppKeySettings {
   appKey?: string;
   cipher?: string;
 }
 
-/** The APP_KEY (and cipher) for encrypted jobs: --key, else LARAVEL_APP_KEY/APP_KEY, else the .env. */
-export function appKeyFrom(values: { key?: unknown; cipher?: unknown; env?: unknown }): AppKeySettings {
-  const env = typeof values.env === 'string' ? readEnvFile(values.env) : {};
-  const appKey = (typeof values.key === 'string' ? values.key : undefined) ?? process.env.APP_KEY ?? env.APP_KEY;
-  const cipher = (typeof values.cipher === 'string' ? values.cipher : undefined) ?? env.APP_CIPHER ?? 'AES-256-CBC';
+export function appKeyFrom(values: Flags): AppKeySettings {
+  const { appKey, cipher } = connectionFrom(values);
   return { appKey, cipher };
 }

@@ -6,8 +6,13 @@
 import { parseArgs } from 'node:util';
 import { UsageError, type Command } from './command.js';
 import { decode } from './decode.js';
+import { dispatch } from './dispatch.js';
+import { failed, flush, forget, retry } from './failed.js';
+import { clear, restart, size } from './queues.js';
+import { work } from './work.js';
+import { demo } from './demo.js';
 
-const commands: Record<string, Command> = { decode };
+const commands: Record<string, Command> = { work, dispatch, decode, size, clear, restart, failed, retry, forget, flush, demo };
 
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;

@@ -7,3 +7,4 @@ export { loadHandlers, handlerNames, type Handler, type HandlerJob, type Handler
 export { QueueCache, RESTART_KEY } from './cache.js';
 export { DatabaseUuidFailedJobProvider, knexConfig, laravelTimestamp, type FailedJob, type FailedJobProvider } from './FailedJobProvider.js';
 export { MaxAttemptsExceededError, TimeoutExceededError, ManuallyFailedError, NoHandlerError, UndecodableJobError, exceptionText } from './errors.js';
+export { resetAttempts, retryFailedJob } from './retry.js';

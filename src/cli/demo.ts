@@ -1,0 +1,152 @@
+/**
+ * `lqb demo`: both directions, live. Real Laravel 8.83 (Debian's, through php-fixture-gen/)
+ * pushes jobs that the Node worker runs; Node pushes jobs that Laravel's own worker runs.
+ * Uses Redis at 127.0.0.1:6379, or starts `redis-server` on a free port when none answers,
+ * and keeps everything under a key prefix of its own, removed at the end.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
+import { buildJob, buildPayload } from '../laravel/index.js';
+import { RedisQueue, connectRedis } from '../redis/index.js';
+import { DatabaseUuidFailedJobProvider, Worker } from '../worker/index.js';
+import { formatEvent } from './output.js';
+import type { Command } from './command.js';
+
+const PHP_DIR = fileURLToPath(new URL('../../php-fixture-gen/', import.meta.url));
+const QUEUE = 'demo';
+
+export const demo: Command = {
+  usage: 'lqb demo [--jobs=3]',
+  options: { jobs: { type: 'string' } },
+  async run({ values, out }) {
+    const count = Math.max(1, Number(values.jobs ?? 3) || 3);
+    const server = await findRedis(out);
+    const prefix = `lqb-demo-${randomBytes(3).toString('hex')}:`;
+    const dir = mkdtempSync(join(tmpdir(), 'lqb-demo-'));
+    const env = { ...process.env, REDIS_HOST: '127.0.0.1', REDIS_PORT: String(server.port), REDIS_PREFIX: prefix, QUEUE_NAME: QUEUE, LQB_RECORD_FILE: join(dir, 'php-runs.jsonl'), LQB_FAILED_DB: join(dir, 'failed.sqlite') };
+    const client = connectRedis({ url: `redis://127.0.0.1:${server.port}`, prefix });
+    const queue = new RedisQueue(client, { defaultQueue: QUEUE });
+    const failer = DatabaseUuidFailedJobProvider.fromUrl(join(dir, 'failed.sqlite'));
+    try {
+      out(`\n== 1. Laravel ${laravelVersion()} pushes ${count} jobs; the Node worker runs them`);
+      const pushed = php(['laravel-dispatch.php', 'record', JSON.stringify({ n: 1, count, label: 'from PHP ✓', ratio: 0.25, items: [1, 2, 3], flag: true, queue: QUEUE })], env);
+      for (const line of pushed.trim().split('\n')) out(`   Laravel pushed ${line}`);
+      const worker = new Worker(
+        queue,
+        {
+          'App\\Jobs\\Bridge\\RecordJob': async (job) => {
+            out(`   Node handler: ${job.name} n=${String(job.command.n)} label=${JSON.stringify(job.command.label)} ratio=${String(job.command.ratio)} items=${JSON.stringify(job.command.items)} attempt ${job.attempts}`);
+          },
+        },
+        { queues: [QUEUE], stopWhenEmpty: true, sleep: 0 },
+        { failer, log: (event) => out(`   ${formatEvent(event, false)}`) },
+      );
+      await worker.run();
+
+      out(`\n== 2. Node pushes ${count} jobs; Laravel's own worker (queue:work) runs them`);
+      for (let n = 1; n <= count; n++) {
+        const command = buildJob({
+          className: 'App\\Jobs\\Bridge\\RecordJob',
+          properties: [
+            { name: 'tries', value: null },
+            { name: 'timeout', value: null },
+            { name: 'backoff', value: null },
+            { name: 'maxExceptions', value: null },
+            { name: 'n', value: 100 + n },
+            { name: 'label', value: 'from Node ✓' },
+            { name: 'ratio', value: n, hint: 'float' },
+            { name: 'items', value: { sku: `A-${n}`, qty: n } },
+            { name: 'flag', value: n % 2 === 0 },
+          ],
+        });
+        const { raw, envelope } = buildPayload(command, { profile: '8' });
+        await queue.pushRaw(raw);
+        out(`   Node pushed {"uuid":"${String(envelope.uuid)}","id":"${String(envelope.id)}","queue":"${QUEUE}"}`);
+      }
+      const worked = php(['laravel-worker.php', `--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0'], env);
+      for (const line of worked.trim().split('\n')) out(`   php artisan queue:work | ${line}`);
+      for (const line of readFileSync(env.LQB_RECORD_FILE, 'utf8').trim().split('\n')) {
+        const run = JSON.parse(line) as { props: Record<string, unknown> & { types: Record<string, string> }; attempts: number };
+        if (Number(run.props.n) > 100) out(`   PHP handle(): n=${String(run.props.n)} (${run.props.types.n}) ratio=${String(run.props.ratio)} (${run.props.types.ratio}) items=${JSON.stringify(run.props.items)} attempt ${run.attempts}`);
+      }
+      const left = await queue.size();
+      const failures = await failer.all();
+      out(`\n== Done: ${left} jobs left on the queue, ${failures.length} failed.`);
+      return left === 0 && failures.length === 0 ? 0 : 1;
+    } finally {
+      await queue.clear();
+      await queue.close();
+      const keys = await client.keys('*');
+      const raw = new Redis(server.port, '127.0.0.1');
+      if (keys.length) await raw.del(...keys.map((k) => prefix + k));
+      raw.disconnect();
+      client.disconnect();
+      await failer.close();
+      rmSync(dir, { recursive: true, force: true });
+      server.stop();
+    }
+  },
+};
+
+function php(args: string[], env: NodeJS.ProcessEnv): string {
+  const result = spawnSync('php', [join(PHP_DIR, args[0]!), ...args.slice(1)], { env, encoding: 'utf8' });
+  if (result.error) throw new Error(`could not run php (install it with php-fixture-gen/install-deps.sh): ${result.error.message}`);
+  if (result.status !== 0) throw new Error(`php ${args[0]} failed (${result.status}): ${result.stderr.trim().split('\n')[0]}`);
+  return result.stdout;
+}
+
+function laravelVersion(): string {
+  const result = spawnSync('dpkg-query', ['-W', '-f=${Version}', 'php-illuminate-queue'], { encoding: 'utf8' });
+  return result.status === 0 ? result.stdout.split('+')[0]! : '8.83';
+}
+
+/** Redis on 6379 if it answers; otherwise a redis-server of our own on a free port. */
+async function findRedis(out: (line: string) => void): Promise<{ port: number; stop: () => void }> {
+  const probe = new Redis(6379, '127.0.0.1', { lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 });
+  try {
+    await probe.connect();
+    await probe.ping();
+    out('Using Redis at 127.0.0.1:6379');
+    return { port: 6379, stop: () => undefined };
+  } catch {
+    const port = await freePort();
+    const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    await waitForRedis(port);
+    out(`No Redis on 6379: started redis-server on 127.0.0.1:${port}`);
+    return { port, stop: () => child.kill() };
+  } finally {
+    probe.disconnect();
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no free port'))));
+    });
+  });
+}
+
+async function waitForRedis(port: number): Promise<void> {
+  for (let i = 0; i < 50; i++) {
+    const client = new Redis(port, '127.0.0.1', { lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 });
+    try {
+      await client.connect();
+      await client.ping();
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, 100));
+    } finally {
+      client.disconnect();
+    }
+  }
+  throw new Error(`redis-server did not answer on port ${port}`);
+}

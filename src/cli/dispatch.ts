@@ -1,0 +1,71 @@
+/**
+ * `lqb dispatch CLASS [--props=JSON] [--queue=Q] [--delay=S] [--tries=N] [--timeout=S]
+ * [--backoff=S[,S…]] [--laravel=VERSION]`: pushes a job for PHP (or Node) workers, laid out as
+ * that Laravel version lays it out. JSON integers become PHP ints, other numbers floats,
+ * arrays lists, objects string-keyed arrays. Prints {"uuid","id","queue"}.
+ */
+import { PhpFloat } from '../php/index.js';
+import { LARAVEL_PROFILES, buildJob, buildPayload, decodeJson, type JsonValue, type LaravelProfile } from '../laravel/index.js';
+import { RedisQueue } from '../redis/index.js';
+import { connectionFlags, connectionFrom, queueClient } from './connection.js';
+import { numberFlag } from './work.js';
+import { UsageError, type Command } from './command.js';
+
+export const dispatch: Command = {
+  usage: 'lqb dispatch CLASS [--props=JSON] [--queue=Q] [--delay=S] [--tries=N] [--timeout=S] [--backoff=S[,S…]] [--laravel=VERSION] [--redis=URL] [--prefix=P] [--env=PATH]',
+  options: {
+    ...connectionFlags,
+    props: { type: 'string' },
+    queue: { type: 'string' },
+    delay: { type: 'string' },
+    tries: { type: 'string' },
+    timeout: { type: 'string' },
+    backoff: { type: 'string' },
+    laravel: { type: 'string' },
+  },
+  async run({ values, positionals, out }) {
+    const [className, ...extra] = positionals;
+    if (!className || extra.length) throw new UsageError('dispatch takes one job CLASS, e.g. App\\Jobs\\SendWelcomeEmail');
+    if (!/^[A-Za-z_][A-Za-z0-9_]*(\\[A-Za-z_][A-Za-z0-9_]*)*$/.test(className)) throw new UsageError(`${JSON.stringify(className)} is not a PHP class name`);
+    const props = parseProps(values.props);
+    const profile = profileFor(values.laravel);
+    const queueName = typeof values.queue === 'string' ? values.queue : 'default';
+    const command = buildJob({ className, properties: props }, profile);
+    const tries = values.tries === undefined ? null : numberFlag(values.tries, 'tries', 0, 0);
+    const timeout = values.timeout === undefined ? null : numberFlag(values.timeout, 'timeout', 0, 0);
+    const backoff = typeof values.backoff === 'string' ? values.backoff.split(',').map((s, i) => numberFlag(s, `backoff[${i}]`, 0, 0)) : null;
+    const delay = values.delay === undefined ? 0 : numberFlag(values.delay, 'delay', 0, 0);
+    const built = buildPayload(command, { profile, maxTries: tries, timeout, backoff, delay: profile === '12' && delay ? delay : null });
+    const client = queueClient(connectionFrom(values));
+    try {
+      const queue = new RedisQueue(client);
+      if (delay > 0) await queue.laterRaw(delay, built.raw, queueName);
+      else await queue.pushRaw(built.raw, queueName);
+    } finally {
+      client.disconnect();
+    }
+    out(JSON.stringify({ uuid: built.envelope.uuid ?? null, id: built.envelope.id, queue: queueName }));
+  },
+};
+
+/** --props as JSON: "1.0" stays a float, as the contract says; objects keep their key order. */
+function parseProps(value: unknown): Record<string, unknown> {
+  if (value === undefined) return {};
+  let parsed: JsonValue;
+  try {
+    parsed = decodeJson(String(value));
+  } catch (error) {
+    throw new UsageError(`--props is not JSON: ${(error as Error).message}`);
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed) || parsed instanceof PhpFloat) throw new UsageError('--props must be a JSON object of property names and values');
+  return Object.fromEntries(parsed instanceof Map ? parsed : Object.entries(parsed));
+}
+
+/** --laravel=8, 8.83, 12.x, 5.8…: the profile whose layout that version writes. */
+export function profileFor(version: unknown): LaravelProfile {
+  if (version === undefined) return '8';
+  const text = String(version);
+  const major = text.startsWith('5.') ? '5.8' : text.split('.')[0]!;
+  if (!(LARAVEL_PROFILES as readonly string[]).includes(major)) throw new UsageError(`--laravel must be one of ${LARAVEL_PROFILES.join(', ')} (or a full version), not ${JSON.stringify(text)}`);
+  return major as LaravelProfile;
+}

@@ -1,0 +1,30 @@
+/**
+ * How `lqb work` reports: one line per event like `artisan queue:work`, or one JSON object
+ * per line (`--json`) for log shippers.
+ */
+import type { WorkerEvent } from '../worker/index.js';
+
+const LABELS: Record<WorkerEvent['event'], string> = {
+  processing: 'Processing:',
+  processed: 'Processed: ',
+  failed: 'Failed:    ',
+  released: 'Released:  ',
+  'given-back': 'Given back:',
+  'timed-out': 'Timed out: ',
+  stopping: 'Stopping:  ',
+  error: 'Error:     ',
+};
+
+/** Laravel's "Y-m-d H:i:s", in local time as artisan prints it. */
+export function timestamp(date = new Date()): string {
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`;
+}
+
+export function formatEvent(event: WorkerEvent, json: boolean): string {
+  if (json) return JSON.stringify({ time: new Date().toISOString(), ...event, ...(event.durationMs !== undefined ? { durationMs: Math.round(event.durationMs * 100) / 100 } : {}) });
+  const duration = event.durationMs === undefined ? '' : ` (${event.durationMs.toFixed(2)}ms)`;
+  const subject = event.job ?? event.reason ?? event.queue ?? '';
+  const detail = event.error ? `: ${event.error.split('\n')[0]}` : '';
+  return `[${timestamp()}][${event.id ?? ''}] ${LABELS[event.event]} ${subject}${duration}${detail}`;
+}

@@ -1,0 +1,60 @@
+/**
+ * `lqb size`, `lqb clear` and `lqb restart`: looking at queues, emptying one, and telling
+ * every worker (PHP and Node) to stop after its current job, as `queue:restart` does.
+ */
+import { RedisQueue } from '../redis/index.js';
+import { QueueCache } from '../worker/index.js';
+import { cacheClient, connectionFlags, connectionFrom, queueClient } from './connection.js';
+import type { Command } from './command.js';
+
+const queueFlag = { queue: { type: 'string' } } as const;
+
+export const size: Command = {
+  usage: 'lqb size [--queue=Q[,Q…]] [--redis=URL] [--prefix=P] [--env=PATH]',
+  options: { ...connectionFlags, ...queueFlag },
+  async run({ values, out }) {
+    const client = queueClient(connectionFrom(values));
+    try {
+      const queue = new RedisQueue(client);
+      for (const name of queueNames(values.queue)) {
+        const [total, ready, delayed, reserved] = await Promise.all([queue.size(name), queue.readySize(name), queue.delayedSize(name), queue.reservedSize(name)]);
+        out(JSON.stringify({ queue: name, size: total, ready, delayed, reserved }));
+      }
+    } finally {
+      client.disconnect();
+    }
+  },
+};
+
+export const clear: Command = {
+  usage: 'lqb clear [--queue=Q] [--redis=URL] [--prefix=P] [--env=PATH]',
+  options: { ...connectionFlags, ...queueFlag },
+  async run({ values, out }) {
+    const client = queueClient(connectionFrom(values));
+    try {
+      const queue = new RedisQueue(client);
+      for (const name of queueNames(values.queue)) out(`Cleared ${await queue.clear(name)} jobs from the [${name}] queue`);
+    } finally {
+      client.disconnect();
+    }
+  },
+};
+
+export const restart: Command = {
+  usage: 'lqb restart [--redis=URL] [--prefix=P] [--env=PATH] [--cache-db=N] [--cache-prefix=P]',
+  options: connectionFlags,
+  async run({ values, out }) {
+    const connection = connectionFrom(values);
+    const client = cacheClient(connection);
+    try {
+      await new QueueCache(client, connection.cachePrefix).signalRestart();
+      out('Broadcasting queue restart signal.');
+    } finally {
+      client.disconnect();
+    }
+  },
+};
+
+function queueNames(value: unknown): string[] {
+  return typeof value === 'string' ? value.split(',').map((q) => q.trim()).filter(Boolean) : ['default'];
+}

@@ -1,0 +1,97 @@
+/**
+ * `lqb work`: runs jobs with Node handlers, as `php artisan queue:work` runs them with PHP.
+ * SIGTERM and SIGINT finish the jobs in hand, then exit 0; SIGUSR2 pauses, SIGCONT resumes.
+ */
+import { Encrypter } from '../laravel/index.js';
+import { RedisQueue } from '../redis/index.js';
+import { DatabaseUuidFailedJobProvider, QueueCache, Worker, loadHandlers, type WorkerOptions } from '../worker/index.js';
+import { cacheClient, connectionFlags, connectionFrom, queueClient } from './connection.js';
+import { formatEvent } from './output.js';
+import { UsageError, type Command } from './command.js';
+
+export const work: Command = {
+  usage:
+    'lqb work --handlers=FILE [--queue=a,b] [--once] [--stop-when-empty] [--tries=1] [--backoff=0[,S…]] [--timeout=60] [--sleep=3] ' +
+    '[--max-jobs=0] [--max-time=0] [--memory=128] [--rest=0] [--retry-after=90] [--block-for=S] [--concurrency=1] [--share] [--json] ' +
+    '[--redis=URL] [--prefix=P] [--env=PATH] [--failed-db=URL] [--key=APP_KEY]',
+  options: {
+    ...connectionFlags,
+    handlers: { type: 'string' },
+    queue: { type: 'string' },
+    once: { type: 'boolean' },
+    'stop-when-empty': { type: 'boolean' },
+    tries: { type: 'string' },
+    backoff: { type: 'string' },
+    timeout: { type: 'string' },
+    sleep: { type: 'string' },
+    'max-jobs': { type: 'string' },
+    'max-time': { type: 'string' },
+    memory: { type: 'string' },
+    rest: { type: 'string' },
+    'retry-after': { type: 'string' },
+    'block-for': { type: 'string' },
+    concurrency: { type: 'string' },
+    share: { type: 'boolean' },
+    'share-delay': { type: 'string' },
+    json: { type: 'boolean' },
+  },
+  async run({ values, out }) {
+    if (typeof values.handlers !== 'string') throw new UsageError('--handlers=FILE is required: the module mapping job classes to handlers');
+    const connection = connectionFrom(values);
+    const handlers = await loadHandlers(values.handlers);
+    const num = (name: string, fallback: number, min = 0) => numberFlag(values[name], name, fallback, min);
+    const options: Partial<WorkerOptions> = {
+      queues: typeof values.queue === 'string' ? values.queue.split(',').map((q) => q.trim()).filter(Boolean) : ['default'],
+      once: values.once === true,
+      stopWhenEmpty: values['stop-when-empty'] === true,
+      tries: num('tries', 1),
+      backoff: typeof values.backoff === 'string' ? values.backoff.split(',').map((s, i) => numberFlag(s, `backoff[${i}]`, 0, 0)) : [0],
+      timeout: num('timeout', 60),
+      sleep: num('sleep', 3),
+      maxJobs: num('max-jobs', 0),
+      maxTime: num('max-time', 0),
+      memory: num('memory', 128, 1),
+      rest: num('rest', 0),
+      concurrency: num('concurrency', 1, 1),
+      share: values.share === true,
+      shareDelay: num('share-delay', 1),
+    };
+    const client = queueClient(connection);
+    const cache = cacheClient(connection);
+    const retryAfter = values['retry-after'] === 'null' ? null : num('retry-after', 90);
+    const blockFor = typeof values['block-for'] === 'string' ? num('block-for', 0) : null;
+    const queue = new RedisQueue(client, { retryAfter, blockFor, defaultQueue: options.queues![0] });
+    const failer = DatabaseUuidFailedJobProvider.fromUrl(connection.failedDb);
+    const json = values.json === true;
+    const worker = new Worker(queue, handlers, options, {
+      failer,
+      cache: new QueueCache(cache, connection.cachePrefix),
+      encrypter: connection.appKey ? new Encrypter(connection.appKey, connection.cipher) : undefined,
+      log: (event) => out(formatEvent(event, json)),
+    });
+    const signals: [NodeJS.Signals, () => void][] = [
+      ['SIGTERM', () => worker.stop()],
+      ['SIGINT', () => worker.stop()],
+      ['SIGUSR2', () => worker.pause()],
+      ['SIGCONT', () => worker.resume()],
+    ];
+    for (const [signal, handler] of signals) process.on(signal, handler);
+    try {
+      const stop = await worker.run();
+      return stop.status;
+    } finally {
+      for (const [signal, handler] of signals) process.off(signal, handler);
+      await queue.close();
+      await failer.close();
+      client.disconnect();
+      cache.disconnect();
+    }
+  },
+};
+
+export function numberFlag(value: unknown, name: string, fallback: number, min: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (typeof value !== 'string' || value.trim() === '' || !Number.isFinite(n) || n < min) throw new UsageError(`--${name} must be a number of at least ${min}, not ${JSON.stringify(value)}`);
+  return n;
+}
