@@ -1,0 +1,147 @@
+/**
+ * Both directions against Debian's real Laravel 8.83 on real Redis.
+ *   - Laravel produces (php-fixture-gen/laravel-dispatch.php), `lqb work` consumes.
+ *   - `lqb dispatch` and the library produce, Laravel's own queue:work consumes
+ *     (php-fixture-gen/laravel-worker.php).
+ *   - A job failed on one side is retried by the other side's retry and runs.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { buildJob, buildListener, buildPayload } from '../../src/index.js';
+import { fromJS } from '../../src/php/index.js';
+import { RedisQueue } from '../../src/redis/index.js';
+import { DatabaseUuidFailedJobProvider } from '../../src/worker/index.js';
+import { HANDLERS, lqb, php, scratch, type Scratch } from '../helpers/processes.js';
+import { prefixedClient, rawClient, removePrefix, uniquePrefix } from '../helpers/redis.js';
+
+const QUEUE = 'bridge';
+let prefix: string;
+let s: Scratch;
+
+beforeEach(() => {
+  prefix = uniquePrefix('e2e');
+  s = scratch(prefix, QUEUE);
+});
+
+afterEach(async () => {
+  const raw = rawClient();
+  await removePrefix(raw, prefix);
+  raw.disconnect();
+  s.remove();
+});
+
+const work = (...flags: string[]) => lqb(['work', `--handlers=${HANDLERS}`, `--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0', ...flags], s.env);
+const laravelWork = (...flags: string[]) => php('laravel-worker.php', [`--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0', ...flags], s.env);
+const laravelDispatch = async (kind: string, options: object) => {
+  const result = await php('laravel-dispatch.php', [kind, JSON.stringify({ queue: QUEUE, ...options })], s.env);
+  expect(result.stderr).toBe('');
+  return result.stdout.trim().split('\n').map((line) => JSON.parse(line) as { id: string; uuid: string });
+};
+
+describe('Laravel pushes, lqb work runs', () => {
+  it('jobs arrive with their properties, listeners with their event, delayed ones when due', async () => {
+    const pushed = await laravelDispatch('record', { n: 1, count: 4, label: 'Zoë ✓', ratio: 2.5, items: [1, { a: 'b' }], flag: false });
+    await laravelDispatch('listener', { id: 42, name: 'thing happened' });
+    await laravelDispatch('record', { n: 50, label: 'later', ratio: 0.5, items: [], delay: 1 });
+    await new Promise((r) => setTimeout(r, 1200));
+    const result = await work();
+    expect(result.status).toBe(0);
+    const runs = s.nodeRuns();
+    const records = runs.filter((r) => r.class === 'App\\Jobs\\Bridge\\RecordJob');
+    expect(records.map((r) => r.props.n)).toEqual([1, 2, 3, 4, 50]);
+    expect(records[0]).toMatchObject({ props: { label: 'Zoë ✓', ratio: 2.5, items: [1, { a: 'b' }], flag: false }, attempts: 1, queue: QUEUE });
+    expect(records.slice(0, 4).map((r) => r.uuid)).toEqual(pushed.map((p) => p.uuid));
+    const listener = runs.find((r) => r.class === 'App\\Listeners\\Bridge\\RecordListener@handle')!;
+    expect(listener.event).toMatchObject({ id: 42, name: 'thing happened' });
+    expect(result.stdout).toMatch(/Processed: {2}App\\Jobs\\Bridge\\RecordJob/);
+  });
+
+  it('a flaky job is retried by the rules; a failing one lands where Laravel’s failer reads it', async () => {
+    await laravelDispatch('flaky', { n: 7, failTimes: 2 });
+    const [failing] = await laravelDispatch('failing', { n: 8, message: 'cannot do it' });
+    const result = await work('--tries=3', '--backoff=0');
+    expect(result.status).toBe(0);
+    expect(s.nodeRuns().filter((r) => r.class === 'App\\Jobs\\Bridge\\FlakyJob').map((r) => r.attempts)).toEqual([1, 2, 3]);
+    expect(s.nodeRuns().filter((r) => r.class === 'App\\Jobs\\Bridge\\FailingJob').map((r) => r.attempts)).toEqual([1, 2, 3]);
+    const laravelSees = JSON.parse((await php('laravel-dispatch.php', ['failed'], s.env)).stdout) as { id: string; queue: string; connection: string; exception: string }[];
+    expect(laravelSees).toHaveLength(1);
+    expect(laravelSees[0]).toMatchObject({ id: failing!.uuid, queue: QUEUE, connection: 'redis' });
+    expect(laravelSees[0]!.exception).toMatch(/^Error: cannot do it/);
+  });
+});
+
+describe('Node pushes, Laravel’s worker runs', () => {
+  it('lqb dispatch: every property arrives with its PHP type, typed properties included', async () => {
+    const dispatched = await lqb(['dispatch', 'App\\Jobs\\Bridge\\RecordJob', `--queue=${QUEUE}`, '--props={"n":7,"label":"naïve /slash","ratio":1.0,"items":{"sku":"A-1","qty":2},"flag":null}'], s.env);
+    expect(dispatched.stderr).toBe('');
+    const { uuid, queue } = JSON.parse(dispatched.stdout) as { uuid: string; queue: string };
+    expect(queue).toBe(QUEUE);
+    const result = await laravelWork();
+    expect(result.stderr).toBe('');
+    const [run] = s.phpRuns();
+    expect(run).toMatchObject({ uuid, attempts: 1, props: { n: 7, label: 'naïve /slash', ratio: 1, items: { sku: 'A-1', qty: 2 }, flag: null } });
+    expect(run.props.types).toEqual({ n: 'int', label: 'string', ratio: 'float', items: 'array', flag: 'null' });
+  });
+
+  it('the library: a queued listener with its event, and a job’s tries and backoff honoured', async () => {
+    const client = prefixedClient(prefix);
+    const queue = new RedisQueue(client, { defaultQueue: QUEUE });
+    const event = fromJS({ id: 5, name: 'from node' }, { class: 'App\\Events\\Bridge\\ThingHappened' });
+    const listener = buildListener({ listener: 'App\\Listeners\\Bridge\\RecordListener', arguments: [event] });
+    await queue.pushRaw(buildPayload(listener, { displayName: 'App\\Listeners\\Bridge\\RecordListener' }).raw);
+    const flaky = buildJob({ className: 'App\\Jobs\\Bridge\\FlakyJob', properties: { n: 9, failTimes: 1 } });
+    await queue.pushRaw(buildPayload(flaky, { maxTries: 2, backoff: [0] }).raw);
+    client.disconnect();
+    const result = await laravelWork();
+    expect(result.status).toBe(0);
+    const runs = s.phpRuns();
+    expect(runs.find((r) => r.event)).toMatchObject({ props: { id: 5, name: 'from node' } });
+    expect(runs.filter((r) => r.class === 'App\\Jobs\\Bridge\\FlakyJob').map((r) => r.attempts)).toEqual([1, 2]);
+    expect(JSON.parse((await php('laravel-dispatch.php', ['failed'], s.env)).stdout)).toEqual([]);
+  });
+});
+
+describe('failed on one side, retried by the other', () => {
+  it('a job Node failed is retried by Laravel’s queue:retry and runs', async () => {
+    await laravelDispatch('record', { n: 3, label: 'fail-in-node', ratio: 1.5, items: [] });
+    await work();
+    const failer = DatabaseUuidFailedJobProvider.fromUrl(s.env.LQB_FAILED_DB!);
+    const [failed] = await failer.all();
+    await failer.close();
+    expect(failed).toBeDefined();
+    const retried = await php('laravel-dispatch.php', ['retry', JSON.stringify({ ids: [failed!.uuid] })], s.env);
+    expect(retried.status).toBe(0);
+    await laravelWork();
+    expect(s.phpRuns()).toMatchObject([{ class: 'App\\Jobs\\Bridge\\RecordJob', attempts: 1, props: { n: 3, label: 'fail-in-node' } }]);
+    expect(JSON.parse((await php('laravel-dispatch.php', ['failed'], s.env)).stdout)).toEqual([]);
+  });
+
+  it('a job PHP failed is retried by lqb retry and runs in Node', async () => {
+    const [pushed] = await laravelDispatch('failing', { n: 4, message: 'php gives up' });
+    await laravelWork('--tries=1');
+    const listed = await lqb(['failed', '--json'], s.env);
+    expect(JSON.parse(listed.stdout)).toMatchObject({ id: pushed!.uuid, queue: QUEUE, class: 'App\\Jobs\\Bridge\\FailingJob' });
+    const retried = await lqb(['retry', pushed!.uuid], s.env);
+    expect(retried.stdout).toMatch(/has been pushed back onto the queue/);
+    const result = await lqb(['work', `--handlers=${HANDLERS}`, `--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0'], { ...s.env, LQB_NODE_FAILING_SUCCEEDS: '1' });
+    expect(result.status).toBe(0);
+    expect(s.nodeRuns()).toMatchObject([{ class: 'App\\Jobs\\Bridge\\FailingJob', attempts: 1, uuid: pushed!.uuid }]);
+    expect((await lqb(['failed'], s.env)).stdout).toMatch(/No failed jobs found/);
+  });
+});
+
+describe('lqb restart', () => {
+  it('stops Laravel’s worker and ours alike', async () => {
+    const node = lqb(['work', `--handlers=${HANDLERS}`, `--queue=${QUEUE}`, '--sleep=0.1'], s.env);
+    const laravel = php('laravel-worker.php', [`--queue=${QUEUE}`, '--sleep=1'], s.env);
+    await new Promise((r) => setTimeout(r, 1500));
+    // Both read the signal after a job (Laravel) or a loop (ours): give each one job to finish.
+    await laravelDispatch('record', { n: 1, count: 2, label: 'x', ratio: 1, items: [] });
+    const signalled = await lqb(['restart'], s.env);
+    expect(signalled.stdout).toMatch(/Broadcasting queue restart signal/);
+    await laravelDispatch('record', { n: 3, count: 2, label: 'x', ratio: 1, items: [] });
+    const [ours, theirs] = await Promise.all([node, laravel]);
+    expect(ours.status).toBe(0);
+    expect(ours.stdout).toMatch(/Stopping:\s+restart/);
+    expect(theirs.signal ?? theirs.status).toBe(0);
+  });
+});

@@ -1,0 +1,68 @@
+/**
+ * Running the two sides as processes: the built `lqb` CLI and the PHP scripts of
+ * php-fixture-gen/, with the environment that points both at the same Redis prefix.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { root } from './php.js';
+
+export interface RunResult {
+  status: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a command to its end (or kills it after `timeoutMs`). */
+export function run(command: string, args: string[], env: NodeJS.ProcessEnv, options: { input?: string; timeoutMs?: number } = {}): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
+    child.on('error', reject);
+    child.on('close', (status, signal) => {
+      clearTimeout(timer);
+      resolve({ status, signal, stdout, stderr });
+    });
+    child.stdin.end(options.input ?? '');
+  });
+}
+
+export const lqb = (args: string[], env: NodeJS.ProcessEnv, options?: { input?: string; timeoutMs?: number }) => run('node', [join(root, 'dist/cli/main.js'), ...args], env, options);
+export const php = (script: string, args: string[], env: NodeJS.ProcessEnv, options?: { input?: string; timeoutMs?: number }) => run('php', [join(root, 'php-fixture-gen', script), ...args], env, options);
+
+export const HANDLERS = join(root, 'test/e2e/fixtures/handlers.mjs');
+
+/** A scratch directory with the record files and the shared failed_jobs SQLite file. */
+export interface Scratch {
+  dir: string;
+  env: NodeJS.ProcessEnv;
+  nodeRuns(): Record<string, any>[];
+  phpRuns(): Record<string, any>[];
+  remove(): void;
+}
+
+export function scratch(prefix: string, queue: string): Scratch {
+  const dir = mkdtempSync(join(tmpdir(), 'lqb-e2e-'));
+  const env = {
+    ...process.env,
+    REDIS_PREFIX: prefix,
+    QUEUE_NAME: queue,
+    LQB_FAILED_DB: join(dir, 'failed.sqlite'),
+    LQB_RECORD_FILE: join(dir, 'php-runs.jsonl'),
+    LQB_NODE_RECORD_FILE: join(dir, 'node-runs.jsonl'),
+  };
+  const lines = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)) : []);
+  return {
+    dir,
+    env,
+    nodeRuns: () => lines(env.LQB_NODE_RECORD_FILE),
+    phpRuns: () => lines(env.LQB_RECORD_FILE),
+    remove: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
