@@ -117,18 +117,28 @@ export class Worker {
         await Promise.race(this.inFlight);
         continue;
       }
-      const job = await this.nextJob();
-      if (job) {
-        const running = this.process(job).finally(() => {
-          this.inFlight.delete(running);
-          this.jobsProcessed++;
-        });
-        this.inFlight.add(running);
+      // Reserve as many as there are free slots, in one round trip (one job for --once and
+      // --max-jobs' last ones).
+      let wanted = this.options.once ? 1 : concurrency - this.inFlight.size;
+      if (this.options.maxJobs > 0) wanted = Math.min(wanted, this.options.maxJobs - this.jobsProcessed - this.inFlight.size);
+      const jobs = wanted > 0 ? await this.nextJobs(wanted) : [];
+      if (jobs.length > 0) {
+        for (const job of jobs) {
+          const running = this.process(job).finally(() => {
+            this.inFlight.delete(running);
+            this.jobsProcessed++;
+          });
+          this.inFlight.add(running);
+        }
         if (this.options.once) {
           await this.drain();
           return { status: 0, reason: 'once' };
         }
         if (this.options.rest > 0) await this.nap(this.options.rest);
+        continue;
+      }
+      if (wanted <= 0) {
+        await Promise.race(this.inFlight);
         continue;
       }
       if (this.inFlight.size > 0) {
@@ -141,20 +151,20 @@ export class Worker {
     }
   }
 
-  /** The first job of the first queue that has one, in the order the queues were given. */
-  private async nextJob(): Promise<RedisJob | null> {
+  /** Up to `count` jobs from the first queue that has any, in the order the queues were given. */
+  private async nextJobs(count: number): Promise<RedisJob[]> {
     for (const name of this.options.queues) {
       try {
-        const job = await this.queue.pop(name);
-        if (job) return job;
+        const jobs = await this.queue.popMany(name, count);
+        if (jobs.length > 0) return jobs;
       } catch (error) {
         // Redis went away or refused: say so, pause, and try again; never lose the loop.
         this.log({ event: 'error', queue: name, error: String((error as Error).message ?? error) });
         await this.nap(1);
-        return null;
+        return [];
       }
     }
-    return null;
+    return [];
   }
 
   private async stopReason(startedAt: number, lastRestart: number | null): Promise<StopReason | undefined> {

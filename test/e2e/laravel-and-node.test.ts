@@ -79,7 +79,7 @@ describe('Node pushes, Laravel’s worker runs', () => {
     expect(result.stderr).toBe('');
     const [run] = s.phpRuns();
     expect(run).toMatchObject({ uuid, attempts: 1, props: { n: 7, label: 'naïve /slash', ratio: 1, items: { sku: 'A-1', qty: 2 }, flag: null } });
-    expect(run.props.types).toEqual({ n: 'int', label: 'string', ratio: 'float', items: 'array', flag: 'null' });
+    expect(run!.props.types).toEqual({ n: 'int', label: 'string', ratio: 'float', items: 'array', flag: 'null' });
   });
 
   it('the library: a queued listener with its event, and a job’s tries and backoff honoured', async () => {
