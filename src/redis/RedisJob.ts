@@ -47,17 +47,22 @@ export class RedisJob {
 
   /** This attempt's number: the pushed payload's `attempts` plus one, as Laravel's RedisJob counts. */
   attempts(): number {
+    // Once the payload is decoded its attempts are at hand; the reserved copy counts one more.
+    const pushed = this.#decoded?.envelope.attempts;
+    if (typeof pushed === 'number') return pushed + 1;
     const attempts = Number(this.fields.attempts);
     return Number.isFinite(attempts) ? attempts : 1;
   }
 
   /** The payload's `id` (Str::random(32), or the uuid under Horizon). */
   get id(): string {
-    return String(this.fields.id ?? '');
+    const id = this.#decoded?.envelope.id ?? this.fields.id;
+    return String(id ?? '');
   }
 
   get uuid(): string | undefined {
-    return typeof this.fields.uuid === 'string' ? this.fields.uuid : undefined;
+    const uuid = this.#decoded?.envelope.uuid ?? this.fields.uuid;
+    return typeof uuid === 'string' ? uuid : undefined;
   }
 
   /** True once the job was deleted or released. */

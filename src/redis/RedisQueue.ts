@@ -30,6 +30,8 @@ export class RedisQueue {
   readonly blockFor: number | null;
   private readonly migrationBatchSize: number;
   private readonly now: () => number;
+  /** Deletes waiting to go out together, by reserved-zset key. */
+  private readonly pendingDeletes = new Map<string, { members: string[]; done: { resolve: () => void; reject: (error: unknown) => void }[] }>();
   /** BLPOP holds a connection: blocking gets one of its own, made on first need. */
   private blocking: RedisClient | undefined;
 
@@ -147,9 +149,32 @@ export class RedisQueue {
     await runStep(this.client, 'lqbGiveBack', [`${key}:delayed`, `${key}:reserved`], [job.reserved, job.raw, this.availableAt(delay)]);
   }
 
-  /** Removes a reserved job for good (it ran, or it failed). */
-  async deleteReserved(job: RedisJob): Promise<void> {
-    await this.client.zrem(`${this.key(job.queue)}:reserved`, job.reserved);
+  /**
+   * Removes a reserved job for good (it ran, or it failed). Deletes asked for in the same
+   * turn of the event loop go out as one ZREM of all their exact strings: the same effect as
+   * one ZREM each, in fewer round trips when many jobs finish together.
+   */
+  deleteReserved(job: RedisJob): Promise<void> {
+    const key = `${this.key(job.queue)}:reserved`;
+    let batch = this.pendingDeletes.get(key);
+    if (!batch) {
+      batch = { members: [], done: [] };
+      this.pendingDeletes.set(key, batch);
+      setImmediate(() => void this.flushDeletes(key));
+    }
+    batch.members.push(job.reserved);
+    return new Promise((resolve, reject) => batch!.done.push({ resolve, reject }));
+  }
+
+  private async flushDeletes(key: string): Promise<void> {
+    const batch = this.pendingDeletes.get(key)!;
+    this.pendingDeletes.delete(key);
+    try {
+      await this.client.zrem(key, ...batch.members);
+      for (const { resolve } of batch.done) resolve();
+    } catch (error) {
+      for (const { reject } of batch.done) reject(error);
+    }
   }
 
   /** Jobs a queue holds: ready, delayed and reserved. */

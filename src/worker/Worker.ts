@@ -195,6 +195,11 @@ export class Worker {
   async process(job: RedisJob): Promise<void> {
     const started = performance.now();
     const state = new JobState(job);
+    try {
+      void job.payload; // decoded once here; attempts, id and uuid then come from it
+    } catch {
+      // handled below, where an undecodable job is failed with the reason
+    }
     const base = { id: job.id, uuid: job.uuid, queue: job.queue, attempts: job.attempts() };
     let payload: DecodedPayload;
     let view: JobView;
