@@ -118,7 +118,11 @@ export class RedisQueue {
   }
 
   private async waitForNotify(key: string): Promise<boolean> {
-    this.blocking ??= (this.client as Redis).duplicate();
+    if (!this.blocking) {
+      this.blocking = (this.client as Redis).duplicate();
+      // The main client already reports a lost connection; this one only waits.
+      this.blocking.on('error', () => undefined);
+    }
     return (await this.blocking.blpop(`${key}:notify`, this.blockFor!)) !== null;
   }
 

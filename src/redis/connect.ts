@@ -14,9 +14,32 @@ export interface ConnectOptions {
   cluster?: string[];
   /** Passed on to ioredis. */
   redisOptions?: RedisOptions;
+  /** Where connection errors are reported (one line each); standard error by default. */
+  log?: (line: string) => void;
+}
+
+/**
+ * What a client says when its connection drops: one line per kind of error, at most every few
+ * seconds, while ioredis reconnects with backoff. Commands wait for the connection meanwhile.
+ */
+function logConnectionErrors(client: RedisClient, log: (line: string) => void): RedisClient {
+  let last = '';
+  let lastAt = 0;
+  client.on('error', (error: Error) => {
+    const line = `redis: ${error.message}; reconnecting`;
+    if (line === last && Date.now() - lastAt < 5000) return;
+    last = line;
+    lastAt = Date.now();
+    log(line);
+  });
+  return client;
 }
 
 export function connectRedis(options: ConnectOptions = {}): RedisClient {
+  return logConnectionErrors(createClient(options), options.log ?? ((line) => process.stderr.write(`${line}\n`)));
+}
+
+function createClient(options: ConnectOptions): RedisClient {
   const common: RedisOptions = {
     keyPrefix: options.prefix ?? '',
     // Reconnect with a growing pause, capped at 2 s; commands wait for the connection meanwhile.
