@@ -4,7 +4,7 @@
  * against Laravel's own worker and producer).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildJob, buildPayload, decodePayload, type PayloadOptions } from '../../src/index.js';
+import { Encrypter, Worker, buildJob, buildPayload, decodePayload, type PayloadOptions } from '../../src/index.js';
 import { workerSetup, type WorkerSetup } from '../helpers/worker.js';
 
 let env: WorkerSetup;
@@ -170,12 +170,19 @@ describe('jobs it cannot run', () => {
   it.each([
     ['not JSON', '{"job": nope'],
     ['no attempts', '{"job":"Illuminate\\\\Queue\\\\CallQueuedHandler@call","data":{"commandName":"X","command":"O:1:\\"X\\":0:{}"}}'],
+    ['non-numeric attempts', payload('App\\Jobs\\X').replace('"attempts":0', '"attempts":"zero"')],
+    ['a job field that is not a string', payload('App\\Jobs\\X').replace('"job":"Illuminate\\\\Queue\\\\CallQueuedHandler@call"', '"job":42')],
+    ['data that is not an object', payload('App\\Jobs\\X').replace(/"data":\{.*\},"id"/, '"data":"nothing","id"')],
     ['a broken command', payload('App\\Jobs\\X').replace('O:10:', 'O:99:')],
+    ['a command claiming a huge string', payload('App\\Jobs\\X').replace('s:3:\\"job\\"', 's:999999999:\\"job\\"')],
+    ['a truncated command', payload('App\\Jobs\\X').replace(/"command":"(.{20}).*?"\}/, '"command":"$1"}')],
+    ['encrypted with another key', buildPayload(buildJob({ className: 'App\\Jobs\\X', properties: {} }), { encrypter: new Encrypter(`base64:${Buffer.alloc(32, 7).toString('base64')}`) }).raw],
   ])('a payload that is %s is failed with the reason, and the next job runs', async (_, poison) => {
     await env.client.rpush('queues:default', poison);
     await env.queue.pushRaw(payload('App\\Jobs\\Good'));
     let good = false;
-    await env.worker({ 'App\\Jobs\\Good': async () => void (good = true) }, { stopWhenEmpty: true }).run();
+    const worker = new Worker(env.queue, { 'App\\Jobs\\Good': async () => void (good = true), 'App\\Jobs\\X': async () => undefined }, { stopWhenEmpty: true, sleep: 0.05 }, { failer: env.failer, encrypter: new Encrypter(`base64:${Buffer.alloc(32, 1).toString('base64')}`) });
+    await worker.run();
     expect(good).toBe(true);
     const [record] = await env.failer.all();
     expect(record!.payload).toBe(poison);
