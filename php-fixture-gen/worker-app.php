@@ -149,6 +149,16 @@ namespace App\Bridge {
                 'database' => 0,
             ],
         ];
+        // REDIS_CLUSTER=host:port,host:port makes `default` a Redis Cluster (phpredis's RedisCluster),
+        // as Laravel's config does with `clusters` and options.cluster = 'redis'.
+        if ($nodes = getenv('REDIS_CLUSTER')) {
+            unset($redisConfig['default']);
+            $redisConfig['options']['cluster'] = 'redis';
+            $redisConfig['clusters'] = ['default' => array_map(function ($node) {
+                [$host, $port] = explode(':', trim($node));
+                return ['host' => $host, 'port' => (int) $port];
+            }, explode(',', $nodes))];
+        }
         $app->singleton('redis', fn () => new \Illuminate\Redis\RedisManager($app, 'phpredis', $redisConfig));
 
         (new \Illuminate\Events\EventServiceProvider($app))->register();

@@ -40,6 +40,7 @@ export function laravelRedisPrefix(env: LaravelEnv): string {
 /** The flags every command that talks to Redis takes. */
 export const connectionFlags = {
   redis: { type: 'string' },
+  cluster: { type: 'string' },
   prefix: { type: 'string' },
   env: { type: 'string' },
   'cache-db': { type: 'string' },
@@ -53,6 +54,8 @@ type Flags = Record<string, string | boolean | (string | boolean)[] | undefined>
 
 export interface Connection {
   url: string;
+  /** Seed nodes (host:port) of a Redis Cluster; when set, `url` is not used. */
+  cluster?: string[];
   prefix: string;
   /** The cache connection's URL (Laravel's `cache` Redis connection). */
   cacheUrl: string;
@@ -76,7 +79,9 @@ export function connectionFrom(values: Flags): Connection {
   const failedDb = text(values['failed-db']) ?? process.env.LQB_FAILED_DB ?? databaseUrlFrom(fromFile) ?? 'failed-jobs.sqlite';
   const appKey = text(values.key) ?? env('APP_KEY');
   const cipher = text(values.cipher) ?? env('APP_CIPHER') ?? 'AES-256-CBC';
-  return { url, prefix, cacheUrl, cachePrefix, failedDb, ...(appKey ? { appKey } : {}), cipher };
+  const nodes = text(values.cluster) ?? env('REDIS_CLUSTER');
+  const cluster = nodes ? nodes.split(',').map((n) => n.trim()).filter(Boolean) : undefined;
+  return { url, prefix, cacheUrl, cachePrefix, failedDb, ...(appKey ? { appKey } : {}), cipher, ...(cluster ? { cluster } : {}) };
 }
 
 function redisUrlFrom(env: LaravelEnv | undefined): string | undefined {
@@ -112,12 +117,12 @@ function databaseUrlFrom(env: LaravelEnv | undefined): string | undefined {
 
 /** The queue connection, prefixed as Laravel prefixes it. */
 export function queueClient(connection: Connection): RedisClient {
-  return connectRedis({ url: connection.url, prefix: connection.prefix });
+  return connectRedis({ url: connection.url, prefix: connection.prefix, cluster: connection.cluster });
 }
 
 /** The cache connection (for restart signals and maxExceptions), under the same client prefix. */
 export function cacheClient(connection: Connection): RedisClient {
-  return connectRedis({ url: connection.cacheUrl, prefix: connection.prefix });
+  return connectRedis({ url: connection.cacheUrl, prefix: connection.prefix, cluster: connection.cluster });
 }
 
 /** The APP_KEY (and cipher) for encrypted jobs, for `lqb decode`. */

@@ -53,7 +53,12 @@ function createClient(options: ConnectOptions): RedisClient {
         const [host, port] = node.split(':');
         return { host: host!, port: Number(port ?? 6379) };
       }),
-      { keyPrefix: common.keyPrefix, redisOptions: common },
+      {
+        keyPrefix: common.keyPrefix,
+        // The prefix is the cluster client's to apply, once; each node connection gets the rest.
+        redisOptions: { ...common, keyPrefix: undefined },
+        clusterRetryStrategy: (times) => Math.min(times * 100, 2000),
+      },
     );
   }
   return new Redis(options.url ?? 'redis://127.0.0.1:6379', common);

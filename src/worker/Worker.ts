@@ -124,7 +124,11 @@ export class Worker {
       const jobs = wanted > 0 ? await this.nextJobs(wanted) : [];
       if (jobs.length > 0) {
         for (const job of jobs) {
-          const running = this.process(job).finally(() => {
+          // A job whose delete or release could not reach Redis stays reserved and comes back
+          // after retry_after; say so, and keep the worker alive.
+          const running = this.process(job)
+            .catch((error: unknown) => this.log({ event: 'error', job: job.id, queue: job.queue, error: `could not finish the job: ${(error as Error).message}` }))
+            .finally(() => {
             this.inFlight.delete(running);
             this.jobsProcessed++;
           });
