@@ -12,9 +12,9 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import phpSerialize from 'php-serialize';
 import { serialize, unserialize } from '../src/php/index.js';
+import { opsPerSecond, seconds } from './timing.js';
 
 const root = new URL('..', import.meta.url).pathname;
-const seconds = Number(process.env.SECONDS ?? 1);
 
 function corpus(): Buffer[] {
   return readFileSync(`${root}fixtures/php/corpus.jsonl`, 'utf8')
@@ -49,16 +49,8 @@ interface Rate {
 }
 
 function time(work: (index: number) => void, count: number, bytes: number): Rate {
-  for (let i = 0; i < count; i++) work(i); // warm up
-  let ops = 0;
-  const start = process.hrtime.bigint();
-  let elapsed = 0;
-  do {
-    for (let i = 0; i < count; i++) work(i);
-    ops += count;
-    elapsed = Number(process.hrtime.bigint() - start) / 1e9;
-  } while (elapsed < seconds);
-  return { opsPerSecond: ops / elapsed, mbPerSecond: (bytes * (ops / count)) / elapsed / 1e6 };
+  const ops = opsPerSecond(work, count);
+  return { opsPerSecond: ops, mbPerSecond: (bytes * ops) / count / 1e6 };
 }
 
 function phpNative(inputs: Buffer[], classes: string): { unserialize: Rate; serialize: Rate } {

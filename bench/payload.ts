@@ -7,22 +7,9 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { decodePayload, encodePayload } from '../src/index.js';
+import { opsPerSecond, seconds } from './timing.js';
 
 const root = new URL('..', import.meta.url).pathname;
-const seconds = Number(process.env.SECONDS ?? 1);
-
-function time(work: (i: number) => void, count: number): number {
-  for (let i = 0; i < count; i++) work(i);
-  let ops = 0;
-  const start = process.hrtime.bigint();
-  let elapsed = 0;
-  do {
-    for (let i = 0; i < count; i++) work(i);
-    ops += count;
-    elapsed = Number(process.hrtime.bigint() - start) / 1e9;
-  } while (elapsed < seconds);
-  return ops / elapsed;
-}
 
 function php(payloads: string[], classes: string): number {
   const out = execFileSync('php', [`${root}php-fixture-gen/bench-payload.php`, String(seconds), classes], { input: payloads.join('\n'), encoding: 'utf8' });
@@ -44,8 +31,8 @@ for (const [name, payloads, classes] of sets) {
   const bytes = payloads.reduce((sum, p) => sum + Buffer.byteLength(p), 0);
   const decoded = payloads.map((p) => decodePayload(p));
   const theirs = php(payloads, classes);
-  const ours = time((i) => decodePayload(payloads[i]!), payloads.length);
-  const encode = time((i) => encodePayload(decoded[i]!), payloads.length);
+  const ours = opsPerSecond((i) => decodePayload(payloads[i]!), payloads.length);
+  const encode = opsPerSecond((i) => encodePayload(decoded[i]!), payloads.length);
   const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
   rows.push(`| ${name}, ${payloads.length} × ${Math.round(bytes / payloads.length)} B | ${fmt(theirs)} | ${fmt(ours)} | ${(ours / theirs).toFixed(2)}× | ${fmt(encode)} |`);
 }

@@ -73,7 +73,9 @@ async function popCeiling(): Promise<number> {
   const start = performance.now();
   for (let done = 0; done < JOBS; done += 100) {
     const pipeline = client.pipeline();
-    for (let i = 0; i < 100; i++) (pipeline as unknown as Record<string, (...a: unknown[]) => void>).lqbPop!(key, `${key}:reserved`, `${key}:notify`, at);
+    // reserve.lua with COUNT 1 and no migrations is the pop step alone.
+    const now = Math.floor(Date.now() / 1000);
+    for (let i = 0; i < 100; i++) (pipeline as unknown as Record<string, (...a: unknown[]) => void>).lqbReserve!(key, `${key}:delayed`, `${key}:reserved`, `${key}:notify`, now, at, 1, 0, 0, -1);
     await pipeline.exec();
   }
   return JOBS / ((performance.now() - start) / 1000);

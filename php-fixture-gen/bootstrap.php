@@ -18,19 +18,35 @@ use Illuminate\Container\Container;
 use Illuminate\Queue\Capsule\Manager as Queue;
 use Illuminate\Redis\RedisManager;
 
+/**
+ * Laravel's `database.redis` config from the environment: REDIS_HOST, REDIS_PORT, REDIS_PREFIX,
+ * and REDIS_CLUSTER=host:port,… to make `default` a Redis Cluster (phpredis's RedisCluster), as
+ * Laravel's config does with `clusters` and options.cluster = 'redis'.
+ */
+function laravel_redis_config(): array
+{
+    $config = ['client' => 'phpredis', 'options' => ['prefix' => getenv('REDIS_PREFIX') ?: '']];
+    if ($nodes = getenv('REDIS_CLUSTER')) {
+        $config['options']['cluster'] = 'redis';
+        $config['clusters'] = ['default' => array_map(function ($node) {
+            [$host, $port] = explode(':', trim($node));
+            return ['host' => $host, 'port' => (int) $port];
+        }, explode(',', $nodes))];
+        return $config;
+    }
+    $config['default'] = [
+        'host' => getenv('REDIS_HOST') ?: '127.0.0.1',
+        'port' => (int) (getenv('REDIS_PORT') ?: 6379),
+        'database' => 0,
+    ];
+    return $config;
+}
+
 function laravel_queue(): Queue
 {
     $container = new Container();
     Container::setInstance($container);
-    $redisConfig = [
-        'client' => 'phpredis',
-        'options' => ['prefix' => getenv('REDIS_PREFIX') ?: ''],
-        'default' => [
-            'host' => getenv('REDIS_HOST') ?: '127.0.0.1',
-            'port' => (int) (getenv('REDIS_PORT') ?: 6379),
-            'database' => 0,
-        ],
-    ];
+    $redisConfig = laravel_redis_config();
     $container->singleton('redis', fn () => new RedisManager($container, 'phpredis', $redisConfig));
     $queue = new Queue($container);
     $queue->addConnection([

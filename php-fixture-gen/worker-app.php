@@ -140,25 +140,7 @@ namespace App\Bridge {
             'cache' => ['prefix' => getenv('LQB_CACHE_PREFIX') !== false ? (string) getenv('LQB_CACHE_PREFIX') : 'laravel_cache'],
         ]));
 
-        $redisConfig = [
-            'client' => 'phpredis',
-            'options' => ['prefix' => getenv('REDIS_PREFIX') ?: ''],
-            'default' => [
-                'host' => getenv('REDIS_HOST') ?: '127.0.0.1',
-                'port' => (int) (getenv('REDIS_PORT') ?: 6379),
-                'database' => 0,
-            ],
-        ];
-        // REDIS_CLUSTER=host:port,host:port makes `default` a Redis Cluster (phpredis's RedisCluster),
-        // as Laravel's config does with `clusters` and options.cluster = 'redis'.
-        if ($nodes = getenv('REDIS_CLUSTER')) {
-            unset($redisConfig['default']);
-            $redisConfig['options']['cluster'] = 'redis';
-            $redisConfig['clusters'] = ['default' => array_map(function ($node) {
-                [$host, $port] = explode(':', trim($node));
-                return ['host' => $host, 'port' => (int) $port];
-            }, explode(',', $nodes))];
-        }
+        $redisConfig = laravel_redis_config();
         $app->singleton('redis', fn () => new \Illuminate\Redis\RedisManager($app, 'phpredis', $redisConfig));
 
         (new \Illuminate\Events\EventServiceProvider($app))->register();

@@ -4,16 +4,15 @@
  * Uses Redis at 127.0.0.1:6379, or starts `redis-server` on a free port when none answers,
  * and keeps everything under a key prefix of its own, removed at the end.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { buildJob, buildPayload } from '../laravel/index.js';
-import { RedisQueue, connectRedis } from '../redis/index.js';
+import { RedisQueue, connectRedis, redisAnswers, startRedisServer } from '../redis/index.js';
 import { DatabaseUuidFailedJobProvider, Worker } from '../worker/index.js';
 import { formatEvent } from './output.js';
 import type { Command } from './command.js';
@@ -108,45 +107,11 @@ function laravelVersion(): string {
 
 /** Redis on 6379 if it answers; otherwise a redis-server of our own on a free port. */
 async function findRedis(out: (line: string) => void): Promise<{ port: number; stop: () => void }> {
-  const probe = new Redis(6379, '127.0.0.1', { lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 });
-  try {
-    await probe.connect();
-    await probe.ping();
+  if (await redisAnswers(6379)) {
     out('Using Redis at 127.0.0.1:6379');
     return { port: 6379, stop: () => undefined };
-  } catch {
-    const port = await freePort();
-    const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-    await waitForRedis(port);
-    out(`No Redis on 6379: started redis-server on 127.0.0.1:${port}`);
-    return { port, stop: () => child.kill() };
-  } finally {
-    probe.disconnect();
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no free port'))));
-    });
-  });
-}
-
-async function waitForRedis(port: number): Promise<void> {
-  for (let i = 0; i < 50; i++) {
-    const client = new Redis(port, '127.0.0.1', { lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 });
-    try {
-      await client.connect();
-      await client.ping();
-      return;
-    } catch {
-      await new Promise((r) => setTimeout(r, 100));
-    } finally {
-      client.disconnect();
-    }
-  }
-  throw new Error(`redis-server did not answer on port ${port}`);
+  const server = await startRedisServer();
+  out(`No Redis on 6379: started redis-server on 127.0.0.1:${server.port}`);
+  return server;
 }

@@ -76,45 +76,34 @@ export class RedisQueue {
    * reservations are moved back first; with `blockFor`, waits that long for one to arrive.
    */
   async pop(queue?: string): Promise<RedisJob | null> {
-    const name = queue ?? this.defaultQueue;
-    await this.migrate(name);
-    return this.reserve(name, true);
+    return (await this.popMany(queue, 1))[0] ?? null;
   }
 
   /**
    * Reserves up to `count` jobs in one round trip, with the migrations Laravel does before a
    * pop: the same effect as that many of Laravel's pops in a row. With `blockFor`, waits that
-   * long for a job when there is none.
+   * long for a job when there is none, then pops once more without migrating, as Laravel does.
    */
   async popMany(queue: string | undefined, count: number): Promise<RedisJob[]> {
     const name = queue ?? this.defaultQueue;
-    const jobs = await this.reserveMany(name, count);
+    const jobs = await this.reserve(name, count, true);
     if (jobs.length > 0 || this.blockFor === null) return jobs;
-    return (await this.waitForNotify(this.key(name))) ? this.reserveMany(name, count) : [];
+    return (await this.waitForNotify(this.key(name))) ? this.reserve(name, count, false) : [];
   }
 
-  private async reserveMany(name: string, count: number): Promise<RedisJob[]> {
+  private async reserve(name: string, count: number, migrate: boolean): Promise<RedisJob[]> {
     const key = this.key(name);
     const flat = await runStep<string[]>(this.client, 'lqbReserve', [key, `${key}:delayed`, `${key}:reserved`, `${key}:notify`], [
       this.now(),
       this.availableAt(this.retryAfter ?? 0),
-      Math.max(1, Math.floor(count)),
-      this.retryAfter === null ? 0 : 1,
+      Math.max(0, Math.floor(count)),
+      migrate ? 1 : 0,
+      migrate && this.retryAfter !== null ? 1 : 0,
       this.migrationBatchSize,
     ]);
     const jobs: RedisJob[] = [];
     for (let i = 0; i + 1 < flat.length; i += 2) jobs.push(new RedisJob(this, name, flat[i]!, flat[i + 1]!));
     return jobs;
-  }
-
-  private async reserve(name: string, mayBlock: boolean): Promise<RedisJob | null> {
-    const key = this.key(name);
-    const [raw, reserved] = await runStep<[string | null, string | null]>(this.client, 'lqbPop', [key, `${key}:reserved`, `${key}:notify`], [
-      this.availableAt(this.retryAfter ?? 0),
-    ]);
-    if (raw && reserved) return new RedisJob(this, name, raw, reserved);
-    if (mayBlock && this.blockFor !== null && (await this.waitForNotify(key))) return this.reserve(name, false);
-    return null;
   }
 
   private async waitForNotify(key: string): Promise<boolean> {
@@ -128,14 +117,7 @@ export class RedisQueue {
 
   /** Moves due delayed jobs, then expired reservations (unless retryAfter is null), onto the list. */
   async migrate(queue?: string): Promise<void> {
-    const key = this.key(queue);
-    await this.migrateExpired(`${key}:delayed`, key);
-    if (this.retryAfter !== null) await this.migrateExpired(`${key}:reserved`, key);
-  }
-
-  /** Moves every member of a zset scored at or before now to the end of a list; returns them. */
-  async migrateExpired(from: string, to: string): Promise<string[]> {
-    return runStep<string[]>(this.client, 'lqbMigrate', [from, to, `${to}:notify`], [this.now(), this.migrationBatchSize]);
+    await this.reserve(queue ?? this.defaultQueue, 0, true);
   }
 
   /** Takes a reserved job back to run again after `delay` seconds. */

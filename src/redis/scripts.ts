@@ -13,9 +13,7 @@ const LUA_DIR = new URL('../../src/redis/lua/', import.meta.url);
 const STEPS = {
   lqbPush: { file: 'push.lua', keys: 2 },
   lqbPushMany: { file: 'push-many.lua', keys: 2 },
-  lqbPop: { file: 'pop.lua', keys: 3 },
   lqbReserve: { file: 'reserve.lua', keys: 4 },
-  lqbMigrate: { file: 'migrate.lua', keys: 3 },
   lqbRelease: { file: 'release.lua', keys: 2 },
   lqbGiveBack: { file: 'give-back.lua', keys: 2 },
   lqbSize: { file: 'size.lua', keys: 3 },

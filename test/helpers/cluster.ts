@@ -4,10 +4,10 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
+import { freePort, redisAnswers } from '../../src/redis/index.js';
 
 export interface TestCluster {
   nodes: string[];
@@ -18,30 +18,7 @@ export interface TestCluster {
   stop(): Promise<void>;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
-
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function ping(port: number): Promise<boolean> {
-  const probe = new Redis(port, '127.0.0.1', { lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 });
-  probe.on('error', () => undefined);
-  try {
-    await probe.connect();
-    return (await probe.ping()) === 'PONG';
-  } catch {
-    return false;
-  } finally {
-    probe.disconnect();
-  }
-}
 
 export async function startCluster(): Promise<TestCluster> {
   const dir = mkdtempSync(join(tmpdir(), 'lqb-cluster-'));
@@ -62,7 +39,7 @@ export async function startCluster(): Promise<TestCluster> {
     );
     processes.set(port, child);
   }
-  for (const port of ports) while (!(await ping(port))) await pause(50);
+  for (const port of ports) while (!(await redisAnswers(port))) await pause(50);
   const created = spawnSync('redis-cli', ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '1', '--cluster-yes'], { encoding: 'utf8' });
   if (created.status !== 0) throw new Error(`redis-cli --cluster create failed: ${created.stdout}${created.stderr}`);
   await waitForClusterOk(ports[0]!);

@@ -5,13 +5,12 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildJob, buildPayload } from '../../src/laravel/index.js';
-import { RedisQueue, connectRedis } from '../../src/redis/index.js';
+import { RedisQueue, connectRedis, freePort, waitForRedis } from '../../src/redis/index.js';
 import { Worker } from '../../src/worker/index.js';
 import { HANDLERS, lqb, scratch, type Scratch } from '../helpers/processes.js';
 import { root } from '../helpers/php.js';
@@ -166,7 +165,7 @@ describe('Redis cut off and restarted', () => {
       await exited(server);
       rmSync(dir, { recursive: true, force: true });
     });
-    await waitForPort(port);
+    await waitForRedis(port);
     const url = `redis://127.0.0.1:${port}`;
     const producerClient = connectRedis({ url, prefix: 'p:' });
     const workerClient = connectRedis({ url, prefix: 'p:' });
@@ -203,7 +202,7 @@ describe('Redis cut off and restarted', () => {
     const duringDowntime = pushAll(400, 450); // waits for the connection, then goes through
     await pause(500);
     server = start();
-    await waitForPort(port);
+    await waitForRedis(port);
     await duringDowntime;
     await pushAll(450, 600);
     const deadline = Date.now() + 30_000;
@@ -216,30 +215,3 @@ describe('Redis cut off and restarted', () => {
     expect(await queue.reservedSize()).toBe(0);
   }, 90_000);
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
-
-async function waitForPort(port: number): Promise<void> {
-  for (let i = 0; i < 100; i++) {
-    const probe = new Redis(port, '127.0.0.1', { lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 });
-    probe.on('error', () => undefined);
-    try {
-      await probe.connect();
-      await probe.ping();
-      return;
-    } catch {
-      await pause(50);
-    } finally {
-      probe.disconnect();
-    }
-  }
-  throw new Error(`redis-server did not come up on ${port}`);
-}

@@ -1,6 +1,8 @@
 -- reserve: what a worker does before and during a pop, in one round trip. First due delayed
--- jobs, then (unless told not to) expired reservations, move onto the queue, as Laravel does
--- before every pop; then up to COUNT jobs are reserved, each exactly as pop.lua reserves one.
+-- jobs, then (when asked) expired reservations, move onto the queue, as Laravel does before
+-- every pop; then up to COUNT jobs are reserved, each as Laravel's pop reserves one: its
+-- payload decoded and encoded again by cjson with attempts + 1 is what goes into the zset.
+-- With COUNT 0 this is Laravel's migrate; with COUNT 1 and both migrations, its pop.
 -- KEYS[1]  the queue's list (queues:NAME)
 -- KEYS[2]  its delayed zset (queues:NAME:delayed)
 -- KEYS[3]  its reserved zset (queues:NAME:reserved)
@@ -8,11 +10,12 @@
 -- ARGV[1]  now (UNIX seconds)
 -- ARGV[2]  when the reservations run out (now + retry_after)
 -- ARGV[3]  COUNT: the most jobs to reserve
--- ARGV[4]  1 to give back expired reservations, 0 when retry_after is null
--- ARGV[5]  the most jobs to migrate from each zset; all when not positive
+-- ARGV[4]  1 to move due delayed jobs first, else 0
+-- ARGV[5]  1 to give back expired reservations first (not when retry_after is null), else 0
+-- ARGV[6]  the most jobs to move from each zset; all when not positive
 -- Returns {payload1, reserved1, payload2, reserved2, …}, empty when the queue is.
 local function migrate(from)
-  local limit = tonumber(ARGV[5])
+  local limit = tonumber(ARGV[6])
   local due
   if limit and limit > 0 then
     due = redis.call('ZRANGEBYSCORE', from, '-inf', ARGV[1], 'LIMIT', 0, limit)
@@ -22,7 +25,9 @@ local function migrate(from)
   if #due == 0 then
     return
   end
+  -- The due members are the lowest ranks, so they go by rank in one step.
   redis.call('ZREMRANGEBYRANK', from, 0, #due - 1)
+  -- In slices, to stay well inside Lua's limit on unpacked arguments.
   for first = 1, #due, 100 do
     local last = math.min(first + 99, #due)
     redis.call('RPUSH', KEYS[1], unpack(due, first, last))
@@ -34,8 +39,10 @@ local function migrate(from)
   end
 end
 
-migrate(KEYS[2])
 if ARGV[4] == '1' then
+  migrate(KEYS[2])
+end
+if ARGV[5] == '1' then
   migrate(KEYS[3])
 end
 
@@ -45,6 +52,8 @@ for _ = 1, tonumber(ARGV[3]) do
   if not payload then
     break
   end
+  -- A payload that is not a job (not JSON, no numeric attempts) is reserved as it is: the
+  -- worker then fails it with the reason, where an error here would lose it.
   local reserved = payload
   local decoded, job = pcall(cjson.decode, payload)
   if decoded and type(job) == 'table' and type(job.attempts) == 'number' then
