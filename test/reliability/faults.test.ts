@@ -92,7 +92,7 @@ describe('a worker killed with SIGKILL, 100 times, under a supervisor', () => {
         // hand: mid-handler, or done but not yet deleted when the kill came.
         expect(killed, `${uuid} attempt ${i} ran in a process that was not killed`).toBeDefined();
         const finished = records.find((r) => r.phase === 'done' && r.attempts === previous.attempts);
-        if (finished) expect(killed! - finished.t).toBeLessThan(200);
+        if (finished) expect(killed! - finished.t).toBeLessThan(1000);
         // And not before retry_after (2 s, scored in whole seconds).
         expect(starts[i]!.t - previous.t).toBeGreaterThanOrEqual(1000);
       }
