@@ -116,13 +116,15 @@ function databaseUrlFrom(env: LaravelEnv | undefined): string | undefined {
 }
 
 /** The queue connection, prefixed as Laravel prefixes it. */
-export function queueClient(connection: Connection): RedisClient {
-  return connectRedis({ url: connection.url, prefix: connection.prefix, cluster: connection.cluster });
+export function queueClient(connection: Connection, options: { giveUp?: boolean } = {}): RedisClient {
+  // A worker waits out an outage; a one-off command gives up after a few tries and says why.
+  const redisOptions = options.giveUp ? { maxRetriesPerRequest: 2, retryStrategy: (times: number) => (times > 3 ? null : times * 200) } : undefined;
+  return connectRedis({ url: connection.url, prefix: connection.prefix, cluster: connection.cluster, redisOptions, log: options.giveUp ? () => undefined : undefined });
 }
 
 /** The cache connection (for restart signals and maxExceptions), under the same client prefix. */
-export function cacheClient(connection: Connection): RedisClient {
-  return connectRedis({ url: connection.cacheUrl, prefix: connection.prefix, cluster: connection.cluster });
+export function cacheClient(connection: Connection, options: { giveUp?: boolean } = {}): RedisClient {
+  return queueClient({ ...connection, url: connection.cacheUrl }, options);
 }
 
 /** The APP_KEY (and cipher) for encrypted jobs, for `lqb decode`. */

@@ -36,11 +36,15 @@ export const dispatch: Command = {
     const backoff = typeof values.backoff === 'string' ? values.backoff.split(',').map((s, i) => numberFlag(s, `backoff[${i}]`, 0, 0)) : null;
     const delay = values.delay === undefined ? 0 : numberFlag(values.delay, 'delay', 0, 0);
     const built = buildPayload(command, { profile, maxTries: tries, timeout, backoff, delay: profile === '12' && delay ? delay : null });
-    const client = queueClient(connectionFrom(values));
+    const connection = connectionFrom(values);
+    const client = queueClient(connection, { giveUp: true });
     try {
       const queue = new RedisQueue(client);
       if (delay > 0) await queue.laterRaw(delay, built.raw, queueName);
       else await queue.pushRaw(built.raw, queueName);
+    } catch (error) {
+      // Never a silent drop: the caller hears that this job was not pushed, and why.
+      throw new Error(`the job was not pushed: Redis at ${connection.cluster?.join(',') ?? connection.url} did not take it (${(error as Error).message})`);
     } finally {
       client.disconnect();
     }

@@ -52,7 +52,7 @@ export const retry: Command = {
   async run({ values, positionals, out }) {
     if (positionals.length === 0 && typeof values.queue !== 'string') throw new UsageError('retry takes failed job IDs, "all", or --queue=Q');
     const failer = failerFor(values);
-    const client = queueClient(connectionFrom(values));
+    const client = queueClient(connectionFrom(values), { giveUp: true });
     let missing = 0;
     try {
       const queue = new RedisQueue(client);

@@ -13,7 +13,7 @@ export const size: Command = {
   usage: 'lqb size [--queue=Q[,Q…]] [--redis=URL] [--prefix=P] [--env=PATH]',
   options: { ...connectionFlags, ...queueFlag },
   async run({ values, out }) {
-    const client = queueClient(connectionFrom(values));
+    const client = queueClient(connectionFrom(values), { giveUp: true });
     try {
       const queue = new RedisQueue(client);
       for (const name of queueNames(values.queue)) {
@@ -30,7 +30,7 @@ export const clear: Command = {
   usage: 'lqb clear [--queue=Q] [--redis=URL] [--prefix=P] [--env=PATH]',
   options: { ...connectionFlags, ...queueFlag },
   async run({ values, out }) {
-    const client = queueClient(connectionFrom(values));
+    const client = queueClient(connectionFrom(values), { giveUp: true });
     try {
       const queue = new RedisQueue(client);
       for (const name of queueNames(values.queue)) out(`Cleared ${await queue.clear(name)} jobs from the [${name}] queue`);
@@ -45,7 +45,7 @@ export const restart: Command = {
   options: connectionFlags,
   async run({ values, out }) {
     const connection = connectionFrom(values);
-    const client = cacheClient(connection);
+    const client = cacheClient(connection, { giveUp: true });
     try {
       await new QueueCache(client, connection.cachePrefix).signalRestart();
       out('Broadcasting queue restart signal.');

@@ -99,6 +99,12 @@ export class Worker {
 
   /** Runs until a stop condition; resolves with the reason and exit status. */
   async run(): Promise<StopReason> {
+    const stop = await this.loop();
+    this.log({ event: 'stopping', reason: stop.reason });
+    return stop;
+  }
+
+  private async loop(): Promise<StopReason> {
     const startedAt = Date.now();
     const lastRestart = this.deps.cache ? await this.deps.cache.lastRestart() : null;
     const concurrency = Math.max(1, this.options.concurrency);
@@ -106,7 +112,6 @@ export class Worker {
       const stop = await this.stopReason(startedAt, lastRestart);
       if (stop) {
         await this.drain();
-        this.log({ event: 'stopping', reason: stop.reason });
         return stop;
       }
       if (this.paused) {

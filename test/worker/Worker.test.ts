@@ -25,7 +25,7 @@ describe('running jobs', () => {
     expect(stop.reason).toBe('empty');
     expect(seen).toEqual([['Ada', 3, 1, 'default']]);
     expect(await env.queue.size()).toBe(0);
-    expect(env.events.map((e) => e.event)).toEqual(['processing', 'processed']);
+    expect(env.events.map((e) => e.event)).toEqual(['processing', 'processed', 'stopping']);
   });
 
   it('tries queues in the order given', async () => {

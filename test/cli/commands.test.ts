@@ -1,0 +1,115 @@
+/**
+ * The `lqb` commands as a user runs them, on real Redis and a SQLite failed_jobs file: what
+ * they print, what they change, and their exit status (0, 1 with a reason, 2 for usage).
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { buildJob, buildPayload } from '../../src/laravel/index.js';
+import { RedisQueue } from '../../src/redis/index.js';
+import { DatabaseUuidFailedJobProvider } from '../../src/worker/index.js';
+import { HANDLERS, lqb, scratch, type Scratch } from '../helpers/processes.js';
+import { prefixedClient, rawClient, removePrefix, uniquePrefix } from '../helpers/redis.js';
+
+let s: Scratch;
+let prefix: string;
+beforeEach(() => {
+  prefix = uniquePrefix('cli');
+  s = scratch(prefix, 'default');
+});
+afterEach(async () => {
+  const raw = rawClient();
+  await removePrefix(raw, prefix);
+  raw.disconnect();
+  s.remove();
+});
+
+const job = (n: number) => buildPayload(buildJob({ className: 'App\\Jobs\\Bridge\\RecordJob', properties: { n, label: 'cli', ratio: 0.5, items: [] } })).raw;
+
+describe('lqb size and clear', () => {
+  it('count ready, delayed and reserved jobs, and clear a queue', async () => {
+    const client = prefixedClient(prefix);
+    const queue = new RedisQueue(client, { defaultQueue: 'mail' });
+    await queue.bulkRaw([job(1), job(2)]);
+    await queue.laterRaw(60, job(3));
+    await queue.pop();
+    client.disconnect();
+    const size = await lqb(['size', '--queue=mail,other'], s.env);
+    expect(size.stdout.trim().split('\n').map((l) => JSON.parse(l))).toEqual([
+      { queue: 'mail', size: 3, ready: 1, delayed: 1, reserved: 1 },
+      { queue: 'other', size: 0, ready: 0, delayed: 0, reserved: 0 },
+    ]);
+    expect((await lqb(['clear', '--queue=mail'], s.env)).stdout.trim()).toBe('Cleared 3 jobs from the [mail] queue');
+    expect(JSON.parse((await lqb(['size', '--queue=mail'], s.env)).stdout).size).toBe(0);
+  });
+});
+
+describe('lqb failed, forget and flush', () => {
+  it('list, forget one, flush the rest', async () => {
+    const failer = DatabaseUuidFailedJobProvider.fromUrl(s.env.LQB_FAILED_DB!);
+    const ids = [job(1), job(2), job(3)];
+    const uuids: string[] = [];
+    for (const payload of ids) uuids.push(await failer.log('redis', 'default', payload, 'Error: x'));
+    await failer.close();
+    const table = await lqb(['failed'], s.env);
+    expect(table.stdout).toMatch(/\| ID +\| Connection \| Queue +\| Class +\| Failed At +\|/);
+    expect(table.stdout).toContain('App\\Jobs\\Bridge\\RecordJob');
+    expect((await lqb(['failed', '--json'], s.env)).stdout.trim().split('\n').map((l) => JSON.parse(l).id)).toEqual([...uuids].reverse());
+    expect((await lqb(['forget', uuids[0]!], s.env)).stdout.trim()).toBe('Failed job deleted successfully!');
+    const again = await lqb(['forget', uuids[0]!], s.env);
+    expect(again.status).toBe(1);
+    expect(again.stderr).toMatch(/No failed job matches/);
+    expect((await lqb(['flush'], s.env)).stdout).toMatch(/All failed jobs deleted successfully! \(2\)/);
+    expect((await lqb(['failed'], s.env)).stdout.trim()).toBe('No failed jobs found.');
+  });
+
+  it('retry of an unknown id exits 1 and says which', async () => {
+    const result = await lqb(['retry', 'no-such-id'], s.env);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toMatch(/Unable to find failed job with ID \[no-such-id\]/);
+  });
+});
+
+describe('lqb work --json', () => {
+  it('prints one JSON object per event', async () => {
+    const client = prefixedClient(prefix);
+    await new RedisQueue(client).pushRaw(job(1));
+    client.disconnect();
+    const result = await lqb(['work', `--handlers=${HANDLERS}`, '--stop-when-empty', '--sleep=0', '--json'], s.env);
+    const events = result.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(events.map((e) => e.event)).toEqual(['processing', 'processed', 'stopping']);
+    expect(events[1]).toMatchObject({ job: 'App\\Jobs\\Bridge\\RecordJob', queue: 'default', attempts: 1 });
+    expect(events[1].durationMs).toBeGreaterThanOrEqual(0);
+  });
+});
+
+describe('usage and failures', () => {
+  it.each([
+    [['nope'], /unknown command "nope"/],
+    [['work'], /--handlers=FILE is required/],
+    [['work', `--handlers=${HANDLERS}`, '--tries=x'], /--tries must be a number/],
+    [['dispatch'], /dispatch takes one job CLASS/],
+    [['dispatch', 'App\\Jobs\\X', '--props=[1]'], /--props must be a JSON object/],
+    [['dispatch', 'App\\Jobs\\X', '--laravel=4'], /--laravel must be one of/],
+    [['forget'], /forget takes one failed job ID/],
+  ])('%j exits 2 with the reason', async (args, reason) => {
+    const result = await lqb(args as string[], s.env);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(reason);
+  });
+
+  it('a dispatch Redis does not take is reported, exit 1, never silently dropped', async () => {
+    const result = await lqb(['dispatch', 'App\\Jobs\\X', '--redis=redis://127.0.0.1:1'], s.env, { timeoutMs: 30_000 });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toMatch(/the job was not pushed: Redis at redis:\/\/127\.0\.0\.1:1 did not take it/);
+  });
+});
+
+describe('lqb demo', () => {
+  it('runs both directions against real Laravel and ends clean', async () => {
+    const result = await lqb(['demo', '--jobs=2'], s.env, { timeoutMs: 60_000 });
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+    expect(result.stdout).toMatch(/Node handler: App\\Jobs\\Bridge\\RecordJob n=2/);
+    expect(result.stdout).toMatch(/PHP handle\(\): n=102 \(int\) ratio=2 \(float\)/);
+    expect(result.stdout).toMatch(/Done: 0 jobs left on the queue, 0 failed\./);
+  });
+});

@@ -1,0 +1,55 @@
+/**
+ * The failed-jobs table on each database Laravel's failer can use: SQLite (embedded default),
+ * MariaDB and PostgreSQL (both running on this machine). One table per test run, dropped after.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import knex from 'knex';
+import { afterAll, describe, expect, it } from 'vitest';
+import { DatabaseUuidFailedJobProvider, knexConfig } from '../../src/worker/index.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'lqb-failer-'));
+const table = `lqb_failed_${randomBytes(4).toString('hex')}`;
+const databases: [string, string][] = [
+  ['SQLite', `sqlite://${join(dir, 'failed.sqlite')}`],
+  ['MariaDB', process.env.LQB_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/test'],
+  ['PostgreSQL', process.env.LQB_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test'],
+];
+
+afterAll(async () => {
+  for (const [, url] of databases) {
+    const db = knex(knexConfig(url));
+    await db.schema.dropTableIfExists(table);
+    await db.destroy();
+  }
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe.each(databases)('on %s', (_, url) => {
+  it('keeps records as Laravel’s database-uuids failer does: log, all (newest first), find, forget, flush', async () => {
+    const failer = DatabaseUuidFailedJobProvider.fromUrl(url, table);
+    try {
+      const first = randomUUID();
+      const second = randomUUID();
+      const payload = (uuid: string) => JSON.stringify({ uuid, displayName: 'App\\Jobs\\X', attempts: 1, note: 'naïve ✓' });
+      expect(await failer.log('redis', 'emails', payload(first), 'Error: one')).toBe(first);
+      expect(await failer.log('redis', 'default', payload(second), 'Error: two')).toBe(second);
+      const all = await failer.all();
+      expect(all.map((r) => r.uuid)).toEqual([second, first]);
+      expect(all[1]).toMatchObject({ connection: 'redis', queue: 'emails', payload: payload(first), exception: 'Error: one' });
+      expect(all[1]!.failed_at).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
+      expect((await failer.find(second))?.queue).toBe('default');
+      expect(await failer.forget(second)).toBe(true);
+      expect(await failer.forget(second)).toBe(false);
+      await expect(failer.log('redis', 'emails', payload(first), 'again')).rejects.toThrow(); // uuid is unique, as in Laravel's table
+      expect(await failer.flush()).toBe(1);
+      expect(await failer.all()).toEqual([]);
+      // A payload that is not JSON still gets a record, under a uuid of its own.
+      expect(await failer.log('redis', 'x', '{broken', 'Undecodable')).toMatch(/^[0-9a-f-]{36}$/);
+    } finally {
+      await failer.close();
+    }
+  });
+});
