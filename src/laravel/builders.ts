@@ -167,7 +167,7 @@ export function buildListener(spec: ListenerSpec, profile: LaravelProfile = '8')
 
 /** What SerializesModels leaves in place of a model (or, with an id list, a collection of them). */
 export function buildModelIdentifier(
-  model: { class: string; id: unknown; relations?: string[]; connection?: string | null; collectionClass?: string | null },
+  model: { class: string | null; id: unknown; relations?: string[]; connection?: string | null; collectionClass?: string | null },
   profile: LaravelProfile = '8',
 ): PhpObject {
   const object = new PhpObject(MODEL_IDENTIFIER);
@@ -182,27 +182,36 @@ export function buildModelIdentifier(
 
 /**
  * A Carbon (or DateTime) as PHP serializes it: "Y-m-d H:i:s.u" in the given zone. The zone is
- * an identifier such as "UTC" or "Europe/Paris"; microseconds beyond the Date's milliseconds
- * can be given.
+ * an identifier such as "UTC" or "Europe/Paris" (timezone_type 3) or an offset such as "+05:30"
+ * (timezone_type 1); microseconds beyond the Date's milliseconds can be given.
  */
 export function buildDate(date: Date, options: { className?: string; timezone?: string; microseconds?: number } = {}): PhpObject {
   const timezone = options.timezone ?? 'UTC';
-  const parts = new Intl.DateTimeFormat('en-US', {
-    timeZone: timezone,
-    hourCycle: 'h23',
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-  }).formatToParts(date);
-  const get = (type: string) => parts.find((p) => p.type === type)!.value;
+  const offset = /^([+-])(\d\d):(\d\d)$/.exec(timezone);
   const micro = options.microseconds ?? date.getUTCMilliseconds() * 1000;
-  const text = `${get('year')}-${get('month')}-${get('day')} ${get('hour')}:${get('minute')}:${get('second')}.${String(micro).padStart(6, '0')}`;
+  let wall: Record<string, string>;
+  if (offset) {
+    // An offset zone: the wall clock is the instant moved by the offset.
+    const minutes = (offset[1] === '-' ? -1 : 1) * (Number(offset[2]) * 60 + Number(offset[3]));
+    const shifted = new Date(date.getTime() + minutes * 60_000).toISOString();
+    wall = { year: shifted.slice(0, 4), month: shifted.slice(5, 7), day: shifted.slice(8, 10), hour: shifted.slice(11, 13), minute: shifted.slice(14, 16), second: shifted.slice(17, 19) };
+  } else {
+    const parts = new Intl.DateTimeFormat('en-US', {
+      timeZone: timezone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    }).formatToParts(date);
+    wall = Object.fromEntries(parts.map((p) => [p.type, p.value]));
+  }
+  const text = `${wall.year}-${wall.month}-${wall.day} ${wall.hour}:${wall.minute}:${wall.second}.${String(micro).padStart(6, '0')}`;
   const object = new PhpObject(options.className ?? 'Illuminate\\Support\\Carbon');
   object.props.set('date', text);
-  object.props.set('timezone_type', 3);
+  object.props.set('timezone_type', offset ? 1 : 3);
   object.props.set('timezone', timezone);
   return object;
 }

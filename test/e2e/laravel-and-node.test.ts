@@ -145,3 +145,43 @@ describe('lqb restart', () => {
     expect(theirs.signal ?? theirs.status).toBe(0);
   });
 });
+
+describe('chains across the two sides', () => {
+  it('Node runs the first link and pushes the next as Laravel would; Laravel runs it and pushes the third back to Node', async () => {
+    const link = (n: number, queue?: string) =>
+      buildJob({
+        className: 'App\\Jobs\\Bridge\\RecordJob',
+        properties: [
+          { name: 'tries', value: null },
+          { name: 'timeout', value: null },
+          { name: 'backoff', value: null },
+          { name: 'maxExceptions', value: null },
+          { name: 'n', value: n },
+          { name: 'label', value: `link ${n}` },
+          { name: 'ratio', value: n, hint: 'float' },
+          { name: 'items', value: [] },
+          { name: 'flag', value: null },
+        ],
+        queueable: queue ? { queue } : {},
+      });
+    const { serialize } = await import('../../src/php/index.js');
+    const third = link(3, 'node-side');
+    const second = link(2);
+    const first = link(1);
+    first.props.set('chained', fromJS([serialize(second).toString('utf8'), serialize(third).toString('utf8')]));
+    first.props.set('chainQueue', QUEUE);
+    const client = prefixedClient(prefix);
+    await new RedisQueue(client, { defaultQueue: QUEUE }).pushRaw(buildPayload(first).raw);
+    client.disconnect();
+
+    expect((await lqb(['work', `--handlers=${HANDLERS}`, `--queue=${QUEUE}`, '--once'], s.env)).status).toBe(0); // link 1, in Node
+    expect((await laravelWork()).status).toBe(0); // link 2, in Laravel, which pushes link 3 to node-side
+    expect((await lqb(['work', `--handlers=${HANDLERS}`, '--queue=node-side', '--stop-when-empty', '--sleep=0'], s.env)).status).toBe(0);
+
+    expect(s.nodeRuns().map((r) => [r.props.n, r.queue])).toEqual([
+      [1, QUEUE],
+      [3, 'node-side'],
+    ]);
+    expect(s.phpRuns()).toMatchObject([{ props: { n: 2, label: 'link 2', ratio: 2, types: { ratio: 'float' } }, queue: QUEUE }]);
+  });
+});

@@ -6,6 +6,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  asDate,
+  asModelIdentifier,
+  buildDate,
+  buildModelIdentifier,
   encodePayload,
   LARAVEL_PROFILES,
   validatePayload,
@@ -151,5 +155,33 @@ describe('built envelopes, every profile (generated)', () => {
         expect(isFloat ? theirs['@float'] : theirs, n).toEqual(value);
       }
     });
+  });
+});
+
+describe('value builders against what Laravel 8.83 wrote', () => {
+  const record = (name: string) => debianPayloads().find((r) => r.name === name)!;
+  const props = (name: string) => {
+    const { view } = decodePayload(record(name).payload);
+    return (view as UserJobView).properties;
+  };
+
+  it('buildDate writes a Carbon as PHP did, in its zone and to the microsecond', () => {
+    let dates = 0;
+    for (const prop of props('job/dates')) {
+      const date = asDate(prop.value);
+      if (!date) continue;
+      dates++;
+      const built = buildDate(date.date, { className: date.className, timezone: date.timezone, microseconds: date.microseconds });
+      expect(serialize(built).toString('utf8'), prop.name).toBe(serialize(prop.value).toString('utf8'));
+    }
+    expect(dates).toBe(4);
+  });
+
+  it('buildModelIdentifier writes a model (or a collection of them) as SerializesModels did', () => {
+    for (const prop of props('job/models')) {
+      const model = asModelIdentifier(prop.value);
+      if (!model) continue;
+      expect(serialize(buildModelIdentifier(model, '8')).toString('utf8'), prop.name).toBe(serialize(prop.value).toString('utf8'));
+    }
   });
 });

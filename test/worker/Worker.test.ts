@@ -204,3 +204,38 @@ describe('stopping', () => {
     expect((await running).reason).toBe('restart');
   });
 });
+
+describe('more of queue:work’s options', () => {
+  it('--max-time stops the loop, --memory stops it with status 12', async () => {
+    const started = Date.now();
+    expect(await env.worker({}, { maxTime: 0.3 }).run()).toEqual({ status: 0, reason: 'max-time' });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+    expect(await env.worker({}, { memory: 1 }).run()).toEqual({ status: 12, reason: 'memory' });
+  });
+
+  it('pause takes no job until resume, and the job waits in the queue meanwhile', async () => {
+    const ran: number[] = [];
+    const worker = env.worker({ 'App\\Jobs\\Tick': async (job) => void ran.push(Number(job.command.n)) }, {});
+    worker.pause();
+    const running = worker.run();
+    await env.queue.pushRaw(payload('App\\Jobs\\Tick', { n: 1 }));
+    await new Promise((r) => setTimeout(r, 200));
+    expect(ran).toEqual([]);
+    expect(await env.queue.readySize()).toBe(1);
+    worker.resume();
+    while (ran.length === 0) await new Promise((r) => setTimeout(r, 20));
+    worker.stop();
+    expect((await running).reason).toBe('signal');
+    expect(ran).toEqual([1]);
+  });
+
+  it('block_for waits on :notify and takes a job pushed during the wait', async () => {
+    const blocking = new (env.queue.constructor as typeof import('../../src/redis/index.js').RedisQueue)(env.client, { blockFor: 2 });
+    const started = Date.now();
+    setTimeout(() => void env.queue.pushRaw(payload('App\\Jobs\\Tick', { n: 7 })), 300);
+    const job = await blocking.pop();
+    expect(Date.now() - started).toBeLessThan(1500);
+    expect(job?.payload.name).toBe('App\\Jobs\\Tick');
+    await blocking.close();
+  });
+});
