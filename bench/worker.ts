@@ -10,7 +10,8 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { buildJob, buildPayload } from '../src/laravel/index.js';
+import { buildPayload } from '../src/laravel/index.js';
+import { bridgeRecordJob } from '../src/cli/demo.js';
 import { RedisQueue, connectRedis, registerSteps, type RedisClient } from '../src/redis/index.js';
 import { Worker } from '../src/worker/index.js';
 
@@ -25,21 +26,7 @@ const env = { ...process.env, REDIS_PREFIX: prefix, QUEUE_NAME: QUEUE, LQB_RECOR
 
 /** The job PHP's RecordJob is, with enough items to make the payload about 1 KB. */
 function payload(n: number, extra: Record<string, unknown> = {}): string {
-  const command = buildJob({
-    className: 'App\\Jobs\\Bridge\\RecordJob',
-    properties: [
-      { name: 'tries', value: null },
-      { name: 'timeout', value: null },
-      { name: 'backoff', value: null },
-      { name: 'maxExceptions', value: null },
-      { name: 'n', value: n },
-      { name: 'label', value: 'bench' },
-      { name: 'ratio', value: 0.5, hint: 'float' },
-      { name: 'items', value: { ...extra, pad: Array.from({ length: 20 }, () => 'padding-to-a-kilobyte') } },
-      { name: 'flag', value: null },
-    ],
-  });
-  return buildPayload(command).raw;
+  return buildPayload(bridgeRecordJob({ n, label: 'bench', ratio: 0.5, items: { ...extra, pad: Array.from({ length: 20 }, () => 'padding-to-a-kilobyte') } })).raw;
 }
 
 async function fill(count: number): Promise<number> {

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { buildJob, buildPayload } from '../laravel/index.js';
+import type { PhpObject } from '../php/index.js';
 import { RedisQueue, connectRedis, redisAnswers, startRedisServer } from '../redis/index.js';
 import { DatabaseUuidFailedJobProvider, Worker } from '../worker/index.js';
 import { formatEvent } from './output.js';
@@ -50,20 +51,7 @@ export const demo: Command = {
 
       out(`\n== 2. Node pushes ${count} jobs; Laravel's own worker (queue:work) runs them`);
       for (let n = 1; n <= count; n++) {
-        const command = buildJob({
-          className: 'App\\Jobs\\Bridge\\RecordJob',
-          properties: [
-            { name: 'tries', value: null },
-            { name: 'timeout', value: null },
-            { name: 'backoff', value: null },
-            { name: 'maxExceptions', value: null },
-            { name: 'n', value: 100 + n },
-            { name: 'label', value: 'from Node ✓' },
-            { name: 'ratio', value: n, hint: 'float' },
-            { name: 'items', value: { sku: `A-${n}`, qty: n } },
-            { name: 'flag', value: n % 2 === 0 },
-          ],
-        });
+        const command = bridgeRecordJob({ n: 100 + n, label: 'from Node ✓', ratio: n, items: { sku: `A-${n}`, qty: n }, flag: n % 2 === 0 });
         const { raw, envelope } = buildPayload(command, { profile: '8' });
         await queue.pushRaw(raw);
         out(`   Node pushed {"uuid":"${String(envelope.uuid)}","id":"${String(envelope.id)}","queue":"${QUEUE}"}`);
@@ -92,6 +80,28 @@ export const demo: Command = {
     }
   },
 };
+
+/**
+ * The command of php-fixture-gen/worker-app.php's App\\Jobs\\Bridge\\RecordJob, laid out as that
+ * class is declared (its option properties first, then the promoted ones, `ratio` a float).
+ */
+export function bridgeRecordJob(values: { n: number; label: string; ratio: number; items: unknown; flag?: boolean | null; queue?: string }): PhpObject {
+  return buildJob({
+    className: 'App\\Jobs\\Bridge\\RecordJob',
+    properties: [
+      { name: 'tries', value: null },
+      { name: 'timeout', value: null },
+      { name: 'backoff', value: null },
+      { name: 'maxExceptions', value: null },
+      { name: 'n', value: values.n },
+      { name: 'label', value: values.label },
+      { name: 'ratio', value: values.ratio, hint: 'float' },
+      { name: 'items', value: values.items },
+      { name: 'flag', value: values.flag ?? null },
+    ],
+    queueable: values.queue ? { queue: values.queue } : {},
+  });
+}
 
 function php(args: string[], env: NodeJS.ProcessEnv): string {
   const result = spawnSync('php', [join(PHP_DIR, args[0]!), ...args.slice(1)], { env, encoding: 'utf8' });

@@ -7,6 +7,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildJob, buildListener, buildPayload } from '../../src/index.js';
+import { bridgeRecordJob } from '../../src/cli/demo.js';
 import { fromJS } from '../../src/php/index.js';
 import { RedisQueue } from '../../src/redis/index.js';
 import { DatabaseUuidFailedJobProvider } from '../../src/worker/index.js';
@@ -148,22 +149,7 @@ describe('lqb restart', () => {
 
 describe('chains across the two sides', () => {
   it('Node runs the first link and pushes the next as Laravel would; Laravel runs it and pushes the third back to Node', async () => {
-    const link = (n: number, queue?: string) =>
-      buildJob({
-        className: 'App\\Jobs\\Bridge\\RecordJob',
-        properties: [
-          { name: 'tries', value: null },
-          { name: 'timeout', value: null },
-          { name: 'backoff', value: null },
-          { name: 'maxExceptions', value: null },
-          { name: 'n', value: n },
-          { name: 'label', value: `link ${n}` },
-          { name: 'ratio', value: n, hint: 'float' },
-          { name: 'items', value: [] },
-          { name: 'flag', value: null },
-        ],
-        queueable: queue ? { queue } : {},
-      });
+    const link = (n: number, queue?: string) => bridgeRecordJob({ n, label: `link ${n}`, ratio: n, items: [], queue });
     const { serialize } = await import('../../src/php/index.js');
     const third = link(3, 'node-side');
     const second = link(2);
