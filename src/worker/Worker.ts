@@ -53,9 +53,14 @@ class JobState {
   released = false;
   deleted = false;
   failed = false;
+  /**
+   * The handler ran past its timeout: the job is no longer this handler's (it may be failed, or
+   * taken by another worker after retry_after), so what the handler does to it later is ignored.
+   */
+  abandoned = false;
   constructor(readonly job: RedisJob) {}
   get finished(): boolean {
-    return this.released || this.deleted || this.failed;
+    return this.released || this.deleted || this.failed || this.abandoned;
   }
 }
 
@@ -204,27 +209,26 @@ export class Worker {
   async process(job: RedisJob): Promise<void> {
     const started = performance.now();
     const state = new JobState(job);
+    let read: { payload: DecodedPayload; view: JobView; command: PhpValue | undefined } | undefined;
+    let unreadable: unknown;
     try {
-      void job.payload; // decoded once here; attempts, id and uuid then come from it
-    } catch {
-      // handled below, where an undecodable job is failed with the reason
-    }
-    const base = { id: job.id, uuid: job.uuid, queue: job.queue, attempts: job.attempts() };
-    let payload: DecodedPayload;
-    let view: JobView;
-    let command: PhpValue | undefined;
-    try {
-      payload = job.payload;
+      const payload = job.payload;
       if (typeof payload.envelope.attempts !== 'number') throw new Error('the payload has no numeric "attempts" (Laravel’s own pop fails on it)');
-      ({ view, command } = this.readCommand(payload));
+      read = { payload, ...this.readCommand(payload) };
     } catch (error) {
+      unreadable = error;
+    }
+    // Read after decoding: attempts, id and uuid then come from the decoded payload.
+    const base = { id: job.id, uuid: job.uuid, queue: job.queue, attempts: job.attempts() };
+    if (!read) {
       // A payload that does not decode cannot run on either side: fail it with the reason.
-      const reason = new UndecodableJobError(`the job cannot be read: ${(error as Error).message}`, { cause: error });
+      const reason = new UndecodableJobError(`the job cannot be read: ${(unreadable as Error).message}`, { cause: unreadable });
       this.log({ event: 'processing', job: '(undecodable)', ...base });
       await this.fail(state, reason, '(undecodable)', undefined, undefined);
       this.log({ event: 'failed', job: '(undecodable)', ...base, durationMs: performance.now() - started, error: reason.message });
       return;
     }
+    const { payload, view, command } = read;
     const name = String(payload.envelope.displayName ?? payload.name);
     this.log({ event: 'processing', job: name, ...base });
     const finish = (event: WorkerEvent['event'], error?: unknown) =>
@@ -305,13 +309,15 @@ export class Worker {
     }
     const name = String(payload.envelope.displayName ?? payload.name);
     const error = new TimeoutExceededError(name, seconds);
+    const failNow = !state.finished;
     controller.abort(error);
     const maxTries = this.maxTries(payload);
     const retryUntil = this.retryUntil(payload);
     const lastAttempt = retryUntil ? retryUntil <= this.now() : maxTries > 0 && state.job.attempts() >= maxTries;
-    if (!state.finished && (lastAttempt || payload.envelope.failOnTimeout === true)) {
+    if (failNow && (lastAttempt || payload.envelope.failOnTimeout === true)) {
       await this.fail(state, lastAttempt ? new MaxAttemptsExceededError(name) : error, name, found.handler, context);
     }
+    state.abandoned = true;
     return error;
   }
 
@@ -337,6 +343,7 @@ export class Worker {
         await job.release(seconds);
       },
       async fail(error?: unknown) {
+        if (state.abandoned) return;
         await worker.fail(state, error ?? new ManuallyFailedError(), String(payload.envelope.displayName ?? payload.name), worker.handlers[name], context);
       },
       async delete() {

@@ -144,6 +144,17 @@ describe('timeouts', () => {
     expect(env.events.map((e) => e.event)).toContain('timed-out');
   });
 
+  it('what a handler does to its job after its timeout is ignored: the job is no longer its own', async () => {
+    await env.queue.pushRaw(payload('App\\Jobs\\Slow', {}, { timeout: 1, maxTries: 3 }));
+    let late: Promise<void> | undefined;
+    await env
+      .worker({ 'App\\Jobs\\Slow': (job) => new Promise<void>((resolve) => setTimeout(() => { late = job.delete(); resolve(); }, 1300)) }, { stopWhenEmpty: true })
+      .run();
+    while (!late) await new Promise((r) => setTimeout(r, 50));
+    await late;
+    expect(await env.queue.reservedSize()).toBe(1); // still waiting for retry_after, not deleted by the late handler
+  });
+
   it('failOnTimeout fails at once', async () => {
     await env.queue.pushRaw(payload('App\\Jobs\\Slow', {}, { timeout: 1, maxTries: 3, failOnTimeout: true }));
     await env.worker({ 'App\\Jobs\\Slow': (job) => new Promise((resolve) => job.signal.addEventListener('abort', resolve)) }, { stopWhenEmpty: true }).run();
