@@ -135,7 +135,7 @@ namespace App\Bridge {
             'queue' => [
                 'default' => $name,
                 'connections' => [],
-                'failed' => ['driver' => 'database-uuids', 'database' => 'failed', 'table' => 'failed_jobs'],
+                'failed' => ['driver' => 'database-uuids', 'database' => 'failed', 'table' => getenv('LQB_FAILED_TABLE') ?: 'failed_jobs'],
             ],
             'cache' => ['prefix' => getenv('LQB_CACHE_PREFIX') !== false ? (string) getenv('LQB_CACHE_PREFIX') : 'laravel_cache'],
         ]));
@@ -164,9 +164,18 @@ namespace App\Bridge {
         $app->singleton('queue.connection', fn ($app) => $app['queue']->connection());
         $app->alias('queue.connection', \Illuminate\Contracts\Queue\Queue::class);
 
+        // LQB_FAILED_DB: a SQLite file, or a URL (mysql://, mariadb://, postgres://) that Laravel's
+        // own ConfigurationUrlParser reads, as DB_URL does in an app. LQB_FAILED_TABLE names the table.
         $failedDb = getenv('LQB_FAILED_DB') ?: '/tmp/lqb-failed.sqlite';
         $db = new \Illuminate\Database\Capsule\Manager($app);
-        $db->addConnection(['driver' => 'sqlite', 'database' => $failedDb, 'prefix' => '', 'foreign_key_constraints' => false], 'failed');
+        if (preg_match('#^(mysql|mariadb|postgres|postgresql|pgsql)://#', $failedDb, $m)) {
+            $driver = in_array($m[1], ['mysql', 'mariadb'], true) ? 'mysql' : 'pgsql';
+            $url = preg_replace('#^[a-z]+://#', $driver . '://', $failedDb);
+            $db->addConnection(['driver' => $driver, 'url' => $url, 'prefix' => '', 'charset' => $driver === 'mysql' ? 'utf8mb4' : 'utf8', 'collation' => $driver === 'mysql' ? 'utf8mb4_unicode_ci' : null], 'failed');
+            $failedDb = ':memory:'; // nothing to create on disk
+        } else {
+            $db->addConnection(['driver' => 'sqlite', 'database' => $failedDb, 'prefix' => '', 'foreign_key_constraints' => false], 'failed');
+        }
         $app->instance('db', $db->getDatabaseManager());
         $app->singleton('queue.failer', function ($app) use ($failedDb) {
             $config = $app['config']['queue.failed'];

@@ -46,6 +46,7 @@ export const connectionFlags = {
   'cache-db': { type: 'string' },
   'cache-prefix': { type: 'string' },
   'failed-db': { type: 'string' },
+  'failed-table': { type: 'string' },
   key: { type: 'string' },
   cipher: { type: 'string' },
 } as const;
@@ -61,6 +62,8 @@ export interface Connection {
   cacheUrl: string;
   cachePrefix: string;
   failedDb: string;
+  /** The failed-jobs table (Laravel's `queue.failed.table`). */
+  failedTable: string;
   appKey?: string;
   cipher: string;
 }
@@ -81,7 +84,8 @@ export function connectionFrom(values: Flags): Connection {
   const cipher = text(values.cipher) ?? env('APP_CIPHER') ?? 'AES-256-CBC';
   const nodes = text(values.cluster) ?? env('REDIS_CLUSTER');
   const cluster = nodes ? nodes.split(',').map((n) => n.trim()).filter(Boolean) : undefined;
-  return { url, prefix, cacheUrl, cachePrefix, failedDb, ...(appKey ? { appKey } : {}), cipher, ...(cluster ? { cluster } : {}) };
+  const failedTable = text(values['failed-table']) ?? process.env.LQB_FAILED_TABLE ?? 'failed_jobs';
+  return { url, prefix, cacheUrl, cachePrefix, failedDb, failedTable, ...(appKey ? { appKey } : {}), cipher, ...(cluster ? { cluster } : {}) };
 }
 
 function redisUrlFrom(env: LaravelEnv | undefined): string | undefined {

@@ -8,7 +8,8 @@ import { connectionFlags, connectionFrom, queueClient } from './connection.js';
 import { UsageError, type Command } from './command.js';
 
 function failerFor(values: Record<string, unknown>): DatabaseUuidFailedJobProvider {
-  return DatabaseUuidFailedJobProvider.fromUrl(connectionFrom(values as never).failedDb);
+  const { failedDb, failedTable } = connectionFrom(values as never);
+  return DatabaseUuidFailedJobProvider.fromUrl(failedDb, failedTable);
 }
 
 function className(job: FailedJob): string {

@@ -61,7 +61,7 @@ export const work: Command = {
     const retryAfter = values['retry-after'] === 'null' ? null : num('retry-after', 90);
     const blockFor = typeof values['block-for'] === 'string' ? num('block-for', 0) : null;
     const queue = new RedisQueue(client, { retryAfter, blockFor, defaultQueue: options.queues![0] });
-    const failer = DatabaseUuidFailedJobProvider.fromUrl(connection.failedDb);
+    const failer = DatabaseUuidFailedJobProvider.fromUrl(connection.failedDb, connection.failedTable);
     const json = values.json === true;
     const worker = new Worker(queue, handlers, options, {
       failer,

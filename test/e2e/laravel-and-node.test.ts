@@ -5,12 +5,14 @@
  *     (php-fixture-gen/laravel-worker.php).
  *   - A job failed on one side is retried by the other side's retry and runs.
  */
+import { randomBytes } from 'node:crypto';
+import knex from 'knex';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildJob, buildListener, buildPayload } from '../../src/index.js';
 import { bridgeRecordJob } from '../../src/cli/demo.js';
 import { fromJS } from '../../src/php/index.js';
 import { RedisQueue } from '../../src/redis/index.js';
-import { DatabaseUuidFailedJobProvider } from '../../src/worker/index.js';
+import { DatabaseUuidFailedJobProvider, knexConfig } from '../../src/worker/index.js';
 import { HANDLERS, lqb, php, scratch, type Scratch } from '../helpers/processes.js';
 import { prefixedClient, rawClient, removePrefix, uniquePrefix } from '../helpers/redis.js';
 
@@ -169,5 +171,34 @@ describe('chains across the two sides', () => {
       [3, 'node-side'],
     ]);
     expect(s.phpRuns()).toMatchObject([{ props: { n: 2, label: 'link 2', ratio: 2, types: { ratio: 'float' } }, queue: QUEUE }]);
+  });
+});
+
+describe.each([
+  ['MariaDB', process.env.LQB_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/test'],
+  ['PostgreSQL', process.env.LQB_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test'],
+])('failed jobs in %s, shared by both sides', (_, url) => {
+  it('Laravel’s failer reads what Node failed; lqb reads and retries what Laravel failed', async () => {
+    const table = `lqb_failed_${randomBytes(4).toString('hex')}`;
+    const env = { ...s.env, LQB_FAILED_DB: url, LQB_FAILED_TABLE: table };
+    try {
+      await php('laravel-dispatch.php', ['failing', JSON.stringify({ n: 1, message: 'node gives up', queue: QUEUE })], env);
+      expect((await lqb(['work', `--handlers=${HANDLERS}`, `--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0'], env)).status).toBe(0);
+      const laravelSees = JSON.parse((await php('laravel-dispatch.php', ['failed'], env)).stdout) as { id: string; exception: string }[];
+      expect(laravelSees).toHaveLength(1);
+      expect(laravelSees[0]!.exception).toMatch(/^Error: node gives up/);
+
+      const [pushed] = JSON.parse(`[${(await php('laravel-dispatch.php', ['failing', JSON.stringify({ n: 2, message: 'php gives up', queue: QUEUE })], env)).stdout.trim()}]`) as { uuid: string }[];
+      expect((await php('laravel-worker.php', [`--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0', '--tries=1'], env)).status).toBe(0);
+      const listed = (await lqb(['failed', '--json'], env)).stdout.trim().split('\n').map((l) => JSON.parse(l) as { id: string });
+      expect(listed.map((r) => r.id)).toContain(pushed!.uuid);
+      expect((await lqb(['retry', pushed!.uuid], env)).status).toBe(0);
+      expect((await lqb(['work', `--handlers=${HANDLERS}`, `--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0'], { ...env, LQB_NODE_FAILING_SUCCEEDS: '1' })).status).toBe(0);
+      expect(s.nodeRuns().filter((r) => r.uuid === pushed!.uuid)).toHaveLength(1);
+    } finally {
+      const db = knex(knexConfig(url));
+      await db.schema.dropTableIfExists(table);
+      await db.destroy();
+    }
   });
 });
