@@ -40,8 +40,9 @@ export function decodeInput(input: Buffer, keys: AppKeySettings = {}): unknown {
       view = viewCommand(command);
     } else note = 'encrypted: give --key=APP_KEY or --env=PATH to decrypt';
   }
-  const data = decoded.envelope.data as Record<string, unknown>;
-  const envelope = 'command' in (data ?? {}) ? { ...decoded.envelope, data: { ...data, command: command === undefined ? note : readable(command) } } : decoded.envelope;
+  const data = decoded.envelope.data;
+  const hasCommand = typeof data === 'object' && data !== null && !Array.isArray(data) && 'command' in data;
+  const envelope = hasCommand ? { ...decoded.envelope, data: { ...data, command: command === undefined ? note : readable(command) } } : decoded.envelope;
   return {
     envelope: readableJson(envelope),
     laravel: decoded.profile,
@@ -59,7 +60,9 @@ function readableView(view: JobView): unknown {
     default: {
       const { properties, queueable, chain, toJS: _toJS, ...rest } = view;
       const shown: Record<string, unknown> = {};
-      for (const [key, value] of Object.entries(rest)) shown[key] = isPhp(value) ? readable(value as PhpValue) : value;
+      for (const [key, value] of Object.entries(rest)) {
+        if (value !== undefined && !Array.isArray(value)) shown[key] = readable(value as PhpValue);
+      }
       if ('arguments' in view) shown.arguments = view.arguments.map((arg) => readable(arg));
       shown.properties = properties.map((p) => ({ ...p, value: readable(p.value) }));
       shown.queueable = Object.fromEntries(Object.entries(queueable).filter(([, v]) => v !== undefined).map(([k, v]) => [k, readable(v as PhpValue)]));
@@ -67,10 +70,6 @@ function readableView(view: JobView): unknown {
       return shown;
     }
   }
-}
-
-function isPhp(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** JSON values as the envelope holds them (floats, big ints, Maps) made printable. */

@@ -72,3 +72,17 @@ describe('lqb decode of an encrypted job', () => {
     expect(wrong.stderr).toMatch(/MAC is invalid/);
   });
 });
+
+describe('decodeInput on every real payload', () => {
+  it('shows each of them (jobs, listeners, notifications, mailables, closures, string jobs, encrypted) as JSON', async () => {
+    const { decodeInput } = await import('../../src/cli/decode.js');
+    const { debianPayloads, sharedPayloads } = await import('../helpers/laravel.js');
+    const kinds = new Set<string>();
+    for (const record of [...debianPayloads(), ...sharedPayloads()]) {
+      const shown = decodeInput(Buffer.from(record.payload), { appKey: record.appKey, cipher: record.cipher }) as { view: { kind: string } };
+      expect(() => JSON.stringify(shown)).not.toThrow();
+      kinds.add(shown.view.kind);
+    }
+    expect(kinds).toEqual(new Set(['job', 'listener', 'notification', 'mailable', 'closure', 'string']));
+  });
+});
