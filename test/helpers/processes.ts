@@ -33,7 +33,8 @@ export function run(command: string, args: string[], env: NodeJS.ProcessEnv, opt
   });
 }
 
-export const lqb = (args: string[], env: NodeJS.ProcessEnv, options?: { input?: string; timeoutMs?: number }) => run('node', [join(root, 'dist/cli/main.js'), ...args], env, options);
+export const lqb = (args: string[], env: NodeJS.ProcessEnv, options?: { input?: string; timeoutMs?: number; nodeFlags?: string[] }) =>
+  run('node', [...(options?.nodeFlags ?? []), join(root, 'dist/cli/main.js'), ...args], env, options);
 export const php = (script: string, args: string[], env: NodeJS.ProcessEnv, options?: { input?: string; timeoutMs?: number }) => run('php', [join(root, 'php-fixture-gen', script), ...args], env, options);
 
 export const HANDLERS = join(root, 'test/e2e/fixtures/handlers.mjs');
