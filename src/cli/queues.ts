@@ -10,15 +10,16 @@ import type { Command } from './command.js';
 const queueFlag = { queue: { type: 'string' } } as const;
 
 export const size: Command = {
-  usage: 'lqb size [--queue=Q[,Q…]] [--redis=URL] [--prefix=P] [--env=PATH]',
-  options: { ...connectionFlags, ...queueFlag },
+  usage: 'lqb size [--queue=Q[,Q…]] [--json] [--redis=URL] [--prefix=P] [--env=PATH]',
+  options: { ...connectionFlags, ...queueFlag, json: { type: 'boolean' } },
   async run({ values, out }) {
     const client = queueClient(connectionFrom(values), { giveUp: true });
     try {
       const queue = new RedisQueue(client);
       for (const name of queueNames(values.queue)) {
         const [total, ready, delayed, reserved] = await Promise.all([queue.size(name), queue.readySize(name), queue.delayedSize(name), queue.reservedSize(name)]);
-        out(JSON.stringify({ queue: name, size: total, ready, delayed, reserved }));
+        // Queue::size: ready, delayed and reserved together; --json breaks it down.
+        out(values.json ? JSON.stringify({ queue: name, size: total, ready, delayed, reserved }) : String(total));
       }
     } finally {
       client.disconnect();

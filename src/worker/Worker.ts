@@ -9,7 +9,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PhpArray, PhpFloat, PhpObject, deref, toJS, unserialize, type PhpValue } from '../php/index.js';
-import { buildPayload, type DecodedPayload, type Encrypter, type JobView, viewCommand } from '../laravel/index.js';
+import { buildPayload, plainJson, type DecodedPayload, type Encrypter, type JobView, viewCommand } from '../laravel/index.js';
 import type { RedisJob, RedisQueue } from '../redis/index.js';
 import type { QueueCache } from './cache.js';
 import { MaxAttemptsExceededError, ManuallyFailedError, NoHandlerError, TimeoutExceededError, UndecodableJobError, exceptionText } from './errors.js';
@@ -334,7 +334,8 @@ export class Worker {
       uuid: job.uuid,
       id: job.id,
       queue: job.queue,
-      payload,
+      payload: plainJson(payload.envelope) as Record<string, unknown>,
+      decoded: payload,
       view,
       signal,
       async release(seconds = 0) {

@@ -26,8 +26,10 @@ export interface HandlerJob {
   uuid: string | undefined;
   id: string;
   queue: string;
-  /** The decoded payload: envelope, lossless command, typed view. */
-  payload: DecodedPayload;
+  /** The job's payload as plain JSON, as Laravel's `$job->payload()` gives it (uuid, displayName, data, …). */
+  payload: Record<string, unknown>;
+  /** The payload decoded in full: the envelope in order, the lossless command, the profile, the raw string. */
+  decoded: DecodedPayload;
   view: JobView;
   /** Fired when the job's timeout passes: stop work and return. */
   signal: AbortSignal;

@@ -21,9 +21,11 @@ describe('running jobs', () => {
   it('gives the handler the command and deletes the job when it returns', async () => {
     await env.queue.pushRaw(payload('App\\Jobs\\Hello', { name: 'Ada', n: 3 }));
     const seen: unknown[] = [];
-    const stop = await env.worker({ 'App\\Jobs\\Hello': async (job) => void seen.push([job.command.name, job.command.n, job.attempts, job.queue]) }, { stopWhenEmpty: true }).run();
+    const stop = await env
+      .worker({ 'App\\Jobs\\Hello': async (job) => void seen.push([job.command.name, job.command.n, job.attempts, job.queue, job.payload.displayName, job.payload.attempts, job.decoded.profile]) }, { stopWhenEmpty: true })
+      .run();
     expect(stop.reason).toBe('empty');
-    expect(seen).toEqual([['Ada', 3, 1, 'default']]);
+    expect(seen).toEqual([['Ada', 3, 1, 'default', 'App\\Jobs\\Hello', 0, '8']]);
     expect(await env.queue.size()).toBe(0);
     expect(env.events.map((e) => e.event)).toEqual(['processing', 'processed', 'stopping']);
   });
