@@ -93,8 +93,11 @@ describe('a worker killed with SIGKILL, 100 times, under a supervisor', () => {
         expect(killed, `${uuid} attempt ${i} ran in a process that was not killed`).toBeDefined();
         const finished = records.find((r) => r.phase === 'done' && r.attempts === previous.attempts);
         if (finished) expect(killed! - finished.t).toBeLessThan(1000);
-        // And not before retry_after (2 s, scored in whole seconds).
-        expect(starts[i]!.t - previous.t).toBeGreaterThanOrEqual(1000);
+        // And only after the kill, and not before retry_after: with 2 s scored in whole seconds a
+        // reservation comes back more than 1 s after it was made; measured from the handler's
+        // start (a little after the reservation on a busy machine), allow half of that.
+        expect(starts[i]!.t).toBeGreaterThanOrEqual(killed!);
+        expect(starts[i]!.t - previous.t).toBeGreaterThanOrEqual(500);
       }
     }
     expect(rerun).toBeGreaterThan(0);

@@ -247,7 +247,7 @@ describe('more of queue:work’s options', () => {
     const started = Date.now();
     setTimeout(() => void env.queue.pushRaw(payload('App\\Jobs\\Tick', { n: 7 })), 300);
     const job = await blocking.pop();
-    expect(Date.now() - started).toBeLessThan(1500);
+    expect(Date.now() - started).toBeLessThan(1950); // woken by the push, not by block_for's 2 s running out
     expect(job?.payload.name).toBe('App\\Jobs\\Tick');
     await blocking.close();
   });
