@@ -20,3 +20,11 @@ export interface Command {
 export class UsageError extends Error {
   override name = 'UsageError';
 }
+
+/** A numeric flag's value, at least `min`; a usage error naming the flag otherwise. */
+export function numberFlag(value: unknown, name: string, fallback: number, min: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (typeof value !== 'string' || value.trim() === '' || !Number.isFinite(n) || n < min) throw new UsageError(`--${name} must be a number of at least ${min}, not ${JSON.stringify(value)}`);
+  return n;
+}

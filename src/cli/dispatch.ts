@@ -8,8 +8,7 @@ import { PhpFloat } from '../php/index.js';
 import { LARAVEL_PROFILES, buildJob, buildPayload, decodeJson, type JsonValue, type LaravelProfile } from '../laravel/index.js';
 import { RedisQueue } from '../redis/index.js';
 import { connectionFlags, connectionFrom, queueClient } from './connection.js';
-import { numberFlag } from './work.js';
-import { UsageError, type Command } from './command.js';
+import { UsageError, numberFlag, type Command } from './command.js';
 
 export const dispatch: Command = {
   usage: 'lqb dispatch CLASS [--props=JSON] [--queue=Q] [--delay=S] [--tries=N] [--timeout=S] [--backoff=S[,S…]] [--laravel=VERSION] [--redis=URL] [--prefix=P] [--env=PATH]',

@@ -17,8 +17,9 @@ export const size: Command = {
     try {
       const queue = new RedisQueue(client);
       for (const name of queueNames(values.queue)) {
-        const [total, ready, delayed, reserved] = await Promise.all([queue.size(name), queue.readySize(name), queue.delayedSize(name), queue.reservedSize(name)]);
+        const [ready, delayed, reserved] = await Promise.all([queue.readySize(name), queue.delayedSize(name), queue.reservedSize(name)]);
         // Queue::size: ready, delayed and reserved together; --json breaks it down.
+        const total = ready + delayed + reserved;
         out(values.json ? JSON.stringify({ queue: name, size: total, ready, delayed, reserved }) : String(total));
       }
     } finally {

@@ -7,7 +7,7 @@ import { RedisQueue } from '../redis/index.js';
 import { DatabaseUuidFailedJobProvider, QueueCache, Worker, loadHandlers, type WorkerOptions } from '../worker/index.js';
 import { cacheClient, connectionFlags, connectionFrom, queueClient } from './connection.js';
 import { formatEvent } from './output.js';
-import { UsageError, type Command } from './command.js';
+import { UsageError, numberFlag, type Command } from './command.js';
 
 export const work: Command = {
   usage:
@@ -88,10 +88,3 @@ export const work: Command = {
     }
   },
 };
-
-export function numberFlag(value: unknown, name: string, fallback: number, min: number): number {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (typeof value !== 'string' || value.trim() === '' || !Number.isFinite(n) || n < min) throw new UsageError(`--${name} must be a number of at least ${min}, not ${JSON.stringify(value)}`);
-  return n;
-}

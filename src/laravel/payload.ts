@@ -7,7 +7,7 @@
  */
 import { PhpFloat, PhpObject, unserialize, type PhpValue } from '../php/index.js';
 import { decodeJson, detectUnescapedUnicode, encodeJson, plainJson, type JsonObject, type JsonValue } from './json.js';
-import { viewCommand, type JobView } from './views.js';
+import { QUEUEABLE_FIELDS, viewCommand, type JobView } from './views.js';
 
 /** The Laravel versions whose payloads differ, named by the release that introduced each shape. */
 export const LARAVEL_PROFILES = ['5.8', '6', '7', '8', '9', '10', '11', '12'] as const;
@@ -106,11 +106,9 @@ function refineProfile(profile: LaravelProfile, command: PhpValue): LaravelProfi
   const keys = command.props.keys;
   const chained = keys.indexOf('chained');
   if (chained >= 0 && keys.indexOf('chainConnection') > chained) return '11';
-  if (keys.includes('job') && QUEUEABLE_8.some((name) => !keys.includes(name))) return '9';
+  if (keys.includes('job') && QUEUEABLE_FIELDS.some((name) => !keys.includes(name))) return '9';
   return profile;
 }
-
-const QUEUEABLE_8 = ['connection', 'queue', 'chainConnection', 'chainQueue', 'chainCatchCallbacks', 'delay', 'afterCommit', 'middleware', 'chained'];
 
 /**
  * Adds what is worked out when first asked for: the escaping style (reading a job does not

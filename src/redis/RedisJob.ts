@@ -15,7 +15,6 @@ interface ReservedFields {
 export class RedisJob {
   #decoded: DecodedPayload | undefined;
   #fields: ReservedFields | undefined;
-  #done = false;
 
   constructor(
     readonly redisQueue: RedisQueue,
@@ -65,26 +64,19 @@ export class RedisJob {
     return typeof uuid === 'string' ? uuid : undefined;
   }
 
-  /** True once the job was deleted or released. */
-  get isDone(): boolean {
-    return this.#done;
-  }
 
   /** Removes the job from `:reserved` for good. */
   async delete(): Promise<void> {
-    this.#done = true;
     await this.redisQueue.deleteReserved(this);
   }
 
   /** Gives the job back as it was pushed, without spending this attempt (see RedisQueue.giveBack). */
   async giveBack(delay = 0): Promise<void> {
-    this.#done = true;
     await this.redisQueue.giveBack(this, delay);
   }
 
   /** Puts the job back to run again after `delay` seconds. */
   async release(delay = 0): Promise<void> {
-    this.#done = true;
     await this.redisQueue.release(this, delay);
   }
 }

@@ -55,7 +55,7 @@ export class RedisQueue {
   /** Appends a payload (a job's JSON) to the queue and wakes a blocked worker. */
   async pushRaw(payload: string, queue?: string): Promise<void> {
     const key = this.key(queue);
-    await runStep(this.client, 'lqbPush', [key, `${key}:notify`], [payload]);
+    await runStep(this.client, 'lqbPushMany', [key, `${key}:notify`], [payload]);
   }
 
   /** Schedules a payload to become ready after `delay` seconds (or at a Date). */
@@ -190,10 +190,6 @@ export class RedisQueue {
   /** UNIX seconds `delay` from now (a Date is taken as it is), as Laravel's availableAt. */
   availableAt(delay: number | Date): number {
     return delay instanceof Date ? Math.floor(delay.getTime() / 1000) : this.now() + Math.max(0, Math.floor(delay));
-  }
-
-  currentTime(): number {
-    return this.now();
   }
 
   /** Closes the blocking connection, if one was made; the main client is the caller's. */

@@ -11,7 +11,6 @@ export type RedisClient = Redis | Cluster;
 const LUA_DIR = new URL('../../src/redis/lua/', import.meta.url);
 
 const STEPS = {
-  lqbPush: { file: 'push.lua', keys: 2 },
   lqbPushMany: { file: 'push-many.lua', keys: 2 },
   lqbReserve: { file: 'reserve.lua', keys: 4 },
   lqbRelease: { file: 'release.lua', keys: 2 },

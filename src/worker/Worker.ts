@@ -123,10 +123,6 @@ export class Worker {
         await this.nap(this.options.sleep);
         continue;
       }
-      if (this.inFlight.size >= concurrency) {
-        await Promise.race(this.inFlight);
-        continue;
-      }
       // Reserve as many as there are free slots, in one round trip (one job for --once and
       // --max-jobs' last ones).
       let wanted = this.options.once ? 1 : concurrency - this.inFlight.size;
@@ -139,9 +135,9 @@ export class Worker {
           const running = this.process(job)
             .catch((error: unknown) => this.log({ event: 'error', job: job.id, queue: job.queue, error: `could not finish the job: ${(error as Error).message}` }))
             .finally(() => {
-            this.inFlight.delete(running);
-            this.jobsProcessed++;
-          });
+              this.inFlight.delete(running);
+              this.jobsProcessed++;
+            });
           this.inFlight.add(running);
         }
         if (this.options.once) {
@@ -152,6 +148,7 @@ export class Worker {
         continue;
       }
       if (wanted <= 0) {
+        // Every slot is busy (or --max-jobs is spoken for): wait for one to finish.
         await Promise.race(this.inFlight);
         continue;
       }

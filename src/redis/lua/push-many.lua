@@ -1,5 +1,5 @@
--- push many: append several jobs to a queue at once, one notify token each; the same effect
--- as that many pushes in a row.
+-- push: append jobs to a queue, one notify token each, which wakes a blocked worker. With one
+-- payload this is Laravel's push; with several, the same effect as that many pushes in a row.
 -- KEYS[1]  the queue's list (queues:NAME)
 -- KEYS[2]  its notify list (queues:NAME:notify)
 -- ARGV     the payloads, in order
