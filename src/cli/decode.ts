@@ -6,7 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { PhpFloat, unserialize, type PhpValue } from '../php/index.js';
-import { Encrypter, decodePayload, viewCommand, type JobView } from '../laravel/index.js';
+import { Encrypter, commandOf, decodePayload, isJsonObject, type JobView } from '../laravel/index.js';
 import { appKeyFrom, type AppKeySettings } from './connection.js';
 import { readable } from './readable.js';
 import { UsageError, type Command } from './command.js';
@@ -31,18 +31,12 @@ export function decodeInput(input: Buffer, keys: AppKeySettings = {}): unknown {
     return readable(unserialize(input.subarray(0, end)));
   }
   const decoded = decodePayload(text);
-  let command: PhpValue | undefined = decoded.command;
-  let view: JobView = decoded.view;
-  let note: string | undefined;
-  if (decoded.encrypted) {
-    if (keys.appKey) {
-      command = new Encrypter(keys.appKey, keys.cipher).decryptCommand(String((decoded.envelope.data as Record<string, unknown>).command));
-      view = viewCommand(command);
-    } else note = 'encrypted: give --key=APP_KEY or --env=PATH to decrypt';
-  }
+  const canRead = !decoded.encrypted || keys.appKey !== undefined;
+  const { command, view } = canRead ? commandOf(decoded, keys.appKey ? new Encrypter(keys.appKey, keys.cipher) : undefined) : { command: undefined, view: decoded.view };
   const data = decoded.envelope.data;
-  const hasCommand = typeof data === 'object' && data !== null && !Array.isArray(data) && 'command' in data;
-  const envelope = hasCommand ? { ...decoded.envelope, data: { ...data, command: command === undefined ? note : readable(command) } } : decoded.envelope;
+  const shown = command === undefined ? 'encrypted: give --key=APP_KEY or --env=PATH to decrypt' : readable(command);
+  // A string job's data is its handler's own; only a command job's data.command is shown decoded.
+  const envelope = decoded.view.kind !== 'string' && isJsonObject(data) ? { ...decoded.envelope, data: { ...data, command: shown } } : decoded.envelope;
   return {
     envelope: readableJson(envelope),
     laravel: decoded.profile,

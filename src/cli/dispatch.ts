@@ -4,8 +4,7 @@
  * that Laravel version lays it out. JSON integers become PHP ints, other numbers floats,
  * arrays lists, objects string-keyed arrays. Prints {"uuid","id","queue"}.
  */
-import { PhpFloat } from '../php/index.js';
-import { LARAVEL_PROFILES, buildJob, buildPayload, decodeJson, type JsonValue, type LaravelProfile } from '../laravel/index.js';
+import { LARAVEL_PROFILES, buildJob, buildPayload, decodeJson, isJsonRecord, type JsonValue, type LaravelProfile } from '../laravel/index.js';
 import { RedisQueue } from '../redis/index.js';
 import { connectionFlags, connectionFrom, queueClient } from './connection.js';
 import { UsageError, numberFlag, type Command } from './command.js';
@@ -60,7 +59,7 @@ function parseProps(value: unknown): Record<string, unknown> {
   } catch (error) {
     throw new UsageError(`--props is not JSON: ${(error as Error).message}`);
   }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed) || parsed instanceof PhpFloat) throw new UsageError('--props must be a JSON object of property names and values');
+  if (!isJsonRecord(parsed)) throw new UsageError('--props must be a JSON object of property names and values');
   return Object.fromEntries(parsed instanceof Map ? parsed : Object.entries(parsed));
 }
 

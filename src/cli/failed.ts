@@ -4,12 +4,17 @@
  */
 import { RedisQueue } from '../redis/index.js';
 import { DatabaseUuidFailedJobProvider, retryFailedJob, type FailedJob } from '../worker/index.js';
-import { connectionFlags, connectionFrom, queueClient } from './connection.js';
+import { connectionFlags, connectionFrom, queueClient, type Connection } from './connection.js';
 import { UsageError, type Command } from './command.js';
 
-function failerFor(values: Record<string, unknown>): DatabaseUuidFailedJobProvider {
-  const { failedDb, failedTable } = connectionFrom(values as never);
-  return DatabaseUuidFailedJobProvider.fromUrl(failedDb, failedTable);
+/** Opens the failed-jobs store the connection names, hands it over, and closes it after. */
+async function withFailer<T>(connection: Connection, use: (failer: DatabaseUuidFailedJobProvider) => Promise<T>): Promise<T> {
+  const failer = DatabaseUuidFailedJobProvider.fromUrl(connection.failedDb, connection.failedTable);
+  try {
+    return await use(failer);
+  } finally {
+    await failer.close();
+  }
 }
 
 function className(job: FailedJob): string {
@@ -24,9 +29,8 @@ function className(job: FailedJob): string {
 export const failed: Command = {
   usage: 'lqb failed [--json] [--failed-db=URL] [--env=PATH]',
   options: { ...connectionFlags, json: { type: 'boolean' } },
-  async run({ values, out }) {
-    const failer = failerFor(values);
-    try {
+  run: ({ values, out }) =>
+    withFailer(connectionFrom(values), async (failer) => {
       const jobs = await failer.all();
       if (values.json) {
         for (const job of jobs) out(JSON.stringify({ id: job.uuid, connection: job.connection, queue: job.queue, class: className(job), failed_at: job.failed_at }));
@@ -41,10 +45,7 @@ export const failed: Command = {
       const line = `+${widths.map((w) => '-'.repeat(w + 2)).join('+')}+`;
       const format = (row: string[]) => `| ${row.map((cell, c) => cell.padEnd(widths[c]!)).join(' | ')} |`;
       out([line, format(rows[0]!), line, ...rows.slice(1).map(format), line].join('\n'));
-    } finally {
-      await failer.close();
-    }
-  },
+    }),
 };
 
 export const retry: Command = {
@@ -52,31 +53,32 @@ export const retry: Command = {
   options: { ...connectionFlags, queue: { type: 'string' } },
   async run({ values, positionals, out }) {
     if (positionals.length === 0 && typeof values.queue !== 'string') throw new UsageError('retry takes failed job IDs, "all", or --queue=Q');
-    const failer = failerFor(values);
-    const client = queueClient(connectionFrom(values), { giveUp: true });
-    let missing = 0;
+    const connection = connectionFrom(values);
+    const client = queueClient(connection, { giveUp: true });
     try {
-      const queue = new RedisQueue(client);
-      const all = positionals.includes('all') || typeof values.queue === 'string' ? await failer.all() : [];
-      const jobs = positionals.includes('all') ? all : typeof values.queue === 'string' ? all.filter((j) => j.queue === values.queue) : [];
-      for (const id of positionals.filter((p) => p !== 'all')) {
-        const job = await failer.find(id);
-        if (job) jobs.push(job);
-        else {
-          missing++;
-          process.stderr.write(`Unable to find failed job with ID [${id}].\n`);
+      return await withFailer(connection, async (failer) => {
+        const queue = new RedisQueue(client);
+        const all = positionals.includes('all') || typeof values.queue === 'string' ? await failer.all() : [];
+        const jobs = positionals.includes('all') ? all : all.filter((j) => j.queue === values.queue);
+        let missing = 0;
+        for (const id of positionals.filter((p) => p !== 'all')) {
+          const job = await failer.find(id);
+          if (job) jobs.push(job);
+          else {
+            missing++;
+            process.stderr.write(`Unable to find failed job with ID [${id}].\n`);
+          }
         }
-      }
-      // Oldest first, as Laravel's retry pushes them.
-      for (const job of jobs.sort((a, b) => a.id - b.id)) {
-        await retryFailedJob(failer, queue, job);
-        out(`The failed job [${job.uuid}] has been pushed back onto the queue!`);
-      }
+        // Oldest first, as Laravel's retry pushes them.
+        for (const job of jobs.sort((a, b) => a.id - b.id)) {
+          await retryFailedJob(failer, queue, job);
+          out(`The failed job [${job.uuid}] has been pushed back onto the queue!`);
+        }
+        return missing > 0 ? 1 : 0;
+      });
     } finally {
       client.disconnect();
-      await failer.close();
     }
-    return missing > 0 ? 1 : 0;
   },
 };
 
@@ -85,17 +87,14 @@ export const forget: Command = {
   options: connectionFlags,
   async run({ values, positionals, out }) {
     if (positionals.length !== 1) throw new UsageError('forget takes one failed job ID');
-    const failer = failerFor(values);
-    try {
+    return withFailer(connectionFrom(values), async (failer) => {
       if (await failer.forget(positionals[0]!)) {
         out('Failed job deleted successfully!');
         return 0;
       }
       process.stderr.write('No failed job matches the given ID.\n');
       return 1;
-    } finally {
-      await failer.close();
-    }
+    });
   },
 };
 
@@ -103,14 +102,11 @@ export const flush: Command = {
   usage: 'lqb flush [--hours=H] [--failed-db=URL] [--env=PATH]',
   options: { ...connectionFlags, hours: { type: 'string' } },
   async run({ values, out }) {
-    const failer = failerFor(values);
-    try {
-      const hours = typeof values.hours === 'string' ? Number(values.hours) : undefined;
-      if (hours !== undefined && !(hours > 0)) throw new UsageError('--hours must be a positive number');
+    const hours = typeof values.hours === 'string' ? Number(values.hours) : undefined;
+    if (hours !== undefined && !(hours > 0)) throw new UsageError('--hours must be a positive number');
+    await withFailer(connectionFrom(values), async (failer) => {
       const count = await failer.flush(hours);
       out(hours ? `All jobs that failed more than ${hours} hours ago have been deleted successfully! (${count})` : `All failed jobs deleted successfully! (${count})`);
-    } finally {
-      await failer.close();
-    }
+    });
   },
 };

@@ -4,6 +4,7 @@
 export {
   decodePayload,
   encodePayload,
+  commandOf,
   detectProfile,
   PayloadError,
   LARAVEL_PROFILES,
@@ -13,7 +14,7 @@ export {
   type LaravelProfile,
   type PayloadFormat,
 } from './payload.js';
-export { decodeJson, encodeJson, encodeString, plainJson, JsonSyntaxError, type JsonValue, type JsonObject } from './json.js';
+export { decodeJson, encodeJson, encodeString, plainJson, isJsonObject, isJsonRecord, jsonNumber, JsonSyntaxError, type JsonValue, type JsonObject } from './json.js';
 export * from './views.js';
 export * from './values.js';
 export { Encrypter, DecryptError, parseAppKey, type Cipher } from './encrypter.js';

@@ -73,6 +73,22 @@ export function encodeString(text: string, unescapedUnicode: boolean): string {
   return json;
 }
 
+/** A JSON object read as a plain object (not a list, a float, or a Map kept for its key order). */
+export function isJsonObject(value: JsonValue | undefined): value is JsonObject {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) && !(value instanceof Map) && !(value instanceof PhpFloat);
+}
+
+/** A JSON object in either form this reader gives one: a plain object, or a Map. */
+export function isJsonRecord(value: JsonValue | undefined): value is JsonObject | Map<string, JsonValue> {
+  return value instanceof Map || isJsonObject(value);
+}
+
+/** A JSON number, int or float, as a JS number; undefined for anything else. */
+export function jsonNumber(value: JsonValue | undefined): number | undefined {
+  if (typeof value === 'number') return value;
+  return value instanceof PhpFloat ? value.value : undefined;
+}
+
 /** A JSON value as plain JavaScript: floats as numbers, objects (Maps included) as plain objects. */
 export function plainJson(value: JsonValue | undefined): unknown {
   if (value instanceof PhpFloat) return value.value;

@@ -5,8 +5,9 @@
  * escaped, decodes `data.command` into a lossless PHP value and gives a typed view of it.
  * `encodePayload` writes an envelope back exactly as PHP's `json_encode` would.
  */
-import { PhpFloat, PhpObject, unserialize, type PhpValue } from '../php/index.js';
-import { decodeJson, detectUnescapedUnicode, encodeJson, plainJson, type JsonObject, type JsonValue } from './json.js';
+import { PhpObject, unserialize, type PhpValue } from '../php/index.js';
+import { decodeJson, detectUnescapedUnicode, encodeJson, isJsonObject, plainJson, type JsonObject, type JsonValue } from './json.js';
+import type { Encrypter } from './encrypter.js';
 import { QUEUEABLE_FIELDS, viewCommand, type JobView } from './views.js';
 
 /** The Laravel versions whose payloads differ, named by the release that introduced each shape. */
@@ -130,8 +131,15 @@ function batchOf(payload: Omit<DecodedPayload, 'format' | 'batchId'>): string | 
   return typeof command === 'string' ? command : null;
 }
 
-function isJsonObject(value: JsonValue | undefined): value is JsonObject {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) && !(value instanceof Map) && !(value instanceof PhpFloat);
+/**
+ * The command of a decoded payload and its view, decrypted first when it is a ShouldBeEncrypted
+ * one (which takes the app's Encrypter; without one, an error says so).
+ */
+export function commandOf(payload: DecodedPayload, encrypter?: Encrypter): { command: PhpValue | undefined; view: JobView } {
+  if (!payload.encrypted) return { command: payload.command, view: payload.view };
+  if (!encrypter) throw new Error('the command is encrypted (ShouldBeEncrypted) and no APP_KEY was given');
+  const command = encrypter.decryptCommand(String((payload.envelope.data as JsonObject).command));
+  return { command, view: viewCommand(command) };
 }
 
 /** Writes an envelope as PHP's json_encode does: the decoded payload's own format unless told otherwise. */

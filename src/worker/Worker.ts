@@ -8,8 +8,8 @@
  * PHP workers, in which case it is given back for them.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { PhpArray, PhpFloat, PhpObject, deref, toJS, unserialize, type PhpValue } from '../php/index.js';
-import { buildPayload, plainJson, type DecodedPayload, type Encrypter, type JobView, viewCommand } from '../laravel/index.js';
+import { PhpArray, PhpObject, deref, toJS, unserialize, type PhpValue } from '../php/index.js';
+import { buildPayload, commandOf, jsonNumber, plainJson, type DecodedPayload, type Encrypter, type JobView } from '../laravel/index.js';
 import type { RedisJob, RedisQueue } from '../redis/index.js';
 import type { QueueCache } from './cache.js';
 import { MaxAttemptsExceededError, ManuallyFailedError, NoHandlerError, TimeoutExceededError, UndecodableJobError, exceptionText } from './errors.js';
@@ -211,7 +211,7 @@ export class Worker {
     try {
       const payload = job.payload;
       if (typeof payload.envelope.attempts !== 'number') throw new Error('the payload has no numeric "attempts" (Laravel’s own pop fails on it)');
-      read = { payload, ...this.readCommand(payload) };
+      read = { payload, ...commandOf(payload, this.deps.encrypter) };
     } catch (error) {
       unreadable = error;
     }
@@ -257,14 +257,6 @@ export class Worker {
       await this.handleException(state, payload, name, found, error);
       finish(state.failed ? 'failed' : 'released', error);
     }
-  }
-
-  /** The command (decrypted when it must be) and its view. */
-  private readCommand(payload: DecodedPayload): { view: JobView; command: PhpValue | undefined } {
-    if (!payload.encrypted) return { view: payload.view, command: payload.command };
-    if (!this.deps.encrypter) throw new Error('the command is encrypted (ShouldBeEncrypted) and no APP_KEY was given');
-    const command = this.deps.encrypter.decryptCommand(String((payload.envelope.data as Record<string, unknown>).command));
-    return { view: viewCommand(command), command };
   }
 
   private findHandler(payload: DecodedPayload, view: JobView): { name: string; handler: Handler } | undefined {
@@ -411,19 +403,15 @@ export class Worker {
   }
 
   private maxTries(payload: DecodedPayload): number {
-    const fromPayload = payload.envelope.maxTries;
-    return typeof fromPayload === 'number' ? fromPayload : this.options.tries;
+    return jsonNumber(payload.envelope.maxTries) ?? this.options.tries;
   }
 
   private retryUntil(payload: DecodedPayload): number | null {
-    const value = payload.envelope.retryUntil ?? payload.envelope.timeoutAt;
-    return typeof value === 'number' ? value : null;
+    return jsonNumber(payload.envelope.retryUntil ?? payload.envelope.timeoutAt) ?? null;
   }
 
   private timeoutFor(payload: DecodedPayload): number {
-    const value = payload.envelope.timeout;
-    const seconds = typeof value === 'number' ? value : value instanceof PhpFloat ? value.value : this.options.timeout;
-    return Math.max(0, Math.floor(seconds));
+    return Math.max(0, Math.floor(jsonNumber(payload.envelope.timeout) ?? this.options.timeout));
   }
 
   /** Laravel's calculateBackoff: the payload's backoff (or its delay), else --backoff; the attempt's entry, else the last. */

@@ -4,14 +4,14 @@
  * (default flags, so non-ASCII is escaped), and its record is forgotten.
  */
 import { PhpFloat } from '../php/index.js';
-import { decodeJson, encodeJson, type JsonValue } from '../laravel/index.js';
+import { decodeJson, encodeJson, isJsonRecord, type JsonValue } from '../laravel/index.js';
 import type { RedisQueue } from '../redis/index.js';
 import type { FailedJob, FailedJobProvider } from './FailedJobProvider.js';
 
 /** The payload with attempts 0, as Laravel's RetryCommand writes it. */
 export function resetAttempts(payload: string): string {
   const decoded = decodeJson(payload);
-  if (decoded === null || typeof decoded !== 'object' || Array.isArray(decoded) || decoded instanceof PhpFloat) return payload;
+  if (!isJsonRecord(decoded)) return payload;
   const assoc = asPhpArray(decoded);
   if (assoc instanceof Map && assoc.has('attempts')) assoc.set('attempts', 0);
   return encodeJson(assoc, { unescapedUnicode: false });
