@@ -71,6 +71,8 @@ export class Worker {
   private shouldQuit = false;
   private paused = false;
   private jobsProcessed = 0;
+  /** When the restart signal was last read from the cache. */
+  private restartCheckedAt = 0;
   private readonly inFlight = new Set<Promise<void>>();
   /** Wakes the loop early (a signal, a finished job) instead of sleeping out `--sleep`. */
   private wake: (() => void) | undefined;
@@ -182,8 +184,11 @@ export class Worker {
     if (this.shouldQuit) return { status: 0, reason: 'signal' };
     if (this.options.maxJobs > 0 && this.jobsProcessed >= this.options.maxJobs) return { status: 0, reason: 'max-jobs' };
     if (this.options.maxTime > 0 && Date.now() - startedAt >= this.options.maxTime * 1000) return { status: 0, reason: 'max-time' };
-    if (process.memoryUsage().rss / 1024 / 1024 >= this.options.memory) return { status: 12, reason: 'memory' };
-    if (this.deps.cache) {
+    if (process.memoryUsage.rss() / 1024 / 1024 >= this.options.memory) return { status: 12, reason: 'memory' };
+    // Laravel asks its cache after every job; one round trip per loop would cost a busy worker a
+    // good part of its throughput, so the signal is read at most once a second.
+    if (this.deps.cache && Date.now() - this.restartCheckedAt >= 1000) {
+      this.restartCheckedAt = Date.now();
       const restart = await this.deps.cache.lastRestart().catch(() => lastRestart);
       if (restart !== lastRestart) return { status: 0, reason: 'restart' };
     }
