@@ -19,6 +19,9 @@ export interface SerializeOptions {
 /**
  * Serializes a lossless value. Plain JavaScript is accepted too, converted the way `fromJS`
  * converts it (integers become ints, other numbers floats, arrays lists, objects string-keyed arrays).
+ *
+ * Like a small `Buffer.allocUnsafe`, the result may be a view of a shared pool: copy it before
+ * transferring its `ArrayBuffer` to another thread.
  */
 export function serialize(value: unknown, options: SerializeOptions = {}): Buffer {
   const writer = new Writer(options.maxDepth ?? 4096);
@@ -29,12 +32,26 @@ export function serialize(value: unknown, options: SerializeOptions = {}): Buffe
 const INT64_MAX = (1n << 63n) - 1n;
 const INT64_MIN = -(1n << 63n);
 
-/** One scratch buffer for every call: a call copies out only what it wrote. */
-let scratch = Buffer.allocUnsafe(1 << 16);
+/**
+ * Results are written straight into a shared slab and handed out as views of their own part of
+ * it, the way Node pools small Buffers, so nothing is copied at the end. A value that outgrows
+ * the slab moves to a buffer of its own.
+ */
+const SLAB_SIZE = 1 << 16;
+let slab = Buffer.allocUnsafe(SLAB_SIZE);
+let slabUsed = 0;
 
+/** Room enough for any tag, int or length written around a value: `i:-9223372036854775808;` and more. */
+const HEAD_ROOM = 32;
+
+/**
+ * The hot paths (strings, ints, array and object heads) check for room once per token, not once
+ * per byte.
+ */
 class Writer {
-  private buf = scratch;
-  private pos = 0;
+  private buf: Buffer;
+  private start: number;
+  private pos: number;
   /** The slot number of the last value written. */
   private slot = 0;
   /** Objects (enum cases by name) written so far, by slot, so a second sighting becomes `r:N;`. Made on first need. */
@@ -42,13 +59,19 @@ class Writer {
   private firstObject: object | string | undefined;
   private firstSlot = 0;
 
-  constructor(private readonly maxDepth: number) {}
+  constructor(private readonly maxDepth: number) {
+    if (SLAB_SIZE - slabUsed < 1024) {
+      slab = Buffer.allocUnsafe(SLAB_SIZE);
+      slabUsed = 0;
+    }
+    this.buf = slab;
+    this.start = this.pos = slabUsed;
+  }
 
   finish(): Buffer {
-    const out = Buffer.allocUnsafe(this.pos);
-    this.buf.copy(out, 0, 0, this.pos);
-    // Keep a grown buffer for next time, unless it grew past what is worth holding on to.
-    if (this.buf.length <= 1 << 22) scratch = this.buf;
+    const out = this.buf.subarray(this.start, this.pos);
+    // Later results go after this one, 8-byte aligned as Node aligns its pool.
+    if (this.buf === slab) slabUsed = (this.pos + 7) & ~7;
     return out;
   }
 
@@ -57,24 +80,31 @@ class Writer {
    * so any depth PHP can read is written without regard to the call stack.
    */
   write(root: unknown): void {
-    const open: { entries: PhpArray; next: number }[] = [];
+    const open: PhpArray[] = [];
+    const next: number[] = [];
     let entries = this.value(root);
+    let depth = 0;
     for (;;) {
       if (entries !== undefined) {
-        open.push({ entries, next: 0 });
-        if (open.length > this.maxDepth) throw new PhpSerializeError(`nesting deeper than maxDepth ${this.maxDepth} (a cycle?)`, '');
+        if (depth >= this.maxDepth) throw new PhpSerializeError(`nesting deeper than maxDepth ${this.maxDepth} (a cycle?)`, '');
+        open[depth] = entries;
+        next[depth++] = 0;
       }
-      const frame = open[open.length - 1];
-      if (frame === undefined) return;
-      if (frame.next === frame.entries.size) {
-        this.byte(125);
-        open.pop();
+      if (depth === 0) return;
+      const frame = open[depth - 1]!;
+      const i = next[depth - 1]!;
+      if (i === frame.keys.length) {
+        this.room(1);
+        this.buf[this.pos++] = 125;
+        depth--;
         entries = undefined;
         continue;
       }
-      const i = frame.next++;
-      this.key(frame.entries.keys[i]!);
-      entries = this.value(frame.entries.values[i]);
+      next[depth - 1] = i + 1;
+      const key = frame.keys[i]!;
+      if (typeof key === 'string') this.string(key);
+      else this.key(key);
+      entries = this.value(frame.values[i]);
     }
   }
 
@@ -83,17 +113,12 @@ class Writer {
     switch (typeof value) {
       case 'string':
         this.slot++;
-        this.two(115, 58);
-        this.text(value);
-        this.byte(59);
+        this.string(value);
         return;
       case 'number':
         this.slot++;
-        if (Number.isSafeInteger(value) && !Object.is(value, -0)) {
-          this.two(105, 58);
-          this.int(value);
-          this.byte(59);
-        } else this.ascii(`d:${formatPhpFloat(value)};`);
+        if (Number.isSafeInteger(value) && !Object.is(value, -0)) this.int(value);
+        else this.ascii(`d:${formatPhpFloat(value)};`);
         return;
       case 'boolean':
         this.slot++;
@@ -106,13 +131,13 @@ class Writer {
       case 'object':
         if (value === null) {
           this.slot++;
-          this.two(78, 59);
+          this.pair(78, 59);
           return;
         }
         return this.composite(value);
       case 'undefined':
         this.slot++;
-        this.two(78, 59);
+        this.pair(78, 59);
         return;
       default:
         throw new PhpSerializeError(`cannot write a JavaScript ${typeof value} as PHP`, '');
@@ -120,45 +145,39 @@ class Writer {
   }
 
   private composite(value: object): PhpArray | undefined {
-    if (value instanceof PhpFloat) {
+    if (value instanceof PhpArray) {
       this.slot++;
-      this.ascii(`d:${value.source ?? formatPhpFloat(value.value)};`);
-    } else if (value instanceof PhpArray) {
-      this.slot++;
-      this.two(97, 58);
-      this.int(value.size);
-      this.two(58, 123);
+      this.head(97, value.keys.length);
       return value;
     } else if (value instanceof PhpObject) {
       if (this.seenObject(value)) return;
-      this.two(79, 58);
-      this.text(value.className);
-      this.byte(58);
-      this.int(value.props.size);
-      this.two(58, 123);
+      this.head(79, value.props.keys.length, value.className);
       return value.props;
+    } else if (value instanceof PhpFloat) {
+      this.slot++;
+      this.ascii(`d:${value.source ?? formatPhpFloat(value.value)};`);
     } else if (value instanceof PhpRef) {
       // `r:` takes a slot number of its own; `R:` shares the one it points at.
       if (value.kind === 'r') this.slot++;
       this.ascii(`${value.kind}:${value.index};`);
     } else if (value instanceof Uint8Array) {
       this.slot++;
-      this.ascii('s:');
-      this.text(value);
-      this.byte(59);
+      this.ascii(`s:${value.length}:"`);
+      this.bytes(value);
+      this.ascii('";');
     } else if (value instanceof PhpEnum) {
       // A case is one object in PHP, so its second sighting is `r:N;` however it was built.
       if (this.seenObject(`${value.className}:${value.caseName}`)) return;
-      this.ascii('E:');
-      this.text(`${value.className}:${value.caseName}`);
-      this.byte(59);
+      this.tag(69);
+      this.quoted(`${value.className}:${value.caseName}`);
+      this.buf[this.pos++] = 59;
     } else if (value instanceof PhpSerializable) {
       if (this.seenObject(value)) return;
-      this.ascii('C:');
-      this.text(value.className);
+      this.tag(67);
+      this.quoted(value.className);
       this.ascii(`:${value.data.length}:{`);
       this.bytes(value.data);
-      this.byte(125);
+      this.ascii('}');
     } else {
       // Plain JavaScript inside a tree: convert it where it stands.
       return this.value(fromJS(value));
@@ -172,9 +191,7 @@ class Writer {
     // Most values hold one object (the job itself): a Map is made only for a second one.
     const earlier = object === this.firstObject ? this.firstSlot : this.objects?.get(object);
     if (earlier !== undefined) {
-      this.two(114, 58);
-      this.int(earlier);
-      this.byte(59);
+      this.ascii(`r:${earlier};`);
       return true;
     }
     if (this.firstObject === undefined) {
@@ -186,77 +203,101 @@ class Writer {
     return false;
   }
 
+  /** An int key, or a string key that is bytes (string keys take the `string` road). */
   private key(key: PhpKey): void {
     if (typeof key === 'number') {
       if (!Number.isSafeInteger(key)) throw new PhpSerializeError(`array key ${key} is not an int`, '');
-      this.two(105, 58);
       this.int(key);
-      this.byte(59);
     } else if (typeof key === 'bigint') {
       this.ascii(`i:${checkInt(key)};`);
+    } else if (key instanceof Uint8Array) {
+      this.ascii(`s:${key.length}:"`);
+      this.bytes(key);
+      this.ascii('";');
     } else {
-      this.two(115, 58);
-      this.text(key);
-      this.byte(59);
+      this.string(key);
     }
   }
 
-  /** `LEN:"bytes"`, LEN counted in bytes as PHP counts it. */
-  private text(text: string | Uint8Array): void {
-    if (typeof text === 'string') {
-      const length = text.length;
-      // Most strings in a job are ASCII: copy them by hand, which beats a call into Buffer.write.
-      const start = this.pos;
-      this.int(length);
-      this.room(length + 3);
-      const buf = this.buf;
-      let pos = this.pos;
-      buf[pos++] = 58;
-      buf[pos++] = 34;
-      let i = 0;
-      for (; i < length; i++) {
-        const code = text.charCodeAt(i);
-        if (code >= 0x80) break;
-        buf[pos++] = code;
-      }
-      if (i === length) {
-        buf[pos++] = 34;
-        this.pos = pos;
-        return;
-      }
-      this.pos = start;
-      const bytes = Buffer.byteLength(text, 'utf8');
-      this.int(bytes);
-      this.ascii(':"');
-      this.room(bytes + 1);
-      this.pos += this.buf.write(text, this.pos, bytes, 'utf8');
-    } else {
-      this.ascii(`${text.length}:"`);
-      this.bytes(text);
-    }
-    this.byte(34);
+  /** `s:LEN:"text";`, LEN counted in bytes as PHP counts it. */
+  private string(text: string): void {
+    this.tag(115);
+    this.quoted(text);
+    this.buf[this.pos++] = 59;
   }
 
-  /** A safe integer in decimal, without making a string of it first. */
+  /** `X:`, a tag and its colon. */
+  private tag(tag: number): void {
+    this.pair(tag, 58);
+  }
+
+  private pair(first: number, second: number): void {
+    this.room(2);
+    this.buf[this.pos] = first;
+    this.buf[this.pos + 1] = second;
+    this.pos += 2;
+  }
+
+  /** `LEN:"text"` and room for one byte after it; LEN counted in bytes as PHP counts it. */
+  private quoted(text: string): void {
+    const length = text.length;
+    this.room(length + HEAD_ROOM);
+    const buf = this.buf;
+    const start = this.pos;
+    let pos = digits(buf, start, length);
+    buf[pos++] = 58;
+    buf[pos++] = 34;
+    // Most strings in a job are ASCII: copy them by hand, which beats a call into Buffer.write.
+    for (let i = 0; i < length; i++) {
+      const code = text.charCodeAt(i);
+      if (code >= 0x80) {
+        this.pos = start;
+        return this.text(text);
+      }
+      buf[pos++] = code;
+    }
+    buf[pos] = 34;
+    this.pos = pos + 1;
+  }
+
+  /** `i:N;` for a safe integer. */
   private int(n: number): void {
+    this.room(HEAD_ROOM);
+    const buf = this.buf;
+    let pos = this.pos;
+    buf[pos++] = 105;
+    buf[pos++] = 58;
     if (n < 0) {
-      this.byte(45);
+      buf[pos++] = 45;
       n = -n;
     }
-    if (n < 10) return this.byte(48 + n);
-    const digits = n < 100 ? 2 : n < 1000 ? 3 : n < 1e4 ? 4 : n < 1e5 ? 5 : Math.floor(Math.log10(n)) + 1;
-    // log10 can land a hair low on exact powers of ten; a string settles those rare cases.
-    if (digits > 5 && (10 ** (digits - 1) > n || 10 ** digits <= n)) return this.ascii(String(n));
-    this.room(digits);
-    const buf = this.buf;
-    let pos = this.pos + digits;
-    this.pos = pos;
-    while (n >= 10) {
-      const next = Math.floor(n / 10);
-      buf[--pos] = 48 + (n - next * 10);
-      n = next;
+    pos = digits(buf, pos, n);
+    buf[pos] = 59;
+    this.pos = pos + 1;
+  }
+
+  /** `a:N:{`, or `O:LEN:"Class":N:{`. */
+  private head(tag: number, size: number, className?: string): void {
+    this.tag(tag);
+    if (className !== undefined) {
+      this.quoted(className);
+      this.room(HEAD_ROOM);
+      this.buf[this.pos++] = 58;
     }
-    buf[--pos] = 48 + n;
+    const buf = this.buf;
+    const pos = digits(buf, this.pos, size);
+    buf[pos] = 58;
+    buf[pos + 1] = 123;
+    this.pos = pos + 2;
+  }
+
+  /** `LEN:"text"` for text that is not all ASCII, and room for one byte after it. */
+  private text(text: string): void {
+    const bytes = Buffer.byteLength(text, 'utf8');
+    this.ascii(`${bytes}:"`);
+    this.room(bytes + 2);
+    this.pos += this.buf.write(text, this.pos, bytes, 'utf8');
+    this.buf[this.pos++] = 34;
   }
 
   private ascii(text: string): void {
@@ -274,24 +315,44 @@ class Writer {
     this.pos += bytes.length;
   }
 
-  private two(first: number, second: number): void {
-    this.room(2);
-    this.buf[this.pos++] = first;
-    this.buf[this.pos++] = second;
-  }
-
-  private byte(byte: number): void {
-    this.room(1);
-    this.buf[this.pos++] = byte;
-  }
-
   private room(extra: number): void {
-    const needed = this.pos + extra;
-    if (needed <= this.buf.length) return;
-    const grown = Buffer.allocUnsafe(Math.max(needed, this.buf.length * 2));
-    this.buf.copy(grown, 0, 0, this.pos);
+    const used = this.pos - this.start;
+    if (this.pos + extra <= this.buf.length) return;
+    const grown = Buffer.allocUnsafe(Math.max(used + extra, used * 2, SLAB_SIZE));
+    this.buf.copy(grown, 0, this.start, this.pos);
+    // A fresh buffer of slab size becomes the slab, so what this value leaves of it is not wasted.
+    if (grown.length === SLAB_SIZE) slab = grown;
     this.buf = grown;
+    this.start = 0;
+    this.pos = used;
   }
+}
+
+/** Writes a non-negative safe integer in decimal at `pos`, without making a string of it; returns the end. */
+function digits(buf: Buffer, pos: number, n: number): number {
+  if (n < 10) {
+    buf[pos] = 48 + n;
+    return pos + 1;
+  }
+  let count = 2;
+  for (let bound = 100; n >= bound && count < 16; bound *= 10) count++;
+  let end = pos + count;
+  // Beyond 2^31 `| 0` would wrap, so only small numbers take the integer division.
+  if (n <= 0x7fffffff) {
+    while (n >= 10) {
+      const rest = (n / 10) | 0;
+      buf[--end] = 48 + (n - rest * 10);
+      n = rest;
+    }
+  } else {
+    while (n >= 10) {
+      const rest = Math.floor(n / 10);
+      buf[--end] = 48 + (n - rest * 10);
+      n = rest;
+    }
+  }
+  buf[--end] = 48 + n;
+  return pos + count;
 }
 
 function checkInt(value: bigint): bigint {

@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { PhpUnserializeError, serialize, unserialize } from '../../src/php/index.js';
+import { PhpArray, PhpUnserializeError, serialize, unserialize } from '../../src/php/index.js';
 import { phpValue, samePhp } from '../helpers/arbitraries.js';
 import { phpReserialize } from '../helpers/php.js';
 
@@ -61,5 +61,28 @@ describe('real PHP reads what serialize writes', () => {
       .filter(({ ours, php }) => ours !== php);
     expect(disagreements.slice(0, 3)).toEqual([]);
     expect(theirs).toHaveLength(values.length);
+  });
+});
+
+describe('what serialize hands out', () => {
+  it('writes every digit count PHP writes, up to ±(2^53−1), as PHP does', () => {
+    const ints: number[] = [0, 9, 10, 2 ** 31 - 1, 2 ** 31, 2 ** 53 - 1];
+    for (let power = 10; power <= 1e15; power *= 10) ints.push(power - 1, power, power + 1);
+    const values = [...ints, ...ints.filter((n) => n > 0).map((n) => -n)];
+    const ours = values.map((n) => serialize(n));
+    // PHP writes back what it read, and what it read is the int meant.
+    const theirs = phpReserialize(ours);
+    expect(ours.map((bytes) => bytes.toString('latin1'))).toEqual(theirs.map((bytes) => String(bytes instanceof Error ? bytes : bytes.toString('latin1'))));
+    expect(ours.map((bytes) => unserialize(bytes))).toEqual(values);
+  });
+
+  it('results share a slab but never each other’s bytes, and a value bigger than the slab stands alone', () => {
+    const values = fc.sample(phpValue(), { numRuns: 4000, seed: 7 });
+    values.splice(2000, 0, 'x'.repeat(200_000), PhpArray.list(Array.from({ length: 20_000 }, (_, i) => i)));
+    const results = values.map((value) => serialize(value));
+    const copies = results.map((bytes) => Buffer.from(bytes));
+    for (let round = 0; round < 3; round++) for (const value of values) serialize(value);
+    results.forEach((bytes, i) => expect(Buffer.compare(bytes, copies[i]!)).toBe(0));
+    results.forEach((bytes, i) => expect(samePhp(unserialize(bytes), values[i]!)).toBe(true));
   });
 });
