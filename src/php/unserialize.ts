@@ -5,7 +5,7 @@
  * sized by what the input claims: a length or count is only believed once the bytes are there,
  * so time and memory stay linear in the input whatever it says.
  */
-import { isUtf8 } from 'node:buffer';
+import { isAscii, isUtf8 } from 'node:buffer';
 import { PhpUnserializeError } from './errors.js';
 import { formatPhpFloat, parsePhpFloat } from './float.js';
 import { PhpArray, PhpEnum, PhpFloat, PhpObject, PhpRef, PhpSerializable, type PhpKey, type PhpValue } from './values.js';
@@ -49,17 +49,35 @@ interface Frame {
 const OPENED = Symbol('opened');
 
 export function unserialize(input: string | Uint8Array, options: UnserializeOptions = {}): PhpValue {
-  const bytes = typeof input === 'string' ? Buffer.from(input, 'utf8') : asBuffer(input);
+  let bytes: Buffer;
+  let text: string | undefined;
+  if (typeof input !== 'string') {
+    bytes = asBuffer(input);
+    if (bytes.length <= TEXT_MAX && isAscii(bytes)) text = latin1(bytes, 0, bytes.length);
+  } else if (input.length <= TEXT_MAX && !NON_ASCII.test(input)) {
+    bytes = Buffer.from(input, 'latin1');
+    text = input;
+  } else {
+    bytes = Buffer.from(input, 'utf8');
+  }
   if (options.maxBytes !== undefined && bytes.length > options.maxBytes) {
     throw new PhpUnserializeError(`input of ${bytes.length} bytes is over the limit of ${options.maxBytes}`, 0);
   }
-  const reader = new Reader(bytes, options);
+  const reader = new Reader(bytes, options, [], text);
   const value = reader.value();
   if (reader.pos !== bytes.length && !options.allowTrailing) {
     throw new PhpUnserializeError(`expected end of input, found ${reader.describe(reader.pos)}`, reader.pos);
   }
   return value;
 }
+
+/**
+ * An input that is all ASCII is also kept as a JS string, and its strings are cut from that:
+ * a slice is far cheaper than making a string from bytes. A slice may keep its whole input
+ * alive, so only inputs up to this size take that road.
+ */
+const TEXT_MAX = 1 << 16;
+const NON_ASCII = /[^\x00-\x7f]/;
 
 function asBuffer(input: Uint8Array): Buffer {
   return Buffer.isBuffer(input) ? input : Buffer.from(input.buffer, input.byteOffset, input.byteLength);
@@ -85,7 +103,9 @@ class Reader {
     private readonly buf: Buffer,
     private readonly options: UnserializeOptions,
     /** Every value read so far, by PHP's slot number minus one: what `r:` and `R:` point into. */
-    private readonly slots: PhpValue[] = [],
+    private readonly slots: PhpValue[],
+    /** The input as a string, when it is all ASCII. */
+    private readonly text: string | undefined,
   ) {
     this.maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
     const allowed = options.allowedClasses;
@@ -229,7 +249,7 @@ class Reader {
     const first = this.buf[from];
     if (from === to || first === undefined || !isTag(first)) return;
     const mark = this.slots.length;
-    const nested = new Reader(this.buf.subarray(from, to), this.options, this.slots);
+    const nested = new Reader(this.buf.subarray(from, to), this.options, this.slots, this.text?.slice(from, to));
     try {
       while (nested.pos < to - from) nested.value();
     } catch (error) {
@@ -277,8 +297,11 @@ class Reader {
     throw this.fail('expected a key (i: or s:)', at);
   }
 
-  /** `LEN:"bytes"` after `s:`; the closing `;` is the caller's. */
-  private string(): string | Uint8Array {
+  /**
+   * `LEN:"bytes"` after `s:`; the closing `;` is the caller's. `shared` asks for the one string
+   * kept for these bytes (see decodeText) rather than a fresh slice, for names that repeat.
+   */
+  private string(shared = false): string | Uint8Array {
     const buf = this.buf;
     const length = this.count(COLON);
     this.expectAt(QUOTE);
@@ -287,12 +310,13 @@ class Reader {
     if (length > buf.length - from) throw this.fail(`string of ${length} bytes runs past the end of input`, from);
     this.pos = to;
     this.expectAt(QUOTE);
-    return decodeText(buf, from, to);
+    return this.text !== undefined && !shared ? this.text.slice(from, to) : decodeText(buf, from, to);
   }
 
   private className(): string {
     const at = this.pos;
-    const name = this.string();
+    // The same string object each time makes the check below a quick lookup.
+    const name = this.string(true);
     if (typeof name === 'string' && validClassNames.has(name)) return name;
     if (typeof name !== 'string' || !CLASS_NAME.test(name)) {
       throw this.fail(`expected a class name, found ${JSON.stringify(typeof name === 'string' ? name : '(bytes)')}`, at);
@@ -319,11 +343,11 @@ class Reader {
     if (pos === digitsFrom) throw this.fail(`expected digits, found ${this.describe(pos)}`, pos);
     if (c !== terminator) throw this.fail(`expected '${String.fromCharCode(terminator)}', found ${this.describe(pos)}`, pos);
     this.pos = pos + 1;
-    if (pos - digitsFrom <= 15) return sign === MINUS ? 0 - n : n;
-    // Past 15 digits a double may have rounded: redo it exactly.
-    const big = BigInt(buf.toString('latin1', sign === PLUS ? digitsFrom : start, pos));
-    if (big > INT64_MAX || big < INT64_MIN) throw this.fail('int out of the 64-bit range', start);
-    return big >= -MAX_SAFE && big <= MAX_SAFE ? Number(big) : big;
+    // Up to 2^53 every step above was exact; past it the double has rounded, but stays past it.
+    if (n <= Number.MAX_SAFE_INTEGER) return sign === MINUS ? 0 - n : n;
+    const big = BigInt(latin1(buf, sign === PLUS ? digitsFrom : start, pos));
+    if (n > 9e18 && (big > INT64_MAX || big < INT64_MIN)) throw this.fail('int out of the 64-bit range', start);
+    return big;
   }
 
   private float(): PhpFloat {
@@ -332,7 +356,7 @@ class Reader {
     const end = buf.indexOf(SEMI, start);
     // Any float PHP reads is short; a long run without ';' is garbage, and must not be scanned twice.
     if (end < 0 || end - start > 1100) throw this.fail('expected a float ending in ;', start);
-    const text = buf.toString('latin1', start, end);
+    const text = this.text !== undefined ? this.text.slice(start, end) : latin1(buf, start, end);
     const value = parsePhpFloat(text);
     if (value === undefined) throw this.fail(`expected a float, found "${text.slice(0, 40)}"`, start);
     this.pos = end + 1;
@@ -402,7 +426,6 @@ const validClassNames = new Set<string>();
 
 const INT64_MAX = (1n << 63n) - 1n;
 const INT64_MIN = -(1n << 63n);
-const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
 /**
  * PHP strings are bytes. Bytes that are UTF-8 become a JS string (ASCII takes the quick road);

@@ -109,3 +109,19 @@ describe('size', () => {
     expect(errorOf('s:3:"abc";', { maxBytes: 5 }).message).toMatch(/over the limit of 5/);
   });
 });
+
+describe('ints at the edges', () => {
+  it('either side of 2^53 and up to 2^63, with leading zeros or a plus sign, read as PHP reads them', () => {
+    const inputs = ['9007199254740991', '9007199254740992', '-9007199254740993', '9223372036854775807', '-9223372036854775808', '00000000000000000000007', '+00000000000000000009007199254740993', '-0'];
+    const ours = inputs.map((digits) => serialize(unserialize(`i:${digits};`)).toString('latin1'));
+    const theirs = inputs.map((digits) => php(`echo serialize(unserialize('i:${digits};'));`).toString('latin1'));
+    expect(ours).toEqual(theirs);
+    expect(unserialize('i:9007199254740991;')).toBe(Number.MAX_SAFE_INTEGER);
+    expect(unserialize('i:9007199254740992;')).toBe(2n ** 53n);
+  });
+
+  it('beyond 64 bits is an error at the int, where PHP would quietly saturate', () => {
+    expect(errorOf('a:1:{i:0;i:9223372036854775808;}').offset).toBe(11);
+    expect(errorOf('i:-9223372036854775809;').message).toMatch(/64-bit range/);
+  });
+});
