@@ -118,10 +118,15 @@ function refineProfile(profile: LaravelProfile, command: PhpValue): LaravelProfi
 function withFormat(payload: Omit<DecodedPayload, 'format' | 'batchId'>): DecodedPayload {
   let format: PayloadFormat | undefined;
   let batchId: string | null | undefined;
-  return Object.defineProperties(payload, {
-    format: { enumerable: true, get: () => (format ??= { unescapedUnicode: detectUnescapedUnicode(payload.raw) ?? true }) },
-    batchId: { enumerable: true, get: () => (batchId ??= batchOf(payload)) },
-  }) as DecodedPayload;
+  return {
+    ...payload,
+    get format() {
+      return (format ??= { unescapedUnicode: detectUnescapedUnicode(payload.raw) ?? true });
+    },
+    get batchId() {
+      return (batchId ??= batchOf(payload));
+    },
+  };
 }
 
 function batchOf(payload: Omit<DecodedPayload, 'format' | 'batchId'>): string | null {

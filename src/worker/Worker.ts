@@ -73,7 +73,15 @@ export class Worker {
   private jobsProcessed = 0;
   /** When the restart signal was last read from the cache. */
   private restartCheckedAt = 0;
-  private readonly inFlight = new Set<Promise<void>>();
+  private memoryCheckedAt = -Infinity;
+  /** Jobs reserved and not yet finished. */
+  private inFlight = 0;
+  /**
+   * One promise for "a job in hand finished", shared by whoever waits, and renewed once it
+   * settles. Racing every job's own promise instead would hang a reaction on each of them per
+   * wait, which a busy worker pays for in garbage.
+   */
+  private jobFinished: { promise: Promise<void>; resolve: () => void } | undefined;
   /** Wakes the loop early (a signal, a finished job) instead of sleeping out `--sleep`. */
   private wake: (() => void) | undefined;
 
@@ -127,20 +135,22 @@ export class Worker {
       }
       // Reserve as many as there are free slots, in one round trip (one job for --once and
       // --max-jobs' last ones).
-      let wanted = this.options.once ? 1 : concurrency - this.inFlight.size;
-      if (this.options.maxJobs > 0) wanted = Math.min(wanted, this.options.maxJobs - this.jobsProcessed - this.inFlight.size);
+      let wanted = this.options.once ? 1 : concurrency - this.inFlight;
+      if (this.options.maxJobs > 0) wanted = Math.min(wanted, this.options.maxJobs - this.jobsProcessed - this.inFlight);
       const jobs = wanted > 0 ? await this.nextJobs(wanted) : [];
       if (jobs.length > 0) {
         for (const job of jobs) {
           // A job whose delete or release could not reach Redis stays reserved and comes back
           // after retry_after; say so, and keep the worker alive.
-          const running = this.process(job)
+          this.inFlight++;
+          this.process(job)
             .catch((error: unknown) => this.log({ event: 'error', job: job.id, queue: job.queue, error: `could not finish the job: ${(error as Error).message}` }))
             .finally(() => {
-              this.inFlight.delete(running);
+              this.inFlight--;
               this.jobsProcessed++;
+              this.jobFinished?.resolve();
+              this.jobFinished = undefined;
             });
-          this.inFlight.add(running);
         }
         if (this.options.once) {
           await this.drain();
@@ -151,12 +161,12 @@ export class Worker {
       }
       if (wanted <= 0) {
         // Every slot is busy (or --max-jobs is spoken for): wait for one to finish.
-        await Promise.race(this.inFlight);
+        await this.oneFinished();
         continue;
       }
-      if (this.inFlight.size > 0) {
+      if (this.inFlight > 0) {
         // Nothing to take, but work in hand: wait for some of it rather than poll.
-        await Promise.race([...this.inFlight, this.nap(this.options.sleep)]);
+        await Promise.race([this.oneFinished(), this.nap(this.options.sleep)]);
         continue;
       }
       if (this.options.stopWhenEmpty || this.options.once) return { status: 0, reason: this.options.once ? 'once' : 'empty' };
@@ -184,7 +194,13 @@ export class Worker {
     if (this.shouldQuit) return { status: 0, reason: 'signal' };
     if (this.options.maxJobs > 0 && this.jobsProcessed >= this.options.maxJobs) return { status: 0, reason: 'max-jobs' };
     if (this.options.maxTime > 0 && Date.now() - startedAt >= this.options.maxTime * 1000) return { status: 0, reason: 'max-time' };
-    if (process.memoryUsage.rss() / 1024 / 1024 >= this.options.memory) return { status: 12, reason: 'memory' };
+    // Laravel reads its memory after every job; reading the RSS is a system call, so a busy
+    // worker reads it at most every 50 ms.
+    const now = performance.now();
+    if (now - this.memoryCheckedAt >= 50) {
+      this.memoryCheckedAt = now;
+      if (process.memoryUsage.rss() / 1024 / 1024 >= this.options.memory) return { status: 12, reason: 'memory' };
+    }
     // Laravel asks its cache after every job; one round trip per loop would cost a busy worker a
     // good part of its throughput, so the signal is read at most once a second.
     if (this.deps.cache && Date.now() - this.restartCheckedAt >= 1000) {
@@ -196,7 +212,17 @@ export class Worker {
   }
 
   private async drain(): Promise<void> {
-    while (this.inFlight.size > 0) await Promise.race(this.inFlight);
+    while (this.inFlight > 0) await this.oneFinished();
+  }
+
+  /** Resolves when any job in hand finishes. */
+  private oneFinished(): Promise<void> {
+    if (!this.jobFinished) {
+      let resolve!: () => void;
+      const promise = new Promise<void>((done) => (resolve = done));
+      this.jobFinished = { promise, resolve };
+    }
+    return this.jobFinished.promise;
   }
 
   private async nap(seconds: number): Promise<void> {
@@ -317,18 +343,26 @@ export class Worker {
 
   private context(state: JobState, name: string, payload: DecodedPayload, view: JobView, command: PhpValue | undefined, signal: AbortSignal): HandlerJob {
     const job = state.job;
-    const plain = view.kind === 'string' ? toRecord(view.data) : command === undefined ? {} : toRecord(toJS(command));
-    const args = view.kind === 'listener' ? view.arguments.map((arg) => toJS(arg)) : [];
     const worker = this;
+    // The plain JavaScript copies are made when a handler first reads them: many never do.
+    let plain: Record<string, unknown> | undefined;
+    let args: unknown[] | undefined;
+    let plainPayload: Record<string, unknown> | undefined;
     const context: HandlerJob = {
       name,
-      command: plain,
-      args,
+      get command() {
+        return (plain ??= view.kind === 'string' ? toRecord(view.data) : command === undefined ? {} : toRecord(toJS(command)));
+      },
+      get args() {
+        return (args ??= view.kind === 'listener' ? view.arguments.map((arg) => toJS(arg)) : []);
+      },
       attempts: job.attempts(),
       uuid: job.uuid,
       id: job.id,
       queue: job.queue,
-      payload: plainJson(payload.envelope) as Record<string, unknown>,
+      get payload() {
+        return (plainPayload ??= plainJson(payload.envelope) as Record<string, unknown>);
+      },
       decoded: payload,
       view,
       signal,
