@@ -82,6 +82,8 @@ export class Worker {
    * wait, which a busy worker pays for in garbage.
    */
   private jobFinished: { promise: Promise<void>; resolve: () => void } | undefined;
+  /** A reserve sent before the jobs of the last one ran, and how many jobs it asked for. */
+  private ahead: { count: number; jobs: Promise<RedisJob[]> } | undefined;
   /** Wakes the loop early (a signal, a finished job) instead of sleeping out `--sleep`. */
   private wake: (() => void) | undefined;
 
@@ -123,35 +125,30 @@ export class Worker {
     const startedAt = Date.now();
     const lastRestart = this.deps.cache ? await this.deps.cache.lastRestart() : null;
     const concurrency = Math.max(1, this.options.concurrency);
+    // With room for more than one job, each reserve asks for at most half the slots, so the
+    // next one can be on its way while this process reads and runs the last.
+    const chunk = Math.ceil(concurrency / 2);
     for (;;) {
       const stop = await this.stopReason(startedAt, lastRestart);
       if (stop) {
+        // Jobs reserved ahead are in hand: they run before the worker stops.
+        this.start(await this.takeAhead());
         await this.drain();
         return stop;
       }
       if (this.paused) {
+        this.start(await this.takeAhead());
         await this.nap(this.options.sleep);
         continue;
       }
-      // Reserve as many as there are free slots, in one round trip (one job for --once and
-      // --max-jobs' last ones).
-      let wanted = this.options.once ? 1 : concurrency - this.inFlight;
-      if (this.options.maxJobs > 0) wanted = Math.min(wanted, this.options.maxJobs - this.jobsProcessed - this.inFlight);
-      const jobs = wanted > 0 ? await this.nextJobs(wanted) : [];
+      // Take what was reserved ahead, or reserve as many as there are free slots, in one
+      // round trip (one job for --once and --max-jobs' last ones).
+      const wanted = this.ahead ? this.ahead.count : this.options.once ? 1 : this.freeSlots(concurrency);
+      const jobs = this.ahead ? await this.takeAhead() : wanted > 0 ? await this.nextJobs(Math.min(wanted, chunk)) : [];
       if (jobs.length > 0) {
-        for (const job of jobs) {
-          // A job whose delete or release could not reach Redis stays reserved and comes back
-          // after retry_after; say so, and keep the worker alive.
-          this.inFlight++;
-          this.process(job)
-            .catch((error: unknown) => this.log({ event: 'error', job: job.id, queue: job.queue, error: `could not finish the job: ${(error as Error).message}` }))
-            .finally(() => {
-              this.inFlight--;
-              this.jobsProcessed++;
-              this.jobFinished?.resolve();
-              this.jobFinished = undefined;
-            });
-        }
+        const free = this.options.once ? 0 : Math.min(this.freeSlots(concurrency) - jobs.length, chunk);
+        if (free > 0) this.ahead = { count: free, jobs: this.nextJobs(free) };
+        this.start(jobs);
         if (this.options.once) {
           await this.drain();
           return { status: 0, reason: 'once' };
@@ -171,6 +168,38 @@ export class Worker {
       }
       if (this.options.stopWhenEmpty || this.options.once) return { status: 0, reason: this.options.once ? 'once' : 'empty' };
       await this.nap(this.options.sleep);
+    }
+  }
+
+  /** Slots neither running a job nor spoken for by --max-jobs. */
+  private freeSlots(concurrency: number): number {
+    const free = concurrency - this.inFlight;
+    return this.options.maxJobs > 0 ? Math.min(free, this.options.maxJobs - this.jobsProcessed - this.inFlight) : free;
+  }
+
+  /** The jobs of the reserve sent ahead, if one was. */
+  private async takeAhead(): Promise<RedisJob[]> {
+    const ahead = this.ahead;
+    if (!ahead) return [];
+    const jobs = await ahead.jobs;
+    this.ahead = undefined;
+    return jobs;
+  }
+
+  /** Runs reserved jobs, each in a slot of its own. */
+  private start(jobs: RedisJob[]): void {
+    for (const job of jobs) {
+      this.inFlight++;
+      // A job whose delete or release could not reach Redis stays reserved and comes back
+      // after retry_after; say so, and keep the worker alive.
+      this.process(job)
+        .catch((error: unknown) => this.log({ event: 'error', job: job.id, queue: job.queue, error: `could not finish the job: ${(error as Error).message}` }))
+        .finally(() => {
+          this.inFlight--;
+          this.jobsProcessed++;
+          this.jobFinished?.resolve();
+          this.jobFinished = undefined;
+        });
     }
   }
 
@@ -311,8 +340,17 @@ export class Worker {
     command: PhpValue | undefined,
   ): Promise<Error | undefined> {
     const seconds = this.timeoutFor(payload);
-    const controller = new AbortController();
-    const context = this.context(state, found.name, payload, view, command, controller.signal);
+    // The AbortController is made only when the handler asks for its signal; most never do.
+    let controller: AbortController | undefined;
+    let expiredWith: Error | undefined;
+    const signal = () => {
+      if (!controller) {
+        controller = new AbortController();
+        if (expiredWith) controller.abort(expiredWith);
+      }
+      return controller.signal;
+    };
+    const context = this.context(state, found.name, payload, view, command, signal);
     if (seconds <= 0) {
       await found.handler(context);
       return undefined;
@@ -330,7 +368,8 @@ export class Worker {
     const name = String(payload.envelope.displayName ?? payload.name);
     const error = new TimeoutExceededError(name, seconds);
     const failNow = !state.finished;
-    controller.abort(error);
+    expiredWith = error;
+    controller?.abort(error);
     const maxTries = this.maxTries(payload);
     const retryUntil = this.retryUntil(payload);
     const lastAttempt = retryUntil ? retryUntil <= this.now() : maxTries > 0 && state.job.attempts() >= maxTries;
@@ -341,7 +380,7 @@ export class Worker {
     return error;
   }
 
-  private context(state: JobState, name: string, payload: DecodedPayload, view: JobView, command: PhpValue | undefined, signal: AbortSignal): HandlerJob {
+  private context(state: JobState, name: string, payload: DecodedPayload, view: JobView, command: PhpValue | undefined, signal: () => AbortSignal): HandlerJob {
     const job = state.job;
     const worker = this;
     // The plain JavaScript copies are made when a handler first reads them: many never do.
@@ -365,7 +404,9 @@ export class Worker {
       },
       decoded: payload,
       view,
-      signal,
+      get signal() {
+        return signal();
+      },
       async release(seconds = 0) {
         if (state.finished) return;
         state.released = true;

@@ -65,7 +65,11 @@ describe('a worker killed with SIGKILL, 100 times, under a supervisor', () => {
     const killedAt = new Map<number, number>();
     for (let kill = 0; kill < 100; kill++) {
       const worker = startWorker(s, '--retry-after=2', '--concurrency=4');
-      await pause(120 + (kill % 7) * 15);
+      // Kill it at work, not while Node is still starting (which takes longer on a busy
+      // machine): once it has begun a job, or after a second when there is none to begin.
+      const startedBy = Date.now() + 1000;
+      while (!s.nodeRuns().some((r) => r.pid === worker.pid) && Date.now() < startedBy) await pause(10);
+      await pause(20 + (kill % 7) * 15);
       killedAt.set(worker.pid!, Date.now());
       worker.kill('SIGKILL');
       await exited(worker);

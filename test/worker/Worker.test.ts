@@ -157,6 +157,15 @@ describe('timeouts', () => {
     expect(await env.queue.reservedSize()).toBe(1); // still waiting for retry_after, not deleted by the late handler
   });
 
+  it('a handler that first looks at its signal after the timeout finds it already aborted, with the reason', async () => {
+    await env.queue.pushRaw(payload('App\\Jobs\\Slow', {}, { timeout: 1, maxTries: 3 }));
+    let seen: AbortSignal | undefined;
+    await env.worker({ 'App\\Jobs\\Slow': (job) => new Promise<void>((resolve) => setTimeout(() => { seen = job.signal; resolve(); }, 1300)) }, { stopWhenEmpty: true }).run();
+    while (!seen) await new Promise((r) => setTimeout(r, 50));
+    expect(seen.aborted).toBe(true);
+    expect(String(seen.reason)).toMatch(/TimeoutExceeded|timed out after 1 seconds/);
+  });
+
   it('failOnTimeout fails at once', async () => {
     await env.queue.pushRaw(payload('App\\Jobs\\Slow', {}, { timeout: 1, maxTries: 3, failOnTimeout: true }));
     await env.worker({ 'App\\Jobs\\Slow': (job) => new Promise((resolve) => job.signal.addEventListener('abort', resolve)) }, { stopWhenEmpty: true }).run();
@@ -215,6 +224,48 @@ describe('stopping', () => {
     await new Promise((r) => setTimeout(r, 100));
     await env.cache.signalRestart(Math.floor(Date.now() / 1000) + 1);
     expect((await running).reason).toBe('restart');
+  });
+});
+
+describe('concurrency', () => {
+  it('never holds more jobs reserved than --concurrency, though the next reserve goes out while jobs run', async () => {
+    await env.queue.bulkRaw(Array.from({ length: 100 }, (_, n) => payload('App\\Jobs\\Tick', { n })));
+    let running = 0;
+    let mostRunning = 0;
+    let mostReserved = 0;
+    const worker = env.worker(
+      {
+        'App\\Jobs\\Tick': async () => {
+          mostRunning = Math.max(mostRunning, ++running);
+          mostReserved = Math.max(mostReserved, await env.queue.reservedSize());
+          await new Promise((r) => setTimeout(r, 5));
+          running--;
+        },
+      },
+      { stopWhenEmpty: true, concurrency: 8 },
+    );
+    expect((await worker.run()).reason).toBe('empty');
+    expect(mostReserved).toBeLessThanOrEqual(8);
+    expect(mostRunning).toBeGreaterThan(4); // more than one reserve's worth (half the slots): the next came while these ran
+    expect(await env.queue.size()).toBe(0);
+  });
+
+  it('a stop mid-run leaves nothing reserved: jobs taken ahead run first', async () => {
+    await env.queue.bulkRaw(Array.from({ length: 500 }, (_, n) => payload('App\\Jobs\\Tick', { n })));
+    const ran = new Set<number>();
+    const worker = env.worker(
+      {
+        'App\\Jobs\\Tick': async (job) => {
+          ran.add(Number(job.command.n));
+          if (ran.size === 100) worker.stop();
+          await new Promise((r) => setTimeout(r, 1));
+        },
+      },
+      { concurrency: 16 },
+    );
+    expect((await worker.run()).reason).toBe('signal');
+    expect(await env.queue.reservedSize()).toBe(0);
+    expect(ran.size + (await env.queue.readySize())).toBe(500);
   });
 });
 
