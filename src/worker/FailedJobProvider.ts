@@ -4,7 +4,17 @@
  * and `lqb failed` sees what PHP failed. One SQL library (knex) reaches SQLite, MySQL/MariaDB
  * and PostgreSQL.
  */
-import knex, { type Knex } from 'knex';
+import { createRequire } from 'node:module';
+import type { Knex } from 'knex';
+
+/**
+ * knex (with what it pulls in) is loaded when a failed-jobs store is first used, not when this
+ * module is: it would otherwise double the start-up time of every worker and one-off command.
+ */
+function loadKnex(): (config: Knex.Config) => Knex {
+  const module = createRequire(import.meta.url)('knex') as { knex: (config: Knex.Config) => Knex };
+  return module.knex;
+}
 
 export interface FailedJob {
   /** The auto-increment id. */
@@ -48,15 +58,26 @@ export function knexConfig(url: string): Knex.Config {
 
 export class DatabaseUuidFailedJobProvider implements FailedJobProvider {
   private ready: Promise<void> | undefined;
+  #db: Knex | undefined;
+  #config: Knex.Config | undefined;
 
   constructor(
-    private readonly db: Knex,
+    db: Knex,
     private readonly table = 'failed_jobs',
-  ) {}
+  ) {
+    this.#db = db;
+  }
 
   /** A provider for a database URL; the table is made (with Laravel's schema) when missing. */
   static fromUrl(url: string, table = 'failed_jobs'): DatabaseUuidFailedJobProvider {
-    return new DatabaseUuidFailedJobProvider(knex(knexConfig(url)), table);
+    const config = knexConfig(url); // a bad URL is refused now, not at the first failure
+    const provider = new DatabaseUuidFailedJobProvider(undefined as unknown as Knex, table);
+    provider.#config = config;
+    return provider;
+  }
+
+  private get db(): Knex {
+    return (this.#db ??= loadKnex()(this.#config!));
   }
 
   /** Laravel's `failed_jobs` migration (8.x), made here when the table is not there yet. */
@@ -107,7 +128,7 @@ export class DatabaseUuidFailedJobProvider implements FailedJobProvider {
   }
 
   async close(): Promise<void> {
-    await this.db.destroy();
+    await this.#db?.destroy();
   }
 }
 
