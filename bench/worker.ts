@@ -142,6 +142,7 @@ try {
   const node1 = await nodeWorker(1);
   const node16 = await nodeWorker(16);
   const node64 = await nodeWorker(64);
+  const node256 = await nodeWorker(256);
   const php = await laravelWorker();
   const pushSequential = await nodePush(false);
   const pushPipelined = await nodePush(true);
@@ -157,6 +158,7 @@ try {
   console.log(`| lqb worker, concurrency 1 | ${fmt(node1)} | ${(node1 / php).toFixed(1)}× | ${((100 * node1) / ceiling).toFixed(0)}% |`);
   console.log(`| lqb worker, concurrency 16 | ${fmt(node16)} | ${(node16 / php).toFixed(1)}× | ${((100 * node16) / ceiling).toFixed(0)}% |`);
   console.log(`| lqb worker, concurrency 64 | ${fmt(node64)} | ${(node64 / php).toFixed(1)}× | ${((100 * node64) / ceiling).toFixed(0)}% |`);
+  console.log(`| lqb worker, concurrency 256 | ${fmt(node256)} | ${(node256 / php).toFixed(1)}× | ${((100 * node256) / ceiling).toFixed(0)}% |`);
   console.log(`| Laravel 8.83 Queue::push | ${fmt(phpPush)} | 1.0× |  |`);
   console.log(`| lqb pushRaw, one await each | ${fmt(pushSequential)} | ${(pushSequential / phpPush).toFixed(1)}× |  |`);
   console.log(`| lqb bulkRaw (1,000 per call) | ${fmt(pushPipelined)} | ${(pushPipelined / phpPush).toFixed(1)}× |  |`);

@@ -54,8 +54,10 @@ export function unserialize(input: string | Uint8Array, options: UnserializeOpti
   if (typeof input !== 'string') {
     bytes = asBuffer(input);
     if (bytes.length <= TEXT_MAX && isAscii(bytes)) text = latin1(bytes, 0, bytes.length);
-  } else if (input.length <= TEXT_MAX && !NON_ASCII.test(input)) {
-    bytes = Buffer.from(input, 'latin1');
+  } else if (input.length <= TEXT_MAX && Buffer.byteLength(input, 'utf8') === input.length) {
+    // Its bytes are needed only while reading (strings are cut from the text, C: payloads
+    // copied): one reused buffer spares a Buffer per call and the garbage of a pool.
+    bytes = asciiBytes(input);
     text = input;
   } else {
     bytes = Buffer.from(input, 'utf8');
@@ -77,7 +79,13 @@ export function unserialize(input: string | Uint8Array, options: UnserializeOpti
  * alive, so only inputs up to this size take that road.
  */
 const TEXT_MAX = 1 << 16;
-const NON_ASCII = /[^\x00-\x7f]/;
+
+let scratch = Buffer.allocUnsafe(4096);
+
+function asciiBytes(text: string): Buffer {
+  if (scratch.length < text.length) scratch = Buffer.allocUnsafe(Math.max(text.length, scratch.length * 2));
+  return scratch.subarray(0, scratch.write(text, 0, 'latin1'));
+}
 
 function asBuffer(input: Uint8Array): Buffer {
   return Buffer.isBuffer(input) ? input : Buffer.from(input.buffer, input.byteOffset, input.byteLength);

@@ -67,6 +67,17 @@ describe('real PHP reads what serialize writes', () => {
   });
 });
 
+describe('input given as a JS string', () => {
+  it('reads the same at every size, across the reused buffer and the 64 KB cut-over', () => {
+    for (const size of [0, 1, 4095, 4096, 4097, 20_000, 65_536, 70_000]) {
+      for (const extra of ['', 'é']) {
+        const value = PhpArray.list(['x'.repeat(size), extra, size]);
+        expect(samePhp(unserialize(serialize(value).toString('utf8')), value)).toBe(true);
+      }
+    }
+  });
+});
+
 describe('what serialize hands out', () => {
   it('writes every digit count PHP writes, up to ±(2^53−1), as PHP does', () => {
     const ints: number[] = [0, 9, 10, 2 ** 31 - 1, 2 ** 31, 2 ** 53 - 1];
