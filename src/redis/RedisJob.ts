@@ -15,6 +15,7 @@ interface ReservedFields {
 export class RedisJob {
   #decoded: DecodedPayload | undefined;
   #fields: ReservedFields | undefined;
+  #reserved: string | undefined;
 
   constructor(
     readonly redisQueue: RedisQueue,
@@ -22,9 +23,14 @@ export class RedisJob {
     readonly queue: string,
     /** The payload as pushed. */
     readonly raw: string,
-    /** The payload as reserved: cjson's re-encoding with attempts + 1. */
-    readonly reserved: string,
+    /** The payload as reserved, as Redis sent it (bytes, or a string): what delete and release send back. */
+    readonly reservedBytes: Buffer | string,
   ) {}
+
+  /** The payload as reserved: cjson's re-encoding with attempts + 1. */
+  get reserved(): string {
+    return (this.#reserved ??= typeof this.reservedBytes === 'string' ? this.reservedBytes : this.reservedBytes.toString('utf8'));
+  }
 
   /** The decoded envelope and command; throws a PayloadError for a payload that is not one. */
   get payload(): DecodedPayload {

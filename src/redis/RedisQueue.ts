@@ -31,7 +31,7 @@ export class RedisQueue {
   private readonly migrationBatchSize: number;
   private readonly now: () => number;
   /** Deletes waiting to go out together, by reserved-zset key. */
-  private readonly pendingDeletes = new Map<string, { members: string[]; done: { resolve: () => void; reject: (error: unknown) => void }[] }>();
+  private readonly pendingDeletes = new Map<string, { members: (string | Buffer)[]; done: { resolve: () => void; reject: (error: unknown) => void }[] }>();
   /** BLPOP holds a connection: blocking gets one of its own, made on first need. */
   private blocking: RedisClient | undefined;
 
@@ -93,16 +93,18 @@ export class RedisQueue {
 
   private async reserve(name: string, count: number, migrate: boolean): Promise<RedisJob[]> {
     const key = this.key(name);
-    const flat = await runStep<string[]>(this.client, 'lqbReserve', [key, `${key}:delayed`, `${key}:reserved`, `${key}:notify`], [
-      this.now(),
-      this.availableAt(this.retryAfter ?? 0),
-      Math.max(0, Math.floor(count)),
-      migrate ? 1 : 0,
-      migrate && this.retryAfter !== null ? 1 : 0,
-      this.migrationBatchSize,
-    ]);
+    // The reply comes as bytes: the reserved copy is only ever sent back to Redis (delete,
+    // release), which bytes do without a round of UTF-8 encoding; only the pushed payload is
+    // read, so only it becomes a string.
+    const flat = await runStep<Buffer[]>(
+      this.client,
+      'lqbReserve',
+      [key, `${key}:delayed`, `${key}:reserved`, `${key}:notify`],
+      [this.now(), this.availableAt(this.retryAfter ?? 0), Math.max(0, Math.floor(count)), migrate ? 1 : 0, migrate && this.retryAfter !== null ? 1 : 0, this.migrationBatchSize],
+      true,
+    );
     const jobs: RedisJob[] = [];
-    for (let i = 0; i + 1 < flat.length; i += 2) jobs.push(new RedisJob(this, name, flat[i]!, flat[i + 1]!));
+    for (let i = 0; i + 1 < flat.length; i += 2) jobs.push(new RedisJob(this, name, flat[i]!.toString('utf8'), flat[i + 1]!));
     return jobs;
   }
 
@@ -123,7 +125,7 @@ export class RedisQueue {
   /** Takes a reserved job back to run again after `delay` seconds. */
   async release(job: RedisJob, delay = 0): Promise<void> {
     const key = this.key(job.queue);
-    await runStep(this.client, 'lqbRelease', [`${key}:delayed`, `${key}:reserved`], [job.reserved, this.availableAt(delay)]);
+    await runStep(this.client, 'lqbRelease', [`${key}:delayed`, `${key}:reserved`], [job.reservedBytes, this.availableAt(delay)]);
   }
 
   /**
@@ -132,7 +134,7 @@ export class RedisQueue {
    */
   async giveBack(job: RedisJob, delay = 0): Promise<void> {
     const key = this.key(job.queue);
-    await runStep(this.client, 'lqbGiveBack', [`${key}:delayed`, `${key}:reserved`], [job.reserved, job.raw, this.availableAt(delay)]);
+    await runStep(this.client, 'lqbGiveBack', [`${key}:delayed`, `${key}:reserved`], [job.reservedBytes, job.raw, this.availableAt(delay)]);
   }
 
   /**
@@ -148,7 +150,7 @@ export class RedisQueue {
       this.pendingDeletes.set(key, batch);
       setImmediate(() => void this.flushDeletes(key));
     }
-    batch.members.push(job.reserved);
+    batch.members.push(job.reservedBytes);
     return new Promise((resolve, reject) => batch!.done.push({ resolve, reject }));
   }
 

@@ -41,9 +41,18 @@ export function registerSteps(client: RedisClient): void {
   registered.add(client);
 }
 
-/** Runs a registered step with its keys then its arguments. */
-export function runStep<T>(client: RedisClient | ReturnType<RedisClient['pipeline']>, step: StepName, keys: string[], args: (string | number)[]): Promise<T> {
-  const command = (client as unknown as Record<string, (...a: (string | number)[]) => Promise<T>>)[step];
+/**
+ * Runs a registered step with its keys then its arguments. With `asBuffers`, strings in the
+ * reply come as the Buffers Redis sent (ioredis's `…Buffer` form of the command).
+ */
+export function runStep<T>(
+  client: RedisClient | ReturnType<RedisClient['pipeline']>,
+  step: StepName,
+  keys: string[],
+  args: (string | number | Buffer)[],
+  asBuffers = false,
+): Promise<T> {
+  const command = (client as unknown as Record<string, (...a: (string | number | Buffer)[]) => Promise<T>>)[asBuffers ? `${step}Buffer` : step];
   if (typeof command !== 'function') throw new Error(`Redis step ${step} is not registered on this client`);
   return command.call(client, ...keys, ...args);
 }

@@ -126,6 +126,29 @@ describe('each step has the effect Laravel’s has', () => {
     expect(state[`queues:${QUEUE}:reserved`]).toBeUndefined();
   });
 
+  it('delete and release send back the reserved bytes exactly, non-ASCII payloads included', async () => {
+    expect(payloads.some((payload) => /[^\x00-\x7f]/.test(payload))).toBe(true);
+    for (const payload of payloads) {
+      await queue.pushRaw(payload);
+      laravel(phpPrefix, 'push', [], payload);
+    }
+    for (const [i, payload] of payloads.entries()) {
+      const job = (await queue.pop())!;
+      const [, phpReserved] = JSON.parse(laravel(phpPrefix, 'pop')) as [string, string];
+      expect(job.raw).toBe(payload);
+      if (i % 2 === 0) {
+        await job.delete();
+        laravel(phpPrefix, 'delete', [], phpReserved);
+      } else {
+        await queue.release(job, 30);
+        laravel(phpPrefix, 'release', ['30'], phpReserved);
+      }
+    }
+    const state = await expectSameState();
+    expect(state[`queues:${QUEUE}:reserved`]).toBeUndefined();
+    expect(state[`queues:${QUEUE}:delayed`]).toHaveLength(Math.floor(payloads.length / 2));
+  });
+
   it('migrate moves due delayed jobs and expired reservations, in score order, with notify tokens', async () => {
     const now = Math.floor(Date.now() / 1000);
     await seed(async (prefix) => {
