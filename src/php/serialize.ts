@@ -118,15 +118,15 @@ class Writer {
       case 'number':
         this.slot++;
         if (Number.isSafeInteger(value) && !Object.is(value, -0)) this.int(value);
-        else this.ascii(`d:${formatPhpFloat(value)};`);
+        else this.scalar(100, formatPhpFloat(value));
         return;
       case 'boolean':
         this.slot++;
-        this.ascii(value ? 'b:1;' : 'b:0;');
+        this.scalar(98, value ? '1' : '0');
         return;
       case 'bigint':
         this.slot++;
-        this.ascii(`i:${checkInt(value)};`);
+        this.scalar(105, String(checkInt(value)));
         return;
       case 'object':
         if (value === null) {
@@ -155,11 +155,11 @@ class Writer {
       return value.props;
     } else if (value instanceof PhpFloat) {
       this.slot++;
-      this.ascii(`d:${value.source ?? formatPhpFloat(value.value)};`);
+      this.scalar(100, value.source ?? formatPhpFloat(value.value));
     } else if (value instanceof PhpRef) {
       // `r:` takes a slot number of its own; `R:` shares the one it points at.
       if (value.kind === 'r') this.slot++;
-      this.ascii(`${value.kind}:${value.index};`);
+      this.scalar(value.kind === 'r' ? 114 : 82, String(value.index));
     } else if (value instanceof Uint8Array) {
       this.slot++;
       this.ascii(`s:${value.length}:"`);
@@ -191,7 +191,7 @@ class Writer {
     // Most values hold one object (the job itself): a Map is made only for a second one.
     const earlier = object === this.firstObject ? this.firstSlot : this.objects?.get(object);
     if (earlier !== undefined) {
-      this.ascii(`r:${earlier};`);
+      this.scalar(114, String(earlier));
       return true;
     }
     if (this.firstObject === undefined) {
@@ -209,7 +209,7 @@ class Writer {
       if (!Number.isSafeInteger(key)) throw new PhpSerializeError(`array key ${key} is not an int`, '');
       this.int(key);
     } else if (typeof key === 'bigint') {
-      this.ascii(`i:${checkInt(key)};`);
+      this.scalar(105, String(checkInt(key)));
     } else if (key instanceof Uint8Array) {
       this.ascii(`s:${key.length}:"`);
       this.bytes(key);
@@ -298,6 +298,19 @@ class Writer {
     this.room(bytes + 2);
     this.pos += this.buf.write(text, this.pos, bytes, 'utf8');
     this.buf[this.pos++] = 34;
+  }
+
+  /** `X:text;`: a tag and the ASCII text of a number or reference, with one check for room. */
+  private scalar(tag: number, text: string): void {
+    const length = text.length;
+    this.room(length + 3);
+    const buf = this.buf;
+    let pos = this.pos;
+    buf[pos++] = tag;
+    buf[pos++] = 58;
+    for (let i = 0; i < length; i++) buf[pos++] = text.charCodeAt(i);
+    buf[pos] = 59;
+    this.pos = pos + 1;
   }
 
   private ascii(text: string): void {
