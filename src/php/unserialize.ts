@@ -361,16 +361,20 @@ class Reader {
   private float(): PhpFloat {
     const buf = this.buf;
     const start = this.pos;
-    const end = buf.indexOf(SEMI, start);
     // Any float PHP reads is short; a long run without ';' is garbage, and must not be scanned twice.
-    if (end < 0 || end - start > 1100) throw this.fail('expected a float ending in ;', start);
+    const limit = Math.min(buf.length, start + 1101);
+    let end = start;
+    while (end < limit && buf[end] !== SEMI) end++;
+    if (end === limit) throw this.fail('expected a float ending in ;', start);
     const text = this.text !== undefined ? this.text.slice(start, end) : latin1(buf, start, end);
+    this.pos = end + 1;
+    // Between 1e-4 and 1e17 JavaScript and PHP spell a float alike: text that reads back as
+    // itself there is PHP's own spelling, and needs no other check.
+    const quick = Number(text);
+    const size = Math.abs(quick);
+    if (size >= 1e-4 && size < 1e17 && String(quick) === text) return new PhpFloat(quick);
     const value = parsePhpFloat(text);
     if (value === undefined) throw this.fail(`expected a float, found "${text.slice(0, 40)}"`, start);
-    this.pos = end + 1;
-    // Between 1e-4 and 1e17 JavaScript and PHP spell a float alike, which saves the full check.
-    const size = Math.abs(value);
-    if (size >= 1e-4 && size < 1e17 && String(value) === text) return new PhpFloat(value);
     return formatPhpFloat(value) === text ? new PhpFloat(value) : new PhpFloat(value, text);
   }
 
