@@ -113,20 +113,41 @@ function refineProfile(profile: LaravelProfile, command: PhpValue): LaravelProfi
 
 /**
  * Adds what is worked out when first asked for: the escaping style (reading a job does not
- * need it, writing one does) and the batch id.
+ * need it, writing one does) and the batch id. A class, not an object literal with getters,
+ * which V8 would give a shape of its own each time (a cost a worker pays per job).
  */
+class Decoded implements DecodedPayload {
+  readonly raw: string;
+  readonly envelope: Envelope;
+  readonly profile: LaravelProfile;
+  readonly name: string;
+  readonly command?: PhpValue;
+  readonly encrypted: boolean;
+  readonly view: JobView;
+  #format: PayloadFormat | undefined;
+  #batchId: string | null | undefined;
+
+  constructor(fields: Omit<DecodedPayload, 'format' | 'batchId'>) {
+    this.raw = fields.raw;
+    this.envelope = fields.envelope;
+    this.profile = fields.profile;
+    this.name = fields.name;
+    if (fields.command !== undefined) this.command = fields.command;
+    this.encrypted = fields.encrypted;
+    this.view = fields.view;
+  }
+
+  get format(): PayloadFormat {
+    return (this.#format ??= { unescapedUnicode: detectUnescapedUnicode(this.raw) ?? true });
+  }
+
+  get batchId(): string | null {
+    return (this.#batchId ??= batchOf(this));
+  }
+}
+
 function withFormat(payload: Omit<DecodedPayload, 'format' | 'batchId'>): DecodedPayload {
-  let format: PayloadFormat | undefined;
-  let batchId: string | null | undefined;
-  return {
-    ...payload,
-    get format() {
-      return (format ??= { unescapedUnicode: detectUnescapedUnicode(payload.raw) ?? true });
-    },
-    get batchId() {
-      return (batchId ??= batchOf(payload));
-    },
-  };
+  return new Decoded(payload);
 }
 
 function batchOf(payload: Omit<DecodedPayload, 'format' | 'batchId'>): string | null {

@@ -117,7 +117,7 @@ export function viewCommand(command: PhpValue): JobView {
     return { kind: 'string', handler: '', data: toJS(command) };
   }
   // Object.assign keeps the base's lazy getters as getters (a spread would run them all now).
-  const view = <T extends object>(extra: T) => Object.assign(commandView(object), extra);
+  const view = <T extends object>(extra: T) => Object.assign(new SharedView(object), extra);
   switch (object.className) {
     case CALL_QUEUED_LISTENER: {
       const data = deref(object.get('data') ?? null);
@@ -146,29 +146,42 @@ export function viewCommand(command: PhpValue): JobView {
 
 /**
  * The parts every command view shares. Each is worked out on first use and kept: a worker
- * that only needs the class name never pays for the rest.
+ * that only needs the class name never pays for the rest. A class rather than an object
+ * literal with getters: V8 gives each such literal a shape of its own, which a worker making
+ * one per job pays for in garbage collection.
  */
-function commandView(object: PhpObject): CommandView {
-  let properties: PropertyView[] | undefined;
-  let queueable: QueueableFields | undefined;
-  let chain: (JobView | string)[] | undefined;
-  return {
-    className: object.className,
-    get properties() {
-      return (properties ??= object.props.keys.map((key, i): PropertyView => {
-        const { name, visibility, declaringClass } = demangle(key);
-        const value = object.props.values[i]!;
-        return declaringClass === undefined ? { name, visibility, value } : { name, visibility, declaringClass, value };
-      }));
-    },
-    get queueable() {
-      return (queueable ??= Object.fromEntries(QUEUEABLE_FIELDS.map((field) => [field, object.get(field)])) as unknown as QueueableFields);
-    },
-    get chain() {
-      return (chain ??= chainOf(this.queueable.chained));
-    },
-    toJS: () => toJS(object) as Record<string, unknown>,
-  };
+class SharedView implements CommandView {
+  readonly className: string;
+  readonly #object: PhpObject;
+  #properties: PropertyView[] | undefined;
+  #queueable: QueueableFields | undefined;
+  #chain: (JobView | string)[] | undefined;
+
+  constructor(object: PhpObject) {
+    this.className = object.className;
+    this.#object = object;
+  }
+
+  get properties(): PropertyView[] {
+    const object = this.#object;
+    return (this.#properties ??= object.props.keys.map((key, i): PropertyView => {
+      const { name, visibility, declaringClass } = demangle(key);
+      const value = object.props.values[i]!;
+      return declaringClass === undefined ? { name, visibility, value } : { name, visibility, declaringClass, value };
+    }));
+  }
+
+  get queueable(): QueueableFields {
+    return (this.#queueable ??= Object.fromEntries(QUEUEABLE_FIELDS.map((field) => [field, this.#object.get(field)])) as unknown as QueueableFields);
+  }
+
+  get chain(): (JobView | string)[] {
+    return (this.#chain ??= chainOf(this.queueable.chained));
+  }
+
+  toJS(): Record<string, unknown> {
+    return toJS(this.#object) as Record<string, unknown>;
+  }
 }
 
 /** Laravel stores each following job of a chain as serialize($job): decode each in turn. */

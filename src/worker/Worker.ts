@@ -49,6 +49,77 @@ export interface StopReason {
 }
 
 /** How one reserved job is being handled. */
+/** What a handler's job can do, as the worker does it. */
+interface JobActions {
+  signal(): AbortSignal;
+  release(seconds: number): Promise<void>;
+  fail(error: unknown): Promise<void>;
+  delete(): Promise<void>;
+}
+
+/**
+ * What a handler is given. A class, not an object literal with getters, which V8 would give
+ * a shape of its own per job. The plain JavaScript copies are made when a handler first reads
+ * them: many never do.
+ */
+class JobContext implements HandlerJob {
+  readonly attempts: number;
+  readonly uuid: string | undefined;
+  readonly id: string;
+  readonly queue: string;
+  readonly #command: PhpValue | undefined;
+  readonly #actions: JobActions;
+  #plain: Record<string, unknown> | undefined;
+  #args: unknown[] | undefined;
+  #payload: Record<string, unknown> | undefined;
+
+  constructor(
+    readonly name: string,
+    job: RedisJob,
+    readonly decoded: DecodedPayload,
+    readonly view: JobView,
+    command: PhpValue | undefined,
+    actions: JobActions,
+  ) {
+    this.attempts = job.attempts();
+    this.uuid = job.uuid;
+    this.id = job.id;
+    this.queue = job.queue;
+    this.#command = command;
+    this.#actions = actions;
+  }
+
+  get command(): Record<string, unknown> {
+    const view = this.view;
+    return (this.#plain ??= view.kind === 'string' ? toRecord(view.data) : this.#command === undefined ? {} : toRecord(toJS(this.#command)));
+  }
+
+  get args(): unknown[] {
+    const view = this.view;
+    return (this.#args ??= view.kind === 'listener' ? view.arguments.map((arg) => toJS(arg)) : []);
+  }
+
+  get payload(): Record<string, unknown> {
+    return (this.#payload ??= plainJson(this.decoded.envelope) as Record<string, unknown>);
+  }
+
+  get signal(): AbortSignal {
+    return this.#actions.signal();
+  }
+
+  release(seconds = 0): Promise<void> {
+    return this.#actions.release(seconds);
+  }
+
+  fail(error?: unknown): Promise<void> {
+    return this.#actions.fail(error);
+  }
+
+  delete(): Promise<void> {
+    return this.#actions.delete();
+  }
+}
+
 class JobState {
   released = false;
   deleted = false;
@@ -382,48 +453,26 @@ export class Worker {
 
   private context(state: JobState, name: string, payload: DecodedPayload, view: JobView, command: PhpValue | undefined, signal: () => AbortSignal): HandlerJob {
     const job = state.job;
-    const worker = this;
-    // The plain JavaScript copies are made when a handler first reads them: many never do.
-    let plain: Record<string, unknown> | undefined;
-    let args: unknown[] | undefined;
-    let plainPayload: Record<string, unknown> | undefined;
-    const context: HandlerJob = {
-      name,
-      get command() {
-        return (plain ??= view.kind === 'string' ? toRecord(view.data) : command === undefined ? {} : toRecord(toJS(command)));
-      },
-      get args() {
-        return (args ??= view.kind === 'listener' ? view.arguments.map((arg) => toJS(arg)) : []);
-      },
-      attempts: job.attempts(),
-      uuid: job.uuid,
-      id: job.id,
-      queue: job.queue,
-      get payload() {
-        return (plainPayload ??= plainJson(payload.envelope) as Record<string, unknown>);
-      },
-      decoded: payload,
-      view,
-      get signal() {
-        return signal();
-      },
-      async release(seconds = 0) {
+    const context: HandlerJob = new JobContext(name, job, payload, view, command, {
+      signal,
+      release: async (seconds) => {
         if (state.finished) return;
         state.released = true;
         await job.release(seconds);
       },
-      async fail(error?: unknown) {
+      fail: async (error) => {
         if (state.abandoned) return;
-        await worker.fail(state, error ?? new ManuallyFailedError(), String(payload.envelope.displayName ?? payload.name), worker.handlers[name], context);
+        await this.fail(state, error ?? new ManuallyFailedError(), String(payload.envelope.displayName ?? payload.name), this.handlers[name], context);
       },
-      async delete() {
+      delete: async () => {
         if (state.finished) return;
         state.deleted = true;
         await job.delete();
       },
-    };
+    });
     return context;
   }
+
 
   /** Laravel's markJobAsFailedIfAlreadyExceedsMaxAttempts: true when this attempt is one too many. */
   private alreadyExceedsMaxAttempts(job: RedisJob, payload: DecodedPayload): boolean {
