@@ -91,20 +91,31 @@ class Writer {
         next[depth++] = 0;
       }
       if (depth === 0) return;
-      const frame = open[depth - 1]!;
-      const i = next[depth - 1]!;
-      if (i === frame.keys.length) {
+      const { keys, values } = open[depth - 1]!;
+      const count = keys.length;
+      let i = next[depth - 1]!;
+      entries = undefined;
+      // A run of entries is written here until one opens an array or object, which the next
+      // turn of the outer loop takes on; strings and nulls, most of a job, skip the dispatch.
+      while (i < count && entries === undefined) {
+        const key = keys[i]!;
+        if (typeof key === 'string') this.string(key);
+        else this.key(key);
+        const value = values[i++];
+        if (typeof value === 'string') {
+          this.slot++;
+          this.string(value);
+        } else if (value === null) {
+          this.slot++;
+          this.pair(78, 59);
+        } else entries = this.value(value);
+      }
+      next[depth - 1] = i;
+      if (entries === undefined) {
         this.room(1);
         this.buf[this.pos++] = 125;
         depth--;
-        entries = undefined;
-        continue;
       }
-      next[depth - 1] = i + 1;
-      const key = frame.keys[i]!;
-      if (typeof key === 'string') this.string(key);
-      else this.key(key);
-      entries = this.value(frame.values[i]);
     }
   }
 
