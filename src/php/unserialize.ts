@@ -80,6 +80,7 @@ export function unserialize(input: string | Uint8Array, options: UnserializeOpti
  */
 const TEXT_MAX = 1 << 16;
 
+/** The bytes of an ASCII string input, in one buffer every call reuses (no call runs inside another). */
 let scratch = Buffer.allocUnsafe(4096);
 
 function asciiBytes(text: string): Buffer {
