@@ -107,17 +107,10 @@ class JobContext implements HandlerJob {
     return this.#actions.signal();
   }
 
-  release(seconds = 0): Promise<void> {
-    return this.#actions.release(seconds);
-  }
-
-  fail(error?: unknown): Promise<void> {
-    return this.#actions.fail(error);
-  }
-
-  delete(): Promise<void> {
-    return this.#actions.delete();
-  }
+  // Own functions rather than methods, so `const { release } = job` still works.
+  readonly release = (seconds = 0): Promise<void> => this.#actions.release(seconds);
+  readonly fail = (error?: unknown): Promise<void> => this.#actions.fail(error);
+  readonly delete = (): Promise<void> => this.#actions.delete();
 }
 
 class JobState {

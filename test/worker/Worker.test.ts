@@ -118,6 +118,23 @@ describe('what a handler can do', () => {
     expect(failedHook).toEqual(['refused']);
     expect((await env.failer.all()).map((r) => r.exception.split('\n')[0])).toEqual(['Error: refused']);
   });
+
+  it('works with the job taken apart: const { command, release } = job', async () => {
+    await env.queue.pushRaw(payload('App\\Jobs\\Apart', { n: 5 }));
+    const seen: unknown[] = [];
+    await env.worker(
+      {
+        'App\\Jobs\\Apart': async ({ command, attempts, release }) => {
+          seen.push([command.n, attempts]);
+          await release(60);
+        },
+      },
+      { stopWhenEmpty: true },
+    ).run();
+    expect(seen).toEqual([[5, 1]]);
+    expect(await env.queue.delayedSize()).toBe(1);
+    expect(await env.failer.all()).toEqual([]);
+  });
 });
 
 describe('timeouts', () => {
