@@ -76,7 +76,7 @@ export function decodePayload(raw: string | Uint8Array): DecodedPayload {
 
   if (job !== CALL_QUEUED_HANDLER) {
     // A string job: push('Class@method', $data). Its data is the handler's, not a command.
-    return withFormat({ raw: text, envelope, profile, name: job, encrypted: false, view: { kind: 'string', handler: job, data: plainJson(envelope.data) } });
+    return new Decoded({ raw: text, envelope, profile, name: job, encrypted: false, view: { kind: 'string', handler: job, data: plainJson(envelope.data) } });
   }
   const data = envelope.data;
   if (!isJsonObject(data)) throw new PayloadError(`expected "data" to be an object, found ${describe(data)}`, '/data');
@@ -86,7 +86,7 @@ export function decodePayload(raw: string | Uint8Array): DecodedPayload {
 
   // Laravel's own test: a serialized object starts with "O:"; anything else was encrypted.
   if (!command.startsWith('O:')) {
-    return withFormat({ raw: text, envelope, profile, name: commandName, encrypted: true, view: { kind: 'encrypted', commandName } });
+    return new Decoded({ raw: text, envelope, profile, name: commandName, encrypted: true, view: { kind: 'encrypted', commandName } });
   }
   let value: PhpValue;
   try {
@@ -94,7 +94,7 @@ export function decodePayload(raw: string | Uint8Array): DecodedPayload {
   } catch (error) {
     throw new PayloadError(`data.command is not serialized PHP: ${(error as Error).message}`, '/data/command', { cause: error });
   }
-  return withFormat({ raw: text, envelope, profile: refineProfile(profile, value), name: commandName, command: value, encrypted: false, view: viewCommand(value) });
+  return new Decoded({ raw: text, envelope, profile: refineProfile(profile, value), name: commandName, command: value, encrypted: false, view: viewCommand(value) });
 }
 
 /**
@@ -144,10 +144,6 @@ class Decoded implements DecodedPayload {
   get batchId(): string | null {
     return (this.#batchId ??= batchOf(this));
   }
-}
-
-function withFormat(payload: Omit<DecodedPayload, 'format' | 'batchId'>): DecodedPayload {
-  return new Decoded(payload);
 }
 
 function batchOf(payload: Omit<DecodedPayload, 'format' | 'batchId'>): string | null {

@@ -116,7 +116,7 @@ export function viewCommand(command: PhpValue): JobView {
   if (!(object instanceof PhpObject)) {
     return { kind: 'string', handler: '', data: toJS(command) };
   }
-  // Object.assign keeps the base's lazy getters as getters (a spread would run them all now).
+  // Object.assign adds the kind's own fields to the shared view; a spread would lose its lazy getters.
   const view = <T extends object>(extra: T) => Object.assign(new SharedView(object), extra);
   switch (object.className) {
     case CALL_QUEUED_LISTENER: {

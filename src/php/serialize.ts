@@ -173,9 +173,7 @@ class Writer {
       this.scalar(value.kind === 'r' ? 114 : 82, String(value.index));
     } else if (value instanceof Uint8Array) {
       this.slot++;
-      this.ascii(`s:${value.length}:"`);
-      this.bytes(value);
-      this.ascii('";');
+      this.byteString(value);
     } else if (value instanceof PhpEnum) {
       // A case is one object in PHP, so its second sighting is `r:N;` however it was built.
       if (this.seenObject(`${value.className}:${value.caseName}`)) return;
@@ -215,19 +213,22 @@ class Writer {
   }
 
   /** An int key, or a string key that is bytes (string keys take the `string` road). */
-  private key(key: PhpKey): void {
+  private key(key: Exclude<PhpKey, string>): void {
     if (typeof key === 'number') {
       if (!Number.isSafeInteger(key)) throw new PhpSerializeError(`array key ${key} is not an int`, '');
       this.int(key);
     } else if (typeof key === 'bigint') {
       this.scalar(105, String(checkInt(key)));
-    } else if (key instanceof Uint8Array) {
-      this.ascii(`s:${key.length}:"`);
-      this.bytes(key);
-      this.ascii('";');
     } else {
-      this.string(key);
+      this.byteString(key);
     }
+  }
+
+  /** `s:LEN:"bytes";` for a string that is not UTF-8, kept as bytes. */
+  private byteString(bytes: Uint8Array): void {
+    this.ascii(`s:${bytes.length}:"`);
+    this.bytes(bytes);
+    this.ascii('";');
   }
 
   /** `s:LEN:"text";`, LEN counted in bytes as PHP counts it. */

@@ -59,21 +59,22 @@ export function knexConfig(url: string): Knex.Config {
 export class DatabaseUuidFailedJobProvider implements FailedJobProvider {
   private ready: Promise<void> | undefined;
   #db: Knex | undefined;
-  #config: Knex.Config | undefined;
+  readonly #config: Knex.Config | undefined;
 
+  /** A knex instance, or the config to make one from when the store is first used. */
   constructor(
-    db: Knex,
+    db: Knex | Knex.Config,
     private readonly table = 'failed_jobs',
   ) {
-    this.#db = db;
+    // A knex instance is a function; a config is a plain object.
+    if (typeof db === 'function') this.#db = db;
+    else this.#config = db;
   }
 
   /** A provider for a database URL; the table is made (with Laravel's schema) when missing. */
   static fromUrl(url: string, table = 'failed_jobs'): DatabaseUuidFailedJobProvider {
-    const config = knexConfig(url); // a bad URL is refused now, not at the first failure
-    const provider = new DatabaseUuidFailedJobProvider(undefined as unknown as Knex, table);
-    provider.#config = config;
-    return provider;
+    // knexConfig refuses a bad URL now, not at the first failure.
+    return new DatabaseUuidFailedJobProvider(knexConfig(url), table);
   }
 
   private get db(): Knex {
