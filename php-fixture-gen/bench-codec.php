@@ -18,10 +18,17 @@ while (($line = fgets(STDIN)) !== false) {
 }
 $values = array_map(fn ($s) => unserialize($s), $inputs);
 
-/** Runs $work over all inputs until $seconds pass; returns [operations, elapsed]. */
+/**
+ * Runs $work over all inputs until $seconds pass; returns [operations, elapsed]. It first warms
+ * up for WARMUP seconds (0.5 by default), as the Node side does (bench/timing.ts).
+ */
 function timed(callable $work, array $items, float $seconds): array
 {
-    foreach ($items as $item) $work($item); // warm up
+    $warmup = (float) (getenv('WARMUP') ?: 0.5);
+    $start = hrtime(true);
+    do {
+        foreach ($items as $item) $work($item);
+    } while ((hrtime(true) - $start) / 1e9 < $warmup);
     $ops = 0;
     $start = hrtime(true);
     do {

@@ -16,7 +16,12 @@ $read = function (string $raw) {
     $payload = json_decode($raw, true);
     return unserialize($payload['data']['command']);
 };
-foreach ($payloads as $raw) $read($raw);
+// Warm up for WARMUP seconds (0.5 by default), as the Node side does (bench/timing.ts).
+$warmup = (float) (getenv('WARMUP') ?: 0.5);
+$start = hrtime(true);
+do {
+    foreach ($payloads as $raw) $read($raw);
+} while ((hrtime(true) - $start) / 1e9 < $warmup);
 $ops = 0;
 $start = hrtime(true);
 do {
