@@ -9,7 +9,7 @@
 import { PhpSerializeError } from './errors.js';
 import { formatPhpFloat } from './float.js';
 import { fromJS } from './js.js';
-import { PhpArray, PhpEnum, PhpFloat, PhpObject, PhpRef, PhpSerializable, type PhpKey } from './values.js';
+import { PhpArray, PhpEnum, PhpFloat, PhpObject, PhpRef, PhpSerializable, type PhpKey, type PhpValue } from './values.js';
 
 export interface SerializeOptions {
   /** Deepest nesting written before giving up; guards against an array that contains itself. */
@@ -24,10 +24,31 @@ export interface SerializeOptions {
  * transferring its `ArrayBuffer` to another thread.
  */
 export function serialize(value: unknown, options: SerializeOptions = {}): Buffer {
-  const writer = new Writer(options.maxDepth ?? 4096);
-  writer.write(value);
-  return writer.finish();
+  const maxDepth = options.maxDepth ?? 4096;
+  // A value that does not fit is written again from the start in a buffer twice the size: rare,
+  // and it lets the writer treat its buffer as fixed, which keeps the hot loop tight. A call made
+  // while another writes (a getter of plain JavaScript being converted can do that) takes a
+  // buffer of its own, so the two never write into the same part of the slab.
+  let size = writing > 0 ? SLAB_SIZE * 2 : 0;
+  writing++;
+  try {
+    for (;;) {
+      const writer = new Writer(maxDepth, size);
+      try {
+        writer.write(value);
+        return writer.finish();
+      } catch (error) {
+        if (error !== OUT_OF_ROOM) throw error;
+        size = Math.max(SLAB_SIZE, 2 * writer.capacity);
+      }
+    }
+  } finally {
+    writing--;
+  }
 }
+
+/** How many `serialize` calls are under way: more than one only when a getter calls it. */
+let writing = 0;
 
 const INT64_MAX = (1n << 63n) - 1n;
 const INT64_MIN = -(1n << 63n);
@@ -35,22 +56,25 @@ const INT64_MIN = -(1n << 63n);
 /**
  * Results are written straight into a shared slab and handed out as views of their own part of
  * it, the way Node pools small Buffers, so nothing is copied at the end. A value that outgrows
- * the slab moves to a buffer of its own.
+ * the slab is written into a buffer of its own.
  */
 const SLAB_SIZE = 1 << 16;
-let slab = Buffer.allocUnsafe(SLAB_SIZE);
+let slab: Buffer = Buffer.allocUnsafe(SLAB_SIZE);
 let slabUsed = 0;
+
+/** What a writer throws when its buffer is full; `serialize` starts over in a bigger one. */
+const OUT_OF_ROOM = new Error('serialize: out of room');
 
 /** Room enough for any tag, int or length written around a value: `i:-9223372036854775808;` and more. */
 const HEAD_ROOM = 32;
 
 /**
- * The hot paths (strings, ints, array and object heads) check for room once per token, not once
- * per byte.
+ * Writes into one buffer of fixed size. The hot paths (strings, ints, array and object heads)
+ * check for room once per token, not once per byte.
  */
 class Writer {
-  private buf: Buffer;
-  private start: number;
+  private readonly buf: Buffer;
+  private readonly start: number;
   private pos: number;
   /** The slot number of the last value written. */
   private slot = 0;
@@ -59,13 +83,33 @@ class Writer {
   private firstObject: object | string | undefined;
   private firstSlot = 0;
 
-  constructor(private readonly maxDepth: number) {
-    if (SLAB_SIZE - slabUsed < 1024) {
-      slab = Buffer.allocUnsafe(SLAB_SIZE);
-      slabUsed = 0;
+  /** Size 0 writes after the last result in the slab; another size, into a fresh buffer. */
+  constructor(
+    private readonly maxDepth: number,
+    size: number,
+  ) {
+    if (size === 0) {
+      if (SLAB_SIZE - slabUsed < 1024) {
+        slab = Buffer.allocUnsafe(SLAB_SIZE);
+        slabUsed = 0;
+      }
+      this.buf = slab;
+      this.start = slabUsed;
+    } else {
+      this.buf = Buffer.allocUnsafe(size);
+      this.start = 0;
+      // A fresh slab-sized buffer becomes the slab, so what this value leaves of it is not wasted.
+      if (size === SLAB_SIZE) {
+        slab = this.buf;
+        slabUsed = 0;
+      }
     }
-    this.buf = slab;
-    this.start = this.pos = slabUsed;
+    this.pos = this.start;
+  }
+
+  /** The room this writer had. */
+  get capacity(): number {
+    return this.buf.length - this.start;
   }
 
   finish(): Buffer {
@@ -78,44 +122,91 @@ class Writer {
   /**
    * Writes a whole value. Arrays and objects are walked with a stack of our own, not recursion,
    * so any depth PHP can read is written without regard to the call stack.
+   *
+   * What a job is mostly made of (ASCII strings, nulls, ints, array and object heads) is written
+   * here with the buffer and position in locals, one check for room per token; anything else
+   * goes through the methods below, with the position handed over and taken back.
    */
   write(root: unknown): void {
-    const open: PhpArray[] = [];
-    const next: number[] = [];
-    let entries = this.value(root);
-    let depth = 0;
+    // The entries being written (of an array or object), the next one, and the ones they are inside.
+    let current: PhpArray | undefined;
+    let keys: PhpKey[] = [];
+    let values: PhpValue[] = [];
+    let i = 0;
+    const outer: PhpArray[] = [];
+    const outerNext: number[] = [];
+    const buf = this.buf;
+    let pos = this.pos;
+    let value = root;
     for (;;) {
-      if (entries !== undefined) {
-        if (depth >= this.maxDepth) throw new PhpSerializeError(`nesting deeper than maxDepth ${this.maxDepth} (a cycle?)`, '');
-        open[depth] = entries;
-        next[depth++] = 0;
-      }
-      if (depth === 0) return;
-      const { keys, values } = open[depth - 1]!;
-      const count = keys.length;
-      let i = next[depth - 1]!;
-      entries = undefined;
-      // A run of entries is written here until one opens an array or object, which the next
-      // turn of the outer loop takes on; strings and nulls, most of a job, skip the dispatch.
-      while (i < count && entries === undefined) {
-        const key = keys[i]!;
-        if (typeof key === 'string') this.string(key);
-        else this.key(key);
-        const value = values[i++];
-        if (typeof value === 'string') {
-          this.slot++;
+      let entries: PhpArray | undefined;
+      if (typeof value === 'string' && pos + value.length + HEAD_ROOM <= buf.length) {
+        this.slot++;
+        const end = asciiString(buf, pos, value);
+        if (end >= 0) pos = end;
+        else {
+          this.pos = pos;
           this.string(value);
-        } else if (value === null) {
-          this.slot++;
-          this.pair(78, 59);
-        } else entries = this.value(value);
+          pos = this.pos;
+        }
+      } else if (value === null && pos + 2 <= buf.length) {
+        this.slot++;
+        buf[pos] = 78;
+        buf[pos + 1] = 59;
+        pos += 2;
+      } else if (typeof value === 'number' && Number.isSafeInteger(value) && !Object.is(value, -0) && pos + HEAD_ROOM <= buf.length) {
+        this.slot++;
+        pos = intAt(buf, pos, value);
+      } else if (value instanceof PhpArray && pos + HEAD_ROOM <= buf.length) {
+        this.slot++;
+        pos = countAt(buf, pos, 97, value.keys.length);
+        entries = value;
+      } else {
+        this.pos = pos;
+        entries = this.value(value);
+        pos = this.pos;
       }
-      next[depth - 1] = i;
-      if (entries === undefined) {
-        this.room(1);
-        this.buf[this.pos++] = 125;
-        depth--;
+      if (entries !== undefined) {
+        if (current !== undefined) {
+          if (outer.length >= this.maxDepth - 1) throw new PhpSerializeError(`nesting deeper than maxDepth ${this.maxDepth} (a cycle?)`, '');
+          outer.push(current);
+          outerNext.push(i);
+        }
+        current = entries;
+        keys = entries.keys;
+        values = entries.values;
+        i = 0;
       }
+      // On to the next entry, closing every array or object that has none left.
+      while (current !== undefined && i >= keys.length) {
+        if (pos >= buf.length) throw OUT_OF_ROOM;
+        buf[pos++] = 125;
+        current = outer.pop();
+        if (current === undefined) {
+          this.pos = pos;
+          return;
+        }
+        keys = current.keys;
+        values = current.values;
+        i = outerNext.pop()!;
+      }
+      if (current === undefined) {
+        this.pos = pos;
+        return;
+      }
+      const key = keys[i]!;
+      value = values[i++];
+      if (typeof key === 'string' && pos + key.length + HEAD_ROOM <= buf.length) {
+        const end = asciiString(buf, pos, key);
+        if (end >= 0) {
+          pos = end;
+          continue;
+        }
+      }
+      this.pos = pos;
+      if (typeof key === 'string') this.string(key);
+      else this.key(key);
+      pos = this.pos;
     }
   }
 
@@ -341,16 +432,57 @@ class Writer {
   }
 
   private room(extra: number): void {
-    const used = this.pos - this.start;
-    if (this.pos + extra <= this.buf.length) return;
-    const grown = Buffer.allocUnsafe(Math.max(used + extra, used * 2, SLAB_SIZE));
-    this.buf.copy(grown, 0, this.start, this.pos);
-    // A fresh buffer of slab size becomes the slab, so what this value leaves of it is not wasted.
-    if (grown.length === SLAB_SIZE) slab = grown;
-    this.buf = grown;
-    this.start = 0;
-    this.pos = used;
+    if (this.pos + extra > this.buf.length) throw OUT_OF_ROOM;
   }
+}
+
+/**
+ * Writes `s:LEN:"text";` at `pos` when the text is all ASCII and returns the end; returns -1,
+ * having written nothing that counts, when it is not. The caller has made room for the text
+ * and HEAD_ROOM more.
+ */
+function asciiString(buf: Buffer, pos: number, text: string): number {
+  const length = text.length;
+  buf[pos] = 115;
+  buf[pos + 1] = 58;
+  pos = digits(buf, pos + 2, length);
+  buf[pos] = 58;
+  buf[pos + 1] = 34;
+  pos += 2;
+  // Copied by hand, which beats a call into Buffer.write for the short strings of a job.
+  for (let i = 0; i < length; i++) {
+    const code = text.charCodeAt(i);
+    if (code >= 0x80) return -1;
+    buf[pos + i] = code;
+  }
+  pos += length;
+  buf[pos] = 34;
+  buf[pos + 1] = 59;
+  return pos + 2;
+}
+
+/** Writes `i:N;` for a safe integer at `pos`, with HEAD_ROOM made; returns the end. */
+function intAt(buf: Buffer, pos: number, n: number): number {
+  buf[pos] = 105;
+  buf[pos + 1] = 58;
+  pos += 2;
+  if (n < 0) {
+    buf[pos++] = 45;
+    n = -n;
+  }
+  pos = digits(buf, pos, n);
+  buf[pos] = 59;
+  return pos + 1;
+}
+
+/** Writes `X:N:{`, the head of an array (or, after its name, of an object), with HEAD_ROOM made; returns the end. */
+function countAt(buf: Buffer, pos: number, tag: number, count: number): number {
+  buf[pos] = tag;
+  buf[pos + 1] = 58;
+  pos = digits(buf, pos + 2, count);
+  buf[pos] = 58;
+  buf[pos + 1] = 123;
+  return pos + 2;
 }
 
 /** Writes a non-negative safe integer in decimal at `pos`, without making a string of it; returns the end. */

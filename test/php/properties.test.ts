@@ -99,4 +99,23 @@ describe('what serialize hands out', () => {
     results.forEach((bytes, i) => expect(Buffer.compare(bytes, copies[i]!)).toBe(0));
     results.forEach((bytes, i) => expect(samePhp(unserialize(bytes), values[i]!)).toBe(true));
   });
+
+  it('a getter that serializes while another value is being written leaves that value whole', () => {
+    const inner = PhpArray.list(['inner', 1]);
+    const withGetter = {
+      get nested() {
+        return serialize(inner).toString('latin1');
+      },
+    };
+    const plain = { nested: serialize(inner).toString('latin1') };
+    const outer = (entry: object) => PhpArray.list(['x'.repeat(300), entry, 'y'.repeat(300)]);
+    expect(Buffer.compare(serialize(outer(withGetter)), serialize(outer(plain)))).toBe(0);
+  });
+
+  it('values that fill the slab to its last byte and past it come out whole', () => {
+    // Strings whose written size steps one byte at a time, so some value ends at every offset.
+    const values = Array.from({ length: 3000 }, (_, i) => PhpArray.list(['z'.repeat(i % 997), i, null]));
+    const results = values.map((value) => serialize(value));
+    results.forEach((bytes, i) => expect(samePhp(unserialize(bytes), values[i]!)).toBe(true));
+  });
 });
