@@ -167,8 +167,10 @@ class Writer {
         pos = this.pos;
       }
       if (entries !== undefined) {
+        // Arrays and objects open around this one: as many as are stacked, and the one being written.
+        const depth = current === undefined ? 0 : outer.length + 1;
+        if (depth >= this.maxDepth) throw new PhpSerializeError(`nesting deeper than maxDepth ${this.maxDepth} (a cycle?)`, '');
         if (current !== undefined) {
-          if (outer.length >= this.maxDepth - 1) throw new PhpSerializeError(`nesting deeper than maxDepth ${this.maxDepth} (a cycle?)`, '');
           outer.push(current);
           outerNext.push(i);
         }

@@ -105,6 +105,12 @@ const PLUS = 43;
 
 class Reader {
   pos = 0;
+  /** Arrays and objects open around the current position. */
+  private depth = 0;
+  /** What `open` last opened: the container, where its entries go, and how many it has. */
+  private opened: PhpArray | PhpObject | undefined;
+  private openedEntries: PhpArray | undefined;
+  private openedCount = 0;
   private readonly maxDepth: number;
   private readonly allowed: ((className: string) => boolean) | undefined;
 
@@ -128,30 +134,46 @@ class Reader {
   /**
    * Reads one whole value. Arrays and objects are walked with a stack of our own rather than by
    * recursion, so nesting as deep as PHP allows never depends on the size of the call stack.
+   * The innermost open array or object lives in locals; only the ones around it are stacked.
    */
   value(): PhpValue {
-    const open: Frame[] = [];
+    let container: PhpArray | PhpObject | undefined;
+    let keys: PhpKey[] = [];
+    let values: PhpValue[] = [];
+    let remaining = 0;
+    const outer: Frame[] = [];
     for (;;) {
-      let value = this.item(open);
-      if (value === OPENED) continue;
+      let value = this.item();
+      if (value === OPENED) {
+        if (container !== undefined) outer.push({ container, keys, values, remaining });
+        container = this.opened!;
+        keys = this.openedEntries!.keys;
+        values = this.openedEntries!.values;
+        remaining = this.openedCount;
+        this.depth++;
+        keys.push(this.key());
+        continue;
+      }
       // A value is done: it fills the innermost open container; a container done fills the next.
       for (;;) {
-        const frame = open[open.length - 1];
-        if (frame === undefined) return value;
-        frame.values.push(value);
-        if (--frame.remaining > 0) {
-          frame.keys.push(this.key());
+        if (container === undefined) return value;
+        values.push(value);
+        if (--remaining > 0) {
+          keys.push(this.key());
           break;
         }
         this.expectAt(CLOSE);
-        open.pop();
-        value = frame.container;
+        this.depth--;
+        value = container;
+        const frame = outer.pop();
+        if (frame === undefined) container = undefined;
+        else ({ container, keys, values, remaining } = frame);
       }
     }
   }
 
   /** Reads a scalar (or `C:`, `E:`, `r:`, `R:`), or opens an array or object and returns OPENED. */
-  private item(open: Frame[]): PhpValue | typeof OPENED {
+  private item(): PhpValue | typeof OPENED {
     const buf = this.buf;
     const start = this.pos;
     const tag = buf[start];
@@ -196,7 +218,7 @@ class Reader {
       case 97 /* a */: {
         const count = this.count(COLON);
         const array = new PhpArray();
-        return this.open(array, array, count, open);
+        return this.open(array, array, count);
       }
       case 79 /* O */: {
         const className = this.className();
@@ -205,7 +227,7 @@ class Reader {
         const props = new PhpArray();
         const object =
           this.allowed && !this.allowed(className) ? new PhpIncompleteObject(className, props) : new PhpObject(className, props);
-        return this.open(object, props, count, open);
+        return this.open(object, props, count);
       }
       case 67 /* C */:
         return this.custom();
@@ -219,17 +241,21 @@ class Reader {
     }
   }
 
-  /** `{` of an array or object: an empty one is done at once, any other waits on the stack. */
-  private open(container: PhpArray | PhpObject, entries: PhpArray, count: number, open: Frame[]): PhpValue | typeof OPENED {
+  /**
+   * `{` of an array or object: an empty one is done at once; any other is handed to `value` (in
+   * the `opened` fields) to fill.
+   */
+  private open(container: PhpArray | PhpObject, entries: PhpArray, count: number): PhpValue | typeof OPENED {
     this.expectAt(OPEN);
-    if (open.length >= this.maxDepth) throw this.fail(`nesting deeper than maxDepth ${this.maxDepth}`, this.pos);
+    if (this.depth >= this.maxDepth) throw this.fail(`nesting deeper than maxDepth ${this.maxDepth}`, this.pos);
     this.slots.push(container);
     if (count === 0) {
       this.expectAt(CLOSE);
       return container;
     }
-    open.push({ container, keys: entries.keys, values: entries.values, remaining: count });
-    entries.keys.push(this.key());
+    this.opened = container;
+    this.openedEntries = entries;
+    this.openedCount = count;
     return OPENED;
   }
 
