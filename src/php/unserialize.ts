@@ -105,6 +105,8 @@ const PLUS = 43;
 
 class Reader {
   pos = 0;
+  /** Set on a reader that only tries whether bytes read as serialized values (see nestedSlots). */
+  trial = false;
   /** Arrays and objects open around the current position. */
   private depth = 0;
   /** What `open` last opened: the container, where its entries go, and how many it has. */
@@ -285,6 +287,7 @@ class Reader {
     if (from === to || first === undefined || !isTag(first)) return;
     const mark = this.slots.length;
     const nested = new Reader(this.buf.subarray(from, to), this.options, this.slots, this.text?.slice(from, to));
+    nested.trial = true;
     try {
       while (nested.pos < to - from) nested.value();
     } catch (error) {
@@ -400,6 +403,8 @@ class Reader {
     const quick = Number(text);
     const size = Math.abs(quick);
     if (size >= 1e-4 && size < 1e17 && String(quick) === text) return new PhpFloat(quick);
+    // Elsewhere, text that is PHP's own spelling of the number it reads as is valid as it stands.
+    if (quick === quick && formatPhpFloat(quick) === text) return new PhpFloat(quick);
     const value = parsePhpFloat(text);
     if (value === undefined) throw this.fail(`expected a float, found "${text.slice(0, 40)}"`, start);
     return formatPhpFloat(value) === text ? new PhpFloat(value) : new PhpFloat(value, text);
@@ -445,9 +450,13 @@ class Reader {
   }
 
   private fail(message: string, at: number): PhpUnserializeError {
-    return new PhpUnserializeError(message, at);
+    // A trial read is expected to fail often, and its error is never seen: spare the stack trace.
+    return this.trial ? TRIAL_FAILED : new PhpUnserializeError(message, at);
   }
 }
+
+/** What a trial read fails with: made once, since nobody sees it. */
+const TRIAL_FAILED = new PhpUnserializeError('not serialized values', 0);
 
 function isTag(byte: number): boolean {
   return TAGS.includes(byte);
