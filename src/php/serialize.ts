@@ -9,7 +9,7 @@
 import { PhpSerializeError } from './errors.js';
 import { formatPhpFloat } from './float.js';
 import { fromJS } from './js.js';
-import { PhpArray, PhpEnum, PhpFloat, PhpObject, PhpRef, PhpSerializable, type PhpKey, type PhpValue } from './values.js';
+import { PhpArray, PhpEnum, PhpFloat, PhpIncompleteObject, PhpObject, PhpRef, PhpSerializable, type PhpKey, type PhpValue } from './values.js';
 
 export interface SerializeOptions {
   /** Deepest nesting written before giving up; guards against an array that contains itself. */
@@ -255,7 +255,8 @@ class Writer {
       return value;
     } else if (value instanceof PhpObject) {
       if (this.seenObject(value)) return;
-      this.head(79, value.props.keys.length, value.className);
+      const name = value instanceof PhpIncompleteObject ? value.originalClassName : value.className;
+      this.head(79, value.props.keys.length, name);
       return value.props;
     } else if (value instanceof PhpFloat) {
       this.slot++;

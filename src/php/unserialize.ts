@@ -8,7 +8,7 @@
 import { isAscii, isUtf8 } from 'node:buffer';
 import { PhpUnserializeError } from './errors.js';
 import { formatPhpFloat, parsePhpFloat } from './float.js';
-import { PhpArray, PhpEnum, PhpFloat, PhpObject, PhpRef, PhpSerializable, type PhpKey, type PhpValue } from './values.js';
+import { PhpArray, PhpEnum, PhpFloat, PhpIncompleteObject, PhpObject, PhpRef, PhpSerializable, type PhpKey, type PhpValue } from './values.js';
 
 export interface UnserializeOptions {
   /** Deepest nesting of arrays and objects accepted. PHP's default `unserialize_max_depth` is 4096. */
@@ -25,15 +25,7 @@ export interface UnserializeOptions {
   allowedClasses?: boolean | readonly string[];
 }
 
-/** An object of a class that `allowedClasses` kept out; `originalClassName` says which class. */
-export class PhpIncompleteObject extends PhpObject {
-  constructor(
-    readonly originalClassName: string,
-    props?: PhpArray,
-  ) {
-    super('__PHP_Incomplete_Class', props);
-  }
-}
+export { PhpIncompleteObject };
 
 const DEFAULT_MAX_DEPTH = 4096;
 

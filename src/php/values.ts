@@ -207,6 +207,19 @@ export class PhpObject {
   }
 }
 
+/**
+ * An object of a class that `allowedClasses` kept out; `originalClassName` says which class.
+ * Like PHP, `serialize` writes it back under that name.
+ */
+export class PhpIncompleteObject extends PhpObject {
+  constructor(
+    readonly originalClassName: string,
+    props?: PhpArray,
+  ) {
+    super('__PHP_Incomplete_Class', props);
+  }
+}
+
 /** An object of a class implementing `Serializable`: `C:`. Its payload is the class's own format. */
 export class PhpSerializable {
   constructor(
