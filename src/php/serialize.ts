@@ -123,7 +123,7 @@ class Writer {
    * Writes a whole value. Arrays and objects are walked with a stack of our own, not recursion,
    * so any depth PHP can read is written without regard to the call stack.
    *
-   * What a job is mostly made of (ASCII strings, nulls, ints, array and object heads) is written
+   * What a job is mostly made of (ASCII strings, nulls, ints, array heads) is written
    * here with the buffer and position in locals, one check for room per token; anything else
    * goes through the methods below, with the position handed over and taken back.
    */
