@@ -5,7 +5,7 @@
 import { isUtf8 } from 'node:buffer';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { PhpArray, PhpUnserializeError, serialize, unserialize } from '../../src/php/index.js';
+import { PhpArray, PhpUnserializeError, serialize, unserialize, type PhpValue } from '../../src/php/index.js';
 import { phpValue, samePhp } from '../helpers/arbitraries.js';
 import { phpReserialize } from '../helpers/php.js';
 
@@ -108,7 +108,9 @@ describe('what serialize hands out', () => {
       },
     };
     const plain = { nested: serialize(inner).toString('latin1') };
-    const outer = (entry: object) => PhpArray.list(['x'.repeat(300), entry, 'y'.repeat(300)]);
+    // Plain JavaScript inside a lossless array is converted where it stands, after the first
+    // string is already written: that is when the getter runs.
+    const outer = (entry: object) => PhpArray.list(['x'.repeat(300), entry as unknown as PhpValue, 'y'.repeat(300)]);
     expect(Buffer.compare(serialize(outer(withGetter)), serialize(outer(plain)))).toBe(0);
   });
 
