@@ -238,7 +238,11 @@ class JsonParser {
   private object(): JsonObject | Map<string, JsonValue> {
     this.enter();
     this.pos++;
-    const entries: [string, JsonValue][] = [];
+    // Built as an ordinary object, which is much quicker to make and read than a null-prototype
+    // one or a Map; an integer-like key, which a JS object would move to the front, turns it into
+    // a Map that keeps the order.
+    let object: JsonObject | undefined = {};
+    let map: Map<string, JsonValue> | undefined;
     this.space();
     if (this.text.charCodeAt(this.pos) !== 125 /* } */) {
       for (;;) {
@@ -248,7 +252,15 @@ class JsonParser {
         this.space();
         if (this.text.charCodeAt(this.pos++) !== 58 /* : */) throw new JsonSyntaxError(`expected : after key, found ${this.found(this.pos - 1)}`, this.pos - 1);
         this.space();
-        entries.push([key, this.value()]);
+        const value = this.value();
+        if (object !== undefined && isIntegerLike(key)) {
+          map = new Map(Object.entries(object));
+          object = undefined;
+        }
+        if (map !== undefined) map.set(key, value);
+        // "__proto__" is made an own property, never a change of prototype.
+        else if (key === '__proto__') Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
+        else object![key] = value;
         this.space();
         const c = this.text.charCodeAt(this.pos++);
         if (c === 125) break;
@@ -256,16 +268,7 @@ class JsonParser {
       }
     } else this.pos++;
     this.depth--;
-    // Integer-like keys would be moved to the front by a JS object: a Map keeps their order.
-    if (entries.some(([key]) => isIntegerLike(key))) return new Map(entries);
-    // An ordinary object is much quicker to build and read than a null-prototype one; only a
-    // "__proto__" key needs care, to be made an own property rather than a prototype change.
-    const object: JsonObject = {};
-    for (const [key, value] of entries) {
-      if (key === '__proto__') Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
-      else object[key] = value;
-    }
-    return object;
+    return map ?? object!;
   }
 
   private enter(): void {
