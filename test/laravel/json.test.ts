@@ -45,6 +45,13 @@ describe('encodeJson and decodeJson', () => {
     expect(() => decodeJson('['.repeat(600))).toThrow(/deeper than 512/);
   });
 
+  it('keeps key order as PHP does through an integer-like key, "__proto__" and a repeated key', () => {
+    for (const text of ['{"a":1,"__proto__":{"x":1},"7":2,"a":3,"b":[]}', '{"a":1,"a":2,"10":3}', '{"0":1,"b":2,"0":3}']) {
+      const phpAgain = php(`echo json_encode(json_decode(${JSON.stringify(text)}, true));`).toString();
+      expect(encodeJson(decodeJson(text))).toBe(phpAgain);
+    }
+  });
+
   it('keeps "__proto__" as data', () => {
     const value = decodeJson('{"__proto__":{"polluted":1}}') as Record<string, unknown>;
     expect(Object.keys(value)).toEqual(['__proto__']);
