@@ -519,8 +519,12 @@ export function decodeText(buf: Buffer, from: number, to: number): string | Uint
     while (i < to && buf[i]! < 0x80) i++;
     if (i === to) return latin1(buf, from, to);
   }
+  // Invalid UTF-8 always decodes with a U+FFFD in place of the bad bytes, so text without one
+  // was valid; text with one may have had it in the input, and is checked the long way.
+  const text = utf8(buf, from, to);
+  if (text.indexOf('\ufffd') < 0) return text;
   const view = buf.subarray(from, to);
-  return isUtf8(view) ? buf.toString('utf8', from, to) : new Uint8Array(view);
+  return isUtf8(view) ? text : new Uint8Array(view);
 }
 
 const MAX_INTERNED = 40;
@@ -528,6 +532,12 @@ const INTERNED_SLOTS = 2048;
 const interned: string[] = new Array<string>(INTERNED_SLOTS).fill('');
 /** The bytes of each interned string, compared faster than the string's own characters. */
 const internedBytes: Uint8Array[] = new Array<Uint8Array>(INTERNED_SLOTS).fill(new Uint8Array(0));
+
+/** Node's own UTF-8 slicer, skipping `toString`'s argument handling. */
+const utf8: (buf: Buffer, from: number, to: number) => string =
+  typeof (Buffer.prototype as { utf8Slice?: unknown }).utf8Slice === 'function'
+    ? (buf, from, to) => (buf as unknown as { utf8Slice(from: number, to: number): string }).utf8Slice(from, to)
+    : (buf, from, to) => buf.toString('utf8', from, to);
 
 /** Node's own latin1 slicer skips `toString`'s argument handling; ASCII reads the same in latin1. */
 const latin1: (buf: Buffer, from: number, to: number) => string =

@@ -134,3 +134,17 @@ describe('ints at the edges', () => {
     expect(errorOf('i:-9223372036854775809;').message).toMatch(/64-bit range/);
   });
 });
+
+describe('bytes that are not UTF-8', () => {
+  it('stay bytes, however close they come to valid text, and valid text stays a string', () => {
+    // U+FFFD itself is valid; a lone 0xff, a cut-off sequence, an encoded surrogate are not.
+    const input = php(`echo serialize(["\\u{FFFD}", "\\xff", "a\\u{FFFD}\\xff", "é\\u{FFFD}", "\\xe2\\x82", "\\xed\\xa0\\x80", "ümlaut"]);`);
+    const { values } = unserialize(input) as unknown as { values: unknown[] };
+    expect(values.map((v) => typeof v)).toEqual(['string', 'object', 'object', 'string', 'object', 'object', 'string']);
+    expect(values[0]).toBe('\ufffd');
+    expect(values[3]).toBe('é\ufffd');
+    expect(Buffer.compare(serialize(unserialize(input)), input)).toBe(0);
+    // A JS string input is read as UTF-8, U+FFFD included.
+    expect(unserialize('s:3:"\ufffd";')).toBe('\ufffd');
+  });
+});
