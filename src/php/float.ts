@@ -18,6 +18,15 @@ export function formatPhpFloat(value: number): string {
   // Between 1e-4 and 1e17 both languages write plain decimals with the same shortest digits.
   if (size >= 1e-4 && size < 1e17) return String(value);
 
+  // Beyond 1e21 and below 1e-6 JavaScript writes the same digits in scientific form too
+  // ("1e+25", "-1.5e-7"): only the layout differs.
+  const js = String(value);
+  const jsE = js.indexOf('e');
+  if (jsE > 0) {
+    const mantissa = js.slice(0, jsE);
+    return `${mantissa.includes('.') ? mantissa : mantissa + '.0'}E${js.slice(jsE + 1)}`;
+  }
+
   const sign = value < 0 ? '-' : '';
   const exp = size.toExponential(); // "d.ddde±x"
   const e = exp.indexOf('e');

@@ -5,7 +5,7 @@
 import { isUtf8 } from 'node:buffer';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { PhpArray, PhpUnserializeError, serialize, unserialize, type PhpValue } from '../../src/php/index.js';
+import { PhpArray, PhpFloat, PhpUnserializeError, serialize, unserialize, type PhpValue } from '../../src/php/index.js';
 import { phpValue, samePhp } from '../helpers/arbitraries.js';
 import { phpReserialize } from '../helpers/php.js';
 
@@ -64,6 +64,28 @@ describe('real PHP reads what serialize writes', () => {
       .filter(({ ours, php }) => ours !== php);
     expect(disagreements.slice(0, 3)).toEqual([]);
     expect(theirs).toHaveLength(values.length);
+  });
+});
+
+describe('floats written as PHP spells them', () => {
+  it('at every power of ten and either side of where the layout changes', () => {
+    const doubles: number[] = [];
+    const near = (x: number) => {
+      const bits = new Float64Array([x]);
+      const word = new BigInt64Array(bits.buffer);
+      for (const step of [-2n, -1n, 0n, 1n, 2n]) {
+        const moved = new BigInt64Array([word[0]! + step]);
+        doubles.push(new Float64Array(moved.buffer)[0]!, -new Float64Array(moved.buffer)[0]!);
+      }
+    };
+    for (let k = -323; k <= 308; k++) near(Number(`1e${k}`));
+    for (const x of [1e21, 1e-6, 1e17, 1e-4, 1.5e21, 9.999999999999999e20, 5e-324, Number.MAX_VALUE, Number.MIN_VALUE, 2 ** 70, 1 / 3]) near(x);
+    const finite = doubles.filter((x) => Number.isFinite(x) && x !== 0);
+    const ours = finite.map((x) => serialize(new PhpFloat(x)));
+    const theirs = phpReserialize(ours);
+    const disagreements = ours.map((bytes, i) => ({ ours: bytes.toString('latin1'), php: String(theirs[i]) })).filter(({ ours, php }) => ours !== php);
+    expect(disagreements.slice(0, 3)).toEqual([]);
+    expect(theirs).toHaveLength(finite.length);
   });
 });
 
