@@ -277,6 +277,7 @@ namespace App\Jobs\Bridge {
         public function handle(): void
         {
             $this->recordRun(['n' => $this->n, 'label' => $this->label, 'ratio' => $this->ratio, 'items' => $this->items, 'flag' => $this->flag]);
+            if ($this->label === 'delete-itself') $this->delete();
         }
     }
 

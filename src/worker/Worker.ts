@@ -371,10 +371,14 @@ export class Worker {
       }
       const timedOut = await this.runHandler(state, found, payload, view, command);
       if (timedOut) return finish('timed-out', timedOut);
-      if (!state.finished) {
+      // As Laravel's CallQueuedHandler: a job that neither failed nor was released pushes the
+      // next link of its chain, even when it deleted itself; then it is deleted if it was not.
+      if (!state.failed && !state.released && !state.abandoned) {
         await this.dispatchNextInChain(payload, command);
-        await job.delete();
-        state.deleted = true;
+        if (!state.deleted) {
+          await job.delete();
+          state.deleted = true;
+        }
       }
       finish(state.failed ? 'failed' : state.released ? 'released' : 'processed');
     } catch (error) {

@@ -174,6 +174,30 @@ describe('chains across the two sides', () => {
   });
 });
 
+describe('a chained job that deletes itself', () => {
+  it('still has its next link pushed, on both sides, as Laravel does', async () => {
+    const { serialize } = await import('../../src/php/index.js');
+    const chain = (first: number, next: number) => {
+      const head = bridgeRecordJob({ n: first, label: 'delete-itself', ratio: 1, items: [] });
+      head.props.set('chained', fromJS([serialize(bridgeRecordJob({ n: next, label: 'next', ratio: 1, items: [] })).toString('utf8')]));
+      head.props.set('chainQueue', QUEUE);
+      return buildPayload(head).raw;
+    };
+    const client = prefixedClient(prefix);
+    const queue = new RedisQueue(client, { defaultQueue: QUEUE });
+
+    await queue.pushRaw(chain(1, 2));
+    expect((await lqb(['work', `--handlers=${HANDLERS}`, `--queue=${QUEUE}`, '--once'], s.env)).status).toBe(0); // 1 in Node deletes itself
+    expect((await laravelWork()).status).toBe(0); // 2 in Laravel
+    await queue.pushRaw(chain(3, 4));
+    expect((await laravelWork()).status).toBe(0); // 3 in Laravel deletes itself, then 4 in Laravel too
+    client.disconnect();
+
+    expect(s.nodeRuns().map((r) => r.props.n)).toEqual([1]);
+    expect(s.phpRuns().map((r) => (r.props as { n: number }).n)).toEqual([2, 3, 4]);
+  });
+});
+
 describe.each([
   ['MariaDB', process.env.LQB_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/test'],
   ['PostgreSQL', process.env.LQB_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test'],
