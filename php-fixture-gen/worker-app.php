@@ -334,6 +334,10 @@ namespace App\Jobs\Bridge {
     {
         use Dispatchable, InteractsWithQueue, Queueable, SerializesModels, RecordsRuns;
 
+        /** Null unless laravel-dispatch.php sets them; null means the worker's option applies. */
+        public $tries;
+        public $maxExceptions;
+
         public function __construct(public int $n, public string $message = 'failing')
         {
         }

@@ -488,9 +488,10 @@ export class Worker {
         const maxTries = this.maxTries(payload);
         if ((retryUntil && retryUntil <= this.now()) || (!retryUntil && maxTries > 0 && job.attempts() >= maxTries) || error instanceof NoHandlerError) {
           await this.fail(state, error, name, found?.handler, undefined);
-        } else if (await this.exceptionsUsedUp(payload)) {
-          await this.fail(state, error, name, found?.handler, undefined);
         }
+        // Laravel counts the exception even when the job has just failed for its attempts (the
+        // count outlives it: a retried job keeps its uuid); failing it again does nothing.
+        if (await this.exceptionsUsedUp(payload)) await this.fail(state, error, name, found?.handler, undefined);
       }
     } finally {
       if (!state.finished) {

@@ -174,6 +174,20 @@ describe('chains across the two sides', () => {
   });
 });
 
+describe('maxExceptions on the last attempt', () => {
+  it('the exception is counted in the cache even though the job fails for its attempts, on both sides', async () => {
+    const [onPhp] = await laravelDispatch('failing', { n: 1, tries: 1, maxExceptions: 3 });
+    expect((await laravelWork()).status).toBe(0);
+    const [onNode] = await laravelDispatch('failing', { n: 2, tries: 1, maxExceptions: 3 });
+    expect((await work()).status).toBe(0);
+    const client = prefixedClient(prefix);
+    const count = (uuid: string) => client.get(`laravel_cache:job-exceptions:${uuid}`);
+    const counts = [await count(onPhp!.uuid), await count(onNode!.uuid)];
+    client.disconnect();
+    expect(counts).toEqual(['1', '1']);
+  });
+});
+
 describe('a chained job that deletes itself', () => {
   it('still has its next link pushed, on both sides, as Laravel does', async () => {
     const { serialize } = await import('../../src/php/index.js');
