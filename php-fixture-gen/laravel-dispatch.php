@@ -16,8 +16,9 @@
  *   "count": N     push N jobs, n = n .. n+N-1 (default 1)
  *   "queue": Q     onQueue(Q) (default: QUEUE_NAME)
  *   "delay": S     delay(S) seconds: RedisQueue::later, into :delayed
- *   "tries", "timeout", "backoff" (int or [ints]), "maxExceptions": set on the job's public
- *                  property (RecordJob declares them; for another class it is an error)
+ *   "tries", "timeout", "backoff" (int or [ints]), "maxExceptions", "failOnTimeout": set on the
+ *                  job's public property (RecordJob, SlowJob and FailingJob declare some; for a
+ *                  property the class lacks it is an error)
  *   listener       {"id":1,"name":"thing","count":N,"queue":Q}: ThingHappened::dispatch() through
  *                  the events Dispatcher, which queues App\Listeners\Bridge\RecordListener as
  *                  Laravel's CallQueuedListener (ids id .. id+N-1)
@@ -107,7 +108,7 @@ $n = (int) ($options['n'] ?? 1);
 
 /** Applies the common options to a job, then dispatches it as an app does. */
 $dispatch = function (object $job) use ($options): void {
-    foreach (['tries', 'timeout', 'backoff', 'maxExceptions'] as $property) {
+    foreach (['tries', 'timeout', 'backoff', 'maxExceptions', 'failOnTimeout'] as $property) {
         if (array_key_exists($property, $options)) {
             if (!property_exists($job, $property)) {
                 lqb_usage(get_class($job) . " has no public \${$property}");

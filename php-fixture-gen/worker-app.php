@@ -313,6 +313,12 @@ namespace App\Jobs\Bridge {
     {
         use Dispatchable, InteractsWithQueue, Queueable, SerializesModels, RecordsRuns;
 
+        /** Null (or false) unless laravel-dispatch.php sets them; null means the worker's option applies. */
+        public $tries;
+        public $timeout;
+        public $maxExceptions;
+        public $failOnTimeout = false;
+
         public function __construct(public int $n, public float $seconds = 1.0)
         {
         }

@@ -441,8 +441,13 @@ export class Worker {
     const maxTries = this.maxTries(payload);
     const retryUntil = this.retryUntil(payload);
     const lastAttempt = retryUntil ? retryUntil <= this.now() : maxTries > 0 && state.job.attempts() >= maxTries;
-    if (failNow && (lastAttempt || payload.envelope.failOnTimeout === true)) {
-      await this.fail(state, lastAttempt ? new MaxAttemptsExceededError(name) : error, name, found.handler, context);
+    // As Laravel 8's timeout handler: fail on the last attempt, count the timeout toward
+    // maxExceptions (failing when reached), fail on failOnTimeout; each failure is recorded as
+    // a MaxAttemptsExceededException ("…or run too long"), the only kind 8.x has for it.
+    const recorded = new MaxAttemptsExceededError(name);
+    const exceptionsUsedUp = await this.exceptionsUsedUp(payload);
+    if (failNow && (lastAttempt || exceptionsUsedUp || payload.envelope.failOnTimeout === true)) {
+      await this.fail(state, recorded, name, found.handler, context);
     }
     state.abandoned = true;
     return error;

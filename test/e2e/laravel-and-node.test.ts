@@ -174,6 +174,34 @@ describe('chains across the two sides', () => {
   });
 });
 
+describe('a job that runs past its timeout', () => {
+  it('is failed as Laravel fails it, for failOnTimeout and for maxExceptions, with the same record', async () => {
+    const cases = [{ failOnTimeout: true }, { maxExceptions: 1 }];
+    const failures = async () => {
+      const listed = JSON.parse((await php('laravel-dispatch.php', ['failed'], s.env)).stdout) as { id: string; exception: string }[];
+      return new Map(listed.map((f) => [f.id, f.exception.split('\n')[0]!.replace(/ in \/.*$/, '')]));
+    };
+    const firstLines: Record<string, string[]> = {};
+    for (const side of ['php', 'node'] as const) {
+      const uuids: string[] = [];
+      for (const [i, extra] of cases.entries()) {
+        const [pushed] = await laravelDispatch('slow', { n: i + 1, seconds: 3, timeout: 1, tries: 3, ...extra });
+        uuids.push(pushed!.uuid);
+        // Laravel's worker exits at the timeout, so each side runs one job at a time.
+        if (side === 'php') await laravelWork();
+        else expect((await work()).status).toBe(0);
+      }
+      const failed = await failures();
+      firstLines[side] = uuids.map((uuid) => failed.get(uuid) ?? 'not failed');
+    }
+    expect(firstLines.php).toEqual([
+      expect.stringMatching(/^Illuminate\\Queue\\MaxAttemptsExceededException: App\\Jobs\\Bridge\\SlowJob has been attempted too many times or run too long/),
+      expect.stringMatching(/^Illuminate\\Queue\\MaxAttemptsExceededException/),
+    ]);
+    expect(firstLines.node).toEqual(firstLines.php);
+  }, 60_000);
+});
+
 describe('maxExceptions on the last attempt', () => {
   it('the exception is counted in the cache even though the job fails for its attempts, on both sides', async () => {
     const [onPhp] = await laravelDispatch('failing', { n: 1, tries: 1, maxExceptions: 3 });
