@@ -3,6 +3,7 @@
  * `lqb`: the command line. Commands and flags mirror `php artisan queue:*`.
  * Exit status: 0 success, 1 failure, 2 usage error, each failure with a one-line reason.
  */
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { UsageError, type Command } from './command.js';
 import { decode } from './decode.js';
@@ -14,13 +15,28 @@ import { demo } from './demo.js';
 
 const commands: Record<string, Command> = { work, dispatch, decode, size, clear, restart, failed, retry, forget, flush, demo };
 
+const HELP = new Set(['help', '--help', '-h']);
+
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
+  if (name === '--version' || name === '-V') {
+    process.stdout.write(`${version()}\n`);
+    return 0;
+  }
+  // `lqb help work` reads as `lqb work --help`, as `php artisan help queue:work` does.
+  if (name !== undefined && HELP.has(name) && rest[0] !== undefined && commands[rest[0]]) return main([rest[0], '--help']);
   const command = name === undefined ? undefined : commands[name];
   if (!command) {
     const list = Object.keys(commands).join(', ');
-    process.stderr.write(name && name !== 'help' && name !== '--help' ? `lqb: unknown command "${name}" (commands: ${list})\n` : `usage: lqb <command> …  (commands: ${list})\n`);
-    return name && name !== 'help' && name !== '--help' ? 2 : 0;
+    const asked = name === undefined || HELP.has(name);
+    if (asked) process.stdout.write(`usage: lqb <command> …  (commands: ${list}; lqb help COMMAND for its flags)\n`);
+    else process.stderr.write(`lqb: unknown command "${name}" (commands: ${list})\n`);
+    return asked ? 0 : 2;
+  }
+  const end = rest.indexOf('--');
+  if ((end < 0 ? rest : rest.slice(0, end)).some((arg) => arg === '--help' || arg === '-h')) {
+    process.stdout.write(`usage: ${command.usage}\n`);
+    return 0;
   }
   try {
     const { values, positionals } = parseArgs({ args: rest, options: command.options, allowPositionals: true, strict: true });
@@ -32,6 +48,12 @@ export async function main(argv: string[]): Promise<number> {
     if (usage) process.stderr.write(`usage: ${command.usage}\n`);
     return usage ? 2 : 1;
   }
+}
+
+/** The package's version, from its package.json (two levels up from dist/cli/). */
+function version(): string {
+  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { name: string; version: string };
+  return `${manifest.name} ${manifest.version}`;
 }
 
 function oneLine(error: unknown): string {

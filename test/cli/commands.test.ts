@@ -2,6 +2,7 @@
  * The `lqb` commands as a user runs them, on real Redis and a SQLite failed_jobs file: what
  * they print, what they change, and their exit status (0, 1 with a reason, 2 for usage).
  */
+import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildJob, buildPayload } from '../../src/laravel/index.js';
 import { RedisQueue } from '../../src/redis/index.js';
@@ -95,6 +96,20 @@ describe('usage and failures', () => {
     const result = await lqb(args as string[], s.env);
     expect(result.status).toBe(2);
     expect(result.stderr).toMatch(reason);
+  });
+
+  it('--help, -h and lqb help COMMAND print the usage and exit 0; --version names the package', async () => {
+    for (const args of [['work', '--help'], ['work', '-h'], ['help', 'work']]) {
+      const result = await lqb(args, s.env);
+      expect(result.status).toBe(0);
+      expect(result.stdout).toMatch(/^usage: lqb work --handlers=FILE .*--concurrency=1/);
+    }
+    const overview = await lqb(['--help'], s.env);
+    expect(overview.status).toBe(0);
+    expect(overview.stdout).toMatch(/commands: work, dispatch, decode, size, clear, restart, failed, retry, forget, flush, demo/);
+    const version = await lqb(['--version'], s.env);
+    const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    expect(version.stdout.trim()).toBe(`laravel-queue-bridge ${manifest.version}`);
   });
 
   it('a dispatch Redis does not take is reported, exit 1, never silently dropped', async () => {
