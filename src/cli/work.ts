@@ -11,9 +11,9 @@ import { UsageError, numberFlag, type Command } from './command.js';
 
 export const work: Command = {
   usage:
-    'lqb work --handlers=FILE [--queue=a,b] [--once] [--stop-when-empty] [--tries=1] [--backoff=0[,S…]] [--timeout=60] [--sleep=3] ' +
+    'lqb work [CONNECTION] --handlers=FILE [--queue=a,b] [--once] [--stop-when-empty] [--tries=1] [--backoff=0[,S…]] [--timeout=60] [--sleep=3] ' +
     '[--max-jobs=0] [--max-time=0] [--memory=128] [--rest=0] [--retry-after=90] [--block-for=S] [--concurrency=1] [--share] [--json] ' +
-    '[--redis=URL] [--prefix=P] [--env=PATH] [--failed-db=URL] [--key=APP_KEY]',
+    '[--redis=URL] [--prefix=P] [--env=PATH] [--failed-db=URL] [--key=APP_KEY]   (also as in queue:work: --name, --delay, --force, --daemon)',
   options: {
     ...connectionFlags,
     handlers: { type: 'string' },
@@ -34,9 +34,16 @@ export const work: Command = {
     share: { type: 'boolean' },
     'share-delay': { type: 'string' },
     json: { type: 'boolean' },
+    // queue:work's own, so a command line copied from a Laravel deployment runs as it is:
+    // --delay is 8.x's old name for --backoff; there is no maintenance mode or daemon to choose.
+    name: { type: 'string' },
+    delay: { type: 'string' },
+    force: { type: 'boolean' },
+    daemon: { type: 'boolean' },
   },
-  async run({ values, out }) {
+  async run({ values, positionals, out }) {
     if (typeof values.handlers !== 'string') throw new UsageError('--handlers=FILE is required: the module mapping job classes to handlers');
+    if (positionals.length > 1) throw new UsageError(`work takes at most one CONNECTION name, not ${positionals.length} arguments`);
     const connection = connectionFrom(values);
     const handlers = await loadHandlers(values.handlers);
     const num = (name: string, fallback: number, min = 0) => numberFlag(values[name], name, fallback, min);
@@ -45,7 +52,7 @@ export const work: Command = {
       once: values.once === true,
       stopWhenEmpty: values['stop-when-empty'] === true,
       tries: num('tries', 1),
-      backoff: typeof values.backoff === 'string' ? values.backoff.split(',').map((s, i) => numberFlag(s, `backoff[${i}]`, 0, 0)) : [0],
+      backoff: backoffFlag(values.backoff ?? values.delay),
       timeout: num('timeout', 60),
       sleep: num('sleep', 3),
       maxJobs: num('max-jobs', 0),
@@ -55,6 +62,8 @@ export const work: Command = {
       concurrency: num('concurrency', 1, 1),
       share: values.share === true,
       shareDelay: num('share-delay', 1),
+      // The connection's name is what failed_jobs records, and what queue:retry pushes back to.
+      ...(positionals[0] !== undefined ? { connectionName: positionals[0] } : {}),
     };
     const client = queueClient(connection);
     const cache = cacheClient(connection);
@@ -88,3 +97,9 @@ export const work: Command = {
     }
   },
 };
+
+/** `--backoff=S[,S…]` (or 8.x's `--delay=S`): seconds per attempt, the last repeating. */
+function backoffFlag(value: unknown): number[] {
+  if (typeof value !== 'string') return [0];
+  return value.split(',').map((s, i) => numberFlag(s, `backoff[${i}]`, 0, 0));
+}

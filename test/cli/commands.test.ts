@@ -102,7 +102,7 @@ describe('usage and failures', () => {
     for (const args of [['work', '--help'], ['work', '-h'], ['help', 'work']]) {
       const result = await lqb(args, s.env);
       expect(result.status).toBe(0);
-      expect(result.stdout).toMatch(/^usage: lqb work --handlers=FILE .*--concurrency=1/);
+      expect(result.stdout).toMatch(/^usage: lqb work \[CONNECTION\] --handlers=FILE .*--concurrency=1/);
     }
     const overview = await lqb(['--help'], s.env);
     expect(overview.status).toBe(0);
@@ -110,6 +110,26 @@ describe('usage and failures', () => {
     const version = await lqb(['--version'], s.env);
     const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
     expect(version.stdout.trim()).toBe(`laravel-queue-bridge ${manifest.version}`);
+  });
+
+  it("takes queue:work's command line: the connection name goes into failed_jobs, --delay is the backoff", async () => {
+    const client = prefixedClient(prefix);
+    const queue = new RedisQueue(client, { defaultQueue: 'default' });
+    const failing = buildPayload(buildJob({ className: 'App\\Jobs\\Bridge\\FailingJob', properties: { n: 1, message: 'no' } })).raw;
+    await queue.pushRaw(failing);
+    const ran = await lqb(['work', 'redis-long', `--handlers=${HANDLERS}`, '--name=worker-1', '--force', '--daemon', '--stop-when-empty', '--sleep=0'], s.env);
+    expect(ran.status).toBe(0);
+    const [record] = (await lqb(['failed', '--json'], s.env)).stdout.trim().split('\n').map((l) => JSON.parse(l) as { connection: string });
+    expect(record!.connection).toBe('redis-long');
+
+    const flaky = buildPayload(buildJob({ className: 'App\\Jobs\\Bridge\\FlakyJob', properties: { n: 2, failTimes: 1 } }), { maxTries: 3 }).raw;
+    await queue.pushRaw(flaky);
+    const before = Date.now() / 1000;
+    expect((await lqb(['work', `--handlers=${HANDLERS}`, '--delay=30', '--once'], s.env)).status).toBe(0);
+    const [, score] = await client.zrange('queues:default:delayed', 0, -1, 'WITHSCORES');
+    expect(Number(score) - before).toBeGreaterThanOrEqual(29);
+    expect(Number(score) - before).toBeLessThan(40);
+    client.disconnect();
   });
 
   it('a dispatch Redis does not take is reported, exit 1, never silently dropped', async () => {
