@@ -5,7 +5,7 @@
 import { RedisQueue } from '../redis/index.js';
 import { QueueCache } from '../worker/index.js';
 import { cacheClient, connectionFlags, connectionFrom, queueClient } from './connection.js';
-import type { Command } from './command.js';
+import { UsageError, type Command } from './command.js';
 
 const queueFlag = { queue: { type: 'string' } } as const;
 
@@ -29,9 +29,12 @@ export const size: Command = {
 };
 
 export const clear: Command = {
-  usage: 'lqb clear [--queue=Q] [--redis=URL] [--prefix=P] [--env=PATH]',
-  options: { ...connectionFlags, ...queueFlag },
-  async run({ values, out }) {
+  usage: 'lqb clear [CONNECTION] [--queue=Q] [--force] [--redis=URL] [--prefix=P] [--env=PATH]',
+  // queue:clear's CONNECTION names a Redis connection, which here the flags give; its --force
+  // (no production prompt to skip) is taken so the same command line works.
+  options: { ...connectionFlags, ...queueFlag, force: { type: 'boolean' } },
+  async run({ values, positionals, out }) {
+    if (positionals.length > 1) throw new UsageError(`clear takes at most one CONNECTION name, not ${positionals.length} arguments`);
     const client = queueClient(connectionFrom(values), { giveUp: true });
     try {
       const queue = new RedisQueue(client);

@@ -40,6 +40,8 @@ describe('lqb size and clear', () => {
       { queue: 'other', size: 0, ready: 0, delayed: 0, reserved: 0 },
     ]);
     expect((await lqb(['clear', '--queue=mail'], s.env)).stdout.trim()).toBe('Cleared 3 jobs from the [mail] queue');
+    // queue:clear's own command line: a connection name and --force.
+    expect((await lqb(['clear', 'redis', '--force', '--queue=mail'], s.env)).stdout.trim()).toBe('Cleared 0 jobs from the [mail] queue');
     expect((await lqb(['size', '--queue=mail'], s.env)).stdout.trim()).toBe('0');
   });
 });
