@@ -344,20 +344,15 @@ class Reader {
    */
   private stringEntry(): string | Uint8Array {
     const buf = this.buf;
-    const digitsFrom = this.pos;
-    let pos = digitsFrom;
-    let length = 0;
-    let c = buf[pos];
-    while (c !== undefined && c >= ZERO && c <= NINE) {
-      length = length * 10 + (c - ZERO);
-      c = buf[++pos];
-    }
-    const from = pos + 2;
+    const start = this.pos;
+    const length = this.count(COLON);
+    const from = this.pos + 1;
     const to = from + length;
-    if (pos > digitsFrom && c === COLON && buf[pos + 1] === QUOTE && length <= buf.length - from && buf[to] === QUOTE && buf[to + 1] === SEMI) {
+    if (buf[from - 1] === QUOTE && length <= buf.length - from && buf[to] === QUOTE && buf[to + 1] === SEMI) {
       this.pos = to + 2;
       return this.text !== undefined ? this.text.slice(from, to) : decodeText(buf, from, to);
     }
+    this.pos = start;
     const value = this.string();
     this.expectSemicolon();
     return value;
