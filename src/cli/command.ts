@@ -28,3 +28,9 @@ export function numberFlag(value: unknown, name: string, fallback: number, min: 
   if (typeof value !== 'string' || value.trim() === '' || !Number.isFinite(n) || n < min) throw new UsageError(`--${name} must be a number of at least ${min}, not ${JSON.stringify(value)}`);
   return n;
 }
+
+/** `--backoff=S[,S…]`: seconds per attempt, the last repeating; undefined when not given. */
+export function backoffFlag(value: unknown): number[] | undefined {
+  if (typeof value !== 'string') return undefined;
+  return value.split(',').map((s, i) => numberFlag(s, `backoff[${i}]`, 0, 0));
+}

@@ -7,7 +7,7 @@
 import { LARAVEL_PROFILES, buildJob, buildPayload, decodeJson, isJsonRecord, type JsonValue, type LaravelProfile } from '../laravel/index.js';
 import { RedisQueue } from '../redis/index.js';
 import { connectionFlags, connectionFrom, queueClient } from './connection.js';
-import { UsageError, numberFlag, type Command } from './command.js';
+import { UsageError, backoffFlag, numberFlag, type Command } from './command.js';
 
 export const dispatch: Command = {
   usage: 'lqb dispatch CLASS [--props=JSON] [--queue=Q] [--delay=S] [--tries=N] [--timeout=S] [--backoff=S[,S…]] [--laravel=VERSION] [--redis=URL] [--prefix=P] [--env=PATH]',
@@ -31,7 +31,7 @@ export const dispatch: Command = {
     const command = buildJob({ className, properties: props }, profile);
     const tries = values.tries === undefined ? null : numberFlag(values.tries, 'tries', 0, 0);
     const timeout = values.timeout === undefined ? null : numberFlag(values.timeout, 'timeout', 0, 0);
-    const backoff = typeof values.backoff === 'string' ? values.backoff.split(',').map((s, i) => numberFlag(s, `backoff[${i}]`, 0, 0)) : null;
+    const backoff = backoffFlag(values.backoff) ?? null;
     const delay = values.delay === undefined ? 0 : numberFlag(values.delay, 'delay', 0, 0);
     const built = buildPayload(command, { profile, maxTries: tries, timeout, backoff, delay: profile === '12' && delay ? delay : null });
     const connection = connectionFrom(values);

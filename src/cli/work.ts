@@ -7,7 +7,7 @@ import { RedisQueue } from '../redis/index.js';
 import { DatabaseUuidFailedJobProvider, QueueCache, Worker, loadHandlers, type WorkerOptions } from '../worker/index.js';
 import { cacheClient, connectionFlags, connectionFrom, queueClient } from './connection.js';
 import { formatEvent } from './output.js';
-import { UsageError, numberFlag, type Command } from './command.js';
+import { UsageError, backoffFlag, numberFlag, type Command } from './command.js';
 
 export const work: Command = {
   usage:
@@ -52,7 +52,8 @@ export const work: Command = {
       once: values.once === true,
       stopWhenEmpty: values['stop-when-empty'] === true,
       tries: num('tries', 1),
-      backoff: backoffFlag(values.backoff ?? values.delay),
+      // 8.x's --delay is the old name of --backoff.
+      backoff: backoffFlag(values.backoff ?? values.delay) ?? [0],
       timeout: num('timeout', 60),
       sleep: num('sleep', 3),
       maxJobs: num('max-jobs', 0),
@@ -97,9 +98,3 @@ export const work: Command = {
     }
   },
 };
-
-/** `--backoff=S[,S…]` (or 8.x's `--delay=S`): seconds per attempt, the last repeating. */
-function backoffFlag(value: unknown): number[] {
-  if (typeof value !== 'string') return [0];
-  return value.split(',').map((s, i) => numberFlag(s, `backoff[${i}]`, 0, 0));
-}
