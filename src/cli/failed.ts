@@ -61,6 +61,10 @@ export const retry: Command = {
         const all = positionals.includes('all') || typeof values.queue === 'string' ? await failer.all() : [];
         const jobs = positionals.includes('all') ? all : all.filter((j) => j.queue === values.queue);
         let missing = 0;
+        if (typeof values.queue === 'string' && !positionals.includes('all') && jobs.length === 0) {
+          missing++;
+          process.stderr.write(`Unable to find failed jobs for queue [${values.queue}].\n`);
+        }
         for (const id of positionals.filter((p) => p !== 'all')) {
           const job = await failer.find(id);
           if (job) jobs.push(job);

@@ -65,10 +65,13 @@ describe('lqb failed, forget and flush', () => {
     expect((await lqb(['failed'], s.env)).stdout.trim()).toBe('No failed jobs found.');
   });
 
-  it('retry of an unknown id exits 1 and says which', async () => {
+  it('retry of an unknown id, or of a queue with no failed jobs, exits 1 and says which', async () => {
     const result = await lqb(['retry', 'no-such-id'], s.env);
     expect(result.status).toBe(1);
     expect(result.stderr).toMatch(/Unable to find failed job with ID \[no-such-id\]/);
+    const byQueue = await lqb(['retry', '--queue=nothing-failed-here'], s.env);
+    expect(byQueue.status).toBe(1);
+    expect(byQueue.stderr).toMatch(/Unable to find failed jobs for queue \[nothing-failed-here\]/);
   });
 });
 
