@@ -124,6 +124,9 @@ describe('usage and failures', () => {
     await queue.pushRaw(failing);
     const ran = await lqb(['work', 'redis-long', `--handlers=${HANDLERS}`, '--name=worker-1', '--force', '--daemon', '--stop-when-empty', '--sleep=0'], s.env);
     expect(ran.status).toBe(0);
+    // A job's lines carry its id as artisan prints them; the worker's own line has none.
+    expect(ran.stdout).toMatch(/^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\]\[\w+\] Processing: App\\Jobs\\Bridge\\FailingJob$/m);
+    expect(ran.stdout).toMatch(/^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\] Stopping: +empty$/m);
     const [record] = (await lqb(['failed', '--json'], s.env)).stdout.trim().split('\n').map((l) => JSON.parse(l) as { connection: string });
     expect(record!.connection).toBe('redis-long');
 
