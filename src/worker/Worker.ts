@@ -48,7 +48,6 @@ export interface StopReason {
   reason: 'once' | 'empty' | 'signal' | 'restart' | 'max-jobs' | 'max-time' | 'memory';
 }
 
-/** How one reserved job is being handled. */
 /** What a handler's job can do, as the worker does it. */
 interface JobActions {
   signal(): AbortSignal;
@@ -113,6 +112,7 @@ class JobContext implements HandlerJob {
   readonly delete = (): Promise<void> => this.#actions.delete();
 }
 
+/** How one reserved job is being handled. */
 class JobState {
   released = false;
   deleted = false;
