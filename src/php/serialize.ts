@@ -159,7 +159,8 @@ class Writer {
         pos = intAt(buf, pos, value);
       } else if (value instanceof PhpArray && pos + HEAD_ROOM <= buf.length) {
         this.slot++;
-        pos = countAt(buf, pos, 97, value.keys.length);
+        buf[pos] = 97;
+        pos = countOpen(buf, pos + 1, value.keys.length);
         entries = value;
       } else {
         this.pos = pos;
@@ -346,55 +347,29 @@ class Writer {
 
   /** `LEN:"text"` and room for one byte after it; LEN counted in bytes as PHP counts it. */
   private quoted(text: string): void {
-    const length = text.length;
-    this.room(length + HEAD_ROOM);
-    const buf = this.buf;
-    const start = this.pos;
-    let pos = digits(buf, start, length);
-    buf[pos++] = 58;
-    buf[pos++] = 34;
-    // Most strings in a job are ASCII: copy them by hand, which beats a call into Buffer.write.
-    for (let i = 0; i < length; i++) {
-      const code = text.charCodeAt(i);
-      if (code >= 0x80) {
-        this.pos = start;
-        return this.text(text);
-      }
-      buf[pos++] = code;
-    }
-    buf[pos] = 34;
-    this.pos = pos + 1;
+    this.room(text.length + HEAD_ROOM);
+    const end = quotedAt(this.buf, this.pos, text);
+    if (end >= 0) this.pos = end;
+    else this.text(text);
   }
 
   /** `i:N;` for a safe integer. */
   private int(n: number): void {
     this.room(HEAD_ROOM);
-    const buf = this.buf;
-    let pos = this.pos;
-    buf[pos++] = 105;
-    buf[pos++] = 58;
-    if (n < 0) {
-      buf[pos++] = 45;
-      n = -n;
-    }
-    pos = digits(buf, pos, n);
-    buf[pos] = 59;
-    this.pos = pos + 1;
+    this.pos = intAt(this.buf, this.pos, n);
   }
 
   /** `a:N:{`, or `O:LEN:"Class":N:{`. */
   private head(tag: number, size: number, className?: string): void {
-    this.tag(tag);
+    this.room(1);
+    this.buf[this.pos++] = tag;
     if (className !== undefined) {
-      this.quoted(className);
-      this.room(HEAD_ROOM);
+      this.room(1);
       this.buf[this.pos++] = 58;
+      this.quoted(className);
     }
-    const buf = this.buf;
-    const pos = digits(buf, this.pos, size);
-    buf[pos] = 58;
-    buf[pos + 1] = 123;
-    this.pos = pos + 2;
+    this.room(HEAD_ROOM);
+    this.pos = countOpen(this.buf, this.pos, size);
   }
 
   /** `LEN:"text"` for text that is not all ASCII, and room for one byte after it. */
@@ -445,10 +420,18 @@ class Writer {
  * and HEAD_ROOM more.
  */
 function asciiString(buf: Buffer, pos: number, text: string): number {
-  const length = text.length;
   buf[pos] = 115;
   buf[pos + 1] = 58;
-  pos = digits(buf, pos + 2, length);
+  const end = quotedAt(buf, pos + 2, text);
+  if (end < 0) return -1;
+  buf[end] = 59;
+  return end + 1;
+}
+
+/** Writes `LEN:"text"` at `pos` when the text is all ASCII and returns the end; -1 when it is not. */
+function quotedAt(buf: Buffer, pos: number, text: string): number {
+  const length = text.length;
+  pos = digits(buf, pos, length);
   buf[pos] = 58;
   buf[pos + 1] = 34;
   pos += 2;
@@ -460,8 +443,7 @@ function asciiString(buf: Buffer, pos: number, text: string): number {
   }
   pos += length;
   buf[pos] = 34;
-  buf[pos + 1] = 59;
-  return pos + 2;
+  return pos + 1;
 }
 
 /** Writes `i:N;` for a safe integer at `pos`, with HEAD_ROOM made; returns the end. */
@@ -478,11 +460,10 @@ function intAt(buf: Buffer, pos: number, n: number): number {
   return pos + 1;
 }
 
-/** Writes `X:N:{`, the head of an array (or, after its name, of an object), with HEAD_ROOM made; returns the end. */
-function countAt(buf: Buffer, pos: number, tag: number, count: number): number {
-  buf[pos] = tag;
-  buf[pos + 1] = 58;
-  pos = digits(buf, pos + 2, count);
+/** Writes `:N:{`, the count that opens an array or object, with HEAD_ROOM made; returns the end. */
+function countOpen(buf: Buffer, pos: number, count: number): number {
+  buf[pos] = 58;
+  pos = digits(buf, pos + 1, count);
   buf[pos] = 58;
   buf[pos + 1] = 123;
   return pos + 2;
