@@ -335,7 +335,7 @@ class Reader {
     if (length > buf.length - from) throw this.fail(`string of ${length} bytes runs past the end of input`, from);
     this.pos = to;
     this.expectAt(QUOTE);
-    return this.text !== undefined && !shared ? this.text.slice(from, to) : decodeText(buf, from, to);
+    return shared ? decodeText(buf, from, to) : this.cut(from, to);
   }
 
   /**
@@ -350,12 +350,17 @@ class Reader {
     const to = from + length;
     if (buf[from - 1] === QUOTE && length <= buf.length - from && buf[to] === QUOTE && buf[to + 1] === SEMI) {
       this.pos = to + 2;
-      return this.text !== undefined ? this.text.slice(from, to) : decodeText(buf, from, to);
+      return this.cut(from, to);
     }
     this.pos = start;
     const value = this.string();
     this.expectSemicolon();
     return value;
+  }
+
+  /** The string between two offsets: a slice of the text when the input is all ASCII, else decoded. */
+  private cut(from: number, to: number): string | Uint8Array {
+    return this.text !== undefined ? this.text.slice(from, to) : decodeText(this.buf, from, to);
   }
 
   private className(): string {
