@@ -70,7 +70,6 @@ export class RedisJob {
     return typeof uuid === 'string' ? uuid : undefined;
   }
 
-
   /** Removes the job from `:reserved` for good. */
   async delete(): Promise<void> {
     await this.redisQueue.deleteReserved(this);

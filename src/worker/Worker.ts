@@ -438,9 +438,7 @@ export class Worker {
     const failNow = !state.finished;
     expiredWith = error;
     controller?.abort(error);
-    const maxTries = this.maxTries(payload);
-    const retryUntil = this.retryUntil(payload);
-    const lastAttempt = retryUntil ? retryUntil <= this.now() : maxTries > 0 && state.job.attempts() >= maxTries;
+    const lastAttempt = this.attemptsUsedUp(state.job, payload);
     // As Laravel 8's timeout handler: fail on the last attempt, count the timeout toward
     // maxExceptions (failing when reached), fail on failOnTimeout; each failure is recorded as
     // a MaxAttemptsExceededException ("…or run too long"), the only kind 8.x has for it.
@@ -475,7 +473,6 @@ export class Worker {
     return context;
   }
 
-
   /** Laravel's markJobAsFailedIfAlreadyExceedsMaxAttempts: true when this attempt is one too many. */
   private alreadyExceedsMaxAttempts(job: RedisJob, payload: DecodedPayload): boolean {
     const retryUntil = this.retryUntil(payload);
@@ -484,14 +481,20 @@ export class Worker {
     return maxTries !== 0 && job.attempts() > maxTries;
   }
 
+  /** Laravel's markJobAsFailedIfWillExceedMaxAttempts: true when this attempt was the last one allowed. */
+  private attemptsUsedUp(job: RedisJob, payload: DecodedPayload): boolean {
+    const retryUntil = this.retryUntil(payload);
+    if (retryUntil) return retryUntil <= this.now();
+    const maxTries = this.maxTries(payload);
+    return maxTries > 0 && job.attempts() >= maxTries;
+  }
+
   /** Laravel's handleJobException: fail when out of attempts or exceptions, else release with backoff. */
   private async handleException(state: JobState, payload: DecodedPayload, name: string, found: { name: string; handler: Handler } | undefined, error: unknown): Promise<void> {
     const job = state.job;
     try {
       if (!state.failed) {
-        const retryUntil = this.retryUntil(payload);
-        const maxTries = this.maxTries(payload);
-        if ((retryUntil && retryUntil <= this.now()) || (!retryUntil && maxTries > 0 && job.attempts() >= maxTries) || error instanceof NoHandlerError) {
+        if (this.attemptsUsedUp(job, payload) || error instanceof NoHandlerError) {
           await this.fail(state, error, name, found?.handler, undefined);
         }
         // Laravel counts the exception even when the job has just failed for its attempts (the
