@@ -29,6 +29,12 @@ export function numberFlag(value: unknown, name: string, fallback: number, min: 
   return n;
 }
 
+/** The one CONNECTION name artisan's queue commands take, if given (`work`, `clear`). */
+export function connectionName(positionals: string[], command: string): string | undefined {
+  if (positionals.length > 1) throw new UsageError(`${command} takes at most one CONNECTION name, not ${positionals.length} arguments`);
+  return positionals[0];
+}
+
 /** `--backoff=S[,S…]`: seconds per attempt, the last repeating; undefined when not given. */
 export function backoffFlag(value: unknown): number[] | undefined {
   if (typeof value !== 'string') return undefined;

@@ -58,12 +58,13 @@ export const retry: Command = {
     try {
       return await withFailer(connection, async (failer) => {
         const queue = new RedisQueue(client);
-        const all = positionals.includes('all') || typeof values.queue === 'string' ? await failer.all() : [];
-        const jobs = positionals.includes('all') ? all : all.filter((j) => j.queue === values.queue);
+        const everything = positionals.includes('all');
+        const ofQueue = typeof values.queue === 'string' ? values.queue : undefined;
+        const jobs = everything ? await failer.all() : ofQueue !== undefined ? (await failer.all()).filter((j) => j.queue === ofQueue) : [];
         let missing = 0;
-        if (typeof values.queue === 'string' && !positionals.includes('all') && jobs.length === 0) {
+        if (ofQueue !== undefined && !everything && jobs.length === 0) {
           missing++;
-          process.stderr.write(`Unable to find failed jobs for queue [${values.queue}].\n`);
+          process.stderr.write(`Unable to find failed jobs for queue [${ofQueue}].\n`);
         }
         for (const id of positionals.filter((p) => p !== 'all')) {
           const job = await failer.find(id);

@@ -5,7 +5,7 @@
 import { RedisQueue } from '../redis/index.js';
 import { QueueCache } from '../worker/index.js';
 import { cacheClient, connectionFlags, connectionFrom, queueClient } from './connection.js';
-import { UsageError, type Command } from './command.js';
+import { connectionName, type Command } from './command.js';
 
 const queueFlag = { queue: { type: 'string' } } as const;
 
@@ -34,7 +34,7 @@ export const clear: Command = {
   // (no production prompt to skip) is taken so the same command line works.
   options: { ...connectionFlags, ...queueFlag, force: { type: 'boolean' } },
   async run({ values, positionals, out }) {
-    if (positionals.length > 1) throw new UsageError(`clear takes at most one CONNECTION name, not ${positionals.length} arguments`);
+    connectionName(positionals, 'clear');
     const client = queueClient(connectionFrom(values), { giveUp: true });
     try {
       const queue = new RedisQueue(client);

@@ -7,7 +7,7 @@ import { RedisQueue } from '../redis/index.js';
 import { DatabaseUuidFailedJobProvider, QueueCache, Worker, loadHandlers, type WorkerOptions } from '../worker/index.js';
 import { cacheClient, connectionFlags, connectionFrom, queueClient } from './connection.js';
 import { formatEvent } from './output.js';
-import { UsageError, backoffFlag, numberFlag, type Command } from './command.js';
+import { UsageError, backoffFlag, connectionName, numberFlag, type Command } from './command.js';
 
 export const work: Command = {
   usage:
@@ -43,7 +43,7 @@ export const work: Command = {
   },
   async run({ values, positionals, out }) {
     if (typeof values.handlers !== 'string') throw new UsageError('--handlers=FILE is required: the module mapping job classes to handlers');
-    if (positionals.length > 1) throw new UsageError(`work takes at most one CONNECTION name, not ${positionals.length} arguments`);
+    const connectionArgument = connectionName(positionals, 'work');
     const connection = connectionFrom(values);
     const handlers = await loadHandlers(values.handlers);
     const num = (name: string, fallback: number, min = 0) => numberFlag(values[name], name, fallback, min);
@@ -64,7 +64,7 @@ export const work: Command = {
       share: values.share === true,
       shareDelay: num('share-delay', 1),
       // The connection's name is what failed_jobs records, and what queue:retry pushes back to.
-      ...(positionals[0] !== undefined ? { connectionName: positionals[0] } : {}),
+      ...(connectionArgument !== undefined ? { connectionName: connectionArgument } : {}),
     };
     const client = queueClient(connection);
     const cache = cacheClient(connection);
