@@ -40,24 +40,26 @@ interface Frame {
 /** What `item` returns when it opened a container rather than finishing a value. */
 const OPENED = Symbol('opened');
 
-export function unserialize(input: string | Uint8Array, options: UnserializeOptions = {}): PhpValue {
+export function unserialize(input: string | Uint8Array, options: UnserializeOptions = NO_OPTIONS): PhpValue {
   let bytes: Buffer;
   let text: string | undefined;
-  if (typeof input !== 'string') {
-    bytes = asBuffer(input);
-    if (bytes.length <= TEXT_MAX && isAscii(bytes)) text = latin1(bytes, 0, bytes.length);
-  } else if (input.length <= TEXT_MAX && Buffer.byteLength(input, 'utf8') === input.length) {
-    // Its bytes are needed only while reading (strings are cut from the text, C: payloads
-    // copied): one reused buffer spares a Buffer per call and the garbage of a pool.
+  let mixed = false;
+  if (typeof input === 'string' && input.length <= TEXT_MAX && Buffer.byteLength(input, 'utf8') === input.length) {
+    // An ASCII string is its own text. Its bytes are needed only while reading (strings are cut
+    // from the text, C: payloads copied): one reused buffer spares a Buffer per call.
     bytes = asciiBytes(input);
     text = input;
   } else {
-    bytes = Buffer.from(input, 'utf8');
+    bytes = typeof input === 'string' ? Buffer.from(input, 'utf8') : asBuffer(input);
+    if (bytes.length >= TEXT_MIN && bytes.length <= TEXT_MAX) {
+      text = latin1(bytes, 0, bytes.length);
+      mixed = typeof input === 'string' || !isAscii(bytes);
+    }
   }
   if (options.maxBytes !== undefined && bytes.length > options.maxBytes) {
     throw new PhpUnserializeError(`input of ${bytes.length} bytes is over the limit of ${options.maxBytes}`, 0);
   }
-  const reader = new Reader(bytes, options, [], text);
+  const reader = new Reader(bytes, options, [], text, mixed);
   const value = reader.value();
   if (reader.pos !== bytes.length && !options.allowTrailing) {
     throw new PhpUnserializeError(`expected end of input, found ${reader.describe(reader.pos)}`, reader.pos);
@@ -66,11 +68,22 @@ export function unserialize(input: string | Uint8Array, options: UnserializeOpti
 }
 
 /**
- * An input that is all ASCII is also kept as a JS string, and its strings are cut from that:
- * a slice is far cheaper than making a string from bytes. A slice may keep its whole input
- * alive, so only inputs up to this size take that road.
+ * An input's bytes are also kept as a JS string, one character per byte, and its ASCII strings
+ * are cut from that: a slice is far cheaper than making a string from bytes. (A string that is
+ * not ASCII is decoded from the bytes; a text decoded as UTF-8 would make every slice a two-byte
+ * string and need counting to find offsets, and measured slower.) A slice may keep its whole
+ * input alive, so only inputs up to this size take that road.
  */
 const TEXT_MAX = 1 << 16;
+/**
+ * Below this size the text is not worth making: checking and copying the input costs more than
+ * the one or two short strings such an input can hold, which are copied from the bytes instead.
+ */
+const TEXT_MIN = 32;
+
+const NO_OPTIONS: UnserializeOptions = Object.freeze({});
+/** Where `value` points its entry lists before any array or object is open: never written to. */
+const NO_ENTRIES: never[] = Object.freeze([]) as never[];
 
 /** The bytes of an ASCII string input, in one buffer every call reuses (no call runs inside another). */
 let scratch = Buffer.allocUnsafe(4096);
@@ -113,8 +126,10 @@ class Reader {
     private readonly options: UnserializeOptions,
     /** Every value read so far, by PHP's slot number minus one: what `r:` and `R:` point into. */
     private readonly slots: PhpValue[],
-    /** The input as a string, when it is all ASCII. */
+    /** The input's bytes as a string, one character per byte (latin1). */
     private readonly text: string | undefined,
+    /** True when the input is not all ASCII: then only a cut that is ASCII may come from the text. */
+    private readonly mixed: boolean,
   ) {
     this.maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
     const allowed = options.allowedClasses;
@@ -132,14 +147,15 @@ class Reader {
    */
   value(): PhpValue {
     let container: PhpArray | PhpObject | undefined;
-    let keys: PhpKey[] = [];
-    let values: PhpValue[] = [];
+    let keys: PhpKey[] = NO_ENTRIES;
+    let values: PhpValue[] = NO_ENTRIES;
     let remaining = 0;
-    const outer: Frame[] = [];
+    // Made when a second container opens inside the first: most values never need it.
+    let outer: Frame[] | undefined;
     for (;;) {
       let value = this.item();
       if (value === OPENED) {
-        if (container !== undefined) outer.push({ container, keys, values, remaining });
+        if (container !== undefined) (outer ??= []).push({ container, keys, values, remaining });
         container = this.opened!;
         keys = this.openedEntries!.keys;
         values = this.openedEntries!.values;
@@ -159,7 +175,7 @@ class Reader {
         this.expectAt(CLOSE);
         this.depth--;
         value = container;
-        const frame = outer.pop();
+        const frame = outer?.pop();
         if (frame === undefined) container = undefined;
         else ({ container, keys, values, remaining } = frame);
       }
@@ -277,7 +293,7 @@ class Reader {
     const first = this.buf[from];
     if (from === to || first === undefined || !isTag(first)) return;
     const mark = this.slots.length;
-    const nested = new Reader(this.buf.subarray(from, to), this.options, this.slots, this.text?.slice(from, to));
+    const nested = new Reader(this.buf.subarray(from, to), this.options, this.slots, this.text?.slice(from, to), this.mixed);
     nested.trial = true;
     try {
       while (nested.pos < to - from) nested.value();
@@ -358,9 +374,17 @@ class Reader {
     return value;
   }
 
-  /** The string between two offsets: a slice of the text when the input is all ASCII, else decoded. */
+  /** The string between two offsets: a slice of the text when it is ASCII, else decoded. */
   private cut(from: number, to: number): string | Uint8Array {
-    return this.text !== undefined ? this.text.slice(from, to) : decodeText(this.buf, from, to);
+    const text = this.text;
+    if (text === undefined) return decodeText(this.buf, from, to);
+    if (this.mixed && !isAsciiRun(this.buf, from, to)) return decodeUtf8(this.buf, from, to);
+    return text.slice(from, to);
+  }
+
+  /** Bytes known to be ASCII (digits, a float's spelling) as a string. */
+  private asciiText(from: number, to: number): string {
+    return this.text !== undefined ? this.text.slice(from, to) : latin1(this.buf, from, to);
   }
 
   private className(): string {
@@ -395,12 +419,14 @@ class Reader {
     this.pos = pos + 1;
     // Up to 2^53 every step above was exact; past it the double has rounded, but stays past it.
     if (n <= Number.MAX_SAFE_INTEGER) return sign === MINUS ? 0 - n : n;
-    const big = BigInt(latin1(buf, sign === PLUS ? digitsFrom : start, pos));
+    const big = BigInt(this.asciiText(sign === PLUS ? digitsFrom : start, pos));
     if (n > 9e18 && (big > INT64_MAX || big < INT64_MIN)) throw this.fail('int out of the 64-bit range', start);
     return big;
   }
 
   private float(): PhpFloat {
+    const plain = this.plainFloat();
+    if (plain !== undefined) return new PhpFloat(plain);
     const buf = this.buf;
     const start = this.pos;
     // Any float PHP reads is short; a long run without ';' is garbage, and must not be scanned twice.
@@ -408,7 +434,7 @@ class Reader {
     let end = start;
     while (end < limit && buf[end] !== SEMI) end++;
     if (end === limit) throw this.fail('expected a float ending in ;', start);
-    const text = this.text !== undefined ? this.text.slice(start, end) : latin1(buf, start, end);
+    const text = this.asciiText(start, end);
     this.pos = end + 1;
     // Between 1e-4 and 1e17 JavaScript and PHP spell a float alike: text that reads back as
     // itself there is PHP's own spelling, and needs no other check.
@@ -420,6 +446,51 @@ class Reader {
     const value = parsePhpFloat(text);
     if (value === undefined) throw this.fail(`expected a float, found "${text.slice(0, 40)}"`, start);
     return formatPhpFloat(value) === text ? new PhpFloat(value) : new PhpFloat(value, text);
+  }
+
+  /**
+   * The commonest float, read straight from the bytes: PHP's plain spelling of a number between
+   * 1e-4 and 1e15 with at most 15 significant digits (`0.5`, `-12.25`, `1700000000`, `0.0001`).
+   * Such digits, as an integer m below 2^53, and a power of ten up to 10^22 are both exact, so
+   * m / 10^k is the correctly rounded double. And 15 digits always come back from a double as
+   * they went in, so digits with no trailing zero are the shortest that PHP writes. Anything else
+   * returns undefined, with nothing consumed, and is read the careful way.
+   */
+  private plainFloat(): number | undefined {
+    const buf = this.buf;
+    let pos = this.pos;
+    const negative = buf[pos] === MINUS;
+    if (negative) pos++;
+    let c = buf[pos];
+    // A leading zero is PHP's only when it stands alone before the point.
+    if (c === ZERO && buf[pos + 1] !== 46 /* . */) return undefined;
+    let m = 0;
+    let significant = 0;
+    const digitsFrom = pos;
+    while (c !== undefined && c >= ZERO && c <= NINE) {
+      m = m * 10 + (c - ZERO);
+      if (m !== 0) significant++;
+      c = buf[++pos];
+    }
+    if (pos === digitsFrom) return undefined;
+    let scale = 1;
+    if (c === 46 /* . */) {
+      const fractionFrom = ++pos;
+      c = buf[pos];
+      while (c !== undefined && c >= ZERO && c <= NINE) {
+        m = m * 10 + (c - ZERO);
+        if (m !== 0) significant++;
+        scale *= 10;
+        c = buf[++pos];
+      }
+      if (pos === fractionFrom || buf[pos - 1] === ZERO) return undefined;
+    }
+    if (c !== SEMI || significant > 15 || scale > 1e22) return undefined;
+    // 15 digits keep it under 1e15; below 1e-4 PHP writes an exponent.
+    const size = m / scale;
+    if (size < 1e-4) return undefined;
+    this.pos = pos + 1;
+    return negative ? -size : size;
   }
 
   /** An unsigned count or length up to `terminator`, never more than the input could hold. */
@@ -514,11 +585,20 @@ export function decodeText(buf: Buffer, from: number, to: number): string | Uint
       internedBytes[slot] = new Uint8Array(buf.subarray(from, to));
       return (interned[slot] = latin1(buf, from, to));
     }
-  } else {
-    let i = from;
-    while (i < to && buf[i]! < 0x80) i++;
-    if (i === to) return latin1(buf, from, to);
+  } else if (isAsciiRun(buf, from, to)) {
+    return latin1(buf, from, to);
   }
+  return decodeUtf8(buf, from, to);
+}
+
+function isAsciiRun(buf: Buffer, from: number, to: number): boolean {
+  let i = from;
+  while (i < to && buf[i]! < 0x80) i++;
+  return i === to;
+}
+
+/** Bytes that are not all ASCII: a string when they are UTF-8, else a copy of the bytes. */
+function decodeUtf8(buf: Buffer, from: number, to: number): string | Uint8Array {
   // Invalid UTF-8 always decodes with a U+FFFD in place of the bad bytes, so text without one
   // was valid; text with one may have had it in the input, and is checked the long way.
   const text = utf8(buf, from, to);

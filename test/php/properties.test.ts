@@ -89,6 +89,55 @@ describe('floats written as PHP spells them', () => {
   });
 });
 
+describe('floats read as PHP reads them', () => {
+  // Decimal spellings of every shape: PHP's own and others (leading and trailing zeros, too many
+  // digits, tiny and huge), either side of the 15-digit and 1e-4 lines the quick reader draws.
+  const spelling = fc
+    .tuple(
+      fc.boolean(),
+      fc.stringMatching(/^(0|[1-9][0-9]{0,17}|0[0-9]{1,3})$/),
+      fc.option(fc.stringMatching(/^[0-9]{1,20}$/), { nil: undefined }),
+    )
+    .map(([negative, whole, fraction]) => `${negative ? '-' : ''}${whole}${fraction === undefined ? '' : '.' + fraction}`);
+
+  it('the same number, PhpFloat.source only where PHP would spell it otherwise, and the same bytes back', () => {
+    const texts = [
+      ...fc.sample(spelling, { numRuns: 4000, seed: 1122 }),
+      ...['0.0001', '0.00009999', '999999999999999', '100000000000000', '1000000000000000', '0.1', '-0.1', '0.30000000000000004', '123456789012345.6', '1.5'],
+    ];
+    const inputs = texts.map((text) => Buffer.from(`d:${text};`));
+    const theirs = phpReserialize(inputs);
+    const wrong = inputs
+      .map((bytes, i) => {
+        const php = String(theirs[i]);
+        const ours = unserialize(bytes) as PhpFloat;
+        const spelledAsPhp = `d:${texts[i]};` === php;
+        const agrees =
+          serialize(new PhpFloat(ours.value)).toString('latin1') === php &&
+          (ours.source === undefined) === spelledAsPhp &&
+          serialize(ours).equals(bytes);
+        return { text: texts[i], php, ours: serialize(new PhpFloat(ours.value)).toString('latin1'), source: ours.source, agrees };
+      })
+      .filter(({ agrees }) => !agrees);
+    expect(wrong.slice(0, 3)).toEqual([]);
+    expect(theirs).toHaveLength(inputs.length);
+  });
+
+  it('the same inside a larger input, whose text the reader keeps, as bytes and as a JS string', () => {
+    const texts = fc.sample(spelling, { numRuns: 2000, seed: 2211 });
+    const pad = 'x'.repeat(40);
+    const differ = texts.filter((text) => {
+      const alone = unserialize(Buffer.from(`d:${text};`)) as PhpFloat;
+      const wrapped = `a:2:{i:0;s:${pad.length}:"${pad}";i:1;d:${text};}`;
+      return [unserialize(Buffer.from(wrapped)), unserialize(wrapped)].some((value) => {
+        const float = (value as PhpArray).get(1) as PhpFloat;
+        return !Object.is(float.value, alone.value) || float.source !== alone.source;
+      });
+    });
+    expect(differ.slice(0, 3)).toEqual([]);
+  });
+});
+
 describe('input given as a JS string', () => {
   it('reads the same at every size, across the reused buffer and the 64 KB cut-over', () => {
     for (const size of [0, 1, 4095, 4096, 4097, 20_000, 65_536, 70_000]) {
@@ -123,7 +172,8 @@ describe('what serialize hands out', () => {
   });
 
   it('a getter that serializes while another value is being written leaves that value whole', () => {
-    const inner = PhpArray.list(['inner', 1]);
+    // Nested on both sides, so that each call has arrays open around the one it writes.
+    const inner = PhpArray.list(['inner', PhpArray.list([PhpArray.list([1]), 2]), 3]);
     const withGetter = {
       get nested() {
         return serialize(inner).toString('latin1');
@@ -132,7 +182,8 @@ describe('what serialize hands out', () => {
     const plain = { nested: serialize(inner).toString('latin1') };
     // Plain JavaScript inside a lossless array is converted where it stands, after the first
     // string is already written: that is when the getter runs.
-    const outer = (entry: object) => PhpArray.list(['x'.repeat(300), entry as unknown as PhpValue, 'y'.repeat(300)]);
+    const outer = (entry: object) =>
+      PhpArray.list(['x'.repeat(300), PhpArray.list([PhpArray.list([entry as unknown as PhpValue, 'after']), 'later']), 'y'.repeat(300)]);
     expect(Buffer.compare(serialize(outer(withGetter)), serialize(outer(plain)))).toBe(0);
   });
 
