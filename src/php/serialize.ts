@@ -30,15 +30,20 @@ export function serialize(value: unknown, options: SerializeOptions = {}): Buffe
   // while another writes (a getter of plain JavaScript being converted can do that) takes a
   // buffer of its own, so the two never write into the same part of the slab.
   let size = writing > 0 ? SLAB_SIZE * 2 : 0;
+  const open = (openLists[writing] ??= []);
   writing++;
   try {
     for (;;) {
-      const writer = new Writer(maxDepth, size);
+      const writer = new Writer(maxDepth, size, open);
       try {
         writer.write(value);
         return writer.finish();
       } catch (error) {
-        if (error !== OUT_OF_ROOM) throw error;
+        if (error !== OUT_OF_ROOM) {
+          // What a failed write left in the list is let go (a retry writes over all of it).
+          open.length = 0;
+          throw error;
+        }
         size = Math.max(SLAB_SIZE, 2 * writer.capacity);
       }
     }
@@ -49,6 +54,17 @@ export function serialize(value: unknown, options: SerializeOptions = {}): Buffe
 
 /** How many `serialize` calls are under way: more than one only when a getter calls it. */
 let writing = 0;
+
+/**
+ * For each level of `writing`, the list of the arrays and objects open around the one being
+ * written, each with where it goes on (two slots each). It is kept for the next call at that
+ * level: made afresh, these lists were half of what a call allocated.
+ */
+const openLists: OpenList[] = [];
+type OpenList = (PhpArray | number | undefined)[];
+
+/** Where a writer points its entry lists before any array or object is open: never written to. */
+const NO_ENTRIES: never[] = Object.freeze([]) as never[];
 
 const INT64_MAX = (1n << 63n) - 1n;
 const INT64_MIN = -(1n << 63n);
@@ -87,6 +103,8 @@ class Writer {
   constructor(
     private readonly maxDepth: number,
     size: number,
+    /** The arrays and objects open around the one being written (see openLists). */
+    private readonly open: OpenList,
   ) {
     if (size === 0) {
       if (SLAB_SIZE - slabUsed < 1024) {
@@ -130,11 +148,11 @@ class Writer {
   write(root: unknown): void {
     // The entries being written (of an array or object), the next one, and the ones they are inside.
     let current: PhpArray | undefined;
-    let keys: PhpKey[] = [];
-    let values: PhpValue[] = [];
+    let keys: PhpKey[] = NO_ENTRIES;
+    let values: PhpValue[] = NO_ENTRIES;
     let i = 0;
-    const outer: PhpArray[] = [];
-    const outerNext: number[] = [];
+    const outer = this.open;
+    let top = 0;
     const buf = this.buf;
     let pos = this.pos;
     let value = root;
@@ -169,11 +187,11 @@ class Writer {
       }
       if (entries !== undefined) {
         // Arrays and objects open around this one: as many as are stacked, and the one being written.
-        const depth = current === undefined ? 0 : outer.length + 1;
+        const depth = current === undefined ? 0 : top / 2 + 1;
         if (depth >= this.maxDepth) throw new PhpSerializeError(`nesting deeper than maxDepth ${this.maxDepth} (a cycle?)`, '');
         if (current !== undefined) {
-          outer.push(current);
-          outerNext.push(i);
+          outer[top++] = current;
+          outer[top++] = i;
         }
         current = entries;
         keys = entries.keys;
@@ -184,14 +202,16 @@ class Writer {
       while (current !== undefined && i >= keys.length) {
         if (pos >= buf.length) throw OUT_OF_ROOM;
         buf[pos++] = 125;
-        current = outer.pop();
-        if (current === undefined) {
+        if (top === 0) {
           this.pos = pos;
           return;
         }
+        i = outer[--top] as number;
+        current = outer[--top] as PhpArray;
+        // Nothing of this value stays referenced from the list once written.
+        outer[top] = undefined;
         keys = current.keys;
         values = current.values;
-        i = outerNext.pop()!;
       }
       if (current === undefined) {
         this.pos = pos;
