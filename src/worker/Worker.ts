@@ -442,10 +442,10 @@ export class Worker {
     // As Laravel 8's timeout handler: fail on the last attempt, count the timeout toward
     // maxExceptions (failing when reached), fail on failOnTimeout; each failure is recorded as
     // a MaxAttemptsExceededException ("…or run too long"), the only kind 8.x has for it.
-    const recorded = new MaxAttemptsExceededError(name);
+    // The timeout is counted even when the job is not failed now.
     const exceptionsUsedUp = await this.exceptionsUsedUp(payload);
     if (failNow && (lastAttempt || exceptionsUsedUp || payload.envelope.failOnTimeout === true)) {
-      await this.fail(state, recorded, name, found.handler, context);
+      await this.fail(state, new MaxAttemptsExceededError(name), name, found.handler, context);
     }
     state.abandoned = true;
     return error;
