@@ -8,7 +8,7 @@
  * the commands of ../shared/fixtures (Laravel 5.8 to 12). PHP unserializes into real classes
  * where it has them, as a worker does.
  *
- * Each set is timed in a fresh process on both sides, as a worker runs one kind of input: PHP
+ * Each set is timed in fresh processes on both sides, as a worker runs one kind of input: PHP
  * already was, and a Node process that first chewed through the corpus keeps code tuned to it.
  */
 import { execFileSync } from 'node:child_process';
@@ -94,41 +94,52 @@ function median(rates: Rate[]): Rate {
   return sorted[Math.floor(sorted.length / 2)]!;
 }
 
-/** What the Node side measures on one set, in a process of its own. */
+/**
+ * What the Node side measures, each part in a process of its own: ours on the whole set, ours
+ * on the part php-serialize reads, and php-serialize on that part. Sharing a process, each would
+ * pay for the garbage and the code tuned to the others.
+ */
+type NodePart = 'ours' | 'oursOnReadable' | 'theirs';
+
 interface NodeRates {
   oursRead: Rate;
   oursWrite: Rate;
   theirs: Rate;
   oursOnReadable: Rate;
-  readableCount: number;
 }
 
-function nodeRates(inputs: Buffer[]): NodeRates {
+function nodePart(part: NodePart, inputs: Buffer[]): Rate[] {
   const bytes = inputs.reduce((sum, b) => sum + b.length, 0);
-  const values = inputs.map((b) => unserialize(b));
-  const oursRead = time((i) => unserialize(inputs[i]!), inputs.length, bytes);
-  const oursWrite = time((i) => serialize(values[i]!), values.length, bytes);
-  const readable = readableByPhpSerialize(inputs);
-  const readableText = readable.map((b) => b.toString('utf8'));
-  const readableBytes = readable.reduce((sum, b) => sum + b.length, 0);
-  const theirs = time((i) => phpSerialize.unserialize(readableText[i]!, {}, { strict: false }), readable.length, readableBytes);
-  const oursOnReadable = time((i) => unserialize(readable[i]!), readable.length, readableBytes);
-  return { oursRead, oursWrite, theirs, oursOnReadable, readableCount: readable.length };
+  if (part === 'ours') {
+    const values = inputs.map((b) => unserialize(b));
+    return [time((i) => unserialize(inputs[i]!), inputs.length, bytes), time((i) => serialize(values[i]!), values.length, bytes)];
+  }
+  // The inputs of the last two parts are already the ones php-serialize reads.
+  if (part === 'oursOnReadable') return [time((i) => unserialize(inputs[i]!), inputs.length, bytes)];
+  const texts = inputs.map((b) => b.toString('utf8'));
+  return [time((i) => phpSerialize.unserialize(texts[i]!, {}, { strict: false }), texts.length, bytes)];
 }
 
-/** Runs nodeRates in a child process (this script with --child), the inputs as base64 lines on stdin. */
-function nodeRatesApart(inputs: Buffer[]): NodeRates {
-  const out = execFileSync(process.execPath, [...process.execArgv, new URL(import.meta.url).pathname, '--child'], {
+/** Runs nodePart in a child process (this script with --child PART), the inputs as base64 lines on stdin. */
+function nodePartApart(part: NodePart, inputs: Buffer[]): Rate[] {
+  const out = execFileSync(process.execPath, [...process.execArgv, new URL(import.meta.url).pathname, '--child', part], {
     input: inputs.map((b) => b.toString('base64')).join('\n'),
     encoding: 'utf8',
     maxBuffer: 1 << 28,
   });
-  return JSON.parse(out) as NodeRates;
+  return JSON.parse(out) as Rate[];
+}
+
+function nodeRatesApart(inputs: Buffer[], readable: Buffer[]): NodeRates {
+  const [oursRead, oursWrite] = nodePartApart('ours', inputs) as [Rate, Rate];
+  const [oursOnReadable] = nodePartApart('oursOnReadable', readable) as [Rate];
+  const [theirs] = nodePartApart('theirs', readable) as [Rate];
+  return { oursRead, oursWrite, oursOnReadable, theirs };
 }
 
 if (process.argv[2] === '--child') {
   const inputs = readFileSync(0, 'utf8').split('\n').filter(Boolean).map((line) => Buffer.from(line, 'base64'));
-  console.log(JSON.stringify(nodeRates(inputs)));
+  console.log(JSON.stringify(nodePart(process.argv[3] as NodePart, inputs)));
 } else {
   const lines = ['| inputs | implementation | operation | ops/s | MB/s | vs PHP native |', '|---|---|---|---:|---:|---:|'];
   const sets: [string, Buffer[], string][] = [
@@ -143,7 +154,7 @@ if (process.argv[2] === '--child') {
     // PHP and Node take turns, ROUNDS times, and each figure is the median of its rounds: on a
     // shared machine a single window can land in someone else's burst.
     const readable = readableByPhpSerialize(inputs);
-    const rounds = Array.from({ length: ROUNDS }, () => ({ native: phpNative(inputs, classes), ours: nodeRatesApart(inputs), nativeOnReadable: phpNative(readable, classes) }));
+    const rounds = Array.from({ length: ROUNDS }, () => ({ native: phpNative(inputs, classes), ours: nodeRatesApart(inputs, readable), nativeOnReadable: phpNative(readable, classes) }));
     const native = { unserialize: median(rounds.map((r) => r.native.unserialize)), serialize: median(rounds.map((r) => r.native.serialize)) };
     const nativeOnReadable = { unserialize: median(rounds.map((r) => r.nativeOnReadable.unserialize)) };
     const ours = {
@@ -151,14 +162,13 @@ if (process.argv[2] === '--child') {
       oursWrite: median(rounds.map((r) => r.ours.oursWrite)),
       oursOnReadable: median(rounds.map((r) => r.ours.oursOnReadable)),
       theirs: median(rounds.map((r) => r.ours.theirs)),
-      readableCount: readable.length,
     };
 
     lines.push(row(label, 'PHP 8.2 native', 'unserialize', native.unserialize, native.unserialize));
     lines.push(row(label, 'laravel-queue-bridge', 'unserialize', ours.oursRead, native.unserialize));
     lines.push(row(label, 'PHP 8.2 native', 'serialize', native.serialize, native.serialize));
     lines.push(row(label, 'laravel-queue-bridge', 'serialize', ours.oursWrite, native.serialize));
-    const subset = `${name}, the ${ours.readableCount} php-serialize reads`;
+    const subset = `${name}, the ${readable.length} php-serialize reads`;
     lines.push(row(subset, 'PHP 8.2 native', 'unserialize', nativeOnReadable.unserialize, nativeOnReadable.unserialize));
     lines.push(row(subset, 'laravel-queue-bridge', 'unserialize', ours.oursOnReadable, nativeOnReadable.unserialize));
     lines.push(row(subset, 'php-serialize 5', 'unserialize', ours.theirs, nativeOnReadable.unserialize));
