@@ -251,7 +251,8 @@ class Writer {
         return;
       case 'bigint':
         this.slot++;
-        this.scalar(105, String(checkInt(value)));
+        this.room(HEAD_ROOM);
+        this.pos = bigIntAt(this.buf, this.pos, value);
         return;
       case 'object':
         if (value === null) {
@@ -333,7 +334,8 @@ class Writer {
       if (!Number.isSafeInteger(key)) throw new PhpSerializeError(`array key ${key} is not an int`, '');
       this.int(key);
     } else if (typeof key === 'bigint') {
-      this.scalar(105, String(checkInt(key)));
+      this.room(HEAD_ROOM);
+      this.pos = bigIntAt(this.buf, this.pos, key);
     } else {
       this.byteString(key);
     }
@@ -479,6 +481,57 @@ function intAt(buf: Buffer, pos: number, n: number): number {
   buf[pos] = 59;
   return pos + 1;
 }
+
+/**
+ * Writes `i:N;` for an int beyond 2^53, with HEAD_ROOM made; returns the end. Its two 32-bit
+ * halves are read through a typed array, and the digits worked out in doubles: `String()` or
+ * `Number()` of a bigint each cost a call into the runtime, several times all of this.
+ */
+function bigIntAt(buf: Buffer, pos: number, value: bigint): number {
+  int64[0] = checkInt(value);
+  let high = halves[HIGH]!;
+  let low = halves[1 - HIGH]!;
+  buf[pos] = 105;
+  buf[pos + 1] = 58;
+  pos += 2;
+  if (high >= 0x80000000) {
+    // Negative: write the sign, then the magnitude, the two's complement of the halves.
+    buf[pos++] = 45;
+    high = 0xffffffff - high;
+    low = 0x100000000 - low;
+    if (low === 0x100000000) {
+      low = 0;
+      high++;
+    }
+  }
+  // The magnitude is high * 2^32 + low, at most 2^63. Divided by 10^9 sixteen bits at a time,
+  // every step stays below 2^53, so each is exact.
+  let step = high;
+  const q2 = Math.floor(step / 1e9);
+  step = (step - q2 * 1e9) * 65536 + (low >>> 16);
+  const q1 = Math.floor(step / 1e9);
+  step = (step - q1 * 1e9) * 65536 + (low & 0xffff);
+  const q0 = Math.floor(step / 1e9);
+  let rest = step - q0 * 1e9;
+  const quotient = (q2 * 65536 + q1) * 65536 + q0;
+  if (quotient === 0) pos = digits(buf, pos, rest);
+  else {
+    // The last nine digits, zeros included.
+    pos = digits(buf, pos, quotient) + 9;
+    for (let at = pos - 1; at >= pos - 9; at--) {
+      const next = Math.floor(rest / 10);
+      buf[at] = 48 + (rest - next * 10);
+      rest = next;
+    }
+  }
+  buf[pos] = 59;
+  return pos + 1;
+}
+
+/** One int64 seen as two uint32 halves; HIGH is the index of the upper half on this machine. */
+const int64 = new BigInt64Array(1);
+const halves = new Uint32Array(int64.buffer);
+const HIGH = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1 ? 1 : 0;
 
 /** Writes `:N:{`, the count that opens an array or object, with HEAD_ROOM made; returns the end. */
 function countOpen(buf: Buffer, pos: number, count: number): number {

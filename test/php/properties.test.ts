@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { PhpArray, PhpFloat, PhpUnserializeError, serialize, unserialize, type PhpValue } from '../../src/php/index.js';
 import { phpValue, samePhp } from '../helpers/arbitraries.js';
-import { phpReserialize } from '../helpers/php.js';
+import { php, phpReserialize } from '../helpers/php.js';
 
 describe('serialize → unserialize', () => {
   it('gives back the same value, and the same bytes again', () => {
@@ -159,6 +159,21 @@ describe('what serialize hands out', () => {
     const theirs = phpReserialize(ours);
     expect(ours.map((bytes) => bytes.toString('latin1'))).toEqual(theirs.map((bytes) => String(bytes instanceof Error ? bytes : bytes.toString('latin1'))));
     expect(ours.map((bytes) => unserialize(bytes))).toEqual(values);
+  });
+
+  it('writes ints beyond 2^53, as values and as keys, as PHP writes them', () => {
+    const edges = [2n ** 53n, 2n ** 53n + 1n, 2n ** 63n - 1n, 10n ** 18n, 10n ** 18n + 5n, 2n ** 32n * 10n ** 9n, 4294967296n * 2147483647n];
+    const ints = [...edges, ...edges.map((n) => -n), -(2n ** 63n), 0n, 7n, -7n];
+    ints.push(...fc.sample(fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }), { numRuns: 2000, seed: 6364 }));
+    // PHP makes each int from its decimal text: an oracle that shares nothing with our writer.
+    const theirs = php(`foreach (explode(',', '${ints.join(',')}') as $s) { echo serialize((int) $s), serialize([(int) $s => null]), "\\n"; }`)
+      .toString('latin1')
+      .split('\n');
+    const ours = ints.map((n) => serialize(n).toString('latin1') + serialize(new PhpArray([n], [null])).toString('latin1'));
+    const wrong = ours.map((bytes, i) => ({ int: String(ints[i]), ours: bytes, php: theirs[i] })).filter(({ ours, php }) => ours !== php);
+    expect(wrong.slice(0, 3)).toEqual([]);
+    expect(() => serialize(2n ** 63n)).toThrow(/64-bit range/);
+    expect(() => serialize(new PhpArray([-(2n ** 63n) - 1n], [null]))).toThrow(/64-bit range/);
   });
 
   it('results share a slab but never each other’s bytes, and a value bigger than the slab stands alone', () => {
