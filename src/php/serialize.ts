@@ -9,7 +9,7 @@
 import { PhpSerializeError } from './errors.js';
 import { formatPhpFloat } from './float.js';
 import { fromJS } from './js.js';
-import { PhpArray, PhpEnum, PhpFloat, PhpIncompleteObject, PhpObject, PhpRef, PhpSerializable, type PhpKey, type PhpValue } from './values.js';
+import { PhpArray, PhpEnum, PhpFloat, PhpIncompleteObject, PhpObject, PhpRef, PhpSerializable, writtenSpelling, type PhpKey, type PhpValue } from './values.js';
 
 export interface SerializeOptions {
   /** Deepest nesting written before giving up; guards against an array that contains itself. */
@@ -282,7 +282,7 @@ class Writer {
       return value.props;
     } else if (value instanceof PhpFloat) {
       this.slot++;
-      this.scalar(100, value.source ?? formatPhpFloat(value.value));
+      this.scalar(100, writtenSpelling(value) ?? formatPhpFloat(value.value));
     } else if (value instanceof PhpRef) {
       // `r:` takes a slot number of its own; `R:` shares the one it points at.
       if (value.kind === 'r') this.slot++;

@@ -8,7 +8,7 @@
 import { isAscii, isUtf8 } from 'node:buffer';
 import { PhpUnserializeError } from './errors.js';
 import { formatPhpFloat, parsePhpFloat } from './float.js';
-import { PhpArray, PhpEnum, PhpFloat, PhpIncompleteObject, PhpObject, PhpRef, PhpSerializable, type PhpKey, type PhpValue } from './values.js';
+import { PhpArray, PhpEnum, PhpFloat, PhpIncompleteObject, PhpObject, PhpRef, PhpSerializable, readPhpFloat, type PhpKey, type PhpValue } from './values.js';
 
 export interface UnserializeOptions {
   /** Deepest nesting of arrays and objects accepted. PHP's default `unserialize_max_depth` is 4096. */
@@ -440,12 +440,12 @@ class Reader {
     // itself there is PHP's own spelling, and needs no other check.
     const quick = Number(text);
     const size = Math.abs(quick);
-    if (size >= 1e-4 && size < 1e17 && String(quick) === text) return new PhpFloat(quick);
+    if (size >= 1e-4 && size < 1e17 && String(quick) === text) return readPhpFloat(quick, text);
     // Elsewhere, text that is PHP's own spelling of the number it reads as is valid as it stands.
-    if (quick === quick && formatPhpFloat(quick) === text) return new PhpFloat(quick);
+    if (quick === quick && formatPhpFloat(quick) === text) return readPhpFloat(quick, text);
     const value = parsePhpFloat(text);
     if (value === undefined) throw this.fail(`expected a float, found "${text.slice(0, 40)}"`, start);
-    return formatPhpFloat(value) === text ? new PhpFloat(value) : new PhpFloat(value, text);
+    return formatPhpFloat(value) === text ? readPhpFloat(value, text) : new PhpFloat(value, text);
   }
 
   /**

@@ -34,17 +34,39 @@ export type PhpValue =
   | PhpEnum
   | PhpRef;
 
+/** A float as the reader found it, spelled as PHP spells it (for `unserialize` only). */
+export let readPhpFloat: (value: number, spelling: string) => PhpFloat;
+/** The text `serialize` may write for a float as it is, if known: its source, or the spelling it was read with. */
+export let writtenSpelling: (float: PhpFloat) => string | undefined;
+
 /**
  * A PHP float. `source` is kept only when the input spelled the number in a way PHP 8's
  * `serialize()` would not (`d:0.10000000000000001;` from an old PHP, `d:1e3;`), so that such
  * input still re-encodes byte for byte.
  */
 export class PhpFloat {
+  /**
+   * PHP's own spelling of the value, when the reader had already made it (a float it had to
+   * check the long way): `serialize` then need not format the number again. Not part of the
+   * value, and invisible to comparisons; only `readPhpFloat` sets it.
+   */
+  #spelling: string | undefined = undefined;
+
   constructor(
     readonly value: number,
     readonly source?: string,
   ) {}
+
+  static {
+    readPhpFloat = (value, spelling) => {
+      const float = new PhpFloat(value);
+      float.#spelling = spelling;
+      return float;
+    };
+    writtenSpelling = (float) => float.source ?? float.#spelling;
+  }
 }
+
 
 /**
  * A PHP array: an ordered map whose keys are ints or strings. Keys and values live in two

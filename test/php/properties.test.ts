@@ -138,6 +138,21 @@ describe('floats read as PHP reads them', () => {
   });
 });
 
+describe('a float keeps the spelling it was read with, out of sight', () => {
+  it('compares equal to one built by hand, and both write what PHP writes', () => {
+    const texts = ['0.8244264064470429', '1.0E+25', '-1.5E-7', '0.1', '1.2345678901234568E+17', '-0', 'NAN'];
+    const theirs = phpReserialize(texts.map((text) => Buffer.from(`d:${text};`)));
+    texts.forEach((text, i) => {
+      const read = unserialize(`d:${text};`) as PhpFloat;
+      const built = new PhpFloat(read.value);
+      expect(read).toEqual(built);
+      expect(Object.keys(read)).toEqual(Object.keys(built));
+      expect(serialize(read).toString('latin1')).toBe(String(theirs[i]));
+      expect(serialize(built).toString('latin1')).toBe(String(theirs[i]));
+    });
+  });
+});
+
 describe('input given as a JS string', () => {
   it('reads the same at every size, across the reused buffer and the 64 KB cut-over', () => {
     for (const size of [0, 1, 4095, 4096, 4097, 20_000, 65_536, 70_000]) {
