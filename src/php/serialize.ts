@@ -450,6 +450,13 @@ function asciiString(buf: Buffer, pos: number, text: string): number {
   return end + 1;
 }
 
+/**
+ * From this length on a string is copied by Node's writer. Alone, its call costs about what
+ * copying 30 characters one by one does here; in the writer's loop it only paid clearly from
+ * about 64 (a chained job's serialized command, a mail body), and at 500 it is over 5× faster.
+ */
+const NATIVE_FROM = 64;
+
 /** Writes `LEN:"text"` at `pos` when the text is all ASCII and returns the end; -1 when it is not. */
 function quotedAt(buf: Buffer, pos: number, text: string): number {
   const length = text.length;
@@ -457,11 +464,17 @@ function quotedAt(buf: Buffer, pos: number, text: string): number {
   buf[pos] = 58;
   buf[pos + 1] = 34;
   pos += 2;
-  // Copied by hand, which beats a call into Buffer.write for the short strings of a job.
-  for (let i = 0; i < length; i++) {
-    const code = text.charCodeAt(i);
-    if (code >= 0x80) return -1;
-    buf[pos + i] = code;
+  if (length >= NATIVE_FROM && pos + 3 * length + 2 <= buf.length) {
+    // Node's writer copies a long string for one call's cost. Given room for any UTF-8 it could
+    // make, it writes exactly as many bytes as there are characters only when all are ASCII.
+    if (buf.write(text, pos, 3 * length, 'utf8') !== length) return -1;
+  } else {
+    // Copied by hand, which beats a call into Buffer.write for the short strings of a job.
+    for (let i = 0; i < length; i++) {
+      const code = text.charCodeAt(i);
+      if (code >= 0x80) return -1;
+      buf[pos + i] = code;
+    }
   }
   pos += length;
   buf[pos] = 34;

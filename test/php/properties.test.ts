@@ -191,6 +191,23 @@ describe('what serialize hands out', () => {
     expect(() => serialize(new PhpArray([-(2n ** 63n) - 1n], [null]))).toThrow(/64-bit range/);
   });
 
+  it('writes long strings as PHP does, whether all ASCII or not, wherever the other characters stand', () => {
+    const texts: string[] = [];
+    for (const length of [63, 64, 65, 500, 5000]) {
+      const ascii = 'abc\u0000"xyz'.repeat(length).slice(0, length);
+      texts.push(ascii);
+      for (const odd of ['é', 'Ł', '€', '😀']) texts.push(odd + ascii.slice(1), ascii.slice(0, length >> 1) + odd + ascii.slice(length >> 1), ascii + odd);
+    }
+    const ours = texts.map((text) => serialize(PhpArray.list([text, text.length])));
+    // PHP reads each back and writes it again: the same bytes only if ours were right.
+    const theirs = phpReserialize(ours);
+    const wrong = ours
+      .map((bytes, i) => ({ i, ours: bytes.toString('latin1'), php: theirs[i] instanceof Buffer ? theirs[i].toString('latin1') : String(theirs[i]) }))
+      .filter(({ ours, php }) => ours !== php);
+    expect(wrong.slice(0, 2)).toEqual([]);
+    ours.forEach((bytes, i) => expect((unserialize(bytes) as PhpArray).get(0)).toBe(texts[i]));
+  });
+
   it('results share a slab but never each other’s bytes, and a value bigger than the slab stands alone', () => {
     const values = fc.sample(phpValue(), { numRuns: 4000, seed: 7 });
     values.splice(2000, 0, 'x'.repeat(200_000), PhpArray.list(Array.from({ length: 20_000 }, (_, i) => i)));
