@@ -2,7 +2,8 @@
  * Codec throughput, side by side in one run: ours, the `php-serialize` package, and PHP's
  * native functions (timed by php-fixture-gen/bench-codec.php on the same inputs).
  *
- *   npm run bench            (SECONDS=2 for longer windows, ROUNDS=5 for more of them)
+ *   npm run bench            (SECONDS=2 for longer windows, ROUNDS=5 for more of them,
+ *                            SETS=jobs,shared for only those of corpus, jobs, shared)
  *
  * Inputs: the PHP corpus in fixtures/php/, job commands Debian's Laravel 8.83 pushes here, and
  * the commands of ../shared/fixtures (Laravel 5.8 to 12). PHP unserializes into real classes
@@ -82,14 +83,25 @@ function readableByPhpSerialize(inputs: Buffer[]): Buffer[] {
   });
 }
 
-function row(set: string, impl: string, op: string, rate: Rate, base?: Rate): string {
-  const ratio = base ? `${(rate.opsPerSecond / base.opsPerSecond).toFixed(2)}×` : '';
+/**
+ * One table row. The ratio is the median of each round's own ratio, with the lowest and highest
+ * after it: PHP and Node are timed one after the other in each round, so a round that lands in a
+ * slow spell of the machine slows both, and its ratio still holds.
+ */
+function row(set: string, impl: string, op: string, rate: Rate, ratios?: number[]): string {
+  const ratio = ratios ? `${median(ratios).toFixed(2)}×${ratios.length > 1 ? ` (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})` : ''}` : '';
   return `| ${set} | ${impl} | ${op} | ${Math.round(rate.opsPerSecond).toLocaleString('en-US')} | ${rate.mbPerSecond.toFixed(1)} | ${ratio} |`;
 }
 
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 
-function median(rates: Rate[]): Rate {
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+/** The round whose rate is the median one. */
+function medianRate(rates: Rate[]): Rate {
   const sorted = [...rates].sort((a, b) => a.opsPerSecond - b.opsPerSecond);
   return sorted[Math.floor(sorted.length / 2)]!;
 }
@@ -142,12 +154,16 @@ if (process.argv[2] === '--child') {
   console.log(JSON.stringify(nodePart(process.argv[3] as NodePart, inputs)));
 } else {
   const lines = ['| inputs | implementation | operation | ops/s | MB/s | vs PHP native |', '|---|---|---|---:|---:|---:|'];
-  const sets: [string, Buffer[], string][] = [
-    ['PHP corpus', corpus(), 'corpus'],
-    ['Laravel 8.83 job commands', laravelCommands(), 'jobs'],
-    ['Laravel 5.8–12 commands, classes absent in PHP', sharedCommands(), 'jobs'],
+  // SETS=jobs,shared times only those sets (corpus, jobs, shared).
+  const only = process.env.SETS?.split(',');
+  const sets: [string, string, () => Buffer[], string][] = [
+    ['corpus', 'PHP corpus', corpus, 'corpus'],
+    ['jobs', 'Laravel 8.83 job commands', laravelCommands, 'jobs'],
+    ['shared', 'Laravel 5.8–12 commands, classes absent in PHP', sharedCommands, 'jobs'],
   ];
-  for (const [name, inputs, classes] of sets) {
+  for (const [id, name, load, classes] of sets) {
+    if (only && !only.includes(id)) continue;
+    const inputs = load();
     if (inputs.length === 0) continue;
     const bytes = inputs.reduce((sum, b) => sum + b.length, 0);
     const label = `${name} (${inputs.length}, ${(bytes / inputs.length).toFixed(0)} B avg)`;
@@ -155,24 +171,21 @@ if (process.argv[2] === '--child') {
     // shared machine a single window can land in someone else's burst.
     const readable = readableByPhpSerialize(inputs);
     const rounds = Array.from({ length: ROUNDS }, () => ({ native: phpNative(inputs, classes), ours: nodeRatesApart(inputs, readable), nativeOnReadable: phpNative(readable, classes) }));
-    const native = { unserialize: median(rounds.map((r) => r.native.unserialize)), serialize: median(rounds.map((r) => r.native.serialize)) };
-    const nativeOnReadable = { unserialize: median(rounds.map((r) => r.nativeOnReadable.unserialize)) };
-    const ours = {
-      oursRead: median(rounds.map((r) => r.ours.oursRead)),
-      oursWrite: median(rounds.map((r) => r.ours.oursWrite)),
-      oursOnReadable: median(rounds.map((r) => r.ours.oursOnReadable)),
-      theirs: median(rounds.map((r) => r.ours.theirs)),
-    };
+    const ratios = (ours: (r: (typeof rounds)[number]) => Rate, base: (r: (typeof rounds)[number]) => Rate) =>
+      rounds.map((r) => ours(r).opsPerSecond / base(r).opsPerSecond);
+    const rate = (pick: (r: (typeof rounds)[number]) => Rate) => medianRate(rounds.map(pick));
+    const one = [1];
 
-    lines.push(row(label, 'PHP 8.2 native', 'unserialize', native.unserialize, native.unserialize));
-    lines.push(row(label, 'laravel-queue-bridge', 'unserialize', ours.oursRead, native.unserialize));
-    lines.push(row(label, 'PHP 8.2 native', 'serialize', native.serialize, native.serialize));
-    lines.push(row(label, 'laravel-queue-bridge', 'serialize', ours.oursWrite, native.serialize));
+    lines.push(row(label, 'PHP 8.2 native', 'unserialize', rate((r) => r.native.unserialize), one));
+    lines.push(row(label, 'laravel-queue-bridge', 'unserialize', rate((r) => r.ours.oursRead), ratios((r) => r.ours.oursRead, (r) => r.native.unserialize)));
+    lines.push(row(label, 'PHP 8.2 native', 'serialize', rate((r) => r.native.serialize), one));
+    lines.push(row(label, 'laravel-queue-bridge', 'serialize', rate((r) => r.ours.oursWrite), ratios((r) => r.ours.oursWrite, (r) => r.native.serialize)));
     const subset = `${name}, the ${readable.length} php-serialize reads`;
-    lines.push(row(subset, 'PHP 8.2 native', 'unserialize', nativeOnReadable.unserialize, nativeOnReadable.unserialize));
-    lines.push(row(subset, 'laravel-queue-bridge', 'unserialize', ours.oursOnReadable, nativeOnReadable.unserialize));
-    lines.push(row(subset, 'php-serialize 5', 'unserialize', ours.theirs, nativeOnReadable.unserialize));
-    lines.push(`|  | ours ÷ php-serialize | unserialize | ${(ours.oursOnReadable.opsPerSecond / ours.theirs.opsPerSecond).toFixed(1)}× |  |  |`);
+    lines.push(row(subset, 'PHP 8.2 native', 'unserialize', rate((r) => r.nativeOnReadable.unserialize), one));
+    lines.push(row(subset, 'laravel-queue-bridge', 'unserialize', rate((r) => r.ours.oursOnReadable), ratios((r) => r.ours.oursOnReadable, (r) => r.nativeOnReadable.unserialize)));
+    lines.push(row(subset, 'php-serialize 5', 'unserialize', rate((r) => r.ours.theirs), ratios((r) => r.ours.theirs, (r) => r.nativeOnReadable.unserialize)));
+    const overTheirs = ratios((r) => r.ours.oursOnReadable, (r) => r.ours.theirs);
+    lines.push(`|  | ours ÷ php-serialize | unserialize | ${median(overTheirs).toFixed(1)}× (${Math.min(...overTheirs).toFixed(1)}–${Math.max(...overTheirs).toFixed(1)}) |  |  |`);
   }
   console.log(lines.join('\n'));
 }
