@@ -9,6 +9,7 @@
 import { PhpSerializeError } from './errors.js';
 import { formatPhpFloat } from './float.js';
 import { fromJS } from './js.js';
+import { HIGH, LOW, halves, int64 } from './int64.js';
 import { PhpArray, PhpEnum, PhpFloat, PhpIncompleteObject, PhpObject, PhpRef, PhpSerializable, writtenSpelling, type PhpKey, type PhpValue } from './values.js';
 
 export interface SerializeOptions {
@@ -503,7 +504,7 @@ function intAt(buf: Buffer, pos: number, n: number): number {
 function bigIntAt(buf: Buffer, pos: number, value: bigint): number {
   int64[0] = checkInt(value);
   let high = halves[HIGH]!;
-  let low = halves[1 - HIGH]!;
+  let low = halves[LOW]!;
   buf[pos] = 105;
   buf[pos + 1] = 58;
   pos += 2;
@@ -540,11 +541,6 @@ function bigIntAt(buf: Buffer, pos: number, value: bigint): number {
   buf[pos] = 59;
   return pos + 1;
 }
-
-/** One int64 seen as two uint32 halves; HIGH is the index of the upper half on this machine. */
-const int64 = new BigInt64Array(1);
-const halves = new Uint32Array(int64.buffer);
-const HIGH = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1 ? 1 : 0;
 
 /** Writes `:N:{`, the count that opens an array or object, with HEAD_ROOM made; returns the end. */
 function countOpen(buf: Buffer, pos: number, count: number): number {

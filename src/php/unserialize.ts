@@ -8,6 +8,7 @@
 import { isAscii, isUtf8 } from 'node:buffer';
 import { PhpUnserializeError } from './errors.js';
 import { formatPhpFloat, parsePhpFloat } from './float.js';
+import { HIGH, LOW, halves, int64 } from './int64.js';
 import { PhpArray, PhpEnum, PhpFloat, PhpIncompleteObject, PhpObject, PhpRef, PhpSerializable, readPhpFloat, type PhpKey, type PhpValue } from './values.js';
 
 export interface UnserializeOptions {
@@ -419,8 +420,8 @@ class Reader {
     this.pos = pos + 1;
     // Up to 2^53 every step above was exact; past it the double has rounded, but stays past it.
     if (n <= Number.MAX_SAFE_INTEGER) return sign === MINUS ? 0 - n : n;
-    const big = BigInt(this.asciiText(sign === PLUS ? digitsFrom : start, pos));
-    if (n > 9e18 && (big > INT64_MAX || big < INT64_MIN)) throw this.fail('int out of the 64-bit range', start);
+    const big = int64FromDigits(buf, digitsFrom, pos, sign === MINUS);
+    if (big === undefined) throw this.fail('int out of the 64-bit range', start);
     return big;
   }
 
@@ -555,8 +556,6 @@ const CLASS_NAME = /^(?:[A-Za-z0-9_\\]|[^\x00-\x7f])+$/;
 /** Names already checked: a queue sees the same few classes again and again. */
 const validClassNames = new Set<string>();
 
-const INT64_MAX = (1n << 63n) - 1n;
-const INT64_MIN = -(1n << 63n);
 
 /**
  * PHP strings are bytes. Bytes that are UTF-8 become a JS string (ASCII takes the quick road);
@@ -589,6 +588,33 @@ export function decodeText(buf: Buffer, from: number, to: number): string | Uint
     return latin1(buf, from, to);
   }
   return decodeUtf8(buf, from, to);
+}
+
+/**
+ * Decimal digits as an int64, worked out in two 32-bit halves held in doubles (each step stays
+ * far below 2^53, so it is exact); undefined beyond PHP's 64-bit range.
+ */
+function int64FromDigits(buf: Buffer, from: number, to: number, negative: boolean): bigint | undefined {
+  let high = 0;
+  let low = 0;
+  for (let i = from; i < to; i++) {
+    const next = low * 10 + (buf[i]! - ZERO);
+    const carry = Math.floor(next / 0x100000000);
+    low = next - carry * 0x100000000;
+    high = high * 10 + carry;
+    if (high >= 0x100000000) return undefined;
+  }
+  // Up to 2^63 - 1, or 2^63 itself when negative.
+  if (high >= 0x80000000 && !(negative && high === 0x80000000 && low === 0)) return undefined;
+  if (negative) {
+    // Two's complement: the typed array keeps each half modulo 2^32.
+    halves[LOW] = -low;
+    halves[HIGH] = low === 0 ? -high : ~high;
+  } else {
+    halves[LOW] = low;
+    halves[HIGH] = high;
+  }
+  return int64[0];
 }
 
 function isAsciiRun(buf: Buffer, from: number, to: number): boolean {

@@ -2,6 +2,7 @@
  * Hostile input: lengths and counts that lie, nesting without end, names that would reach a
  * prototype. Each must end in a PhpUnserializeError at once, or in a value that touches nothing.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { PhpUnserializeError, toJS, unserialize, phpClassOf, PhpIncompleteObject, serialize, PhpObject } from '../../src/php/index.js';
 import { php } from '../helpers/php.js';
@@ -129,9 +130,24 @@ describe('ints at the edges', () => {
     expect(unserialize('i:9007199254740992;')).toBe(2n ** 53n);
   });
 
+  it('every int64, spelled with leading zeros or a plus sign or neither, reads as PHP reads it', () => {
+    const ints = fc.sample(fc.tuple(fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }), fc.constantFrom('', '0', '000', '+', '+00')), { numRuns: 2000, seed: 6463 });
+    const texts = ints.map(([n, prefix]) => (prefix.startsWith('+') ? (n < 0n ? String(n) : prefix + String(n)) : n < 0n ? '-' + prefix + String(-n) : prefix + String(n)));
+    const ours = texts.map((digits) => serialize(unserialize(`i:${digits};`)).toString('latin1'));
+    const theirs = php(`foreach (explode(',', '${texts.join(',')}') as $s) { echo serialize(unserialize("i:$s;")), "\\n"; }`)
+      .toString('latin1')
+      .split('\n')
+      .slice(0, texts.length);
+    const wrong = texts.map((text, i) => ({ text, ours: ours[i], php: theirs[i] })).filter(({ ours, php }) => ours !== php);
+    expect(wrong.slice(0, 3)).toEqual([]);
+  });
+
   it('beyond 64 bits is an error at the int, where PHP would quietly saturate', () => {
     expect(errorOf('a:1:{i:0;i:9223372036854775808;}').offset).toBe(11);
     expect(errorOf('i:-9223372036854775809;').message).toMatch(/64-bit range/);
+    for (const digits of ['9223372036854775808', '18446744073709551615', '18446744073709551616', '-18446744073709551617', '100000000000000000000000000000', '0009223372036854775808']) {
+      expect(errorOf(`i:${digits};`).message).toMatch(/64-bit range/);
+    }
   });
 });
 
