@@ -9,6 +9,7 @@
 import { PhpSerializeError } from './errors.js';
 import { formatPhpFloat } from './float.js';
 import { fromJS } from './js.js';
+import { propertyNamesOf, type PropertyNames } from './names.js';
 import { HIGH, LOW, halves, int64 } from './int64.js';
 import { PhpArray, PhpEnum, PhpFloat, PhpIncompleteObject, PhpObject, PhpRef, PhpSerializable, writtenSpelling, type PhpKey, type PhpValue } from './values.js';
 
@@ -58,11 +59,11 @@ let writing = 0;
 
 /**
  * For each level of `writing`, the list of the arrays and objects open around the one being
- * written, each with where it goes on (two slots each). It is kept for the next call at that
+ * written, each with where it goes on and its kept property names (three slots each). It is kept for the next call at that
  * level: made afresh, these lists were half of what a call allocated.
  */
 const openLists: OpenList[] = [];
-type OpenList = (PhpArray | number | undefined)[];
+type OpenList = (PhpArray | number | PropertyNames | undefined)[];
 
 /** Where a writer points its entry lists before any array or object is open: never written to. */
 const NO_ENTRIES: never[] = Object.freeze([]) as never[];
@@ -77,7 +78,12 @@ const INT64_MIN = -(1n << 63n);
  */
 const SLAB_SIZE = 1 << 16;
 let slab: Buffer = Buffer.allocUnsafe(SLAB_SIZE);
+let slabView = viewOf(slab);
 let slabUsed = 0;
+
+function viewOf(buf: Buffer): DataView {
+  return new DataView(buf.buffer, buf.byteOffset, buf.length);
+}
 
 /** What a writer throws when its buffer is full; `serialize` starts over in a bigger one. */
 const OUT_OF_ROOM = new Error('serialize: out of room');
@@ -91,6 +97,10 @@ const HEAD_ROOM = 32;
  */
 class Writer {
   private readonly buf: Buffer;
+  /** The same bytes, for writing the words of kept property names (see names.ts). */
+  private readonly view: DataView;
+  /** The property names of the object `value` or `composite` just opened, for `write` to take. */
+  private openedNames: PropertyNames | undefined;
   private readonly start: number;
   private pos: number;
   /** The slot number of the last value written. */
@@ -110,16 +120,20 @@ class Writer {
     if (size === 0) {
       if (SLAB_SIZE - slabUsed < 1024) {
         slab = Buffer.allocUnsafe(SLAB_SIZE);
+        slabView = viewOf(slab);
         slabUsed = 0;
       }
       this.buf = slab;
+      this.view = slabView;
       this.start = slabUsed;
     } else {
       this.buf = Buffer.allocUnsafe(size);
+      this.view = viewOf(this.buf);
       this.start = 0;
       // A fresh slab-sized buffer becomes the slab, so what this value leaves of it is not wasted.
       if (size === SLAB_SIZE) {
         slab = this.buf;
+        slabView = viewOf(slab);
         slabUsed = 0;
       }
     }
@@ -152,9 +166,12 @@ class Writer {
     let keys: PhpKey[] = NO_ENTRIES;
     let values: PhpValue[] = NO_ENTRIES;
     let i = 0;
+    // The property names kept for the object being written (undefined for an array).
+    let names: PropertyNames | undefined;
     const outer = this.open;
     let top = 0;
     const buf = this.buf;
+    const view = this.view;
     let pos = this.pos;
     let value = root;
     for (;;) {
@@ -188,16 +205,19 @@ class Writer {
       }
       if (entries !== undefined) {
         // Arrays and objects open around this one: as many as are stacked, and the one being written.
-        const depth = current === undefined ? 0 : top / 2 + 1;
+        const depth = current === undefined ? 0 : top / 3 + 1;
         if (depth >= this.maxDepth) throw new PhpSerializeError(`nesting deeper than maxDepth ${this.maxDepth} (a cycle?)`, '');
         if (current !== undefined) {
           outer[top++] = current;
           outer[top++] = i;
+          outer[top++] = names;
         }
         current = entries;
         keys = entries.keys;
         values = entries.values;
         i = 0;
+        names = this.openedNames;
+        this.openedNames = undefined;
       }
       // On to the next entry, closing every array or object that has none left.
       while (current !== undefined && i >= keys.length) {
@@ -207,6 +227,7 @@ class Writer {
           this.pos = pos;
           return;
         }
+        names = outer[--top] as PropertyNames | undefined;
         i = outer[--top] as number;
         current = outer[--top] as PhpArray;
         // Nothing of this value stays referenced from the list once written.
@@ -218,9 +239,20 @@ class Writer {
         this.pos = pos;
         return;
       }
-      const key = keys[i]!;
-      value = values[i++];
+      const at = i++;
+      const key = keys[at]!;
+      value = values[at];
       if (typeof key === 'string' && pos + key.length + HEAD_ROOM <= buf.length) {
+        if (names !== undefined) {
+          if (key === names.names[at]) {
+            // The entry kept for this name, a word at a time (the padding is written over next).
+            const words = names.words[at]!;
+            for (let w = 0; w < words.length; w++) view.setInt32(pos + 4 * w, words[w]!, true);
+            pos += names.lengths[at]!;
+            continue;
+          }
+          names.learn(at, key);
+        }
         const end = asciiString(buf, pos, key);
         if (end >= 0) {
           pos = end;
@@ -280,6 +312,7 @@ class Writer {
       if (this.seenObject(value)) return;
       const name = value instanceof PhpIncompleteObject ? value.originalClassName : value.className;
       this.head(79, value.props.keys.length, name);
+      this.openedNames = propertyNamesOf(name);
       return value.props;
     } else if (value instanceof PhpFloat) {
       this.slot++;

@@ -9,6 +9,7 @@ import { isAscii, isUtf8 } from 'node:buffer';
 import { PhpUnserializeError } from './errors.js';
 import { formatPhpFloat, parsePhpFloat } from './float.js';
 import { HIGH, LOW, halves, int64 } from './int64.js';
+import { propertyNamesOf, viewOfBuffer, type PropertyNames } from './names.js';
 import { PhpArray, PhpEnum, PhpFloat, PhpIncompleteObject, PhpObject, PhpRef, PhpSerializable, readPhpFloat, type PhpKey, type PhpValue } from './values.js';
 
 export interface UnserializeOptions {
@@ -36,6 +37,7 @@ interface Frame {
   keys: PhpKey[];
   values: PhpValue[];
   remaining: number;
+  names: PropertyNames | undefined;
 }
 
 /** What `item` returns when it opened a container rather than finishing a value. */
@@ -119,6 +121,12 @@ class Reader {
   private opened: PhpArray | PhpObject | undefined;
   private openedEntries: PhpArray | undefined;
   private openedCount = 0;
+  /** The property names kept for the object opened (see names.ts); undefined for an array. */
+  private openedNames: PropertyNames | undefined;
+  /** A DataView over the input's whole ArrayBuffer, for comparing it with kept names; made on first need. */
+  private dataView: DataView | undefined;
+  /** Where the input starts in that ArrayBuffer (a Buffer's own getter is slow to ask each time). */
+  private byteOffset = 0;
   private readonly maxDepth: number;
   private readonly allowed: ((className: string) => boolean) | undefined;
 
@@ -151,18 +159,20 @@ class Reader {
     let keys: PhpKey[] = NO_ENTRIES;
     let values: PhpValue[] = NO_ENTRIES;
     let remaining = 0;
+    let names: PropertyNames | undefined;
     // Made when a second container opens inside the first: most values never need it.
     let outer: Frame[] | undefined;
     for (;;) {
       let value = this.item();
       if (value === OPENED) {
-        if (container !== undefined) (outer ??= []).push({ container, keys, values, remaining });
+        if (container !== undefined) (outer ??= []).push({ container, keys, values, remaining, names });
         container = this.opened!;
         keys = this.openedEntries!.keys;
         values = this.openedEntries!.values;
         remaining = this.openedCount;
+        names = this.openedNames;
         this.depth++;
-        keys.push(this.key());
+        keys.push(this.key(names, 0));
         continue;
       }
       // A value is done: it fills the innermost open container; a container done fills the next.
@@ -170,7 +180,7 @@ class Reader {
         if (container === undefined) return value;
         values.push(value);
         if (--remaining > 0) {
-          keys.push(this.key());
+          keys.push(this.key(names, keys.length));
           break;
         }
         this.expectAt(CLOSE);
@@ -178,7 +188,7 @@ class Reader {
         value = container;
         const frame = outer?.pop();
         if (frame === undefined) container = undefined;
-        else ({ container, keys, values, remaining } = frame);
+        else ({ container, keys, values, remaining, names } = frame);
       }
     }
   }
@@ -228,6 +238,7 @@ class Reader {
       case 97 /* a */: {
         const count = this.count(COLON);
         const array = new PhpArray();
+        this.openedNames = undefined;
         return this.open(array, array, count);
       }
       case 79 /* O */: {
@@ -237,6 +248,7 @@ class Reader {
         const props = new PhpArray();
         const object =
           this.allowed && !this.allowed(className) ? new PhpIncompleteObject(className, props) : new PhpObject(className, props);
+        this.openedNames = propertyNamesOf(className);
         return this.open(object, props, count);
       }
       case 67 /* C */:
@@ -326,17 +338,45 @@ class Reader {
     return new PhpRef(kind, index, target);
   }
 
-  /** An array key or property name: only `i:` and `s:` are allowed there. */
-  private key(): PhpKey {
+  /**
+   * An array key, or the property name at place `index` of an object whose class's kept names
+   * are `names` (see names.ts): only `i:` and `s:` are allowed there.
+   */
+  private key(names: PropertyNames | undefined, index: number): PhpKey {
     const buf = this.buf;
     const at = this.pos;
+    if (names !== undefined && index < names.names.length && this.isEntry(names.words[index]!, names.lengths[index]!, at)) {
+      this.pos = at + names.lengths[index]!;
+      return names.names[index]!;
+    }
     const tag = buf[at];
     if (buf[at + 1] === COLON) {
       this.pos = at + 2;
-      if (tag === 115 /* s */) return this.stringEntry();
+      if (tag === 115 /* s */) {
+        const name = this.stringEntry();
+        if (names !== undefined && typeof name === 'string') names.learn(index, name);
+        return name;
+      }
       if (tag === 105 /* i */) return this.int(SEMI);
     }
     throw this.fail('expected a key (i: or s:)', at);
+  }
+
+  /** True when the input at `at` holds the kept entry of `length` bytes given as `words`. */
+  private isEntry(words: Int32Array, length: number, at: number): boolean {
+    const buf = this.buf;
+    // The last word is read whole and masked: it must lie inside the input.
+    if (at + 4 * words.length > buf.length) return false;
+    let view = this.dataView;
+    if (view === undefined) {
+      view = this.dataView = viewOfBuffer(buf.buffer);
+      this.byteOffset = buf.byteOffset;
+    }
+    const from = this.byteOffset + at;
+    const full = length >> 2;
+    for (let w = 0; w < full; w++) if (view.getInt32(from + 4 * w, true) !== words[w]) return false;
+    const rest = length & 3;
+    return rest === 0 || (view.getInt32(from + 4 * full, true) & ((1 << (8 * rest)) - 1)) === words[full];
   }
 
   /**
