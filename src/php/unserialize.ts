@@ -631,21 +631,30 @@ export function decodeText(buf: Buffer, from: number, to: number): string | Uint
 }
 
 /**
- * Decimal digits as an int64, worked out in two 32-bit halves held in doubles (each step stays
- * far below 2^53, so it is exact); undefined beyond PHP's 64-bit range.
+ * Decimal digits (more than 15 of them, as only ints past 2^53 come here) as an int64; undefined
+ * beyond PHP's 64-bit range. The value is upper × 10^9 + lower, and both parts, and every step
+ * that puts them into two 32-bit halves, stay exact in doubles.
  */
 function int64FromDigits(buf: Buffer, from: number, to: number, negative: boolean): bigint | undefined {
-  let high = 0;
-  let low = 0;
-  for (let i = from; i < to; i++) {
-    const next = low * 10 + (buf[i]! - ZERO);
-    const carry = Math.floor(next / 0x100000000);
-    low = next - carry * 0x100000000;
-    high = high * 10 + carry;
-    if (high >= 0x100000000) return undefined;
+  const split = to - 9;
+  let upper = 0;
+  for (let i = from; i < split; i++) {
+    upper = upper * 10 + (buf[i]! - ZERO);
+    if (upper > 9223372036) return undefined;
   }
-  // Up to 2^63 - 1, or 2^63 itself when negative.
-  if (high >= 0x80000000 && !(negative && high === 0x80000000 && low === 0)) return undefined;
+  let lower = 0;
+  for (let i = split; i < to; i++) lower = lower * 10 + (buf[i]! - ZERO);
+  // 2^63 is 9223372036 854775808: the most a negative int may reach, one past a positive one.
+  if (upper === 9223372036 && lower > (negative ? 854775808 : 854775807)) return undefined;
+  // upper = upperHigh × 2^16 + upperLow, so that each product below stays under 2^53.
+  const upperLow = upper % 65536;
+  const upperHigh = (upper - upperLow) / 65536;
+  const near = upperLow * 1e9 + lower;
+  const far = upperHigh * 1e9;
+  const farLow = far % 65536;
+  const lowSum = (near % 0x100000000) + farLow * 65536;
+  const low = lowSum % 0x100000000;
+  const high = Math.floor(near / 0x100000000) + (far - farLow) / 65536 + (lowSum - low) / 0x100000000;
   if (negative) {
     // Two's complement: the typed array keeps each half modulo 2^32.
     halves[LOW] = -low;
