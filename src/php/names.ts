@@ -15,6 +15,9 @@
  * usual way, so what is kept changes neither what is read nor what is written.
  */
 export class PropertyNames {
+  /** The head `O:N:"Class"` as words, when the class name is ASCII (else undefined), and its length. */
+  readonly head: Int32Array | undefined;
+  readonly headLength: number;
   /** The name kept at each place. */
   readonly names: string[] = [];
   /** Its entry `s:N:"name";` as little-endian words of four bytes, the last one padded with zeros. */
@@ -22,23 +25,36 @@ export class PropertyNames {
   /** The entry's length in bytes. */
   readonly lengths: number[] = [];
 
+  constructor(className: string) {
+    const head = `O:${className.length}:"${className}"`;
+    this.head = asWords(head);
+    this.headLength = head.length;
+  }
+
   /** Keeps an ASCII `name` at `index` if that is the next free place, within bounds. */
   learn(index: number, name: string): void {
     if (index !== this.names.length || index >= MAX_NAMES || name.length > MAX_NAME_LENGTH) return;
     const entry = `s:${name.length}:"${name}";`;
-    const words = new Int32Array((entry.length + 3) >> 2);
-    for (let i = 0; i < entry.length; i++) {
-      const code = entry.charCodeAt(i);
-      if (code >= 0x80) return;
-      words[i >> 2]! |= code << (8 * (i & 3));
-    }
+    const words = asWords(entry);
+    if (words === undefined) return;
     this.names.push(name);
     this.words.push(words);
     this.lengths.push(entry.length);
   }
 }
 
-/** Places kept per class, and the longest name kept: no input can make them grow further. */
+/** ASCII text as little-endian words of four bytes, the last padded with zeros; undefined if not ASCII. */
+function asWords(text: string): Int32Array | undefined {
+  const words = new Int32Array((text.length + 3) >> 2);
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code >= 0x80) return undefined;
+    words[i >> 2]! |= code << (8 * (i & 3));
+  }
+  return words;
+}
+
+/** Places kept per class, and the longest class or property name kept: no input can make them grow further. */
 const MAX_NAMES = 256;
 const MAX_NAME_LENGTH = 256;
 /** Classes kept at most; past that the cache starts again. */
@@ -46,14 +62,15 @@ const MAX_CLASSES = 512;
 
 const byClass = new Map<string, PropertyNames>();
 
-/** The names kept for a class, made empty on first sight. */
-export function propertyNamesOf(className: string): PropertyNames {
+/** The names kept for a class, made empty on first sight; none for a class name over the bound. */
+export function propertyNamesOf(className: string): PropertyNames | undefined {
   // A queue runs the same class again and again: the last one answers without a lookup.
   if (className === lastClass) return lastNames!;
+  if (className.length > MAX_NAME_LENGTH) return undefined;
   let names = byClass.get(className);
   if (names === undefined) {
     if (byClass.size >= MAX_CLASSES) byClass.clear();
-    names = new PropertyNames();
+    names = new PropertyNames(className);
     byClass.set(className, names);
   }
   lastClass = className;

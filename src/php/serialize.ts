@@ -311,8 +311,15 @@ class Writer {
     } else if (value instanceof PhpObject) {
       if (this.seenObject(value)) return;
       const name = value instanceof PhpIncompleteObject ? value.originalClassName : value.className;
-      this.head(79, value.props.keys.length, name);
-      this.openedNames = propertyNamesOf(name);
+      const names = propertyNamesOf(name);
+      const head = names?.head;
+      if (head !== undefined) {
+        // `O:N:"Class"` as kept, a word at a time, then the count.
+        this.room(4 * head.length + HEAD_ROOM);
+        for (let w = 0; w < head.length; w++) this.view.setInt32(this.pos + 4 * w, head[w]!, true);
+        this.pos = countOpen(this.buf, this.pos + names!.headLength, value.props.keys.length);
+      } else this.head(79, value.props.keys.length, name);
+      this.openedNames = names;
       return value.props;
     } else if (value instanceof PhpFloat) {
       this.slot++;

@@ -103,6 +103,12 @@ describe('kept property names', () => {
       const bytes = object(`Many\\C${k}`, ['a', `b${k}`]);
       expect(Buffer.compare(serialize(unserialize(bytes)), bytes)).toBe(0);
     }
+    // Class names past the bound, and not ASCII, are read and written the usual way.
+    for (const className of ['Long\\' + 'C'.repeat(300), 'App\\Jobs\\Ünïcödé', 'App\\Jobs\\Ünïcödé']) {
+      const bytes = object(className, ['a', 'b']);
+      expect(Buffer.compare(serialize(unserialize(bytes)), bytes)).toBe(0);
+      expect(phpReserialize([bytes])[0]).toEqual(bytes);
+    }
     const wide = Array.from({ length: 300 }, (_, i) => `p${i}`);
     const long = ['y'.repeat(1000), 'short'];
     for (const names of [wide, long, wide, long]) {
