@@ -25,7 +25,7 @@ export class PropertyNames {
   /** The entry's length in bytes. */
   readonly lengths: number[] = [];
 
-  constructor(className: string) {
+  constructor(readonly className: string) {
     const head = `O:${className.length}:"${className}"`;
     this.head = asWords(head);
     this.headLength = head.length;
@@ -79,6 +79,11 @@ export function propertyNamesOf(className: string): PropertyNames | undefined {
 }
 let lastClass: string | undefined;
 let lastNames: PropertyNames | undefined;
+
+/** The names of the class asked for last: a reader tries that class's head first. */
+export function lastPropertyNames(): PropertyNames | undefined {
+  return lastNames;
+}
 
 /** A DataView over all of an ArrayBuffer, the last one asked for kept: pooled Buffers share one. */
 export function viewOfBuffer(buffer: ArrayBufferLike): DataView {

@@ -9,7 +9,7 @@ import { isAscii, isUtf8 } from 'node:buffer';
 import { PhpUnserializeError } from './errors.js';
 import { formatPhpFloat, parsePhpFloat } from './float.js';
 import { HIGH, LOW, halves, int64 } from './int64.js';
-import { propertyNamesOf, viewOfBuffer, type PropertyNames } from './names.js';
+import { lastPropertyNames, propertyNamesOf, viewOfBuffer, type PropertyNames } from './names.js';
 import { PhpArray, PhpEnum, PhpFloat, PhpIncompleteObject, PhpObject, PhpRef, PhpSerializable, readPhpFloat, type PhpKey, type PhpValue } from './values.js';
 
 export interface UnserializeOptions {
@@ -242,7 +242,14 @@ class Reader {
         return this.open(array, array, count);
       }
       case 79 /* O */: {
-        const className = this.className();
+        // The class read last comes again more often than not: its kept head, if the input has
+        // it, spares reading the name (and it was checked when first read, or is checked now).
+        const last = lastPropertyNames();
+        let className: string;
+        if (last?.head !== undefined && this.isEntry(last.head, last.headLength, start) && validClassNames.has(last.className)) {
+          this.pos = start + last.headLength;
+          className = last.className;
+        } else className = this.className();
         this.expectAt(COLON);
         const count = this.count(COLON);
         const props = new PhpArray();

@@ -98,6 +98,36 @@ describe('kept property names', () => {
     expect(variants.filter((change) => errorOf(change(good)) !== undefined).length).toBeGreaterThan(variants.length / 2);
   });
 
+  it('an object head a byte off the last class read is read as if that class were never seen', () => {
+    const good = object('App\\Kept0', ['a']);
+    const other = object('App\\Other', ['a']);
+    const head = good.indexOf('{') + 1;
+    const variants: Buffer[] = [];
+    for (let at = 0; at < head; at++) {
+      variants.push(good.subarray(0, at));
+      for (const byte of [0x00, 0x22, 0x3a, 0x31, 0x4b, 0x80]) {
+        const copy = Buffer.from(good);
+        copy[at] = byte;
+        variants.push(copy);
+      }
+    }
+    const outcome = (bytes: Buffer) => {
+      try {
+        return (unserialize(bytes) as PhpObject).className;
+      } catch (error) {
+        return `${(error as PhpUnserializeError).offset}: ${(error as Error).message}`;
+      }
+    };
+    const differ = variants.filter((bytes) => {
+      unserialize(good);
+      const afterKept = outcome(bytes);
+      unserialize(other);
+      return outcome(bytes) !== afterKept;
+    });
+    expect(differ.map((bytes) => bytes.toString('latin1'))).toEqual([]);
+    expect(variants.filter((bytes) => outcome(bytes).startsWith('App')).length).toBeGreaterThan(0);
+  });
+
   it('stays bounded: many classes, many names, long names', () => {
     for (let k = 0; k < 600; k++) {
       const bytes = object(`Many\\C${k}`, ['a', `b${k}`]);
