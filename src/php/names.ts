@@ -85,13 +85,19 @@ export function lastPropertyNames(): PropertyNames | undefined {
   return lastNames;
 }
 
-/** A DataView over all of an ArrayBuffer, the last one asked for kept: pooled Buffers share one. */
+/**
+ * A DataView over all of an ArrayBuffer. The last one asked for is kept when it is small (Node's
+ * pooled Buffers share one, and string inputs are read through one scratch buffer), so a large
+ * input is never held on to after its call.
+ */
 export function viewOfBuffer(buffer: ArrayBufferLike): DataView {
-  if (buffer !== lastBuffer) {
+  if (buffer === lastBuffer) return lastView!;
+  const view = new DataView(buffer);
+  if (buffer.byteLength <= 1 << 16) {
     lastBuffer = buffer;
-    lastView = new DataView(buffer);
+    lastView = view;
   }
-  return lastView!;
+  return view;
 }
 let lastBuffer: ArrayBufferLike | undefined;
 let lastView: DataView | undefined;

@@ -59,8 +59,9 @@ let writing = 0;
 
 /**
  * For each level of `writing`, the list of the arrays and objects open around the one being
- * written, each with where it goes on and its kept property names (three slots each). It is kept for the next call at that
- * level: made afresh, these lists were half of what a call allocated.
+ * written, each with where it goes on and its kept property names (three slots each). It is
+ * kept for the next call at that level: made afresh, these lists were half of what a call
+ * allocated.
  */
 const openLists: OpenList[] = [];
 type OpenList = (PhpArray | number | PropertyNames | undefined)[];
