@@ -47,11 +47,16 @@ export function unserialize(input: string | Uint8Array, options: UnserializeOpti
   let bytes: Buffer;
   let text: string | undefined;
   let mixed = false;
-  if (typeof input === 'string' && input.length <= TEXT_MAX && Buffer.byteLength(input, 'utf8') === input.length) {
-    // An ASCII string is its own text. Its bytes are needed only while reading (strings are cut
-    // from the text, C: payloads copied): one reused buffer spares a Buffer per call.
-    bytes = asciiBytes(input);
-    text = input;
+  if (typeof input === 'string' && input.length <= TEXT_MAX) {
+    // A string's bytes are needed only while reading (strings are cut from a text or decoded, C:
+    // payloads copied): one reused buffer spares a Buffer per call. An ASCII string is its own text.
+    const size = Buffer.byteLength(input, 'utf8');
+    bytes = scratchBytes(input, size);
+    if (size === input.length) text = input;
+    else if (size >= TEXT_MIN && size <= TEXT_MAX) {
+      text = latin1(bytes, 0, size);
+      mixed = true;
+    }
   } else {
     bytes = typeof input === 'string' ? Buffer.from(input, 'utf8') : asBuffer(input);
     if (bytes.length >= TEXT_MIN && bytes.length <= TEXT_MAX) {
@@ -88,12 +93,13 @@ const NO_OPTIONS: UnserializeOptions = Object.freeze({});
 /** Where `value` points its entry lists before any array or object is open: never written to. */
 const NO_ENTRIES: never[] = Object.freeze([]) as never[];
 
-/** The bytes of an ASCII string input, in one buffer every call reuses (no call runs inside another). */
+/** The bytes of a string input, in one buffer every call reuses (no call runs inside another). */
 let scratch = Buffer.allocUnsafe(4096);
 
-function asciiBytes(text: string): Buffer {
-  if (scratch.length < text.length) scratch = Buffer.allocUnsafe(Math.max(text.length, scratch.length * 2));
-  return scratch.subarray(0, scratch.write(text, 0, 'latin1'));
+/** A string's `size` bytes of UTF-8, in the scratch buffer (written as latin1 when ASCII, which is quicker). */
+function scratchBytes(text: string, size: number): Buffer {
+  if (scratch.length < size) scratch = Buffer.allocUnsafe(Math.max(size, scratch.length * 2));
+  return scratch.subarray(0, scratch.write(text, 0, size, size === text.length ? 'latin1' : 'utf8'));
 }
 
 function asBuffer(input: Uint8Array): Buffer {
