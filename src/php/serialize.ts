@@ -246,9 +246,8 @@ class Writer {
       if (typeof key === 'string' && pos + key.length + HEAD_ROOM <= buf.length) {
         if (names !== undefined) {
           if (key === names.names[at]) {
-            // The entry kept for this name, a word at a time (the padding is written over next).
-            const words = names.words[at]!;
-            for (let w = 0; w < words.length; w++) view.setInt32(pos + 4 * w, words[w]!, true);
+            // The entry kept for this name (the padding is written over next).
+            copyWords(view, pos, names.words[at]!);
             pos += names.lengths[at]!;
             continue;
           }
@@ -315,9 +314,9 @@ class Writer {
       const names = propertyNamesOf(name);
       const head = names?.head;
       if (head !== undefined) {
-        // `O:N:"Class"` as kept, a word at a time, then the count.
+        // `O:N:"Class"` as kept, then the count.
         this.room(4 * head.length + HEAD_ROOM);
-        for (let w = 0; w < head.length; w++) this.view.setInt32(this.pos + 4 * w, head[w]!, true);
+        copyWords(this.view, this.pos, head);
         this.pos = countOpen(this.buf, this.pos + names!.headLength, value.props.keys.length);
       } else this.head(79, value.props.keys.length, name);
       this.openedNames = names;
@@ -559,8 +558,8 @@ function bigIntAt(buf: Buffer, pos: number, value: bigint): number {
       high++;
     }
   }
-  // The magnitude is high * 2^32 + low, at most 2^63. Divided by 10^9 sixteen bits at a time,
-  // every step stays below 2^53, so each is exact.
+  // The magnitude is high * 2^32 + low, at most 2^63. Divided by 10^9 (the high half, then
+  // sixteen bits at a time), every step stays below 2^53, so each is exact.
   let step = high;
   const q2 = Math.floor(step / 1e9);
   step = (step - q2 * 1e9) * 65536 + (low >>> 16);
@@ -581,6 +580,11 @@ function bigIntAt(buf: Buffer, pos: number, value: bigint): number {
   }
   buf[pos] = 59;
   return pos + 1;
+}
+
+/** Writes kept words (see names.ts) at `pos`, four bytes at a time, padding included. */
+function copyWords(view: DataView, pos: number, words: Int32Array): void {
+  for (let w = 0; w < words.length; w++) view.setInt32(pos + 4 * w, words[w]!, true);
 }
 
 /** Writes `:N:{`, the count that opens an array or object, with HEAD_ROOM made; returns the end. */
