@@ -59,9 +59,10 @@ export function unserialize(input: string | Uint8Array, options: UnserializeOpti
     }
   } else {
     bytes = typeof input === 'string' ? Buffer.from(input, 'utf8') : asBuffer(input);
+    // A string here is over TEXT_MAX already: only bytes can be small enough for a text.
     if (bytes.length >= TEXT_MIN && bytes.length <= TEXT_MAX) {
       text = latin1(bytes, 0, bytes.length);
-      mixed = typeof input === 'string' || !isAscii(bytes);
+      mixed = !isAscii(bytes);
     }
   }
   if (options.maxBytes !== undefined && bytes.length > options.maxBytes) {

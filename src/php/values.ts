@@ -67,7 +67,6 @@ export class PhpFloat {
   }
 }
 
-
 /**
  * A PHP array: an ordered map whose keys are ints or strings. Keys and values live in two
  * parallel lists because that is what decoding builds fastest; a lookup index is made on demand.
