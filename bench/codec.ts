@@ -89,11 +89,17 @@ function readableByPhpSerialize(inputs: Buffer[]): Buffer[] {
  * slow spell of the machine slows both, and its ratio still holds.
  */
 function row(set: string, impl: string, op: string, rate: Rate, ratios?: number[]): string {
-  const ratio = ratios ? `${median(ratios).toFixed(2)}×${ratios.length > 1 ? ` (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})` : ''}` : '';
+  const ratio = ratios ? ratioText(ratios, 2) : '';
   return `| ${set} | ${impl} | ${op} | ${Math.round(rate.opsPerSecond).toLocaleString('en-US')} | ${rate.mbPerSecond.toFixed(1)} | ${ratio} |`;
 }
 
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
+
+/** `0.61× (0.36–0.67)`: the median ratio, then the lowest and highest when there are several. */
+function ratioText(ratios: number[], digits: number): string {
+  const range = ratios.length > 1 ? ` (${Math.min(...ratios).toFixed(digits)}–${Math.max(...ratios).toFixed(digits)})` : '';
+  return `${median(ratios).toFixed(digits)}×${range}`;
+}
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -185,7 +191,7 @@ if (process.argv[2] === '--child') {
     lines.push(row(subset, 'laravel-queue-bridge', 'unserialize', rate((r) => r.ours.oursOnReadable), ratios((r) => r.ours.oursOnReadable, (r) => r.nativeOnReadable.unserialize)));
     lines.push(row(subset, 'php-serialize 5', 'unserialize', rate((r) => r.ours.theirs), ratios((r) => r.ours.theirs, (r) => r.nativeOnReadable.unserialize)));
     const overTheirs = ratios((r) => r.ours.oursOnReadable, (r) => r.ours.theirs);
-    lines.push(`|  | ours ÷ php-serialize | unserialize | ${median(overTheirs).toFixed(1)}× (${Math.min(...overTheirs).toFixed(1)}–${Math.max(...overTheirs).toFixed(1)}) |  |  |`);
+    lines.push(`|  | ours ÷ php-serialize | unserialize | ${ratioText(overTheirs, 1)} |  |  |`);
   }
   console.log(lines.join('\n'));
 }
