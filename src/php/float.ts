@@ -45,6 +45,33 @@ export function formatPhpFloat(value: number): string {
 }
 
 /**
+ * True when `text` is exactly `formatPhpFloat(value)`, found without building that string for
+ * the commonest case it costs most to build: a number in scientific form, which JavaScript
+ * writes with the same digits, `e` for `E`, and no `.0` after a lone digit (`1e+25`, `1.0E+25`).
+ */
+export function spellsAsPhp(text: string, value: number): boolean {
+  const size = Math.abs(value);
+  if (!(size >= 1e21 || (size < 1e-6 && size > 0))) return formatPhpFloat(value) === text;
+  const js = String(value);
+  let at = 0;
+  let fraction = false;
+  for (let i = 0; i < js.length; i++) {
+    const code = js.charCodeAt(i);
+    if (code === 101 /* e */) {
+      if (!fraction) {
+        if (text.charCodeAt(at) !== 46 /* . */ || text.charCodeAt(at + 1) !== 48 /* 0 */) return false;
+        at += 2;
+      }
+      if (text.charCodeAt(at++) !== 69 /* E */) return false;
+      continue;
+    }
+    if (code === 46 /* . */) fraction = true;
+    if (text.charCodeAt(at++) !== code) return false;
+  }
+  return at === text.length;
+}
+
+/**
  * Reads the float spellings PHP's `unserialize()` accepts: `[+-]?` digits with an optional
  * fraction and exponent, `INF`, `-INF`, `NAN`. Returns undefined for anything else.
  */

@@ -7,7 +7,7 @@
  */
 import { isAscii, isUtf8 } from 'node:buffer';
 import { PhpUnserializeError } from './errors.js';
-import { formatPhpFloat, parsePhpFloat } from './float.js';
+import { formatPhpFloat, parsePhpFloat, spellsAsPhp } from './float.js';
 import { HIGH, LOW, halves, int64 } from './int64.js';
 import { lastPropertyNames, propertyNamesOf, viewOfBuffer, type PropertyNames } from './names.js';
 import { PhpArray, PhpEnum, PhpFloat, PhpIncompleteObject, PhpObject, PhpRef, PhpSerializable, readPhpFloat, type PhpKey, type PhpValue } from './values.js';
@@ -497,7 +497,7 @@ class Reader {
     const size = Math.abs(quick);
     if (size >= 1e-4 && size < 1e17 && String(quick) === text) return readPhpFloat(quick, text);
     // Elsewhere, text that is PHP's own spelling of the number it reads as is valid as it stands.
-    if (quick === quick && formatPhpFloat(quick) === text) return readPhpFloat(quick, text);
+    if (quick === quick && spellsAsPhp(text, quick)) return readPhpFloat(quick, text);
     const value = parsePhpFloat(text);
     if (value === undefined) throw this.fail(`expected a float, found "${text.slice(0, 40)}"`, start);
     return formatPhpFloat(value) === text ? readPhpFloat(value, text) : new PhpFloat(value, text);

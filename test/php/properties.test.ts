@@ -5,7 +5,7 @@
 import { isUtf8 } from 'node:buffer';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { PhpArray, PhpFloat, PhpUnserializeError, serialize, unserialize, type PhpValue } from '../../src/php/index.js';
+import { PhpArray, PhpFloat, PhpUnserializeError, formatPhpFloat, serialize, unserialize, type PhpValue } from '../../src/php/index.js';
 import { phpValue, samePhp } from '../helpers/arbitraries.js';
 import { php, phpReserialize } from '../helpers/php.js';
 
@@ -100,16 +100,42 @@ describe('floats read as PHP reads them', () => {
     )
     .map(([negative, whole, fraction]) => `${negative ? '-' : ''}${whole}${fraction === undefined ? '' : '.' + fraction}`);
 
-  it('the same number, PhpFloat.source only where PHP would spell it otherwise, and the same bytes back', () => {
-    const texts = [
-      ...fc.sample(spelling, { numRuns: 4000, seed: 1122 }),
-      ...['0.0001', '0.00009999', '999999999999999', '100000000000000', '1000000000000000', '0.1', '-0.1', '0.30000000000000004', '123456789012345.6', '1.5'],
-    ];
+  // Scientific spellings: PHP's own (`1.5E-7`, `1.0E+25`) for every size of double, and others
+  // near them (lower-case e, no `.0`, no sign, leading zeros in the exponent, digits to spare).
+  const scientific = fc
+    .tuple(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constantFrom('as is', 'e', 'no .0', 'no +', 'E+0', 'digit', '+', ' after', ' before'))
+    .map(([value, change]) => {
+      const text = formatPhpFloat(value);
+      if (change === 'e') return text.replace('E', 'e');
+      if (change === 'no .0') return text.replace('.0E', 'E');
+      if (change === 'no +') return text.replace('E+', 'E');
+      if (change === 'E+0') return text.replace(/E([+-])/, 'E$10');
+      if (change === 'digit') return text.replace('E', '0E');
+      if (change === '+' && !text.startsWith('-')) return `+${text}`;
+      if (change === ' after') return `${text} `;
+      if (change === ' before') return ` ${text}`;
+      return text;
+    });
+
+  function rejects(bytes: Uint8Array): boolean {
+    try {
+      unserialize(bytes);
+      return false;
+    } catch (error) {
+      return error instanceof PhpUnserializeError;
+    }
+  }
+
+  /** The spellings among `texts` that we read otherwise than PHP does. */
+  function readOtherwise(texts: string[]) {
     const inputs = texts.map((text) => Buffer.from(`d:${text};`));
     const theirs = phpReserialize(inputs);
-    const wrong = inputs
+    expect(theirs).toHaveLength(inputs.length);
+    return inputs
       .map((bytes, i) => {
         const php = String(theirs[i]);
+        // What PHP refuses, we refuse too.
+        if (theirs[i] instanceof Error) return { text: texts[i], php, agrees: rejects(bytes) };
         const ours = unserialize(bytes) as PhpFloat;
         const spelledAsPhp = `d:${texts[i]};` === php;
         const agrees =
@@ -119,8 +145,19 @@ describe('floats read as PHP reads them', () => {
         return { text: texts[i], php, ours: serialize(new PhpFloat(ours.value)).toString('latin1'), source: ours.source, agrees };
       })
       .filter(({ agrees }) => !agrees);
-    expect(wrong.slice(0, 3)).toEqual([]);
-    expect(theirs).toHaveLength(inputs.length);
+  }
+
+  it('the same number, PhpFloat.source only where PHP would spell it otherwise, and the same bytes back', () => {
+    const texts = [
+      ...fc.sample(spelling, { numRuns: 4000, seed: 1122 }),
+      ...['0.0001', '0.00009999', '999999999999999', '100000000000000', '1000000000000000', '0.1', '-0.1', '0.30000000000000004', '123456789012345.6', '1.5'],
+    ];
+    expect(readOtherwise(texts).slice(0, 3)).toEqual([]);
+  });
+
+  it('the same for scientific spellings, PHP\'s own and others, at every size', () => {
+    const texts = [...fc.sample(scientific, { numRuns: 4000, seed: 3344 }), '1.0E+25', '1E+25', '1.0e+25', '1.0E25', '5.0E-324', '1.7976931348623157E+308', '1.0E+21', '1.0E-7', '9.9999999999999E-7'];
+    expect(readOtherwise(texts).slice(0, 3)).toEqual([]);
   });
 
   it('the same inside a larger input, whose text the reader keeps, as bytes and as a JS string', () => {
