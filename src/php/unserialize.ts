@@ -46,29 +46,23 @@ const OPENED = Symbol('opened');
 export function unserialize(input: string | Uint8Array, options: UnserializeOptions = NO_OPTIONS): PhpValue {
   let bytes: Buffer;
   let text: string | undefined;
-  let mixed = false;
+  // Whether the input's text (see TEXT_MAX) may be made when the first string is cut from it.
+  let textable: boolean;
   if (typeof input === 'string' && input.length <= TEXT_MAX) {
     // A string's bytes are needed only while reading (strings are cut from a text or decoded, C:
     // payloads copied): one reused buffer spares a Buffer per call. An ASCII string is its own text.
     const size = Buffer.byteLength(input, 'utf8');
     bytes = scratchBytes(input, size);
     if (size === input.length) text = input;
-    else if (size >= TEXT_MIN && size <= TEXT_MAX) {
-      text = latin1(bytes, 0, size);
-      mixed = true;
-    }
+    textable = size >= TEXT_MIN && size <= TEXT_MAX;
   } else {
     bytes = typeof input === 'string' ? Buffer.from(input, 'utf8') : asBuffer(input);
-    // A string here is over TEXT_MAX already: only bytes can be small enough for a text.
-    if (bytes.length >= TEXT_MIN && bytes.length <= TEXT_MAX) {
-      text = latin1(bytes, 0, bytes.length);
-      mixed = !isAscii(bytes);
-    }
+    textable = bytes.length >= TEXT_MIN && bytes.length <= TEXT_MAX;
   }
   if (options.maxBytes !== undefined && bytes.length > options.maxBytes) {
     throw new PhpUnserializeError(`input of ${bytes.length} bytes is over the limit of ${options.maxBytes}`, 0);
   }
-  const reader = new Reader(bytes, options, [], text, mixed);
+  const reader = new Reader(bytes, options, [], text, false, textable);
   const value = reader.value();
   if (reader.pos !== bytes.length && !options.allowTrailing) {
     throw new PhpUnserializeError(`expected end of input, found ${reader.describe(reader.pos)}`, reader.pos);
@@ -89,6 +83,8 @@ const TEXT_MAX = 1 << 16;
  * the one or two short strings such an input can hold, which are copied from the bytes instead.
  */
 const TEXT_MIN = 32;
+/** A string ending closer than this to the end of its input is decoded alone (see `cut`). */
+const TEXT_AFTER = 16;
 
 const NO_OPTIONS: UnserializeOptions = Object.freeze({});
 /** Where `value` points its entry lists before any array or object is open: never written to. */
@@ -142,10 +138,12 @@ class Reader {
     private readonly options: UnserializeOptions,
     /** Every value read so far, by PHP's slot number minus one: what `r:` and `R:` point into. */
     private readonly slots: PhpValue[],
-    /** The input's bytes as a string, one character per byte (latin1). */
-    private readonly text: string | undefined,
+    /** The input's bytes as a string, one character per byte (latin1); made when first needed. */
+    private text: string | undefined,
     /** True when the input is not all ASCII: then only a cut that is ASCII may come from the text. */
-    private readonly mixed: boolean,
+    private mixed: boolean,
+    /** True when the text is not made yet and may be: the input is within TEXT_MIN to TEXT_MAX. */
+    private textable: boolean,
   ) {
     this.maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
     const allowed = options.allowedClasses;
@@ -320,7 +318,7 @@ class Reader {
     const first = this.buf[from];
     if (from === to || first === undefined || !isTag(first)) return;
     const mark = this.slots.length;
-    const nested = new Reader(this.buf.subarray(from, to), this.options, this.slots, this.text?.slice(from, to), this.mixed);
+    const nested = new Reader(this.buf.subarray(from, to), this.options, this.slots, this.text?.slice(from, to), this.mixed, this.textable);
     nested.trial = true;
     try {
       while (nested.pos < to - from) nested.value();
@@ -431,10 +429,22 @@ class Reader {
 
   /** The string between two offsets: a slice of the text when it is ASCII, else decoded. */
   private cut(from: number, to: number): string | Uint8Array {
-    const text = this.text;
-    if (text === undefined) return decodeText(this.buf, from, to);
+    let text = this.text;
+    if (text === undefined) {
+      // The text costs about what decoding three strings does: it is made only when more than
+      // a short string may follow this one. A value of one string, or of none, never makes it.
+      if (!this.textable || this.buf.length - to < TEXT_AFTER) return decodeText(this.buf, from, to);
+      text = this.makeText();
+    }
     if (this.mixed && !isAsciiRun(this.buf, from, to)) return decodeUtf8(this.buf, from, to);
     return text.slice(from, to);
+  }
+
+  private makeText(): string {
+    const buf = this.buf;
+    this.textable = false;
+    this.mixed = !isAscii(buf);
+    return (this.text = latin1(buf, 0, buf.length));
   }
 
   /** Bytes known to be ASCII (digits, a float's spelling) as a string. */
