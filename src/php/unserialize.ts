@@ -698,12 +698,66 @@ function isAsciiRun(buf: Buffer, from: number, to: number): boolean {
 
 /** Bytes that are not all ASCII: a string when they are UTF-8, else a copy of the bytes. */
 function decodeUtf8(buf: Buffer, from: number, to: number): string | Uint8Array {
+  if (to - from <= SHORT_UTF8_MAX) {
+    const short = shortUtf8(buf, from, to);
+    if (short !== undefined) return short;
+  }
   // Invalid UTF-8 always decodes with a U+FFFD in place of the bad bytes, so text without one
   // was valid; text with one may have had it in the input, and is checked the long way.
   const text = utf8(buf, from, to);
   if (text.indexOf('\ufffd') < 0) return text;
   const view = buf.subarray(from, to);
   return isUtf8(view) ? text : new Uint8Array(view);
+}
+
+/**
+ * Up to this many bytes, UTF-8 is decoded here: Node's decoder costs a call into C++ that takes
+ * as long here as decoding some twenty bytes by hand. Longer strings are Node's.
+ */
+const SHORT_UTF8_MAX = 24;
+
+/**
+ * Short UTF-8 as a string, or undefined when the bytes are not valid UTF-8 (overlong forms,
+ * surrogates, past U+10FFFF, cut short): then the caller's careful road decides, as for long text.
+ */
+function shortUtf8(buf: Buffer, from: number, to: number): string | undefined {
+  let text = '';
+  let i = from;
+  while (i < to) {
+    const lead = buf[i]!;
+    if (lead < 0x80) {
+      text += String.fromCharCode(lead);
+      i++;
+      continue;
+    }
+    // How many continuation bytes follow, and the least code point that many may spell.
+    let more: number;
+    let code: number;
+    let least: number;
+    if (lead >= 0xc2 && lead < 0xe0) {
+      more = 1;
+      code = lead & 0x1f;
+      least = 0x80;
+    } else if (lead >= 0xe0 && lead < 0xf0) {
+      more = 2;
+      code = lead & 0x0f;
+      least = 0x800;
+    } else if (lead >= 0xf0 && lead < 0xf5) {
+      more = 3;
+      code = lead & 0x07;
+      least = 0x10000;
+    } else return undefined;
+    if (i + more >= to) return undefined;
+    for (let k = 1; k <= more; k++) {
+      const next = buf[i + k]!;
+      if ((next & 0xc0) !== 0x80) return undefined;
+      code = (code << 6) | (next & 0x3f);
+    }
+    if (code < least || code > 0x10ffff || (code >= 0xd800 && code < 0xe000)) return undefined;
+    text += code < 0x10000 ? String.fromCharCode(code) : String.fromCharCode(0xd7c0 + (code >> 10), 0xdc00 + (code & 0x3ff));
+    i += more + 1;
+  }
+  return text;
 }
 
 const MAX_INTERNED = 40;

@@ -2,6 +2,7 @@
  * Hostile input: lengths and counts that lie, nesting without end, names that would reach a
  * prototype. Each must end in a PhpUnserializeError at once, or in a value that touches nothing.
  */
+import { isUtf8 } from 'node:buffer';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { PhpUnserializeError, toJS, unserialize, phpClassOf, PhpIncompleteObject, serialize, PhpObject } from '../../src/php/index.js';
@@ -162,5 +163,21 @@ describe('bytes that are not UTF-8', () => {
     expect(Buffer.compare(serialize(unserialize(input)), input)).toBe(0);
     // A JS string input is read as UTF-8, U+FFFD included.
     expect(unserialize('s:3:"\ufffd";')).toBe('\ufffd');
+  });
+
+  it('are told from text as Node tells them, for every short run of bytes, alone or in a larger input', () => {
+    // Bytes near every edge of UTF-8: leads, continuations, overlong and surrogate starts, the end of Unicode.
+    const byte = fc.oneof(fc.integer({ min: 0, max: 255 }), fc.constantFrom(0x7f, 0x80, 0xbf, 0xc0, 0xc1, 0xc2, 0xdf, 0xe0, 0xed, 0xef, 0xf0, 0xf4, 0xf5, 0xff, 0x9f, 0xa0, 0x8f, 0x90));
+    const runs = fc.sample(fc.uint8Array({ minLength: 0, maxLength: 30 }).chain((head) => fc.array(byte, { maxLength: 8 }).map((tail) => [...head.slice(0, 20), ...tail])), { numRuns: 5000, seed: 7788 });
+    runs.push([0xf4, 0x8f, 0xbf, 0xbf], [0xf4, 0x90, 0x80, 0x80], [0xed, 0x9f, 0xbf], [0xed, 0xa0, 0x80], [0xe0, 0xa0, 0x80], [0xe0, 0x9f, 0xbf], [0xf0, 0x90, 0x80, 0x80], [0xf0, 0x8f, 0xbf, 0xbf], [0xc2, 0x80], [0xe2, 0x82]);
+    const wrong = runs.filter((run) => {
+      const bytes = Buffer.from(run);
+      const expected = isUtf8(bytes) ? bytes.toString('utf8') : bytes;
+      const alone = unserialize(Buffer.concat([Buffer.from(`s:${bytes.length}:"`), bytes, Buffer.from('";')]));
+      // In an input long enough to keep its text, after a non-ASCII string and before another.
+      const wrapped = unserialize(Buffer.concat([Buffer.from('a:3:{i:0;s:2:"\xc3\xa9";i:1;s:' + bytes.length + ':"', 'latin1'), bytes, Buffer.from('";i:2;s:20:"' + 'x'.repeat(20) + '";}')])) as unknown as { values: unknown[] };
+      return [alone, wrapped.values[1]].some((value) => (typeof expected === 'string' ? value !== expected : !(value instanceof Uint8Array) || !Buffer.from(value).equals(expected)));
+    });
+    expect(wrong.slice(0, 3)).toEqual([]);
   });
 });
