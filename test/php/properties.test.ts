@@ -3,6 +3,7 @@
  * on a mangled input with anything but its own error, and real PHP agrees with what it writes.
  */
 import { isUtf8 } from 'node:buffer';
+import { inspect } from 'node:util';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { PhpArray, PhpFloat, PhpUnserializeError, formatPhpFloat, serialize, unserialize, type PhpValue } from '../../src/php/index.js';
@@ -276,5 +277,24 @@ describe('what serialize hands out', () => {
     const values = Array.from({ length: 3000 }, (_, i) => PhpArray.list(['z'.repeat(i % 997), i, null]));
     const results = values.map((value) => serialize(value));
     results.forEach((bytes, i) => expect(samePhp(unserialize(bytes), values[i]!)).toBe(true));
+  });
+
+  it('is a Buffer to everything that asks, from the slab or not', () => {
+    const small = serialize(PhpArray.list(['é', 1]));
+    const large = serialize('x'.repeat(100_000));
+    for (const bytes of [small, large]) {
+      expect(Buffer.isBuffer(bytes)).toBe(true);
+      expect(bytes).toBeInstanceOf(Buffer);
+      expect(bytes.constructor).toBe(Buffer);
+      expect(bytes.toJSON().type).toBe('Buffer');
+      expect(inspect(bytes)).toMatch(/^<Buffer 61|^<Buffer 73/);
+      // Its own bytes only, not the slab's around it.
+      expect(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).equals(bytes)).toBe(true);
+      expect(bytes.subarray(0, 2)).toStrictEqual(Buffer.from(bytes.toString('latin1').slice(0, 2), 'latin1'));
+      expect(Buffer.concat([bytes, Buffer.from(';')]).length).toBe(bytes.length + 1);
+    }
+    expect(small.toString('utf8')).toBe('a:2:{i:0;s:2:"é";i:1;i:1;}');
+    expect(small).toStrictEqual(Buffer.from('a:2:{i:0;s:2:"é";i:1;i:1;}'));
+    expect(structuredClone(small)).toEqual(new Uint8Array(Buffer.from('a:2:{i:0;s:2:"é";i:1;i:1;}')));
   });
 });
