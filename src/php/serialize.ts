@@ -113,6 +113,9 @@ function viewOf(buf: Buffer): DataView {
 /** What a writer throws when its buffer is full; `serialize` starts over in a bigger one. */
 const OUT_OF_ROOM = new Error('serialize: out of room');
 
+/** How many objects after the first a writer looks for in a list before it makes a Map. */
+const FEW_OBJECTS = 8;
+
 /** Room enough for any tag, int or length written around a value: `i:-9223372036854775808;` and more. */
 const HEAD_ROOM = 32;
 
@@ -130,10 +133,16 @@ class Writer {
   private pos: number;
   /** The slot number of the last value written. */
   private slot = 0;
-  /** Objects (enum cases by name) written so far, by slot, so a second sighting becomes `r:N;`. Made on first need. */
-  private objects: Map<object | string, number> | undefined;
+  /**
+   * Objects (enum cases by name) written so far, with their slots, so a second sighting becomes
+   * `r:N;`. Most values hold one object (the job itself), some a few (a model identifier, a
+   * date): the first is kept in two fields, the next few in a list of pairs, and only past
+   * those is a Map made, which costs more to make than a short list costs to search.
+   */
   private firstObject: object | string | undefined;
   private firstSlot = 0;
+  private fewObjects: (object | string | number)[] | undefined;
+  private objects: Map<object | string, number> | undefined;
 
   /** Size 0 writes after the last result in the slab; another size, into a fresh buffer. */
   constructor(
@@ -371,8 +380,7 @@ class Writer {
   /** Counts the object's slot; if it was written before, writes `r:N;` and says so. */
   private seenObject(object: object | string): boolean {
     this.slot++;
-    // Most values hold one object (the job itself): a Map is made only for a second one.
-    const earlier = object === this.firstObject ? this.firstSlot : this.objects?.get(object);
+    const earlier = this.slotOf(object);
     if (earlier !== undefined) {
       this.scalar(114, String(earlier));
       return true;
@@ -380,10 +388,19 @@ class Writer {
     if (this.firstObject === undefined) {
       this.firstObject = object;
       this.firstSlot = this.slot;
+    } else if (this.objects === undefined && (this.fewObjects ??= []).length < 2 * FEW_OBJECTS) {
+      this.fewObjects.push(object, this.slot);
     } else {
       (this.objects ??= new Map()).set(object, this.slot);
     }
     return false;
+  }
+
+  private slotOf(object: object | string): number | undefined {
+    if (object === this.firstObject) return this.firstSlot;
+    const few = this.fewObjects;
+    if (few !== undefined) for (let i = 0; i < few.length; i += 2) if (few[i] === object) return few[i + 1] as number;
+    return this.objects?.get(object);
   }
 
   /** An int key, or a string key that is bytes (string keys take the `string` road). */

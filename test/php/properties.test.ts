@@ -6,7 +6,7 @@ import { isUtf8 } from 'node:buffer';
 import { inspect } from 'node:util';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { PhpArray, PhpFloat, PhpUnserializeError, formatPhpFloat, serialize, unserialize, type PhpValue } from '../../src/php/index.js';
+import { PhpArray, PhpEnum, PhpFloat, PhpObject, PhpUnserializeError, formatPhpFloat, serialize, unserialize, type PhpValue } from '../../src/php/index.js';
 import { phpValue, samePhp } from '../helpers/arbitraries.js';
 import { php, phpReserialize } from '../helpers/php.js';
 
@@ -277,6 +277,20 @@ describe('what serialize hands out', () => {
     const values = Array.from({ length: 3000 }, (_, i) => PhpArray.list(['z'.repeat(i % 997), i, null]));
     const results = values.map((value) => serialize(value));
     results.forEach((bytes, i) => expect(samePhp(unserialize(bytes), values[i]!)).toBe(true));
+  });
+
+  it('writes an object or enum case met again as r:N, numbered as PHP numbers it, however many came before', () => {
+    for (const count of [1, 2, 5, 9, 10, 30]) {
+      // Objects and enum cases, each once, then each again in reverse order, then the first again.
+      const theirs = php(`enum Suit { case Hearts; case Spades; case Clubs; }
+        $made = [];
+        for ($i = 0; $i < ${count}; $i++) { if ($i % 3 === 2) { $made[] = Suit::cases()[$i % 2]; } else { $o = new stdClass; $o->i = $i; $made[] = $o; } }
+        echo serialize(array_merge($made, array_reverse($made), [$made[0]]));`);
+      const made: PhpValue[] = [];
+      for (let i = 0; i < count; i++) made.push(i % 3 === 2 ? new PhpEnum('Suit', ['Hearts', 'Spades'][i % 2]!) : new PhpObject('stdClass', PhpArray.from([['i', i]])));
+      const ours = serialize(PhpArray.list([...made, ...[...made].reverse(), made[0]!]));
+      expect(ours.toString('latin1')).toBe(theirs.toString('latin1'));
+    }
   });
 
   it('is a Buffer to everything that asks, from the slab or not', () => {
