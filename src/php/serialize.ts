@@ -471,6 +471,20 @@ class Writer {
 
   /** `LEN:"text"` for text that is not all ASCII, and room for one byte after it. */
   private text(text: string): void {
+    if (text.length < NATIVE_FROM) {
+      // Short text is encoded by hand, as short ASCII is copied: Node's two calls (to count the
+      // bytes, then to write them) cost here what encoding some forty characters does.
+      const bytes = utf8Length(text);
+      this.room(bytes + HEAD_ROOM);
+      const buf = this.buf;
+      const pos = digits(buf, this.pos, bytes);
+      buf[pos] = 58;
+      buf[pos + 1] = 34;
+      const end = utf8At(buf, pos + 2, text);
+      buf[end] = 34;
+      this.pos = end + 1;
+      return;
+    }
     const bytes = Buffer.byteLength(text, 'utf8');
     this.ascii(`${bytes}:"`);
     this.room(bytes + 2);
@@ -554,6 +568,62 @@ function quotedAt(buf: Buffer, pos: number, text: string): number {
   pos += length;
   buf[pos] = 34;
   return pos + 1;
+}
+
+/**
+ * The bytes of `text` in UTF-8, as Node counts them: a surrogate without its pair counts as
+ * U+FFFD, three bytes, which is what Node writes for it.
+ */
+function utf8Length(text: string): number {
+  let bytes = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x80) continue;
+    if (code < 0x800) bytes += 1;
+    else if (code >= 0xd800 && code < 0xdc00 && isLowSurrogate(text.charCodeAt(i + 1))) {
+      // A pair: two characters, four bytes.
+      bytes += 2;
+      i++;
+    } else bytes += 2;
+  }
+  return bytes;
+}
+
+/** Writes `text` as UTF-8 at `pos`, as Node's writer does (see utf8Length); returns the end. */
+function utf8At(buf: Buffer, pos: number, text: string): number {
+  for (let i = 0; i < text.length; i++) {
+    let code = text.charCodeAt(i);
+    if (code < 0x80) {
+      buf[pos++] = code;
+      continue;
+    }
+    if (code < 0x800) {
+      buf[pos++] = 0xc0 | (code >> 6);
+      buf[pos++] = 0x80 | (code & 0x3f);
+      continue;
+    }
+    if (code >= 0xd800 && code < 0xe000) {
+      const next = text.charCodeAt(i + 1);
+      if (code < 0xdc00 && isLowSurrogate(next)) {
+        const point = 0x10000 + ((code - 0xd800) << 10) + (next - 0xdc00);
+        buf[pos++] = 0xf0 | (point >> 18);
+        buf[pos++] = 0x80 | ((point >> 12) & 0x3f);
+        buf[pos++] = 0x80 | ((point >> 6) & 0x3f);
+        buf[pos++] = 0x80 | (point & 0x3f);
+        i++;
+        continue;
+      }
+      code = 0xfffd;
+    }
+    buf[pos++] = 0xe0 | (code >> 12);
+    buf[pos++] = 0x80 | ((code >> 6) & 0x3f);
+    buf[pos++] = 0x80 | (code & 0x3f);
+  }
+  return pos;
+}
+
+function isLowSurrogate(code: number): boolean {
+  return code >= 0xdc00 && code < 0xe000;
 }
 
 /** Writes `i:N;` for a safe integer at `pos`, with HEAD_ROOM made; returns the end. */
