@@ -2,23 +2,34 @@
  * Codec throughput, side by side in one run: ours, the `php-serialize` package, and PHP's
  * native functions (timed by php-fixture-gen/bench-codec.php on the same inputs).
  *
- *   npm run bench            (SECONDS=2 for longer windows, ROUNDS=5 for more of them,
+ *   npm run bench            (ROUNDS=15 pairs of windows, SECONDS=0.25 a window,
  *                            SETS=jobs,shared for only those of corpus, jobs, shared)
  *
  * Inputs: the PHP corpus in fixtures/php/, job commands Debian's Laravel 8.83 pushes here, and
  * the commands of ../shared/fixtures (Laravel 5.8 to 12). PHP unserializes into real classes
  * where it has them, as a worker does.
  *
- * Each set is timed in fresh processes on both sides, as a worker runs one kind of input: PHP
- * already was, and a Node process that first chewed through the corpus keeps code tuned to it.
+ * Each thing timed lives in a process of its own for the whole run, warmed up once: PHP (one
+ * process for a set, one for the part php-serialize reads), ours reading, ours writing, ours
+ * reading that part, and php-serialize. A process that first chewed through other work would
+ * keep code tuned to it, and pay for its garbage. The processes then take turns, a short window
+ * each, and each ratio is taken between two windows run one right after the other: this machine
+ * is shared, and its speed drifts by a third from one second to the next, for PHP as for Node,
+ * so windows seconds apart compare the drift more than the code.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { spawn, execFileSync, type ChildProcessByStdio } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import type { Readable, Writable } from 'node:stream';
 import phpSerialize from 'php-serialize';
 import { serialize, unserialize } from '../src/php/index.js';
-import { opsPerSecond, seconds } from './timing.js';
+import { repeat, warmup } from './timing.js';
 
 const root = new URL('..', import.meta.url).pathname;
+const ROUNDS = Number(process.env.ROUNDS ?? 15);
+const WINDOW = Number(process.env.SECONDS ?? 0.25);
 
 function corpus(): Buffer[] {
   return readFileSync(`${root}fixtures/php/corpus.jsonl`, 'utf8')
@@ -47,30 +58,6 @@ function commandOf(payload: string): Buffer {
   return Buffer.from((JSON.parse(payload) as { data: { command: string } }).data.command, 'utf8');
 }
 
-interface Rate {
-  opsPerSecond: number;
-  mbPerSecond: number;
-}
-
-function time(work: (index: number) => void, count: number, bytes: number): Rate {
-  const ops = opsPerSecond(work, count);
-  return { opsPerSecond: ops, mbPerSecond: (bytes * ops) / count / 1e6 };
-}
-
-function phpNative(inputs: Buffer[], classes: string): { unserialize: Rate; serialize: Rate } {
-  const out = execFileSync('php', [`${root}php-fixture-gen/bench-codec.php`, String(seconds), classes], {
-    input: inputs.map((b) => b.toString('base64')).join('\n'),
-    encoding: 'utf8',
-    maxBuffer: 1 << 28,
-  });
-  const result = JSON.parse(out) as Record<'unserialize' | 'serialize', { ops: number; seconds: number }> & { bytes: number };
-  const rate = (r: { ops: number; seconds: number }) => ({
-    opsPerSecond: r.ops / r.seconds,
-    mbPerSecond: (result.bytes * (r.ops / inputs.length)) / r.seconds / 1e6,
-  });
-  return { unserialize: rate(result.unserialize), serialize: rate(result.serialize) };
-}
-
 /** php-serialize throws on much PHP writes (enums, references, bytes); it is timed on what it reads. */
 function readableByPhpSerialize(inputs: Buffer[]): Buffer[] {
   return inputs.filter((bytes) => {
@@ -83,22 +70,103 @@ function readableByPhpSerialize(inputs: Buffer[]): Buffer[] {
   });
 }
 
-/**
- * One table row. The ratio is the median of each round's own ratio, with the lowest and highest
- * after it: PHP and Node are timed one after the other in each round, so a round that lands in a
- * slow spell of the machine slows both, and its ratio still holds.
- */
-function row(set: string, impl: string, op: string, rate: Rate, ratios?: number[]): string {
-  const ratio = ratios ? ratioText(ratios, 2) : '';
-  return `| ${set} | ${impl} | ${op} | ${Math.round(rate.opsPerSecond).toLocaleString('en-US')} | ${rate.mbPerSecond.toFixed(1)} | ${ratio} |`;
+/** What a Node timing process does over all its inputs, once. */
+type NodePart = 'read' | 'write' | 'theirs';
+
+function workOf(part: NodePart, inputs: Buffer[]): () => void {
+  if (part === 'read') return () => inputs.forEach((bytes) => unserialize(bytes));
+  if (part === 'write') {
+    const values = inputs.map((bytes) => unserialize(bytes));
+    return () => values.forEach((value) => serialize(value));
+  }
+  const texts = inputs.map((bytes) => bytes.toString('utf8'));
+  return () => texts.forEach((text) => phpSerialize.unserialize(text, {}, { strict: false }));
 }
 
-const ROUNDS = Number(process.env.ROUNDS ?? 3);
+/**
+ * The child's side of a Timer (this script with --serve PART FILE): warm up, say `ready`, then
+ * time one window for each line read, and answer with {"ops", "seconds"}, as bench-codec.php does.
+ */
+async function serve(part: NodePart, file: string): Promise<void> {
+  const inputs = readFileSync(file, 'utf8').split('\n').filter(Boolean).map((line) => Buffer.from(line, 'base64'));
+  const work = workOf(part, inputs);
+  const once = () => work();
+  repeat(once, 1, warmup);
+  console.log('ready');
+  for await (const line of createInterface({ input: process.stdin })) {
+    const { ops, elapsed } = repeat(once, 1, Number(line.split(' ')[1]));
+    console.log(JSON.stringify({ ops: ops * inputs.length, seconds: elapsed }));
+  }
+}
 
-/** `0.61× (0.36–0.67)`: the median ratio, then the lowest and highest when there are several. */
-function ratioText(ratios: number[], digits: number): string {
-  const range = ratios.length > 1 ? ` (${Math.min(...ratios).toFixed(digits)}–${Math.max(...ratios).toFixed(digits)})` : '';
-  return `${median(ratios).toFixed(digits)}×${range}`;
+/** A process that times one thing, a window at a time, on request. */
+class Timer {
+  private readonly child: ChildProcessByStdio<Writable, Readable, null>;
+  private readonly lines: AsyncIterator<string>;
+
+  constructor(command: string, args: string[]) {
+    this.child = spawn(command, args, { stdio: ['pipe', 'pipe', 'inherit'] });
+    this.lines = createInterface({ input: this.child.stdout })[Symbol.asyncIterator]();
+  }
+
+  async ready(): Promise<void> {
+    const { value } = await this.lines.next();
+    if (value !== 'ready') throw new Error(`a timing process said ${JSON.stringify(value)} instead of ready`);
+  }
+
+  /** Operations per second over one window of `operation`. */
+  async window(operation: string): Promise<number> {
+    this.child.stdin.write(`${operation} ${WINDOW}\n`);
+    const { value } = await this.lines.next();
+    const { ops, seconds } = JSON.parse(value as string) as { ops: number; seconds: number };
+    return ops / seconds;
+  }
+
+  close(): void {
+    this.child.stdin.end();
+  }
+}
+
+function nodeTimer(part: NodePart, file: string): Timer {
+  return new Timer(process.execPath, [...process.execArgv, new URL(import.meta.url).pathname, '--serve', part, file]);
+}
+
+function phpTimer(file: string, classes: string): Timer {
+  return new Timer('php', [`${root}php-fixture-gen/bench-codec.php`, file, classes]);
+}
+
+/** Two things timed one right after the other: `ours` and what it is compared with. */
+interface Pair {
+  ours: [Timer, string];
+  base: [Timer, string];
+  /** Each side's ops/s, one per round, and ours ÷ base of each round. */
+  oursRates: number[];
+  baseRates: number[];
+  ratios: number[];
+}
+
+function pair(ours: [Timer, string], base: [Timer, string]): Pair {
+  return { ours, base, oursRates: [], baseRates: [], ratios: [] };
+}
+
+/** Runs every pair once a round; every other round the base goes first, so a drift favours neither. */
+async function runRounds(pairs: Pair[]): Promise<void> {
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const p of pairs) {
+      let ours: number;
+      let base: number;
+      if (round % 2 === 0) {
+        ours = await p.ours[0].window(p.ours[1]);
+        base = await p.base[0].window(p.base[1]);
+      } else {
+        base = await p.base[0].window(p.base[1]);
+        ours = await p.ours[0].window(p.ours[1]);
+      }
+      p.oursRates.push(ours);
+      p.baseRates.push(base);
+      p.ratios.push(ours / base);
+    }
+  }
 }
 
 function median(values: number[]): number {
@@ -106,58 +174,69 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)]!;
 }
 
-/** The round whose rate is the median one. */
-function medianRate(rates: Rate[]): Rate {
-  const sorted = [...rates].sort((a, b) => a.opsPerSecond - b.opsPerSecond);
-  return sorted[Math.floor(sorted.length / 2)]!;
+/** The value a quarter and three quarters of the way up. */
+function quartiles(values: number[]): [number, number] {
+  const sorted = [...values].sort((a, b) => a - b);
+  return [sorted[Math.floor((sorted.length - 1) / 4)]!, sorted[Math.ceil(((sorted.length - 1) * 3) / 4)]!];
 }
 
-/**
- * What the Node side measures, each part in a process of its own: ours on the whole set, ours
- * on the part php-serialize reads, and php-serialize on that part. Sharing a process, each would
- * pay for the garbage and the code tuned to the others.
- */
-type NodePart = 'ours' | 'oursOnReadable' | 'theirs';
-
-interface NodeRates {
-  oursRead: Rate;
-  oursWrite: Rate;
-  theirs: Rate;
-  oursOnReadable: Rate;
+/** `0.61× (0.55–0.66)`: the median ratio, then the middle half of the rounds' ratios. */
+function ratioText(ratios: number[], digits: number): string {
+  const [low, high] = quartiles(ratios);
+  const range = ratios.length > 1 ? ` (${low.toFixed(digits)}–${high.toFixed(digits)})` : '';
+  return `${median(ratios).toFixed(digits)}×${range}`;
 }
 
-function nodePart(part: NodePart, inputs: Buffer[]): Rate[] {
-  const bytes = inputs.reduce((sum, b) => sum + b.length, 0);
-  if (part === 'ours') {
-    const values = inputs.map((b) => unserialize(b));
-    return [time((i) => unserialize(inputs[i]!), inputs.length, bytes), time((i) => serialize(values[i]!), values.length, bytes)];
-  }
-  // The inputs of the last two parts are already the ones php-serialize reads.
-  if (part === 'oursOnReadable') return [time((i) => unserialize(inputs[i]!), inputs.length, bytes)];
-  const texts = inputs.map((b) => b.toString('utf8'));
-  return [time((i) => phpSerialize.unserialize(texts[i]!, {}, { strict: false }), texts.length, bytes)];
+/** One table row: the median rate, with MB/s from the set's average size. */
+function row(set: string, impl: string, op: string, rates: number[], averageBytes: number, ratio: string): string {
+  const ops = median(rates);
+  return `| ${set} | ${impl} | ${op} | ${Math.round(ops).toLocaleString('en-US')} | ${((ops * averageBytes) / 1e6).toFixed(1)} | ${ratio} |`;
 }
 
-/** Runs nodePart in a child process (this script with --child PART), the inputs as base64 lines on stdin. */
-function nodePartApart(part: NodePart, inputs: Buffer[]): Rate[] {
-  const out = execFileSync(process.execPath, [...process.execArgv, new URL(import.meta.url).pathname, '--child', part], {
-    input: inputs.map((b) => b.toString('base64')).join('\n'),
-    encoding: 'utf8',
-    maxBuffer: 1 << 28,
-  });
-  return JSON.parse(out) as Rate[];
+async function benchSet(name: string, inputs: Buffer[], classes: string, folder: string): Promise<string[]> {
+  const readable = readableByPhpSerialize(inputs);
+  const write = (file: string, set: Buffer[]) => {
+    writeFileSync(join(folder, file), set.map((b) => b.toString('base64')).join('\n'));
+    return join(folder, file);
+  };
+  const all = write('all', inputs);
+  const part = write('readable', readable);
+  const timers = {
+    php: phpTimer(all, classes),
+    phpOnReadable: phpTimer(part, classes),
+    read: nodeTimer('read', all),
+    write: nodeTimer('write', all),
+    readOnReadable: nodeTimer('read', part),
+    theirs: nodeTimer('theirs', part),
+  };
+  // One at a time: on two cores, warm-ups side by side would slow each other.
+  for (const timer of Object.values(timers)) await timer.ready();
+  const read = pair([timers.read, 'read'], [timers.php, 'unserialize']);
+  const written = pair([timers.write, 'write'], [timers.php, 'serialize']);
+  const readOnReadable = pair([timers.readOnReadable, 'read'], [timers.phpOnReadable, 'unserialize']);
+  const overTheirs = pair([timers.readOnReadable, 'read'], [timers.theirs, 'read']);
+  await runRounds([read, written, readOnReadable, overTheirs]);
+  Object.values(timers).forEach((timer) => timer.close());
+
+  const average = (set: Buffer[]) => set.reduce((sum, b) => sum + b.length, 0) / set.length;
+  const label = `${name} (${inputs.length}, ${average(inputs).toFixed(0)} B avg)`;
+  const subset = `${name}, the ${readable.length} php-serialize reads`;
+  const [size, partSize] = [average(inputs), average(readable)];
+  const theirsVsPhp = overTheirs.baseRates.map((rate, i) => rate / readOnReadable.baseRates[i]!);
+  return [
+    row(label, 'PHP 8.2 native', 'unserialize', read.baseRates, size, '1.00×'),
+    row(label, 'laravel-queue-bridge', 'unserialize', read.oursRates, size, ratioText(read.ratios, 2)),
+    row(label, 'PHP 8.2 native', 'serialize', written.baseRates, size, '1.00×'),
+    row(label, 'laravel-queue-bridge', 'serialize', written.oursRates, size, ratioText(written.ratios, 2)),
+    row(subset, 'PHP 8.2 native', 'unserialize', readOnReadable.baseRates, partSize, '1.00×'),
+    row(subset, 'laravel-queue-bridge', 'unserialize', readOnReadable.oursRates, partSize, ratioText(readOnReadable.ratios, 2)),
+    row(subset, 'php-serialize 5', 'unserialize', overTheirs.baseRates, partSize, ratioText(theirsVsPhp, 2)),
+    `|  | ours ÷ php-serialize | unserialize | ${ratioText(overTheirs.ratios, 1)} |  |  |`,
+  ];
 }
 
-function nodeRatesApart(inputs: Buffer[], readable: Buffer[]): NodeRates {
-  const [oursRead, oursWrite] = nodePartApart('ours', inputs) as [Rate, Rate];
-  const [oursOnReadable] = nodePartApart('oursOnReadable', readable) as [Rate];
-  const [theirs] = nodePartApart('theirs', readable) as [Rate];
-  return { oursRead, oursWrite, oursOnReadable, theirs };
-}
-
-if (process.argv[2] === '--child') {
-  const inputs = readFileSync(0, 'utf8').split('\n').filter(Boolean).map((line) => Buffer.from(line, 'base64'));
-  console.log(JSON.stringify(nodePart(process.argv[3] as NodePart, inputs)));
+if (process.argv[2] === '--serve') {
+  await serve(process.argv[3] as NodePart, process.argv[4]!);
 } else {
   const lines = ['| inputs | implementation | operation | ops/s | MB/s | vs PHP native |', '|---|---|---|---:|---:|---:|'];
   // SETS=jobs,shared times only those sets (corpus, jobs, shared).
@@ -167,31 +246,15 @@ if (process.argv[2] === '--child') {
     ['jobs', 'Laravel 8.83 job commands', laravelCommands, 'jobs'],
     ['shared', 'Laravel 5.8–12 commands, classes absent in PHP', sharedCommands, 'jobs'],
   ];
-  for (const [id, name, load, classes] of sets) {
-    if (only && !only.includes(id)) continue;
-    const inputs = load();
-    if (inputs.length === 0) continue;
-    const bytes = inputs.reduce((sum, b) => sum + b.length, 0);
-    const label = `${name} (${inputs.length}, ${(bytes / inputs.length).toFixed(0)} B avg)`;
-    // PHP and Node take turns, ROUNDS times, and each figure is the median of its rounds: on a
-    // shared machine a single window can land in someone else's burst.
-    const readable = readableByPhpSerialize(inputs);
-    const rounds = Array.from({ length: ROUNDS }, () => ({ native: phpNative(inputs, classes), ours: nodeRatesApart(inputs, readable), nativeOnReadable: phpNative(readable, classes) }));
-    const ratios = (ours: (r: (typeof rounds)[number]) => Rate, base: (r: (typeof rounds)[number]) => Rate) =>
-      rounds.map((r) => ours(r).opsPerSecond / base(r).opsPerSecond);
-    const rate = (pick: (r: (typeof rounds)[number]) => Rate) => medianRate(rounds.map(pick));
-    const one = [1];
-
-    lines.push(row(label, 'PHP 8.2 native', 'unserialize', rate((r) => r.native.unserialize), one));
-    lines.push(row(label, 'laravel-queue-bridge', 'unserialize', rate((r) => r.ours.oursRead), ratios((r) => r.ours.oursRead, (r) => r.native.unserialize)));
-    lines.push(row(label, 'PHP 8.2 native', 'serialize', rate((r) => r.native.serialize), one));
-    lines.push(row(label, 'laravel-queue-bridge', 'serialize', rate((r) => r.ours.oursWrite), ratios((r) => r.ours.oursWrite, (r) => r.native.serialize)));
-    const subset = `${name}, the ${readable.length} php-serialize reads`;
-    lines.push(row(subset, 'PHP 8.2 native', 'unserialize', rate((r) => r.nativeOnReadable.unserialize), one));
-    lines.push(row(subset, 'laravel-queue-bridge', 'unserialize', rate((r) => r.ours.oursOnReadable), ratios((r) => r.ours.oursOnReadable, (r) => r.nativeOnReadable.unserialize)));
-    lines.push(row(subset, 'php-serialize 5', 'unserialize', rate((r) => r.ours.theirs), ratios((r) => r.ours.theirs, (r) => r.nativeOnReadable.unserialize)));
-    const overTheirs = ratios((r) => r.ours.oursOnReadable, (r) => r.ours.theirs);
-    lines.push(`|  | ours ÷ php-serialize | unserialize | ${ratioText(overTheirs, 1)} |  |  |`);
+  const folder = mkdtempSync(join(tmpdir(), 'lqb-bench-'));
+  try {
+    for (const [id, name, load, classes] of sets) {
+      if (only && !only.includes(id)) continue;
+      const inputs = load();
+      if (inputs.length > 0) lines.push(...(await benchSet(name, inputs, classes, folder)));
+    }
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
   }
   console.log(lines.join('\n'));
 }

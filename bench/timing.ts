@@ -16,7 +16,7 @@ export function opsPerSecond(work: (index: number) => void, count: number): numb
 }
 
 /** Runs `work` over all inputs, again and again, until `limit` seconds have passed (at least once). */
-function repeat(work: (index: number) => void, count: number, limit: number): { ops: number; elapsed: number } {
+export function repeat(work: (index: number) => void, count: number, limit: number): { ops: number; elapsed: number } {
   let ops = 0;
   const start = process.hrtime.bigint();
   let elapsed = 0;
