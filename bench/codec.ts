@@ -90,11 +90,10 @@ function workOf(part: NodePart, inputs: Buffer[]): () => void {
 async function serve(part: NodePart, file: string): Promise<void> {
   const inputs = readFileSync(file, 'utf8').split('\n').filter(Boolean).map((line) => Buffer.from(line, 'base64'));
   const work = workOf(part, inputs);
-  const once = () => work();
-  repeat(once, 1, warmup);
+  repeat(work, 1, warmup);
   console.log('ready');
   for await (const line of createInterface({ input: process.stdin })) {
-    const { ops, elapsed } = repeat(once, 1, Number(line.split(' ')[1]));
+    const { ops, elapsed } = repeat(work, 1, Number(line.split(' ')[1]));
     console.log(JSON.stringify({ ops: ops * inputs.length, seconds: elapsed }));
   }
 }
@@ -135,17 +134,20 @@ function phpTimer(file: string, classes: string): Timer {
   return new Timer('php', [`${root}php-fixture-gen/bench-codec.php`, file, classes]);
 }
 
+/** One window of something timed: its ops/s. */
+type Window = () => Promise<number>;
+
 /** Two things timed one right after the other: `ours` and what it is compared with. */
 interface Pair {
-  ours: [Timer, string];
-  base: [Timer, string];
+  ours: Window;
+  base: Window;
   /** Each side's ops/s, one per round, and ours ÷ base of each round. */
   oursRates: number[];
   baseRates: number[];
   ratios: number[];
 }
 
-function pair(ours: [Timer, string], base: [Timer, string]): Pair {
+function pair(ours: Window, base: Window): Pair {
   return { ours, base, oursRates: [], baseRates: [], ratios: [] };
 }
 
@@ -153,15 +155,10 @@ function pair(ours: [Timer, string], base: [Timer, string]): Pair {
 async function runRounds(pairs: Pair[]): Promise<void> {
   for (let round = 0; round < ROUNDS; round++) {
     for (const p of pairs) {
-      let ours: number;
-      let base: number;
-      if (round % 2 === 0) {
-        ours = await p.ours[0].window(p.ours[1]);
-        base = await p.base[0].window(p.base[1]);
-      } else {
-        base = await p.base[0].window(p.base[1]);
-        ours = await p.ours[0].window(p.ours[1]);
-      }
+      const oursFirst = round % 2 === 0;
+      const first = await (oursFirst ? p.ours : p.base)();
+      const second = await (oursFirst ? p.base : p.ours)();
+      const [ours, base] = oursFirst ? [first, second] : [second, first];
       p.oursRates.push(ours);
       p.baseRates.push(base);
       p.ratios.push(ours / base);
@@ -195,9 +192,10 @@ function row(set: string, impl: string, op: string, rates: number[], averageByte
 
 async function benchSet(name: string, inputs: Buffer[], classes: string, folder: string): Promise<string[]> {
   const readable = readableByPhpSerialize(inputs);
-  const write = (file: string, set: Buffer[]) => {
-    writeFileSync(join(folder, file), set.map((b) => b.toString('base64')).join('\n'));
-    return join(folder, file);
+  const write = (name: string, set: Buffer[]) => {
+    const file = join(folder, name);
+    writeFileSync(file, set.map((b) => b.toString('base64')).join('\n'));
+    return file;
   };
   const all = write('all', inputs);
   const part = write('readable', readable);
@@ -211,17 +209,18 @@ async function benchSet(name: string, inputs: Buffer[], classes: string, folder:
   };
   // One at a time: on two cores, warm-ups side by side would slow each other.
   for (const timer of Object.values(timers)) await timer.ready();
-  const read = pair([timers.read, 'read'], [timers.php, 'unserialize']);
-  const written = pair([timers.write, 'write'], [timers.php, 'serialize']);
-  const readOnReadable = pair([timers.readOnReadable, 'read'], [timers.phpOnReadable, 'unserialize']);
-  const overTheirs = pair([timers.readOnReadable, 'read'], [timers.theirs, 'read']);
+  const read = pair(() => timers.read.window('read'), () => timers.php.window('unserialize'));
+  const written = pair(() => timers.write.window('write'), () => timers.php.window('serialize'));
+  const readOnReadable = pair(() => timers.readOnReadable.window('read'), () => timers.phpOnReadable.window('unserialize'));
+  const overTheirs = pair(() => timers.readOnReadable.window('read'), () => timers.theirs.window('read'));
   await runRounds([read, written, readOnReadable, overTheirs]);
   Object.values(timers).forEach((timer) => timer.close());
 
   const average = (set: Buffer[]) => set.reduce((sum, b) => sum + b.length, 0) / set.length;
-  const label = `${name} (${inputs.length}, ${average(inputs).toFixed(0)} B avg)`;
-  const subset = `${name}, the ${readable.length} php-serialize reads`;
   const [size, partSize] = [average(inputs), average(readable)];
+  const label = `${name} (${inputs.length}, ${size.toFixed(0)} B avg)`;
+  const subset = `${name}, the ${readable.length} php-serialize reads`;
+  // php-serialize against PHP: windows of one round, though not side by side (each is beside ours).
   const theirsVsPhp = overTheirs.baseRates.map((rate, i) => rate / readOnReadable.baseRates[i]!);
   return [
     row(label, 'PHP 8.2 native', 'unserialize', read.baseRates, size, '1.00×'),
