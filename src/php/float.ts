@@ -51,7 +51,9 @@ export function formatPhpFloat(value: number): string {
  */
 export function spellsAsPhp(text: string, value: number): boolean {
   const size = Math.abs(value);
-  if (!(size >= 1e21 || (size < 1e-6 && size > 0))) return formatPhpFloat(value) === text;
+  // Where JavaScript writes a plain decimal, compare with PHP's spelling as built.
+  const jsScientific = size >= 1e21 || (size > 0 && size < 1e-6);
+  if (!jsScientific) return formatPhpFloat(value) === text;
   const js = String(value);
   let at = 0;
   let fraction = false;
