@@ -63,7 +63,17 @@ export function unserialize(input: string | Uint8Array, options: UnserializeOpti
     throw new PhpUnserializeError(`input of ${bytes.length} bytes is over the limit of ${options.maxBytes}`, 0);
   }
   const reader = new Reader(bytes, options, [], text, false, textable);
-  const value = reader.value();
+  let value: PhpValue;
+  try {
+    value = reader.value();
+  } catch (error) {
+    // Only `Serializable` payloads nested in one another are read by recursion (see nestedSlots);
+    // a chain of them longer than the call stack allows fails here, with the offset of its first.
+    if (error instanceof RangeError && reader.customAt >= 0 && /call stack/i.test(error.message)) {
+      throw new PhpUnserializeError('Serializable payloads nested deeper than the call stack allows', reader.customAt);
+    }
+    throw error;
+  }
   if (reader.pos !== bytes.length && !options.allowTrailing) {
     throw new PhpUnserializeError(`expected end of input, found ${reader.describe(reader.pos)}`, reader.pos);
   }
@@ -118,6 +128,8 @@ class Reader {
   pos = 0;
   /** Set on a reader that only tries whether bytes read as serialized values (see nestedSlots). */
   trial = false;
+  /** Where the `C:` whose payload is being tried started; -1 when none is. */
+  customAt = -1;
   /** Arrays and objects open around the current position. */
   private depth = 0;
   /** What `open` last opened: the container, where its entries go, and how many it has. */
@@ -294,6 +306,7 @@ class Reader {
   }
 
   private custom(): PhpSerializable {
+    const start = this.pos - 2;
     const className = this.className();
     this.expectAt(COLON);
     const length = this.count(COLON);
@@ -304,7 +317,10 @@ class Reader {
     this.expectAt(CLOSE);
     const value = new PhpSerializable(className, new Uint8Array(this.buf.subarray(from, from + length)));
     this.slots.push(value);
+    const outer = this.customAt;
+    if (outer < 0) this.customAt = start;
     this.nestedSlots(from, from + length);
+    this.customAt = outer;
     return value;
   }
 
@@ -341,7 +357,8 @@ class Reader {
   }
 
   private reference(kind: 'r' | 'R', start: number): PhpRef {
-    const index = this.count(SEMI);
+    // Bounded by the slots, not by the input: a payload read on its own may point far outside itself.
+    const index = this.count(SEMI, Number.MAX_SAFE_INTEGER);
     const target = index >= 1 && index <= this.slots.length ? this.slots[index - 1] : undefined;
     if (target === undefined) throw this.fail(`${kind}:${index} names no value read so far`, start);
     if (kind === 'r' && !isObject(target)) throw this.fail(`r:${index} names a value that is not an object`, start);
@@ -558,8 +575,8 @@ class Reader {
     return negative ? -size : size;
   }
 
-  /** An unsigned count or length up to `terminator`, never more than the input could hold. */
-  private count(terminator: number): number {
+  /** An unsigned count or length up to `terminator`, never more than the input could hold (or `most`). */
+  private count(terminator: number, most = this.buf.length): number {
     const buf = this.buf;
     let pos = this.pos;
     const from = pos;
@@ -571,7 +588,7 @@ class Reader {
     }
     if (pos === from) throw this.fail(`expected a number, found ${this.describe(pos)}`, pos);
     if (c !== terminator) throw this.fail(`expected '${String.fromCharCode(terminator)}', found ${this.describe(pos)}`, pos);
-    if (n > buf.length) throw this.fail(`count ${n > 1e15 ? 'of ' + (pos - from) + ' digits' : n} is more than the input could hold`, from);
+    if (n > most) throw this.fail(`count ${n > 1e15 ? 'of ' + (pos - from) + ' digits' : n} is more than the input could hold`, from);
     this.pos = pos + 1;
     return n;
   }

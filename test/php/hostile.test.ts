@@ -60,6 +60,27 @@ describe('nesting', () => {
     expect(Buffer.from(serialize(value, { maxDepth: Infinity })).toString()).toBe(deep);
   });
 
+  it('Serializable payloads nested in one another are read as deep as PHP writes them here, then refused', () => {
+    // Each payload is tried as serialized values, by recursion: PHP writes 500 levels in a breeze.
+    const chain = php(`error_reporting(0);
+      class Wrap implements Serializable {
+        public $x;
+        function __construct($x = null) { $this->x = $x; }
+        function serialize() { return serialize($this->x); }
+        function unserialize($s) { $this->x = unserialize($s); }
+      }
+      $v = 1; for ($i = 0; $i < 500; $i++) $v = new Wrap([$v]);
+      echo serialize(['head', $v]);`);
+    expect(Buffer.compare(serialize(unserialize(chain)), chain)).toBe(0);
+    // Twenty thousand levels are past any call stack: a typed error at the first payload's C:.
+    let deep = 'i:1;';
+    for (let i = 0; i < 20_000; i++) deep = `C:1:"S":${deep.length}:{${deep}}`;
+    const input = `a:2:{i:0;s:4:"head";i:1;${deep}}`;
+    const error = errorOf(input);
+    expect(error.message).toMatch(/nested deeper than the call stack allows/);
+    expect(error.offset).toBe(input.indexOf('C:'));
+  });
+
   it('the default depth is PHP\'s: 4096 levels read, 4097 refused at the offset PHP names', () => {
     const nested = (n: number) => 'a:1:{i:0;'.repeat(n) + 'N;' + '}'.repeat(n);
     const ok = nested(4096);

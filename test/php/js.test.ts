@@ -50,6 +50,36 @@ describe('toJS', () => {
     expect(js[3]).toBe(5);
   });
 
+  it('resolves R: after a Serializable payload that itself points back, numbered as PHP numbers them', () => {
+    // The payload's r: names a slot outside the payload, at a number larger than the payload is
+    // long; the R: at the end names a slot after the payload. PHP says what each should be.
+    const cases = JSON.parse(
+      php(`error_reporting(0);
+        class Wrap implements Serializable {
+          public $x;
+          function __construct($x = null) { $this->x = $x; }
+          function serialize() { return serialize($this->x); }
+          function unserialize($s) { $this->x = unserialize($s); }
+        }
+        $out = [];
+        foreach (range(1, 14) as $pad) {
+          $o = new stdClass;
+          $a = array_merge(range(1, $pad), [$o, new Wrap($o), 'x', 'y']);
+          $named = count($a) - 2;
+          $a[] = &$a[$named];
+          $u = unserialize(serialize($a));
+          $out[] = [base64_encode(serialize($a)), count($a) - 1, $u[count($a) - 1]];
+        }
+        echo json_encode($out);`).toString(),
+    ) as [string, number, string][];
+    for (const [base64, at, phpValue] of cases) {
+      const bytes = Buffer.from(base64, 'base64');
+      const value = unserialize(bytes);
+      expect((toJS(value) as unknown[])[at]).toBe(phpValue);
+      expect(Buffer.compare(serialize(value), bytes)).toBe(0);
+    }
+  });
+
   it('gives enums as { name } with their class, Serializable objects with their raw payload', () => {
     const js = read(`
       enum Status: string { case Active = 'a'; }
