@@ -9,6 +9,7 @@ const LABELS: Record<WorkerEvent['event'], string> = {
   processed: 'Processed: ',
   failed: 'Failed:    ',
   released: 'Released:  ',
+  deleted: 'Deleted:   ',
   'given-back': 'Given back:',
   'timed-out': 'Timed out: ',
   stopping: 'Stopping:  ',

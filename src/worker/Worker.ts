@@ -18,7 +18,7 @@ import { handlerNames, type Handler, type HandlerJob, type HandlerMap } from './
 import { defaultWorkerOptions, type WorkerOptions } from './WorkerOptions.js';
 
 export interface WorkerEvent {
-  event: 'processing' | 'processed' | 'failed' | 'released' | 'given-back' | 'timed-out' | 'stopping' | 'error';
+  event: 'processing' | 'processed' | 'failed' | 'released' | 'deleted' | 'given-back' | 'timed-out' | 'stopping' | 'error';
   job?: string;
   id?: string;
   uuid?: string;
@@ -50,7 +50,6 @@ export interface StopReason {
 
 /** What a handler's job can do, as the worker does it. */
 interface JobActions {
-  signal(): AbortSignal;
   release(seconds: number): Promise<void>;
   fail(error: unknown): Promise<void>;
   delete(): Promise<void>;
@@ -67,6 +66,7 @@ class JobContext implements HandlerJob {
   readonly id: string;
   readonly queue: string;
   readonly #command: PhpValue | undefined;
+  readonly #state: JobState;
   readonly #actions: JobActions;
   #plain: Record<string, unknown> | undefined;
   #args: unknown[] | undefined;
@@ -74,17 +74,19 @@ class JobContext implements HandlerJob {
 
   constructor(
     readonly name: string,
-    job: RedisJob,
+    state: JobState,
     readonly decoded: DecodedPayload,
     readonly view: JobView,
     command: PhpValue | undefined,
     actions: JobActions,
   ) {
+    const job = state.job;
     this.attempts = job.attempts();
     this.uuid = job.uuid;
     this.id = job.id;
     this.queue = job.queue;
     this.#command = command;
+    this.#state = state;
     this.#actions = actions;
   }
 
@@ -103,7 +105,7 @@ class JobContext implements HandlerJob {
   }
 
   get signal(): AbortSignal {
-    return this.#actions.signal();
+    return this.#state.signal();
   }
 
   // Own functions rather than methods, so `const { release } = job` still works.
@@ -117,14 +119,38 @@ class JobState {
   released = false;
   deleted = false;
   failed = false;
+  /** A failure was recorded: the job did not fail quietly for having been deleted first. */
+  failedRecorded = false;
   /**
    * The handler ran past its timeout: the job is no longer this handler's (it may be failed, or
    * taken by another worker after retry_after), so what the handler does to it later is ignored.
    */
   abandoned = false;
+  /** Made only when the handler asks for its signal; most never do. */
+  #controller: AbortController | undefined;
+  #expiredWith: Error | undefined;
   constructor(readonly job: RedisJob) {}
   get finished(): boolean {
     return this.released || this.deleted || this.failed || this.abandoned;
+  }
+  signal(): AbortSignal {
+    if (!this.#controller) {
+      this.#controller = new AbortController();
+      if (this.#expiredWith) this.#controller.abort(this.#expiredWith);
+    }
+    return this.#controller.signal;
+  }
+  expire(error: Error): void {
+    this.#expiredWith = error;
+    this.#controller?.abort(error);
+  }
+  /**
+   * What the log says became of the job: failed only when a failure was recorded, released
+   * only when it was put back; else `otherwise` (a handler that deleted its job and then
+   * threw has neither failed nor released it).
+   */
+  outcome(otherwise: 'processed' | 'deleted'): WorkerEvent['event'] {
+    return this.failedRecorded ? 'failed' : this.released ? 'released' : otherwise;
   }
 }
 
@@ -345,7 +371,7 @@ export class Worker {
       // A payload that does not decode cannot run on either side: fail it with the reason.
       const reason = new UndecodableJobError(`the job cannot be read: ${(unreadable as Error).message}`, { cause: unreadable });
       this.log({ event: 'processing', job: '(undecodable)', ...base });
-      await this.fail(state, reason, '(undecodable)', undefined, undefined);
+      await this.fail(state, reason, '(undecodable)', undefined);
       this.log({ event: 'failed', job: '(undecodable)', ...base, durationMs: performance.now() - started, error: reason.message });
       return;
     }
@@ -356,8 +382,9 @@ export class Worker {
       this.log({ event, job: name, ...base, durationMs: performance.now() - started, ...(error ? { error: (error as Error).message ?? String(error) } : {}) });
 
     const found = this.findHandler(payload, view);
+    const context = found && this.context(state, found.name, payload, view, command);
     try {
-      if (!found) {
+      if (!found || !context) {
         if (this.options.share) {
           await job.giveBack(this.options.shareDelay);
           return finish('given-back');
@@ -366,10 +393,10 @@ export class Worker {
       }
       if (this.alreadyExceedsMaxAttempts(state.job, payload)) {
         const error = new MaxAttemptsExceededError(name);
-        await this.fail(state, error, name, found.handler, undefined);
+        await this.fail(state, error, name, context);
         return finish('failed', error);
       }
-      const timedOut = await this.runHandler(state, found, payload, view, command);
+      const timedOut = await this.runHandler(state, found.handler, context, payload);
       if (timedOut) return finish('timed-out', timedOut);
       // As Laravel's CallQueuedHandler: a job that neither failed nor was released pushes the
       // next link of its chain, even when it deleted itself; then it is deleted if it was not.
@@ -380,10 +407,10 @@ export class Worker {
           state.deleted = true;
         }
       }
-      finish(state.failed ? 'failed' : state.released ? 'released' : 'processed');
+      finish(state.outcome('processed'));
     } catch (error) {
-      await this.handleException(state, payload, name, found, error);
-      finish(state.failed ? 'failed' : 'released', error);
+      await this.handleException(state, payload, name, context, error);
+      finish(state.outcome('deleted'), error);
     }
   }
 
@@ -400,27 +427,10 @@ export class Worker {
    * having failed the job if Laravel would (failOnTimeout, or its last attempt); otherwise the
    * job stays reserved and comes back after retry_after, as with Laravel.
    */
-  private async runHandler(
-    state: JobState,
-    found: { name: string; handler: Handler },
-    payload: DecodedPayload,
-    view: JobView,
-    command: PhpValue | undefined,
-  ): Promise<Error | undefined> {
+  private async runHandler(state: JobState, handler: Handler, context: HandlerJob, payload: DecodedPayload): Promise<Error | undefined> {
     const seconds = this.timeoutFor(payload);
-    // The AbortController is made only when the handler asks for its signal; most never do.
-    let controller: AbortController | undefined;
-    let expiredWith: Error | undefined;
-    const signal = () => {
-      if (!controller) {
-        controller = new AbortController();
-        if (expiredWith) controller.abort(expiredWith);
-      }
-      return controller.signal;
-    };
-    const context = this.context(state, found.name, payload, view, command, signal);
     if (seconds <= 0) {
-      await found.handler(context);
+      await handler(context);
       return undefined;
     }
     let timer: NodeJS.Timeout | undefined;
@@ -428,7 +438,7 @@ export class Worker {
       timer = setTimeout(() => resolve('timeout'), seconds * 1000);
     });
     try {
-      const outcome = await Promise.race([Promise.resolve(found.handler(context)).then(() => 'done' as const), expired]);
+      const outcome = await Promise.race([Promise.resolve(handler(context)).then(() => 'done' as const), expired]);
       if (outcome === 'done') return undefined;
     } finally {
       clearTimeout(timer);
@@ -436,8 +446,7 @@ export class Worker {
     const name = String(payload.envelope.displayName ?? payload.name);
     const error = new TimeoutExceededError(name, seconds);
     const failNow = !state.finished;
-    expiredWith = error;
-    controller?.abort(error);
+    state.expire(error);
     const lastAttempt = this.attemptsUsedUp(state.job, payload);
     // As Laravel 8's timeout handler: fail on the last attempt, count the timeout toward
     // maxExceptions (failing when reached), fail on failOnTimeout; each failure is recorded as
@@ -445,16 +454,15 @@ export class Worker {
     // The timeout is counted even when the job is not failed now.
     const exceptionsUsedUp = await this.exceptionsUsedUp(payload);
     if (failNow && (lastAttempt || exceptionsUsedUp || payload.envelope.failOnTimeout === true)) {
-      await this.fail(state, new MaxAttemptsExceededError(name), name, found.handler, context);
+      await this.fail(state, new MaxAttemptsExceededError(name), name, context);
     }
     state.abandoned = true;
     return error;
   }
 
-  private context(state: JobState, name: string, payload: DecodedPayload, view: JobView, command: PhpValue | undefined, signal: () => AbortSignal): HandlerJob {
+  private context(state: JobState, name: string, payload: DecodedPayload, view: JobView, command: PhpValue | undefined): HandlerJob {
     const job = state.job;
-    const context: HandlerJob = new JobContext(name, job, payload, view, command, {
-      signal,
+    const context: HandlerJob = new JobContext(name, state, payload, view, command, {
       release: async (seconds) => {
         if (state.finished) return;
         state.released = true;
@@ -462,7 +470,7 @@ export class Worker {
       },
       fail: async (error) => {
         if (state.abandoned) return;
-        await this.fail(state, error ?? new ManuallyFailedError(), String(payload.envelope.displayName ?? payload.name), this.handlers[name], context);
+        await this.fail(state, error ?? new ManuallyFailedError(), String(payload.envelope.displayName ?? payload.name), context);
       },
       delete: async () => {
         if (state.finished) return;
@@ -490,16 +498,16 @@ export class Worker {
   }
 
   /** Laravel's handleJobException: fail when out of attempts or exceptions, else release with backoff. */
-  private async handleException(state: JobState, payload: DecodedPayload, name: string, found: { name: string; handler: Handler } | undefined, error: unknown): Promise<void> {
+  private async handleException(state: JobState, payload: DecodedPayload, name: string, context: HandlerJob | undefined, error: unknown): Promise<void> {
     const job = state.job;
     try {
       if (!state.failed) {
         if (this.attemptsUsedUp(job, payload) || error instanceof NoHandlerError) {
-          await this.fail(state, error, name, found?.handler, undefined);
+          await this.fail(state, error, name, context);
         }
         // Laravel counts the exception even when the job has just failed for its attempts (the
         // count outlives it: a retried job keeps its uuid); failing it again does nothing.
-        if (await this.exceptionsUsedUp(payload)) await this.fail(state, error, name, found?.handler, undefined);
+        if (await this.exceptionsUsedUp(payload)) await this.fail(state, error, name, context);
       }
     } finally {
       if (!state.finished) {
@@ -519,17 +527,22 @@ export class Worker {
     return true;
   }
 
-  /** Fails a job: out of `:reserved`, its `failed` hook, and a record where Laravel looks. */
-  private async fail(state: JobState, error: unknown, name: string, handler: Handler | undefined, context: HandlerJob | undefined): Promise<void> {
+  /**
+   * Fails a job: out of `:reserved`, its handler's `failed` hook with the error (as Laravel calls
+   * the job's failed() on every way to failure), and a record where Laravel looks.
+   */
+  private async fail(state: JobState, error: unknown, name: string, context: HandlerJob | undefined): Promise<void> {
     if (state.failed || state.deleted) {
       state.failed = true;
       return;
     }
     state.failed = true;
     state.deleted = true;
+    state.failedRecorded = true;
     await state.job.delete();
     try {
-      if (handler?.failed && context) await handler.failed(context, error);
+      const handler = context && this.handlers[context.name];
+      if (context && handler?.failed) await handler.failed(context, error);
     } catch (hookError) {
       this.log({ event: 'error', job: name, id: state.job.id, error: `failed() hook threw: ${(hookError as Error).message}` });
     } finally {

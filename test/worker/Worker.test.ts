@@ -119,6 +119,39 @@ describe('what a handler can do', () => {
     expect((await env.failer.all()).map((r) => r.exception.split('\n')[0])).toEqual(['Error: refused']);
   });
 
+  it('the failed hook runs with the error on every way to failure, as Laravel calls a job’s failed()', async () => {
+    await env.queue.pushRaw(payload('App\\Jobs\\Throws', {}, { maxTries: 1 }));
+    await env.queue.pushRaw(payload('App\\Jobs\\Picky', {}, { maxTries: 5, maxExceptions: 1 }));
+    // Taken once before (attempts 1 of 1): this take is one too many.
+    await env.client.rpush('queues:default', payload('App\\Jobs\\Again', {}, { maxTries: 1 }).replace('"attempts":0', '"attempts":1'));
+    const hooked: string[] = [];
+    const ran: string[] = [];
+    const handler = (message: string) =>
+      Object.assign(
+        async (job: { name: string }) => {
+          ran.push(job.name);
+          throw new Error(message);
+        },
+        { failed: async (job: { name: string }, error: unknown) => void hooked.push(`${job.name}: ${(error as Error).name}: ${(error as Error).message}`) },
+      );
+    await env.worker({ 'App\\Jobs\\Throws': handler('last try'), 'App\\Jobs\\Picky': handler('one too many'), 'App\\Jobs\\Again': handler('never runs') }, { stopWhenEmpty: true }).run();
+    expect(ran).toEqual(['App\\Jobs\\Throws', 'App\\Jobs\\Picky']);
+    expect(hooked).toEqual([
+      'App\\Jobs\\Throws: Error: last try',
+      'App\\Jobs\\Picky: Error: one too many',
+      expect.stringMatching(/^App\\Jobs\\Again: Illuminate\\Queue\\MaxAttemptsExceededException: App\\Jobs\\Again has been attempted too many times/),
+    ]);
+    expect(await env.failer.all()).toHaveLength(3);
+  });
+
+  it('a handler that deletes its job and then throws is logged as deleted: nothing was released or failed', async () => {
+    await env.queue.pushRaw(payload('App\\Jobs\\Gone', {}, { maxTries: 3 }));
+    await env.worker({ 'App\\Jobs\\Gone': async (job) => { await job.delete(); throw new Error('after delete'); } }, { stopWhenEmpty: true }).run();
+    expect(env.events.map((e) => [e.event, e.error])).toEqual([['processing', undefined], ['deleted', 'after delete'], ['stopping', undefined]]);
+    expect(await env.queue.size()).toBe(0);
+    expect(await env.failer.all()).toEqual([]);
+  });
+
   it('works with the job taken apart: const { command, release } = job', async () => {
     await env.queue.pushRaw(payload('App\\Jobs\\Apart', { n: 5 }));
     const seen: unknown[] = [];
