@@ -4,7 +4,7 @@
  *   export default {
  *     'App\\Jobs\\SendWelcomeEmail': async (job) => { … },                 // a job class
  *     'App\\Listeners\\SendShipmentNotification@handle': async (job) => { … }, // a queued listener
- *     'App\\Handlers\\Legacy@run': async (job) => { … },                  // a string job
+ *     'App\\Handlers\\Legacy@fire': async (job) => { … },                 // a string job (Queue::push('App\\Handlers\\Legacy', $data))
  *   };
  *
  * A handler may carry a `failed(job, error)` function too, the way a Laravel job has `failed()`.
@@ -61,13 +61,16 @@ export async function loadHandlers(file: string): Promise<HandlerMap> {
 /**
  * The names a payload can be handled under, most specific first: a listener as
  * `Class@method` (and as `Class` when the method is `handle`), a job by its command class,
- * a string job by its `Class@method`.
+ * a string job by its `Class@method` (`fire` when it names none, and then also as `Class`).
  */
 export function handlerNames(payload: DecodedPayload, view: JobView): string[] {
   if (view.kind === 'listener') return view.method === 'handle' ? [`${view.listener}@handle`, view.listener] : [`${view.listener}@${view.method}`];
   if (view.kind === 'string') {
-    const [cls, method] = view.handler.split('@');
-    return method === undefined || method === 'handle' ? [view.handler, `${cls}@handle`, cls!] : [view.handler];
+    // Laravel calls `fire` on a string job that names no method (Str::parseCallback's default),
+    // so the bare class stands for `Class@fire` here.
+    const at = view.handler.indexOf('@');
+    const [cls, method] = at < 0 ? [view.handler, 'fire'] : [view.handler.slice(0, at), view.handler.slice(at + 1)];
+    return method === 'fire' ? [`${cls}@fire`, cls] : [`${cls}@${method}`];
   }
   return [payload.name];
 }

@@ -5,6 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Encrypter, Worker, buildJob, buildPayload, decodePayload, type PayloadOptions } from '../../src/index.js';
+import { debianPayloads } from '../helpers/laravel.js';
 import { workerSetup, type WorkerSetup } from '../helpers/worker.js';
 
 let env: WorkerSetup;
@@ -221,6 +222,20 @@ describe('timeouts', () => {
     await env.worker({ 'App\\Jobs\\Slow': (job) => new Promise((resolve) => job.signal.addEventListener('abort', resolve)) }, { stopWhenEmpty: true }).run();
     // Laravel 8 records it as MaxAttemptsExceededException (test/e2e checks this against Laravel).
     expect((await env.failer.all())[0]!.exception).toMatch(/MaxAttemptsExceededException: App\\Jobs\\Slow has been attempted too many times or run too long/);
+  });
+});
+
+describe('string jobs', () => {
+  it('run under Class@fire, the method Laravel calls when the job string names none', async () => {
+    const strings = debianPayloads().filter((r) => r.name === 'string/no-method' || r.name === 'string/handler-with-data');
+    expect(strings).toHaveLength(2);
+    for (const record of strings) await env.queue.pushRaw(record.payload);
+    const ran: unknown[] = [];
+    await env
+      .worker({ 'App\\Handlers\\LegacyImport@fire': async (job) => void ran.push(job.command), 'App\\Handlers\\LegacyImport@handle': async () => void ran.push('wrong method') }, { stopWhenEmpty: true })
+      .run();
+    expect(ran.sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)))).toEqual([{ file: '/imports/2024/users.csv', rows: 3, ratio: 0.5, who: 'Zoë' }, { value: 'raw string data' }]);
+    expect(await env.failer.all()).toEqual([]);
   });
 });
 
