@@ -16,6 +16,8 @@
  *   "count": N     push N jobs, n = n .. n+N-1 (default 1)
  *   "queue": Q     onQueue(Q) (default: QUEUE_NAME)
  *   "delay": S     delay(S) seconds: RedisQueue::later, into :delayed
+ *   "chain": [{..}]  record only: ->chain() of RecordJobs built from these objects (n, label,
+ *                  ratio, items, flag, and "queue" for the link's own onQueue)
  *   "tries", "timeout", "backoff" (int or [ints]), "maxExceptions", "failOnTimeout": set on the
  *                  job's public property (RecordJob, SlowJob and FailingJob declare some; for a
  *                  property the class lacks it is an error)
@@ -127,14 +129,20 @@ $dispatch = function (object $job) use ($options): void {
 
 switch ($kind) {
     case 'record':
+        $record = fn (array $o, int $n) => new RecordJob(
+            $n,
+            (string) ($o['label'] ?? 'x'),
+            (float) ($o['ratio'] ?? 0.5),
+            (array) ($o['items'] ?? [1, 2]),
+            array_key_exists('flag', $o) ? ($o['flag'] === null ? null : (bool) $o['flag']) : null,
+        );
+        $links = array_map(function (array $o) use ($record) {
+            $link = $record($o, (int) ($o['n'] ?? 1));
+            return isset($o['queue']) ? $link->onQueue((string) $o['queue']) : $link;
+        }, (array) ($options['chain'] ?? []));
         for ($i = 0; $i < $count; $i++) {
-            $dispatch(new RecordJob(
-                $n + $i,
-                (string) ($options['label'] ?? 'x'),
-                (float) ($options['ratio'] ?? 0.5),
-                (array) ($options['items'] ?? [1, 2]),
-                array_key_exists('flag', $options) ? ($options['flag'] === null ? null : (bool) $options['flag']) : null,
-            ));
+            $job = $record($options, $n + $i);
+            $dispatch($links ? $job->chain($links) : $job);
         }
         break;
 

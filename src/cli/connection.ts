@@ -42,6 +42,7 @@ export const connectionFlags = {
   redis: { type: 'string' },
   cluster: { type: 'string' },
   prefix: { type: 'string' },
+  'default-queue': { type: 'string' },
   env: { type: 'string' },
   'cache-db': { type: 'string' },
   'cache-prefix': { type: 'string' },
@@ -58,6 +59,8 @@ export interface Connection {
   /** Seed nodes (host:port) of a Redis Cluster; when set, `url` is not used. */
   cluster?: string[];
   prefix: string;
+  /** The connection's own queue (Laravel's `queue.connections.redis.queue`): where a job naming none goes. */
+  defaultQueue: string;
   /** The cache connection's URL (Laravel's `cache` Redis connection). */
   cacheUrl: string;
   cachePrefix: string;
@@ -75,6 +78,7 @@ export function connectionFrom(values: Flags): Connection {
   const env = (name: string) => process.env[name] ?? fromFile?.[name];
   const url = text(values.redis) ?? env('REDIS_URL') ?? redisUrlFrom(fromFile) ?? 'redis://127.0.0.1:6379';
   const prefix = text(values.prefix) ?? process.env.REDIS_PREFIX ?? (fromFile ? laravelRedisPrefix(fromFile) : '');
+  const defaultQueue = text(values['default-queue']) ?? env('REDIS_QUEUE') ?? 'default';
   // Laravel's config keeps the cache on database 1 (REDIS_CACHE_DB); without a .env, the queue's own.
   const cacheDb = text(values['cache-db']) ?? env('REDIS_CACHE_DB') ?? (fromFile ? '1' : undefined);
   const cacheUrl = cacheDb === undefined ? url : withDatabase(url, cacheDb);
@@ -85,7 +89,7 @@ export function connectionFrom(values: Flags): Connection {
   const nodes = text(values.cluster) ?? env('REDIS_CLUSTER');
   const cluster = nodes ? nodes.split(',').map((n) => n.trim()).filter(Boolean) : undefined;
   const failedTable = text(values['failed-table']) ?? process.env.LQB_FAILED_TABLE ?? 'failed_jobs';
-  return { url, prefix, cacheUrl, cachePrefix, failedDb, failedTable, ...(appKey ? { appKey } : {}), cipher, ...(cluster ? { cluster } : {}) };
+  return { url, prefix, defaultQueue, cacheUrl, cachePrefix, failedDb, failedTable, ...(appKey ? { appKey } : {}), cipher, ...(cluster ? { cluster } : {}) };
 }
 
 function redisUrlFrom(env: LaravelEnv | undefined): string | undefined {

@@ -13,7 +13,7 @@ export const work: Command = {
   usage:
     'lqb work [CONNECTION] --handlers=FILE [--queue=a,b] [--once] [--stop-when-empty] [--tries=1] [--backoff=0[,S…]] [--timeout=60] [--sleep=3] ' +
     '[--max-jobs=0] [--max-time=0] [--memory=128] [--rest=0] [--retry-after=90] [--block-for=S] [--concurrency=1] [--share] [--json] ' +
-    '[--redis=URL] [--prefix=P] [--env=PATH] [--failed-db=URL] [--key=APP_KEY]   (also as in queue:work: --name, --delay, --force, --daemon)',
+    '[--redis=URL] [--prefix=P] [--default-queue=default] [--env=PATH] [--failed-db=URL] [--key=APP_KEY]   (also as in queue:work: --name, --delay, --force, --daemon)',
   options: {
     ...connectionFlags,
     handlers: { type: 'string' },
@@ -70,7 +70,9 @@ export const work: Command = {
     const cache = cacheClient(connection);
     const retryAfter = values['retry-after'] === 'null' ? null : num('retry-after', 90);
     const blockFor = typeof values['block-for'] === 'string' ? num('block-for', 0) : null;
-    const queue = new RedisQueue(client, { retryAfter, blockFor, defaultQueue: options.queues![0] });
+    // A chained job naming no queue goes to the connection's queue, as Laravel's dispatch sends it,
+    // not to the first queue this worker happens to read.
+    const queue = new RedisQueue(client, { retryAfter, blockFor, defaultQueue: connection.defaultQueue });
     const failer = DatabaseUuidFailedJobProvider.fromUrl(connection.failedDb, connection.failedTable);
     const json = values.json === true;
     const worker = new Worker(queue, handlers, options, {

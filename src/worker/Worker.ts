@@ -572,7 +572,8 @@ export class Worker {
 
   /**
    * When a chained job succeeds, the next one is pushed the way Laravel's Queueable does it:
-   * the rest of the chain goes with it, and its connection and queue default to the chain's.
+   * the rest of the chain goes with it, and its connection and queue default to the chain's,
+   * then to the connection's own queue (the RedisQueue's default).
    */
   private async dispatchNextInChain(payload: DecodedPayload, command: PhpValue | undefined): Promise<void> {
     const current = command === undefined ? undefined : deref(command);
@@ -590,6 +591,12 @@ export class Worker {
     setPublic(next, 'chainConnection', chainConnection);
     setPublic(next, 'chainQueue', chainQueue);
     setPublic(next, 'chainCatchCallbacks', current.get('chainCatchCallbacks') ?? null);
+    // This worker can push only to its own connection; the next job is never sent elsewhere by
+    // mistake: the error fails (or releases) this job with the reason instead.
+    const connection = deref(next.get('connection') ?? null);
+    if (connection && connection !== this.options.connectionName) {
+      throw new Error(`the next job in the chain goes to connection ${JSON.stringify(connection)}, and this worker serves only ${JSON.stringify(this.options.connectionName)}`);
+    }
     const queue = deref(next.get('queue') ?? null);
     const own = (prop: string) => {
       const value = next.get(prop);

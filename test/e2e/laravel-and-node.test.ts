@@ -14,7 +14,7 @@ import { fromJS } from '../../src/php/index.js';
 import { RedisQueue } from '../../src/redis/index.js';
 import { DatabaseUuidFailedJobProvider, knexConfig } from '../../src/worker/index.js';
 import { HANDLERS, lqb, php, scratch, type Scratch } from '../helpers/processes.js';
-import { prefixedClient, rawClient, removePrefix, uniquePrefix } from '../helpers/redis.js';
+import { dump, prefixedClient, rawClient, removePrefix, uniquePrefix } from '../helpers/redis.js';
 
 const QUEUE = 'bridge';
 let prefix: string;
@@ -171,6 +171,40 @@ describe('chains across the two sides', () => {
       [3, 'node-side'],
     ]);
     expect(s.phpRuns()).toMatchObject([{ props: { n: 2, label: 'link 2', ratio: 2, types: { ratio: 'float' } }, queue: QUEUE }]);
+  });
+});
+
+describe('the next link of a chain, when neither it nor the chain names a queue', () => {
+  it.each([
+    ['the connection’s default queue, default', undefined],
+    ['the connection’s queue when configured', 'conn-queue'],
+  ])('goes to %s on both sides, not to the queue the worker reads, with the same payload', async (_, connectionQueue) => {
+    // Laravel's side reads its connection's queue from QUEUE_NAME (worker-app.php), lqb from REDIS_QUEUE.
+    const phpEnv = { ...s.env, QUEUE_NAME: connectionQueue ?? '' };
+    const nodeEnv = { ...s.env, REDIS_QUEUE: connectionQueue };
+    if (!connectionQueue) delete nodeEnv.REDIS_QUEUE;
+    const chain = { n: 1, label: 'head', queue: 'high', chain: [{ n: 2, label: 'next' }, { n: 3, label: 'last', queue: 'own' }] };
+    const raw = rawClient();
+    const landed = async (worker: () => Promise<{ status: number | null }>) => {
+      expect((await php('laravel-dispatch.php', ['record', JSON.stringify(chain)], phpEnv)).status).toBe(0);
+      expect((await worker()).status).toBe(0);
+      const keys = await dump(raw, prefix);
+      await removePrefix(raw, prefix);
+      // Each push has its own uuid and id; the rest must be the same bytes.
+      return Object.fromEntries(
+        Object.entries(keys)
+          .filter(([key]) => !key.endsWith(':notify'))
+          .map(([key, value]) => [key, JSON.stringify(value).replace(/\\"(uuid|id)\\":\\"[^"\\]+\\"/g, '\\"$1\\":\\"…\\"')]),
+      );
+    };
+    try {
+      const laravel = await landed(() => php('laravel-worker.php', ['--queue=high', '--once'], phpEnv));
+      const node = await landed(() => lqb(['work', `--handlers=${HANDLERS}`, '--queue=high', '--once'], nodeEnv));
+      expect(Object.keys(laravel)).toEqual([`queues:${connectionQueue ?? 'default'}`]);
+      expect(node).toEqual(laravel);
+    } finally {
+      raw.disconnect();
+    }
   });
 });
 

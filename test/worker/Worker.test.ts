@@ -5,6 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Encrypter, Worker, buildJob, buildPayload, decodePayload, type PayloadOptions } from '../../src/index.js';
+import { fromJS, serialize } from '../../src/php/index.js';
 import { debianPayloads } from '../helpers/laravel.js';
 import { workerSetup, type WorkerSetup } from '../helpers/worker.js';
 
@@ -222,6 +223,24 @@ describe('timeouts', () => {
     await env.worker({ 'App\\Jobs\\Slow': (job) => new Promise((resolve) => job.signal.addEventListener('abort', resolve)) }, { stopWhenEmpty: true }).run();
     // Laravel 8 records it as MaxAttemptsExceededException (test/e2e checks this against Laravel).
     expect((await env.failer.all())[0]!.exception).toMatch(/MaxAttemptsExceededException: App\\Jobs\\Slow has been attempted too many times or run too long/);
+  });
+});
+
+describe('chains', () => {
+  const chained = (connection: string | null) => {
+    const head = buildJob({ className: 'App\\Jobs\\Head', properties: {}, serializesModels: false });
+    head.props.set('chained', fromJS([Buffer.from(serialize(buildJob({ className: 'App\\Jobs\\Next', properties: {}, serializesModels: false }))).toString('utf8')]));
+    head.props.set('chainConnection', connection);
+    return buildPayload(head).raw;
+  };
+
+  it('push the next job on this connection to the connection’s queue; one bound for another connection fails this job with the reason', async () => {
+    await env.queue.pushRaw(chained('redis'), 'work');
+    await env.queue.pushRaw(chained('sqs'), 'work');
+    await env.worker({ 'App\\Jobs\\Head': async () => undefined }, { queues: ['work'], stopWhenEmpty: true }).run();
+    expect((await env.client.lrange('queues:default', 0, -1)).map((raw) => decodePayload(raw).name)).toEqual(['App\\Jobs\\Next']);
+    const failed = await env.failer.all();
+    expect(failed.map((r) => r.exception.split('\n')[0])).toEqual(['Error: the next job in the chain goes to connection "sqs", and this worker serves only "redis"']);
   });
 });
 
