@@ -27,14 +27,16 @@ export const dispatch: Command = {
     if (!/^[A-Za-z_][A-Za-z0-9_]*(\\[A-Za-z_][A-Za-z0-9_]*)*$/.test(className)) throw new UsageError(`${JSON.stringify(className)} is not a PHP class name`);
     const props = parseProps(values.props);
     const profile = profileFor(values.laravel);
-    const queueName = typeof values.queue === 'string' ? values.queue : 'default';
-    const command = buildJob({ className, properties: props }, profile);
+    const connection = connectionFrom(values);
+    const queueName = typeof values.queue === 'string' ? values.queue : connection.defaultQueue;
+    const delay = values.delay === undefined ? 0 : numberFlag(values.delay, 'delay', 0, 0);
+    // As onQueue() and delay() do, the command itself carries them: a chain or a release reads them there.
+    const queueable = { ...(typeof values.queue === 'string' ? { queue: values.queue } : {}), ...(delay > 0 ? { delay } : {}) };
+    const command = buildJob({ className, properties: props, queueable }, profile);
     const tries = values.tries === undefined ? null : numberFlag(values.tries, 'tries', 0, 0);
     const timeout = values.timeout === undefined ? null : numberFlag(values.timeout, 'timeout', 0, 0);
     const backoff = backoffFlag(values.backoff) ?? null;
-    const delay = values.delay === undefined ? 0 : numberFlag(values.delay, 'delay', 0, 0);
     const built = buildPayload(command, { profile, maxTries: tries, timeout, backoff, delay: profile === '12' && delay ? delay : null });
-    const connection = connectionFrom(values);
     const client = queueClient(connection, { giveUp: true });
     try {
       const queue = new RedisQueue(client);

@@ -85,6 +85,28 @@ describe('Node pushes, Laravel’s worker runs', () => {
     expect(run!.props.types).toEqual({ n: 'int', label: 'string', ratio: 'float', items: 'array', flag: 'null' });
   });
 
+  it('lqb dispatch --queue --delay: the command carries queue and delay as onQueue()/delay() leave them, and Laravel runs it', async () => {
+    const props = { n: 7, label: 'later', ratio: 1.5, items: [1], flag: true };
+    const raw = rawClient();
+    const command = async () => {
+      const [member] = await raw.zrange(`${prefix}queues:emails:delayed`, 0, -1);
+      return JSON.parse(member!).data.command as string;
+    };
+    await laravelDispatch('record', { ...props, queue: 'emails', delay: 1 });
+    const laravels = await command();
+    await removePrefix(raw, prefix);
+    // RecordJob's own untyped properties come first, as PHP declares them.
+    const all = { tries: null, timeout: null, backoff: null, maxExceptions: null, ...props };
+    const dispatched = await lqb(['dispatch', 'App\\Jobs\\Bridge\\RecordJob', '--queue=emails', '--delay=1', `--props=${JSON.stringify(all)}`], s.env);
+    expect(dispatched.stderr).toBe('');
+    const ours = await command();
+    raw.disconnect();
+    expect(ours).toBe(laravels);
+    await new Promise((r) => setTimeout(r, 1200));
+    expect((await php('laravel-worker.php', ['--queue=emails', '--stop-when-empty', '--sleep=0'], s.env)).status).toBe(0);
+    expect(s.phpRuns()).toMatchObject([{ queue: 'emails', props: { n: 7, label: 'later' } }]);
+  });
+
   it('the library: a queued listener with its event, and a job’s tries and backoff honoured', async () => {
     const client = prefixedClient(prefix);
     const queue = new RedisQueue(client, { defaultQueue: QUEUE });
