@@ -52,12 +52,15 @@ export const dispatch: Command = {
   },
 };
 
-/** --props as JSON: "1.0" stays a float, as the contract says; objects keep their key order. */
+/**
+ * --props as JSON, numbers as PHP's json_decode reads them ("1.0" a float, written as PHP
+ * writes it: d:1;), as the contract says; objects keep their key order.
+ */
 function parseProps(value: unknown): Record<string, unknown> {
   if (value === undefined) return {};
   let parsed: JsonValue;
   try {
-    parsed = decodeJson(String(value));
+    parsed = decodeJson(String(value), { numbers: 'php' });
   } catch (error) {
     throw new UsageError(`--props is not JSON: ${(error as Error).message}`);
   }

@@ -14,7 +14,7 @@ export {
   type LaravelProfile,
   type PayloadFormat,
 } from './payload.js';
-export { decodeJson, encodeJson, encodeString, plainJson, isJsonObject, isJsonRecord, jsonNumber, JsonSyntaxError, type JsonValue, type JsonObject } from './json.js';
+export { decodeJson, encodeJson, encodeString, plainJson, isJsonObject, isJsonRecord, jsonNumber, JsonSyntaxError, type JsonDecodeOptions, type JsonValue, type JsonObject } from './json.js';
 export * from './views.js';
 export * from './values.js';
 export { Encrypter, DecryptError, parseAppKey, type Cipher } from './encrypter.js';

@@ -112,13 +112,22 @@ export function detectUnescapedUnicode(json: string): boolean | undefined {
   return undefined;
 }
 
+export interface JsonDecodeOptions {
+  /**
+   * `'lossless'` (the default) keeps each number as written, so a payload is written back byte
+   * for byte. `'php'` makes numbers what PHP's json_decode makes them: an integer that fits
+   * int64 an int (`-0` is 0), anything else a float, to be written in PHP's own spelling.
+   */
+  numbers?: 'lossless' | 'php';
+}
+
 /**
  * Reads JSON keeping what `encodeJson` needs: numbers with a fraction or exponent become
  * `PhpFloat` (their spelling kept when PHP would spell them otherwise), integers beyond 2^53
  * `bigint`, and objects whose keys JS would reorder (integer-like ones) a `Map`.
  */
-export function decodeJson(text: string): JsonValue {
-  const parser = new JsonParser(text);
+export function decodeJson(text: string, options: JsonDecodeOptions = {}): JsonValue {
+  const parser = new JsonParser(text, options.numbers === 'php');
   parser.space();
   const value = parser.value();
   parser.space();
@@ -127,12 +136,16 @@ export function decodeJson(text: string): JsonValue {
 }
 
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+const INT64_MAX = 2n ** 63n - 1n;
 
 class JsonParser {
   pos = 0;
   private depth = 0;
 
-  constructor(private readonly text: string) {}
+  constructor(
+    private readonly text: string,
+    private readonly phpNumbers = false,
+  ) {}
 
   value(): JsonValue {
     const c = this.text.charCodeAt(this.pos);
@@ -203,6 +216,7 @@ class JsonParser {
     const token = text.slice(start, i);
     if (!NUMBER.test(token)) throw new JsonSyntaxError(`bad number "${token}"`, start);
     this.pos = i;
+    if (this.phpNumbers) return phpNumber(token, isFloat);
     // "-0" is how PHP writes a negative-zero float; as an int it would lose its sign.
     if (isFloat || token === '-0') {
       const value = Number(token);
@@ -284,6 +298,15 @@ class JsonParser {
   found(at = this.pos): string {
     return at >= this.text.length ? 'end of input' : JSON.stringify(this.text[at]);
   }
+}
+
+/** A JSON number as PHP's json_decode reads it: an int when it is an integer within int64, else a float. */
+function phpNumber(token: string, isFloat: boolean): number | bigint | PhpFloat {
+  if (!isFloat) {
+    const big = BigInt(token);
+    if (big >= -INT64_MAX - 1n && big <= INT64_MAX) return big >= -MAX_SAFE && big <= MAX_SAFE ? Number(big) : big;
+  }
+  return new PhpFloat(Number(token));
 }
 
 const CONTROL = /[\u0000-\u001f]/;

@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildJob, buildPayload } from '../../src/laravel/index.js';
 import { RedisQueue } from '../../src/redis/index.js';
 import { DatabaseUuidFailedJobProvider } from '../../src/worker/index.js';
+import { php } from '../helpers/php.js';
 import { HANDLERS, lqb, scratch, type Scratch } from '../helpers/processes.js';
 import { prefixedClient, rawClient, removePrefix, uniquePrefix } from '../helpers/redis.js';
 
@@ -24,6 +25,24 @@ afterEach(async () => {
 });
 
 const job = (n: number) => buildPayload(buildJob({ className: 'App\\Jobs\\Bridge\\RecordJob', properties: { n, label: 'cli', ratio: 0.5, items: [] } })).raw;
+
+describe('lqb dispatch --props', () => {
+  it('turns each JSON number into what PHP’s json_decode then serialize() write', async () => {
+    const numbers = ['1.0', '1e2', '1e-7', '1.5e300', '123456789012345678.5', '-0.0', '-0', '0.1', '2.5E-5', '9223372036854775807', '9223372036854775808', '-9223372036854775809', '123456789012345678901234567890'];
+    const props = `{${numbers.map((n, i) => `"p${i}":${n}`).join(',')}}`;
+    const phpBytes = php(`echo serialize(json_decode(${JSON.stringify(props)}, true));`).toString('latin1');
+    const dispatched = await lqb(['dispatch', 'App\\Jobs\\X', `--props=${props}`], s.env);
+    expect(dispatched.stderr).toBe('');
+    const raw = rawClient();
+    const [payload] = await raw.lrange(`${prefix}queues:default`, 0, -1);
+    raw.disconnect();
+    const command = JSON.parse(payload!).data.command as string;
+    // Each property as PHP writes it in an array: the command's own properties come first, in order.
+    const ours = numbers.map((_, i) => command.match(new RegExp(`s:${`p${i}`.length}:"p${i}";([^;]*;)`))![1]);
+    const theirs = numbers.map((_, i) => phpBytes.match(new RegExp(`s:${`p${i}`.length}:"p${i}";([^;]*;)`))![1]);
+    expect(ours).toEqual(theirs);
+  });
+});
 
 describe('lqb size and clear', () => {
   it('count ready, delayed and reserved jobs, and clear a queue', async () => {

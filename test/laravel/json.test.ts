@@ -35,7 +35,7 @@ describe('encodeJson and decodeJson', () => {
   });
 
   it('keeps a float spelled in a way PHP would not, so it re-encodes unchanged', () => {
-    for (const text of ['[1.0]', '[1.2345678901235e+16]', '[1E5]', '[0.50]']) expect(encodeJson(decodeJson(text))).toBe(text);
+    for (const text of ['[1.0]', '[1.2345678901235e+16]', '[1E5]', '[0.50]', '[1e-7]', '[-0.0]', '[-0]', '[123456789012345678.5]', '[9223372036854775808]']) expect(encodeJson(decodeJson(text))).toBe(text);
   });
 
   it('names the character where JSON goes wrong', () => {
