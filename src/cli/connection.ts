@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseDotenv } from 'dotenv';
 import { connectRedis, type RedisClient } from '../redis/index.js';
+import { slug } from './slug.js';
 
 export interface LaravelEnv {
   [key: string]: string | undefined;
@@ -21,20 +22,13 @@ export function readEnvFile(path: string): LaravelEnv {
   return expanded;
 }
 
-/** Str::slug($value, '_'), enough for an APP_NAME. */
-function slug(value: string): string {
-  return value
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .replace(/[^A-Za-z0-9\s_-]+/g, '')
-    .trim()
-    .toLowerCase()
-    .replace(/[\s_-]+/g, '_');
-}
-
-/** Laravel's default Redis prefix: Str::slug(APP_NAME, '_').'_database_'. */
-export function laravelRedisPrefix(env: LaravelEnv): string {
-  return env.REDIS_PREFIX ?? `${slug(env.APP_NAME ?? 'laravel')}_database_`;
+/**
+ * A value as Laravel's env() reads it: "null" and "(null)" are no value, "empty" and "(empty)"
+ * the empty string.
+ */
+function envValue(value: string | undefined): string | undefined {
+  if (value === 'null' || value === '(null)') return undefined;
+  return value === 'empty' || value === '(empty)' ? '' : value;
 }
 
 /** The flags every command that talks to Redis takes. */
@@ -59,7 +53,10 @@ export interface Connection {
   /** Seed nodes (host:port) of a Redis Cluster; when set, `url` is not used. */
   cluster?: string[];
   prefix: string;
-  /** The connection's own queue (Laravel's `queue.connections.redis.queue`): where a job naming none goes. */
+  /**
+   * The connection's own queue (Laravel's `queue.connections.redis.queue`): what a command works
+   * on when no --queue is given, and where a job naming none goes.
+   */
   defaultQueue: string;
   /** The cache connection's URL (Laravel's `cache` Redis connection). */
   cacheUrl: string;
@@ -75,14 +72,18 @@ const text = (value: unknown) => (typeof value === 'string' ? value : undefined)
 
 export function connectionFrom(values: Flags): Connection {
   const fromFile = typeof values.env === 'string' ? readEnvFile(values.env) : undefined;
-  const env = (name: string) => process.env[name] ?? fromFile?.[name];
-  const url = text(values.redis) ?? env('REDIS_URL') ?? redisUrlFrom(fromFile) ?? 'redis://127.0.0.1:6379';
-  const prefix = text(values.prefix) ?? process.env.REDIS_PREFIX ?? (fromFile ? laravelRedisPrefix(fromFile) : '');
-  const defaultQueue = text(values['default-queue']) ?? env('REDIS_QUEUE') ?? 'default';
+  // As in Laravel, the process's environment wins over the .env file.
+  const env = (name: string) => envValue(process.env[name] ?? fromFile?.[name]);
+  // With --env, Redis is Laravel's `default` connection unless --redis names one.
+  const laravel = fromFile !== undefined && text(values.redis) === undefined;
+  const url = text(values.redis) ?? (laravel ? laravelRedisUrl(env, env('REDIS_DB') ?? '0') : env('REDIS_URL')) ?? 'redis://127.0.0.1:6379';
+  const appName = slug(env('APP_NAME') ?? 'laravel');
+  const prefix = text(values.prefix) ?? env('REDIS_PREFIX') ?? (fromFile ? `${appName}_database_` : '');
+  const defaultQueue = text(values['default-queue']) ?? (env('REDIS_QUEUE') || 'default');
   // Laravel's config keeps the cache on database 1 (REDIS_CACHE_DB); without a .env, the queue's own.
   const cacheDb = text(values['cache-db']) ?? env('REDIS_CACHE_DB') ?? (fromFile ? '1' : undefined);
-  const cacheUrl = cacheDb === undefined ? url : withDatabase(url, cacheDb);
-  const cachePrefix = text(values['cache-prefix']) ?? env('CACHE_PREFIX') ?? `${slug(env('APP_NAME') ?? 'laravel')}_cache`;
+  const cacheUrl = laravel && values['cache-db'] === undefined ? laravelRedisUrl(env, cacheDb!) : cacheDb === undefined ? url : withDatabase(url, cacheDb);
+  const cachePrefix = text(values['cache-prefix']) ?? env('CACHE_PREFIX') ?? `${appName}_cache`;
   const failedDb = text(values['failed-db']) ?? process.env.LQB_FAILED_DB ?? databaseUrlFrom(fromFile) ?? 'failed-jobs.sqlite';
   const appKey = text(values.key) ?? env('APP_KEY');
   const cipher = text(values.cipher) ?? env('APP_CIPHER') ?? 'AES-256-CBC';
@@ -92,10 +93,20 @@ export function connectionFrom(values: Flags): Connection {
   return { url, prefix, defaultQueue, cacheUrl, cachePrefix, failedDb, failedTable, ...(appKey ? { appKey } : {}), cipher, ...(cluster ? { cluster } : {}) };
 }
 
-function redisUrlFrom(env: LaravelEnv | undefined): string | undefined {
-  if (!env || (!env.REDIS_HOST && !env.REDIS_PORT)) return undefined;
-  const password = env.REDIS_PASSWORD && env.REDIS_PASSWORD !== 'null' ? `:${encodeURIComponent(env.REDIS_PASSWORD)}@` : '';
-  return `redis://${password}${env.REDIS_HOST ?? '127.0.0.1'}:${env.REDIS_PORT ?? 6379}/${env.REDIS_DB ?? 0}`;
+/**
+ * A Redis connection of Laravel 8's default config/database.php: REDIS_HOST, REDIS_PORT,
+ * REDIS_PASSWORD and the given database, each unless REDIS_URL has that part (Laravel's
+ * ConfigurationUrlParser lets the URL's parts win). 8.83's connectors take no username, so
+ * REDIS_USERNAME means nothing to it; one in REDIS_URL is kept.
+ */
+function laravelRedisUrl(env: (name: string) => string | undefined, database: string): string {
+  const given = new URL(env('REDIS_URL') || 'redis://');
+  const password = given.password || (env('REDIS_PASSWORD') ? encodeURIComponent(env('REDIS_PASSWORD')!) : '');
+  const auth = given.username || password ? `${given.username}${password ? `:${password}` : ''}@` : '';
+  const host = given.hostname || env('REDIS_HOST') || '127.0.0.1';
+  const port = given.port || env('REDIS_PORT') || '6379';
+  const db = given.pathname.length > 1 ? given.pathname.slice(1) : database;
+  return `${given.protocol}//${auth}${host}:${port}/${db}`;
 }
 
 function withDatabase(url: string, db: string): string {

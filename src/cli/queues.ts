@@ -13,10 +13,11 @@ export const size: Command = {
   usage: 'lqb size [--queue=Q[,Q…]] [--json] [--redis=URL] [--prefix=P] [--env=PATH]',
   options: { ...connectionFlags, ...queueFlag, json: { type: 'boolean' } },
   async run({ values, out }) {
-    const client = queueClient(connectionFrom(values), { giveUp: true });
+    const connection = connectionFrom(values);
+    const client = queueClient(connection, { giveUp: true });
     try {
       const queue = new RedisQueue(client);
-      for (const name of queueNames(values.queue)) {
+      for (const name of queueNames(values.queue, connection.defaultQueue)) {
         const [ready, delayed, reserved] = await Promise.all([queue.readySize(name), queue.delayedSize(name), queue.reservedSize(name)]);
         // Queue::size: ready, delayed and reserved together; --json breaks it down.
         const total = ready + delayed + reserved;
@@ -35,10 +36,11 @@ export const clear: Command = {
   options: { ...connectionFlags, ...queueFlag, force: { type: 'boolean' } },
   async run({ values, positionals, out }) {
     connectionName(positionals, 'clear');
-    const client = queueClient(connectionFrom(values), { giveUp: true });
+    const connection = connectionFrom(values);
+    const client = queueClient(connection, { giveUp: true });
     try {
       const queue = new RedisQueue(client);
-      for (const name of queueNames(values.queue)) out(`Cleared ${await queue.clear(name)} jobs from the [${name}] queue`);
+      for (const name of queueNames(values.queue, connection.defaultQueue)) out(`Cleared ${await queue.clear(name)} jobs from the [${name}] queue`);
     } finally {
       client.disconnect();
     }
@@ -60,6 +62,7 @@ export const restart: Command = {
   },
 };
 
-function queueNames(value: unknown): string[] {
-  return typeof value === 'string' ? value.split(',').map((q) => q.trim()).filter(Boolean) : ['default'];
+/** --queue=a,b, else the connection's own queue (REDIS_QUEUE), as queue:work and queue:clear take it. */
+export function queueNames(value: unknown, fallback: string): string[] {
+  return typeof value === 'string' ? value.split(',').map((q) => q.trim()).filter(Boolean) : [fallback];
 }

@@ -7,6 +7,7 @@ import { RedisQueue } from '../redis/index.js';
 import { DatabaseUuidFailedJobProvider, QueueCache, Worker, loadHandlers, type WorkerOptions } from '../worker/index.js';
 import { cacheClient, connectionFlags, connectionFrom, queueClient } from './connection.js';
 import { formatEvent } from './output.js';
+import { queueNames } from './queues.js';
 import { UsageError, backoffFlag, connectionName, numberFlag, type Command } from './command.js';
 
 export const work: Command = {
@@ -48,7 +49,7 @@ export const work: Command = {
     const handlers = await loadHandlers(values.handlers);
     const num = (name: string, fallback: number, min = 0) => numberFlag(values[name], name, fallback, min);
     const options: Partial<WorkerOptions> = {
-      queues: typeof values.queue === 'string' ? values.queue.split(',').map((q) => q.trim()).filter(Boolean) : ['default'],
+      queues: queueNames(values.queue, connection.defaultQueue),
       once: values.once === true,
       stopWhenEmpty: values['stop-when-empty'] === true,
       tries: num('tries', 1),

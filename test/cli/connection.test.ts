@@ -1,0 +1,90 @@
+/**
+ * `--env PATH`: a Laravel `.env` read as Laravel 8.83's default config reads it. The prefix is
+ * checked against PHP's own Str::slug; the database and queue by where the jobs land in Redis.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { connectionFrom, type Connection } from '../../src/cli/connection.js';
+import { HANDLERS, lqb } from '../helpers/processes.js';
+import { runPhpScript } from '../helpers/php.js';
+import { REDIS_URL } from '../helpers/redis.js';
+
+/** A database the other tests do not use, so a job that lands in 0 instead is seen missing. */
+const DB = 7;
+
+let dir: string;
+let appName: string;
+let prefix: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'lqb-env-'));
+  // A name Str::slug has work to do on: capitals, '@', an accent, a dash.
+  appName = `Lqb Test@Café-${randomBytes(4).toString('hex')}`;
+  prefix = `${JSON.parse(runPhpScript('str-slug.php', JSON.stringify([appName])))[0]}_database_`;
+});
+afterEach(async () => {
+  const raw = new Redis(`${REDIS_URL}/${DB}`);
+  const keys = await raw.keys(`${prefix}*`);
+  if (keys.length) await raw.del(...keys);
+  raw.disconnect();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Writes a .env and returns the --env flag for it. */
+function dotenv(lines: string[]): string {
+  writeFileSync(join(dir, '.env'), lines.join('\n') + '\n');
+  return `--env=${join(dir, '.env')}`;
+}
+
+/** The environment of a user's shell: nothing of ours that names Redis or a prefix. */
+function shell(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, LQB_FAILED_DB: join(dir, 'failed.sqlite'), LQB_NODE_RECORD_FILE: join(dir, 'node-runs.jsonl') };
+  for (const name of Object.keys(env)) if (/^(REDIS_|APP_|CACHE_PREFIX|QUEUE_NAME)/.test(name)) delete env[name];
+  return env;
+}
+
+describe('--env', () => {
+  it('puts jobs where Laravel would: REDIS_DB without REDIS_HOST, REDIS_QUEUE as the default queue, the APP_NAME prefix', async () => {
+    const env = dotenv([`APP_NAME="${appName}"`, `REDIS_DB=${DB}`, 'REDIS_QUEUE=mailq', 'REDIS_PASSWORD=null']);
+    const pushed = await lqb(['dispatch', 'App\\Jobs\\Bridge\\RecordJob', '--props={"n":1,"label":"env","ratio":0.5,"items":[]}', env], shell());
+    expect(pushed.stderr).toBe('');
+    expect(JSON.parse(pushed.stdout).queue).toBe('mailq');
+    const raw = new Redis(`${REDIS_URL}/${DB}`);
+    expect(await raw.llen(`${prefix}queues:mailq`)).toBe(1);
+    raw.disconnect();
+    expect((await lqb(['size', env], shell())).stdout.trim()).toBe('1');
+    const worked = await lqb(['work', `--handlers=${HANDLERS}`, '--once', '--json', env], shell());
+    expect(worked.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l).event)).toEqual(['processing', 'processed', 'stopping']);
+    expect(JSON.parse(readFileSync(join(dir, 'node-runs.jsonl'), 'utf8'))).toMatchObject({ queue: 'mailq', props: { label: 'env' } });
+    await lqb(['dispatch', 'App\\Jobs\\X', env], shell());
+    expect((await lqb(['clear', env], shell())).stdout.trim()).toBe('Cleared 1 jobs from the [mailq] queue');
+  });
+
+  it('REDIS_PASSWORD and REDIS_DB apply with or without REDIS_HOST and REDIS_PORT; the parts of REDIS_URL win', () => {
+    expect(fromDotenv(['REDIS_PASSWORD=s3cr@t', 'REDIS_DB=4']).url).toBe('redis://:s3cr%40t@127.0.0.1:6379/4');
+    expect(fromDotenv(['REDIS_HOST=redis.internal', 'REDIS_DB=2']).url).toBe('redis://redis.internal:6379/2');
+    expect(fromDotenv(['REDIS_PORT=6380', 'REDIS_PASSWORD=(null)']).url).toBe('redis://127.0.0.1:6380/0');
+    expect(fromDotenv(['REDIS_URL=redis://h:1/3', 'REDIS_DB=4', 'REDIS_PASSWORD=p']).url).toBe('redis://:p@h:1/3');
+    expect(fromDotenv(['REDIS_URL=redis://h:1', 'REDIS_DB=4']).url).toBe('redis://h:1/4');
+    expect(fromDotenv(['REDIS_PASSWORD=p', 'REDIS_CACHE_DB=5']).cacheUrl).toBe('redis://:p@127.0.0.1:6379/5');
+    expect(fromDotenv([]).cacheUrl).toBe('redis://127.0.0.1:6379/1');
+  });
+
+  it('the cache prefix is Str::slug(APP_NAME) too, as restart signals it', () => {
+    expect(fromDotenv([`APP_NAME="${appName}"`]).cachePrefix).toBe(prefix.replace(/_database_$/, '_cache'));
+  });
+});
+
+/** connectionFrom for a .env of these lines, in a shell that sets nothing else. */
+function fromDotenv(lines: string[]): Connection {
+  const before = process.env;
+  process.env = shell();
+  try {
+    return connectionFrom({ env: dotenv(lines).slice('--env='.length) });
+  } finally {
+    process.env = before;
+  }
+}
