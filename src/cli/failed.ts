@@ -17,13 +17,22 @@ async function withFailer<T>(connection: Connection, use: (failer: DatabaseUuidF
   }
 }
 
+/**
+ * The Class column as queue:failed fills it: the first double-quoted name in data.command
+ * (the serialized class: CallQueuedListener for a listener; none in an encrypted command),
+ * else the payload's `job`, else nothing.
+ */
 function className(job: FailedJob): string {
+  let payload: { job?: unknown; data?: { command?: unknown } } | null;
   try {
-    const payload = JSON.parse(job.payload) as { displayName?: string; job?: string };
-    return payload.displayName ?? payload.job ?? '';
+    payload = JSON.parse(job.payload);
   } catch {
-    return '(unreadable payload)';
+    return '';
   }
+  const command = payload?.data?.command;
+  const quoted = typeof command === 'string' ? /"([^"]+)"/.exec(command)?.[1] : undefined;
+  const name = quoted ?? payload?.job;
+  return typeof name === 'string' ? name : '';
 }
 
 export const failed: Command = {
@@ -49,35 +58,27 @@ export const failed: Command = {
 };
 
 export const retry: Command = {
-  usage: 'lqb retry ID…|all [--queue=Q] [--failed-db=URL] [--redis=URL] [--prefix=P] [--env=PATH]',
-  options: { ...connectionFlags, queue: { type: 'string' } },
+  usage: 'lqb retry ID…|all [--queue=Q] [--range=A-B…] [--failed-db=URL] [--redis=URL] [--prefix=P] [--env=PATH]',
+  options: { ...connectionFlags, queue: { type: 'string' }, range: { type: 'string', multiple: true } },
   async run({ values, positionals, out }) {
-    if (positionals.length === 0 && typeof values.queue !== 'string') throw new UsageError('retry takes failed job IDs, "all", or --queue=Q');
+    const ranges = (values.range ?? []) as string[];
+    if (positionals.length === 0 && !values.queue && ranges.length === 0) throw new UsageError('retry takes failed job IDs, "all", --queue=Q or --range=A-B');
     const connection = connectionFrom(values);
     const client = queueClient(connection, { giveUp: true });
     try {
       return await withFailer(connection, async (failer) => {
         const queue = new RedisQueue(client);
-        const everything = positionals.includes('all');
-        const ofQueue = typeof values.queue === 'string' ? values.queue : undefined;
-        const jobs = everything ? await failer.all() : ofQueue !== undefined ? (await failer.all()).filter((j) => j.queue === ofQueue) : [];
+        const ids = await retryIds(failer, positionals, values.queue, ranges);
         let missing = 0;
-        if (ofQueue !== undefined && !everything && jobs.length === 0) {
-          missing++;
-          process.stderr.write(`Unable to find failed jobs for queue [${ofQueue}].\n`);
-        }
-        for (const id of positionals.filter((p) => p !== 'all')) {
+        for (const id of ids) {
           const job = await failer.find(id);
-          if (job) jobs.push(job);
-          else {
+          if (!job) {
             missing++;
             process.stderr.write(`Unable to find failed job with ID [${id}].\n`);
+            continue;
           }
-        }
-        // Oldest first, as Laravel's retry pushes them.
-        for (const job of jobs.sort((a, b) => a.id - b.id)) {
           await retryFailedJob(failer, queue, job);
-          out(`The failed job [${job.uuid}] has been pushed back onto the queue!`);
+          out(`The failed job [${id}] has been pushed back onto the queue!`);
         }
         return missing > 0 ? 1 : 0;
       });
@@ -86,6 +87,29 @@ export const retry: Command = {
     }
   },
 };
+
+/**
+ * The IDs queue:retry goes through, in its order: `all` alone is every failed job, newest
+ * first; --queue=Q those of that queue (any IDs given are then ignored, as artisan ignores
+ * them); else the IDs given, then each --range=A-B counted from A to B, each ID once.
+ */
+async function retryIds(failer: DatabaseUuidFailedJobProvider, ids: string[], queue: unknown, ranges: string[]): Promise<string[]> {
+  if (ids.length === 1 && ids[0] === 'all') return (await failer.all()).map((job) => job.uuid);
+  if (typeof queue === 'string' && queue !== '') {
+    const ofQueue = (await failer.all()).filter((job) => job.queue === queue).map((job) => job.uuid);
+    if (ofQueue.length === 0) throw new Error(`Unable to find failed jobs for queue [${queue}].`);
+    return ofQueue;
+  }
+  const counted = ranges.filter((range) => /^\d+-\d+$/.test(range)).flatMap((range) => countFrom(...(range.split('-').map(Number) as [number, number])));
+  // artisan drops the IDs PHP reads as false: "" and "0".
+  return [...new Set([...ids, ...counted.map(String)])].filter((id) => id !== '' && id !== '0');
+}
+
+/** PHP's range(a, b) for whole numbers: up or down, both ends included. */
+function countFrom(a: number, b: number): number[] {
+  const step = a <= b ? 1 : -1;
+  return Array.from({ length: Math.abs(b - a) + 1 }, (_, i) => a + i * step);
+}
 
 export const forget: Command = {
   usage: 'lqb forget ID [--failed-db=URL] [--env=PATH]',
