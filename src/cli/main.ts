@@ -44,8 +44,8 @@ export async function main(argv: string[]): Promise<number> {
     return status ?? 0;
   } catch (error) {
     const usage = error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
-    process.stderr.write(`lqb ${name}: ${oneLine(error)}\n`);
-    if (usage) process.stderr.write(`usage: ${command.usage}\n`);
+    // One line, as the contract says; the usage itself is one --help away.
+    process.stderr.write(`lqb ${name}: ${oneLine(error)}${usage ? ` (lqb ${name} --help for usage)` : ''}\n`);
     return usage ? 2 : 1;
   }
 }

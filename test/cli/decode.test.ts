@@ -42,10 +42,10 @@ describe('lqb decode', () => {
     expect(stderr).toMatch(/lqb decode: expected a value at byte 9/);
   });
 
-  it('fails with status 2 on a flag it does not know', () => {
+  it('fails with status 2 and one line on a flag it does not know', () => {
     const { status, stderr } = lqb(['decode', '--nope']);
     expect(status).toBe(2);
-    expect(stderr).toMatch(/usage: lqb decode/);
+    expect(stderr).toMatch(/^lqb decode: Unknown option '--nope'[^\n]* \(lqb decode --help for usage\)\n$/);
   });
 });
 
