@@ -29,6 +29,16 @@ export function numberFlag(value: unknown, name: string, fallback: number, min: 
   return n;
 }
 
+/**
+ * A flag that counts something (tries, jobs, megabytes, workers) or that Laravel takes as whole
+ * seconds (--timeout, an alarm): a fraction is a usage error, not a payload with maxTries 2.5.
+ */
+export function countFlag(value: unknown, name: string, fallback: number, min: number): number {
+  const n = numberFlag(value, name, fallback, min);
+  if (!Number.isInteger(n)) throw new UsageError(`--${name} must be a whole number of at least ${min}, not ${JSON.stringify(value)}`);
+  return n;
+}
+
 /** The one CONNECTION name artisan's queue commands take, if given (`work`, `clear`). */
 export function connectionName(positionals: string[], command: string): string | undefined {
   if (positionals.length > 1) throw new UsageError(`${command} takes at most one CONNECTION name, not ${positionals.length} arguments`);

@@ -7,7 +7,7 @@
 import { LARAVEL_PROFILES, buildJob, buildPayload, decodeJson, isJsonRecord, type JsonValue, type LaravelProfile } from '../laravel/index.js';
 import { RedisQueue } from '../redis/index.js';
 import { connectionFlags, connectionFrom, queueClient } from './connection.js';
-import { UsageError, backoffFlag, numberFlag, type Command } from './command.js';
+import { UsageError, backoffFlag, countFlag, numberFlag, type Command } from './command.js';
 
 export const dispatch: Command = {
   usage: 'lqb dispatch CLASS [--props=JSON] [--queue=Q] [--delay=S] [--tries=N] [--timeout=S] [--backoff=S[,S…]] [--laravel=VERSION] [--redis=URL] [--prefix=P] [--env=PATH]',
@@ -33,8 +33,8 @@ export const dispatch: Command = {
     // As onQueue() and delay() do, the command itself carries them: a chain or a release reads them there.
     const queueable = { ...(typeof values.queue === 'string' ? { queue: values.queue } : {}), ...(delay > 0 ? { delay } : {}) };
     const command = buildJob({ className, properties: props, queueable }, profile);
-    const tries = values.tries === undefined ? null : numberFlag(values.tries, 'tries', 0, 0);
-    const timeout = values.timeout === undefined ? null : numberFlag(values.timeout, 'timeout', 0, 0);
+    const tries = values.tries === undefined ? null : countFlag(values.tries, 'tries', 0, 0);
+    const timeout = values.timeout === undefined ? null : countFlag(values.timeout, 'timeout', 0, 0);
     const backoff = backoffFlag(values.backoff) ?? null;
     const built = buildPayload(command, { profile, maxTries: tries, timeout, backoff, delay: profile === '12' && delay ? delay : null });
     const client = queueClient(connection, { giveUp: true });

@@ -8,7 +8,7 @@ import { DatabaseUuidFailedJobProvider, QueueCache, Worker, loadHandlers, type W
 import { cacheClient, connectionFlags, connectionFrom, queueClient } from './connection.js';
 import { formatEvent } from './output.js';
 import { queueNames } from './queues.js';
-import { UsageError, backoffFlag, connectionName, numberFlag, type Command } from './command.js';
+import { UsageError, backoffFlag, connectionName, countFlag, numberFlag, type Command } from './command.js';
 
 export const work: Command = {
   usage:
@@ -48,20 +48,22 @@ export const work: Command = {
     const connection = connectionFrom(values);
     const handlers = await loadHandlers(values.handlers);
     const num = (name: string, fallback: number, min = 0) => numberFlag(values[name], name, fallback, min);
+    // --sleep, --rest and --max-time may be fractions, as Laravel compares and sleeps them.
+    const count = (name: string, fallback: number, min = 0) => countFlag(values[name], name, fallback, min);
     const options: Partial<WorkerOptions> = {
       queues: queueNames(values.queue, connection.defaultQueue),
       once: values.once === true,
       stopWhenEmpty: values['stop-when-empty'] === true,
-      tries: num('tries', 1),
+      tries: count('tries', 1),
       // 8.x's --delay is the old name of --backoff.
       backoff: backoffFlag(values.backoff ?? values.delay) ?? [0],
-      timeout: num('timeout', 60),
+      timeout: count('timeout', 60),
       sleep: num('sleep', 3),
-      maxJobs: num('max-jobs', 0),
+      maxJobs: count('max-jobs', 0),
       maxTime: num('max-time', 0),
-      memory: num('memory', 128, 1),
+      memory: count('memory', 128, 1),
       rest: num('rest', 0),
-      concurrency: num('concurrency', 1, 1),
+      concurrency: count('concurrency', 1, 1),
       share: values.share === true,
       shareDelay: num('share-delay', 1),
       // The connection's name is what failed_jobs records, and what queue:retry pushes back to.

@@ -116,10 +116,16 @@ describe('usage and failures', () => {
     [['dispatch', 'App\\Jobs\\X', '--props=[1]'], /--props must be a JSON object/],
     [['dispatch', 'App\\Jobs\\X', '--laravel=4'], /--laravel must be one of/],
     [['forget'], /forget takes one failed job ID/],
-  ])('%j exits 2 with the reason', async (args, reason) => {
+    // Counts and whole seconds take no fractions (a job with maxTries 2.5 is no job PHP writes).
+    ...['tries', 'timeout', 'max-jobs', 'memory', 'concurrency'].map((flag) => [['work', `--handlers=${HANDLERS}`, `--${flag}=2.5`], new RegExp(`--${flag} must be a whole number`)] as [string[], RegExp]),
+    [['dispatch', 'App\\Jobs\\X', '--tries=2.5'], /--tries must be a whole number/],
+    [['dispatch', 'App\\Jobs\\X', '--timeout=0.5'], /--timeout must be a whole number/],
+    [['work', `--handlers=${HANDLERS}`, '--no-such-flag'], /Unknown option '--no-such-flag'/],
+  ])('%j exits 2 with the reason, on one line', async (args, reason) => {
     const result = await lqb(args as string[], s.env);
     expect(result.status).toBe(2);
     expect(result.stderr).toMatch(reason);
+    expect(result.stderr).toMatch(/^[^\n]+\n$/);
   });
 
   it('--help, -h and lqb help COMMAND print the usage and exit 0; --version names the package', async () => {
