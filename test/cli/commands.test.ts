@@ -3,26 +3,15 @@
  * they print, what they change, and their exit status (0, 1 with a reason, 2 for usage).
  */
 import { readFileSync } from 'node:fs';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { buildJob, buildPayload } from '../../src/laravel/index.js';
 import { RedisQueue } from '../../src/redis/index.js';
 import { DatabaseUuidFailedJobProvider } from '../../src/worker/index.js';
 import { php } from '../helpers/php.js';
-import { HANDLERS, lqb, scratch, type Scratch } from '../helpers/processes.js';
-import { prefixedClient, rawClient, removePrefix, uniquePrefix } from '../helpers/redis.js';
+import { HANDLERS, lqb, scratchPerTest } from '../helpers/processes.js';
+import { prefixedClient, rawClient } from '../helpers/redis.js';
 
-let s: Scratch;
-let prefix: string;
-beforeEach(() => {
-  prefix = uniquePrefix('cli');
-  s = scratch(prefix, 'default');
-});
-afterEach(async () => {
-  const raw = rawClient();
-  await removePrefix(raw, prefix);
-  raw.disconnect();
-  s.remove();
-});
+const current = scratchPerTest('cli');
 
 const job = (n: number) => buildPayload(buildJob({ className: 'App\\Jobs\\Bridge\\RecordJob', properties: { n, label: 'cli', ratio: 0.5, items: [] } })).raw;
 
@@ -31,10 +20,10 @@ describe('lqb dispatch --props', () => {
     const numbers = ['1.0', '1e2', '1e-7', '1.5e300', '123456789012345678.5', '-0.0', '-0', '0.1', '2.5E-5', '9223372036854775807', '9223372036854775808', '-9223372036854775809', '123456789012345678901234567890'];
     const props = `{${numbers.map((n, i) => `"p${i}":${n}`).join(',')}}`;
     const phpBytes = php(`echo serialize(json_decode(${JSON.stringify(props)}, true));`).toString('latin1');
-    const dispatched = await lqb(['dispatch', 'App\\Jobs\\X', `--props=${props}`], s.env);
+    const dispatched = await lqb(['dispatch', 'App\\Jobs\\X', `--props=${props}`], current.s.env);
     expect(dispatched.stderr).toBe('');
     const raw = rawClient();
-    const [payload] = await raw.lrange(`${prefix}queues:default`, 0, -1);
+    const [payload] = await raw.lrange(`${current.prefix}queues:default`, 0, -1);
     raw.disconnect();
     const command = JSON.parse(payload!).data.command as string;
     // Each property as PHP writes it in an array: the command's own properties come first, in order.
@@ -46,49 +35,49 @@ describe('lqb dispatch --props', () => {
 
 describe('lqb size and clear', () => {
   it('count ready, delayed and reserved jobs, and clear a queue', async () => {
-    const client = prefixedClient(prefix);
+    const client = prefixedClient(current.prefix);
     const queue = new RedisQueue(client, { defaultQueue: 'mail' });
     await queue.bulkRaw([job(1), job(2)]);
     await queue.laterRaw(60, job(3));
     await queue.pop();
     client.disconnect();
-    expect((await lqb(['size', '--queue=mail'], s.env)).stdout.trim()).toBe('3');
-    const size = await lqb(['size', '--queue=mail,other', '--json'], s.env);
+    expect((await lqb(['size', '--queue=mail'], current.s.env)).stdout.trim()).toBe('3');
+    const size = await lqb(['size', '--queue=mail,other', '--json'], current.s.env);
     expect(size.stdout.trim().split('\n').map((l) => JSON.parse(l))).toEqual([
       { queue: 'mail', size: 3, ready: 1, delayed: 1, reserved: 1 },
       { queue: 'other', size: 0, ready: 0, delayed: 0, reserved: 0 },
     ]);
-    expect((await lqb(['clear', '--queue=mail'], s.env)).stdout.trim()).toBe('Cleared 3 jobs from the [mail] queue');
+    expect((await lqb(['clear', '--queue=mail'], current.s.env)).stdout.trim()).toBe('Cleared 3 jobs from the [mail] queue');
     // queue:clear's own command line: a connection name and --force.
-    expect((await lqb(['clear', 'redis', '--force', '--queue=mail'], s.env)).stdout.trim()).toBe('Cleared 0 jobs from the [mail] queue');
-    expect((await lqb(['size', '--queue=mail'], s.env)).stdout.trim()).toBe('0');
+    expect((await lqb(['clear', 'redis', '--force', '--queue=mail'], current.s.env)).stdout.trim()).toBe('Cleared 0 jobs from the [mail] queue');
+    expect((await lqb(['size', '--queue=mail'], current.s.env)).stdout.trim()).toBe('0');
   });
 });
 
 describe('lqb failed, forget and flush', () => {
   it('list, forget one, flush the rest', async () => {
-    const failer = DatabaseUuidFailedJobProvider.fromUrl(s.env.LQB_FAILED_DB!);
+    const failer = DatabaseUuidFailedJobProvider.fromUrl(current.s.env.LQB_FAILED_DB!);
     const ids = [job(1), job(2), job(3)];
     const uuids: string[] = [];
     for (const payload of ids) uuids.push(await failer.log('redis', 'default', payload, 'Error: x'));
     await failer.close();
-    const table = await lqb(['failed'], s.env);
+    const table = await lqb(['failed'], current.s.env);
     expect(table.stdout).toMatch(/\| ID +\| Connection \| Queue +\| Class +\| Failed At +\|/);
     expect(table.stdout).toContain('App\\Jobs\\Bridge\\RecordJob');
-    expect((await lqb(['failed', '--json'], s.env)).stdout.trim().split('\n').map((l) => JSON.parse(l).id)).toEqual([...uuids].reverse());
-    expect((await lqb(['forget', uuids[0]!], s.env)).stdout.trim()).toBe('Failed job deleted successfully!');
-    const again = await lqb(['forget', uuids[0]!], s.env);
+    expect((await lqb(['failed', '--json'], current.s.env)).stdout.trim().split('\n').map((l) => JSON.parse(l).id)).toEqual([...uuids].reverse());
+    expect((await lqb(['forget', uuids[0]!], current.s.env)).stdout.trim()).toBe('Failed job deleted successfully!');
+    const again = await lqb(['forget', uuids[0]!], current.s.env);
     expect(again.status).toBe(1);
     expect(again.stderr).toMatch(/No failed job matches/);
-    expect((await lqb(['flush'], s.env)).stdout).toMatch(/All failed jobs deleted successfully! \(2\)/);
-    expect((await lqb(['failed'], s.env)).stdout.trim()).toBe('No failed jobs found.');
+    expect((await lqb(['flush'], current.s.env)).stdout).toMatch(/All failed jobs deleted successfully! \(2\)/);
+    expect((await lqb(['failed'], current.s.env)).stdout.trim()).toBe('No failed jobs found.');
   });
 
   it('retry of an unknown id, or of a queue with no failed jobs, exits 1 and says which', async () => {
-    const result = await lqb(['retry', 'no-such-id'], s.env);
+    const result = await lqb(['retry', 'no-such-id'], current.s.env);
     expect(result.status).toBe(1);
     expect(result.stderr).toMatch(/Unable to find failed job with ID \[no-such-id\]/);
-    const byQueue = await lqb(['retry', '--queue=nothing-failed-here'], s.env);
+    const byQueue = await lqb(['retry', '--queue=nothing-failed-here'], current.s.env);
     expect(byQueue.status).toBe(1);
     expect(byQueue.stderr).toMatch(/Unable to find failed jobs for queue \[nothing-failed-here\]/);
   });
@@ -96,10 +85,10 @@ describe('lqb failed, forget and flush', () => {
 
 describe('lqb work --json', () => {
   it('prints one JSON object per event', async () => {
-    const client = prefixedClient(prefix);
+    const client = prefixedClient(current.prefix);
     await new RedisQueue(client).pushRaw(job(1));
     client.disconnect();
-    const result = await lqb(['work', `--handlers=${HANDLERS}`, '--stop-when-empty', '--sleep=0', '--json'], s.env);
+    const result = await lqb(['work', `--handlers=${HANDLERS}`, '--stop-when-empty', '--sleep=0', '--json'], current.s.env);
     const events = result.stdout.trim().split('\n').map((l) => JSON.parse(l));
     expect(events.map((e) => e.event)).toEqual(['processing', 'processed', 'stopping']);
     expect(events[1]).toMatchObject({ job: 'App\\Jobs\\Bridge\\RecordJob', queue: 'default', attempts: 1 });
@@ -122,7 +111,7 @@ describe('usage and failures', () => {
     [['dispatch', 'App\\Jobs\\X', '--timeout=0.5'], /--timeout must be a whole number/],
     [['work', `--handlers=${HANDLERS}`, '--no-such-flag'], /Unknown option '--no-such-flag'/],
   ])('%j exits 2 with the reason, on one line', async (args, reason) => {
-    const result = await lqb(args as string[], s.env);
+    const result = await lqb(args as string[], current.s.env);
     expect(result.status).toBe(2);
     expect(result.stderr).toMatch(reason);
     expect(result.stderr).toMatch(/^[^\n]+\n$/);
@@ -130,35 +119,35 @@ describe('usage and failures', () => {
 
   it('--help, -h and lqb help COMMAND print the usage and exit 0; --version names the package', async () => {
     for (const args of [['work', '--help'], ['work', '-h'], ['help', 'work']]) {
-      const result = await lqb(args, s.env);
+      const result = await lqb(args, current.s.env);
       expect(result.status).toBe(0);
       expect(result.stdout).toMatch(/^usage: lqb work \[CONNECTION\] --handlers=FILE .*--concurrency=1/);
     }
-    const overview = await lqb(['--help'], s.env);
+    const overview = await lqb(['--help'], current.s.env);
     expect(overview.status).toBe(0);
     expect(overview.stdout).toMatch(/commands: work, dispatch, decode, size, clear, restart, failed, retry, forget, flush, demo/);
-    const version = await lqb(['--version'], s.env);
+    const version = await lqb(['--version'], current.s.env);
     const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
     expect(version.stdout.trim()).toBe(`laravel-queue-bridge ${manifest.version}`);
   });
 
   it("takes queue:work's command line: the connection name goes into failed_jobs, --delay is the backoff", async () => {
-    const client = prefixedClient(prefix);
+    const client = prefixedClient(current.prefix);
     const queue = new RedisQueue(client, { defaultQueue: 'default' });
     const failing = buildPayload(buildJob({ className: 'App\\Jobs\\Bridge\\FailingJob', properties: { n: 1, message: 'no' } })).raw;
     await queue.pushRaw(failing);
-    const ran = await lqb(['work', 'redis-long', `--handlers=${HANDLERS}`, '--name=worker-1', '--force', '--daemon', '--stop-when-empty', '--sleep=0'], s.env);
+    const ran = await lqb(['work', 'redis-long', `--handlers=${HANDLERS}`, '--name=worker-1', '--force', '--daemon', '--stop-when-empty', '--sleep=0'], current.s.env);
     expect(ran.status).toBe(0);
     // A job's lines carry its id as artisan prints them; the worker's own line has none.
     expect(ran.stdout).toMatch(/^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\]\[\w+\] Processing: App\\Jobs\\Bridge\\FailingJob$/m);
     expect(ran.stdout).toMatch(/^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\] Stopping: +empty$/m);
-    const [record] = (await lqb(['failed', '--json'], s.env)).stdout.trim().split('\n').map((l) => JSON.parse(l) as { connection: string });
+    const [record] = (await lqb(['failed', '--json'], current.s.env)).stdout.trim().split('\n').map((l) => JSON.parse(l) as { connection: string });
     expect(record!.connection).toBe('redis-long');
 
     const flaky = buildPayload(buildJob({ className: 'App\\Jobs\\Bridge\\FlakyJob', properties: { n: 2, failTimes: 1 } }), { maxTries: 3 }).raw;
     await queue.pushRaw(flaky);
     const before = Date.now() / 1000;
-    expect((await lqb(['work', `--handlers=${HANDLERS}`, '--delay=30', '--once'], s.env)).status).toBe(0);
+    expect((await lqb(['work', `--handlers=${HANDLERS}`, '--delay=30', '--once'], current.s.env)).status).toBe(0);
     const [, score] = await client.zrange('queues:default:delayed', 0, -1, 'WITHSCORES');
     expect(Number(score) - before).toBeGreaterThanOrEqual(29);
     expect(Number(score) - before).toBeLessThan(40);
@@ -166,7 +155,7 @@ describe('usage and failures', () => {
   });
 
   it('a dispatch Redis does not take is reported, exit 1, never silently dropped', async () => {
-    const result = await lqb(['dispatch', 'App\\Jobs\\X', '--redis=redis://127.0.0.1:1'], s.env, { timeoutMs: 30_000 });
+    const result = await lqb(['dispatch', 'App\\Jobs\\X', '--redis=redis://127.0.0.1:1'], current.s.env, { timeoutMs: 30_000 });
     expect(result.status).toBe(1);
     expect(result.stderr).toMatch(/the job was not pushed: Redis at redis:\/\/127\.0\.0\.1:1 did not take it/);
   });
@@ -174,7 +163,7 @@ describe('usage and failures', () => {
 
 describe('lqb demo', () => {
   it('runs both directions against real Laravel and ends clean', async () => {
-    const result = await lqb(['demo', '--jobs=2'], s.env, { timeoutMs: 60_000 });
+    const result = await lqb(['demo', '--jobs=2'], current.s.env, { timeoutMs: 60_000 });
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
     expect(result.stdout).toMatch(/Node handler: App\\Jobs\\Bridge\\RecordJob n=2/);

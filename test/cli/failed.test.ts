@@ -4,28 +4,17 @@
  * same table, the same jobs pushed in the same order with the same bytes.
  */
 import { randomUUID } from 'node:crypto';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DatabaseUuidFailedJobProvider } from '../../src/worker/index.js';
 import { debianPayloads } from '../helpers/laravel.js';
-import { lqb, php, scratch, type Scratch } from '../helpers/processes.js';
-import { dump, rawClient, removePrefix, uniquePrefix } from '../helpers/redis.js';
+import { lqb, php, scratchPerTest } from '../helpers/processes.js';
+import { dump, rawClient, removePrefix } from '../helpers/redis.js';
 
-let s: Scratch;
-let prefix: string;
-beforeEach(() => {
-  prefix = uniquePrefix('failed');
-  s = scratch(prefix, 'default');
-});
-afterEach(async () => {
-  const raw = rawClient();
-  await removePrefix(raw, prefix);
-  raw.disconnect();
-  s.remove();
-});
+const current = scratchPerTest('failed');
 
 /** Writes these failed jobs (oldest first) into a fresh failed_jobs table. */
 async function logFailed(jobs: { queue: string; payload: string }[]): Promise<void> {
-  const failer = DatabaseUuidFailedJobProvider.fromUrl(s.env.LQB_FAILED_DB!);
+  const failer = DatabaseUuidFailedJobProvider.fromUrl(current.s.env.LQB_FAILED_DB!);
   await failer.flush();
   for (const job of jobs) await failer.log('redis', job.queue, job.payload, 'Exception: failed');
   await failer.close();
@@ -35,12 +24,12 @@ async function logFailed(jobs: { queue: string; payload: string }[]): Promise<vo
 async function bothSides(jobs: { queue: string; payload: string }[], args: string[]) {
   const raw = rawClient();
   const sides = [];
-  for (const run of [() => php('laravel-failed.php', args, s.env), () => lqb(args, s.env)]) {
+  for (const run of [() => php('laravel-failed.php', args, current.s.env), () => lqb(args, current.s.env)]) {
     await logFailed(jobs);
     const result = await run();
     // artisan writes its errors on standard output, lqb on standard error.
-    sides.push({ printed: result.stdout.split('\n').filter((line) => !line.startsWith('Unable to find')), pushed: await dump(raw, prefix) });
-    await removePrefix(raw, prefix);
+    sides.push({ printed: result.stdout.split('\n').filter((line) => !line.startsWith('Unable to find')), pushed: await dump(raw, current.prefix) });
+    await removePrefix(raw, current.prefix);
   }
   raw.disconnect();
   return sides;

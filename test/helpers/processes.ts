@@ -6,7 +6,9 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterEach, beforeEach } from 'vitest';
 import { root } from './php.js';
+import { rawClient, removePrefix, uniquePrefix } from './redis.js';
 
 export interface RunResult {
   status: number | null;
@@ -66,4 +68,23 @@ export function scratch(prefix: string, queue: string): Scratch {
     phpRuns: () => lines(env.LQB_RECORD_FILE),
     remove: () => rmSync(dir, { recursive: true, force: true }),
   };
+}
+
+/**
+ * A fresh Redis prefix and scratch directory for each test of the file, both removed after it.
+ * Read `current.s` and `current.prefix` inside the tests.
+ */
+export function scratchPerTest(label: string, queue = 'default'): { s: Scratch; prefix: string } {
+  const current = {} as { s: Scratch; prefix: string };
+  beforeEach(() => {
+    current.prefix = uniquePrefix(label);
+    current.s = scratch(current.prefix, queue);
+  });
+  afterEach(async () => {
+    const raw = rawClient();
+    await removePrefix(raw, current.prefix);
+    raw.disconnect();
+    current.s.remove();
+  });
+  return current;
 }
