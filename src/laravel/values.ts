@@ -24,12 +24,16 @@ export interface ModelIdentifierView {
 export function asModelIdentifier(value: PhpValue): ModelIdentifierView | undefined {
   const object = deref(value);
   if (!(object instanceof PhpObject) || object.className !== MODEL_IDENTIFIER) return undefined;
-  const id = toJS(object.get('id') ?? null);
+  // Laravel restores any array of keys as a collection, keyed or not: a filtered collection
+  // keeps its keys (`[1 => 2, 2 => 3]`), and its keys are the array's values, in order.
+  const ids = deref(object.get('id') ?? null);
+  const isCollection = ids instanceof PhpArray;
+  const id = isCollection ? ids.values.map((key) => toJS(key)) : toJS(ids);
   const relations = toJS(object.get('relations') ?? null);
   const view: ModelIdentifierView = {
     class: nullableString(object.get('class')),
     id,
-    isCollection: Array.isArray(id),
+    isCollection,
     relations: Array.isArray(relations) ? relations.map(String) : [],
     connection: nullableString(object.get('connection')),
   };
