@@ -42,6 +42,8 @@ export function phpClassOf(value: unknown): string | undefined {
 }
 
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+/** -2^63, the least PHP int, exact as a double. */
+const INT64_FLOOR = -(2 ** 63);
 
 /**
  * Plain JavaScript for a PHP value:
@@ -132,10 +134,11 @@ export type FromJSHint =
     };
 
 /**
- * A lossless PHP value for plain JavaScript. Integers become ints, other numbers floats, bigints
- * ints, strings strings, `Uint8Array` byte strings, arrays lists, `Map`s arrays with their keys,
- * plain objects string-keyed arrays (integer-like keys become int keys, as PHP makes them), and
- * objects that `toJS` made go back to their class. `PhpValue`s inside are taken as they are.
+ * A lossless PHP value for plain JavaScript. Integers become ints (within 64 bits; past 2^53 as
+ * bigints), other numbers floats, bigints ints, strings strings, `Uint8Array` byte strings,
+ * arrays lists, `Map`s arrays with their keys, plain objects string-keyed arrays (integer-like
+ * keys become int keys, as PHP makes them), and objects that `toJS` made go back to their class.
+ * `PhpValue`s inside are taken as they are.
  */
 export function fromJS(js: unknown, hint?: FromJSHint): PhpValue {
   return build(js, hint, new Map(), '$');
@@ -153,6 +156,9 @@ function build(js: unknown, hint: FromJSHint | undefined, seen: Map<object, PhpV
     case 'number':
       if (hint === 'float') return new PhpFloat(js);
       if (Number.isSafeInteger(js) && !Object.is(js, -0)) return js;
+      // A whole number past 2^53 is still exact as a double, and an int to PHP while it fits
+      // 64 bits (json_decode reads 1152921504606846976 as one); it is kept as a bigint.
+      if (Number.isInteger(js) && js !== 0 && js >= INT64_FLOOR && js < -INT64_FLOOR) return BigInt(js);
       if (hint === 'int') throw new PhpSerializeError(`${js} is not an int`, path);
       return new PhpFloat(js);
     case 'object':

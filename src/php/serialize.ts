@@ -70,6 +70,8 @@ type OpenList = (PhpArray | number | PropertyNames | undefined)[];
 const NO_ENTRIES: never[] = Object.freeze([]) as never[];
 
 const INT64_MAX = (1n << 63n) - 1n;
+/** -2^63 as a double: whole numbers from it up to (not including) 2^63 are PHP ints. */
+const INT64_FLOOR = -(2 ** 63);
 const INT64_MIN = -(1n << 63n);
 
 /**
@@ -302,7 +304,11 @@ class Writer {
       case 'number':
         this.slot++;
         if (Number.isSafeInteger(value) && !Object.is(value, -0)) this.int(value);
-        else this.scalar(100, formatPhpFloat(value));
+        else if (Number.isInteger(value) && value !== 0 && value >= INT64_FLOOR && value < -INT64_FLOOR) {
+          // As fromJS: a whole number past 2^53 that fits 64 bits is an int.
+          this.room(HEAD_ROOM);
+          this.pos = bigIntAt(this.buf, this.pos, BigInt(value));
+        } else this.scalar(100, formatPhpFloat(value));
         return;
       case 'boolean':
         this.slot++;
