@@ -14,7 +14,7 @@ import {
   type LaravelProfile,
   type PayloadIssue,
 } from '../../src/laravel/index.js';
-import { root } from '../helpers/php.js';
+import { root, runPhpScript } from '../helpers/php.js';
 
 type Json = Record<string, any>;
 
@@ -125,13 +125,19 @@ describe('one thing wrong', () => {
     });
   }
 
-  it('accepts the empty backoff Laravel writes for `$backoff = []`, and nothing else that is not comma-joined integers', () => {
+  it('accepts the backoffs Laravel 8.83 writes for floats, negatives, one int, a string and an empty array', () => {
+    const payloads = JSON.parse(runPhpScript('backoff-payloads.php')) as string[];
+    expect(payloads.map((payload) => JSON.parse(payload).backoff)).toEqual(['1.5,2', '5', '10,20', '', '-1,0', '2.25']);
+    for (const payload of payloads) expect(validatePayload(JSON.parse(payload), '8')).toEqual([]);
+  });
+
+  it('accepts the empty backoff Laravel writes for `$backoff = []`, and nothing else that is not comma-joined numbers', () => {
     for (const profile of LARAVEL_PROFILES.filter((p) => alwaysWritten(p).has('backoff'))) {
       for (const [form, payload] of forms(firstOf(profile))) {
         for (const backoff of ['', '7', '3,18,60']) {
           expect({ profile, form, backoff, issues: validatePayload({ ...payload, backoff }, profile) }).toEqual({ profile, form, backoff, issues: [] });
         }
-        for (const backoff of ['5,', ',5', '5, 10', '-5', '1.5', 5, [5, 10]]) {
+        for (const backoff of ['5,', ',5', '5, 10', '1.', '.5', 5, [5, 10]]) {
           expect({ profile, form, backoff, issues: paths(validatePayload({ ...payload, backoff }, profile)) }).toEqual({
             profile,
             form,
