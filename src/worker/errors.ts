@@ -37,10 +37,18 @@ export class UndecodableJobError extends Error {
   override name = 'LaravelQueueBridge\\UndecodableJobException';
 }
 
-/** The text a failed-jobs record keeps: class, message, and where it came from, as PHP's (string) $e. */
+/**
+ * The text a failed-jobs record keeps, laid out as PHP's (string) $e is: `Class: message in
+ * FILE:LINE`, `Stack trace:`, numbered frames ending in `{main}`, so what reads Laravel's rows
+ * reads ours.
+ */
 export function exceptionText(error: unknown): string {
   if (!(error instanceof Error)) return `Error: ${String(error)}`;
-  const stack = (error.stack ?? '').split('\n').slice(1).map((line) => line.trim());
+  const frames = (error.stack ?? '').split('\n').filter((line) => /^\s+at /.test(line)).map((line) => line.trim().replace(/^at /, ''));
+  // Where it was thrown: the first frame's file and line (`fn (file:///x.js:12:5)` or `file:12:5`).
+  const thrown = /\(?([^\s()]+):(\d+):\d+\)?$/.exec(frames[0] ?? '');
+  const place = thrown ? ` in ${thrown[1]!.replace(/^file:\/\//, '')}:${thrown[2]}` : '';
+  const trace = [...frames, '{main}'].map((frame, i) => `#${i} ${frame}`).join('\n');
   const cause = error.cause instanceof Error ? `\n\nCaused by: ${exceptionText(error.cause)}` : '';
-  return `${error.name}: ${error.message}\nStack trace:\n${stack.map((line, i) => `#${i} ${line.replace(/^at /, '')}`).join('\n')}${cause}`;
+  return `${error.name}: ${error.message}${place}\nStack trace:\n${trace}${cause}`;
 }
