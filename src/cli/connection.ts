@@ -4,6 +4,7 @@
  * Laravel's default config reads it.
  */
 import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
 import { connectRedis, type RedisClient } from '../redis/index.js';
 import { slug } from './slug.js';
@@ -84,7 +85,9 @@ export function connectionFrom(values: Flags): Connection {
   const cacheDb = text(values['cache-db']) ?? env('REDIS_CACHE_DB') ?? (fromFile ? '1' : undefined);
   const cacheUrl = laravel && values['cache-db'] === undefined ? laravelRedisUrl(env, cacheDb!) : cacheDb === undefined ? url : withDatabase(url, cacheDb);
   const cachePrefix = text(values['cache-prefix']) ?? env('CACHE_PREFIX') ?? `${appName}_cache`;
-  const failedDb = text(values['failed-db']) ?? process.env.LQB_FAILED_DB ?? databaseUrlFrom(fromFile) ?? 'failed-jobs.sqlite';
+  // A relative SQLite path is the app's (its .env's folder), as Laravel's database_path() is.
+  const appDir = typeof values.env === 'string' ? dirname(resolve(values.env)) : process.cwd();
+  const failedDb = text(values['failed-db']) ?? process.env.LQB_FAILED_DB ?? databaseUrlFrom(fromFile, appDir) ?? 'failed-jobs.sqlite';
   const appKey = text(values.key) ?? env('APP_KEY');
   const cipher = text(values.cipher) ?? env('APP_CIPHER') ?? 'AES-256-CBC';
   const nodes = text(values.cluster) ?? env('REDIS_CLUSTER');
@@ -116,14 +119,14 @@ function withDatabase(url: string, db: string): string {
 }
 
 /** DB_CONNECTION and friends, as a URL the failed-jobs store takes. */
-function databaseUrlFrom(env: LaravelEnv | undefined): string | undefined {
+function databaseUrlFrom(env: LaravelEnv | undefined, appDir: string): string | undefined {
   if (!env?.DB_CONNECTION) return undefined;
   if (env.DB_URL) return env.DB_URL;
   const user = encodeURIComponent(env.DB_USERNAME ?? 'root');
   const password = env.DB_PASSWORD ? `:${encodeURIComponent(env.DB_PASSWORD)}` : '';
   switch (env.DB_CONNECTION) {
     case 'sqlite':
-      return `sqlite://${env.DB_DATABASE ?? 'database/database.sqlite'}`;
+      return `sqlite://${resolve(appDir, env.DB_DATABASE ?? 'database/database.sqlite')}`;
     case 'mysql':
     case 'mariadb':
       return `mysql://${user}${password}@${env.DB_HOST ?? '127.0.0.1'}:${env.DB_PORT ?? 3306}/${env.DB_DATABASE ?? 'laravel'}`;

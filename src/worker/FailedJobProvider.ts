@@ -45,14 +45,17 @@ export interface FailedJobProvider {
  * A database URL, as Laravel's DB_URL reads: `sqlite:///path/to/db.sqlite` (or a bare path),
  * `mysql://user:pass@host:3306/db`, `mariadb://…`, `postgres://user@host:5432/db`.
  */
+/** knex prints its own warnings (a refused connection, with its stack); every error reaches the caller anyway. */
+const QUIET: Knex.Config['log'] = { warn() {}, error() {}, deprecate() {}, debug() {} };
+
 export function knexConfig(url: string): Knex.Config {
   const scheme = /^([a-z0-9+]+):/i.exec(url)?.[1]?.toLowerCase();
   if (scheme === undefined || scheme === 'sqlite' || scheme === 'file') {
     const filename = scheme ? decodeURIComponent(url.replace(/^[a-z]+:\/\//i, '')) : url;
-    return { client: 'better-sqlite3', connection: { filename }, useNullAsDefault: true };
+    return { client: 'better-sqlite3', connection: { filename }, useNullAsDefault: true, log: QUIET };
   }
-  if (scheme === 'mysql' || scheme === 'mariadb') return { client: 'mysql2', connection: url.replace(/^mariadb:/i, 'mysql:') };
-  if (scheme === 'postgres' || scheme === 'postgresql' || scheme === 'pgsql') return { client: 'pg', connection: url.replace(/^pgsql:/i, 'postgres:') };
+  if (scheme === 'mysql' || scheme === 'mariadb') return { client: 'mysql2', connection: url.replace(/^mariadb:/i, 'mysql:'), log: QUIET };
+  if (scheme === 'postgres' || scheme === 'postgresql' || scheme === 'pgsql') return { client: 'pg', connection: url.replace(/^pgsql:/i, 'postgres:'), log: QUIET };
   throw new Error(`unsupported failed-jobs database URL scheme "${scheme}" (use sqlite, mysql, mariadb or postgres)`);
 }
 

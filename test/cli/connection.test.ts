@@ -73,6 +73,21 @@ describe('--env', () => {
     expect(fromDotenv([]).cacheUrl).toBe('redis://127.0.0.1:6379/1');
   });
 
+  it("a SQLite failed-jobs database is the app's: relative paths from the .env's folder, wherever lqb runs", () => {
+    const before = process.env;
+    process.env = shell();
+    delete process.env.LQB_FAILED_DB;
+    try {
+      const failedDb = (lines: string[]) => connectionFrom({ env: dotenv(lines).slice('--env='.length) }).failedDb;
+      // Laravel's default: database_path('database.sqlite').
+      expect(failedDb(['DB_CONNECTION=sqlite'])).toBe(`sqlite://${join(dir, 'database', 'database.sqlite')}`);
+      expect(failedDb(['DB_CONNECTION=sqlite', 'DB_DATABASE=storage/jobs.sqlite'])).toBe(`sqlite://${join(dir, 'storage', 'jobs.sqlite')}`);
+      expect(failedDb(['DB_CONNECTION=sqlite', 'DB_DATABASE=/var/db/x.sqlite'])).toBe('sqlite:///var/db/x.sqlite');
+    } finally {
+      process.env = before;
+    }
+  });
+
   it('the cache prefix is Str::slug(APP_NAME) too, as restart signals it', () => {
     expect(fromDotenv([`APP_NAME="${appName}"`]).cachePrefix).toBe(prefix.replace(/_database_$/, '_cache'));
   });
