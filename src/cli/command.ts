@@ -13,6 +13,8 @@ export interface CommandContext {
 export interface Command {
   usage: string;
   options: NonNullable<ParseArgsConfig['options']>;
+  /** True for a command that takes no arguments: one given is a usage error, as artisan's "Too many arguments". */
+  noArguments?: true;
   run(context: CommandContext): Promise<void | number>;
 }
 
@@ -46,7 +48,20 @@ export function connectionName(positionals: string[], command: string): string |
 }
 
 /** `--backoff=S[,S…]`: seconds per attempt, the last repeating; undefined when not given. */
-export function backoffFlag(value: unknown): number[] | undefined {
+export function backoffFlag(value: unknown, name = 'backoff'): number[] | undefined {
   if (typeof value !== 'string') return undefined;
-  return value.split(',').map((s, i) => numberFlag(s, `backoff[${i}]`, 0, 0));
+  return value.split(',').map((s, i) => numberFlag(s, `${name}[${i}]`, 0, 0));
+}
+
+/**
+ * queue:work's backoff: the larger of --backoff and the deprecated --delay (both '0' unless
+ * given), compared as PHP's max() compares two strings: as numbers when both are numeric, else
+ * byte by byte. Returns the flag that won and its text.
+ */
+export function workBackoff(backoff: unknown, delay: unknown): { name: string; value: string } {
+  const b = typeof backoff === 'string' ? backoff : '0';
+  const d = typeof delay === 'string' ? delay : '0';
+  const numeric = (text: string) => /^\s*[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/.test(text);
+  const delayWins = numeric(b) && numeric(d) ? Number(d) > Number(b) : d > b;
+  return delayWins ? { name: 'delay', value: d } : { name: 'backoff', value: b };
 }

@@ -68,6 +68,8 @@ function readableView(view: JobView): unknown {
 
 /** JSON values as the envelope holds them (floats, big ints, Maps) made printable. */
 function readableJson(value: unknown): unknown {
+  // A string job may carry no data at all, which JSON cannot print.
+  if (value === undefined) return null;
   return JSON.parse(
     JSON.stringify(value, (_, v) => {
       if (typeof v === 'bigint') return v.toString();

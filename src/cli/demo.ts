@@ -24,6 +24,7 @@ const QUEUE = 'demo';
 export const demo: Command = {
   usage: 'lqb demo [--jobs=3]',
   options: { jobs: { type: 'string' } },
+  noArguments: true,
   async run({ values, out }) {
     const count = Math.max(1, Number(values.jobs ?? 3) || 3);
     const server = await findRedis(out);

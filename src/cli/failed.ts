@@ -38,6 +38,7 @@ function className(job: FailedJob): string {
 export const failed: Command = {
   usage: 'lqb failed [--json] [--failed-db=URL] [--env=PATH]',
   options: { ...connectionFlags, json: { type: 'boolean' } },
+  noArguments: true,
   run: ({ values, out }) =>
     withFailer(connectionFrom(values), async (failer) => {
       const jobs = await failer.all();
@@ -46,7 +47,7 @@ export const failed: Command = {
         return;
       }
       if (jobs.length === 0) {
-        out('No failed jobs found.');
+        out('No failed jobs!');
         return;
       }
       const rows = [['ID', 'Connection', 'Queue', 'Class', 'Failed At'], ...jobs.map((j) => [j.uuid, j.connection, j.queue, className(j), j.failed_at])];
@@ -130,12 +131,13 @@ export const forget: Command = {
 export const flush: Command = {
   usage: 'lqb flush [--hours=H] [--failed-db=URL] [--env=PATH]',
   options: { ...connectionFlags, hours: { type: 'string' } },
+  noArguments: true,
   async run({ values, out }) {
     const hours = typeof values.hours === 'string' ? Number(values.hours) : undefined;
     if (hours !== undefined && !(hours > 0)) throw new UsageError('--hours must be a positive number');
     await withFailer(connectionFrom(values), async (failer) => {
-      const count = await failer.flush(hours);
-      out(hours ? `All jobs that failed more than ${hours} hours ago have been deleted successfully! (${count})` : `All failed jobs deleted successfully! (${count})`);
+      await failer.flush(hours);
+      out(hours ? `All jobs that failed more than ${hours} hours ago have been deleted successfully!` : 'All failed jobs deleted successfully!');
     });
   },
 };

@@ -24,7 +24,12 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   // `lqb help work` reads as `lqb work --help`, as `php artisan help queue:work` does.
-  if (name !== undefined && HELP.has(name) && rest[0] !== undefined && commands[rest[0]]) return main([rest[0], '--help']);
+  if (name !== undefined && HELP.has(name) && rest[0] !== undefined) {
+    if (commands[rest[0]]) return main([rest[0], '--help']);
+    // As `php artisan help bogus`: naming a command that is not there is an error.
+    process.stderr.write(`lqb: unknown command "${rest[0]}" (commands: ${Object.keys(commands).join(', ')})\n`);
+    return 2;
+  }
   const command = name === undefined ? undefined : commands[name];
   if (!command) {
     const list = Object.keys(commands).join(', ');
@@ -39,7 +44,7 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   try {
-    const { values, positionals } = parseArgs({ args: rest, options: command.options, allowPositionals: true, strict: true });
+    const { values, positionals } = parseArgs({ args: rest, options: command.options, allowPositionals: !command.noArguments, strict: true });
     const status = await command.run({ values, positionals, out: (text) => process.stdout.write(text + '\n') });
     return status ?? 0;
   } catch (error) {

@@ -12,6 +12,7 @@ const queueFlag = { queue: { type: 'string' } } as const;
 export const size: Command = {
   usage: 'lqb size [--queue=Q[,Q…]] [--json] [--redis=URL] [--prefix=P] [--env=PATH]',
   options: { ...connectionFlags, ...queueFlag, json: { type: 'boolean' } },
+  noArguments: true,
   async run({ values, out }) {
     const connection = connectionFrom(values);
     const client = queueClient(connection, { giveUp: true });
@@ -50,6 +51,7 @@ export const clear: Command = {
 export const restart: Command = {
   usage: 'lqb restart [--redis=URL] [--prefix=P] [--env=PATH] [--cache-db=N] [--cache-prefix=P]',
   options: connectionFlags,
+  noArguments: true,
   async run({ values, out }) {
     const connection = connectionFrom(values);
     const client = cacheClient(connection, { giveUp: true });
@@ -62,7 +64,11 @@ export const restart: Command = {
   },
 };
 
-/** --queue=a,b, else the connection's own queue (REDIS_QUEUE), as queue:work and queue:clear take it. */
+/**
+ * --queue=a,b, else the connection's own queue (REDIS_QUEUE), as queue:work and queue:clear take
+ * it: an empty --queue (a `--queue=$QUEUES` that expanded to nothing) is no --queue.
+ */
 export function queueNames(value: unknown, fallback: string): string[] {
-  return typeof value === 'string' ? value.split(',').map((q) => q.trim()).filter(Boolean) : [fallback];
+  const names = typeof value === 'string' ? value.split(',').map((q) => q.trim()).filter(Boolean) : [];
+  return names.length > 0 ? names : [fallback];
 }

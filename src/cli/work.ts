@@ -8,7 +8,7 @@ import { DatabaseUuidFailedJobProvider, QueueCache, Worker, loadHandlers, type W
 import { cacheClient, connectionFlags, connectionFrom, queueClient } from './connection.js';
 import { formatEvent } from './output.js';
 import { queueNames } from './queues.js';
-import { UsageError, backoffFlag, connectionName, countFlag, numberFlag, type Command } from './command.js';
+import { UsageError, backoffFlag, connectionName, countFlag, numberFlag, workBackoff, type Command } from './command.js';
 
 export const work: Command = {
   usage:
@@ -50,13 +50,14 @@ export const work: Command = {
     const num = (name: string, fallback: number, min = 0) => numberFlag(values[name], name, fallback, min);
     // --sleep, --rest and --max-time may be fractions, as Laravel compares and sleeps them.
     const count = (name: string, fallback: number, min = 0) => countFlag(values[name], name, fallback, min);
+    const backoffGiven = workBackoff(values.backoff, values.delay);
     const options: Partial<WorkerOptions> = {
       queues: queueNames(values.queue, connection.defaultQueue),
       once: values.once === true,
       stopWhenEmpty: values['stop-when-empty'] === true,
       tries: count('tries', 1),
-      // 8.x's --delay is the old name of --backoff.
-      backoff: backoffFlag(values.backoff ?? values.delay) ?? [0],
+      // 8.x's --delay is the old name of --backoff; given both, artisan takes the larger.
+      backoff: backoffFlag(backoffGiven.value, backoffGiven.name)!,
       timeout: count('timeout', 60),
       sleep: num('sleep', 3),
       maxJobs: count('max-jobs', 0),

@@ -42,6 +42,12 @@ describe('lqb decode', () => {
     expect(stderr).toMatch(/lqb decode: expected a value at byte 9/);
   });
 
+  it('shows a string job that carries no data', () => {
+    const { status, stdout } = lqb(['decode'], '{"job":"App\\\\Legacy","attempts":0}');
+    expect(status).toBe(0);
+    expect(JSON.parse(stdout).view).toEqual({ kind: 'string', handler: 'App\\Legacy', data: null });
+  });
+
   it('fails with status 2 and one line on a flag it does not know', () => {
     const { status, stderr } = lqb(['decode', '--nope']);
     expect(status).toBe(2);

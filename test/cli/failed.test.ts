@@ -81,3 +81,12 @@ describe('lqb failed', () => {
     expect(withoutTime(node!.printed)).toEqual(withoutTime(artisan!.printed));
   });
 });
+
+describe('lqb flush', () => {
+  it("says what artisan's queue:flush says, and leaves what queue:failed then shows", async () => {
+    for (const args of [['flush'], ['failed']]) {
+      const [artisan, node] = await bothSides(args[0] === 'flush' ? WEIRD : [], args);
+      expect(node, args.join(' ')).toEqual(artisan);
+    }
+  });
+});
