@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
 import { connectRedis, type RedisClient } from '../redis/index.js';
+import { UsageError } from './command.js';
 import { slug } from './slug.js';
 
 export interface LaravelEnv {
@@ -77,7 +78,7 @@ export function connectionFrom(values: Flags): Connection {
   const env = (name: string) => envValue(process.env[name] ?? fromFile?.[name]);
   // With --env, Redis is Laravel's `default` connection unless --redis names one.
   const laravel = fromFile !== undefined && text(values.redis) === undefined;
-  const url = text(values.redis) ?? (laravel ? laravelRedisUrl(env, env('REDIS_DB') ?? '0') : env('REDIS_URL')) ?? 'redis://127.0.0.1:6379';
+  const url = redisUrl(text(values.redis) ?? (laravel ? laravelRedisUrl(env, env('REDIS_DB') ?? '0') : env('REDIS_URL')) ?? 'redis://127.0.0.1:6379');
   const appName = slug(env('APP_NAME') ?? 'laravel');
   const prefix = text(values.prefix) ?? env('REDIS_PREFIX') ?? (fromFile ? `${appName}_database_` : '');
   const defaultQueue = text(values['default-queue']) ?? (env('REDIS_QUEUE') || 'default');
@@ -110,6 +111,19 @@ function laravelRedisUrl(env: (name: string) => string | undefined, database: st
   const port = given.port || env('REDIS_PORT') || '6379';
   const db = given.pathname.length > 1 ? given.pathname.slice(1) : database;
   return `${given.protocol}//${auth}${host}:${port}/${db}`;
+}
+
+/** A Redis URL as given, refused at once when it is none: otherwise ioredis retries it and reports only that it gave up. */
+function redisUrl(url: string): string {
+  let protocol: string | undefined;
+  try {
+    protocol = new URL(url).protocol;
+  } catch {
+    protocol = undefined;
+  }
+  // tcp:// is what Laravel's own REDIS_URL examples may use; ioredis reads it as redis://.
+  if (protocol !== 'redis:' && protocol !== 'rediss:' && protocol !== 'tcp:') throw new UsageError(`${JSON.stringify(url)} is not a redis:// or rediss:// URL`);
+  return url;
 }
 
 function withDatabase(url: string, db: string): string {

@@ -114,6 +114,8 @@ describe('usage and failures', () => {
     // As artisan's "Too many arguments": `lqb flush 48` must not flush everything.
     ...['flush', 'failed', 'size', 'restart'].map((command) => [[command, 'extra'], /Unexpected argument 'extra'/] as [string[], RegExp]),
     [['help', 'bogus'], /unknown command "bogus"/],
+    [['size', '--redis=notaurl'], /"notaurl" is not a redis:\/\/ or rediss:\/\/ URL/],
+    [['restart', '--redis=http://x'], /"http:\/\/x" is not a redis:\/\//],
   ])('%j exits 2 with the reason, on one line', async (args, reason) => {
     const result = await lqb(args as string[], current.s.env);
     expect(result.status).toBe(2);
