@@ -10,6 +10,7 @@
  */
 import { PhpFloat } from '../php/index.js';
 import { formatPhpFloat } from '../php/float.js';
+import { isInt64 } from '../php/int64.js';
 
 /** A JSON value as read here: objects keep their key order (a `Map` when JS would reorder them). */
 export type JsonValue = null | boolean | number | bigint | string | PhpFloat | JsonValue[] | JsonObject | Map<string, JsonValue>;
@@ -136,7 +137,6 @@ export function decodeJson(text: string, options: JsonDecodeOptions = {}): JsonV
 }
 
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
-const INT64_MAX = 2n ** 63n - 1n;
 
 class JsonParser {
   pos = 0;
@@ -304,7 +304,7 @@ class JsonParser {
 function phpNumber(token: string, isFloat: boolean): number | bigint | PhpFloat {
   if (!isFloat) {
     const big = BigInt(token);
-    if (big >= -INT64_MAX - 1n && big <= INT64_MAX) return big >= -MAX_SAFE && big <= MAX_SAFE ? Number(big) : big;
+    if (isInt64(big)) return big >= -MAX_SAFE && big <= MAX_SAFE ? Number(big) : big;
   }
   return new PhpFloat(Number(token));
 }

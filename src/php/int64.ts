@@ -8,3 +8,11 @@ export const halves = new Uint32Array(int64.buffer);
 /** Where the upper half lies on this machine, and the lower. */
 export const HIGH = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1 ? 1 : 0;
 export const LOW = 1 - HIGH;
+
+/** PHP's int range. */
+export const INT64_MIN = -(1n << 63n);
+export const INT64_MAX = (1n << 63n) - 1n;
+
+export function isInt64(value: bigint): boolean {
+  return value >= INT64_MIN && value <= INT64_MAX;
+}

@@ -7,6 +7,7 @@
  * a float that happens to be whole).
  */
 import { PhpSerializeError } from './errors.js';
+import { isInt64 } from './int64.js';
 import {
   PhpArray,
   PhpEnum,
@@ -42,8 +43,6 @@ export function phpClassOf(value: unknown): string | undefined {
 }
 
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
-/** -2^63, the least PHP int, exact as a double. */
-const INT64_FLOOR = -(2 ** 63);
 
 /**
  * Plain JavaScript for a PHP value:
@@ -158,7 +157,7 @@ function build(js: unknown, hint: FromJSHint | undefined, seen: Map<object, PhpV
       if (Number.isSafeInteger(js) && !Object.is(js, -0)) return js;
       // A whole number past 2^53 is still exact as a double, and an int to PHP while it fits
       // 64 bits (json_decode reads 1152921504606846976 as one); it is kept as a bigint.
-      if (Number.isInteger(js) && js !== 0 && js >= INT64_FLOOR && js < -INT64_FLOOR) return BigInt(js);
+      if (Number.isInteger(js) && js !== 0 && isInt64(BigInt(js))) return BigInt(js);
       if (hint === 'int') throw new PhpSerializeError(`${js} is not an int`, path);
       return new PhpFloat(js);
     case 'object':
@@ -231,7 +230,7 @@ function phpKey(key: unknown, path: string): PhpKey {
     const n = Number(text);
     if (Number.isSafeInteger(n)) return n;
     const big = BigInt(text);
-    if (big <= (1n << 63n) - 1n && big >= -(1n << 63n)) return big;
+    if (isInt64(big)) return big;
   }
   return text;
 }

@@ -10,7 +10,7 @@ import { PhpSerializeError } from './errors.js';
 import { formatPhpFloat } from './float.js';
 import { fromJS } from './js.js';
 import { propertyNamesOf, type PropertyNames } from './names.js';
-import { HIGH, LOW, halves, int64 } from './int64.js';
+import { HIGH, LOW, halves, int64, isInt64 } from './int64.js';
 import { PhpArray, PhpEnum, PhpFloat, PhpIncompleteObject, PhpObject, PhpRef, PhpSerializable, writtenSpelling, type PhpKey, type PhpValue } from './values.js';
 
 export interface SerializeOptions {
@@ -69,10 +69,6 @@ type OpenList = (PhpArray | number | PropertyNames | undefined)[];
 /** Where a writer points its entry lists before any array or object is open: never written to. */
 const NO_ENTRIES: never[] = Object.freeze([]) as never[];
 
-const INT64_MAX = (1n << 63n) - 1n;
-/** -2^63 as a double: whole numbers from it up to (not including) 2^63 are PHP ints. */
-const INT64_FLOOR = -(2 ** 63);
-const INT64_MIN = -(1n << 63n);
 
 /**
  * Results are written straight into a shared slab and handed out as views of their own part of
@@ -302,14 +298,13 @@ class Writer {
         this.string(value);
         return;
       case 'number':
-        this.slot++;
-        if (Number.isSafeInteger(value) && !Object.is(value, -0)) this.int(value);
-        else if (Number.isInteger(value) && value !== 0 && value >= INT64_FLOOR && value < -INT64_FLOOR) {
-          // As fromJS: a whole number past 2^53 that fits 64 bits is an int.
-          this.room(HEAD_ROOM);
-          this.pos = bigIntAt(this.buf, this.pos, BigInt(value));
-        } else this.scalar(100, formatPhpFloat(value));
-        return;
+        if (Number.isSafeInteger(value) && !Object.is(value, -0)) {
+          this.slot++;
+          this.int(value);
+          return;
+        }
+        // Any other number as fromJS makes it: an int past 2^53 while it fits 64 bits, else a float.
+        return this.value(fromJS(value));
       case 'boolean':
         this.slot++;
         this.scalar(98, value ? '1' : '0');
@@ -734,6 +729,6 @@ function digits(buf: Buffer, pos: number, n: number): number {
 }
 
 function checkInt(value: bigint): bigint {
-  if (value > INT64_MAX || value < INT64_MIN) throw new PhpSerializeError(`int ${value} is outside PHP's 64-bit range`, '');
+  if (!isInt64(value)) throw new PhpSerializeError(`int ${value} is outside PHP's 64-bit range`, '');
   return value;
 }
