@@ -13,31 +13,26 @@ import type { FailedJob, FailedJobProvider } from './FailedJobProvider.js';
 
 /** The payload with attempts 0, as Laravel's RetryCommand writes it. */
 export function resetAttempts(payload: string): string {
-  const decoded = asPhpArray(decodeJson(payload));
+  const decoded = asPhpArray(phpDecode(payload));
   // isset(): an attempts of null stays null.
   if (decoded instanceof Map && decoded.get('attempts') != null) decoded.set('attempts', 0);
   // RetryCommand decodes and encodes the payload a second time (refreshRetryUntil), and that
   // pass reads back what the first one wrote: a -0.0, written "-0", becomes the int 0.
-  return phpJson(asPhpArray(decodeJson(phpJson(decoded))));
+  return phpJson(asPhpArray(phpDecode(phpJson(decoded))));
 }
 
+// Numbers as json_decode makes them (ints past 64 bits floats, "-0" the int 0, floats to be
+// written in PHP's spelling), and written back as json_encode writes them.
+const phpDecode = (json: string) => decodeJson(json, { numbers: 'php' });
 const phpJson = (value: JsonValue) => encodeJson(value, { unescapedUnicode: false });
 
-const INT64_MIN = -(2n ** 63n);
-const INT64_MAX = 2n ** 63n - 1n;
-
 /**
- * What json_decode(…, true) then json_encode does to a value: objects become PHP arrays, so
- * an empty one is written `[]` and one keyed 0..n-1 in order is written as a list; integers
- * beyond 64 bits become floats; "-0" is the int 0.
+ * What json_decode(…, true) does to objects: they become PHP arrays, so an empty one is
+ * written `[]` and one keyed 0..n-1 in order is written as a list.
  */
 function asPhpArray(value: JsonValue): JsonValue {
   if (Array.isArray(value)) return value.map(asPhpArray);
-  if (typeof value === 'bigint') return value >= INT64_MIN && value <= INT64_MAX ? value : new PhpFloat(Number(value));
-  // PHP keeps only the float's value, and writes it in its own spelling. The one float read
-  // here from an integer's spelling is "-0", which PHP reads as the int 0.
-  if (value instanceof PhpFloat) return value.source === undefined && Object.is(value.value, -0) ? 0 : new PhpFloat(value.value);
-  if (value === null || typeof value !== 'object') return value;
+  if (value === null || value instanceof PhpFloat || typeof value !== 'object') return value;
   const entries = value instanceof Map ? [...value] : Object.entries(value);
   if (entries.length === 0) return [];
   if (entries.every(([key], i) => key === String(i))) return entries.map(([, item]) => asPhpArray(item));
