@@ -65,3 +65,12 @@ export function workBackoff(backoff: unknown, delay: unknown): { name: string; v
   const delayWins = numeric(b) && numeric(d) ? Number(d) > Number(b) : d > b;
   return delayWins ? { name: 'delay', value: d } : { name: 'backoff', value: b };
 }
+
+/**
+ * --queue=a,b, else the connection's own queue (REDIS_QUEUE), as queue:work and queue:clear take
+ * it: an empty --queue (a `--queue=$QUEUES` that expanded to nothing) is no --queue.
+ */
+export function queueNames(value: unknown, fallback: string): string[] {
+  const names = typeof value === 'string' ? value.split(',').map((q) => q.trim()).filter(Boolean) : [];
+  return names.length > 0 ? names : [fallback];
+}

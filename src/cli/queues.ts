@@ -5,7 +5,7 @@
 import { RedisQueue } from '../redis/index.js';
 import { QueueCache } from '../worker/index.js';
 import { cacheClient, connectionFlags, connectionFrom, queueClient } from './connection.js';
-import { connectionName, type Command } from './command.js';
+import { connectionName, queueNames, type Command } from './command.js';
 
 const queueFlag = { queue: { type: 'string' } } as const;
 
@@ -63,12 +63,3 @@ export const restart: Command = {
     }
   },
 };
-
-/**
- * --queue=a,b, else the connection's own queue (REDIS_QUEUE), as queue:work and queue:clear take
- * it: an empty --queue (a `--queue=$QUEUES` that expanded to nothing) is no --queue.
- */
-export function queueNames(value: unknown, fallback: string): string[] {
-  const names = typeof value === 'string' ? value.split(',').map((q) => q.trim()).filter(Boolean) : [];
-  return names.length > 0 ? names : [fallback];
-}

@@ -7,8 +7,7 @@ import { RedisQueue } from '../redis/index.js';
 import { DatabaseUuidFailedJobProvider, QueueCache, Worker, loadHandlers, type WorkerOptions } from '../worker/index.js';
 import { cacheClient, connectionFlags, connectionFrom, queueClient } from './connection.js';
 import { formatEvent } from './output.js';
-import { queueNames } from './queues.js';
-import { UsageError, backoffFlag, connectionName, countFlag, numberFlag, workBackoff, type Command } from './command.js';
+import { UsageError, backoffFlag, connectionName, countFlag, numberFlag, queueNames, workBackoff, type Command } from './command.js';
 
 export const work: Command = {
   usage:
