@@ -6,7 +6,7 @@
  *                            SETS=jobs,shared for only those of corpus, jobs, shared)
  *
  * Inputs: the PHP corpus in fixtures/php/, job commands Debian's Laravel 8.83 pushes here, and
- * the commands of ../shared/fixtures (Laravel 5.8 to 12). PHP unserializes into real classes
+ * the commands of fixtures/laravel/versions-5.8-to-12.jsonl (Laravel 5.8 to 12). PHP unserializes into real classes
  * where it has them, as a worker does.
  *
  * Each thing timed lives in a process of its own for the whole run, warmed up once: PHP (one
@@ -18,7 +18,7 @@
  * so windows seconds apart compare the drift more than the code.
  */
 import { spawn, execFileSync, type ChildProcessByStdio } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -44,11 +44,9 @@ function laravelCommands(): Buffer[] {
   return payloads.split('\n').filter(Boolean).map(commandOf);
 }
 
-/** The 200 commands of ../shared/fixtures (Laravel 5.8 to 12), whose classes PHP does not have here. */
+/** The 200 commands of fixtures/laravel/versions-5.8-to-12.jsonl, whose classes PHP does not have here. */
 function sharedCommands(): Buffer[] {
-  const shared = `${root}../shared/fixtures/laravel-payloads.jsonl`;
-  if (!existsSync(shared)) return [];
-  return readFileSync(shared, 'utf8')
+  return readFileSync(`${root}fixtures/laravel/versions-5.8-to-12.jsonl`, 'utf8')
     .split('\n')
     .filter(Boolean)
     .map((line) => commandOf((JSON.parse(line) as { payload: string }).payload));

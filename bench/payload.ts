@@ -5,7 +5,7 @@
  *   npx tsx bench/payload.ts           (SECONDS=2 for longer runs)
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { decodePayload, encodePayload } from '../src/index.js';
 import { opsPerSecond, seconds } from './timing.js';
 
@@ -20,11 +20,8 @@ function php(payloads: string[], classes: string): number {
 const sets: [string, string[], string][] = [
   ['Laravel 8.83 payloads (Debian, classes loaded in PHP)', execFileSync('php', [`${root}php-fixture-gen/laravel-commands.php`, '200'], { encoding: 'utf8' }).split('\n').filter(Boolean), 'jobs'],
 ];
-const shared = `${root}../shared/fixtures/laravel-payloads.jsonl`;
-if (existsSync(shared)) {
-  const payloads = readFileSync(shared, 'utf8').split('\n').filter(Boolean).map((line) => (JSON.parse(line) as { payload: string }).payload);
-  sets.push(['Laravel 5.8–12 payloads (shared fixtures, classes absent in PHP)', payloads, '']);
-}
+const versions = readFileSync(`${root}fixtures/laravel/versions-5.8-to-12.jsonl`, 'utf8').split('\n').filter(Boolean).map((line) => (JSON.parse(line) as { payload: string }).payload);
+sets.push(['Laravel 5.8–12 payloads (fixtures/laravel, classes absent in PHP)', versions, '']);
 
 const rows = ['| payloads | PHP 8.2 json_decode + unserialize (ops/s) | decodePayload (ops/s) | ratio | encodePayload (ops/s) |', '|---|---:|---:|---:|---:|'];
 for (const [name, payloads, classes] of sets) {

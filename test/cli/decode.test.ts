@@ -82,9 +82,9 @@ describe('lqb decode of an encrypted job', () => {
 describe('decodeInput on every real payload', () => {
   it('shows each of them (jobs, listeners, notifications, mailables, closures, string jobs, encrypted) as JSON', async () => {
     const { decodeInput } = await import('../../src/cli/decode.js');
-    const { debianPayloads, sharedPayloads } = await import('../helpers/laravel.js');
+    const { debianPayloads, versionPayloads } = await import('../helpers/laravel.js');
     const kinds = new Set<string>();
-    for (const record of [...debianPayloads(), ...sharedPayloads()]) {
+    for (const record of [...debianPayloads(), ...versionPayloads()]) {
       const shown = decodeInput(Buffer.from(record.payload), { appKey: record.appKey, cipher: record.cipher }) as { view: { kind: string } };
       expect(() => JSON.stringify(shown)).not.toThrow();
       kinds.add(shown.view.kind);

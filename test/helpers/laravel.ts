@@ -1,6 +1,7 @@
 /**
- * Real Laravel payload fixtures: the shared set (Laravel 5.8 to 12, ../shared/fixtures) and the
- * set Debian's Laravel 8.83 writes here (fixtures/laravel, from php-fixture-gen/laravel-fixtures.php).
+ * Real Laravel payload fixtures, all in fixtures/laravel: the sets each Laravel version's own
+ * createPayload wrote (5.8 to 12, and 13), and the set Debian's Laravel 8.83 writes here
+ * (from php-fixture-gen/laravel-fixtures.php).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { PhpArray, PhpObject, deref, type PhpValue } from '../../src/php/index.js';
@@ -26,7 +27,10 @@ function load(path: string): PayloadRecord[] {
     .map((line) => JSON.parse(line) as PayloadRecord);
 }
 
-export const sharedPayloads = (): PayloadRecord[] => load(`${root}../shared/fixtures/laravel-payloads.jsonl`);
+/** 200 payloads, 25 from each of Laravel 5.8.38, 6.20, 7.30, 8.83, 9.52, 10.50, 11.56 and 12.67. */
+export const versionPayloads = (): PayloadRecord[] => load(`${root}fixtures/laravel/versions-5.8-to-12.jsonl`);
+/** 120 payloads, 60 from each of Laravel 13.0.0 and 13.26.1. */
+export const laravel13Payloads = (): PayloadRecord[] => load(`${root}fixtures/laravel/versions-13.jsonl`);
 export const debianPayloads = (): PayloadRecord[] => load(`${root}fixtures/laravel/payloads.jsonl`);
 
 /** Every ModelIdentifier inside a value, depth first. */

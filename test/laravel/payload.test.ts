@@ -1,13 +1,13 @@
 /**
- * The envelope codec on real payloads of Laravel 5.8 to 12 (../shared/fixtures): byte-exact
+ * The envelope codec on real payloads of Laravel 5.8 to 12 (fixtures/laravel/versions-5.8-to-12.jsonl): byte-exact
  * re-encoding, the reserved (cjson) form, and typed views that say what PHP put in.
  */
 import { describe, expect, it } from 'vitest';
 import { decodePayload, encodePayload, asModelIdentifier, type ListenerView, PayloadError } from '../../src/index.js';
 import { toJS } from '../../src/php/index.js';
-import { asJson, modelIdentifiers, sharedPayloads } from '../helpers/laravel.js';
+import { asJson, modelIdentifiers, versionPayloads } from '../helpers/laravel.js';
 
-const records = sharedPayloads();
+const records = versionPayloads();
 
 describe('payloads of Laravel 5.8 to 12', () => {
   it('covers every version the fixture promises', () => {

@@ -1,9 +1,8 @@
 /**
- * The payload schemas against real payloads: the shared fixtures, written by Laravel 5.8.38 … 12.67.0
+ * The payload schemas against real payloads: fixtures/laravel's multi-version set, written by Laravel 5.8.38 … 12.67.0
  * themselves, as pushed and as Redis's cjson re-encoded them on reserve. Every wrong payload here is
  * a fixture with one thing changed, and what each version must carry is read off the fixtures.
  */
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   LARAVEL_PROFILES,
@@ -14,7 +13,8 @@ import {
   type LaravelProfile,
   type PayloadIssue,
 } from '../../src/laravel/index.js';
-import { root, runPhpScript } from '../helpers/php.js';
+import { versionPayloads } from '../helpers/laravel.js';
+import { runPhpScript } from '../helpers/php.js';
 
 type Json = Record<string, any>;
 
@@ -24,10 +24,7 @@ interface Fixture {
   reserved: string;
 }
 
-const fixtures: Fixture[] = readFileSync(`${root}../shared/fixtures/laravel-payloads.jsonl`, 'utf8')
-  .split('\n')
-  .filter(Boolean)
-  .map((line) => JSON.parse(line) as Fixture);
+const fixtures: Fixture[] = versionPayloads();
 
 const PROFILE_OF: Record<string, LaravelProfile> = {
   '5.8.38': '5.8',
@@ -75,7 +72,7 @@ const OPTIONAL: Partial<Record<LaravelProfile, string[]>> = {
   '12': ['createdAt', 'delay'], // 12.0 – 12.10
 };
 
-describe('shared fixtures', () => {
+describe('fixtures of Laravel 5.8 to 12', () => {
   it('hold 25 payloads from each of the eight versions', () => {
     expect(fixtures).toHaveLength(200);
     for (const profile of LARAVEL_PROFILES) expect(ofProfile(profile)).toHaveLength(25);

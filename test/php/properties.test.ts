@@ -16,10 +16,10 @@ describe('serialize → unserialize', () => {
       fc.property(phpValue(), (value) => {
         const bytes = serialize(value);
         const back = unserialize(bytes);
-        expect(samePhp(value, back)).toBe(true);
+        expect(samePhp(value, back), 'the value unserialize gave back is not the one serialized').toBe(true);
         expect(Buffer.compare(serialize(back), bytes)).toBe(0);
         // Given as a JS string (as a job payload's command is), the same value comes back.
-        if (isUtf8(bytes)) expect(samePhp(value, unserialize(bytes.toString('utf8')))).toBe(true);
+        if (isUtf8(bytes)) expect(samePhp(value, unserialize(bytes.toString('utf8'))), 'read from a JS string, the value differs').toBe(true);
       }),
       { numRuns: 3000 },
     );
@@ -196,7 +196,7 @@ describe('input given as a JS string', () => {
     for (const size of [0, 1, 4095, 4096, 4097, 20_000, 65_536, 70_000]) {
       for (const extra of ['', 'é']) {
         const value = PhpArray.list(['x'.repeat(size), extra, size]);
-        expect(samePhp(unserialize(serialize(value).toString('utf8')), value)).toBe(true);
+        expect(samePhp(unserialize(serialize(value).toString('utf8')), value), `a ${size}-character string${extra ? ' and é' : ''} read back differs`).toBe(true);
       }
     }
   });
@@ -257,7 +257,7 @@ describe('what serialize hands out', () => {
     const copies = results.map((bytes) => Buffer.from(bytes));
     for (let round = 0; round < 3; round++) for (const value of values) serialize(value);
     results.forEach((bytes, i) => expect(Buffer.compare(bytes, copies[i]!)).toBe(0));
-    results.forEach((bytes, i) => expect(samePhp(unserialize(bytes), values[i]!)).toBe(true));
+    results.forEach((bytes, i) => expect(samePhp(unserialize(bytes), values[i]!), `value #${i} read back differs`).toBe(true));
   });
 
   it('a getter that serializes while another value is being written leaves that value whole', () => {
@@ -280,7 +280,7 @@ describe('what serialize hands out', () => {
     // Strings whose written size steps one byte at a time, so some value ends at every offset.
     const values = Array.from({ length: 3000 }, (_, i) => PhpArray.list(['z'.repeat(i % 997), i, null]));
     const results = values.map((value) => serialize(value));
-    results.forEach((bytes, i) => expect(samePhp(unserialize(bytes), values[i]!)).toBe(true));
+    results.forEach((bytes, i) => expect(samePhp(unserialize(bytes), values[i]!), `value #${i} read back differs`).toBe(true));
   });
 
   it('writes an object or enum case met again as r:N, numbered as PHP numbers it, however many came before', () => {
