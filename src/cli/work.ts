@@ -61,7 +61,7 @@ export const work: Command = {
       sleep: num('sleep', 3),
       maxJobs: count('max-jobs', 0),
       maxTime: num('max-time', 0),
-      memory: count('memory', 128, 1),
+      memory: count('memory', 128),
       rest: num('rest', 0),
       concurrency: count('concurrency', 1, 1),
       share: values.share === true,

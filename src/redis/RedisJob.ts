@@ -6,10 +6,16 @@
 import { decodePayload, type DecodedPayload } from '../laravel/index.js';
 import type { RedisQueue } from './RedisQueue.js';
 
-interface ReservedFields {
+/** The envelope's fields as Redis reserved them, read without the command. */
+export interface ReservedFields {
   attempts?: unknown;
   id?: unknown;
   uuid?: unknown;
+  displayName?: unknown;
+  maxTries?: unknown;
+  retryUntil?: unknown;
+  timeoutAt?: unknown;
+  [key: string]: unknown;
 }
 
 export class RedisJob {
@@ -37,8 +43,11 @@ export class RedisJob {
     return (this.#decoded ??= decodePayload(this.raw));
   }
 
-  /** A few fields, read from the reserved JSON without decoding the command, so a bad command still has them. */
-  private get fields(): ReservedFields {
+  /**
+   * The envelope as reserved, read without decoding the command, so a bad (or hostile) command
+   * still has an id, a uuid and its attempts, and can be judged out of attempts before it is read.
+   */
+  get fields(): ReservedFields {
     if (this.#fields === undefined) {
       try {
         const parsed = JSON.parse(this.reserved) as unknown;
@@ -68,6 +77,18 @@ export class RedisJob {
   get uuid(): string | undefined {
     const uuid = this.#decoded?.envelope.uuid ?? this.fields.uuid;
     return typeof uuid === 'string' ? uuid : undefined;
+  }
+
+  /**
+   * True when Redis reserved the payload as it was pushed: its cjson could not read it (a lone
+   * surrogate such as `\ud800`, which Node's JSON reads) or it has no numeric attempts, so its
+   * attempts were never counted and Laravel's own pop fails on it.
+   */
+  get unreadableByRedis(): boolean {
+    const reserved = this.reservedBytes;
+    if (typeof reserved === 'string') return reserved === this.raw;
+    // Lengths first: a payload Redis did re-encode almost never has the pushed length.
+    return reserved.length === Buffer.byteLength(this.raw) && reserved.equals(Buffer.from(this.raw));
   }
 
   /** Removes the job from `:reserved` for good. */

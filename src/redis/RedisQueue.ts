@@ -165,6 +165,26 @@ export class RedisQueue {
     }
   }
 
+  /**
+   * Extends the reservations of jobs still running to `retryAfter` seconds from now, so no
+   * worker, PHP or Node, takes a job while it runs (as BullMQ renews its locks). `ZADD XX` only
+   * moves a member that is still there: a job deleted, released or already taken back is left
+   * alone. The score keeps its fraction of a second, so a reservation never runs out sooner than
+   * `retryAfter` after its last renewal (Laravel compares whole seconds against it).
+   */
+  async renew(jobs: Iterable<RedisJob>): Promise<void> {
+    if (this.retryAfter === null) return;
+    const until = Date.now() / 1000 + this.retryAfter;
+    const byKey = new Map<string, (string | number | Buffer)[]>();
+    for (const job of jobs) {
+      const key = `${this.key(job.queue)}:reserved`;
+      let args = byKey.get(key);
+      if (!args) byKey.set(key, (args = []));
+      args.push(until, job.reservedBytes);
+    }
+    await Promise.all([...byKey].map(([key, args]) => this.client.zadd(key, 'XX', ...(args as [number, Buffer]))));
+  }
+
   /** Jobs a queue holds: ready, delayed and reserved. */
   async size(queue?: string): Promise<number> {
     const key = this.key(queue);
@@ -192,6 +212,16 @@ export class RedisQueue {
   /** UNIX seconds `delay` from now (a Date is taken as it is), as Laravel's availableAt. */
   availableAt(delay: number | Date): number {
     return delay instanceof Date ? Math.floor(delay.getTime() / 1000) : this.now() + Math.max(0, Math.floor(delay));
+  }
+
+  /**
+   * Ends a wait on `:notify` now (a worker told to stop should not sit out `blockFor`): the
+   * blocking connection is dropped, and made anew on next need. Only a token is lost with it,
+   * and tokens are hints: the job itself stays on the list.
+   */
+  interruptWait(): void {
+    this.blocking?.disconnect();
+    this.blocking = undefined;
   }
 
   /** Closes the blocking connection, if one was made; the main client is the caller's. */

@@ -2,7 +2,7 @@
  * Laravel's Redis queue driver: keys, atomic steps, reservations.
  */
 export { RedisQueue, type RedisQueueOptions } from './RedisQueue.js';
-export { RedisJob } from './RedisJob.js';
+export { RedisJob, type ReservedFields } from './RedisJob.js';
 export { connectRedis, type ConnectOptions } from './connect.js';
 export { luaSource, registerSteps, type RedisClient, type StepName } from './scripts.js';
 export { freePort, redisAnswers, waitForRedis, startRedisServer } from './local.js';

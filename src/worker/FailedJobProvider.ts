@@ -103,7 +103,9 @@ export class DatabaseUuidFailedJobProvider implements FailedJobProvider {
   async log(connection: string, queue: string, payload: string, exception: string): Promise<string> {
     await this.ensureTable();
     const uuid = uuidOf(payload);
-    await this.db(this.table).insert({ uuid, connection, queue, payload, exception, failed_at: laravelTimestamp(new Date()) });
+    // A worker killed after recording a failure but before deleting the job fails it again when
+    // it comes back: the first record stands, the second write is a no-op on the unique uuid.
+    await this.db(this.table).insert({ uuid, connection, queue, payload, exception, failed_at: laravelTimestamp(new Date()) }).onConflict('uuid').ignore();
     return uuid;
   }
 

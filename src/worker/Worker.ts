@@ -10,15 +10,15 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PhpArray, PhpObject, deref, toJS, unserialize, type PhpValue } from '../php/index.js';
 import { buildPayload, commandOf, jsonNumber, plainJson, type DecodedPayload, type Encrypter, type JobView } from '../laravel/index.js';
-import type { RedisJob, RedisQueue } from '../redis/index.js';
+import type { RedisJob, RedisQueue, ReservedFields } from '../redis/index.js';
 import type { QueueCache } from './cache.js';
-import { MaxAttemptsExceededError, ManuallyFailedError, NoHandlerError, TimeoutExceededError, UndecodableJobError, exceptionText } from './errors.js';
+import { MaxAttemptsExceededError, ManuallyFailedError, NoHandlerError, TimeoutExceededError, UndecodableJobError, describeError, exceptionText } from './errors.js';
 import type { FailedJobProvider } from './FailedJobProvider.js';
 import { handlerNames, type Handler, type HandlerJob, type HandlerMap } from './handlers.js';
 import { defaultWorkerOptions, type WorkerOptions } from './WorkerOptions.js';
 
 export interface WorkerEvent {
-  event: 'processing' | 'processed' | 'failed' | 'released' | 'deleted' | 'given-back' | 'timed-out' | 'stopping' | 'error';
+  event: 'processing' | 'processed' | 'failed' | 'released' | 'deleted' | 'given-back' | 'timed-out' | 'stopping' | 'error' | 'warning';
   job?: string;
   id?: string;
   uuid?: string;
@@ -121,6 +121,8 @@ class JobState {
   failed = false;
   /** A failure was recorded: the job did not fail quietly for having been deleted first. */
   failedRecorded = false;
+  /** Its failure could not be recorded: it stays reserved, to come back after retry_after. */
+  kept = false;
   /**
    * The handler ran past its timeout: the job is no longer this handler's (it may be failed, or
    * taken by another worker after retry_after), so what the handler does to it later is ignored.
@@ -150,9 +152,12 @@ class JobState {
    * threw has neither failed nor released it).
    */
   outcome(otherwise: 'processed' | 'deleted'): WorkerEvent['event'] {
-    return this.failedRecorded ? 'failed' : this.released ? 'released' : otherwise;
+    return this.failedRecorded ? 'failed' : this.kept ? 'error' : this.released ? 'released' : otherwise;
   }
 }
+
+/** How long a stopping worker still waits for Redis to answer what it was asked. */
+const STOP_GRACE_MS = 1000;
 
 export class Worker {
   readonly options: WorkerOptions;
@@ -176,6 +181,11 @@ export class Worker {
   private ahead: { count: number; jobs: Promise<RedisJob[]> } | undefined;
   /** Wakes the loop early (a signal, a finished job) instead of sleeping out `--sleep`. */
   private wake: (() => void) | undefined;
+  /** Settles when stop() is called: every wait on Redis gives way to it. */
+  private readonly stopped: Promise<'stopped'>;
+  private signalStopped!: () => void;
+  /** Jobs whose handlers are running: their reservations are renewed until they finish. */
+  private readonly inHand = new Set<RedisJob>();
 
   constructor(
     readonly queue: RedisQueue,
@@ -186,11 +196,17 @@ export class Worker {
     this.options = { ...defaultWorkerOptions, ...options };
     this.now = deps.now ?? (() => Math.floor(Date.now() / 1000));
     this.log = deps.log ?? (() => undefined);
+    this.stopped = new Promise((resolve) => (this.signalStopped = () => resolve('stopped')));
   }
 
-  /** Stop after the jobs in hand (SIGTERM, SIGINT). */
+  /**
+   * Stop after the jobs in hand (SIGTERM, SIGINT). Promptly, whatever Redis's state: a wait
+   * for a job (BLPOP) or for a connection that is gone gives way at once.
+   */
   stop(): void {
     this.shouldQuit = true;
+    this.signalStopped();
+    this.queue.interruptWait();
     this.wake?.();
   }
 
@@ -206,14 +222,62 @@ export class Worker {
 
   /** Runs until a stop condition; resolves with the reason and exit status. */
   async run(): Promise<StopReason> {
-    const stop = await this.loop();
-    this.log({ event: 'stopping', reason: stop.reason });
-    return stop;
+    this.warnOfShortRetryAfter();
+    const renewing = this.renewReservations();
+    try {
+      const stop = await this.loop();
+      this.log({ event: 'stopping', reason: stop.reason });
+      return stop;
+    } finally {
+      clearInterval(renewing);
+    }
+  }
+
+  /**
+   * Laravel's docs warn that a job running past retry_after is run again. Reservations renewed
+   * while handlers run close that hole for jobs in this worker's hands; a timeout at or past
+   * retry_after still says something about the deployment worth a line at start.
+   */
+  private warnOfShortRetryAfter(): void {
+    const retryAfter = this.queue.retryAfter;
+    const timeout = this.options.timeout;
+    if (retryAfter === null || (timeout > 0 && timeout < retryAfter)) return;
+    const limit = timeout > 0 ? `${timeout} s` : 'no limit';
+    this.log({ event: 'warning', reason: `--timeout (${limit}) is not below --retry-after (${retryAfter} s): a job that outlives a worker killed mid-job runs again while the first may still be at work; keep --timeout a few seconds below --retry-after` });
+  }
+
+  /**
+   * Renews the reservations of running jobs every third of retry_after (at least every 100
+   * ms), so a job still running is never taken by another worker, or by this one.
+   */
+  private renewReservations(): NodeJS.Timeout | undefined {
+    const retryAfter = this.queue.retryAfter;
+    if (retryAfter === null || retryAfter <= 0) return undefined;
+    const timer = setInterval(() => void this.renew(this.inHand), Math.max(100, (retryAfter * 1000) / 3));
+    timer.unref();
+    return timer;
+  }
+
+  private async renew(jobs: Iterable<RedisJob>): Promise<void> {
+    try {
+      await this.queue.renew(jobs);
+    } catch (error) {
+      this.log({ event: 'error', error: `could not renew reservations: ${describeError(error)}` });
+    }
+  }
+
+  /**
+   * A wait on Redis that ends with `fallback` a moment after the worker is told to stop: a
+   * Redis that answers (the usual case) still finishes what it was asked, one that is gone
+   * does not hold the worker.
+   */
+  private untilStopped<T, F>(waiting: Promise<T>, fallback: F): Promise<T | F> {
+    return Promise.race([waiting, this.stopped.then(() => sleep(STOP_GRACE_MS, fallback, { ref: false }))]);
   }
 
   private async loop(): Promise<StopReason> {
     const startedAt = Date.now();
-    const lastRestart = this.deps.cache ? await this.deps.cache.lastRestart() : null;
+    const lastRestart = this.deps.cache ? await this.untilStopped(this.deps.cache.lastRestart(), null) : null;
     const concurrency = Math.max(1, this.options.concurrency);
     // With room for more than one job, each reserve asks for at most half the slots, so the
     // next one can be on its way while this process reads and runs the last.
@@ -247,13 +311,14 @@ export class Worker {
         continue;
       }
       if (wanted <= 0) {
-        // Every slot is busy (or --max-jobs is spoken for): wait for one to finish.
-        await this.oneFinished();
+        // Every slot is busy (or --max-jobs is spoken for): wait for one to finish. With none
+        // in hand there is nothing to wait for: the stop conditions decide on the next turn.
+        if (this.inFlight > 0) await this.oneFinished();
         continue;
       }
       if (this.inFlight > 0) {
         // Nothing to take, but work in hand: wait for some of it rather than poll.
-        await Promise.race([this.oneFinished(), this.nap(this.options.sleep)]);
+        await this.napUnlessOneFinishes(this.options.sleep);
         continue;
       }
       if (this.options.stopWhenEmpty || this.options.once) return { status: 0, reason: this.options.once ? 'once' : 'empty' };
@@ -276,15 +341,20 @@ export class Worker {
     return jobs;
   }
 
-  /** Runs reserved jobs, each in a slot of its own. */
+  /** Runs reserved jobs, each in a slot of its own, their reservations renewed from now on. */
   private start(jobs: RedisJob[]): void {
+    if (jobs.length === 0) return;
+    for (const job of jobs) this.inHand.add(job);
+    // At once: a reservation scored in whole seconds may run out within the second it was made.
+    if (this.queue.retryAfter !== null && this.queue.retryAfter > 0) void this.renew(jobs);
     for (const job of jobs) {
       this.inFlight++;
       // A job whose delete or release could not reach Redis stays reserved and comes back
       // after retry_after; say so, and keep the worker alive.
       this.process(job)
-        .catch((error: unknown) => this.log({ event: 'error', job: job.id, queue: job.queue, error: `could not finish the job: ${(error as Error).message}` }))
+        .catch((error: unknown) => this.log({ event: 'error', job: job.id, queue: job.queue, error: `could not finish the job: ${describeError(error)}` }))
         .finally(() => {
+          this.inHand.delete(job);
           this.inFlight--;
           this.jobsProcessed++;
           this.jobFinished?.resolve();
@@ -296,12 +366,22 @@ export class Worker {
   /** Up to `count` jobs from the first queue that has any, in the order the queues were given. */
   private async nextJobs(count: number): Promise<RedisJob[]> {
     for (const name of this.options.queues) {
+      if (this.shouldQuit) return [];
       try {
-        const jobs = await this.queue.popMany(name, count);
+        const popping = this.queue.popMany(name, count);
+        const jobs = await this.untilStopped(popping, undefined);
+        if (jobs === undefined) {
+          // Told to stop while Redis had not answered (it may be gone): jobs it reserves after
+          // all are given back as they were pushed, or come back after retry_after.
+          popping.then((late) => Promise.all(late.map((job) => job.giveBack()))).catch(() => undefined);
+          return [];
+        }
         if (jobs.length > 0) return jobs;
       } catch (error) {
-        // Redis went away or refused: say so, pause, and try again; never lose the loop.
-        this.log({ event: 'error', queue: name, error: String((error as Error).message ?? error) });
+        // Redis went away or refused: say so, pause, and try again; never lose the loop. A
+        // wait cut short by stop() is no error.
+        if (this.shouldQuit) return [];
+        this.log({ event: 'error', queue: name, error: describeError(error) });
         await this.nap(1);
         return [];
       }
@@ -313,21 +393,31 @@ export class Worker {
     if (this.shouldQuit) return { status: 0, reason: 'signal' };
     if (this.options.maxJobs > 0 && this.jobsProcessed >= this.options.maxJobs) return { status: 0, reason: 'max-jobs' };
     if (this.options.maxTime > 0 && Date.now() - startedAt >= this.options.maxTime * 1000) return { status: 0, reason: 'max-time' };
-    // Laravel reads its memory after every job; reading the RSS is a system call, so a busy
-    // worker reads it at most every 50 ms.
-    const now = performance.now();
-    if (now - this.memoryCheckedAt >= 50) {
-      this.memoryCheckedAt = now;
-      if (process.memoryUsage.rss() / 1024 / 1024 >= this.options.memory) return { status: 12, reason: 'memory' };
-    }
+    if (this.memoryExceeded()) return { status: 12, reason: 'memory' };
     // Laravel asks its cache after every job; one round trip per loop would cost a busy worker a
     // good part of its throughput, so the signal is read at most once a second.
     if (this.deps.cache && Date.now() - this.restartCheckedAt >= 1000) {
       this.restartCheckedAt = Date.now();
-      const restart = await this.deps.cache.lastRestart().catch(() => lastRestart);
+      const restart = await this.untilStopped(this.deps.cache.lastRestart().catch(() => lastRestart), lastRestart);
+      if (this.shouldQuit) return { status: 0, reason: 'signal' };
       if (restart !== lastRestart) return { status: 0, reason: 'restart' };
     }
     return undefined;
+  }
+
+  /**
+   * Laravel's memoryExceeded compares memory_get_usage(): what PHP's allocator holds for the
+   * script's own values, not the process's size. The JS heap is that here; the RSS also holds
+   * V8's code, Node's buffers and whatever an embedding service keeps, and would stop an idle
+   * worker at half its limit. 0 is no limit. Read at most every 50 ms, as a busy worker would
+   * otherwise pay for it per job.
+   */
+  private memoryExceeded(): boolean {
+    if (this.options.memory <= 0) return false;
+    const now = performance.now();
+    if (now - this.memoryCheckedAt < 50) return false;
+    this.memoryCheckedAt = now;
+    return process.memoryUsage().heapUsed / 1024 / 1024 >= this.options.memory;
   }
 
   private async drain(): Promise<void> {
@@ -344,6 +434,13 @@ export class Worker {
     return this.jobFinished.promise;
   }
 
+  /** Sleeps `seconds`, or less when a job in hand finishes; no timer outlives the wait. */
+  private async napUnlessOneFinishes(seconds: number): Promise<void> {
+    const finished = this.oneFinished().then(() => this.wake?.());
+    await Promise.race([finished, this.nap(seconds)]);
+    this.wake?.();
+  }
+
   private async nap(seconds: number): Promise<void> {
     if (seconds <= 0 || this.shouldQuit) return;
     const controller = new AbortController();
@@ -356,6 +453,10 @@ export class Worker {
   async process(job: RedisJob): Promise<void> {
     const started = performance.now();
     const state = new JobState(job);
+    // Judged before the command is read: a job Redis could not count, or one out of attempts,
+    // is failed without decoding a command that may be what killed the last worker.
+    const early = this.failsBeforeReading(job);
+    if (early) return this.failUnread(state, early, started);
     let read: { payload: DecodedPayload; view: JobView; command: PhpValue | undefined } | undefined;
     let unreadable: unknown;
     try {
@@ -369,17 +470,13 @@ export class Worker {
     const base = { id: job.id, uuid: job.uuid, queue: job.queue, attempts: job.attempts() };
     if (!read) {
       // A payload that does not decode cannot run on either side: fail it with the reason.
-      const reason = new UndecodableJobError(`the job cannot be read: ${(unreadable as Error).message}`, { cause: unreadable });
-      this.log({ event: 'processing', job: '(undecodable)', ...base });
-      await this.fail(state, reason, '(undecodable)', undefined);
-      this.log({ event: 'failed', job: '(undecodable)', ...base, durationMs: performance.now() - started, error: reason.message });
-      return;
+      return this.failUnread(state, new UndecodableJobError(`the job cannot be read: ${describeError(unreadable)}`, { cause: unreadable }), started);
     }
     const { payload, view, command } = read;
     const name = String(payload.envelope.displayName ?? payload.name);
     this.log({ event: 'processing', job: name, ...base });
     const finish = (event: WorkerEvent['event'], error?: unknown) =>
-      this.log({ event, job: name, ...base, durationMs: performance.now() - started, ...(error ? { error: (error as Error).message ?? String(error) } : {}) });
+      this.log({ event, job: name, ...base, durationMs: performance.now() - started, ...(error !== undefined ? { error: describeError(error) } : {}) });
 
     const found = this.findHandler(payload, view);
     const context = found && this.context(state, found.name, payload, view, command);
@@ -390,11 +487,6 @@ export class Worker {
           return finish('given-back');
         }
         throw new NoHandlerError(`no handler for ${handlerNames(payload, view).join(' or ')} in the handlers module`);
-      }
-      if (this.alreadyExceedsMaxAttempts(state.job, payload)) {
-        const error = new MaxAttemptsExceededError(name);
-        await this.fail(state, error, name, context);
-        return finish('failed', error);
       }
       const timedOut = await this.runHandler(state, found.handler, context, payload);
       if (timedOut) return finish('timed-out', timedOut);
@@ -414,9 +506,52 @@ export class Worker {
     }
   }
 
+  /**
+   * Why a job must fail before its command is read, if it must: Redis reserved it as it was
+   * pushed (its attempts never rise, so it would loop for ever), or this attempt is one too many
+   * (Laravel's markJobAsFailedIfAlreadyExceedsMaxAttempts), judged from the envelope alone.
+   */
+  private failsBeforeReading(job: RedisJob): Error | undefined {
+    if (job.unreadableByRedis) return new UndecodableJobError(`the job cannot be read: ${whyRedisCouldNotReserve(job.raw)}`);
+    const fields = job.fields;
+    if (this.alreadyExceedsMaxAttempts(job.attempts(), fields)) return new MaxAttemptsExceededError(displayNameOf(job));
+    return undefined;
+  }
+
+  /**
+   * Fails a job from its envelope alone: recorded and deleted first, so a command that cannot
+   * be read (or kills the process reading it) cannot take the job down with it; then, when the
+   * command does read and has a handler, its failed() hook.
+   */
+  private async failUnread(state: JobState, error: Error, started: number): Promise<void> {
+    const job = state.job;
+    const name = error instanceof UndecodableJobError ? '(undecodable)' : displayNameOf(job);
+    const base = { id: job.id, uuid: job.uuid, queue: job.queue, attempts: job.attempts() };
+    this.log({ event: 'processing', job: name, ...base });
+    await this.recordFailure(state, error, name);
+    if (state.failedRecorded && error instanceof MaxAttemptsExceededError) await this.failedHookOfUnread(state, error);
+    this.log({ event: state.outcome('deleted'), job: name, ...base, durationMs: performance.now() - started, error: error.message });
+  }
+
+  /** The failed() hook of a job failed before it was read, when its command reads after all. */
+  private async failedHookOfUnread(state: JobState, error: Error): Promise<void> {
+    try {
+      const payload = state.job.payload;
+      const { view, command } = commandOf(payload, this.deps.encrypter);
+      const found = this.findHandler(payload, view);
+      if (found) await this.runFailedHook(this.context(state, found.name, payload, view, command), error);
+    } catch {
+      // Its command does not read: there is no hook to run, and the failure is recorded.
+    }
+  }
+
+  /**
+   * The handler for a job, among the module's own names only: a job of class `constructor` or
+   * `toString` must not find Object.prototype's functions and be reported done.
+   */
   private findHandler(payload: DecodedPayload, view: JobView): { name: string; handler: Handler } | undefined {
     for (const name of handlerNames(payload, view)) {
-      const handler = this.handlers[name];
+      const handler = ownHandler(this.handlers, name);
       if (handler) return { name, handler };
     }
     return undefined;
@@ -447,6 +582,8 @@ export class Worker {
     const error = new TimeoutExceededError(name, seconds);
     const failNow = !state.finished;
     state.expire(error);
+    // No longer this handler's: its reservation runs out after retry_after, as with Laravel.
+    this.inHand.delete(state.job);
     const lastAttempt = this.attemptsUsedUp(state.job, payload);
     // As Laravel 8's timeout handler: fail on the last attempt, count the timeout toward
     // maxExceptions (failing when reached), fail on failOnTimeout; each failure is recorded as
@@ -481,12 +618,15 @@ export class Worker {
     return context;
   }
 
-  /** Laravel's markJobAsFailedIfAlreadyExceedsMaxAttempts: true when this attempt is one too many. */
-  private alreadyExceedsMaxAttempts(job: RedisJob, payload: DecodedPayload): boolean {
-    const retryUntil = this.retryUntil(payload);
-    const maxTries = this.maxTries(payload);
+  /**
+   * Laravel's markJobAsFailedIfAlreadyExceedsMaxAttempts: true when this attempt is one too many.
+   * Judged on the envelope as reserved, before the command is read.
+   */
+  private alreadyExceedsMaxAttempts(attempts: number, fields: ReservedFields): boolean {
+    const retryUntil = numberOrNull(fields.retryUntil ?? fields.timeoutAt);
+    const maxTries = numberOrNull(fields.maxTries) ?? this.options.tries;
     if (retryUntil) return this.now() > retryUntil;
-    return maxTries !== 0 && job.attempts() > maxTries;
+    return maxTries !== 0 && attempts > maxTries;
   }
 
   /** Laravel's markJobAsFailedIfWillExceedMaxAttempts: true when this attempt was the last one allowed. */
@@ -528,25 +668,61 @@ export class Worker {
   }
 
   /**
-   * Fails a job: out of `:reserved`, its handler's `failed` hook with the error (as Laravel calls
-   * the job's failed() on every way to failure), and a record where Laravel looks.
+   * Fails a job: recorded where Laravel looks, out of `:reserved`, then its handler's `failed`
+   * hook with the error (as Laravel calls the job's failed() on every way to failure).
    */
   private async fail(state: JobState, error: unknown, name: string, context: HandlerJob | undefined): Promise<void> {
     if (state.failed || state.deleted) {
       state.failed = true;
       return;
     }
+    await this.recordFailure(state, error, name);
+    if (state.failedRecorded && context) await this.runFailedHook(context, error);
+  }
+
+  /**
+   * The record first, then the delete: a worker killed between the two leaves the job reserved,
+   * to come back after retry_after and be failed again, and the uuid's unique key makes that
+   * second record a no-op. A record that cannot be written keeps the job reserved for the same
+   * reason, and says so.
+   */
+  private async recordFailure(state: JobState, error: unknown, name: string): Promise<void> {
+    const job = state.job;
     state.failed = true;
-    state.deleted = true;
-    state.failedRecorded = true;
-    await state.job.delete();
     try {
-      const handler = context && this.handlers[context.name];
-      if (context && handler?.failed) await handler.failed(context, error);
+      await this.deps.failer?.log(this.options.connectionName, job.queue, job.raw, exceptionText(error));
+    } catch (recordError) {
+      state.kept = true;
+      this.inHand.delete(job);
+      this.log({ event: 'error', job: name, id: job.id, uuid: job.uuid, queue: job.queue, error: `could not record the failure, so the job stays reserved and comes back after retry_after: ${describeError(recordError)}` });
+      return;
+    }
+    state.failedRecorded = true;
+    state.deleted = true;
+    await job.delete();
+  }
+
+  /**
+   * The handler's `failed(job, error)` hook, bounded by the job's timeout as its handler is: a
+   * hook that never settles must not hold a slot, or the worker's exit, for ever.
+   */
+  private async runFailedHook(context: HandlerJob, error: unknown): Promise<void> {
+    const hook = ownHandler(this.handlers, context.name)?.failed;
+    if (typeof hook !== 'function') return;
+    const seconds = this.timeoutFor(context.decoded);
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const outcome = await Promise.race([
+        Promise.resolve(hook(context, error)).then(() => 'done' as const),
+        new Promise<'timeout'>((resolve) => {
+          if (seconds > 0) timer = setTimeout(resolve, seconds * 1000, 'timeout');
+        }),
+      ]);
+      if (outcome === 'timeout') this.log({ event: 'error', job: context.name, id: context.id, uuid: context.uuid, error: `failed() hook did not finish within ${seconds} seconds; the failure is recorded` });
     } catch (hookError) {
-      this.log({ event: 'error', job: name, id: state.job.id, error: `failed() hook threw: ${(hookError as Error).message}` });
+      this.log({ event: 'error', job: context.name, id: context.id, uuid: context.uuid, error: `failed() hook threw: ${describeError(hookError)}` });
     } finally {
-      await this.deps.failer?.log(this.options.connectionName, state.job.queue, state.job.raw, exceptionText(error));
+      clearTimeout(timer);
     }
   }
 
@@ -627,4 +803,35 @@ function setPublic(object: PhpObject, name: string, value: PhpValue): void {
 
 function toRecord(value: unknown): Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : { value };
+}
+
+/** A handler the module itself defines under `name`, never one inherited from Object.prototype. */
+function ownHandler(handlers: HandlerMap, name: string): Handler | undefined {
+  if (!Object.hasOwn(handlers, name)) return undefined;
+  const handler = handlers[name];
+  return typeof handler === 'function' ? handler : undefined;
+}
+
+/** The job's name for the log when its command is not read: the envelope's displayName. */
+function displayNameOf(job: RedisJob): string {
+  const name = job.fields.displayName;
+  return typeof name === 'string' ? name : '(unnamed job)';
+}
+
+/** A number from the envelope as reserved (JSON.parse'd), or null. */
+function numberOrNull(value: unknown): number | null {
+  return typeof value === 'number' && Number.isFinite(value) ? value : null;
+}
+
+/** Why Redis reserved a payload unchanged: it is not JSON, has no numeric attempts, or cjson refuses what Node reads. */
+function whyRedisCouldNotReserve(raw: string): string {
+  let envelope: unknown;
+  try {
+    envelope = JSON.parse(raw);
+  } catch (error) {
+    return `payload is not JSON: ${describeError(error)}`;
+  }
+  const attempts = envelope !== null && typeof envelope === 'object' ? (envelope as { attempts?: unknown }).attempts : undefined;
+  if (typeof attempts !== 'number') return 'the payload has no numeric "attempts" (Laravel’s own pop fails on it)';
+  return 'Redis’s cjson cannot read this payload (a lone surrogate such as \\ud800 is one case), so its attempts are never counted and Laravel’s workers cannot run it';
 }

@@ -16,7 +16,10 @@ export interface WorkerOptions {
   maxJobs: number;
   /** Stop after this many seconds (`--max-time`, 0: never). */
   maxTime: number;
-  /** Stop (exit 12) once the process uses this many MB (`--memory`, 128). */
+  /**
+   * Stop (exit 12) once the JS heap holds this many MB (`--memory`, 128; 0: no limit). The heap
+   * is what Laravel's memory_get_usage() measures in PHP: the runtime's own objects, not the RSS.
+   */
   memory: number;
   /** Seconds to rest after each job (`--rest`, 0). */
   rest: number;

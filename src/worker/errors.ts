@@ -2,6 +2,7 @@
  * The failures a worker records, named after Laravel's exceptions so a failed-jobs record
  * reads the same whichever side wrote it.
  */
+import { inspect } from 'node:util';
 
 /** The job ran out of attempts (or of time, by its retryUntil). */
 export class MaxAttemptsExceededError extends Error {
@@ -38,17 +39,65 @@ export class UndecodableJobError extends Error {
 }
 
 /**
+ * A one-line description of anything a handler may throw. JavaScript throws any value: null, a
+ * string, a Symbol, an object with no prototype (which String() refuses), a Proxy whose every
+ * trap throws, an Error whose `message` getter throws. None of them may stop a job from being
+ * failed and recorded, so every read here is guarded.
+ */
+export function describeError(error: unknown): string {
+  if (isError(error) || isErrorLike(error)) {
+    const message = guarded(() => (error as Error).message, undefined);
+    if (typeof message === 'string') return message;
+  }
+  return describeValue(error);
+}
+
+/** Text for a thrown value that is not an Error: its String() when it has one, else how Node would show it. */
+function describeValue(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'symbol') return value.toString();
+  const text = guarded(() => String(value), undefined);
+  if (typeof text === 'string' && text !== '[object Object]') return text;
+  return guarded(() => inspect(value, { depth: 2, breakLength: Infinity }), 'a thrown value that cannot be described');
+}
+
+/** instanceof, which a Proxy's getPrototypeOf trap may make throw. */
+function isError(value: unknown): value is Error {
+  return guarded(() => value instanceof Error, false);
+}
+
+function isErrorLike(value: unknown): boolean {
+  return guarded(() => value !== null && typeof value === 'object' && 'message' in value, false);
+}
+
+/** What `read` returns, or `fallback` when reading throws. */
+function guarded<T, F>(read: () => T, fallback: F): T | F {
+  try {
+    return read();
+  } catch {
+    return fallback;
+  }
+}
+
+/**
  * The text a failed-jobs record keeps, laid out as PHP's (string) $e is: `Class: message in
  * FILE:LINE`, `Stack trace:`, numbered frames ending in `{main}`, so what reads Laravel's rows
- * reads ours.
+ * reads ours. Any thrown value has one (a non-Error is described, under the class `Error`), and
+ * a chain of causes is followed only so far, since a cause may be its own error's cause.
  */
-export function exceptionText(error: unknown): string {
-  if (!(error instanceof Error)) return `Error: ${String(error)}`;
-  const frames = (error.stack ?? '').split('\n').filter((line) => /^\s+at /.test(line)).map((line) => line.trim().replace(/^at /, ''));
+export function exceptionText(error: unknown, depth = 0): string {
+  if (!isError(error)) return `Error: ${describeError(error)}`;
+  const name = guarded(() => error.name, 'Error');
+  const stack = guarded(() => error.stack, undefined);
+  const frames = (typeof stack === 'string' ? stack : '').split('\n').filter((line) => /^\s+at /.test(line)).map((line) => line.trim().replace(/^at /, ''));
   // Where it was thrown: the first frame's file and line (`fn (file:///x.js:12:5)` or `file:12:5`).
   const thrown = /\(?([^\s()]+):(\d+):\d+\)?$/.exec(frames[0] ?? '');
   const place = thrown ? ` in ${thrown[1]!.replace(/^file:\/\//, '')}:${thrown[2]}` : '';
   const trace = [...frames, '{main}'].map((frame, i) => `#${i} ${frame}`).join('\n');
-  const cause = error.cause instanceof Error ? `\n\nCaused by: ${exceptionText(error.cause)}` : '';
-  return `${error.name}: ${error.message}${place}\nStack trace:\n${trace}${cause}`;
+  const cause = guarded(() => error.cause, undefined);
+  const causeText = isError(cause) && depth < MAX_CAUSES ? `\n\nCaused by: ${exceptionText(cause, depth + 1)}` : '';
+  return `${typeof name === 'string' ? name : 'Error'}: ${describeError(error)}${place}\nStack trace:\n${trace}${causeText}`;
 }
+
+/** How many causes a record follows: enough for any real chain, finite for a cyclic one. */
+const MAX_CAUSES = 10;

@@ -6,5 +6,5 @@ export { defaultWorkerOptions, type WorkerOptions } from './WorkerOptions.js';
 export { loadHandlers, handlerNames, type Handler, type HandlerJob, type HandlerMap } from './handlers.js';
 export { QueueCache, RESTART_KEY } from './cache.js';
 export { DatabaseUuidFailedJobProvider, knexConfig, laravelTimestamp, type FailedJob, type FailedJobProvider } from './FailedJobProvider.js';
-export { MaxAttemptsExceededError, TimeoutExceededError, ManuallyFailedError, NoHandlerError, UndecodableJobError, exceptionText } from './errors.js';
+export { MaxAttemptsExceededError, TimeoutExceededError, ManuallyFailedError, NoHandlerError, UndecodableJobError, describeError, exceptionText } from './errors.js';
 export { resetAttempts, retryFailedJob } from './retry.js';
