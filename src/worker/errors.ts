@@ -86,7 +86,8 @@ function guarded<T, F>(read: () => T, fallback: F): T | F {
  * a chain of causes is followed only so far, since a cause may be its own error's cause.
  */
 export function exceptionText(error: unknown, depth = 0): string {
-  if (!isError(error)) return `Error: ${describeError(error)}`;
+  // Not an Error: no stack to show, but the same layout, so what reads PHP's rows reads it.
+  if (!isError(error)) return `Error: ${describeError(error)}\nStack trace:\n#0 {main}`;
   const name = guarded(() => error.name, 'Error');
   const stack = guarded(() => error.stack, undefined);
   const frames = (typeof stack === 'string' ? stack : '').split('\n').filter((line) => /^\s+at /.test(line)).map((line) => line.trim().replace(/^at /, ''));

@@ -9,6 +9,10 @@ import { RedisQueue, type RedisClient } from '../../src/redis/index.js';
 import { DatabaseUuidFailedJobProvider, QueueCache, Worker, type HandlerMap, type WorkerEvent, type WorkerOptions } from '../../src/worker/index.js';
 import { prefixedClient, rawClient, removePrefix, uniquePrefix } from './redis.js';
 
+/**
+ * The worker's --memory limit is off unless a test sets it: the limit reads the JS heap, and
+ * here that is the test runner's, whatever it holds.
+ */
 export interface WorkerSetup {
   prefix: string;
   client: RedisClient;
@@ -38,7 +42,7 @@ export function workerSetup(label = 'worker', queueOptions: ConstructorParameter
     failedDb,
     cache,
     events,
-    worker: (handlers, options = {}) => new Worker(queue, handlers, { sleep: 0.05, ...options }, { failer, cache, log: (e) => events.push(e) }),
+    worker: (handlers, options = {}) => new Worker(queue, handlers, { sleep: 0.05, memory: 0, ...options }, { failer, cache, log: (e) => events.push(e) }),
     async cleanup() {
       await queue.close();
       await failer.close();
