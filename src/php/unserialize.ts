@@ -7,6 +7,7 @@
  */
 import { isAscii, isUtf8 } from 'node:buffer';
 import { PhpUnserializeError } from './errors.js';
+import { escapeBytes } from './escape.js';
 import { formatPhpFloat, parsePhpFloat, spellsAsPhp } from './float.js';
 import { HIGH, LOW, halves, int64 } from './int64.js';
 import { lastPropertyNames, propertyNamesOf, viewOfBuffer, type PropertyNames } from './names.js';
@@ -346,9 +347,8 @@ class Reader {
 
   private enumCase(): PhpEnum {
     const at = this.pos;
-    const name = this.string();
+    const name = nameText(this.string());
     this.expectSemicolon();
-    if (typeof name !== 'string') throw this.fail('enum name is not UTF-8', at);
     const colon = name.indexOf(':');
     if (colon < 1 || colon === name.length - 1) throw this.fail(`expected Class:Case in enum, found "${name}"`, at);
     const value = new PhpEnum(name.slice(0, colon), name.slice(colon + 1));
@@ -472,11 +472,9 @@ class Reader {
   private className(): string {
     const at = this.pos;
     // The same string object each time makes the check below a quick lookup.
-    const name = this.string(true);
-    if (typeof name === 'string' && validClassNames.has(name)) return name;
-    if (typeof name !== 'string' || !CLASS_NAME.test(name)) {
-      throw this.fail(`expected a class name, found ${JSON.stringify(typeof name === 'string' ? name : '(bytes)')}`, at);
-    }
+    const name = nameText(this.string(true));
+    if (validClassNames.has(name)) return name;
+    if (!CLASS_NAME.test(name)) throw this.fail(`expected a class name, found ${JSON.stringify(name)}`, at);
     if (validClassNames.size > 10_000) validClassNames.clear();
     validClassNames.add(name);
     return name;
@@ -632,7 +630,15 @@ function isObject(value: PhpValue): boolean {
   return value instanceof PhpObject || value instanceof PhpSerializable || value instanceof PhpEnum;
 }
 
-/** PHP's rule for class names in serialized input, namespaces and non-ASCII letters included. */
+/**
+ * A class or enum name as the model keeps it: a string, whose bytes, when they are not UTF-8,
+ * are spelled as escape.ts says (PHP allows bytes 0x80 to 0xff in names, Latin-1 ones included).
+ */
+function nameText(name: string | Uint8Array): string {
+  return typeof name === 'string' ? name : escapeBytes(name);
+}
+
+/** PHP's rule for class names in serialized input: namespaces, and any byte from 0x80 (escaped or not). */
 const CLASS_NAME = /^(?:[A-Za-z0-9_\\]|[^\x00-\x7f])+$/;
 /** Names already checked: a queue sees the same few classes again and again. */
 const validClassNames = new Set<string>();
