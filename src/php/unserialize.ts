@@ -131,6 +131,13 @@ class Reader {
   trial = false;
   /** Where the `C:` whose payload is being tried started; -1 when none is. */
   customAt = -1;
+  /**
+   * In a reader of a `Serializable` payload (see nestedSlots): the one copy made of the outermost
+   * payload, and where this reader's bytes start in it. Payloads nested inside are views of that
+   * copy, so a chain of them costs one copy, not one per level.
+   */
+  payloadCopy: Uint8Array | undefined;
+  payloadCopyAt = 0;
   /** Arrays and objects open around the current position. */
   private depth = 0;
   /** What `open` last opened: the container, where its entries go, and how many it has. */
@@ -316,13 +323,23 @@ class Reader {
     if (length > this.buf.length - from) throw this.fail(`payload of ${length} bytes runs past the end of input`, from);
     this.pos = from + length;
     this.expectAt(CLOSE);
-    const value = new PhpSerializable(className, new Uint8Array(this.buf.subarray(from, from + length)));
+    const value = new PhpSerializable(className, this.payload(from, from + length));
     this.slots.push(value);
     const outer = this.customAt;
     if (outer < 0) this.customAt = start;
-    this.nestedSlots(from, from + length);
+    this.nestedSlots(from, from + length, value.data);
     this.customAt = outer;
     return value;
+  }
+
+  /**
+   * A payload's bytes, kept apart from the input (which may be a buffer the next call reuses):
+   * a copy for an outermost payload, a view of that copy for one nested inside it.
+   */
+  private payload(from: number, to: number): Uint8Array {
+    const copy = this.payloadCopy;
+    if (copy === undefined) return new Uint8Array(this.buf.subarray(from, to));
+    return copy.subarray(this.payloadCopyAt + from, this.payloadCopyAt + to);
   }
 
   /**
@@ -331,12 +348,17 @@ class Reader {
    * may point into it. When the payload reads as serialized values from end to end, count them
    * as PHP would; otherwise it is the class's own format and takes no numbers.
    */
-  private nestedSlots(from: number, to: number): void {
+  private nestedSlots(from: number, to: number, data: Uint8Array): void {
     const first = this.buf[from];
     if (from === to || first === undefined || !isTag(first)) return;
     const mark = this.slots.length;
-    const nested = new Reader(this.buf.subarray(from, to), this.options, this.slots, this.text?.slice(from, to), this.mixed, this.textable);
+    // One text for the whole input, sliced for each payload: made per payload, a chain of them
+    // would make it once per level.
+    if (this.text === undefined && this.textable) this.makeText();
+    const nested = new Reader(this.buf.subarray(from, to), this.options, this.slots, this.text?.slice(from, to), this.mixed, false);
     nested.trial = true;
+    nested.payloadCopy = this.payloadCopy ?? data;
+    nested.payloadCopyAt = this.payloadCopy === undefined ? 0 : this.payloadCopyAt + from;
     try {
       while (nested.pos < to - from) nested.value();
     } catch (error) {
