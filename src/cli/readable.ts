@@ -5,6 +5,8 @@
  * big ints and INF/-INF/NAN as strings. A reference (`r:N;` or `R:N;`) is `{"@ref": N}`, and the
  * array or object it names carries `"@slot": N` (a list so marked is shown keyed, as
  * `{"@slot": N, "0": …}`); a reference to a scalar shows it beside (`"@value"`, long strings cut).
+ * An array or object met again other than through a reference, as only a value built by hand
+ * can hold one, is `{"@cycle": "Class"}` (or `"array"`).
  * Printing each reference as a reference keeps the output as long as the input, however many
  * times a value is named; expanded, a few hundred bytes of references can name 2^30 values.
  *
