@@ -5,10 +5,10 @@
  * an encrypted command is decrypted when a key is given (or found in the .env).
  */
 import { readFile } from 'node:fs/promises';
-import { PhpFloat, unserialize, type PhpValue } from '../php/index.js';
+import { PhpArray, PhpFloat, unserialize, type PhpValue } from '../php/index.js';
 import { Encrypter, commandOf, decodePayload, isJsonObject, type JobView } from '../laravel/index.js';
 import { appKeyFrom, type AppKeySettings } from './connection.js';
-import { readable } from './readable.js';
+import { formatJson, namedSlots, readable, type NamedSlots } from './readable.js';
 import { UsageError, type Command } from './command.js';
 
 export const decode: Command = {
@@ -17,7 +17,7 @@ export const decode: Command = {
   async run({ values, positionals, out }) {
     if (positionals.length > 1) throw new UsageError('decode takes at most one FILE');
     const input = positionals[0] && positionals[0] !== '-' ? await readFile(positionals[0]) : await readStdin();
-    out(JSON.stringify(decodeInput(input, appKeyFrom(values)), null, 2));
+    out(formatJson(decodeInput(input, appKeyFrom(values))));
   },
 };
 
@@ -34,18 +34,23 @@ export function decodeInput(input: Buffer, keys: AppKeySettings = {}): unknown {
   const canRead = !decoded.encrypted || keys.appKey !== undefined;
   const { command, view } = canRead ? commandOf(decoded, keys.appKey ? new Encrypter(keys.appKey, keys.cipher) : undefined) : { command: undefined, view: decoded.view };
   const data = decoded.envelope.data;
-  const shown = command === undefined ? 'encrypted: give --key=APP_KEY or --env=PATH to decrypt' : readable(command);
-  // A string job's data is its handler's own; only a command job's data.command is shown decoded.
-  const envelope = decoded.view.kind !== 'string' && isJsonObject(data) ? { ...decoded.envelope, data: { ...data, command: shown } } : decoded.envelope;
+  // The command's references are numbered over the whole command, wherever a part of it is shown.
+  const named = command === undefined ? new Map() : namedSlots(command);
+  const shown = command === undefined ? 'encrypted: give --key=APP_KEY or --env=PATH to decrypt' : readable(command, named);
+  const envelope = readableJson(decoded.envelope) as Record<string, unknown>;
+  // A string job's data is its handler's own; only a command job's data.command is shown decoded
+  // (put in after readableJson, which would walk it again, by recursion).
+  if (decoded.view.kind !== 'string' && isJsonObject(data)) envelope.data = { ...(envelope.data as object), command: shown };
   return {
-    envelope: readableJson(envelope),
+    envelope,
     laravel: decoded.profile,
     encrypted: decoded.encrypted,
-    view: readableView(view),
+    view: readableView(view, named),
   };
 }
 
-function readableView(view: JobView): unknown {
+/** A job's typed view; `named` numbers references over its command (made from its properties when not given). */
+function readableView(view: JobView, named?: NamedSlots): unknown {
   switch (view.kind) {
     case 'string':
       return { kind: 'string', handler: view.handler, data: readableJson(view.data) };
@@ -53,13 +58,15 @@ function readableView(view: JobView): unknown {
       return view;
     default: {
       const { properties, queueable, chain, toJS: _toJS, ...rest } = view;
+      named ??= namedSlots(PhpArray.list(properties.map((p) => p.value)));
       const shown: Record<string, unknown> = {};
       for (const [key, value] of Object.entries(rest)) {
-        if (value !== undefined && !Array.isArray(value)) shown[key] = readable(value as PhpValue);
+        if (value !== undefined && !Array.isArray(value)) shown[key] = readable(value as PhpValue, named);
       }
-      if ('arguments' in view) shown.arguments = view.arguments.map((arg) => readable(arg));
-      shown.properties = properties.map((p) => ({ ...p, value: readable(p.value) }));
-      shown.queueable = Object.fromEntries(Object.entries(queueable).filter(([, v]) => v !== undefined).map(([k, v]) => [k, readable(v as PhpValue)]));
+      if ('arguments' in view) shown.arguments = view.arguments.map((arg) => readable(arg, named));
+      shown.properties = properties.map((p) => ({ ...p, value: readable(p.value, named) }));
+      shown.queueable = Object.fromEntries(Object.entries(queueable).filter(([, v]) => v !== undefined).map(([k, v]) => [k, readable(v as PhpValue, named)]));
+      // A chained job is a serialized string of its own, its references numbered in it alone.
       shown.chain = chain.map((link) => (typeof link === 'string' ? link : readableView(link)));
       return shown;
     }

@@ -7,6 +7,7 @@
  * a float that happens to be whole).
  */
 import { PhpSerializeError } from './errors.js';
+import { escapeBytes, escapedBytes, hasEscapes } from './escape.js';
 import { isInt64 } from './int64.js';
 import {
   PhpArray,
@@ -49,7 +50,10 @@ const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
  * - null and booleans as they are; ints as `number` within ±(2^53−1), else `bigint`;
  * - floats as `number` (INF, -INF, NAN and -0 kept);
  * - strings as `string`, or `Uint8Array` when the bytes are not UTF-8;
- * - arrays keyed exactly 0..n−1 as `Array`, other arrays as null-prototype objects;
+ * - arrays keyed exactly 0..n−1 as `Array`, other arrays as null-prototype objects; a key (or
+ *   property name) whose bytes are not UTF-8 is spelled with each byte that is not part of valid
+ *   UTF-8 as the lone surrogate U+DC00 + byte ("\xff" is "\udcff"), so two such keys never
+ *   merge, none equals a UTF-8 key, and `fromJS` turns the spelling back into the bytes;
  * - objects as null-prototype objects of their plain property names (visibility stripped; a
  *   parent's private property gives way to the object's own of the same name); the class name
  *   through `phpClassOf`. Enums are `{ name: 'Case' }` with the enum's class; `Serializable`
@@ -93,8 +97,8 @@ function convert(value: PhpValue, seen: Map<object, unknown>): unknown {
     // Names that came from a parent's private property, which the object's own may replace.
     let foreign: Set<string> | undefined;
     for (let i = 0; i < keys.length; i++) {
-      const prop = demangle(keys[i]!);
-      const name = typeof keys[i] === 'string' ? prop.name : keyText(keys[i]!);
+      const prop = demangle(keyText(keys[i]!));
+      const name = prop.name;
       const isForeign = prop.visibility === 'private' && prop.declaringClass !== value.className;
       if (name in object && (isForeign || !foreign?.has(name))) continue;
       if (isForeign) (foreign ??= new Set()).add(name);
@@ -110,8 +114,9 @@ function convert(value: PhpValue, seen: Map<object, unknown>): unknown {
   return object;
 }
 
+/** A key as a property name: bytes that are not UTF-8 in their escaped spelling (see escape.ts). */
 function keyText(key: PhpKey): string {
-  return key instanceof Uint8Array ? Buffer.from(key).toString('utf8') : String(key);
+  return key instanceof Uint8Array ? escapeBytes(key) : String(key);
 }
 
 /**
@@ -136,7 +141,8 @@ export type FromJSHint =
  * A lossless PHP value for plain JavaScript. Integers become ints (within 64 bits; past 2^53 as
  * bigints), other numbers floats, bigints ints, strings strings, `Uint8Array` byte strings,
  * arrays lists, `Map`s arrays with their keys, plain objects string-keyed arrays (integer-like
- * keys become int keys, as PHP makes them), and objects that `toJS` made go back to their class.
+ * keys become int keys, as PHP makes them; a key in the escaped spelling `toJS` gives bytes that
+ * are not UTF-8 becomes those bytes), and objects that `toJS` made go back to their class.
  * `PhpValue`s inside are taken as they are.
  */
 export function fromJS(js: unknown, hint?: FromJSHint): PhpValue {
@@ -185,7 +191,7 @@ function build(js: unknown, hint: FromJSHint | undefined, seen: Map<object, PhpV
     for (const [name, value] of Object.entries(js)) {
       const visibility = shape?.visibility?.[name] ?? 'public';
       const owner = shape?.declaringClass?.[name] ?? className;
-      object.props.set(mangle(name, visibility, owner), build(value, shape?.props?.[name], seen, `${path}.${name}`));
+      object.props.set(byteKey(mangle(name, visibility, owner)), build(value, shape?.props?.[name], seen, `${path}.${name}`));
     }
     return object;
   }
@@ -226,6 +232,7 @@ function phpKey(key: unknown, path: string): PhpKey {
   if (typeof key === 'bigint') return key;
   if (key instanceof Uint8Array) return key;
   const text = String(key);
+  if (hasEscapes(text)) return byteKey(text);
   if (INT_KEY.test(text)) {
     const n = Number(text);
     if (Number.isSafeInteger(n)) return n;
@@ -233,6 +240,11 @@ function phpKey(key: unknown, path: string): PhpKey {
     if (isInt64(big)) return big;
   }
   return text;
+}
+
+/** A string key as PHP holds it: the bytes an escaped spelling (see toJS) stands for, else the text. */
+function byteKey(text: string): string | Uint8Array {
+  return hasEscapes(text) ? new Uint8Array(escapedBytes(text)) : text;
 }
 
 const INT_KEY = /^(?:0|-?[1-9][0-9]*)$/;

@@ -7,6 +7,7 @@
  * and `R:` takes the next number, from 1).
  */
 import { PhpSerializeError } from './errors.js';
+import { escapedBytes, hasEscapes } from './escape.js';
 import { formatPhpFloat } from './float.js';
 import { fromJS } from './js.js';
 import { propertyNamesOf, type PropertyNames } from './names.js';
@@ -362,12 +363,12 @@ class Writer {
       // A case is one object in PHP, so its second sighting is `r:N;` however it was built.
       if (this.seenObject(`${value.className}:${value.caseName}`)) return;
       this.tag(69);
-      this.quoted(`${value.className}:${value.caseName}`);
+      this.quotedName(`${value.className}:${value.caseName}`);
       this.buf[this.pos++] = 59;
     } else if (value instanceof PhpSerializable) {
       if (this.seenObject(value)) return;
       this.tag(67);
-      this.quoted(value.className);
+      this.quotedName(value.className);
       this.ascii(`:${value.data.length}:{`);
       this.bytes(value.data);
       this.ascii('}');
@@ -451,6 +452,23 @@ class Writer {
     else this.text(text);
   }
 
+  /**
+   * `LEN:"Name"` for a class or enum name: a name whose bytes are not UTF-8 was read into an
+   * escaped spelling (see escape.ts), and is written back as those bytes.
+   */
+  private quotedName(name: string): void {
+    this.room(name.length + HEAD_ROOM);
+    const end = quotedAt(this.buf, this.pos, name);
+    if (end >= 0) this.pos = end;
+    else if (hasEscapes(name)) {
+      const bytes = escapedBytes(name);
+      this.ascii(`${bytes.length}:"`);
+      this.bytes(bytes);
+      this.ascii('"');
+      this.room(1);
+    } else this.text(name);
+  }
+
   /** `i:N;` for a safe integer. */
   private int(n: number): void {
     this.room(HEAD_ROOM);
@@ -464,7 +482,7 @@ class Writer {
     if (className !== undefined) {
       this.room(1);
       this.buf[this.pos++] = 58;
-      this.quoted(className);
+      this.quotedName(className);
     }
     this.room(HEAD_ROOM);
     this.pos = countOpen(this.buf, this.pos, size);

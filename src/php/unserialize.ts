@@ -7,6 +7,7 @@
  */
 import { isAscii, isUtf8 } from 'node:buffer';
 import { PhpUnserializeError } from './errors.js';
+import { escapeBytes } from './escape.js';
 import { formatPhpFloat, parsePhpFloat, spellsAsPhp } from './float.js';
 import { HIGH, LOW, halves, int64 } from './int64.js';
 import { lastPropertyNames, propertyNamesOf, viewOfBuffer, type PropertyNames } from './names.js';
@@ -130,6 +131,13 @@ class Reader {
   trial = false;
   /** Where the `C:` whose payload is being tried started; -1 when none is. */
   customAt = -1;
+  /**
+   * In a reader of a `Serializable` payload (see nestedSlots): the one copy made of the outermost
+   * payload, and where this reader's bytes start in it. Payloads nested inside are views of that
+   * copy, so a chain of them costs one copy, not one per level.
+   */
+  payloadCopy: Uint8Array | undefined;
+  payloadCopyAt = 0;
   /** Arrays and objects open around the current position. */
   private depth = 0;
   /** What `open` last opened: the container, where its entries go, and how many it has. */
@@ -315,13 +323,23 @@ class Reader {
     if (length > this.buf.length - from) throw this.fail(`payload of ${length} bytes runs past the end of input`, from);
     this.pos = from + length;
     this.expectAt(CLOSE);
-    const value = new PhpSerializable(className, new Uint8Array(this.buf.subarray(from, from + length)));
+    const value = new PhpSerializable(className, this.payload(from, from + length));
     this.slots.push(value);
     const outer = this.customAt;
     if (outer < 0) this.customAt = start;
-    this.nestedSlots(from, from + length);
+    this.nestedSlots(from, from + length, value.data);
     this.customAt = outer;
     return value;
+  }
+
+  /**
+   * A payload's bytes, kept apart from the input (which may be a buffer the next call reuses):
+   * a copy for an outermost payload, a view of that copy for one nested inside it.
+   */
+  private payload(from: number, to: number): Uint8Array {
+    const copy = this.payloadCopy;
+    if (copy === undefined) return new Uint8Array(this.buf.subarray(from, to));
+    return copy.subarray(this.payloadCopyAt + from, this.payloadCopyAt + to);
   }
 
   /**
@@ -330,12 +348,17 @@ class Reader {
    * may point into it. When the payload reads as serialized values from end to end, count them
    * as PHP would; otherwise it is the class's own format and takes no numbers.
    */
-  private nestedSlots(from: number, to: number): void {
+  private nestedSlots(from: number, to: number, data: Uint8Array): void {
     const first = this.buf[from];
     if (from === to || first === undefined || !isTag(first)) return;
     const mark = this.slots.length;
-    const nested = new Reader(this.buf.subarray(from, to), this.options, this.slots, this.text?.slice(from, to), this.mixed, this.textable);
+    // One text for the whole input, sliced for each payload: made per payload, a chain of them
+    // would make it once per level.
+    if (this.text === undefined && this.textable) this.makeText();
+    const nested = new Reader(this.buf.subarray(from, to), this.options, this.slots, this.text?.slice(from, to), this.mixed, false);
     nested.trial = true;
+    nested.payloadCopy = this.payloadCopy ?? data;
+    nested.payloadCopyAt = this.payloadCopy === undefined ? 0 : this.payloadCopyAt + from;
     try {
       while (nested.pos < to - from) nested.value();
     } catch (error) {
@@ -346,9 +369,8 @@ class Reader {
 
   private enumCase(): PhpEnum {
     const at = this.pos;
-    const name = this.string();
+    const name = nameText(this.string());
     this.expectSemicolon();
-    if (typeof name !== 'string') throw this.fail('enum name is not UTF-8', at);
     const colon = name.indexOf(':');
     if (colon < 1 || colon === name.length - 1) throw this.fail(`expected Class:Case in enum, found "${name}"`, at);
     const value = new PhpEnum(name.slice(0, colon), name.slice(colon + 1));
@@ -472,11 +494,9 @@ class Reader {
   private className(): string {
     const at = this.pos;
     // The same string object each time makes the check below a quick lookup.
-    const name = this.string(true);
-    if (typeof name === 'string' && validClassNames.has(name)) return name;
-    if (typeof name !== 'string' || !CLASS_NAME.test(name)) {
-      throw this.fail(`expected a class name, found ${JSON.stringify(typeof name === 'string' ? name : '(bytes)')}`, at);
-    }
+    const name = nameText(this.string(true));
+    if (validClassNames.has(name)) return name;
+    if (!CLASS_NAME.test(name)) throw this.fail(`expected a class name, found ${JSON.stringify(name)}`, at);
     if (validClassNames.size > 10_000) validClassNames.clear();
     validClassNames.add(name);
     return name;
@@ -632,7 +652,15 @@ function isObject(value: PhpValue): boolean {
   return value instanceof PhpObject || value instanceof PhpSerializable || value instanceof PhpEnum;
 }
 
-/** PHP's rule for class names in serialized input, namespaces and non-ASCII letters included. */
+/**
+ * A class or enum name as the model keeps it: a string, whose bytes, when they are not UTF-8,
+ * are spelled as escape.ts says (PHP allows bytes 0x80 to 0xff in names, Latin-1 ones included).
+ */
+function nameText(name: string | Uint8Array): string {
+  return typeof name === 'string' ? name : escapeBytes(name);
+}
+
+/** PHP's rule for class names in serialized input: namespaces, and any byte from 0x80 (escaped or not). */
 const CLASS_NAME = /^(?:[A-Za-z0-9_\\]|[^\x00-\x7f])+$/;
 /** Names already checked: a queue sees the same few classes again and again. */
 const validClassNames = new Set<string>();

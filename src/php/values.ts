@@ -198,6 +198,7 @@ export function demangle(key: PhpKey): PropertyName {
  */
 export class PhpObject {
   constructor(
+    /** Bytes that are not UTF-8 (PHP allows 0x80 to 0xff) in the escaped spelling of escape.ts. */
     public className: string,
     readonly props: PhpArray = new PhpArray(),
   ) {}

@@ -4,10 +4,11 @@
  */
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { root, runPhpScript } from '../helpers/php.js';
+import { php, root, runPhpScript } from '../helpers/php.js';
 
 function lqb(args: string[], input?: string | Buffer) {
-  const result = spawnSync('node', [`${root}dist/cli/main.js`, ...args], { input, encoding: 'utf8' });
+  // The time limit only ends a run that would never finish (a regression to expanding references).
+  const result = spawnSync('node', [`${root}dist/cli/main.js`, ...args], { input, encoding: 'utf8', timeout: 60_000, maxBuffer: 1 << 30 });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -55,6 +56,67 @@ describe('lqb decode', () => {
   });
 });
 
+describe('lqb decode of hostile values', () => {
+  it('prints a reference bomb (each level two R: to the one before) with each reference as a reference', () => {
+    const input = php('$b = [[]]; for ($i = 1; $i <= 32; $i++) { $b[$i] = [&$b[$i - 1], &$b[$i - 1]]; } echo serialize($b);');
+    expect(input.length, 'the bomb is a few hundred bytes').toBeLessThan(1000);
+    const { status, stdout, stderr } = lqb(['decode'], input);
+    expect(stderr).toBe('');
+    expect(status).toBe(0);
+    // Expanded, it would name 2^32 arrays; as references, the output stays near the input's size.
+    expect(stdout.length, 'output length').toBeLessThan(40 * input.length);
+    const shown = JSON.parse(stdout) as Record<string, unknown>[];
+    expect(shown[0], 'the first level, named by slot 2').toEqual({ '@slot': 2 });
+    expect(shown[1], 'the second level, named by slot 3').toEqual({ '0': { '@ref': 2 }, '1': { '@ref': 2 }, '@slot': 3 });
+    expect(shown[32], 'the last level, named by none').toEqual([{ '@ref': 33 }, { '@ref': 33 }]);
+    expect(shown[31]!['@slot'], 'the level the last one names').toBe(33);
+  });
+
+  it('prints objects shared by r:, an object holding itself, and a reference to a string', () => {
+    const input = php(`$o = new stdClass; $b = [$o];
+      for ($i = 1; $i <= 40; $i++) { $x = new stdClass; $x->a = $b[$i - 1]; $x->b = $b[$i - 1]; $b[$i] = $x; }
+      $s = new stdClass; $s->self = $s; $s->text = str_repeat('t', 100); $s->alias = &$s->text;
+      echo serialize([$b, $s]);`);
+    const { status, stdout } = lqb(['decode'], input);
+    expect(status).toBe(0);
+    expect(stdout.length, 'output length').toBeLessThan(40 * input.length);
+    const [levels, self] = JSON.parse(stdout) as [Record<string, { '@ref': number }>[], Record<string, unknown>];
+    // PHP numbers each r: too: the object a level names is the one marked with that slot.
+    for (let i = 1; i <= 40; i++) {
+      expect(levels[i]!.a, `level ${i}'s a`).toEqual(levels[i]!.b);
+      expect(levels[i - 1]!['@slot'], `level ${i - 1} is named by level ${i}`).toBe(levels[i]!.a!['@ref']);
+    }
+    expect(self.self, 'the object holding itself').toEqual({ '@ref': self['@slot'] });
+    expect(self.alias, 'a reference to a long string shows its start').toEqual({ '@ref': expect.any(Number), '@value': 't'.repeat(64) + '…' });
+  });
+
+  it('prints a job whose command holds a reference bomb, its view numbering references as the command does', () => {
+    const payload = php(`$b = [[]]; for ($i = 1; $i <= 32; $i++) { $b[$i] = [&$b[$i - 1], &$b[$i - 1]]; }
+      class Bomb { public $b; public $job = null; } $j = new Bomb; $j->b = $b;
+      echo json_encode(['uuid' => 'u', 'displayName' => 'Bomb', 'job' => 'Illuminate\\Queue\\CallQueuedHandler@call', 'maxTries' => null, 'maxExceptions' => null,
+        'failOnTimeout' => false, 'backoff' => null, 'timeout' => null, 'retryUntil' => null, 'data' => ['commandName' => 'Bomb', 'command' => serialize($j)], 'id' => 'x', 'attempts' => 0]);`);
+    const { status, stdout, stderr } = lqb(['decode'], payload);
+    expect(stderr).toBe('');
+    expect(status).toBe(0);
+    expect(stdout.length, 'output length').toBeLessThan(40 * payload.length);
+    const shown = JSON.parse(stdout);
+    expect(shown.envelope.data.command.b[32], 'the last level in the command').toEqual([{ '@ref': 34 }, { '@ref': 34 }]);
+    expect(shown.view.properties.find((p: { name: string }) => p.name === 'b').value, 'the same in the view').toEqual(shown.envelope.data.command.b);
+  });
+
+  it('prints arrays and objects nested as deep as PHP reads them', () => {
+    const depth = 4096;
+    const input = php(`$v = 'core'; for ($i = 0; $i < ${depth}; $i++) { $v = $i % 2 ? [$v] : (object) ['in' => $v]; } echo serialize($v);`);
+    const { status, stdout, stderr } = lqb(['decode'], input);
+    expect(stderr).toBe('');
+    expect(status).toBe(0);
+    expect(stdout.length, 'output length, indentation bounded').toBeLessThan(100 * input.length);
+    let shown = JSON.parse(stdout) as unknown;
+    for (let i = 0; i < depth; i++) shown = Array.isArray(shown) ? shown[0] : (shown as { in: unknown }).in;
+    expect(shown, 'the innermost value').toBe('core');
+  });
+});
+
 describe('lqb decode of an encrypted job', () => {
   it('decrypts with --key, or with the APP_KEY of a Laravel .env, and says so without either', async () => {
     const { debianPayloads } = await import('../helpers/laravel.js');
@@ -90,5 +152,16 @@ describe('decodeInput on every real payload', () => {
       kinds.add(shown.view.kind);
     }
     expect(kinds).toEqual(new Set(['job', 'listener', 'notification', 'mailable', 'closure', 'string']));
+  });
+
+  it('prints each of them as JSON.stringify would', async () => {
+    const { decodeInput } = await import('../../src/cli/decode.js');
+    const { formatJson } = await import('../../src/cli/readable.js');
+    const { debianPayloads, versionPayloads } = await import('../helpers/laravel.js');
+    const differ = [...debianPayloads(), ...versionPayloads()].filter((record) => {
+      const shown = decodeInput(Buffer.from(record.payload), { appKey: record.appKey, cipher: record.cipher });
+      return formatJson(shown) !== JSON.stringify(shown, null, 2);
+    });
+    expect(differ.map((record) => record.name).slice(0, 3), 'payloads printed otherwise').toEqual([]);
   });
 });

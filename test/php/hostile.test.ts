@@ -5,7 +5,7 @@
 import { isUtf8 } from 'node:buffer';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { PhpUnserializeError, toJS, unserialize, phpClassOf, PhpIncompleteObject, serialize, PhpObject } from '../../src/php/index.js';
+import { PhpUnserializeError, toJS, unserialize, phpClassOf, PhpIncompleteObject, serialize, PhpObject, type PhpArray, type PhpRef, type PhpSerializable } from '../../src/php/index.js';
 import { php } from '../helpers/php.js';
 
 function errorOf(input: string | Uint8Array, options = {}): PhpUnserializeError {
@@ -79,6 +79,25 @@ describe('nesting', () => {
     const error = errorOf(input);
     expect(error.message).toMatch(/nested deeper than the call stack allows/);
     expect(error.offset).toBe(input.indexOf('C:'));
+  });
+
+  it('Serializable payloads nested in one another are views of one copy, not a copy per level', () => {
+    // 1,000 levels around 100 KB: a copy per level would hold 100 MB; views of one copy hold 100 KB.
+    const levels = 1000;
+    let chain = `s:${100_000}:"${'x'.repeat(100_000)}";`;
+    for (let i = 0; i < levels; i++) chain = `C:1:"S":${chain.length}:{${chain}}`;
+    // The root takes slot 1, the payloads 2 to levels + 1, outermost first: r: names the innermost.
+    const input = `a:2:{i:0;${chain}i:1;r:${levels + 1};}`;
+    const value = unserialize(input) as PhpArray;
+    const outer = value.values[0] as PhpSerializable;
+    const innermost = (value.values[1] as PhpRef).target as PhpSerializable;
+    expect(Buffer.from(innermost.data).toString(), 'the innermost payload').toBe(`s:${100_000}:"${'x'.repeat(100_000)}";`);
+    expect(innermost.data.buffer, 'the innermost payload shares the outermost one\'s memory').toBe(outer.data.buffer);
+    expect(outer.data.buffer.byteLength, 'one copy, the size of the outermost payload').toBeLessThan(2 * chain.length);
+    // Read from a string, the input's bytes sit in a buffer the next call reuses: the payloads must not.
+    unserialize(`s:${input.length}:"${'y'.repeat(input.length)}";`);
+    expect(Buffer.from(innermost.data).toString(), 'the innermost payload after another call').toBe(`s:${100_000}:"${'x'.repeat(100_000)}";`);
+    expect(Buffer.from(serialize(value)).toString() === input, 'written back byte for byte').toBe(true);
   });
 
   it('the default depth is PHP\'s: 4096 levels read, 4097 refused at the offset PHP names', () => {

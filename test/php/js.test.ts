@@ -25,6 +25,16 @@ describe('toJS', () => {
     expect(js[1]).toEqual(new Uint8Array([0xff, 0, 0x80]));
   });
 
+  it('keeps every key whose bytes are not UTF-8 apart, in a spelling fromJS turns back into the bytes', () => {
+    const input = php('$o = new stdClass; $o->{"\\xfe"} = 3; echo serialize(["\\xff" => 1, "\\xfe" => 2, "\\u{FFFD}" => 0, "é\\xff" => 4, "o" => $o]);');
+    const js = toJS(unserialize(input)) as Record<string, unknown>;
+    // Each byte outside valid UTF-8 is the lone surrogate U+DC00 + byte; valid UTF-8 reads as usual.
+    expect(Object.keys(js)).toEqual(['\udcff', '\udcfe', '\ufffd', 'é\udcff', 'o']);
+    expect(Object.values(js).slice(0, 4)).toEqual([1, 2, 0, 4]);
+    expect({ ...(js.o as object) }).toEqual({ '\udcfe': 3 });
+    expect(Buffer.compare(serialize(fromJS(js)), input)).toBe(0);
+  });
+
   it('gives lists as arrays, other arrays as null-prototype objects', () => {
     const js = read('echo serialize([[1, 2], [1 => "a", 0 => "b"], ["k" => 1]]);');
     expect(Array.isArray(js[0])).toBe(true);
