@@ -61,7 +61,7 @@ describe('lqb work ends when it should', () => {
   for (const maxJobs of [1, 3]) {
     it(`--max-jobs=${maxJobs} --block-for=5 on a quiet queue exits after its last job`, async () => {
       const queue = queueFor(current.prefix);
-      const worker = work([`--max-jobs=${maxJobs}`, '--block-for=5', '--concurrency=2']);
+      const worker = work([`--max-jobs=${maxJobs}`, '--block-for=5']);
       await pause(800); // started on an empty queue: it is waiting on :notify
       for (let n = 0; n < maxJobs; n++) {
         await queue.pushRaw(record(n));
@@ -96,7 +96,7 @@ describe('lqb work ends when it should', () => {
     const queue = queueFor(current.prefix);
     await queue.pushRaw(record(1, 1));
     const startedAt = Date.now();
-    const worker = work(['--stop-when-empty', '--sleep=30']);
+    const worker = work(['--stop-when-empty', '--sleep=30', '--concurrency=2']);
     expect(await worker.exit(15_000), `exit; output: ${worker.stdout()}`).toBe(0);
     expect(Date.now() - startedAt, 'ms from start to exit, with a 1 s job and --sleep=30').toBeLessThan(15_000);
     expect(current.s.nodeRuns().map((r) => r.phase)).toEqual(['start', 'done']);
