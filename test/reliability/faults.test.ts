@@ -16,6 +16,8 @@ import { HANDLERS, lqb, scratch, type Scratch } from '../helpers/processes.js';
 import { root } from '../helpers/php.js';
 import { prefixedClient, rawClient, removePrefix, uniquePrefix } from '../helpers/redis.js';
 import { workerSetup } from '../helpers/worker.js';
+import { bySize } from '../helpers/tier.js';
+import { DatabaseUuidFailedJobProvider } from '../../src/worker/index.js';
 
 const QUEUE = 'faults';
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -53,7 +55,9 @@ function byUuid(runs: Record<string, any>[]): Map<string, Record<string, any>[]>
   return map;
 }
 
-describe('a worker killed with SIGKILL, 100 times, under a supervisor', () => {
+const KILLS = bySize(20, 100);
+
+describe(`a worker killed with SIGKILL, ${KILLS} times, under a supervisor`, () => {
   it('every job completes; only the killed ones run again, after retry_after, attempts counted', async () => {
     const s = setup('kill');
     const client = prefixedClient(s.env.REDIS_PREFIX!);
@@ -63,7 +67,7 @@ describe('a worker killed with SIGKILL, 100 times, under a supervisor', () => {
     await queue.bulkRaw(Array.from({ length: JOBS }, (_, n) => slowJob(n, 0.04)));
     // The supervisor: start a worker, let it work a moment, kill it outright; a hundred times.
     const killedAt = new Map<number, number>();
-    for (let kill = 0; kill < 100; kill++) {
+    for (let kill = 0; kill < KILLS; kill++) {
       const worker = startWorker(s, '--retry-after=2', '--concurrency=4');
       // Kill it at work, not while Node is still starting (which takes longer on a busy
       // machine): once it has begun a job, or after a second when there is none to begin.
@@ -105,6 +109,41 @@ describe('a worker killed with SIGKILL, 100 times, under a supervisor', () => {
       }
     }
     expect(rerun).toBeGreaterThan(0);
+  }, 240_000);
+});
+
+const FAILING_JOBS = bySize(600, 2000);
+const FAILING_KILLS = bySize(4, 10);
+
+describe(`${FAILING_JOBS} failing jobs at --concurrency=64 --tries=1, the worker killed ${FAILING_KILLS} times`, () => {
+  it('every job ends with its failed_jobs record: none is deleted before its record is safe', async () => {
+    const s = setup('kill-failing');
+    const client = prefixedClient(s.env.REDIS_PREFIX!);
+    cleanups.push(() => client.disconnect());
+    const queue = new RedisQueue(client, { defaultQueue: QUEUE });
+    const payloads = Array.from({ length: FAILING_JOBS }, (_, n) => buildPayload(buildJob({ className: 'App\\Jobs\\Bridge\\FailingJob', properties: { message: `failing ${n}` } })).raw);
+    const uuids = payloads.map((raw) => JSON.parse(raw).uuid as string);
+    await queue.bulkRaw(payloads);
+    const failer = DatabaseUuidFailedJobProvider.fromUrl(s.env.LQB_FAILED_DB!);
+    cleanups.push(() => failer.close());
+    const recorded = async () => new Set((await failer.all()).map((r) => r.uuid));
+    for (let kill = 0; kill < FAILING_KILLS; kill++) {
+      const worker = startWorker(s, '--retry-after=2', '--concurrency=64', '--tries=1');
+      // Kill it in the thick of failing: once it has begun jobs, a little later each time.
+      const startedBy = Date.now() + 2000;
+      while (!s.nodeRuns().some((r) => r.pid === worker.pid) && Date.now() < startedBy) await pause(10);
+      await pause(30 + (kill % 5) * 40);
+      worker.kill('SIGKILL');
+      await exited(worker);
+    }
+    await pause(2100); // let the last reservations expire
+    const final = await lqb(['work', `--handlers=${HANDLERS}`, `--queue=${QUEUE}`, '--retry-after=2', '--concurrency=64', '--tries=1', '--stop-when-empty', '--sleep=0'], s.env, { timeoutMs: 120_000 });
+    expect(final.status, final.stderr).toBe(0);
+    expect(await queue.size(), 'jobs left in Redis').toBe(0);
+    const records = await recorded();
+    const lost = uuids.filter((uuid) => !records.has(uuid));
+    expect(lost.slice(0, 10), `${lost.length} of ${FAILING_JOBS} jobs deleted with no failed_jobs record`).toEqual([]);
+    expect(records.size).toBe(FAILING_JOBS);
   }, 240_000);
 });
 
