@@ -39,6 +39,11 @@ export interface ClassShape {
   declared: Partial<Record<DeclaredName, unknown>>;
   /** Which of backoff, retryUntil, uniqueId, uniqueVia, middleware, failed, tags, displayName it defines (itself or inherited, not Laravel's own). */
   methods: string[];
+  /**
+   * The constructor's parameters, in order: a typed property the constructor sets (a parameter
+   * of its name without a default) is required; a parameter's default fills its property.
+   */
+  constructorParams?: { name: string; default?: string }[];
   /** A model's `$connection` default (kind `model`). */
   connection?: string | null;
   /** A listener's handled events: method name and the class of its first parameter. */

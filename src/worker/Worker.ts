@@ -16,6 +16,8 @@ import { MaxAttemptsExceededError, ManuallyFailedError, NoHandlerError, TimeoutE
 import type { FailedJobProvider } from './FailedJobProvider.js';
 import { handlerNames, type Handler, type HandlerJob, type HandlerMap } from './handlers.js';
 import { defaultWorkerOptions, type WorkerOptions } from './WorkerOptions.js';
+import { SHOULD_BE_ENCRYPTED, declaredForEnvelope } from '../shapes/command.js';
+import type { ShapesFile } from '../shapes/shape.js';
 
 export interface WorkerEvent {
   event: 'processing' | 'processed' | 'failed' | 'released' | 'deleted' | 'given-back' | 'timed-out' | 'stopping' | 'error' | 'warning';
@@ -36,6 +38,8 @@ export interface WorkerDependencies {
   cache?: QueueCache;
   /** Decrypts ShouldBeEncrypted commands (Laravel's APP_KEY). */
   encrypter?: Encrypter;
+  /** The app's class shapes (`lqb shapes`): a chain's next link keeps its declared tries, backoff and encryption. */
+  shapes?: ShapesFile;
   /** One call per event; the CLI prints them. */
   log?: (event: WorkerEvent) => void;
   /** UNIX seconds. */
@@ -186,6 +190,8 @@ export class Worker {
   private signalStopped!: () => void;
   /** Jobs whose handlers are running: their reservations are renewed until they finish. */
   private readonly inHand = new Set<RedisJob>();
+  /** Classes whose PHP-only methods the log has named already. */
+  private readonly saidNotRun = new Set<string>();
 
   constructor(
     readonly queue: RedisQueue,
@@ -779,17 +785,41 @@ export class Worker {
       return value === undefined ? null : (toJS(value) as never);
     };
     const delay = toJS(next.get('delay') ?? null);
+    const shaped = this.shapedLink(next);
     const built = buildPayload(next, {
       profile: payload.profile,
-      maxTries: own('tries'),
-      timeout: own('timeout'),
-      backoff: own('backoff'),
-      maxExceptions: own('maxExceptions'),
-      failOnTimeout: own('failOnTimeout') ?? false,
+      ...(shaped?.envelope ?? {
+        maxTries: own('tries'),
+        timeout: own('timeout'),
+        backoff: own('backoff'),
+        maxExceptions: own('maxExceptions'),
+        failOnTimeout: own('failOnTimeout') ?? false,
+      }),
+      ...(shaped?.encrypter ? { encrypter: shaped.encrypter } : {}),
     });
     const target = typeof queue === 'string' && queue ? queue : this.queue.defaultQueue;
     if (typeof delay === 'number' && delay > 0) await this.queue.laterRaw(delay, built.raw, target);
     else await this.queue.pushRaw(built.raw, target);
+  }
+
+  /**
+   * What the class's shape says of a chain's next link: its declared tries, backoff and the
+   * like for the envelope, and its encryption (ShouldBeEncrypted: never pushed in clear text,
+   * so a worker without the APP_KEY fails the finished job instead). A method whose result
+   * Laravel would write (backoff(), retryUntil()) is said once per class.
+   */
+  private shapedLink(next: PhpObject): { envelope: ReturnType<typeof declaredForEnvelope>['envelope']; encrypter?: Encrypter } | undefined {
+    const shapes = this.deps.shapes;
+    const shape = shapes && Object.hasOwn(shapes.classes, next.className) ? shapes.classes[next.className] : undefined;
+    if (!shape) return undefined;
+    const declared = declaredForEnvelope(shape, next);
+    if (declared.notRun.length > 0 && !this.saidNotRun.has(shape.name)) {
+      this.saidNotRun.add(shape.name);
+      this.log({ event: 'warning', reason: `${shape.name} defines ${declared.notRun.join(' and ')}, PHP that Node cannot run: the next link of a chain is pushed without ${declared.notRun.length > 1 ? 'their results' : 'its result'}` });
+    }
+    if (!shape.interfaces.includes(SHOULD_BE_ENCRYPTED)) return { envelope: declared.envelope };
+    if (!this.deps.encrypter) throw new Error(`the next job in the chain, ${shape.name}, is ShouldBeEncrypted and this worker has no APP_KEY to encrypt it with`);
+    return { envelope: declared.envelope, encrypter: this.deps.encrypter };
   }
 }
 

@@ -1,0 +1,279 @@
+/**
+ * Checked dispatch: a command written as its class's own serialize() would write it, from the
+ * class's shape and plain JavaScript values. Each property is mangled by its visibility and
+ * declaring class, typed as declared (an int stays an int, a float a float, a model becomes the
+ * ModelIdentifier SerializesModels writes), defaulted as PHP would leave it; a property the class
+ * does not declare, a required one missing, or a value of the wrong type is refused before
+ * anything is pushed, naming the class and the property.
+ */
+import { PhpArray, PhpFloat, PhpObject, fromJS, mangle, serialize, unserialize, type PhpValue } from '../php/index.js';
+import { buildDate, buildModelIdentifier, type LaravelProfile } from '../laravel/index.js';
+import type { ClassShape, PropertyShape, ShapesFile } from './shape.js';
+
+/** A value the shape refuses, or a class it does not know: one line, naming class and property. */
+export class ShapeError extends Error {
+  override name = 'ShapeError';
+}
+
+export const SHOULD_BE_ENCRYPTED = 'Illuminate\\Contracts\\Queue\\ShouldBeEncrypted';
+export const SERIALIZES_MODELS = 'Illuminate\\Queue\\SerializesModels';
+
+/** What a checked dispatch needs besides the values. */
+export interface ShapedCommandOptions {
+  /** The layout to write (from the shapes file's Laravel version unless given). */
+  profile?: LaravelProfile;
+  /** Queueable's values set as onQueue(), delay() and the like set them (queue, delay, connection). */
+  queueable?: Record<string, unknown>;
+}
+
+/** The command, and what its class declares for the envelope. */
+export interface ShapedCommand {
+  command: PhpObject;
+  shape: ClassShape;
+  /** `$tries`, `$timeout`, `$maxExceptions`, `$failOnTimeout`, `$backoff` as the command holds them, as Laravel 8's createPayloadArray reads them. */
+  envelope: { maxTries: number | null; timeout: number | null; maxExceptions: number | null; failOnTimeout: boolean; backoff: string | null; retryUntil: number | null };
+  /** The command's own queue (onQueue(), or the declared `$queue`), if any. */
+  queue: string | null;
+  /** The class is ShouldBeEncrypted: the command must be encrypted with the APP_KEY. */
+  encrypted: boolean;
+  /** PHP methods whose results Laravel writes into the payload and Node cannot call (backoff(), retryUntil()). */
+  notRun: string[];
+}
+
+/** The shape of a class, or a one-line error saying the shapes file does not have it. */
+export function shapeOf(shapes: ShapesFile, className: string): ClassShape {
+  const shape = Object.hasOwn(shapes.classes, className) ? shapes.classes[className] : undefined;
+  if (!shape) throw new ShapeError(`${className} is not in the shapes file (run lqb shapes again if the class is new)`);
+  return shape;
+}
+
+/** The profile a shapes file's Laravel version writes: its major version (5.8 for 5.x). */
+export function profileOfShapes(shapes: ShapesFile): LaravelProfile | undefined {
+  const version = shapes.laravel;
+  if (!version) return undefined;
+  const major = version.split('.')[0]!;
+  if (major === '5') return '5.8';
+  return ['6', '7', '8', '9', '10', '11', '12'].includes(major) ? (major as LaravelProfile) : major === '13' ? '12' : undefined;
+}
+
+/** Builds a job's command from its shape and plain values, refusing what the class would not hold. */
+export function shapedCommand(shapes: ShapesFile, className: string, values: Record<string, unknown>, options: ShapedCommandOptions = {}): ShapedCommand {
+  const shape = shapeOf(shapes, className);
+  if (shape.kind !== 'job') throw new ShapeError(`${className} is a ${shape.kind}, not a job: only job classes are dispatched`);
+  const profile = options.profile ?? profileOfShapes(shapes) ?? '8';
+  refuseUndeclared(shape, values);
+  const command = buildObject(shapes, shape, values, options.queueable ?? {}, profile);
+  return { command, shape, ...declaredForEnvelope(shape, command), encrypted: shape.interfaces.includes(SHOULD_BE_ENCRYPTED) };
+}
+
+function refuseUndeclared(shape: ClassShape, values: Record<string, unknown>): void {
+  const declared = new Set(shape.properties.filter((p) => p.serialized).map((p) => p.name));
+  for (const name of Object.keys(values)) {
+    if (!declared.has(name)) throw new ShapeError(`${shape.name} has no property $${name} that it serializes`);
+  }
+}
+
+/**
+ * The object as the class's serialize() writes it: its serialized properties in order, each the
+ * value given, else the one onQueue()/delay() set, else its default; a typed property with no
+ * default is left out (uninitialized, as PHP leaves it) unless it is required, and then refused.
+ * Under SerializesModels, Laravel 9.4+ also leaves out what equals its declared default.
+ */
+function buildObject(shapes: ShapesFile, shape: ClassShape, values: Record<string, unknown>, queueable: Record<string, unknown>, profile: LaravelProfile): PhpObject {
+  const object = new PhpObject(shape.name);
+  const omitDefaults = shape.serializer === 'SerializesModels' && !['5.8', '6', '7', '8'].includes(profile);
+  for (const property of shape.properties) {
+    if (!property.serialized) continue;
+    const value = propertyValue(shapes, shape, property, values, queueable, profile);
+    if (value === UNINITIALIZED) continue;
+    if (omitDefaults && property.default !== undefined && samePhp(value, unserialize(property.default))) continue;
+    object.props.set(mangle(property.name, property.visibility, property.class), value);
+  }
+  return object;
+}
+
+const UNINITIALIZED = Symbol('uninitialized');
+
+function propertyValue(shapes: ShapesFile, shape: ClassShape, property: PropertyShape, values: Record<string, unknown>, queueable: Record<string, unknown>, profile: LaravelProfile): PhpValue | typeof UNINITIALIZED {
+  if (Object.hasOwn(values, property.name)) return typed(shapes, shape, property, values[property.name], profile);
+  if (Object.hasOwn(queueable, property.name) && isQueueableProperty(property)) return fromJS(queueable[property.name]);
+  if (property.default !== undefined) return unserialize(property.default);
+  const parameter = shape.constructorParams?.find((p) => p.name === property.name);
+  if (parameter?.default !== undefined) return unserialize(parameter.default);
+  // PHP gives an untyped property null; a typed one stays uninitialized, and is not written.
+  if (property.type === null) return null;
+  if (isRequired(shape, property)) throw new ShapeError(`${shape.name}::$${property.name} (${property.type}) is required: the class sets it in its constructor, and PHP fails reading it uninitialized`);
+  return UNINITIALIZED;
+}
+
+/**
+ * A typed property without a default is required when the constructor sets it (a parameter of
+ * that name without a default); when the shape does not list the constructor, when it is not
+ * nullable. One the constructor does not set may stay uninitialized, as PHP leaves it.
+ */
+function isRequired(shape: ClassShape, property: PropertyShape): boolean {
+  if (shape.constructorParams) return shape.constructorParams.some((p) => p.name === property.name && p.default === undefined);
+  return !property.nullable;
+}
+
+/** Queueable's and InteractsWithQueue's properties, which onQueue(), delay() and the like set. */
+function isQueueableProperty(property: PropertyShape): boolean {
+  return property.visibility === 'public' && QUEUEABLE.has(property.name);
+}
+
+const QUEUEABLE = new Set(['job', 'connection', 'queue', 'chainConnection', 'chainQueue', 'chainCatchCallbacks', 'delay', 'afterCommit', 'middleware', 'chained', 'messageGroup', 'deduplicator']);
+
+/** A JavaScript value as the property's declared type has it, or a one-line refusal. */
+function typed(shapes: ShapesFile, shape: ClassShape, property: PropertyShape, js: unknown, profile: LaravelProfile): PhpValue {
+  const where = `${shape.name}::$${property.name}`;
+  if (property.type === null) return fromJS(js);
+  const { members, nullable } = parseType(property.type);
+  if (js === null || js === undefined) {
+    if (nullable || members.includes('mixed')) return null;
+    throw new ShapeError(`${where} is ${property.type}, not nullable: it cannot be null`);
+  }
+  if (property.model) return modelIdentifier(where, property.model, js, null, profile);
+  if (property.collection) return collectionIdentifier(where, property.collection, js, profile);
+  for (const member of members) {
+    const value = asMember(shapes, where, member, js, profile);
+    if (value !== NO_MATCH) return value;
+  }
+  throw new ShapeError(`${where} is ${property.type}; ${describe(js)} is not`);
+}
+
+const NO_MATCH = Symbol('no match');
+
+/** `?int` → int + nullable; `int|string|null` → both + nullable. */
+function parseType(type: string): { members: string[]; nullable: boolean } {
+  const optional = type.startsWith('?');
+  const members = (optional ? type.slice(1) : type).split('|').map((member) => member.replace(/^\\/, ''));
+  return { members: members.filter((m) => m !== 'null'), nullable: optional || members.includes('null') };
+}
+
+const DATE_CLASSES = new Set(['DateTimeInterface', 'DateTime', 'DateTimeImmutable', 'Carbon\\Carbon', 'Carbon\\CarbonImmutable', 'Carbon\\CarbonInterface', 'Illuminate\\Support\\Carbon']);
+
+function asMember(shapes: ShapesFile, where: string, member: string, js: unknown, profile: LaravelProfile): PhpValue | typeof NO_MATCH {
+  switch (member.toLowerCase()) {
+    case 'int':
+      return (typeof js === 'number' && Number.isInteger(js)) || typeof js === 'bigint' ? fromJS(js, 'int') : NO_MATCH;
+    case 'float':
+      return typeof js === 'number' ? new PhpFloat(js) : typeof js === 'bigint' ? new PhpFloat(Number(js)) : NO_MATCH;
+    case 'string':
+      return typeof js === 'string' ? js : NO_MATCH;
+    case 'bool':
+      return typeof js === 'boolean' ? js : NO_MATCH;
+    case 'true':
+    case 'false':
+      return js === (member.toLowerCase() === 'true') ? js : NO_MATCH;
+    case 'array':
+    case 'iterable':
+      return Array.isArray(js) || js instanceof Map || isPlainObject(js) ? fromJS(js) : NO_MATCH;
+    case 'mixed':
+      return fromJS(js);
+    case 'object':
+      return isPlainObject(js) ? fromJS(js, { class: 'stdClass' }) : NO_MATCH;
+  }
+  if (DATE_CLASSES.has(member)) return asDate(member, js);
+  const shape = Object.hasOwn(shapes.classes, member) ? shapes.classes[member] : undefined;
+  if (shape?.kind === 'model') return modelIdentifier(where, { class: member, connection: shape.connection ?? null }, js, null, profile);
+  if (shape && isPlainObject(js)) {
+    refuseUndeclared(shape, js);
+    return buildObject(shapes, shape, js, {}, profile);
+  }
+  if (!shape) throw new ShapeError(`${where} holds a ${member}, which the shapes file does not describe: it cannot be written from JSON`);
+  return NO_MATCH;
+}
+
+/** A date: a JS Date, or text or a time Date can read; written as Carbon serializes it, in UTC. */
+function asDate(member: string, js: unknown): PhpValue | typeof NO_MATCH {
+  const date = js instanceof Date ? js : typeof js === 'string' || typeof js === 'number' ? new Date(js) : undefined;
+  if (!date || Number.isNaN(date.getTime())) return NO_MATCH;
+  // An interface is filled with what Laravel's now() makes.
+  const className = member.endsWith('Interface') ? 'Illuminate\\Support\\Carbon' : member;
+  return buildDate(date, { className });
+}
+
+/**
+ * A model as SerializesModels leaves it: its key, or `{ id, connection?, relations? }`; the
+ * connection defaults to the model's declared one, as getQueueableConnection() gives it.
+ */
+function modelIdentifier(where: string, model: { class: string; connection: string | null }, js: unknown, collectionClass: string | null, profile: LaravelProfile): PhpObject {
+  const given = isPlainObject(js) ? js : { id: js };
+  const id = given.id;
+  const validKey = (key: unknown) => typeof key === 'string' || (typeof key === 'number' && Number.isInteger(key)) || typeof key === 'bigint';
+  if (collectionClass === null ? !validKey(id) : !(Array.isArray(id) && id.every(validKey))) {
+    throw new ShapeError(`${where} holds ${collectionClass === null ? `a ${model.class}: give its key, or { "id": key, "connection": … }` : `a collection of models: give { "class": "App\\\\Models\\\\X", "id": [keys…] }`}; ${describe(js)} is neither`);
+  }
+  const connection = given.connection === undefined ? model.connection : (given.connection as string | null);
+  const relations = Array.isArray(given.relations) ? (given.relations as string[]) : [];
+  return buildModelIdentifier({ class: model.class, id, relations, connection, collectionClass }, profile);
+}
+
+function collectionIdentifier(where: string, collectionClass: string, js: unknown, profile: LaravelProfile): PhpObject {
+  if (!isPlainObject(js) || typeof js.class !== 'string') {
+    throw new ShapeError(`${where} holds a collection of models: give { "class": "App\\\\Models\\\\X", "id": [keys…] }; ${describe(js)} is not`);
+  }
+  return modelIdentifier(where, { class: js.class, connection: null }, js, collectionClass, profile);
+}
+
+/**
+ * What Laravel 8's createPayloadArray reads off the command: `$tries`, `$timeout`,
+ * `$maxExceptions`, `$failOnTimeout`, `$backoff` (its property before its method), `$retryUntil`.
+ * A backoff() or retryUntil() method whose property is unset is PHP that Node cannot run.
+ */
+export function declaredForEnvelope(shape: ClassShape, command: PhpObject): Omit<ShapedCommand, 'command' | 'shape' | 'encrypted'> {
+  // The command's value; one Laravel 9.4+ left out for equalling its default is the declared one.
+  const read = (name: string): PhpValue | undefined => {
+    for (const [key, value] of command.props) {
+      if (key === name || (typeof key === 'string' && key.endsWith(`\0${name}`))) return value;
+    }
+    const declared = shape.declared[name as keyof ClassShape['declared']];
+    return declared === undefined ? undefined : fromJS(declared);
+  };
+  const number = (name: string) => {
+    const value = read(name);
+    return typeof value === 'number' ? value : value instanceof PhpFloat ? value.value : typeof value === 'bigint' ? Number(value) : null;
+  };
+  const backoffValue = read('backoff');
+  const notRun = ['backoff', 'retryUntil'].filter((method) => shape.methods.includes(method) && (read(method) ?? null) === null).map((method) => `${method}()`);
+  const queue = read('queue');
+  return {
+    envelope: {
+      maxTries: number('tries'),
+      timeout: number('timeout'),
+      maxExceptions: number('maxExceptions'),
+      failOnTimeout: read('failOnTimeout') === true,
+      backoff: backoffText(backoffValue),
+      retryUntil: number('retryUntil'),
+    },
+    queue: typeof queue === 'string' && queue !== '' ? queue : null,
+    notRun,
+  };
+}
+
+/** Arr::wrap($backoff) joined with commas, as Laravel writes it. */
+function backoffText(value: PhpValue | undefined): string | null {
+  if (value === undefined || value === null) return null;
+  const text = (v: PhpValue) => String(v instanceof PhpFloat ? v.value : v);
+  return value instanceof PhpArray ? value.values.map(text).join(',') : text(value);
+}
+
+function samePhp(a: PhpValue, b: PhpValue): boolean {
+  return Buffer.from(serialize(a)).equals(Buffer.from(serialize(b)));
+}
+
+function isPlainObject(js: unknown): js is Record<string, unknown> {
+  if (js === null || typeof js !== 'object' || Array.isArray(js) || js instanceof Map || js instanceof Date || js instanceof Uint8Array) return false;
+  const prototype = Object.getPrototypeOf(js);
+  return prototype === Object.prototype || prototype === null;
+}
+
+function describe(js: unknown): string {
+  if (js === null) return 'null';
+  if (Array.isArray(js)) return 'an array';
+  if (typeof js === 'object') return 'an object';
+  if (typeof js === 'string') return `the string ${JSON.stringify(js.length > 40 ? `${js.slice(0, 40)}…` : js)}`;
+  if (typeof js === 'bigint') return `the int ${js}`;
+  if (typeof js === 'number') return Number.isInteger(js) ? `the int ${js}` : `the float ${js}`;
+  return `a ${typeof js}`;
+}
