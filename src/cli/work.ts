@@ -13,7 +13,7 @@ export const work: Command = {
   usage:
     'lqb work [CONNECTION] --handlers=FILE [--queue=a,b] [--once] [--stop-when-empty] [--tries=1] [--backoff=0[,S…]] [--timeout=60] [--sleep=3] ' +
     '[--max-jobs=0] [--max-time=0] [--memory=128] [--rest=0] [--retry-after=90] [--block-for=S] [--concurrency=1] [--share] [--json] ' +
-    '[--redis=URL] [--prefix=P] [--default-queue=default] [--env=PATH] [--failed-db=URL] [--key=APP_KEY]   (also as in queue:work: --name, --delay, --force, --daemon)',
+    '[--redis=URL] [--redis-ca=FILE] [--prefix=P] [--default-queue=default] [--env=PATH] [--failed-db=URL] [--key=APP_KEY]   (also as in queue:work: --name, --delay, --force, --daemon)',
   options: {
     ...connectionFlags,
     handlers: { type: 'string' },
