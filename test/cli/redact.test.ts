@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redactSecrets, redactUrl } from '../../src/cli/redact.js';
 import { freePort } from '../../src/redis/index.js';
-import { lqb, scratchPerTest, type RunResult } from '../helpers/processes.js';
+import { HANDLERS, lqb, scratchPerTest, type RunResult } from '../helpers/processes.js';
 import { startOwnRedis, type OwnRedis } from '../helpers/redis.js';
 
 const PASSWORD = 'Pa55-w0rd!secret';
@@ -121,9 +121,37 @@ describe('usage errors', () => {
 });
 
 describe('failed-jobs database passwords', () => {
-  it('--failed-db is printed with ***', async () => {
+  it('--failed-db and a .env DB_PASSWORD are printed with ***', async () => {
     const flag = await lqb(['failed', `--failed-db=mysql://root:${DB_PASSWORD}@127.0.0.1:${closedPort}/test`], current.s.env, { timeoutMs: 20_000 });
     expectOneLineFailure(flag, 1, 'failed --failed-db');
     expectNoSecret(flag, 'failed --failed-db');
+    const env = join(current.s.dir, '.env');
+    writeFileSync(env, ['DB_CONNECTION=pgsql', 'DB_HOST=127.0.0.1', `DB_PORT=${closedPort}`, 'DB_USERNAME=app', `DB_PASSWORD=${DB_PASSWORD}`, `APP_KEY=${APP_KEY}`].join('\n') + '\n');
+    const { LQB_FAILED_DB: _, ...withoutFailedDb } = current.s.env;
+    const dotenv = await lqb(['work', `--handlers=${HANDLERS}`, '--stop-when-empty', `--env=${env}`, `--redis=redis://:${PASSWORD}@127.0.0.1:${server.port}/0`], withoutFailedDb, { timeoutMs: 20_000 });
+    expectOneLineFailure(dotenv, 1, 'work with a .env DB_PASSWORD');
+    expect(dotenv.stderr).toContain(`postgres://app:***@127.0.0.1:${closedPort}/laravel cannot be reached`);
+    expectNoSecret(dotenv, 'work with a .env DB_PASSWORD');
+  });
+});
+
+describe('the worker', () => {
+  it('logs Redis refusing its password without the password', async () => {
+    // Whether the worker then waits or ends is its loop's business; what it printed is checked.
+    const result = await lqb(['work', `--handlers=${HANDLERS}`, `--redis=redis://:${WRONG_PASSWORD}@127.0.0.1:${server.port}/0`], current.s.env, { timeoutMs: 2500 });
+    expect(result.stderr).toMatch(new RegExp(`redis: 127\\.0\\.0\\.1:${server.port}: WRONGPASS .*; reconnecting`));
+    expectNoSecret(result, 'work with a wrong password');
+  });
+
+  it('prints no secret in a --json log line, even when a job error quotes one', async () => {
+    const url = `redis://:${PASSWORD}@127.0.0.1:${server.port}/0`;
+    const message = `could not reach ${url} with key ${APP_KEY}`;
+    const pushed = await lqb(['dispatch', 'App\\Jobs\\Bridge\\FailingJob', `--props=${JSON.stringify({ message })}`, `--redis=${url}`], current.s.env);
+    expect(pushed.stderr).toBe('');
+    const worked = await lqb(['work', `--handlers=${HANDLERS}`, '--once', '--json', `--redis=${url}`, `--key=${APP_KEY}`], current.s.env, { timeoutMs: 20_000 });
+    const events = worked.stdout.trim().split('\n').map((line) => JSON.parse(line) as { event: string; error?: string });
+    expect(events.map((e) => e.event)).toContain('failed');
+    expect(events.find((e) => e.event === 'failed')?.error).toContain(`could not reach redis://:***@127.0.0.1:${server.port}/0 with key ***`);
+    expectNoSecret(worked, 'work --json');
   });
 });
