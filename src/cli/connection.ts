@@ -4,8 +4,8 @@
  * Laravel's default config reads it.
  */
 import { readFileSync } from 'node:fs';
-import { rootCertificates } from 'node:tls';
 import { dirname, resolve } from 'node:path';
+import { rootCertificates } from 'node:tls';
 import { parse as parseDotenv } from 'dotenv';
 import type { RedisOptions } from 'ioredis';
 import { connectRedis, isCertificateError, whenReady, type RedisClient } from '../redis/index.js';
@@ -218,8 +218,9 @@ export class RedisUnavailable extends Error {
 }
 
 /**
- * A one-off command's client: a short connect timeout, a few reconnects, then a failed command
- * (no maxRetriesPerRequest of null); its own errors are not logged, as the one it throws says why.
+ * A one-off command's client: the first connection error, or a connect timeout of a few seconds,
+ * ends it; once it was ready, a dropped connection is retried a few times and then fails the
+ * command (never a maxRetriesPerRequest of null). Its errors are not logged: the one thrown says why.
  */
 async function openOneOff(connection: Connection, url: string): Promise<RedisClient> {
   const options: RedisOptions = { maxRetriesPerRequest: 2, retryStrategy: (times) => (times > 3 ? null : times * 200), connectTimeout: ONE_OFF_CONNECT_MS, commandTimeout: ONE_OFF_COMMAND_MS };
