@@ -5,9 +5,13 @@
  */
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { rootCertificates } from 'node:tls';
 import { parse as parseDotenv } from 'dotenv';
-import { connectRedis, type RedisClient } from '../redis/index.js';
+import type { RedisOptions } from 'ioredis';
+import { connectRedis, isCertificateError, whenReady, type RedisClient } from '../redis/index.js';
+import { DatabaseUuidFailedJobProvider } from '../worker/index.js';
 import { UsageError } from './command.js';
+import { keepSecret, redactSecrets, redactUrl } from './redact.js';
 import { slug } from './slug.js';
 
 export interface LaravelEnv {
@@ -36,6 +40,7 @@ function envValue(value: string | undefined): string | undefined {
 /** The flags every command that talks to Redis takes. */
 export const connectionFlags = {
   redis: { type: 'string' },
+  'redis-ca': { type: 'string' },
   cluster: { type: 'string' },
   prefix: { type: 'string' },
   'default-queue': { type: 'string' },
@@ -52,6 +57,11 @@ type Flags = Record<string, string | boolean | (string | boolean)[] | undefined>
 
 export interface Connection {
   url: string;
+  /**
+   * A PEM file of the CA (or CAs) that signed a rediss:// server's certificate, beside the
+   * system's, and the flag or variable that named it.
+   */
+  redisCa?: { file: string; from: string };
   /** Seed nodes (host:port) of a Redis Cluster; when set, `url` is not used. */
   cluster?: string[];
   prefix: string;
@@ -94,7 +104,24 @@ export function connectionFrom(values: Flags): Connection {
   const nodes = text(values.cluster) ?? env('REDIS_CLUSTER');
   const cluster = nodes ? nodes.split(',').map((n) => n.trim()).filter(Boolean) : undefined;
   const failedTable = text(values['failed-table']) ?? process.env.LQB_FAILED_TABLE ?? 'failed_jobs';
-  return { url, prefix, defaultQueue, cacheUrl, cachePrefix, failedDb, failedTable, ...(appKey ? { appKey } : {}), cipher, ...(cluster ? { cluster } : {}) };
+  const caFile = text(values['redis-ca']) ?? env('REDIS_CA');
+  const redisCa = caFile ? { file: caFile, from: values['redis-ca'] === undefined ? 'REDIS_CA' : '--redis-ca' } : undefined;
+  keepSecrets([passwordOf(url), passwordOf(cacheUrl), passwordOf(failedDb), env('REDIS_PASSWORD'), fromFile?.DB_PASSWORD, appKey]);
+  return { url, prefix, defaultQueue, cacheUrl, cachePrefix, failedDb, failedTable, ...(appKey ? { appKey } : {}), cipher, ...(cluster ? { cluster } : {}), ...(redisCa ? { redisCa } : {}) };
+}
+
+/** Every password and key the settings hold, so that no error or log line prints one (redact.ts). */
+function keepSecrets(values: (string | undefined)[]): void {
+  for (const value of values) keepSecret(value);
+}
+
+/** A URL's password, if it has one and parses. */
+function passwordOf(url: string): string | undefined {
+  try {
+    return new URL(url).password || undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -122,7 +149,7 @@ function redisUrl(url: string): string {
     protocol = undefined;
   }
   // tcp:// is what Laravel's own REDIS_URL examples may use; ioredis reads it as redis://.
-  if (protocol !== 'redis:' && protocol !== 'rediss:' && protocol !== 'tcp:') throw new UsageError(`${JSON.stringify(url)} is not a redis:// or rediss:// URL`);
+  if (protocol !== 'redis:' && protocol !== 'rediss:' && protocol !== 'tcp:') throw new UsageError(`${JSON.stringify(redactUrl(url))} is not a redis:// or rediss:// URL`);
   return url;
 }
 
@@ -151,16 +178,99 @@ function databaseUrlFrom(env: LaravelEnv | undefined, appDir: string): string | 
   }
 }
 
-/** The queue connection, prefixed as Laravel prefixes it. */
-export function queueClient(connection: Connection, options: { giveUp?: boolean } = {}): RedisClient {
-  // A worker waits out an outage; a one-off command gives up after a few tries and says why.
-  const redisOptions = options.giveUp ? { maxRetriesPerRequest: 2, retryStrategy: (times: number) => (times > 3 ? null : times * 200) } : undefined;
-  return connectRedis({ url: connection.url, prefix: connection.prefix, cluster: connection.cluster, redisOptions, log: options.giveUp ? () => undefined : undefined });
+/**
+ * How long a one-off command waits for Redis to connect (and to finish a TLS handshake): a
+ * server that does not answer, such as a plain port given a TLS hello, is reported after this.
+ */
+const ONE_OFF_CONNECT_MS = 3000;
+/** How long a one-off command waits for one reply once connected, so a stalled server ends it too. */
+const ONE_OFF_COMMAND_MS = 30_000;
+
+/** The queue connection, prefixed as Laravel prefixes it, for a worker: it waits out an outage, logging why. */
+export function queueClient(connection: Connection): RedisClient {
+  return clientFor(connection, connection.url, {}, (line) => process.stderr.write(`${redactSecrets(line)}\n`));
 }
 
 /** The cache connection (for restart signals and maxExceptions), under the same client prefix. */
-export function cacheClient(connection: Connection, options: { giveUp?: boolean } = {}): RedisClient {
-  return queueClient({ ...connection, url: connection.cacheUrl }, options);
+export function cacheClient(connection: Connection): RedisClient {
+  return queueClient({ ...connection, url: connection.cacheUrl });
+}
+
+/**
+ * The queue connection for a one-off command (dispatch, size, clear, retry…): ready, or an
+ * error naming why not within a few seconds, never a wait for a Redis that is not coming.
+ */
+export function openQueueClient(connection: Connection): Promise<RedisClient> {
+  return openOneOff(connection, connection.url);
+}
+
+/** The cache connection for a one-off command (restart). */
+export function openCacheClient(connection: Connection): Promise<RedisClient> {
+  return openOneOff(connection, connection.cacheUrl);
+}
+
+/** Redis would not connect: `reason` is the cause alone, the message the line to print. */
+export class RedisUnavailable extends Error {
+  override name = 'RedisUnavailable';
+  constructor(readonly reason: string) {
+    super(`redis: ${reason}`);
+  }
+}
+
+/**
+ * A one-off command's client: the first connection error, or a connect timeout of a few seconds,
+ * ends it; once it was ready, a dropped connection is retried a few times and then fails the
+ * command (never a maxRetriesPerRequest of null). Its errors are not logged: the one thrown says why.
+ */
+async function openOneOff(connection: Connection, url: string): Promise<RedisClient> {
+  const options: RedisOptions = { maxRetriesPerRequest: 2, retryStrategy: (times) => (times > 3 ? null : times * 200), connectTimeout: ONE_OFF_CONNECT_MS, commandTimeout: ONE_OFF_COMMAND_MS };
+  const client = clientFor(connection, url, options, () => undefined);
+  try {
+    // Past the connect timeout, the ready check (INFO) is given as long again.
+    await whenReady(client, 2 * ONE_OFF_CONNECT_MS);
+    return client;
+  } catch (error) {
+    client.disconnect();
+    const cause = (error as Error).cause as Error | undefined;
+    const hint = cause && isCertificateError(cause) ? ' (trust its CA with --redis-ca=FILE or REDIS_CA)' : '';
+    throw new RedisUnavailable(`${(error as Error).message}${hint}`);
+  }
+}
+
+function clientFor(connection: Connection, url: string, options: RedisOptions, log: (line: string) => void): RedisClient {
+  const redisOptions = { ...options, ...tlsOptions(connection, url) };
+  return connectRedis({ url, prefix: connection.prefix, cluster: connection.cluster, redisOptions, log });
+}
+
+/**
+ * With a CA file, a rediss:// connection trusts that CA beside the system's ones (the file is
+ * read now, so a bad path is named before any connection). ioredis fills in the rest of `tls`
+ * from the URL; a redis:// URL is left plain.
+ */
+function tlsOptions(connection: Connection, url: string): RedisOptions {
+  if (!connection.redisCa || !url.startsWith('rediss:')) return {};
+  const { file, from } = connection.redisCa;
+  try {
+    // Node's `ca` replaces the CAs it trusts; the well-known ones are kept beside the file's.
+    return { tls: { ca: [...rootCertificates, readFileSync(file, 'utf8')] } };
+  } catch (error) {
+    throw new UsageError(`${from}=${file} cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+}
+
+/**
+ * The failed-jobs store the settings name (--failed-db, LQB_FAILED_DB or the .env's DB_*). A
+ * URL of a scheme no driver here takes, or a server URL that does not parse, is a usage error
+ * naming it, its password hidden; whether the database answers is for the first query to say.
+ */
+export function failedJobStore(connection: Connection): DatabaseUuidFailedJobProvider {
+  const url = connection.failedDb;
+  try {
+    if (/^(mysql|mariadb|postgres|postgresql|pgsql):/i.test(url)) new URL(url);
+    return DatabaseUuidFailedJobProvider.fromUrl(url, connection.failedTable);
+  } catch (error) {
+    throw new UsageError(`the failed-jobs database ${JSON.stringify(redactUrl(url))} cannot be used: ${(error as Error).message}`);
+  }
 }
 
 /** The APP_KEY (and cipher) for encrypted jobs, for `lqb decode`. */

@@ -27,8 +27,8 @@ export const demo: Command = {
   noArguments: true,
   async run({ values, out }) {
     const count = Math.max(1, Number(values.jobs ?? 3) || 3);
-    const server = await findRedis(out);
     const prefix = `lqb-demo-${randomBytes(3).toString('hex')}:`;
+    const server = await findRedis(out, prefix);
     const dir = mkdtempSync(join(tmpdir(), 'lqb-demo-'));
     const env = { ...process.env, REDIS_HOST: '127.0.0.1', REDIS_PORT: String(server.port), REDIS_PREFIX: prefix, QUEUE_NAME: QUEUE, LQB_RECORD_FILE: join(dir, 'php-runs.jsonl'), LQB_FAILED_DB: join(dir, 'failed.sqlite') };
     const client = connectRedis({ url: `redis://127.0.0.1:${server.port}`, prefix });
@@ -68,13 +68,9 @@ export const demo: Command = {
       out(`\n== Done: ${left} jobs left on the queue, ${failures.length} failed.`);
       return left === 0 && failures.length === 0 ? 0 : 1;
     } finally {
-      await queue.clear();
       await queue.close();
-      const keys = await client.keys('*');
-      const raw = new Redis(server.port, '127.0.0.1');
-      if (keys.length) await raw.del(...keys.map((k) => prefix + k));
-      raw.disconnect();
       client.disconnect();
+      await removeKeysUnder(server.port, prefix);
       await failer.close();
       rmSync(dir, { recursive: true, force: true });
       server.stop();
@@ -117,12 +113,32 @@ function laravelVersion(): string {
 }
 
 /** Redis on 6379 if it answers; otherwise a redis-server of our own on a free port. */
-async function findRedis(out: (line: string) => void): Promise<{ port: number; stop: () => void }> {
+async function findRedis(out: (line: string) => void, prefix: string): Promise<{ port: number; stop: () => void }> {
+  // The prefix is printed so that what the demo leaves (nothing, once it ends) can be looked for.
   if (await redisAnswers(6379)) {
-    out('Using Redis at 127.0.0.1:6379');
+    out(`Using Redis at 127.0.0.1:6379, keys under ${prefix}`);
     return { port: 6379, stop: () => undefined };
   }
   const server = await startRedisServer();
-  out(`No Redis on 6379: started redis-server on 127.0.0.1:${server.port}`);
+  out(`No Redis on 6379: started redis-server on 127.0.0.1:${server.port}, keys under ${prefix}`);
   return server;
+}
+
+/**
+ * Deletes every key whose full name starts with the prefix: both sides' queues, notify lists,
+ * restart and cache keys alike. An unprefixed client does it, as the names SCAN returns are
+ * whole and a prefixed client would prefix them once more when deleting; SCAN, unlike KEYS,
+ * does not stall a Redis others use.
+ */
+async function removeKeysUnder(port: number, prefix: string): Promise<void> {
+  const raw = new Redis(port, '127.0.0.1');
+  try {
+    // Glob characters in the prefix are matched as themselves.
+    const pattern = `${prefix.replace(/[*?[\]\\]/g, '\\$&')}*`;
+    for await (const keys of raw.scanStream({ match: pattern, count: 1000 }) as AsyncIterable<string[]>) {
+      if (keys.length) await raw.del(...keys);
+    }
+  } finally {
+    raw.disconnect();
+  }
 }

@@ -5,12 +5,13 @@
  * arrays lists, objects string-keyed arrays. Prints {"uuid","id","queue"}.
  */
 import { LARAVEL_PROFILES, buildJob, buildPayload, decodeJson, isJsonRecord, type JsonValue, type LaravelProfile } from '../laravel/index.js';
-import { RedisQueue } from '../redis/index.js';
-import { connectionFlags, connectionFrom, queueClient } from './connection.js';
+import { RedisQueue, type RedisClient } from '../redis/index.js';
+import { RedisUnavailable, connectionFlags, connectionFrom, openQueueClient } from './connection.js';
+import { redactUrl } from './redact.js';
 import { UsageError, backoffFlag, countFlag, numberFlag, type Command } from './command.js';
 
 export const dispatch: Command = {
-  usage: 'lqb dispatch CLASS [--props=JSON] [--queue=Q] [--delay=S] [--tries=N] [--timeout=S] [--backoff=S[,S…]] [--laravel=VERSION] [--redis=URL] [--prefix=P] [--env=PATH]',
+  usage: 'lqb dispatch CLASS [--props=JSON] [--queue=Q] [--delay=S] [--tries=N] [--timeout=S] [--backoff=S[,S…]] [--laravel=VERSION] [--redis=URL] [--redis-ca=FILE] [--prefix=P] [--env=PATH]',
   options: {
     ...connectionFlags,
     props: { type: 'string' },
@@ -37,16 +38,18 @@ export const dispatch: Command = {
     const timeout = values.timeout === undefined ? null : countFlag(values.timeout, 'timeout', 0, 0);
     const backoff = backoffFlag(values.backoff) ?? null;
     const built = buildPayload(command, { profile, maxTries: tries, timeout, backoff, delay: profile === '12' && delay ? delay : null });
-    const client = queueClient(connection, { giveUp: true });
+    let client: RedisClient | undefined;
     try {
+      client = await openQueueClient(connection);
       const queue = new RedisQueue(client);
       if (delay > 0) await queue.laterRaw(delay, built.raw, queueName);
       else await queue.pushRaw(built.raw, queueName);
     } catch (error) {
-      // Never a silent drop: the caller hears that this job was not pushed, and why.
-      throw new Error(`the job was not pushed: Redis at ${connection.cluster?.join(',') ?? connection.url} did not take it (${(error as Error).message})`);
+      // Never a silent drop: the caller hears that this job was not pushed, and why (no password).
+      const reason = error instanceof RedisUnavailable ? error.reason : (error as Error).message;
+      throw new Error(`the job was not pushed: Redis at ${connection.cluster?.join(',') ?? redactUrl(connection.url)} did not take it (${reason})`);
     } finally {
-      client.disconnect();
+      client?.disconnect();
     }
     out(JSON.stringify({ uuid: built.envelope.uuid ?? null, id: built.envelope.id, queue: queueName }));
   },

@@ -4,12 +4,12 @@
  */
 import { RedisQueue } from '../redis/index.js';
 import { DatabaseUuidFailedJobProvider, retryFailedJob, type FailedJob } from '../worker/index.js';
-import { connectionFlags, connectionFrom, queueClient, type Connection } from './connection.js';
+import { connectionFlags, connectionFrom, failedJobStore, openQueueClient, type Connection } from './connection.js';
 import { UsageError, type Command } from './command.js';
 
 /** Opens the failed-jobs store the connection names, hands it over, and closes it after. */
 async function withFailer<T>(connection: Connection, use: (failer: DatabaseUuidFailedJobProvider) => Promise<T>): Promise<T> {
-  const failer = DatabaseUuidFailedJobProvider.fromUrl(connection.failedDb, connection.failedTable);
+  const failer = failedJobStore(connection);
   try {
     return await use(failer);
   } finally {
@@ -59,13 +59,13 @@ export const failed: Command = {
 };
 
 export const retry: Command = {
-  usage: 'lqb retry ID…|all [--queue=Q] [--range=A-B…] [--failed-db=URL] [--redis=URL] [--prefix=P] [--env=PATH]',
+  usage: 'lqb retry ID…|all [--queue=Q] [--range=A-B…] [--failed-db=URL] [--redis=URL] [--redis-ca=FILE] [--prefix=P] [--env=PATH]',
   options: { ...connectionFlags, queue: { type: 'string' }, range: { type: 'string', multiple: true } },
   async run({ values, positionals, out }) {
     const ranges = (values.range ?? []) as string[];
     if (positionals.length === 0 && !values.queue && ranges.length === 0) throw new UsageError('retry takes failed job IDs, "all", --queue=Q or --range=A-B');
     const connection = connectionFrom(values);
-    const client = queueClient(connection, { giveUp: true });
+    const client = await openQueueClient(connection);
     try {
       return await withFailer(connection, async (failer) => {
         const queue = new RedisQueue(client);

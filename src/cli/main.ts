@@ -12,6 +12,7 @@ import { failed, flush, forget, retry } from './failed.js';
 import { clear, restart, size } from './queues.js';
 import { work } from './work.js';
 import { demo } from './demo.js';
+import { redactSecrets } from './redact.js';
 
 const commands: Record<string, Command> = { work, dispatch, decode, size, clear, restart, failed, retry, forget, flush, demo };
 
@@ -49,8 +50,8 @@ export async function main(argv: string[]): Promise<number> {
     return status ?? 0;
   } catch (error) {
     const usage = error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
-    // One line, as the contract says; the usage itself is one --help away.
-    process.stderr.write(`lqb ${name}: ${oneLine(error)}${usage ? ` (lqb ${name} --help for usage)` : ''}\n`);
+    // One line, as the contract says; the usage itself is one --help away. No password or key in it.
+    process.stderr.write(`lqb ${name}: ${redactSecrets(oneLine(error))}${usage ? ` (lqb ${name} --help for usage)` : ''}\n`);
     return usage ? 2 : 1;
   }
 }

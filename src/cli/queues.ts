@@ -4,18 +4,18 @@
  */
 import { RedisQueue } from '../redis/index.js';
 import { QueueCache } from '../worker/index.js';
-import { cacheClient, connectionFlags, connectionFrom, queueClient } from './connection.js';
+import { connectionFlags, connectionFrom, openCacheClient, openQueueClient } from './connection.js';
 import { connectionName, queueNames, type Command } from './command.js';
 
 const queueFlag = { queue: { type: 'string' } } as const;
 
 export const size: Command = {
-  usage: 'lqb size [--queue=Q[,Q…]] [--json] [--redis=URL] [--prefix=P] [--env=PATH]',
+  usage: 'lqb size [--queue=Q[,Q…]] [--json] [--redis=URL] [--redis-ca=FILE] [--prefix=P] [--env=PATH]',
   options: { ...connectionFlags, ...queueFlag, json: { type: 'boolean' } },
   noArguments: true,
   async run({ values, out }) {
     const connection = connectionFrom(values);
-    const client = queueClient(connection, { giveUp: true });
+    const client = await openQueueClient(connection);
     try {
       const queue = new RedisQueue(client);
       for (const name of queueNames(values.queue, connection.defaultQueue)) {
@@ -31,14 +31,14 @@ export const size: Command = {
 };
 
 export const clear: Command = {
-  usage: 'lqb clear [CONNECTION] [--queue=Q] [--force] [--redis=URL] [--prefix=P] [--env=PATH]',
+  usage: 'lqb clear [CONNECTION] [--queue=Q] [--force] [--redis=URL] [--redis-ca=FILE] [--prefix=P] [--env=PATH]',
   // queue:clear's CONNECTION names a Redis connection, which here the flags give; its --force
   // (no production prompt to skip) is taken so the same command line works.
   options: { ...connectionFlags, ...queueFlag, force: { type: 'boolean' } },
   async run({ values, positionals, out }) {
     connectionName(positionals, 'clear');
     const connection = connectionFrom(values);
-    const client = queueClient(connection, { giveUp: true });
+    const client = await openQueueClient(connection);
     try {
       const queue = new RedisQueue(client);
       for (const name of queueNames(values.queue, connection.defaultQueue)) out(`Cleared ${await queue.clear(name)} jobs from the [${name}] queue`);
@@ -49,12 +49,12 @@ export const clear: Command = {
 };
 
 export const restart: Command = {
-  usage: 'lqb restart [--redis=URL] [--prefix=P] [--env=PATH] [--cache-db=N] [--cache-prefix=P]',
+  usage: 'lqb restart [--redis=URL] [--redis-ca=FILE] [--prefix=P] [--env=PATH] [--cache-db=N] [--cache-prefix=P]',
   options: connectionFlags,
   noArguments: true,
   async run({ values, out }) {
     const connection = connectionFrom(values);
-    const client = cacheClient(connection, { giveUp: true });
+    const client = await openCacheClient(connection);
     try {
       await new QueueCache(client, connection.cachePrefix).signalRestart();
       out('Broadcasting queue restart signal.');

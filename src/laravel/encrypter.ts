@@ -19,6 +19,11 @@ const CIPHERS: Record<Cipher, { keyLength: number; aead: boolean; node: string }
   'AES-256-GCM': { keyLength: 32, aead: true, node: 'aes-256-gcm' },
 };
 
+/** True for a cipher the Encrypter takes (in any letter case), so a bad one is refused before any key is at hand. */
+export function supportsCipher(cipher: string): boolean {
+  return cipher.toUpperCase() in CIPHERS;
+}
+
 /** Decryption failed: a wrong key, a bad MAC or tag, or a payload that is not Encrypter output. */
 export class DecryptError extends Error {
   override name = 'DecryptError';

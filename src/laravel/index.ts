@@ -17,7 +17,7 @@ export {
 export { decodeJson, encodeJson, encodeString, plainJson, isJsonObject, isJsonRecord, jsonNumber, JsonSyntaxError, type JsonDecodeOptions, type JsonValue, type JsonObject } from './json.js';
 export * from './views.js';
 export * from './values.js';
-export { Encrypter, DecryptError, parseAppKey, type Cipher } from './encrypter.js';
+export { Encrypter, DecryptError, parseAppKey, supportsCipher, type Cipher } from './encrypter.js';
 export {
   buildJob,
   buildListener,

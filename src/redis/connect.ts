@@ -3,6 +3,7 @@
  * a URL (or host/port/password/database) and a key prefix put in front of every key.
  */
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
+import { describeConnectionError } from './ready.js';
 import type { RedisClient } from './scripts.js';
 
 export interface ConnectOptions {
@@ -21,12 +22,14 @@ export interface ConnectOptions {
 /**
  * What a client says when its connection drops: one line per kind of error, at most every few
  * seconds, while ioredis reconnects with backoff. Commands wait for the connection meanwhile.
+ * Each line names the server and, for TLS, that the handshake failed (describeConnectionError):
+ * ioredis's own message for a TLS client at a plain port is a bare "connect ETIMEDOUT".
  */
 function logConnectionErrors(client: RedisClient, log: (line: string) => void): RedisClient {
   let last = '';
   let lastAt = 0;
   client.on('error', (error: Error) => {
-    const line = `redis: ${error.message}; reconnecting`;
+    const line = `redis: ${describeConnectionError(client, error)}; reconnecting`;
     if (line === last && Date.now() - lastAt < 5000) return;
     last = line;
     lastAt = Date.now();

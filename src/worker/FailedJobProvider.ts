@@ -4,7 +4,9 @@
  * and `lqb failed` sees what PHP failed. One SQL library (knex) reaches SQLite, MySQL/MariaDB
  * and PostgreSQL.
  */
+import { accessSync, constants } from 'node:fs';
 import { createRequire } from 'node:module';
+import { dirname, resolve } from 'node:path';
 import type { Knex } from 'knex';
 
 /**
@@ -78,6 +80,26 @@ export class DatabaseUuidFailedJobProvider implements FailedJobProvider {
   static fromUrl(url: string, table = 'failed_jobs'): DatabaseUuidFailedJobProvider {
     // knexConfig refuses a bad URL now, not at the first failure.
     return new DatabaseUuidFailedJobProvider(knexConfig(url), table);
+  }
+
+  /**
+   * Throws, naming the cause, when the store cannot be used: a server that refuses the
+   * connection or the login, a SQLite file in a folder that is not there or not writable. A
+   * worker calls it before its first job, to learn this now rather than at its first failure.
+   * No SQLite file is made here: as before, that waits for a first failed job.
+   */
+  async check(): Promise<void> {
+    const filename = this.#config?.client === 'better-sqlite3' ? (this.#config.connection as { filename: string }).filename : undefined;
+    if (filename === undefined) {
+      await this.db.raw('select 1');
+      return;
+    }
+    const folder = dirname(resolve(filename));
+    try {
+      accessSync(folder, constants.W_OK);
+    } catch (error) {
+      throw new Error(`the folder ${folder} cannot be written (${(error as NodeJS.ErrnoException).code})`);
+    }
   }
 
   private get db(): Knex {

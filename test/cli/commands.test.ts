@@ -186,12 +186,30 @@ describe('usage and failures', () => {
 });
 
 describe('lqb demo', () => {
-  it('runs both directions against real Laravel and ends clean', async () => {
+  it('runs both directions against real Laravel and leaves no key of its prefix in Redis', async () => {
+    // The keys the demo writes are seen while it runs, so the check after it ends is not of nothing.
+    const seen = new Set<string>();
+    const watcher = rawClient();
+    let running = true;
+    const watching = (async () => {
+      while (running) {
+        for (const key of await watcher.keys('lqb-demo-*')) seen.add(key);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    })();
     const result = await lqb(['demo', '--jobs=2'], current.s.env, { timeoutMs: 60_000 });
+    running = false;
+    await watching;
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
     expect(result.stdout).toMatch(/Node handler: App\\Jobs\\Bridge\\RecordJob n=2/);
     expect(result.stdout).toMatch(/PHP handle\(\): n=102 \(int\) ratio=2 \(float\)/);
     expect(result.stdout).toMatch(/Done: 0 jobs left on the queue, 0 failed\./);
+    const prefix = /keys under (lqb-demo-[0-9a-f]+:)/.exec(result.stdout)?.[1];
+    expect(prefix, `the demo names its key prefix: ${result.stdout.split('\n')[0]}`).toBeDefined();
+    expect([...seen].some((key) => key.startsWith(prefix!)), `no key under ${prefix} was seen while the demo ran`).toBe(true);
+    const left = await watcher.keys(`${prefix}*`);
+    watcher.disconnect();
+    expect(left, `keys the demo left under ${prefix}`).toEqual([]);
   });
 });

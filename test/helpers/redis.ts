@@ -2,9 +2,11 @@
  * Real Redis for tests: a unique key prefix per test, a dump of everything under it, and
  * cleanup. REDIS_URL picks the server (default 127.0.0.1:6379, which .ci/run starts).
  */
+import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { connectRedis, type RedisClient } from '../../src/redis/index.js';
+import { connectRedis, freePort, type RedisClient } from '../../src/redis/index.js';
 
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -45,4 +47,44 @@ export async function dump(raw: Redis, prefix: string): Promise<Dump> {
 export async function removePrefix(raw: Redis, prefix: string): Promise<void> {
   const keys = await raw.keys(`${prefix}*`);
   if (keys.length) await raw.del(...keys);
+}
+
+/** A redis-server of a test's own, for what the shared one must not be given (a password, ACL users, TLS). */
+export interface OwnRedis {
+  port: number;
+  stop(): void;
+}
+
+/**
+ * Starts `redis-server` on a free loopback port with the given arguments (use `{port}` where the
+ * port goes, e.g. for --tls-port), keeping nothing on disk, and waits for its "Ready to accept
+ * connections": a server with a password or on TLS does not answer a plain PING.
+ */
+export async function startOwnRedis(args: string[]): Promise<OwnRedis> {
+  const port = await freePort();
+  const withPort = args.map((arg) => arg.replace('{port}', String(port)));
+  const portArgs = withPort.includes('--tls-port') ? ['--port', '0'] : ['--port', String(port)];
+  const child = spawn('redis-server', [...portArgs, '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...withPort], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let log = '';
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`redis-server ${withPort.join(' ')} was not ready within 10 s: ${log.trim().split('\n').pop()}`)), 10_000);
+    child.stdout.on('data', (chunk) => {
+      log += chunk;
+      if (log.includes('Ready to accept connections')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`redis-server ${withPort.join(' ')} exited (${code}): ${log.trim().split('\n').pop()}`)));
+  });
+  child.stdout.resume();
+  return { port, stop: () => child.kill() };
+}
+
+/** A self-signed certificate for 127.0.0.1 (its own CA) and its key, made by openssl in `dir`. */
+export function selfSignedCertificate(dir: string): { cert: string; key: string } {
+  const cert = join(dir, 'redis.crt');
+  const key = join(dir, 'redis.key');
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
+  return { cert, key };
 }

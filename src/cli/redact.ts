@@ -1,0 +1,55 @@
+/**
+ * Credentials never reach the terminal or a log: `lqb` prints Redis and database URLs with the
+ * password replaced by `***`, and blots out, in every line it writes to standard error or as a
+ * log event, each password and APP_KEY it was given.
+ */
+
+const MASK = '***';
+
+/** The secrets this process was given (passwords, APP_KEY), longest first when applied. */
+const secrets = new Set<string>();
+
+/**
+ * Remembers a secret so no line `redactSecrets` passes shows it, as given or URL-encoded (the
+ * form it takes inside a URL). Called where the connection settings are read.
+ */
+export function keepSecret(value: string | undefined): void {
+  if (!value) return;
+  secrets.add(value);
+  secrets.add(encodeURIComponent(value));
+  try {
+    secrets.add(decodeURIComponent(value));
+  } catch {
+    // A value that is no valid URL encoding has no decoded form to hide.
+  }
+}
+
+/**
+ * The password of every `user:password@` in the text, replaced by `***`: in a URL of any scheme
+ * (a Redis URL, a database URL in a driver's message), and in a string that was meant to be one
+ * and is not (`redis//user:pw@host`), which a usage error quotes.
+ */
+export function redactUrlPasswords(text: string): string {
+  // Up to the last '@' before a path: a password may hold an '@' that was never encoded.
+  return text.replace(/(^|[\s"'/=(])([^:@/\s"'=]*):[^/\s"']*@/g, `$1$2:${MASK}@`);
+}
+
+/** A `?password=` (or `pass`, `pwd`) query parameter's value, as ioredis and database drivers read them. */
+function redactPasswordParameters(text: string): string {
+  return text.replace(/([?&](?:password|pass|pwd)=)[^&\s"']*/gi, `$1${MASK}`);
+}
+
+/** A URL for printing: `redis://:***@host:port/db`; the user name (no secret) is kept. */
+export function redactUrl(url: string): string {
+  return redactPasswordParameters(redactUrlPasswords(url));
+}
+
+/**
+ * A line as it may be printed: URL passwords and every kept secret replaced by `***`. The kept
+ * secrets go longest first, so a secret that contains another is hidden whole.
+ */
+export function redactSecrets(line: string): string {
+  let text = redactUrl(line);
+  for (const secret of [...secrets].sort((a, b) => b.length - a.length)) text = text.split(secret).join(MASK);
+  return text;
+}
