@@ -15,6 +15,8 @@
  *   App\Jobs\Bridge\FailingJob        (int n, string message): always throws; failed() records
  *   App\Events\Bridge\ThingHappened   (int id, string name)
  *   App\Listeners\Bridge\RecordListener  queued listener of ThingHappened
+ * and, through shapes-app/vendor/autoload.php, the sample app's App\Jobs\*, whose handle() records
+ * what it received the same way. With APP_KEY (and APP_CIPHER) set, an encrypter is bound.
  *
  * Each run appends one JSON line to the file named by LQB_RECORD_FILE (to standard error when it
  * is unset):
@@ -34,6 +36,8 @@ namespace {
     // Debian's php-laravel-framework: every component's autoloader, Illuminate\Foundation (the
     // Dispatchable traits) and the framework helpers (app(), dispatch(), event()).
     require_once 'Illuminate/autoload.php';
+    // The sample app's classes (App\Jobs\ShipOrder, …), which `lqb shapes` reads and Node dispatches.
+    require_once __DIR__ . '/shapes-app/vendor/autoload.php';
 }
 
 namespace App\Bridge {
@@ -190,6 +194,17 @@ namespace App\Bridge {
         $app->alias('cache.store', \Illuminate\Contracts\Cache\Repository::class);
 
         $app->singleton(ExceptionHandler::class, StderrExceptionHandler::class);
+
+        // APP_KEY (and APP_CIPHER): the encrypter EncryptionServiceProvider binds, which
+        // CallQueuedHandler uses to read a ShouldBeEncrypted job's command.
+        if ($key = getenv('APP_KEY')) {
+            $app->singleton('encrypter', fn () => new \Illuminate\Encryption\Encrypter(
+                str_starts_with($key, 'base64:') ? base64_decode(substr($key, 7)) : $key,
+                getenv('APP_CIPHER') ?: 'AES-256-CBC'
+            ));
+            $app->alias('encrypter', \Illuminate\Encryption\Encrypter::class);
+            $app->alias('encrypter', \Illuminate\Contracts\Encryption\Encrypter::class);
+        }
 
         return $app;
     }

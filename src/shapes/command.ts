@@ -133,7 +133,7 @@ function typed(shapes: ShapesFile, shape: ClassShape, property: PropertyShape, j
     throw new ShapeError(`${where} is ${property.type}, not nullable: it cannot be null`);
   }
   if (property.model) return modelIdentifier(where, property.model, js, null, profile);
-  if (property.collection) return collectionIdentifier(where, property.collection, js, profile);
+  if (property.collection) return collectionIdentifier(shapes, where, property.collection, js, profile);
   for (const member of members) {
     const value = asMember(shapes, where, member, js, profile);
     if (value !== NO_MATCH) return value;
@@ -209,11 +209,13 @@ function modelIdentifier(where: string, model: { class: string; connection: stri
   return buildModelIdentifier({ class: model.class, id, relations, connection, collectionClass }, profile);
 }
 
-function collectionIdentifier(where: string, collectionClass: string, js: unknown, profile: LaravelProfile): PhpObject {
+/** A collection of models: `{ class, id: [keys…], connection? }`; the connection defaults to the model class's declared one, as the first model's getQueueableConnection() gives it. */
+function collectionIdentifier(shapes: ShapesFile, where: string, collectionClass: string, js: unknown, profile: LaravelProfile): PhpObject {
   if (!isPlainObject(js) || typeof js.class !== 'string') {
     throw new ShapeError(`${where} holds a collection of models: give { "class": "App\\\\Models\\\\X", "id": [keys…] }; ${describe(js)} is not`);
   }
-  return modelIdentifier(where, { class: js.class, connection: null }, js, collectionClass, profile);
+  const model = Object.hasOwn(shapes.classes, js.class) ? shapes.classes[js.class] : undefined;
+  return modelIdentifier(where, { class: js.class, connection: model?.connection ?? null }, js, collectionClass, profile);
 }
 
 /**
