@@ -16,6 +16,7 @@ import { MaxAttemptsExceededError, ManuallyFailedError, NoHandlerError, TimeoutE
 import type { FailedJobProvider } from './FailedJobProvider.js';
 import { handlerNames, type Handler, type HandlerJob, type HandlerMap } from './handlers.js';
 import { defaultWorkerOptions, type WorkerOptions } from './WorkerOptions.js';
+import { liveHeapMb, unwatchLiveHeap, watchLiveHeap } from './memory.js';
 import { SHOULD_BE_ENCRYPTED, declaredForEnvelope } from '../shapes/command.js';
 import type { ShapesFile } from '../shapes/shape.js';
 
@@ -172,7 +173,6 @@ export class Worker {
   private jobsProcessed = 0;
   /** When the restart signal was last read from the cache. */
   private restartCheckedAt = 0;
-  private memoryCheckedAt = -Infinity;
   /** Jobs reserved and not yet finished. */
   private inFlight = 0;
   /**
@@ -230,12 +230,14 @@ export class Worker {
   async run(): Promise<StopReason> {
     this.warnOfShortRetryAfter();
     const renewing = this.renewReservations();
+    if (this.options.memory > 0) watchLiveHeap();
     try {
       const stop = await this.loop();
       this.log({ event: 'stopping', reason: stop.reason });
       return stop;
     } finally {
       clearInterval(renewing);
+      if (this.options.memory > 0) unwatchLiveHeap();
     }
   }
 
@@ -412,18 +414,13 @@ export class Worker {
   }
 
   /**
-   * Laravel's memoryExceeded compares memory_get_usage(): what PHP's allocator holds for the
-   * script's own values, not the process's size. The JS heap is that here; the RSS also holds
-   * V8's code, Node's buffers and whatever an embedding service keeps, and would stop an idle
-   * worker at half its limit. 0 is no limit. Read at most every 50 ms, as a busy worker would
-   * otherwise pay for it per job.
+   * Laravel's memoryExceeded compares memory_get_usage(): what PHP holds for the script's live
+   * values, not the process's size. The JS heap live after the last full collection is that here
+   * (see memory.ts); the RSS also holds V8's code, Node's buffers and whatever an embedding
+   * service keeps, and would stop an idle worker at half its limit. 0 is no limit.
    */
   private memoryExceeded(): boolean {
-    if (this.options.memory <= 0) return false;
-    const now = performance.now();
-    if (now - this.memoryCheckedAt < 50) return false;
-    this.memoryCheckedAt = now;
-    return process.memoryUsage().heapUsed / 1024 / 1024 >= this.options.memory;
+    return this.options.memory > 0 && liveHeapMb() >= this.options.memory;
   }
 
   private async drain(): Promise<void> {

@@ -17,8 +17,9 @@ export interface WorkerOptions {
   /** Stop after this many seconds (`--max-time`, 0: never). */
   maxTime: number;
   /**
-   * Stop (exit 12) once the JS heap holds this many MB (`--memory`, 128; 0: no limit). The heap
-   * is what Laravel's memory_get_usage() measures in PHP: the runtime's own objects, not the RSS.
+   * Stop (exit 12) once the JS heap live after a full collection holds this many MB (`--memory`,
+   * 128; 0: no limit): what Laravel's memory_get_usage() measures in PHP, the script's live
+   * values, not the process's RSS.
    */
   memory: number;
   /** Seconds to rest after each job (`--rest`, 0). */
