@@ -311,6 +311,9 @@ function properties(ReflectionClass $class, bool $serializesModels): array
             'nullable' => $type === null || $type->allowsNull(),
             'serialized' => $serialized,
         ];
+        if ($p->isPromoted()) {
+            $entry['promoted'] = true;
+        }
         if ($p->hasDefaultValue() && !$p->isPromoted()) {
             $entry['default'] = serialized($p->getDefaultValue(), "{$class->getName()}::\${$p->getName()}");
         }
