@@ -6,7 +6,7 @@
  *   php reflect.php --app=DIR [--class=A,B]         DIR/vendor/autoload.php, the classes under DIR/app/
  *   php reflect.php --bootstrap=FILE [--class=A,B]  FILE required, every ShouldQueue class it declares
  *
- * On failure: one line on standard error, exit status 1 (2 for bad arguments). A PHP fatal error
+ * Needs PHP 8.0+ (as Laravel 8 on PHP 8, and every Laravel since). On failure: one line on standard error, exit status 1 (2 for bad arguments). A PHP fatal error
  * while loading the app names the file and PHP's message.
  *
  * What is kept: jobs (ShouldQueue), queued listeners (ShouldQueue, not Dispatchable, with a public
@@ -286,7 +286,8 @@ function modelConnection(string $model): ?string
 function serialized(mixed $value, string $what): string
 {
     $text = serialize($value);
-    if (!mb_check_encoding($text, 'UTF-8')) {
+    // preg's /u rather than mbstring, which not every PHP has.
+    if (preg_match('//u', $text) !== 1) {
         fail("{$what}: its default holds bytes that are not UTF-8, which a shapes file (JSON) cannot carry");
     }
     return $text;
