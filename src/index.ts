@@ -5,3 +5,4 @@ export * from './php/index.js';
 export * from './laravel/index.js';
 export * from './redis/index.js';
 export * from './worker/index.js';
+export * from './shapes/index.js';

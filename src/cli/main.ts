@@ -13,8 +13,9 @@ import { clear, restart, size } from './queues.js';
 import { work } from './work.js';
 import { demo } from './demo.js';
 import { redactSecrets } from './redact.js';
+import { shapes } from './shapes.js';
 
-const commands: Record<string, Command> = { work, dispatch, decode, size, clear, restart, failed, retry, forget, flush, demo };
+const commands: Record<string, Command> = { work, dispatch, decode, size, clear, restart, failed, retry, forget, flush, shapes, demo };
 
 const HELP = new Set(['help', '--help', '-h']);
 

@@ -63,6 +63,12 @@ export interface PropertyShape {
   nullable: boolean;
   /** False for a property serialize() never writes (a parent's private one under SerializesModels 8.x). */
   serialized: boolean;
+  /**
+   * True for a promoted constructor parameter (`public function __construct(public int $id)`):
+   * it has no default, yet is always initialized (and so always serialized) once constructed.
+   * Absent otherwise. (Added after the format was fixed: optional, so older files still read.)
+   */
+  promoted?: true;
   /** Set when the property has a default: its value as PHP serialize() writes it (a string of serialized PHP). */
   default?: string;
   /** When the type names an Eloquent model: its class and declared connection. */

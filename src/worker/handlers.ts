@@ -44,6 +44,36 @@ export interface HandlerJob {
 export type Handler = ((job: HandlerJob) => unknown) & { failed?: (job: HandlerJob, error: unknown) => unknown };
 export type HandlerMap = Record<string, Handler>;
 
+/**
+ * A handler's job with what a `Jobs` entry declares (`command`, or a listener's `args`) in place
+ * of the untyped fields; the rest as HandlerJob has them.
+ */
+export type TypedHandlerJob<Entry> = Omit<HandlerJob, keyof Entry & keyof HandlerJob> & Entry;
+
+export type TypedHandler<Entry> = ((job: TypedHandlerJob<Entry>) => unknown) & { failed?: (job: TypedHandlerJob<Entry>, error: unknown) => unknown };
+
+/** A handler map checked against `Jobs`: only its names, each handler given its entry's types. */
+export type TypedHandlerMap<Jobs> = { [Name in keyof Jobs]?: TypedHandler<Jobs[Name]> };
+
+/** Keeps TypeScript from reading Jobs off the map: it comes from the type argument or the default. */
+type NoInference<T> = [T][T extends unknown ? 0 : never];
+
+/**
+ * Declares a handler map. With the `Jobs` interface `lqb shapes --types` writes,
+ *
+ *   export default defineHandlers<Jobs>({
+ *     'App\\Jobs\\ShipOrder': async (job) => { job.command.orderId; … },        // job.command: App.Jobs.ShipOrder
+ *     'App\\Listeners\\SendShipmentNotification@handle': async (job) => { job.args[0].orderId; },
+ *   });
+ *
+ * each handler's `job.command` (a listener's `job.args`) has the class's type, and a name that is
+ * not in `Jobs` is a compile error. Without a type argument it takes any HandlerMap. At run time
+ * it returns the map unchanged.
+ */
+export function defineHandlers<Jobs extends object = Record<string, object>>(map: NoInference<TypedHandlerMap<Jobs>>): HandlerMap {
+  return map as unknown as HandlerMap;
+}
+
 /** Loads a handlers module (a path or file URL) and checks its shape. */
 export async function loadHandlers(file: string): Promise<HandlerMap> {
   const url = file.startsWith('file:') ? file : pathToFileURL(resolve(file)).href;

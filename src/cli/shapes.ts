@@ -1,0 +1,48 @@
+/**
+ * `lqb shapes (--app=DIR | --bootstrap=FILE.php) [--class=A,B] [--out=FILE] [--types=FILE.d.ts]`:
+ * reads the app's queueable classes with PHP's own reflection and writes their shapes (JSON,
+ * `lqb-shapes.json` by default) and, with --types, TypeScript declarations for typed handlers.
+ * Prints one line: how many classes of each kind, and where they were written.
+ */
+import { writeFile } from 'node:fs/promises';
+import { declarationsFor, reflectShapes, type ClassKind } from '../shapes/index.js';
+import { UsageError, type Command } from './command.js';
+
+const KINDS: ClassKind[] = ['job', 'listener', 'notification', 'mailable', 'event', 'model', 'class'];
+
+export const shapes: Command = {
+  usage: 'lqb shapes (--app=DIR | --bootstrap=FILE.php) [--class=A,B] [--out=lqb-shapes.json] [--types=FILE.d.ts]   (runs php on PATH)',
+  options: {
+    app: { type: 'string' },
+    bootstrap: { type: 'string' },
+    class: { type: 'string' },
+    out: { type: 'string' },
+    types: { type: 'string' },
+  },
+  noArguments: true,
+  async run({ values, out }) {
+    const app = stringFlag(values.app, 'app');
+    const bootstrap = stringFlag(values.bootstrap, 'bootstrap');
+    if ((app === undefined) === (bootstrap === undefined)) throw new UsageError('give one of --app=DIR (a Laravel app) or --bootstrap=FILE.php');
+    const classFlag = stringFlag(values.class, 'class');
+    const classes = classFlag?.split(',').map((name) => name.trim()).filter(Boolean);
+    if (classFlag !== undefined && classes!.length === 0) throw new UsageError('--class names no class');
+    const file = stringFlag(values.out, 'out') ?? 'lqb-shapes.json';
+    const types = stringFlag(values.types, 'types');
+    const read = await reflectShapes({ ...(app !== undefined ? { app } : { bootstrap: bootstrap! }), ...(classes ? { classes } : {}) });
+    await writeFile(file, JSON.stringify(read, null, 2) + '\n');
+    if (types !== undefined) await writeFile(types, declarationsFor(read));
+    const counts = new Map<ClassKind, number>();
+    for (const shape of Object.values(read.classes)) counts.set(shape.kind, (counts.get(shape.kind) ?? 0) + 1);
+    const summary = KINDS.filter((kind) => counts.has(kind)).map((kind) => `${counts.get(kind)} ${plural(kind, counts.get(kind)!)}`);
+    out(`${summary.length ? summary.join(', ') : 'no queueable classes'} (Laravel ${read.laravel ?? 'unknown'}) written to ${file}${types !== undefined ? ` and ${types}` : ''}`);
+  },
+};
+
+function stringFlag(value: unknown, name: string): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || value === '') throw new UsageError(`--${name} needs a value`);
+  return value;
+}
+
+const plural = (kind: ClassKind, n: number) => (n === 1 ? kind : kind === 'class' ? 'classes' : `${kind}s`);
