@@ -4,14 +4,20 @@
  * that Laravel version lays it out. JSON integers become PHP ints, other numbers floats,
  * arrays lists, objects string-keyed arrays. Prints {"uuid","id","queue"}.
  */
-import { LARAVEL_PROFILES, buildJob, buildPayload, decodeJson, isJsonRecord, type JsonValue, type LaravelProfile } from '../laravel/index.js';
+import { Encrypter, LARAVEL_PROFILES, buildJob, buildPayload, decodeJson, isJsonRecord, type BuiltPayload, type JsonValue, type LaravelProfile } from '../laravel/index.js';
+import { ShapeError, buildShapedPayload } from '../shapes/command.js';
+import { ShapesError, readShapes } from '../shapes/read.js';
 import { RedisQueue, type RedisClient } from '../redis/index.js';
-import { RedisUnavailable, connectionFlags, connectionFrom, openQueueClient } from './connection.js';
+import { RedisUnavailable, connectionFlags, connectionFrom, openQueueClient, type Connection } from './connection.js';
 import { redactUrl } from './redact.js';
 import { UsageError, backoffFlag, countFlag, numberFlag, type Command } from './command.js';
 
 export const dispatch: Command = {
-  usage: 'lqb dispatch CLASS [--props=JSON] [--queue=Q] [--delay=S] [--tries=N] [--timeout=S] [--backoff=S[,S…]] [--laravel=VERSION] [--redis=URL] [--redis-ca=FILE] [--prefix=P] [--env=PATH]',
+  usage:
+    'lqb dispatch CLASS [--props=JSON] [--shapes=FILE] [--queue=Q] [--delay=S] [--tries=N] [--timeout=S] [--backoff=S[,S…]] [--laravel=VERSION] [--redis=URL] [--redis-ca=FILE] [--prefix=P] [--env=PATH] [--key=APP_KEY]\n' +
+    '  With --shapes (or LQB_SHAPES; made by lqb shapes) each property is written as the class declares it: mangled by its visibility, typed, defaulted, models as\n' +
+    '  ModelIdentifiers, the command encrypted for ShouldBeEncrypted, the declared tries/backoff/timeout in the envelope; what the class would not hold is refused.\n' +
+    '  Without shapes it cannot know any of that: every property is written public, as its JSON type, unencrypted, with no declared tries or backoff.',
   options: {
     ...connectionFlags,
     props: { type: 'string' },
@@ -21,6 +27,7 @@ export const dispatch: Command = {
     timeout: { type: 'string' },
     backoff: { type: 'string' },
     laravel: { type: 'string' },
+    shapes: { type: 'string' },
   },
   async run({ values, positionals, out }) {
     const [className, ...extra] = positionals;
@@ -29,15 +36,17 @@ export const dispatch: Command = {
     const props = parseProps(values.props);
     const profile = profileFor(values.laravel);
     const connection = connectionFrom(values);
-    const queueName = typeof values.queue === 'string' ? values.queue : connection.defaultQueue;
+    const defaultQueueName = typeof values.queue === 'string' ? values.queue : connection.defaultQueue;
     const delay = values.delay === undefined ? 0 : numberFlag(values.delay, 'delay', 0, 0);
     // As onQueue() and delay() do, the command itself carries them: a chain or a release reads them there.
     const queueable = { ...(typeof values.queue === 'string' ? { queue: values.queue } : {}), ...(delay > 0 ? { delay } : {}) };
-    const command = buildJob({ className, properties: props, queueable }, profile);
     const tries = values.tries === undefined ? null : countFlag(values.tries, 'tries', 0, 0);
     const timeout = values.timeout === undefined ? null : countFlag(values.timeout, 'timeout', 0, 0);
     const backoff = backoffFlag(values.backoff) ?? null;
-    const built = buildPayload(command, { profile, maxTries: tries, timeout, backoff, delay: profile === '12' && delay ? delay : null });
+    const shapesFile = typeof values.shapes === 'string' ? values.shapes : process.env.LQB_SHAPES || undefined;
+    const { built, queueName } = shapesFile
+      ? shapedPayload(shapesFile, className, props, { laravel: values.laravel, queueable, queue: values.queue, delay, tries, timeout, backoff, connection })
+      : { built: buildPayload(buildJob({ className, properties: props, queueable }, profile), { profile, maxTries: tries, timeout, backoff, delay: profile === '12' && delay ? delay : null }), queueName: defaultQueueName };
     let client: RedisClient | undefined;
     try {
       client = await openQueueClient(connection);
@@ -54,6 +63,42 @@ export const dispatch: Command = {
     out(JSON.stringify({ uuid: built.envelope.uuid ?? null, id: built.envelope.id, queue: queueName }));
   },
 };
+
+interface ShapedFlags {
+  laravel: unknown;
+  queueable: Record<string, unknown>;
+  queue: unknown;
+  delay: number;
+  tries: number | null;
+  timeout: number | null;
+  backoff: number[] | null;
+  connection: Connection;
+}
+
+/**
+ * A payload checked against the class's shape (buildShapedPayload). A refusal, or a shapes file
+ * that does not read, is a usage error naming class and property; a PHP method Node cannot run
+ * (backoff(), retryUntil()) is said on standard error.
+ */
+function shapedPayload(file: string, className: string, props: Record<string, unknown>, flags: ShapedFlags): { built: BuiltPayload; queueName: string } {
+  try {
+    const { appKey, cipher } = flags.connection;
+    const built = buildShapedPayload(readShapes(file), className, props, {
+      ...(flags.laravel === undefined ? {} : { profile: profileFor(flags.laravel) }),
+      queueable: flags.queueable,
+      maxTries: flags.tries,
+      timeout: flags.timeout,
+      backoff: flags.backoff,
+      delay: flags.delay,
+      ...(appKey ? { encrypter: new Encrypter(appKey, cipher) } : {}),
+      onNotRun: (name, methods) => process.stderr.write(`lqb dispatch: ${name} defines ${methods.join(' and ')}, PHP that Node cannot run: the payload goes without ${methods.length > 1 ? 'their results' : 'its result'}\n`),
+    });
+    return { built, queueName: typeof flags.queue === 'string' ? flags.queue : (built.queue ?? flags.connection.defaultQueue) };
+  } catch (error) {
+    if (error instanceof ShapeError || error instanceof ShapesError) throw new UsageError(error.message);
+    throw error;
+  }
+}
 
 /**
  * --props as JSON, numbers as PHP's json_decode reads them ("1.0" a float, written as PHP

@@ -7,7 +7,7 @@
  * anything is pushed, naming the class and the property.
  */
 import { PhpArray, PhpFloat, PhpObject, fromJS, mangle, serialize, unserialize, type PhpValue } from '../php/index.js';
-import { buildDate, buildModelIdentifier, type LaravelProfile } from '../laravel/index.js';
+import { Encrypter, buildDate, buildModelIdentifier, buildPayload, type BuiltPayload, type LaravelProfile, type PayloadOptions } from '../laravel/index.js';
 import type { ClassShape, PropertyShape, ShapesFile } from './shape.js';
 
 /** A value the shape refuses, or a class it does not know: one line, naming class and property. */
@@ -38,6 +38,45 @@ export interface ShapedCommand {
   encrypted: boolean;
   /** PHP methods whose results Laravel writes into the payload and Node cannot call (backoff(), retryUntil()). */
   notRun: string[];
+}
+
+/** What a checked payload takes beside the values: the envelope's own settings win over the declared ones. */
+export interface ShapedPayloadOptions extends ShapedCommandOptions {
+  /** Encrypts a ShouldBeEncrypted command; without one such a class is refused. */
+  encrypter?: Encrypter;
+  maxTries?: number | null;
+  timeout?: number | null;
+  backoff?: number | number[] | string | null;
+  /** 12.11+: the dispatch delay in seconds, written into the envelope. */
+  delay?: number | null;
+  /** Said once per payload: PHP methods whose results Laravel writes and Node cannot call. */
+  onNotRun?: (className: string, methods: string[]) => void;
+}
+
+/**
+ * A job's payload checked against its shape, as that Laravel version's dispatch writes it: the
+ * command as its serialize() writes it, the declared tries, backoff, timeout, maxExceptions and
+ * failOnTimeout in the envelope (the options win), encrypted when the class is ShouldBeEncrypted.
+ * Returns the queue the command names (onQueue() or its declared `$queue`), if any.
+ */
+export function buildShapedPayload(shapes: ShapesFile, className: string, values: Record<string, unknown>, options: ShapedPayloadOptions = {}): BuiltPayload & { queue: string | null } {
+  const profile = options.profile ?? profileOfShapes(shapes) ?? '8';
+  const shaped = shapedCommand(shapes, className, values, { ...options, profile });
+  if (shaped.encrypted && !options.encrypter) throw new ShapeError(`${className} is ShouldBeEncrypted: give the APP_KEY (--key, APP_KEY or --env) to encrypt it with; it is never pushed in clear text`);
+  if (shaped.notRun.length > 0) options.onNotRun?.(className, shaped.notRun);
+  const declared = shaped.envelope;
+  const payload: PayloadOptions = {
+    profile,
+    maxTries: options.maxTries ?? declared.maxTries,
+    timeout: options.timeout ?? declared.timeout,
+    backoff: options.backoff ?? declared.backoff,
+    maxExceptions: declared.maxExceptions,
+    failOnTimeout: declared.failOnTimeout,
+    retryUntil: declared.retryUntil,
+    delay: profile === '12' && options.delay ? options.delay : null,
+    ...(shaped.encrypted ? { encrypter: options.encrypter } : {}),
+  };
+  return { ...buildPayload(shaped.command, payload), queue: shaped.queue };
 }
 
 /** The shape of a class, or a one-line error saying the shapes file does not have it. */

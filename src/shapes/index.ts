@@ -6,3 +6,4 @@ export type { ShapesFile, ClassShape, ClassKind, PropertyShape, DeclaredName } f
 export { readShapes, parseShapes, shapesSchema, ShapesError } from './read.js';
 export { reflectShapes, ReflectError, REFLECT_PHP, type ReflectOptions } from './reflect.js';
 export { declarationsFor, typeName } from './types.js';
+export { buildShapedPayload, shapedCommand, declaredForEnvelope, ShapeError, SHOULD_BE_ENCRYPTED, type ShapedCommand, type ShapedCommandOptions, type ShapedPayloadOptions } from './command.js';

@@ -406,6 +406,18 @@ function shape(ReflectionClass $class, string $kind): array
         'declared' => (object) $declared,
         'methods' => array_values(array_filter(METHODS, fn ($m) => ownMethod($class, $m))),
     ];
+    $constructor = $class->getConstructor();
+    if ($constructor !== null && $kind !== 'model') {
+        // The constructor's parameters: one without a default that sets a typed property makes
+        // that property required of a producer; a default fills its property.
+        $shape['constructorParams'] = array_map(function (ReflectionParameter $p) use ($class) {
+            $entry = ['name' => $p->getName()];
+            if ($p->isDefaultValueAvailable() && !$p->isDefaultValueConstant()) {
+                $entry['default'] = serialized($p->getDefaultValue(), $class->getName() . '::__construct($' . $p->getName() . ')');
+            }
+            return $entry;
+        }, $constructor->getParameters());
+    }
     if ($kind === 'model') {
         $shape['connection'] = $class->isInstantiable() ? modelConnection($class->getName()) : null;
     }

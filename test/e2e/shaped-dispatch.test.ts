@@ -1,0 +1,151 @@
+/**
+ * Checked dispatch against real Laravel 8.83: `lqb shapes` reads php-fixture-gen/shapes-app, Node
+ * dispatches its jobs with those shapes, and
+ * - the command is the very bytes PHP's own serialize() writes for the same job;
+ * - Laravel's worker runs it and gets every value with its PHP type, and the declared tries,
+ *   backoff and timeout in the envelope;
+ * - a ShouldBeEncrypted job goes to Redis encrypted, and Laravel decrypts and runs it;
+ * - an unknown property, a value of the wrong type and a missing required one are refused, one
+ *   line naming class and property, and nothing is pushed.
+ */
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodePayload } from '../../src/laravel/index.js';
+import { serialize } from '../../src/php/index.js';
+import { readShapes } from '../../src/shapes/read.js';
+import { shapedCommand } from '../../src/shapes/command.js';
+import type { ShapesFile } from '../../src/shapes/shape.js';
+import { root } from '../helpers/php.js';
+import { lqb, php, scratch, type Scratch } from '../helpers/processes.js';
+import { dump, rawClient, removePrefix, uniquePrefix } from '../helpers/redis.js';
+
+const QUEUE = 'shaped';
+const prefix = uniquePrefix('shaped');
+const s: Scratch = scratch(prefix, QUEUE);
+const APP_KEY = 'base64:' + Buffer.alloc(32, 7).toString('base64');
+const env = { ...s.env, APP_KEY };
+let shapesFile: string;
+let shapes: ShapesFile;
+
+beforeAll(async () => {
+  shapesFile = join(s.dir, 'lqb-shapes.json');
+  const made = await lqb(['shapes', `--app=${join(root, 'php-fixture-gen/shapes-app')}`, `--out=${shapesFile}`], env);
+  expect(made.status, made.stderr).toBe(0);
+  shapes = readShapes(shapesFile);
+});
+
+afterAll(async () => {
+  const raw = rawClient();
+  await removePrefix(raw, prefix);
+  raw.disconnect();
+  s.remove();
+});
+
+/** PHP's own serialize() of a shapes-app job (php-fixture-gen/shapes-serialize.php). */
+function phpSerialize(spec: object): string {
+  const out = execFileSync('php', [join(root, 'php-fixture-gen/shapes-serialize.php'), JSON.stringify(spec)], { encoding: 'utf8' });
+  return (JSON.parse(out) as { serialized: string }).serialized;
+}
+
+const dispatch = (className: string, props: object, ...flags: string[]) => lqb(['dispatch', className, `--props=${JSON.stringify(props)}`, `--queue=${QUEUE}`, ...flags], env);
+
+describe('a command built from its shape is the bytes PHP writes', () => {
+  const cases: [string, Record<string, unknown>, object][] = [
+    ['App\\Jobs\\ShipOrder', { orderId: 7, secret: 's3' }, { args: [7, 's3'] }],
+    ['App\\Jobs\\ShipOrder', { orderId: 7, secret: 's3', weight: 2, express: true, notes: ['a', 'b'], coupon: null, untyped: 5 }, { args: [7, 's3'], set: { weight: 2.0, express: true, notes: ['a', 'b'], coupon: null, untyped: 5 } }],
+    ['App\\Jobs\\MonthlyReport', { month: 3, recipients: ['a@example.com'] }, { args: [3, ['a@example.com']] }],
+    ['App\\Jobs\\MonthlyReport', { month: 3 }, { args: [3] }],
+    ['App\\Jobs\\ChargeCard', { cardToken: 'tok_1', amount: 1250 }, { args: ['tok_1', 1250] }],
+    ['App\\Jobs\\SyncUser', { user: 5 }, { args: [{ '@model': 'App\\Models\\User', id: 5 }] }],
+    ['App\\Jobs\\SyncUser', { user: { id: 5, connection: 'mysql' }, friends: { class: 'App\\Models\\User', id: [1, 2] } }, { args: [{ '@model': 'App\\Models\\User', id: 5 }, { '@collection': 'App\\Models\\User', ids: [1, 2] }] }],
+  ];
+  for (const [className, props, spec] of cases) {
+    it(`${className} with ${JSON.stringify(props)}`, () => {
+      const ours = Buffer.from(serialize(shapedCommand(shapes, className, props).command)).toString('utf8');
+      expect(ours).toBe(phpSerialize({ class: className, ...spec }));
+    });
+  }
+});
+
+describe('Node dispatches with the shapes; Laravel’s worker runs the jobs', () => {
+  let records: Record<string, any>[];
+  let payloads: Record<string, string>;
+
+  beforeAll(async () => {
+    const pushed = [
+      await dispatch('App\\Jobs\\ShipOrder', { orderId: 7, secret: 'hush', weight: 2, express: true }, `--shapes=${shapesFile}`),
+      await dispatch('App\\Jobs\\MonthlyReport', { month: 11, recipients: ['a@example.com'] }, `--shapes=${shapesFile}`),
+      await lqb(['dispatch', 'App\\Jobs\\ChargeCard', `--props=${JSON.stringify({ cardToken: 'tok_secret', amount: 990 })}`, `--queue=${QUEUE}`], { ...env, LQB_SHAPES: shapesFile }),
+    ];
+    for (const result of pushed) expect(result.status, result.stderr).toBe(0);
+    const raw = rawClient();
+    const state = await dump(raw, prefix);
+    raw.disconnect();
+    payloads = Object.fromEntries(((state[`queues:${QUEUE}`] ?? []) as string[]).map((p) => [JSON.parse(p).displayName, p]));
+    const worker = await php('laravel-worker.php', [`--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0'], env, { timeoutMs: 60_000 });
+    expect(worker.status, worker.stderr).toBe(0);
+    records = s.phpRuns();
+  }, 90_000);
+
+  it('each value arrives with its PHP type, protected and private ones included', () => {
+    const ship = records.find((r) => r.class === 'App\\Jobs\\ShipOrder');
+    expect(ship?.props).toEqual({
+      orderId: 7,
+      secret: 'hush',
+      notes: null,
+      weight: 2,
+      express: true,
+      coupon: 'uninitialized',
+      untyped: 'plain',
+      types: { orderId: 'int', secret: 'string', notes: 'null', weight: 'float', express: 'bool', coupon: 'string', untyped: 'string' },
+    });
+    const report = records.find((r) => r.class === 'App\\Jobs\\MonthlyReport');
+    expect(report?.props).toMatchObject({ month: 11, recipients: ['a@example.com'], tenant: 'acme', version: 1, types: { month: 'int', recipients: 'array' } });
+  });
+
+  it('the declared tries, backoff and timeout are in the envelope, as PHP’s dispatch writes them', () => {
+    const envelope = JSON.parse(payloads['App\\Jobs\\ShipOrder']!);
+    expect([envelope.maxTries, envelope.backoff, envelope.timeout, envelope.maxExceptions]).toEqual([4, '1,2', 30, 3]);
+    const ship = records.find((r) => r.class === 'App\\Jobs\\ShipOrder');
+    expect([ship?.maxTries, ship?.backoff, ship?.timeout]).toEqual([4, '1,2', 30]);
+  });
+
+  it('a ShouldBeEncrypted job sits in Redis encrypted, and Laravel decrypts and runs it', () => {
+    const raw = payloads['App\\Jobs\\ChargeCard']!;
+    expect(raw).not.toContain('tok_secret');
+    expect(decodePayload(raw).encrypted).toBe(true);
+    const charge = records.find((r) => r.class === 'App\\Jobs\\ChargeCard');
+    expect(charge?.props).toMatchObject({ cardToken: 'tok_secret', amount: 990, types: { cardToken: 'string', amount: 'int' } });
+    expect(charge?.maxTries).toBe(2);
+  });
+});
+
+describe('what the class would not hold is refused before anything is pushed', () => {
+  const refusals: [string, Record<string, unknown>, RegExp][] = [
+    ['App\\Jobs\\ShipOrder', { orderId: 7, secret: 's', secrett: 'typo' }, /^lqb dispatch: App\\Jobs\\ShipOrder has no property \$secrett/],
+    ['App\\Jobs\\ShipOrder', { orderId: '7', secret: 's' }, /^lqb dispatch: App\\Jobs\\ShipOrder::\$orderId is int; the string "7" is not/],
+    ['App\\Jobs\\ShipOrder', { orderId: 7 }, /^lqb dispatch: App\\Jobs\\ShipOrder::\$secret \(string\) is required/],
+    ['App\\Jobs\\ShipOrder', { orderId: 7, secret: null }, /^lqb dispatch: App\\Jobs\\ShipOrder::\$secret is string, not nullable/],
+    ['App\\Jobs\\SyncUser', { user: [1, 2] }, /^lqb dispatch: App\\Jobs\\SyncUser::\$user holds a App\\Models\\User: give its key/],
+    ['App\\Jobs\\Missing', {}, /^lqb dispatch: App\\Jobs\\Missing is not in the shapes file/],
+  ];
+  for (const [className, props, message] of refusals) {
+    it(`${className} ${JSON.stringify(props)}`, async () => {
+      const result = await dispatch(className, props, `--shapes=${shapesFile}`, '--queue=refused');
+      expect(result.status, result.stdout).toBe(2);
+      expect(result.stderr.trim().split('\n')).toHaveLength(1);
+      expect(result.stderr).toMatch(message);
+      const raw = rawClient();
+      const state = await dump(raw, prefix);
+      raw.disconnect();
+      expect(Object.keys(state).filter((key) => key.startsWith('queues:refused'))).toEqual([]);
+    });
+  }
+
+  it('a ShouldBeEncrypted job without an APP_KEY is refused, never pushed in clear text', async () => {
+    const result = await lqb(['dispatch', 'App\\Jobs\\ChargeCard', `--props=${JSON.stringify({ cardToken: 't', amount: 1 })}`, '--queue=refused', `--shapes=${shapesFile}`], s.env);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(/ChargeCard is ShouldBeEncrypted: give the APP_KEY/);
+  });
+});
