@@ -101,6 +101,7 @@ describe('lqb shapes --app on the sample app', () => {
       'App\\Jobs\\MonthlyReport': 'job',
       'App\\Jobs\\PlainReport': 'job',
       'App\\Jobs\\ReportOptions': 'class',
+      'App\\Jobs\\RetryLater': 'job',
       'App\\Jobs\\ShipOrder': 'job',
       'App\\Jobs\\SyncUser': 'job',
       'App\\Listeners\\SendShipmentNotification': 'listener',
@@ -211,7 +212,7 @@ describe('lqb shapes --app on the sample app', () => {
   it('prints one line: the count of each kind and where it wrote', () => {
     const { status, stdout } = lqb(['shapes', `--app=${APP}`, '--out=summary.json']);
     expect(status).toBe(0);
-    expect(stdout).toBe('5 jobs, 1 listener, 1 notification, 1 mailable, 1 event, 1 model, 1 class (Laravel 8.83.26) written to summary.json\n');
+    expect(stdout).toBe('6 jobs, 1 listener, 1 notification, 1 mailable, 1 event, 1 model, 1 class (Laravel 8.83.26) written to summary.json\n');
   });
 });
 
