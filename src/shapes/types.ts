@@ -16,8 +16,8 @@
  *         SerializesModels writes in its place,
  *   a date class → its serialized fields (date, timezone_type, timezone),
  *   another class → its interface when the shapes hold it, else Record<string, unknown>.
- * A typed property with no default that is not promoted may be uninitialized, and PHP does not
- * serialize it then: it is optional (`?:`).
+ * A typed property with no default that is neither promoted nor named by a constructor
+ * parameter may be uninitialized, and PHP does not serialize it then: it is optional (`?:`).
  */
 import type { ClassShape, PropertyShape, ShapesFile } from './shape.js';
 
@@ -120,7 +120,7 @@ function printInterface(name: string, shape: ClassShape, shapes: ShapesFile, ind
     else byName.set(property.name, [property]);
   }
   for (const [plain, properties] of byName) {
-    const optional = properties.every(mayBeMissing);
+    const optional = properties.every((p) => mayBeMissing(p, shape));
     const type = union(properties.map((p) => propertyType(p, shape, shapes)));
     const where = properties.map((p) => `${p.visibility} ${p.type ?? '(untyped)'}${p.class !== shape.name ? ` of ${p.class}` : ''}`).join('; ');
     lines.push(`${indent}  /** PHP: ${escapeComment(where)} */`);
@@ -132,9 +132,15 @@ function printInterface(name: string, shape: ClassShape, shapes: ShapesFile, ind
 
 const escapeComment = (text: string) => text.replace(/\*\//g, '*\\/');
 
-/** Typed, no default, not promoted: uninitialized until something sets it, and then not serialized. */
-function mayBeMissing(property: PropertyShape): boolean {
-  return property.type !== null && property.default === undefined && property.promoted !== true;
+/**
+ * Typed, no default, not promoted, and no constructor parameter of its name to set it:
+ * uninitialized until something sets it, and then not serialized. (A constructor parameter of
+ * the same name is taken to set it, as `$this->x = $x` does; a producer with shapes refuses to
+ * leave such a property out.)
+ */
+function mayBeMissing(property: PropertyShape, shape: ClassShape): boolean {
+  if (property.type === null || property.default !== undefined || property.promoted === true) return false;
+  return !(shape.constructorParams ?? []).some((p) => p.name === property.name);
 }
 
 function union(types: string[]): string {

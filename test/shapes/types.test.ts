@@ -109,7 +109,7 @@ describe('lqb shapes --types', () => {
   it('declares an interface per class in PHP\'s namespaces, and Jobs by handler name', () => {
     const text = readFileSync(join(dir, 'jobs.d.ts'), 'utf8');
     expect(text).toContain('export declare namespace App {');
-    expect(text).toMatch(/export interface ShipOrder \{[^}]*\n\s+orderId\?: number;[^}]*\n\s+notes: LqbTypes\.PhpArray \| null;[^}]*\n\s+coupon\?: string \| null;/);
+    expect(text).toMatch(/export interface ShipOrder \{[^}]*\n\s+orderId: number;[^}]*\n\s+notes: LqbTypes\.PhpArray \| null;[^}]*\n\s+coupon\?: string \| null;/);
     expect(text).toContain('"App\\\\Jobs\\\\ShipOrder": { command: App.Jobs.ShipOrder };');
     expect(text).toContain('"App\\\\Listeners\\\\SendShipmentNotification@handle": { args: [App.Events.OrderShipped] };');
   });
