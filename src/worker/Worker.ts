@@ -185,9 +185,12 @@ export class Worker {
   private ahead: { count: number; jobs: Promise<RedisJob[]> } | undefined;
   /** Wakes the loop early (a signal, a finished job) instead of sleeping out `--sleep`. */
   private wake: (() => void) | undefined;
-  /** Settles when stop() is called: every wait on Redis gives way to it. */
-  private readonly stopped: Promise<'stopped'>;
-  private signalStopped!: () => void;
+  /**
+   * The waits on Redis in progress, each ended by stop(). One entry per wait, removed when it
+   * settles: a single promise that every wait hangs a reaction on would keep one per loop, for
+   * the life of the worker.
+   */
+  private readonly stopWaiters = new Set<() => void>();
   /** Jobs whose handlers are running: their reservations are renewed until they finish. */
   private readonly inHand = new Set<RedisJob>();
   /** Classes whose PHP-only methods the log has named already. */
@@ -202,7 +205,6 @@ export class Worker {
     this.options = { ...defaultWorkerOptions, ...options };
     this.now = deps.now ?? (() => Math.floor(Date.now() / 1000));
     this.log = deps.log ?? (() => undefined);
-    this.stopped = new Promise((resolve) => (this.signalStopped = () => resolve('stopped')));
   }
 
   /**
@@ -211,7 +213,7 @@ export class Worker {
    */
   stop(): void {
     this.shouldQuit = true;
-    this.signalStopped();
+    for (const release of this.stopWaiters) release();
     this.queue.interruptWait();
     this.wake?.();
   }
@@ -280,7 +282,12 @@ export class Worker {
    * does not hold the worker.
    */
   private untilStopped<T, F>(waiting: Promise<T>, fallback: F): Promise<T | F> {
-    return Promise.race([waiting, this.stopped.then(() => sleep(STOP_GRACE_MS, fallback, { ref: false }))]);
+    const grace = () => sleep(STOP_GRACE_MS, fallback, { ref: false });
+    if (this.shouldQuit) return Promise.race([waiting, grace()]);
+    let release!: () => void;
+    const stopped = new Promise<F>((resolve) => (release = () => resolve(grace())));
+    this.stopWaiters.add(release);
+    return Promise.race([waiting, stopped]).finally(() => this.stopWaiters.delete(release));
   }
 
   private async loop(): Promise<StopReason> {

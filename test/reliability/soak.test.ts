@@ -19,6 +19,8 @@ const prefix = uniquePrefix('soak');
 const s = scratch(prefix, QUEUE);
 s.env.LQB_SOAK_FILE = join(s.dir, 'soak.jsonl');
 s.env.LQB_SOAK_JOBS = String(JOBS);
+// Samples enough for the growth check at either size: a leak of a few KB a job shows in 10,000.
+s.env.LQB_SOAK_SAMPLE = String(bySize(1_000, 20_000));
 
 afterAll(async () => {
   const raw = rawClient();
