@@ -7,6 +7,10 @@
  *       records phase "start" and "done" with "t" (milliseconds), waiting `seconds` between.
  *   App\Jobs\Bridge\LimitedJob  (int n, string key): middleware() = RateLimited('bridge-limit');
  *       records one run with "t".
+ *   App\Jobs\Bridge\WindowJob      (int n): retryUntil() = now + LQB_RETRY_WINDOW seconds (1 by
+ *       default), the method queue:retry calls again; records one run.
+ *   App\Jobs\Bridge\WindowPropJob  (int n, int retryUntil): a `$retryUntil` property, which
+ *       queue:retry leaves as it was; records one run.
  * The limiter `bridge-limit` is what an app's RouteServiceProvider would define:
  *   RateLimiter::for('bridge-limit', fn ($job) => Limit::perMinute(LQB_RATE_LIMIT ?: 3)->by($job->key))
  * on the RateLimiter singleton over the app's cache store, as CacheServiceProvider binds it.
@@ -71,6 +75,39 @@ namespace App\Jobs\Bridge {
                 usleep((int) min($left * 1e6, 20000));
             }
             $this->recordRun($props, ['phase' => 'done', 't' => microtime(true) * 1000]);
+        }
+    }
+
+    class WindowJob implements ShouldQueue
+    {
+        use Dispatchable, InteractsWithQueue, Queueable, SerializesModels, RecordsRuns;
+
+        public function __construct(public int $n)
+        {
+        }
+
+        public function retryUntil(): \DateTimeInterface
+        {
+            return new \DateTimeImmutable('@' . (time() + (int) (getenv('LQB_RETRY_WINDOW') ?: 1)));
+        }
+
+        public function handle(): void
+        {
+            $this->recordRun(['n' => $this->n]);
+        }
+    }
+
+    class WindowPropJob implements ShouldQueue
+    {
+        use Dispatchable, InteractsWithQueue, Queueable, SerializesModels, RecordsRuns;
+
+        public function __construct(public int $n, public int $retryUntil)
+        {
+        }
+
+        public function handle(): void
+        {
+            $this->recordRun(['n' => $this->n]);
         }
     }
 

@@ -8,6 +8,8 @@
  *   overlap  {"n":1,"count":N,"key":"shared","seconds":0.5,"releaseAfter":1|null,"tries":T,"queue":Q}
  *            dispatches OverlapJobs (guards-app.php); one line per job: {"id","uuid","queue","class"}
  *   limited  {"n":1,"count":N,"key":"shared","tries":T,"queue":Q}: LimitedJobs, the same way
+ *   window   {"n":1,"count":N}: WindowJobs (a retryUntil() method)
+ *   window-prop {"n":1,"count":N,"retryUntil":T}: WindowPropJobs (a $retryUntil property)
  *   probe-overlap {"key":"shared","expireAfter":S}: runs WithoutOverlapping(key)->expireAfter(S)
  *            on an OverlapJob, and inside it prints every Redis key under REDIS_PREFIX with its
  *            value and TTL: {"ran":true,"keys":{<key without REDIS_PREFIX>:{"value","ttl"}}}
@@ -75,6 +77,16 @@ switch ($kind) {
     case 'limited':
         for ($i = 0; $i < $count; $i++) {
             $send(new LimitedJob($n + $i, $key));
+        }
+        break;
+    case 'window':
+        for ($i = 0; $i < $count; $i++) {
+            $send(new App\Jobs\Bridge\WindowJob($n + $i));
+        }
+        break;
+    case 'window-prop':
+        for ($i = 0; $i < $count; $i++) {
+            $send(new App\Jobs\Bridge\WindowPropJob($n + $i, (int) ($options['retryUntil'] ?? time() + 1)));
         }
         break;
     case 'probe-overlap':

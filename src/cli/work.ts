@@ -7,6 +7,7 @@ import { RedisQueue, type RedisClient } from '../redis/index.js';
 import { QueueCache, Worker, loadHandlers, type DatabaseUuidFailedJobProvider, type WorkerOptions } from '../worker/index.js';
 import { cacheClient, connectionFlags, connectionFrom, failedJobStore, queueClient, type Connection } from './connection.js';
 import { formatEvent } from './output.js';
+import { shapesFlag, shapesFrom } from './shapes-file.js';
 import { redactSecrets, redactUrl } from './redact.js';
 import { UsageError, backoffFlag, connectionName, countFlag, numberFlag, queueNames, workBackoff, type Command } from './command.js';
 
@@ -14,9 +15,10 @@ export const work: Command = {
   usage:
     'lqb work [CONNECTION] --handlers=FILE [--queue=a,b] [--once] [--stop-when-empty] [--tries=1] [--backoff=0[,S…]] [--timeout=60] [--sleep=3] ' +
     '[--max-jobs=0] [--max-time=0] [--memory=128] [--rest=0] [--retry-after=90] [--block-for=S] [--concurrency=1] [--share] [--json] ' +
-    '[--redis=URL] [--redis-ca=FILE] [--prefix=P] [--default-queue=default] [--env=PATH] [--failed-db=URL] [--key=APP_KEY] [--cipher=AES-256-CBC]   (also as in queue:work: --name, --delay, --force, --daemon)',
+    '[--redis=URL] [--redis-ca=FILE] [--prefix=P] [--default-queue=default] [--env=PATH] [--failed-db=URL] [--key=APP_KEY] [--cipher=AES-256-CBC] [--shapes=FILE]   (also as in queue:work: --name, --delay, --force, --daemon)',
   options: {
     ...connectionFlags,
+    ...shapesFlag,
     handlers: { type: 'string' },
     queue: { type: 'string' },
     once: { type: 'boolean' },
@@ -51,6 +53,7 @@ export const work: Command = {
     const blockFor = typeof values['block-for'] === 'string' ? numberFlag(values['block-for'], 'block-for', 0, 0) : null;
     const encrypter = encrypterFor(values, connection);
     const handlers = await loadHandlers(values.handlers);
+    const shapes = shapesFrom(values);
     // Everything a worker needs is checked before it opens Redis, and what it opened is closed
     // on any error: an open client would keep the process alive after the error was printed.
     const failer = await reachableFailedJobStore(connection);
@@ -70,6 +73,7 @@ export const work: Command = {
         failer,
         cache: new QueueCache(cache, connection.cachePrefix),
         encrypter,
+        ...(shapes ? { shapes } : {}),
         // A job's error may quote a URL or a key the handler was given; the log shows none.
         log: (event) => out(redactSecrets(formatEvent(event, json))),
       });
