@@ -7,6 +7,7 @@
  *
  *   overlap  {"n":1,"count":N,"key":"shared","seconds":0.5,"releaseAfter":1|null,"tries":T,"queue":Q}
  *            dispatches OverlapJobs (guards-app.php); one line per job: {"id","uuid","queue","class"}
+ *            ("through": true adds ->through([new WithoutOverlapping(key)]), carried in the payload)
  *   limited  {"n":1,"count":N,"key":"shared","tries":T,"queue":Q}: LimitedJobs, the same way
  *   window   {"n":1,"count":N}: WindowJobs (a retryUntil() method)
  *   window-prop {"n":1,"count":N,"retryUntil":T}: WindowPropJobs (a $retryUntil property)
@@ -64,6 +65,7 @@ $key = (string) ($options['key'] ?? 'shared');
 $send = function (object $job) use ($options) {
     if (isset($options['tries'])) $job->tries = (int) $options['tries'];
     if (isset($options['queue'])) $job->onQueue((string) $options['queue']);
+    if (!empty($options['through'])) $job->through([new WithoutOverlapping((string) ($options['key'] ?? 'shared'))]);
     dispatch($job);
 };
 

@@ -178,8 +178,11 @@ export class MiddlewareNotices {
 
   /** The warning to log for this job, or undefined (nothing to say, or said already). */
   check(view: JobView, handler: Handler | undefined, shapes: ShapesFile | undefined): string | undefined {
-    const found = middlewareOf(view, shapes);
-    if (!found || this.said.has(found.cls)) return undefined;
+    if (!('className' in view)) return undefined;
+    const cls = view.kind === 'listener' ? view.listener : view.className;
+    if (this.said.has(cls)) return undefined;
+    const found = middlewareOf(cls, view, shapes);
+    if (!found) return undefined;
     this.said.add(found.cls);
     const guards = (handler as Partial<GuardedHandler> | undefined)?.guards ?? [];
     const applied = guards.length > 0 ? `; its Node handler applies ${guards.map((g) => `${g}()`).join(' and ')}` : '; wrap its Node handler in withoutOverlapping() or rateLimited() to share PHP’s WithoutOverlapping locks and RateLimited limits';
@@ -187,9 +190,7 @@ export class MiddlewareNotices {
   }
 }
 
-function middlewareOf(view: JobView, shapes: ShapesFile | undefined): { cls: string; where: string } | undefined {
-  if (!('className' in view)) return undefined;
-  const cls = view.kind === 'listener' ? view.listener : view.className;
+function middlewareOf(cls: string, view: JobView & { queueable: { middleware: PhpValue | undefined } }, shapes: ShapesFile | undefined): { cls: string; where: string } | undefined {
   const inPayload = middlewareInPayload(view.queueable.middleware);
   if (inPayload.length > 0) return { cls, where: `in its payload: ${inPayload.join(', ')}` };
   const shape = shapes && Object.hasOwn(shapes.classes, cls) ? shapes.classes[cls] : undefined;

@@ -196,6 +196,12 @@ describe('the log names job middleware PHP would run', () => {
     expect(await warnings(worker)).toEqual([`${OVERLAP} has job middleware (its middleware() method) that runs in PHP only: Node does not apply it; wrap its Node handler in withoutOverlapping() or rateLimited() to share PHP’s WithoutOverlapping locks and RateLimited limits`]);
   });
 
+  it('from middleware the payload carries (->through()), without shapes', async () => {
+    await laravel('overlap', { key: 'a', through: true });
+    const worker = new Worker(env.queue, { [OVERLAP]: async () => undefined }, { once: true, sleep: 0.05, memory: 0 }, { cache: env.cache, log: (e) => env.events.push(e) });
+    expect(await warnings(worker)).toEqual([expect.stringMatching(/^App\\Jobs\\Bridge\\OverlapJob has job middleware \(in its payload: Illuminate\\Queue\\Middleware\\WithoutOverlapping\) that runs in PHP only/)]);
+  });
+
   it('names the guards a wrapped handler applies; an empty $middleware default says nothing', async () => {
     await laravel('overlap', { key: 'a' });
     const guarded = new Worker(env.queue, { [OVERLAP]: withoutOverlapping('a', async () => undefined) }, { once: true, sleep: 0.05, memory: 0 }, { cache: env.cache, shapes: shapes(['middleware']), log: (e) => env.events.push(e) });
