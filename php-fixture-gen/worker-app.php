@@ -435,3 +435,8 @@ namespace App\Listeners\Bridge {
         }
     }
 }
+
+namespace {
+    // Jobs guarded by WithoutOverlapping and RateLimited (they use RecordsRuns, declared above).
+    require_once __DIR__ . '/guards-app.php';
+}

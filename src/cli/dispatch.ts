@@ -6,7 +6,8 @@
  */
 import { Encrypter, LARAVEL_PROFILES, buildJob, buildPayload, decodeJson, isJsonRecord, type BuiltPayload, type JsonValue, type LaravelProfile } from '../laravel/index.js';
 import { ShapeError, buildShapedPayload } from '../shapes/command.js';
-import { ShapesError, readShapes } from '../shapes/read.js';
+import type { ShapesFile } from '../shapes/shape.js';
+import { shapesFlag, shapesFrom } from './shapes-file.js';
 import { RedisQueue, type RedisClient } from '../redis/index.js';
 import { RedisUnavailable, connectionFlags, connectionFrom, openQueueClient, type Connection } from './connection.js';
 import { redactUrl } from './redact.js';
@@ -27,7 +28,7 @@ export const dispatch: Command = {
     timeout: { type: 'string' },
     backoff: { type: 'string' },
     laravel: { type: 'string' },
-    shapes: { type: 'string' },
+    ...shapesFlag,
   },
   async run({ values, positionals, out }) {
     const [className, ...extra] = positionals;
@@ -43,9 +44,9 @@ export const dispatch: Command = {
     const tries = values.tries === undefined ? null : countFlag(values.tries, 'tries', 0, 0);
     const timeout = values.timeout === undefined ? null : countFlag(values.timeout, 'timeout', 0, 0);
     const backoff = backoffFlag(values.backoff) ?? null;
-    const shapesFile = typeof values.shapes === 'string' ? values.shapes : process.env.LQB_SHAPES || undefined;
-    const { built, queueName } = shapesFile
-      ? shapedPayload(shapesFile, className, props, { laravel: values.laravel, queueable, queue: values.queue, delay, tries, timeout, backoff, connection })
+    const shapes = shapesFrom(values);
+    const { built, queueName } = shapes
+      ? shapedPayload(shapes, className, props, { laravel: values.laravel, queueable, queue: values.queue, delay, tries, timeout, backoff, connection })
       : { built: buildPayload(buildJob({ className, properties: props, queueable }, profile), { profile, maxTries: tries, timeout, backoff, delay: profile === '12' && delay ? delay : null }), queueName: defaultQueueName };
     let client: RedisClient | undefined;
     try {
@@ -76,14 +77,14 @@ interface ShapedFlags {
 }
 
 /**
- * A payload checked against the class's shape (buildShapedPayload). A refusal, or a shapes file
- * that does not read, is a usage error naming class and property; a PHP method Node cannot run
+ * A payload checked against the class's shape (buildShapedPayload). A refusal is a usage error
+ * naming class and property; a PHP method Node cannot run
  * (backoff(), retryUntil()) is said on standard error.
  */
-function shapedPayload(file: string, className: string, props: Record<string, unknown>, flags: ShapedFlags): { built: BuiltPayload; queueName: string } {
+function shapedPayload(shapes: ShapesFile, className: string, props: Record<string, unknown>, flags: ShapedFlags): { built: BuiltPayload; queueName: string } {
   try {
     const { appKey, cipher } = flags.connection;
-    const built = buildShapedPayload(readShapes(file), className, props, {
+    const built = buildShapedPayload(shapes, className, props, {
       ...(flags.laravel === undefined ? {} : { profile: profileFor(flags.laravel) }),
       queueable: flags.queueable,
       maxTries: flags.tries,
@@ -95,7 +96,7 @@ function shapedPayload(file: string, className: string, props: Record<string, un
     });
     return { built, queueName: typeof flags.queue === 'string' ? flags.queue : (built.queue ?? flags.connection.defaultQueue) };
   } catch (error) {
-    if (error instanceof ShapeError || error instanceof ShapesError) throw new UsageError(error.message);
+    if (error instanceof ShapeError) throw new UsageError(error.message);
     throw error;
   }
 }

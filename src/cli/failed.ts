@@ -3,9 +3,10 @@
  * `queue:failed`, `queue:retry`, `queue:forget` and `queue:flush` show and change it.
  */
 import { RedisQueue } from '../redis/index.js';
-import { DatabaseUuidFailedJobProvider, retryFailedJob, type FailedJob } from '../worker/index.js';
+import { DatabaseUuidFailedJobProvider, retryFailedJob, type FailedJob, type RetryUntilChoice } from '../worker/index.js';
 import { connectionFlags, connectionFrom, failedJobStore, openQueueClient, type Connection } from './connection.js';
 import { UsageError, type Command } from './command.js';
+import { shapesFlag, shapesFrom } from './shapes-file.js';
 
 /** Opens the failed-jobs store the connection names, hands it over, and closes it after. */
 async function withFailer<T>(connection: Connection, use: (failer: DatabaseUuidFailedJobProvider) => Promise<T>): Promise<T> {
@@ -59,11 +60,12 @@ export const failed: Command = {
 };
 
 export const retry: Command = {
-  usage: 'lqb retry ID…|all [--queue=Q] [--range=A-B…] [--failed-db=URL] [--redis=URL] [--redis-ca=FILE] [--prefix=P] [--env=PATH]',
-  options: { ...connectionFlags, queue: { type: 'string' }, range: { type: 'string', multiple: true } },
+  usage: 'lqb retry ID…|all [--queue=Q] [--range=A-B…] [--retry-until=SECONDS|none|keep] [--shapes=FILE] [--failed-db=URL] [--redis=URL] [--redis-ca=FILE] [--prefix=P] [--env=PATH]',
+  options: { ...connectionFlags, ...shapesFlag, queue: { type: 'string' }, range: { type: 'string', multiple: true }, 'retry-until': { type: 'string' } },
   async run({ values, positionals, out }) {
     const ranges = (values.range ?? []) as string[];
     if (positionals.length === 0 && !values.queue && ranges.length === 0) throw new UsageError('retry takes failed job IDs, "all", --queue=Q or --range=A-B');
+    const window = { shapes: shapesFrom(values), choice: retryUntilChoice(values['retry-until']) };
     const connection = connectionFrom(values);
     const client = await openQueueClient(connection);
     try {
@@ -78,7 +80,12 @@ export const retry: Command = {
             process.stderr.write(`Unable to find failed job with ID [${id}].\n`);
             continue;
           }
-          await retryFailedJob(failer, queue, job);
+          const refused = await retryFailedJob(failer, queue, job, window);
+          if (refused) {
+            missing++;
+            process.stderr.write(`The failed job [${id}] was not retried: ${refused}.\n`);
+            continue;
+          }
           out(`The failed job [${id}] has been pushed back onto the queue!`);
         }
         return missing > 0 ? 1 : 0;
@@ -88,6 +95,14 @@ export const retry: Command = {
     }
   },
 };
+
+/** --retry-until: whole seconds from now, `none` (no window: tries apply), or `keep` (the payload's). */
+function retryUntilChoice(value: unknown): RetryUntilChoice | undefined {
+  if (value === undefined) return undefined;
+  if (value === 'none' || value === 'keep') return value;
+  if (typeof value === 'string' && /^\d+$/.test(value)) return { seconds: Number(value) };
+  throw new UsageError(`--retry-until must be a whole number of seconds, none or keep; got ${JSON.stringify(value)}`);
+}
 
 /**
  * The IDs queue:retry goes through, in its order: `all` alone is every failed job, newest

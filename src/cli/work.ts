@@ -7,7 +7,7 @@ import { RedisQueue, type RedisClient } from '../redis/index.js';
 import { QueueCache, Worker, loadHandlers, type DatabaseUuidFailedJobProvider, type WorkerOptions } from '../worker/index.js';
 import { cacheClient, connectionFlags, connectionFrom, failedJobStore, queueClient, type Connection } from './connection.js';
 import { formatEvent } from './output.js';
-import { ShapesError, readShapes, type ShapesFile } from '../shapes/index.js';
+import { shapesFlag, shapesFrom } from './shapes-file.js';
 import { redactSecrets, redactUrl } from './redact.js';
 import { UsageError, backoffFlag, connectionName, countFlag, numberFlag, queueNames, workBackoff, type Command } from './command.js';
 
@@ -18,6 +18,7 @@ export const work: Command = {
     '[--shapes=FILE] [--redis=URL] [--redis-ca=FILE] [--prefix=P] [--default-queue=default] [--env=PATH] [--failed-db=URL] [--key=APP_KEY] [--cipher=AES-256-CBC]   (also as in queue:work: --name, --delay, --force, --daemon)',
   options: {
     ...connectionFlags,
+    ...shapesFlag,
     handlers: { type: 'string' },
     queue: { type: 'string' },
     once: { type: 'boolean' },
@@ -36,7 +37,6 @@ export const work: Command = {
     share: { type: 'boolean' },
     'share-delay': { type: 'string' },
     json: { type: 'boolean' },
-    shapes: { type: 'string' },
     // queue:work's own, so a command line copied from a Laravel deployment runs as it is:
     // --delay is 8.x's old name for --backoff; there is no maintenance mode or daemon to choose.
     name: { type: 'string' },
@@ -53,7 +53,7 @@ export const work: Command = {
     const blockFor = typeof values['block-for'] === 'string' ? numberFlag(values['block-for'], 'block-for', 0, 0) : null;
     const encrypter = encrypterFor(values, connection);
     const handlers = await loadHandlers(values.handlers);
-    const shapes = shapesFor(values);
+    const shapes = shapesFrom(values);
     // Everything a worker needs is checked before it opens Redis, and what it opened is closed
     // on any error: an open client would keep the process alive after the error was printed.
     const failer = await reachableFailedJobStore(connection);
@@ -148,20 +148,5 @@ async function reachableFailedJobStore(connection: Connection): Promise<Database
   } catch (error) {
     await failer.close();
     throw new Error(`the failed-jobs database ${redactUrl(connection.failedDb)} cannot be reached: ${(error as Error).message.split('\n')[0]}`);
-  }
-}
-
-/**
- * The app's class shapes (--shapes, else LQB_SHAPES), when given: a chain's next link then keeps
- * its class's declared tries, backoff and encryption. One that does not read is a usage error.
- */
-function shapesFor(values: Flags): ShapesFile | undefined {
-  const file = typeof values.shapes === 'string' ? values.shapes : process.env.LQB_SHAPES || undefined;
-  if (file === undefined) return undefined;
-  try {
-    return readShapes(file);
-  } catch (error) {
-    if (error instanceof ShapesError) throw new UsageError(error.message);
-    throw error;
   }
 }

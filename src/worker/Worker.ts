@@ -12,6 +12,7 @@ import { PhpArray, PhpObject, deref, toJS, unserialize, type PhpValue } from '..
 import { buildPayload, commandOf, jsonNumber, plainJson, type DecodedPayload, type Encrypter, type JobView } from '../laravel/index.js';
 import type { RedisJob, RedisQueue, ReservedFields } from '../redis/index.js';
 import type { QueueCache } from './cache.js';
+import { MiddlewareNotices } from './middleware.js';
 import { MaxAttemptsExceededError, ManuallyFailedError, NoHandlerError, TimeoutExceededError, UndecodableJobError, describeError, exceptionText } from './errors.js';
 import type { FailedJobProvider } from './FailedJobProvider.js';
 import { handlerNames, type Handler, type HandlerJob, type HandlerMap } from './handlers.js';
@@ -58,6 +59,7 @@ interface JobActions {
   release(seconds: number): Promise<void>;
   fail(error: unknown): Promise<void>;
   delete(): Promise<void>;
+  cache: QueueCache | undefined;
 }
 
 /**
@@ -111,6 +113,10 @@ class JobContext implements HandlerJob {
 
   get signal(): AbortSignal {
     return this.#state.signal();
+  }
+
+  get cache(): QueueCache | undefined {
+    return this.#actions.cache;
   }
 
   // Own functions rather than methods, so `const { release } = job` still works.
@@ -195,6 +201,8 @@ export class Worker {
   private readonly inHand = new Set<RedisJob>();
   /** Classes whose PHP-only methods the log has named already. */
   private readonly saidNotRun = new Set<string>();
+  /** Classes whose PHP job middleware the log has named already. */
+  private readonly middlewareNotices = new MiddlewareNotices();
 
   constructor(
     readonly queue: RedisQueue,
@@ -490,6 +498,8 @@ export class Worker {
 
     const found = this.findHandler(payload, view);
     const context = found && this.context(state, found.name, payload, view, command);
+    const middleware = found && this.middlewareNotices.check(view, found.handler, this.deps.shapes);
+    if (middleware) this.log({ event: 'warning', job: name, reason: middleware });
     try {
       if (!found || !context) {
         if (this.options.share) {
@@ -624,6 +634,7 @@ export class Worker {
         state.deleted = true;
         await job.delete();
       },
+      cache: this.deps.cache,
     });
     return context;
   }

@@ -13,12 +13,13 @@ export const RESTART_KEY = 'illuminate:queue:restart';
 export class QueueCache {
   constructor(
     /** The cache connection (Laravel's `cache` Redis connection: database 1 by default). */
-    private readonly client: RedisClient,
+    readonly client: RedisClient,
     /** Laravel's `cache.prefix`, e.g. `laravel_cache`. */
-    private readonly prefix = 'laravel_cache',
+    readonly prefix = 'laravel_cache',
   ) {}
 
-  private key(name: string): string {
+  /** The Redis key of a cache item, as RedisStore names it: `{cache prefix}:{name}` (the client adds its own prefix). */
+  key(name: string): string {
     return this.prefix ? `${this.prefix}:${name}` : name;
   }
 

@@ -12,6 +12,7 @@
 import { pathToFileURL } from 'node:url';
 import { resolve } from 'node:path';
 import type { DecodedPayload, JobView } from '../laravel/index.js';
+import type { QueueCache } from './cache.js';
 
 /** What a handler is given. */
 export interface HandlerJob {
@@ -39,6 +40,8 @@ export interface HandlerJob {
   fail(error?: unknown): Promise<void>;
   /** Deletes the job: it is done, and will not run again. */
   delete(): Promise<void>;
+  /** The worker's cache: Laravel's Redis cache store, where withoutOverlapping() and rateLimited() keep their locks and counts. */
+  cache: QueueCache | undefined;
 }
 
 export type Handler = ((job: HandlerJob) => unknown) & { failed?: (job: HandlerJob, error: unknown) => unknown };

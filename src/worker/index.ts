@@ -7,4 +7,7 @@ export { loadHandlers, handlerNames, defineHandlers, type Handler, type HandlerJ
 export { QueueCache, RESTART_KEY } from './cache.js';
 export { DatabaseUuidFailedJobProvider, knexConfig, laravelTimestamp, type FailedJob, type FailedJobProvider } from './FailedJobProvider.js';
 export { MaxAttemptsExceededError, TimeoutExceededError, ManuallyFailedError, NoHandlerError, UndecodableJobError, describeError, exceptionText } from './errors.js';
-export { resetAttempts, retryFailedJob } from './retry.js';
+export { resetAttempts, retryFailedJob, retryUntilFor, type RetryUntilChoice } from './retry.js';
+export { RedisLock } from './RedisLock.js';
+export { RateLimiter } from './RateLimiter.js';
+export { withoutOverlapping, rateLimited, overlapLockName, rateLimitKeys, type GuardedHandler, type GuardKey, type Limit, type Limits, type WithoutOverlappingOptions, type RateLimitedOptions } from './middleware.js';

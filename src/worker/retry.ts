@@ -9,17 +9,62 @@
 import { PhpFloat } from '../php/index.js';
 import { decodeJson, encodeJson, type JsonValue } from '../laravel/index.js';
 import type { RedisQueue } from '../redis/index.js';
+import type { ShapesFile } from '../shapes/shape.js';
 import type { FailedJob, FailedJobProvider } from './FailedJobProvider.js';
 
-/** The payload with attempts 0, as Laravel's RetryCommand writes it. */
-export function resetAttempts(payload: string): string {
+/**
+ * The payload with attempts 0, as Laravel's RetryCommand writes it; with `retryUntil`, that
+ * value set as refreshRetryUntil sets the result of the command's retryUntil() method.
+ */
+export function resetAttempts(payload: string, refresh?: { retryUntil: number | null }): string {
   const decoded = asPhpArray(phpDecode(payload));
   // isset(): an attempts of null stays null.
   if (decoded instanceof Map && decoded.get('attempts') != null) decoded.set('attempts', 0);
   // RetryCommand decodes and encodes the payload a second time (refreshRetryUntil), and that
   // pass reads back what the first one wrote: a -0.0, written "-0", becomes the int 0.
-  return phpJson(asPhpArray(phpDecode(phpJson(decoded))));
+  const again = asPhpArray(phpDecode(phpJson(decoded)));
+  if (refresh && again instanceof Map) again.set('retryUntil', refresh.retryUntil);
+  return phpJson(again);
 }
+
+/** What `lqb retry --retry-until` says the new window is: seconds from now, none (null), or the payload's own. */
+export type RetryUntilChoice = { seconds: number } | 'none' | 'keep';
+
+/**
+ * What queue:retry's refreshRetryUntil would write into a retried payload's `retryUntil`, as far
+ * as Node can tell. Laravel calls the command's retryUntil() method again (a fresh window) and
+ * leaves the value alone when the class has no such method (a `$retryUntil` property, a queued
+ * listener's). Node cannot call PHP, so:
+ * - a payload without a command, or whose retryUntil is null, keeps it (as the method would
+ *   have to have given null at dispatch);
+ * - the class shapes say no retryUntil() method (or it is a queued listener): kept, as Laravel keeps it;
+ * - otherwise the new window is `choice` (seconds from now, none, keep); without one, the job is
+ *   refused with the reason, so it never goes back with a window that has already closed.
+ */
+export function retryUntilFor(payload: string, options: { shapes?: ShapesFile; choice?: RetryUntilChoice; now?: number } = {}): { keep: true } | { retryUntil: number | null } | { refuse: string } {
+  let envelope: { retryUntil?: unknown; data?: { command?: unknown; commandName?: unknown } };
+  try {
+    envelope = JSON.parse(payload);
+  } catch {
+    return { keep: true }; // resetAttempts refuses it with its own reason
+  }
+  if (envelope === null || typeof envelope !== 'object' || envelope.data?.command === undefined || envelope.retryUntil === null || envelope.retryUntil === undefined) return { keep: true };
+  const className = typeof envelope.data.commandName === 'string' ? envelope.data.commandName : undefined;
+  if (className === CALL_QUEUED_LISTENER) return { keep: true };
+  const shape = className && options.shapes && Object.hasOwn(options.shapes.classes, className) ? options.shapes.classes[className] : undefined;
+  if (shape && !shape.methods.includes('retryUntil')) return { keep: true };
+  const choice = options.choice;
+  if (choice === 'keep') return { keep: true };
+  if (choice === 'none') return { retryUntil: null };
+  if (choice) return { retryUntil: (options.now ?? Math.floor(Date.now() / 1000)) + choice.seconds };
+  const name = className ?? 'its command';
+  const why = shape
+    ? `${name} has a retryUntil() method, which queue:retry calls for a fresh window and Node cannot`
+    : `its retryUntil may come from a retryUntil() method of ${name}, which queue:retry calls for a fresh window and Node cannot${options.shapes ? ` (${name} is not in the shapes)` : ' (give --shapes to tell)'}`;
+  return { refuse: `${why}; say the new window with --retry-until=SECONDS, or --retry-until=none or keep` };
+}
+
+const CALL_QUEUED_LISTENER = 'Illuminate\\Events\\CallQueuedListener';
 
 // Numbers as json_decode makes them (ints past 64 bits floats, "-0" the int 0, floats to be
 // written in PHP's spelling), and written back as json_encode writes them.
@@ -39,8 +84,14 @@ function asPhpArray(value: JsonValue): JsonValue {
   return new Map(entries.map(([key, item]) => [key, asPhpArray(item)]));
 }
 
-/** Pushes a failed job back onto its queue and forgets its record. */
-export async function retryFailedJob(failer: FailedJobProvider, queue: RedisQueue, job: FailedJob): Promise<void> {
-  await queue.pushRaw(resetAttempts(job.payload), job.queue);
+/**
+ * Pushes a failed job back onto its queue and forgets its record; with `retryUntil`, its window
+ * as retryUntilFor decides it. Returns the reason when the job is refused (its record stays).
+ */
+export async function retryFailedJob(failer: FailedJobProvider, queue: RedisQueue, job: FailedJob, retryUntil?: { shapes?: ShapesFile; choice?: RetryUntilChoice; now?: number }): Promise<string | undefined> {
+  const window = retryUntil ? retryUntilFor(job.payload, retryUntil) : { keep: true as const };
+  if ('refuse' in window) return window.refuse;
+  await queue.pushRaw(resetAttempts(job.payload, 'retryUntil' in window ? window : undefined), job.queue);
   await failer.forget(job.uuid);
+  return undefined;
 }
