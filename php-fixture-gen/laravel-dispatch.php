@@ -24,6 +24,12 @@
  *   listener       {"id":1,"name":"thing","count":N,"queue":Q}: ThingHappened::dispatch() through
  *                  the events Dispatcher, which queues App\Listeners\Bridge\RecordListener as
  *                  Laravel's CallQueuedListener (ids id .. id+N-1)
+ *   notification   {"userId":1,"invoiceId":7,"count":N,"queue":Q}: Laravel's ChannelManager::send (what
+ *                  $user->notify() calls) of App\Notifications\InvoicePaid(invoiceId) to an
+ *                  App\Models\User with that key: one SendQueuedNotifications per notifiable and
+ *                  channel ('mail'); with "count", invoices invoiceId .. invoiceId+N-1
+ *   mailable       {"orderId":5,"to":"ada@example.com","count":N,"queue":Q}: Mailable::queue() of
+ *                  App\Mail\OrderShippedMail(orderId) through the queue manager: SendQueuedMailable
  * For each pushed job, one line on standard output:
  *   {"id": <payload id>, "uuid": <payload uuid>, "queue": <queue name>, "class": <displayName>}
  *
@@ -63,7 +69,7 @@ use Symfony\Component\Console\Output\StreamOutput;
 
 function lqb_usage(string $message): never
 {
-    fwrite(STDERR, $message . "\nusage: php laravel-dispatch.php record|flaky|flaky-backoff|slow|failing|listener|retry|failed|restart [JSON]\n");
+    fwrite(STDERR, $message . "\nusage: php laravel-dispatch.php record|flaky|flaky-backoff|slow|failing|listener|notification|mailable|retry|failed|restart [JSON]\n");
     exit(2);
 }
 
@@ -172,6 +178,31 @@ switch ($kind) {
         $id = (int) ($options['id'] ?? 1);
         for ($i = 0; $i < $count; $i++) {
             ThingHappened::dispatch($id + $i, (string) ($options['name'] ?? 'thing'));
+        }
+        break;
+
+    case 'notification':
+        $user = (new App\Models\User())->forceFill(['id' => (int) ($options['userId'] ?? 1)]);
+        $user->exists = true;
+        $notifications = new Illuminate\Notifications\ChannelManager($app);
+        $invoiceId = (int) ($options['invoiceId'] ?? 1);
+        for ($i = 0; $i < $count; $i++) {
+            $notification = new App\Notifications\InvoicePaid($invoiceId + $i);
+            if (isset($options['queue'])) {
+                $notification->onQueue((string) $options['queue']);
+            }
+            $notifications->send($user, $notification);
+        }
+        break;
+
+    case 'mailable':
+        $orderId = (int) ($options['orderId'] ?? 1);
+        for ($i = 0; $i < $count; $i++) {
+            $mail = (new App\Mail\OrderShippedMail($orderId + $i))->to((string) ($options['to'] ?? 'ada@example.com'))->subject('Your order shipped');
+            if (isset($options['queue'])) {
+                $mail->onQueue((string) $options['queue']);
+            }
+            $mail->queue($app['queue']);
         }
         break;
 

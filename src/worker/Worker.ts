@@ -14,7 +14,7 @@ import type { RedisJob, RedisQueue, ReservedFields } from '../redis/index.js';
 import type { QueueCache } from './cache.js';
 import { MaxAttemptsExceededError, ManuallyFailedError, NoHandlerError, TimeoutExceededError, UndecodableJobError, describeError, exceptionText } from './errors.js';
 import type { FailedJobProvider } from './FailedJobProvider.js';
-import { handlerNames, type Handler, type HandlerJob, type HandlerMap } from './handlers.js';
+import { argsOf, handlerNames, type Handler, type HandlerJob, type HandlerMap } from './handlers.js';
 import { defaultWorkerOptions, type WorkerOptions } from './WorkerOptions.js';
 import { SHOULD_BE_ENCRYPTED, declaredForEnvelope } from '../shapes/command.js';
 import type { ShapesFile } from '../shapes/shape.js';
@@ -100,8 +100,7 @@ class JobContext implements HandlerJob {
   }
 
   get args(): unknown[] {
-    const view = this.view;
-    return (this.#args ??= view.kind === 'listener' ? view.arguments.map((arg) => toJS(arg)) : []);
+    return (this.#args ??= argsOf(this.view));
   }
 
   get payload(): Record<string, unknown> {

@@ -3,7 +3,19 @@
  */
 export { Worker, type WorkerEvent, type WorkerDependencies, type StopReason } from './Worker.js';
 export { defaultWorkerOptions, type WorkerOptions } from './WorkerOptions.js';
-export { loadHandlers, handlerNames, type Handler, type HandlerJob, type HandlerMap } from './handlers.js';
+export {
+  loadHandlers,
+  handlerNames,
+  argsOf,
+  type Handler,
+  type HandlerJob,
+  type HandlerMap,
+  type MailableArgs,
+  type MailableJob,
+  type Notifiable,
+  type NotificationArgs,
+  type NotificationJob,
+} from './handlers.js';
 export { QueueCache, RESTART_KEY } from './cache.js';
 export { DatabaseUuidFailedJobProvider, knexConfig, laravelTimestamp, type FailedJob, type FailedJobProvider } from './FailedJobProvider.js';
 export { MaxAttemptsExceededError, TimeoutExceededError, ManuallyFailedError, NoHandlerError, UndecodableJobError, describeError, exceptionText } from './errors.js';
