@@ -37,7 +37,7 @@ export const dispatch: Command = {
     const tries = values.tries === undefined ? null : countFlag(values.tries, 'tries', 0, 0);
     const timeout = values.timeout === undefined ? null : countFlag(values.timeout, 'timeout', 0, 0);
     const backoff = backoffFlag(values.backoff) ?? null;
-    const built = buildPayload(command, { profile, maxTries: tries, timeout, backoff, delay: profile === '12' && delay ? delay : null });
+    const built = buildPayload(command, { profile, maxTries: tries, timeout, backoff, delay: (profile === '12' || profile === '13') && delay ? delay : null });
     let client: RedisClient | undefined;
     try {
       client = await openQueueClient(connection);

@@ -53,7 +53,7 @@ export function profileOfShapes(shapes: ShapesFile): LaravelProfile | undefined 
   if (!version) return undefined;
   const major = version.split('.')[0]!;
   if (major === '5') return '5.8';
-  return ['6', '7', '8', '9', '10', '11', '12'].includes(major) ? (major as LaravelProfile) : major === '13' ? '12' : undefined;
+  return ['6', '7', '8', '9', '10', '11', '12', '13'].includes(major) ? (major as LaravelProfile) : undefined;
 }
 
 /** Builds a job's command from its shape and plain values, refusing what the class would not hold. */
