@@ -42,6 +42,13 @@
  *                  was not found.
  *   failed         prints the failer's all() as one JSON array (newest first; each record:
  *                  id (the uuid), connection, queue, payload, exception, failed_at)
+ *   pause          {"connection":"redis","queue":"default","all":false}: what Laravel 12.40+'s
+ *                  QueueManager::pause does, through this app's real cache store (8.83's RedisStore,
+ *                  whose format 12.x keeps): forever("illuminate:queue:paused:{connection}:{queue}",
+ *                  true); with "all", 13.25+'s pauseAll: forever("illuminate:queues:paused", true)
+ *   resume         the same keys forgotten, as QueueManager::resume / resumeAll
+ *   paused         prints {"paused": bool}: QueueManager::isPaused's reading, (bool) of the global
+ *                  switch, else of the queue's own
  *   restart        Laravel's RestartCommand (queue:restart): stores the time in the cache under
  *                  illuminate:queue:restart. Prints {"restart": <time>}.
  *
@@ -69,7 +76,7 @@ use Symfony\Component\Console\Output\StreamOutput;
 
 function lqb_usage(string $message): never
 {
-    fwrite(STDERR, $message . "\nusage: php laravel-dispatch.php record|flaky|flaky-backoff|slow|failing|listener|notification|mailable|retry|failed|restart [JSON]\n");
+    fwrite(STDERR, $message . "\nusage: php laravel-dispatch.php record|flaky|flaky-backoff|slow|failing|listener|notification|mailable|retry|failed|pause|resume|paused|restart [JSON]\n");
     exit(2);
 }
 
@@ -231,6 +238,23 @@ switch ($kind) {
 
     case 'failed':
         lqb_print(array_map(fn ($record) => (array) $record, $app['queue.failer']->all()));
+        break;
+
+    case 'pause':
+    case 'resume':
+    case 'paused':
+        $key = !empty($options['all'])
+            ? 'illuminate:queues:paused'
+            : 'illuminate:queue:paused:' . ($options['connection'] ?? 'redis') . ':' . ($options['queue'] ?? 'default');
+        $store = $app['cache.store'];
+        if ($kind === 'pause') {
+            $store->forever($key, true);
+        } elseif ($kind === 'resume') {
+            $store->forget($key);
+        } else {
+            $own = 'illuminate:queue:paused:' . ($options['connection'] ?? 'redis') . ':' . ($options['queue'] ?? 'default');
+            lqb_print(['paused' => (bool) ($store->get('illuminate:queues:paused') ?: $store->get($own))]);
+        }
         break;
 
     case 'restart':

@@ -16,7 +16,7 @@ export {
   type NotificationArgs,
   type NotificationJob,
 } from './handlers.js';
-export { QueueCache, RESTART_KEY } from './cache.js';
+export { QueueCache, PauseWatch, RESTART_KEY, ALL_PAUSED_KEY, pausedKey, phpTruthy } from './cache.js';
 export { DatabaseUuidFailedJobProvider, knexConfig, laravelTimestamp, type FailedJob, type FailedJobProvider } from './FailedJobProvider.js';
 export { MaxAttemptsExceededError, TimeoutExceededError, ManuallyFailedError, NoHandlerError, UndecodableJobError, describeError, exceptionText } from './errors.js';
 export { resetAttempts, retryFailedJob } from './retry.js';
