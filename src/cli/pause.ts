@@ -29,7 +29,7 @@ function pauseCommand(action: 'pause' | 'resume'): Command {
       const connection = connectionFrom(values);
       const client = await openCacheClient(connection);
       try {
-        const cache = new QueueCache(client, connection.cachePrefix);
+        const cache = new QueueCache(client, connection.cachePrefix, connection.cacheSeparator);
         if (all) {
           await cache.pauseAll(action === 'pause');
           out(`Job processing on all queues across all connections has been ${done}.`);

@@ -68,7 +68,7 @@ export const work: Command = {
       queue = new RedisQueue(client, { retryAfter, blockFor, defaultQueue: connection.defaultQueue });
       const worker = new Worker(queue, handlers, options, {
         failer,
-        cache: new QueueCache(cache, connection.cachePrefix),
+        cache: new QueueCache(cache, connection.cachePrefix, connection.cacheSeparator),
         encrypter,
         // A job's error may quote a URL or a key the handler was given; the log shows none.
         log: (event) => out(redactSecrets(formatEvent(event, json))),

@@ -5,8 +5,9 @@
  * switches of `queue:pause` (12.40+: `illuminate:queue:paused:{connection}:{queue}`; 13.25+ also
  * `illuminate:queues:paused` for every queue), PHP's `true` while paused, gone once resumed.
  *
- * Laravel's RedisStore puts `{cache prefix}:` before each key (the cache prefix defaults to
- * `{APP_NAME slug}_cache`), on the cache connection, whose client prefix comes first.
+ * Laravel's RedisStore puts the cache prefix before each key, with ':' after it in 8–10 (the
+ * prefix defaulting to `{APP_NAME slug}_cache`) and nothing from 11 (`{slug}_cache_`, or the
+ * later skeletons' `{slug}-cache-`), on the cache connection, whose client prefix comes first.
  */
 import { PhpArray, PhpFloat, deref, unserialize, type PhpValue } from '../php/index.js';
 import type { RedisClient } from '../redis/index.js';
@@ -24,12 +25,14 @@ export class QueueCache {
   constructor(
     /** The cache connection (Laravel's `cache` Redis connection: database 1 by default). */
     private readonly client: RedisClient,
-    /** Laravel's `cache.prefix`, e.g. `laravel_cache`. */
+    /** Laravel's `cache.prefix`, e.g. `laravel_cache` (8–10), `laravel_cache_` (11), `laravel-cache-`. */
     private readonly prefix = 'laravel_cache',
+    /** What RedisStore puts after a non-empty prefix: ':' in 8–10, nothing from 11. */
+    private readonly separator = ':',
   ) {}
 
   private key(name: string): string {
-    return this.prefix ? `${this.prefix}:${name}` : name;
+    return this.prefix ? `${this.prefix}${this.separator}${name}` : name;
   }
 
   /** The time of the last restart signal, or null when there was none. */
