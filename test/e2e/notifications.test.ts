@@ -45,7 +45,7 @@ describe('Laravel queues a notification and a mailable, lqb work runs them', () 
     const [notification, mailable] = runs as Record<string, any>[];
     expect(notification).toMatchObject({ uuid: notified[0]!.uuid, view: 'notification', channels: ['mail'] });
     // The User model (connection 'mysql' on the class) as SerializesModels left it, one id each.
-    expect(notification!.notifiables).toEqual([{ class: 'App\\Models\\User', id: 3, isCollection: false, relations: [], connection: 'mysql' }]);
+    expect(notification!.notifiables).toEqual([{ class: 'App\\Models\\User', classIsAlias: false, id: 3, isCollection: false, relations: [], connection: 'mysql' }]);
     expect(notification!.notification).toMatchObject({ invoiceId: 7 });
     expect(typeof notification!.notification.id).toBe('string');
 

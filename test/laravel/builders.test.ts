@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import {
   asDate,
   asModelIdentifier,
+  modelClass,
   buildDate,
   buildModelIdentifier,
   encodePayload,
@@ -264,5 +265,16 @@ describe('value builders against what Laravel 8.83 wrote', () => {
       if (!model) continue;
       expect(serialize(buildModelIdentifier(model, '8')).toString('utf8'), prop.name).toBe(serialize(prop.value).toString('utf8'));
     }
+  });
+});
+
+describe('morph-map aliases in ModelIdentifier::$class (12.50+)', () => {
+  it('a class with no namespace separator reads as an alias, resolved by the morph map when given', () => {
+    const alias = asModelIdentifier(buildModelIdentifier({ class: 'user', id: 7 }, '12'))!;
+    expect(alias.classIsAlias).toBe(true);
+    expect(modelClass(alias, { user: 'App\\Models\\User' })).toBe('App\\Models\\User');
+    expect(modelClass(alias)).toBe('user');
+    const full = asModelIdentifier(buildModelIdentifier({ class: 'App\\Models\\User', id: 7 }, '12'))!;
+    expect([full.classIsAlias, modelClass(full, { user: 'X' })]).toEqual([false, 'App\\Models\\User']);
   });
 });

@@ -51,7 +51,7 @@ describe('job.args and the typed views', () => {
     expect(notification.notificationClass).toBe('App\\Notifications\\InvoicePaid');
     expect(notification.channelNames).toEqual(['mail']);
     const [notifiables, props] = argsOf(view) as [unknown[], Record<string, unknown>];
-    expect(notifiables).toEqual([{ class: 'App\\Models\\User', id: 1, isCollection: false, relations: ['posts', 'posts.comments'], connection: 'sqlite' }]);
+    expect(notifiables).toEqual([{ class: 'App\\Models\\User', classIsAlias: false, id: 1, isCollection: false, relations: ['posts', 'posts.comments'], connection: 'sqlite' }]);
     expect(props).toMatchObject({ amount: 4200, memo: 'Merci — 感谢', order: { class: 'App\\Models\\Order', id: 'ord_7YF2K9' } });
   });
 
