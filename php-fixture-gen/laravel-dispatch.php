@@ -24,6 +24,12 @@
  *   listener       {"id":1,"name":"thing","count":N,"queue":Q}: ThingHappened::dispatch() through
  *                  the events Dispatcher, which queues App\Listeners\Bridge\RecordListener as
  *                  Laravel's CallQueuedListener (ids id .. id+N-1)
+ *   notification   {"userId":1,"invoiceId":7,"count":N,"queue":Q}: Laravel's ChannelManager::send (what
+ *                  $user->notify() calls) of App\Notifications\InvoicePaid(invoiceId) to an
+ *                  App\Models\User with that key: one SendQueuedNotifications per notifiable and
+ *                  channel ('mail'); with "count", invoices invoiceId .. invoiceId+N-1
+ *   mailable       {"orderId":5,"to":"ada@example.com","count":N,"queue":Q}: Mailable::queue() of
+ *                  App\Mail\OrderShippedMail(orderId) through the queue manager: SendQueuedMailable
  * For each pushed job, one line on standard output:
  *   {"id": <payload id>, "uuid": <payload uuid>, "queue": <queue name>, "class": <displayName>}
  *
@@ -36,6 +42,13 @@
  *                  was not found.
  *   failed         prints the failer's all() as one JSON array (newest first; each record:
  *                  id (the uuid), connection, queue, payload, exception, failed_at)
+ *   pause          {"connection":"redis","queue":"default","all":false}: what Laravel 12.40+'s
+ *                  QueueManager::pause does, through this app's real cache store (8.83's RedisStore,
+ *                  whose format 12.x keeps): forever("illuminate:queue:paused:{connection}:{queue}",
+ *                  true); with "all", 13.25+'s pauseAll: forever("illuminate:queues:paused", true)
+ *   resume         the same keys forgotten, as QueueManager::resume / resumeAll
+ *   paused         prints {"paused": bool}: QueueManager::isPaused's reading, (bool) of the global
+ *                  switch, else of the queue's own
  *   restart        Laravel's RestartCommand (queue:restart): stores the time in the cache under
  *                  illuminate:queue:restart. Prints {"restart": <time>}.
  *
@@ -63,7 +76,7 @@ use Symfony\Component\Console\Output\StreamOutput;
 
 function lqb_usage(string $message): never
 {
-    fwrite(STDERR, $message . "\nusage: php laravel-dispatch.php record|flaky|flaky-backoff|slow|failing|listener|retry|failed|restart [JSON]\n");
+    fwrite(STDERR, $message . "\nusage: php laravel-dispatch.php record|flaky|flaky-backoff|slow|failing|listener|notification|mailable|retry|failed|pause|resume|paused|restart [JSON]\n");
     exit(2);
 }
 
@@ -175,6 +188,31 @@ switch ($kind) {
         }
         break;
 
+    case 'notification':
+        $user = (new App\Models\User())->forceFill(['id' => (int) ($options['userId'] ?? 1)]);
+        $user->exists = true;
+        $notifications = new Illuminate\Notifications\ChannelManager($app);
+        $invoiceId = (int) ($options['invoiceId'] ?? 1);
+        for ($i = 0; $i < $count; $i++) {
+            $notification = new App\Notifications\InvoicePaid($invoiceId + $i);
+            if (isset($options['queue'])) {
+                $notification->onQueue((string) $options['queue']);
+            }
+            $notifications->send($user, $notification);
+        }
+        break;
+
+    case 'mailable':
+        $orderId = (int) ($options['orderId'] ?? 1);
+        for ($i = 0; $i < $count; $i++) {
+            $mail = (new App\Mail\OrderShippedMail($orderId + $i))->to((string) ($options['to'] ?? 'ada@example.com'))->subject('Your order shipped');
+            if (isset($options['queue'])) {
+                $mail->onQueue((string) $options['queue']);
+            }
+            $mail->queue($app['queue']);
+        }
+        break;
+
     case 'retry':
         if (!empty($options['all'])) {
             $input = ['id' => ['all']];
@@ -200,6 +238,23 @@ switch ($kind) {
 
     case 'failed':
         lqb_print(array_map(fn ($record) => (array) $record, $app['queue.failer']->all()));
+        break;
+
+    case 'pause':
+    case 'resume':
+    case 'paused':
+        $key = !empty($options['all'])
+            ? 'illuminate:queues:paused'
+            : 'illuminate:queue:paused:' . ($options['connection'] ?? 'redis') . ':' . ($options['queue'] ?? 'default');
+        $store = $app['cache.store'];
+        if ($kind === 'pause') {
+            $store->forever($key, true);
+        } elseif ($kind === 'resume') {
+            $store->forget($key);
+        } else {
+            $own = 'illuminate:queue:paused:' . ($options['connection'] ?? 'redis') . ':' . ($options['queue'] ?? 'default');
+            lqb_print(['paused' => (bool) ($store->get('illuminate:queues:paused') ?: $store->get($own))]);
+        }
         break;
 
     case 'restart':

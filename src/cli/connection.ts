@@ -3,7 +3,7 @@
  * database: flags first, then the environment, then a Laravel `.env` (--env) read the way
  * Laravel's default config reads it.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { rootCertificates } from 'node:tls';
 import { parse as parseDotenv } from 'dotenv';
@@ -51,6 +51,7 @@ export const connectionFlags = {
   'failed-table': { type: 'string' },
   key: { type: 'string' },
   cipher: { type: 'string' },
+  laravel: { type: 'string' },
 } as const;
 
 type Flags = Record<string, string | boolean | (string | boolean)[] | undefined>;
@@ -72,7 +73,10 @@ export interface Connection {
   defaultQueue: string;
   /** The cache connection's URL (Laravel's `cache` Redis connection). */
   cacheUrl: string;
+  /** Laravel's `cache.prefix`. */
   cachePrefix: string;
+  /** What RedisStore puts between the cache prefix and a key: ':' in 8–10, nothing from 11. */
+  cacheSeparator: string;
   failedDb: string;
   /** The failed-jobs table (Laravel's `queue.failed.table`). */
   failedTable: string;
@@ -89,15 +93,17 @@ export function connectionFrom(values: Flags): Connection {
   // With --env, Redis is Laravel's `default` connection unless --redis names one.
   const laravel = fromFile !== undefined && text(values.redis) === undefined;
   const url = redisUrl(text(values.redis) ?? (laravel ? laravelRedisUrl(env, env('REDIS_DB') ?? '0') : env('REDIS_URL')) ?? 'redis://127.0.0.1:6379');
-  const appName = slug(env('APP_NAME') ?? 'laravel');
-  const prefix = text(values.prefix) ?? env('REDIS_PREFIX') ?? (fromFile ? `${appName}_database_` : '');
+  // A relative SQLite path is the app's (its .env's folder), as Laravel's database_path() is.
+  const appDir = typeof values.env === 'string' ? dirname(resolve(values.env)) : process.cwd();
+  const style = fromFile ? prefixStyle(appDir, text(values.laravel)) : undefined;
+  const appName = env('APP_NAME') ?? 'laravel';
+  const prefix = text(values.prefix) ?? env('REDIS_PREFIX') ?? (style ? style.database(appName) : '');
   const defaultQueue = text(values['default-queue']) ?? (env('REDIS_QUEUE') || 'default');
   // Laravel's config keeps the cache on database 1 (REDIS_CACHE_DB); without a .env, the queue's own.
   const cacheDb = text(values['cache-db']) ?? env('REDIS_CACHE_DB') ?? (fromFile ? '1' : undefined);
   const cacheUrl = laravel && values['cache-db'] === undefined ? laravelRedisUrl(env, cacheDb!) : cacheDb === undefined ? url : withDatabase(url, cacheDb);
-  const cachePrefix = text(values['cache-prefix']) ?? env('CACHE_PREFIX') ?? `${appName}_cache`;
-  // A relative SQLite path is the app's (its .env's folder), as Laravel's database_path() is.
-  const appDir = typeof values.env === 'string' ? dirname(resolve(values.env)) : process.cwd();
+  const cachePrefix = text(values['cache-prefix']) ?? env('CACHE_PREFIX') ?? (style ?? PREFIX_STYLES.colon).cache(appName);
+  const cacheSeparator = (style ?? PREFIX_STYLES.colon).separator;
   const failedDb = text(values['failed-db']) ?? process.env.LQB_FAILED_DB ?? databaseUrlFrom(fromFile, appDir) ?? 'failed-jobs.sqlite';
   const appKey = text(values.key) ?? env('APP_KEY');
   const cipher = text(values.cipher) ?? env('APP_CIPHER') ?? 'AES-256-CBC';
@@ -107,7 +113,69 @@ export function connectionFrom(values: Flags): Connection {
   const caFile = text(values['redis-ca']) ?? env('REDIS_CA');
   const redisCa = caFile ? { file: caFile, from: values['redis-ca'] === undefined ? 'REDIS_CA' : '--redis-ca' } : undefined;
   keepSecrets([passwordOf(url), passwordOf(cacheUrl), passwordOf(failedDb), env('REDIS_PASSWORD'), fromFile?.DB_PASSWORD, appKey]);
-  return { url, prefix, defaultQueue, cacheUrl, cachePrefix, failedDb, failedTable, ...(appKey ? { appKey } : {}), cipher, ...(cluster ? { cluster } : {}), ...(redisCa ? { redisCa } : {}) };
+  return { url, prefix, defaultQueue, cacheUrl, cachePrefix, cacheSeparator, failedDb, failedTable, ...(appKey ? { appKey } : {}), cipher, ...(cluster ? { cluster } : {}), ...(redisCa ? { redisCa } : {}) };
+}
+
+interface PrefixStyle {
+  database(appName: string): string;
+  cache(appName: string): string;
+  separator: string;
+}
+
+/**
+ * The prefixes Laravel's configs derive from APP_NAME: 8–10 `{slug}_database_` and
+ * `{slug}_cache` (RedisStore adds ':'); 11 and 12.0–12.1's skeleton `{slug}_cache_` (RedisStore
+ * adds nothing from 11); the skeleton from 12.2 and the framework's own config from 13
+ * `{slug}-database-` and `{slug}-cache-`, slugged with '-'.
+ */
+export const PREFIX_STYLES = {
+  colon: { database: (n: string) => `${slug(n)}_database_`, cache: (n: string) => `${slug(n)}_cache`, separator: ':' },
+  underscore: { database: (n: string) => `${slug(n)}_database_`, cache: (n: string) => `${slug(n)}_cache_`, separator: '' },
+  hyphen: { database: (n: string) => `${slug(n, '-')}-database-`, cache: (n: string) => `${slug(n, '-')}-cache-`, separator: '' },
+} satisfies Record<string, PrefixStyle>;
+
+/**
+ * Which prefixes the app beside the .env uses. Its own config/cache.php says (an app keeps the
+ * config its skeleton had); without one (11+ apps need not publish it), the framework's own
+ * config of the app's version does: `--laravel`, else vendor/composer/installed.json. Neither
+ * known: 8–10's, as before.
+ */
+export function prefixStyle(appDir: string, laravel?: string): PrefixStyle {
+  const major = laravelMajor(laravel ?? installedLaravel(appDir));
+  const config = readIfThere(resolve(appDir, 'config/cache.php'));
+  if (config !== undefined) {
+    if (/['"]-cache-['"]/.test(config)) return PREFIX_STYLES.hyphen;
+    if (/['"]_cache_['"]/.test(config)) return PREFIX_STYLES.underscore;
+    if (/['"]_cache['"]/.test(config)) return major !== undefined && major >= 11 ? { ...PREFIX_STYLES.colon, separator: '' } : PREFIX_STYLES.colon;
+  }
+  if (major === undefined || major <= 10) return PREFIX_STYLES.colon;
+  return major >= 13 ? PREFIX_STYLES.hyphen : PREFIX_STYLES.underscore;
+}
+
+function laravelMajor(version: string | undefined): number | undefined {
+  const match = version === undefined ? null : /^v?(\d+)/.exec(version);
+  return match ? Number(match[1]) : undefined;
+}
+
+function readIfThere(file: string): string | undefined {
+  try {
+    return existsSync(file) ? readFileSync(file, 'utf8') : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** laravel/framework's version as Composer installed it (Composer 2's {packages: […]} or 1's list). */
+export function installedLaravel(appDir: string): string | undefined {
+  const text = readIfThere(resolve(appDir, 'vendor/composer/installed.json'));
+  if (text === undefined) return undefined;
+  try {
+    const parsed = JSON.parse(text) as { packages?: unknown[] } | unknown[];
+    const packages = (Array.isArray(parsed) ? parsed : parsed.packages ?? []) as { name?: string; version?: string }[];
+    return packages.find((p) => p?.name === 'laravel/framework')?.version;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Every password and key the settings hold, so that no error or log line prints one (redact.ts). */

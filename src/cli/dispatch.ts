@@ -47,7 +47,7 @@ export const dispatch: Command = {
     const shapes = shapesFrom(values);
     const { built, queueName } = shapes
       ? shapedPayload(shapes, className, props, { laravel: values.laravel, queueable, queue: values.queue, delay, tries, timeout, backoff, connection })
-      : { built: buildPayload(buildJob({ className, properties: props, queueable }, profile), { profile, maxTries: tries, timeout, backoff, delay: profile === '12' && delay ? delay : null }), queueName: defaultQueueName };
+      : { built: buildPayload(buildJob({ className, properties: props, queueable }, profile), { profile, maxTries: tries, timeout, backoff, delay: (profile === '12' || profile === '13') && delay ? delay : null }), queueName: defaultQueueName };
     let client: RedisClient | undefined;
     try {
       client = await openQueueClient(connection);

@@ -10,12 +10,13 @@ import { decode } from './decode.js';
 import { dispatch } from './dispatch.js';
 import { failed, flush, forget, retry } from './failed.js';
 import { clear, restart, size } from './queues.js';
+import { pause, resume } from './pause.js';
 import { work } from './work.js';
 import { demo } from './demo.js';
 import { redactSecrets } from './redact.js';
 import { shapes } from './shapes.js';
 
-const commands: Record<string, Command> = { work, dispatch, decode, size, clear, restart, failed, retry, forget, flush, shapes, demo };
+const commands: Record<string, Command> = { work, dispatch, decode, size, clear, restart, pause, resume, failed, retry, forget, flush, shapes, demo };
 
 const HELP = new Set(['help', '--help', '-h']);
 

@@ -56,7 +56,7 @@ export const restart: Command = {
     const connection = connectionFrom(values);
     const client = await openCacheClient(connection);
     try {
-      await new QueueCache(client, connection.cachePrefix).signalRestart();
+      await new QueueCache(client, connection.cachePrefix, connection.cacheSeparator).signalRestart();
       out('Broadcasting queue restart signal.');
     } finally {
       client.disconnect();

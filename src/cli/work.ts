@@ -71,7 +71,7 @@ export const work: Command = {
       queue = new RedisQueue(client, { retryAfter, blockFor, defaultQueue: connection.defaultQueue });
       const worker = new Worker(queue, handlers, options, {
         failer,
-        cache: new QueueCache(cache, connection.cachePrefix),
+        cache: new QueueCache(cache, connection.cachePrefix, connection.cacheSeparator),
         encrypter,
         ...(shapes ? { shapes } : {}),
         // A job's error may quote a URL or a key the handler was given; the log shows none.

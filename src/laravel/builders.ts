@@ -36,11 +36,14 @@ function queueableFields(profile: LaravelProfile): Field[] {
     case '11':
       return [['connection', null], ['queue', null], ['delay', null], ['afterCommit', null], ['middleware', EMPTY()], ['chained', EMPTY()], ...chain, ['chainCatchCallbacks', null]];
     case '12':
+    case '13':
       return [
         ['connection', null],
         ['queue', null],
         ['messageGroup', null],
         ['deduplicator', null],
+        // 13.6 added debounceOwner, 13.24 uniqueLockOwner: '' until a debounce or unique lock takes it.
+        ...(profile === '13' ? ([['debounceOwner', ''], ['uniqueLockOwner', '']] as Field[]) : []),
         ['delay', null],
         ['afterCommit', null],
         ['middleware', EMPTY()],
@@ -129,6 +132,10 @@ export interface ListenerSpec {
   timeout?: number | null;
   failOnTimeout?: boolean;
   shouldBeEncrypted?: boolean;
+  /** 13.x: the listener's deleteWhenMissingModels (false unless the listener says so). */
+  deleteWhenMissingModels?: boolean | null;
+  /** 13.26+: the listener's debounce id. */
+  debounceId?: unknown;
   queueable?: Record<string, unknown>;
 }
 
@@ -155,12 +162,14 @@ export function buildListener(spec: ListenerSpec, profile: LaravelProfile = '8')
   set('timeout', spec.timeout ?? null);
   if (profile !== '8' && profile !== '9') set('failOnTimeout', spec.failOnTimeout ?? false);
   set('shouldBeEncrypted', spec.shouldBeEncrypted ?? false);
-  if (profile === '12') {
+  if (profile === '13') set('deleteWhenMissingModels', spec.deleteWhenMissingModels === undefined ? false : spec.deleteWhenMissingModels);
+  if (profile === '12' || profile === '13') {
     set('shouldBeUnique', false);
     set('shouldBeUniqueUntilProcessing', false);
     set('uniqueId', null);
     set('uniqueFor', null);
   }
+  if (profile === '13') set('debounceId', spec.debounceId ?? null);
   addTraitProperties(object, profile, spec.queueable ?? {}, true, false);
   return object;
 }
@@ -229,7 +238,9 @@ export interface PayloadOptions {
   timeout?: number | null;
   /** UNIX time after which the job is not retried (`timeoutAt` before 8). */
   retryUntil?: number | null;
-  /** 12.11+: the dispatch delay in seconds; 5.8–7: the retry delay. */
+  /** 13.x: the job's deleteWhenMissingModels (false by default). */
+  deleteWhenMissingModels?: boolean;
+  /** 12.11+ and 13: the dispatch delay in seconds; 5.8–7: the retry delay. */
   delay?: number | null;
   batchId?: string | null;
   uuid?: string;
@@ -254,9 +265,10 @@ export interface BuiltPayload {
 /** The envelope a Laravel version's RedisQueue writes around a command, as the string it stores. */
 export function buildPayload(command: PhpObject, options: PayloadOptions = {}): BuiltPayload {
   const profile = options.profile ?? '8';
+  const since12 = profile === '12' || profile === '13';
   const serialized = serialize(command).toString('utf8');
   const data: JsonObject = { commandName: command.className, command: options.encrypter ? options.encrypter.encryptCommand(serialized) : serialized };
-  if (profile === '12') data.batchId = options.batchId ?? null;
+  if (since12) data.batchId = options.batchId ?? null;
   const backoff = backoffText(options.backoff);
   const e: JsonObject = {};
   if (profile !== '5.8' && profile !== '6') e.uuid = options.uuid ?? randomUUID();
@@ -274,13 +286,14 @@ export function buildPayload(command: PhpObject, options: PayloadOptions = {}): 
     e.backoff = backoff;
     e.timeout = options.timeout ?? null;
     e.retryUntil = options.retryUntil ?? null;
+    if (profile === '13') e.deleteWhenMissingModels = options.deleteWhenMissingModels ?? false;
   }
   e.data = data;
-  if (profile === '12') e.createdAt = options.createdAt ?? Math.floor(Date.now() / 1000);
+  if (since12) e.createdAt = options.createdAt ?? Math.floor(Date.now() / 1000);
   for (const [key, value] of Object.entries(options.extra ?? {})) e[key] = value as JsonValue;
   e.id = options.id ?? randomId();
   e.attempts = options.attempts ?? 0;
-  if (profile === '12') e.delay = options.delay ?? null;
+  if (since12) e.delay = options.delay ?? null;
   const unescapedUnicode = options.unescapedUnicode ?? !['5.8', '6', '7'].includes(profile);
   return { raw: encodeJson(e, { unescapedUnicode }), envelope: e, command };
 }

@@ -11,7 +11,7 @@ import type { Encrypter } from './encrypter.js';
 import { QUEUEABLE_FIELDS, viewCommand, type JobView } from './views.js';
 
 /** The Laravel versions whose payloads differ, named by the release that introduced each shape. */
-export const LARAVEL_PROFILES = ['5.8', '6', '7', '8', '9', '10', '11', '12'] as const;
+export const LARAVEL_PROFILES = ['5.8', '6', '7', '8', '9', '10', '11', '12', '13'] as const;
 export type LaravelProfile = (typeof LARAVEL_PROFILES)[number];
 
 /** What every object job's `job` field holds. */
@@ -181,6 +181,8 @@ function isDecoded(payload: DecodedPayload | Envelope): payload is DecodedPayloa
  * same keys (8.43 to 12.10) are told apart only by their command, so this names the earliest.
  */
 export function detectProfile(envelope: JsonObject): LaravelProfile {
+  // 13.x writes it for every object job; its string jobs look like 12.11+'s.
+  if ('deleteWhenMissingModels' in envelope) return '13';
   if ('createdAt' in envelope) return '12';
   const data = envelope.data;
   if (isJsonObject(data) && 'batchId' in data) return '12';

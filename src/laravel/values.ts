@@ -19,6 +19,17 @@ export interface ModelIdentifierView {
   connection: string | null;
   /** The collection's class (Laravel 9.26+); undefined when the payload predates it. */
   collectionClass?: string | null;
+  /**
+   * True when `class` is a morph-map alias (12.50+ writes `getMorphClass()`, e.g. 'user', for a
+   * model in Relation::morphMap): a name with no namespace separator. `modelClass()` resolves it.
+   */
+  classIsAlias: boolean;
+}
+
+/** The model's class: an alias looked up in the app's morph map (alias to class) when given, else as stored. */
+export function modelClass(view: Pick<ModelIdentifierView, 'class' | 'classIsAlias'>, morphMap: Record<string, string> = {}): string | null {
+  if (view.class === null || !view.classIsAlias) return view.class;
+  return Object.hasOwn(morphMap, view.class) ? morphMap[view.class]! : view.class;
 }
 
 export function asModelIdentifier(value: PhpValue): ModelIdentifierView | undefined {
@@ -30,8 +41,10 @@ export function asModelIdentifier(value: PhpValue): ModelIdentifierView | undefi
   const isCollection = ids instanceof PhpArray;
   const id = isCollection ? ids.values.map((key) => toJS(key)) : toJS(ids);
   const relations = toJS(object.get('relations') ?? null);
+  const className = nullableString(object.get('class'));
   const view: ModelIdentifierView = {
-    class: nullableString(object.get('class')),
+    class: className,
+    classIsAlias: className !== null && !className.includes('\\'),
     id,
     isCollection,
     relations: Array.isArray(relations) ? relations.map(String) : [],

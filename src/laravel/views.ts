@@ -3,6 +3,7 @@
  * that kind carries, read from the lossless PHP value without changing it.
  */
 import { PhpArray, PhpObject, deref, demangle, toJS, unserialize, type PhpValue, type Visibility } from '../php/index.js';
+import { asCollection, asModelIdentifier, type ModelIdentifierView } from './values.js';
 
 /** The public properties Laravel's Queueable trait (and InteractsWithQueue's `job`) add to a command. */
 export interface QueueableFields {
@@ -69,18 +70,33 @@ export interface ListenerView extends CommandView {
   timeout: PhpValue | undefined;
 }
 
-/** `Illuminate\Notifications\SendQueuedNotifications`. */
+/**
+ * One notifiable of a queued notification: a model as the identifier SerializesModels left
+ * (one id each), or anything else (an AnonymousNotifiable, a plain object) as PHP stored it.
+ */
+export type NotifiableView = { model: ModelIdentifierView; value?: undefined } | { model?: undefined; value: PhpValue };
+
+/** `Illuminate\Notifications\SendQueuedNotifications`: one notification, for its notifiables, on its channels. */
 export interface NotificationView extends CommandView {
   kind: 'notification';
+  /** As stored: a ModelIdentifier of the models' collection, or a Collection of other notifiables. */
   notifiables: PhpValue | undefined;
   notification: PhpValue | undefined;
   channels: PhpValue | undefined;
+  /** The notification's class (what displayName and the log show); '' when there is none. */
+  notificationClass: string;
+  /** The channels this job sends on; Laravel queues one job per notifiable and channel, so usually one. */
+  channelNames: string[];
+  /** Each notifiable, a model per id. */
+  notifiableList: NotifiableView[];
 }
 
-/** `Illuminate\Mail\SendQueuedMailable`. */
+/** `Illuminate\Mail\SendQueuedMailable`: a queued mailable. */
 export interface MailableView extends CommandView {
   kind: 'mailable';
   mailable: PhpValue | undefined;
+  /** The mailable's class (what displayName and the log show); '' when there is none. */
+  mailableClass: string;
 }
 
 /** `Illuminate\Queue\CallQueuedClosure`: PHP code in the payload, which only PHP can run. */
@@ -133,10 +149,24 @@ export function viewCommand(command: PhpValue): JobView {
         timeout: object.get('timeout'),
       });
     }
-    case SEND_QUEUED_NOTIFICATIONS:
-      return view({ kind: 'notification' as const, notifiables: object.get('notifiables'), notification: object.get('notification'), channels: object.get('channels') });
-    case SEND_QUEUED_MAILABLE:
-      return view({ kind: 'mailable' as const, mailable: object.get('mailable') });
+    case SEND_QUEUED_NOTIFICATIONS: {
+      const notification = object.get('notification');
+      const channels = object.get('channels');
+      const notifiables = object.get('notifiables');
+      return view({
+        kind: 'notification' as const,
+        notifiables,
+        notification,
+        channels,
+        notificationClass: classOf(notification),
+        channelNames: channelsOf(channels),
+        notifiableList: notifiablesOf(notifiables),
+      });
+    }
+    case SEND_QUEUED_MAILABLE: {
+      const mailable = object.get('mailable');
+      return view({ kind: 'mailable' as const, mailable, mailableClass: classOf(mailable) });
+    }
     case CALL_QUEUED_CLOSURE:
       return view({ kind: 'closure' as const, runnable: false as const, reason: 'a queued closure is PHP code; only a PHP worker can run it' });
     default:
@@ -196,5 +226,42 @@ function chainOf(chained: PhpValue | undefined): (JobView | string)[] {
     } catch {
       return text;
     }
+  });
+}
+
+function classOf(value: PhpValue | undefined): string {
+  const object = value === undefined ? undefined : deref(value);
+  return object instanceof PhpObject ? object.className : '';
+}
+
+/** `channels` is a list of channel names (or, when built by hand, classes): strings only. */
+function channelsOf(value: PhpValue | undefined): string[] {
+  const list = value === undefined ? undefined : deref(value);
+  if (!(list instanceof PhpArray)) return [];
+  return list.values.map(deref).filter((v): v is string => typeof v === 'string');
+}
+
+/**
+ * SendQueuedNotifications wraps its notifiables in a collection: models become one
+ * ModelIdentifier of the collection (ids as a list), others stay a Collection of their values.
+ */
+function notifiablesOf(value: PhpValue | undefined): NotifiableView[] {
+  if (value === undefined) return [];
+  const models = asModelIdentifier(value);
+  if (models) {
+    if (!models.isCollection) return [{ model: models }];
+    const ids = models.id as unknown[];
+    return ids.map((id) => {
+      // Each as the identifier of that one model (9.26+: whose collectionClass is null).
+      const one: ModelIdentifierView = { ...models, id, isCollection: false };
+      if (models.collectionClass !== undefined) one.collectionClass = null;
+      return { model: one };
+    });
+  }
+  const collection = asCollection(value);
+  const items = collection ? collection.items.values : [value];
+  return items.map((item) => {
+    const model = asModelIdentifier(item);
+    return model ? { model } : { value: deref(item) };
   });
 }

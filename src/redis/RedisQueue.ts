@@ -22,6 +22,20 @@ export interface RedisQueueOptions {
   migrationBatchSize?: number;
   /** The clock, in UNIX seconds; tests may stand in their own. */
   now?: () => number;
+  /**
+   * Keys as Laravel 13.5+ writes them on a Redis Cluster: `queues:{NAME}` (one slot for all
+   * four keys) unless NAME has a hash tag of its own. On by default for a cluster client:
+   * before 13.5 only hash-tagged names worked on a cluster at all, and those are unchanged.
+   */
+  hashTags?: boolean;
+}
+
+/** Whether a name holds a non-empty `{…}` hash tag (Redis Cluster hashes only that part). */
+export function hasHashTag(name: string): boolean {
+  const open = name.indexOf('{');
+  if (open < 0) return false;
+  const close = name.indexOf('}', open + 1);
+  return close > open + 1;
 }
 
 export class RedisQueue {
@@ -30,6 +44,7 @@ export class RedisQueue {
   readonly blockFor: number | null;
   private readonly migrationBatchSize: number;
   private readonly now: () => number;
+  private readonly hashTags: boolean;
   /** Deletes waiting to go out together, by reserved-zset key. */
   private readonly pendingDeletes = new Map<string, { members: (string | Buffer)[]; done: { resolve: () => void; reject: (error: unknown) => void }[] }>();
   /** BLPOP holds a connection: blocking gets one of its own, made on first need. */
@@ -45,11 +60,13 @@ export class RedisQueue {
     this.blockFor = options.blockFor ?? null;
     this.migrationBatchSize = options.migrationBatchSize ?? -1;
     this.now = options.now ?? (() => Math.floor(Date.now() / 1000));
+    this.hashTags = options.hashTags ?? (client as { isCluster?: boolean }).isCluster === true;
   }
 
-  /** The list key of a queue, before the client's prefix: `queues:NAME`. */
+  /** The list key of a queue, before the client's prefix: `queues:NAME` (`queues:{NAME}` on a cluster). */
   key(queue?: string): string {
-    return `queues:${queue ?? this.defaultQueue}`;
+    const name = queue ?? this.defaultQueue;
+    return this.hashTags && !hasHashTag(name) ? `queues:{${name}}` : `queues:${name}`;
   }
 
   /** Appends a payload (a job's JSON) to the queue and wakes a blocked worker. */

@@ -73,7 +73,7 @@ export function buildShapedPayload(shapes: ShapesFile, className: string, values
     maxExceptions: declared.maxExceptions,
     failOnTimeout: declared.failOnTimeout,
     retryUntil: declared.retryUntil,
-    delay: profile === '12' && options.delay ? options.delay : null,
+    delay: (profile === '12' || profile === '13') && options.delay ? options.delay : null,
     ...(shaped.encrypted ? { encrypter: options.encrypter } : {}),
   };
   return { ...buildPayload(shaped.command, payload), queue: shaped.queue };
@@ -92,7 +92,7 @@ export function profileOfShapes(shapes: ShapesFile): LaravelProfile | undefined 
   if (!version) return undefined;
   const major = version.split('.')[0]!;
   if (major === '5') return '5.8';
-  return ['6', '7', '8', '9', '10', '11', '12'].includes(major) ? (major as LaravelProfile) : major === '13' ? '12' : undefined;
+  return ['6', '7', '8', '9', '10', '11', '12', '13'].includes(major) ? (major as LaravelProfile) : undefined;
 }
 
 /** Builds a job's command from its shape and plain values, refusing what the class would not hold. */

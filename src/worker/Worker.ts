@@ -11,11 +11,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { PhpArray, PhpObject, deref, toJS, unserialize, type PhpValue } from '../php/index.js';
 import { buildPayload, commandOf, jsonNumber, plainJson, type DecodedPayload, type Encrypter, type JobView } from '../laravel/index.js';
 import type { RedisJob, RedisQueue, ReservedFields } from '../redis/index.js';
-import type { QueueCache } from './cache.js';
+import { PauseWatch, type QueueCache } from './cache.js';
 import { MiddlewareNotices } from './middleware.js';
 import { MaxAttemptsExceededError, ManuallyFailedError, NoHandlerError, TimeoutExceededError, UndecodableJobError, describeError, exceptionText } from './errors.js';
 import type { FailedJobProvider } from './FailedJobProvider.js';
-import { handlerNames, type Handler, type HandlerJob, type HandlerMap } from './handlers.js';
+import { argsOf, handlerNames, type Handler, type HandlerJob, type HandlerMap } from './handlers.js';
 import { defaultWorkerOptions, type WorkerOptions } from './WorkerOptions.js';
 import { liveHeapMb, unwatchLiveHeap, watchLiveHeap } from './memory.js';
 import { SHOULD_BE_ENCRYPTED, declaredForEnvelope } from '../shapes/command.js';
@@ -103,8 +103,7 @@ class JobContext implements HandlerJob {
   }
 
   get args(): unknown[] {
-    const view = this.view;
-    return (this.#args ??= view.kind === 'listener' ? view.arguments.map((arg) => toJS(arg)) : []);
+    return (this.#args ??= argsOf(this.view));
   }
 
   get payload(): Record<string, unknown> {
@@ -203,6 +202,8 @@ export class Worker {
   private readonly saidNotRun = new Set<string>();
   /** Classes whose PHP job middleware the log has named already. */
   private readonly middlewareNotices = new MiddlewareNotices();
+  /** queue:pause's switches (12.40+), read at most once a second. */
+  private pauses: PauseWatch | undefined;
 
   constructor(
     readonly queue: RedisQueue,
@@ -388,8 +389,12 @@ export class Worker {
 
   /** Up to `count` jobs from the first queue that has any, in the order the queues were given. */
   private async nextJobs(count: number): Promise<RedisJob[]> {
+    // As Laravel 12.40+'s worker, a paused queue is skipped when reserving.
+    if (this.deps.cache) this.pauses ??= new PauseWatch(this.deps.cache, this.options.connectionName, this.options.queues);
+    const paused = this.pauses ? await this.untilStopped(this.pauses.paused(), new Set<string>()) : undefined;
     for (const name of this.options.queues) {
       if (this.shouldQuit) return [];
+      if (paused?.has(name)) continue;
       try {
         const popping = this.queue.popMany(name, count);
         const jobs = await this.untilStopped(popping, undefined);

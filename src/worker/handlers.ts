@@ -5,23 +5,39 @@
  *     'App\\Jobs\\SendWelcomeEmail': async (job) => { … },                 // a job class
  *     'App\\Listeners\\SendShipmentNotification@handle': async (job) => { … }, // a queued listener
  *     'App\\Handlers\\Legacy@fire': async (job) => { … },                 // a string job (Queue::push('App\\Handlers\\Legacy', $data))
+ *     'App\\Notifications\\InvoicePaid@mail': async (job) => { … },          // a queued notification, on one channel
+ *     'App\\Notifications\\InvoicePaid': async (job) => { … },               // … on any channel
+ *     'App\\Mail\\OrderShippedMail': async (job) => { … },                   // a queued mailable
  *   };
  *
  * A handler may carry a `failed(job, error)` function too, the way a Laravel job has `failed()`.
  */
 import { pathToFileURL } from 'node:url';
 import { resolve } from 'node:path';
-import type { DecodedPayload, JobView } from '../laravel/index.js';
 import type { QueueCache } from './cache.js';
+import { toJS } from '../php/index.js';
+import type { DecodedPayload, JobView, MailableView, ModelIdentifierView, NotificationView } from '../laravel/index.js';
+
+/** A notifiable as a handler gets it: a model's identifier (class, id, …), or the notifiable's properties. */
+export type Notifiable = ModelIdentifierView | Record<string, unknown>;
+
+/** A queued notification's `job.args`: whom it is for, and the notification's properties. */
+export type NotificationArgs = [notifiables: Notifiable[], notification: Record<string, unknown>];
+
+/** A queued mailable's `job.args`: the mailable's properties (to, cc, subject, its own, …). */
+export type MailableArgs = [mailable: Record<string, unknown>];
 
 /** What a handler is given. */
-export interface HandlerJob {
+export interface HandlerJob<Args extends unknown[] = unknown[]> {
   /** The class (or `Class@method`) this handler was found under. */
   name: string;
   /** The command's properties as plain JavaScript (`toJS`); for a string job, its data. */
   command: Record<string, unknown>;
-  /** A queued listener's arguments (the event, usually) as plain JavaScript. */
-  args: unknown[];
+  /**
+   * As plain JavaScript: a queued listener's arguments (the event, usually); a notification's
+   * notifiables and the notification (`NotificationArgs`); a mailable (`MailableArgs`); else [].
+   */
+  args: Args;
   /** This attempt's number, from 1. */
   attempts: number;
   uuid: string | undefined;
@@ -42,6 +58,16 @@ export interface HandlerJob {
   delete(): Promise<void>;
   /** The worker's cache: Laravel's Redis cache store, where withoutOverlapping() and rateLimited() keep their locks and counts. */
   cache: QueueCache | undefined;
+}
+
+/** What a handler keyed by a notification class gets. */
+export interface NotificationJob extends HandlerJob<NotificationArgs> {
+  view: NotificationView;
+}
+
+/** What a handler keyed by a mailable class gets. */
+export interface MailableJob extends HandlerJob<MailableArgs> {
+  view: MailableView;
 }
 
 export type Handler = ((job: HandlerJob) => unknown) & { failed?: (job: HandlerJob, error: unknown) => unknown };
@@ -94,9 +120,17 @@ export async function loadHandlers(file: string): Promise<HandlerMap> {
 /**
  * The names a payload can be handled under, most specific first: a listener as
  * `Class@method` (and as `Class` when the method is `handle`), a job by its command class,
- * a string job by its `Class@method` (`fire` when it names none, and then also as `Class`).
+ * a string job by its `Class@method` (`fire` when it names none, and then also as `Class`),
+ * a queued notification as `Notification@channel` (when it goes out on one channel, as
+ * Laravel queues them), then `Notification`, then Laravel's wrapper class; a queued mailable
+ * as its class, then the wrapper.
  */
 export function handlerNames(payload: DecodedPayload, view: JobView): string[] {
+  if (view.kind === 'notification' && view.notificationClass) {
+    const channel = view.channelNames.length === 1 ? [`${view.notificationClass}@${view.channelNames[0]}`] : [];
+    return [...channel, view.notificationClass, payload.name];
+  }
+  if (view.kind === 'mailable' && view.mailableClass) return [view.mailableClass, payload.name];
   if (view.kind === 'listener') return view.method === 'handle' ? [`${view.listener}@handle`, view.listener] : [`${view.listener}@${view.method}`];
   if (view.kind === 'string') {
     // Laravel calls `fire` on a string job that names no method (Str::parseCallback's default),
@@ -106,4 +140,21 @@ export function handlerNames(payload: DecodedPayload, view: JobView): string[] {
     return method === 'fire' ? [`${cls}@fire`, cls] : [`${cls}@${method}`];
   }
   return [payload.name];
+}
+
+/** `job.args` for a payload's view: see `HandlerJob.args`. */
+export function argsOf(view: JobView): unknown[] {
+  switch (view.kind) {
+    case 'listener':
+      return view.arguments.map((arg) => toJS(arg));
+    case 'notification':
+      return [
+        view.notifiableList.map((n) => (n.model ? n.model : (toJS(n.value) as Record<string, unknown>))),
+        view.notification === undefined ? {} : (toJS(view.notification) as Record<string, unknown>),
+      ] satisfies NotificationArgs;
+    case 'mailable':
+      return [view.mailable === undefined ? {} : (toJS(view.mailable) as Record<string, unknown>)] satisfies MailableArgs;
+    default:
+      return [];
+  }
 }

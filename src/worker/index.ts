@@ -3,8 +3,24 @@
  */
 export { Worker, type WorkerEvent, type WorkerDependencies, type StopReason } from './Worker.js';
 export { defaultWorkerOptions, type WorkerOptions } from './WorkerOptions.js';
-export { loadHandlers, handlerNames, defineHandlers, type Handler, type HandlerJob, type HandlerMap, type TypedHandler, type TypedHandlerJob, type TypedHandlerMap } from './handlers.js';
-export { QueueCache, RESTART_KEY } from './cache.js';
+export {
+  loadHandlers,
+  handlerNames,
+  argsOf,
+  defineHandlers,
+  type Handler,
+  type HandlerJob,
+  type HandlerMap,
+  type TypedHandler,
+  type TypedHandlerJob,
+  type TypedHandlerMap,
+  type MailableArgs,
+  type MailableJob,
+  type Notifiable,
+  type NotificationArgs,
+  type NotificationJob,
+} from './handlers.js';
+export { QueueCache, PauseWatch, RESTART_KEY, ALL_PAUSED_KEY, pausedKey, phpTruthy } from './cache.js';
 export { DatabaseUuidFailedJobProvider, knexConfig, laravelTimestamp, type FailedJob, type FailedJobProvider } from './FailedJobProvider.js';
 export { MaxAttemptsExceededError, TimeoutExceededError, ManuallyFailedError, NoHandlerError, UndecodableJobError, describeError, exceptionText } from './errors.js';
 export { resetAttempts, retryFailedJob, retryUntilFor, type RetryUntilChoice } from './retry.js';

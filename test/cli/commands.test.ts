@@ -15,6 +15,21 @@ const current = scratchPerTest('cli');
 
 const job = (n: number) => buildPayload(buildJob({ className: 'App\\Jobs\\Bridge\\RecordJob', properties: { n, label: 'cli', ratio: 0.5, items: [] } })).raw;
 
+describe('lqb dispatch --laravel=13', () => {
+  it('writes 13.x’s envelope (deleteWhenMissingModels after retryUntil, createdAt, delay, data.batchId)', async () => {
+    const dispatched = await lqb(['dispatch', 'App\\Jobs\\X', '--props={"n":1}', '--laravel=13.26.1', '--delay=5'], current.s.env);
+    expect(dispatched.stderr).toBe('');
+    const raw = rawClient();
+    const [payload] = await raw.zrange(`${current.prefix}queues:default:delayed`, 0, -1);
+    raw.disconnect();
+    const envelope = JSON.parse(payload!);
+    expect(Object.keys(envelope)).toEqual(['uuid', 'displayName', 'job', 'maxTries', 'maxExceptions', 'failOnTimeout', 'backoff', 'timeout', 'retryUntil', 'deleteWhenMissingModels', 'data', 'createdAt', 'id', 'attempts', 'delay']);
+    expect(envelope).toMatchObject({ deleteWhenMissingModels: false, delay: 5, data: { batchId: null } });
+    // As make:job writes it (SerializesModels): Queueable's properties that hold their defaults are left out.
+    expect(envelope.data.command).toBe('O:10:"App\\Jobs\\X":2:{s:1:"n";i:1;s:5:"delay";i:5;}');
+  });
+});
+
 describe('lqb dispatch --props', () => {
   it('turns each JSON number into what PHP’s json_decode then serialize() write', async () => {
     const numbers = ['1.0', '1e2', '1e-7', '1.5e300', '123456789012345678.5', '-0.0', '-0', '0.1', '2.5E-5', '9223372036854775807', '9223372036854775808', '-9223372036854775809', '123456789012345678901234567890'];
@@ -131,7 +146,7 @@ describe('usage and failures', () => {
     }
     const overview = await lqb(['--help'], current.s.env);
     expect(overview.status).toBe(0);
-    expect(overview.stdout).toMatch(/commands: work, dispatch, decode, size, clear, restart, failed, retry, forget, flush, shapes, demo/);
+    expect(overview.stdout).toMatch(/commands: work, dispatch, decode, size, clear, restart, pause, resume, failed, retry, forget, flush, shapes, demo/);
     const version = await lqb(['--version'], current.s.env);
     const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
     expect(version.stdout.trim()).toBe(`laravel-queue-bridge ${manifest.version}`);

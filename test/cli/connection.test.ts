@@ -3,9 +3,9 @@
  * checked against PHP's own Str::slug; the database and queue by where the jobs land in Redis.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { connectionFrom, type Connection } from '../../src/cli/connection.js';
@@ -93,12 +93,55 @@ describe('--env', () => {
   });
 });
 
+describe('--env: the prefixes of the app’s Laravel version', () => {
+  const hyphenSlug = () => JSON.parse(runPhpScript('str-slug.php', JSON.stringify([appName]), ['-']))[0] as string;
+  const underscoreSlug = () => prefix.replace(/_database_$/, '');
+  const app = (files: Record<string, string>) => {
+    for (const [name, text] of Object.entries(files)) {
+      mkdirSync(dirname(join(dir, name)), { recursive: true });
+      writeFileSync(join(dir, name), text);
+    }
+  };
+  const installed = (version: string) => JSON.stringify({ packages: [{ name: 'laravel/framework', version }] });
+
+  it('an app whose config/cache.php is the 12.2+ skeleton’s: {slug}-database-, {slug}-cache-, no colon', () => {
+    app({
+      'config/cache.php': "<?php return ['prefix' => env('CACHE_PREFIX', Str::slug((string) env('APP_NAME', 'laravel')).'-cache-')];",
+      'vendor/composer/installed.json': installed('v12.40.1'),
+    });
+    const c = fromDotenv([`APP_NAME="${appName}"`]);
+    expect([c.prefix, c.cachePrefix, c.cacheSeparator]).toEqual([`${hyphenSlug()}-database-`, `${hyphenSlug()}-cache-`, '']);
+  });
+
+  it('an 11 or 12 app without its own config: the framework’s {slug}_cache_, no colon; a 13 app: hyphens', () => {
+    app({ 'vendor/composer/installed.json': installed('v12.10.0') });
+    let c = fromDotenv([`APP_NAME="${appName}"`]);
+    expect([c.prefix, c.cachePrefix, c.cacheSeparator]).toEqual([`${underscoreSlug()}_database_`, `${underscoreSlug()}_cache_`, '']);
+    app({ 'vendor/composer/installed.json': installed('v13.26.1') });
+    c = fromDotenv([`APP_NAME="${appName}"`]);
+    expect([c.prefix, c.cachePrefix, c.cacheSeparator]).toEqual([`${hyphenSlug()}-database-`, `${hyphenSlug()}-cache-`, '']);
+  });
+
+  it('--laravel says the version when nothing beside the .env does; 8–10 keep {slug}_cache and the colon', () => {
+    const c13 = fromDotenv([`APP_NAME="${appName}"`], { laravel: '13' });
+    expect(c13.cachePrefix).toBe(`${hyphenSlug()}-cache-`);
+    const c10 = fromDotenv([`APP_NAME="${appName}"`], { laravel: '10.48.0' });
+    expect([c10.prefix, c10.cachePrefix, c10.cacheSeparator]).toEqual([prefix, `${underscoreSlug()}_cache`, ':']);
+  });
+
+  it('REDIS_PREFIX and CACHE_PREFIX still win', () => {
+    app({ 'vendor/composer/installed.json': installed('v13.0.0') });
+    const c = fromDotenv([`APP_NAME="${appName}"`, 'REDIS_PREFIX=mine_', 'CACHE_PREFIX=cache_']);
+    expect([c.prefix, c.cachePrefix]).toEqual(['mine_', 'cache_']);
+  });
+});
+
 /** connectionFrom for a .env of these lines, in a shell that sets nothing else. */
-function fromDotenv(lines: string[]): Connection {
+function fromDotenv(lines: string[], flags: Record<string, string> = {}): Connection {
   const before = process.env;
   process.env = shell();
   try {
-    return connectionFrom({ env: dotenv(lines).slice('--env='.length) });
+    return connectionFrom({ ...flags, env: dotenv(lines).slice('--env='.length) });
   } finally {
     process.env = before;
   }

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import {
   asDate,
   asModelIdentifier,
+  modelClass,
   buildDate,
   buildModelIdentifier,
   encodePayload,
@@ -23,7 +24,7 @@ import {
   type UserJobView,
 } from '../../src/index.js';
 import { PhpFloat, serialize, toJS, type PhpValue, type Visibility } from '../../src/php/index.js';
-import { debianPayloads, versionPayloads } from '../helpers/laravel.js';
+import { debianPayloads, laravel13Payloads, versionPayloads, type PayloadRecord } from '../helpers/laravel.js';
 import { runPhpScript } from '../helpers/php.js';
 
 const profileOf = (version: string): LaravelProfile => (version.startsWith('5.8') ? '5.8' : (version.split('.')[0] as LaravelProfile));
@@ -88,6 +89,87 @@ describe('rebuilding real payloads', () => {
       batchId: (envelope.data as Record<string, string | null>).batchId,
     });
     expect(built.raw).toBe(record.payload);
+  });
+});
+
+/** What 13.x added to commands after 13.0, and the release that added it. */
+const SINCE_13_0: Record<string, string> = { debounceOwner: '13.6.0', uniqueLockOwner: '13.24.0', debounceId: '13.26.0' };
+const olderThan = (version: string, than: string) => version.localeCompare(than, 'en', { numeric: true }) < 0;
+
+/** Rebuilds a Laravel 13 fixture with profile 13: the job (or listener) from its properties, the envelope from its fields. */
+function rebuild13(record: PayloadRecord): string {
+  const { envelope, view } = decodePayload(record.payload);
+  let command;
+  if (view.kind === 'listener') {
+    const own = (name: string) => plain(view.properties.find((p) => p.name === name)?.value);
+    command = buildListener(
+      {
+        listener: view.listener,
+        method: view.method,
+        arguments: view.arguments,
+        tries: plain(view.tries),
+        maxExceptions: plain(view.maxExceptions),
+        backoff: plain(view.backoff),
+        retryUntil: plain(view.retryUntil),
+        timeout: plain(view.timeout),
+        failOnTimeout: own('failOnTimeout'),
+        deleteWhenMissingModels: own('deleteWhenMissingModels'),
+      },
+      '13',
+    );
+  } else {
+    const job = view as UserJobView;
+    const traitNames = new Set<string>([...QUEUEABLE_FIELDS, 'job', 'messageGroup', 'deduplicator', 'debounceOwner', 'uniqueLockOwner']);
+    command = buildJob(
+      {
+        className: job.className,
+        properties: job.properties.filter((p) => !traitNames.has(p.name)).map((p) => ({ name: p.name, value: p.value, visibility: p.visibility, declaringClass: p.declaringClass })),
+        queueable: Object.fromEntries(job.properties.filter((p) => traitNames.has(p.name)).map((p) => [p.name, p.value])),
+        // A SerializesModels job leaves out Queueable's properties that equal their defaults: its connection among them.
+        serializesModels: !job.properties.some((p) => p.name === 'connection'),
+      },
+      '13',
+    );
+  }
+  // Before a 13.x release added a property, that release's payloads do not have it.
+  for (const [name, since] of Object.entries(SINCE_13_0)) if (olderThan(record.laravel, since)) command.props.delete(name);
+  const num = (key: string) => envelope[key] as number | null;
+  return buildPayload(command, {
+    profile: '13',
+    displayName: envelope.displayName as string,
+    uuid: envelope.uuid as string,
+    id: envelope.id as string,
+    maxTries: num('maxTries'),
+    maxExceptions: num('maxExceptions'),
+    failOnTimeout: envelope.failOnTimeout as boolean,
+    backoff: envelope.backoff as string | null,
+    timeout: num('timeout'),
+    retryUntil: num('retryUntil'),
+    deleteWhenMissingModels: envelope.deleteWhenMissingModels as boolean,
+    delay: num('delay'),
+    createdAt: num('createdAt')!,
+    batchId: (envelope.data as Record<string, string | null>).batchId,
+  }).raw;
+}
+
+describe('rebuilding Laravel 13 payloads with profile 13', () => {
+  const records = laravel13Payloads();
+  it('covers 13.0.0 and 13.26.1', () => {
+    expect(new Set(records.map((r) => r.laravel))).toEqual(new Set(['13.0.0', '13.26.1']));
+  });
+  it.each(records.map((r, i) => [`${r.laravel} #${i} ${JSON.parse(r.payload).displayName}`, r] as const))('%s comes out byte for byte', (_, record) => {
+    expect(rebuild13(record)).toBe(record.payload);
+    expect(decodePayload(record.payload).profile).toBe('13');
+  });
+  it('13.26.1 commands carry debounceOwner and uniqueLockOwner ("" unless taken), a listener its debounceId, where profile 13 writes them', () => {
+    const latest = records.filter((r) => r.laravel === '13.26.1').map((r) => decodePayload(r.payload).view as UserJobView);
+    const listener = latest.find((v) => v.className === 'Illuminate\\Events\\CallQueuedListener')!;
+    const names = listener.properties.map((p) => p.name);
+    expect(names.slice(names.indexOf('uniqueFor'), names.indexOf('uniqueFor') + 3)).toEqual(['uniqueFor', 'debounceId', 'job']);
+    expect(names.slice(names.indexOf('deduplicator'), names.indexOf('deduplicator') + 4)).toEqual(['deduplicator', 'debounceOwner', 'uniqueLockOwner', 'delay']);
+    const built = buildJob({ className: 'App\\Jobs\\X', serializesModels: false }, '13');
+    expect(built.props.keys.slice(3, 7)).toEqual(['messageGroup', 'deduplicator', 'debounceOwner', 'uniqueLockOwner']);
+    expect(built.props.get('debounceOwner')).toBe('');
   });
 });
 
@@ -183,5 +265,16 @@ describe('value builders against what Laravel 8.83 wrote', () => {
       if (!model) continue;
       expect(serialize(buildModelIdentifier(model, '8')).toString('utf8'), prop.name).toBe(serialize(prop.value).toString('utf8'));
     }
+  });
+});
+
+describe('morph-map aliases in ModelIdentifier::$class (12.50+)', () => {
+  it('a class with no namespace separator reads as an alias, resolved by the morph map when given', () => {
+    const alias = asModelIdentifier(buildModelIdentifier({ class: 'user', id: 7 }, '12'))!;
+    expect(alias.classIsAlias).toBe(true);
+    expect(modelClass(alias, { user: 'App\\Models\\User' })).toBe('App\\Models\\User');
+    expect(modelClass(alias)).toBe('user');
+    const full = asModelIdentifier(buildModelIdentifier({ class: 'App\\Models\\User', id: 7 }, '12'))!;
+    expect([full.classIsAlias, modelClass(full, { user: 'X' })]).toEqual([false, 'App\\Models\\User']);
   });
 });

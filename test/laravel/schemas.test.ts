@@ -13,7 +13,7 @@ import {
   type LaravelProfile,
   type PayloadIssue,
 } from '../../src/laravel/index.js';
-import { versionPayloads } from '../helpers/laravel.js';
+import { laravel13Payloads, versionPayloads } from '../helpers/laravel.js';
 import { runPhpScript } from '../helpers/php.js';
 
 type Json = Record<string, any>;
@@ -24,7 +24,7 @@ interface Fixture {
   reserved: string;
 }
 
-const fixtures: Fixture[] = versionPayloads();
+const fixtures: Fixture[] = [...versionPayloads(), ...laravel13Payloads()];
 
 const PROFILE_OF: Record<string, LaravelProfile> = {
   '5.8.38': '5.8',
@@ -35,6 +35,8 @@ const PROFILE_OF: Record<string, LaravelProfile> = {
   '10.50.3': '10',
   '11.56.0': '11',
   '12.67.0': '12',
+  '13.0.0': '13',
+  '13.26.1': '13',
 };
 const CALL_QUEUED_HANDLER = 'Illuminate\\Queue\\CallQueuedHandler@call';
 
@@ -72,10 +74,10 @@ const OPTIONAL: Partial<Record<LaravelProfile, string[]>> = {
   '12': ['createdAt', 'delay'], // 12.0 – 12.10
 };
 
-describe('fixtures of Laravel 5.8 to 12', () => {
+describe('fixtures of Laravel 5.8 to 13', () => {
   it('hold 25 payloads from each of the eight versions', () => {
-    expect(fixtures).toHaveLength(200);
-    for (const profile of LARAVEL_PROFILES) expect(ofProfile(profile)).toHaveLength(25);
+    expect(fixtures).toHaveLength(320);
+    for (const profile of LARAVEL_PROFILES) expect(ofProfile(profile)).toHaveLength(profile === '13' ? 120 : 25);
   });
 
   it.each(fixtures.map((fixture, i) => [`${fixture.laravel} #${i}`, fixture] as const))(
@@ -171,6 +173,9 @@ describe('across versions', () => {
     const missing = [...alwaysWritten(to)].filter((key) => !optional.includes(key) && !has.has(key));
     // 12.11+ writes createdAt and delay together, so one without the other is wrong.
     if (to === '12' && has.has('createdAt') !== has.has('delay')) missing.push(has.has('delay') ? 'createdAt' : 'delay');
+    // Every 13.x object job carries data.batchId.
+    const data = (JSON.parse(firstOf(from).payload) as { data: Json }).data;
+    if (to === '13' && !('batchId' in data)) missing.push('data/batchId');
     return missing.map((key) => `/${key}`).sort();
   }
 
@@ -256,12 +261,13 @@ describe('earlier releases of a major', () => {
 describe('string jobs and cjson', () => {
   /**
    * A fixture turned into what push('Class@method', $data) writes: the handler as `job`, the raw data,
-   * and no timeoutAt / retryUntil (Queue::createStringPayload never writes those).
+   * and no timeoutAt / retryUntil / deleteWhenMissingModels (Queue::createStringPayload never writes those).
    */
   function stringJob(payload: Json, data: unknown): Json {
     const job: Json = { ...payload, job: 'App\\Jobs\\LegacyImport@handle', displayName: 'App\\Jobs\\LegacyImport', data };
     delete job.timeoutAt;
     delete job.retryUntil;
+    delete job.deleteWhenMissingModels;
     return job;
   }
 
@@ -274,7 +280,9 @@ describe('string jobs and cjson', () => {
         }
         const objectOnly = 'retryUntil' in payload ? '/retryUntil' : '/timeoutAt';
         const asObjectJob = { ...stringJob(payload, {}), job: CALL_QUEUED_HANDLER };
-        expect(paths(validatePayload(asObjectJob, profile))).toEqual(['/data/command', '/data/commandName', objectOnly].sort());
+        // 13.x object jobs also always carry deleteWhenMissingModels and data.batchId.
+        const since13 = profile === '13' ? ['/deleteWhenMissingModels', '/data/batchId'] : [];
+        expect(paths(validatePayload(asObjectJob, profile))).toEqual(['/data/command', '/data/commandName', objectOnly, ...since13].sort());
       }
     });
   }
@@ -359,11 +367,11 @@ describe('assertValidPayload and schemaFor', () => {
   });
 
   it('rejects an unknown profile', () => {
-    expect(() => validatePayload({}, '13' as LaravelProfile)).toThrow(RangeError);
+    expect(() => validatePayload({}, '14' as LaravelProfile)).toThrow(RangeError);
   });
 
   it('gives each profile its schema, with a description for every field', () => {
-    expect(LARAVEL_PROFILES).toEqual(['5.8', '6', '7', '8', '9', '10', '11', '12']);
+    expect(LARAVEL_PROFILES).toEqual(['5.8', '6', '7', '8', '9', '10', '11', '12', '13']);
     for (const profile of LARAVEL_PROFILES) {
       const schema = schemaFor(profile);
       expect(schema.$id).toBe(`https://laravel-queue-bridge.dev/schemas/payload-${profile}.json`);

@@ -56,6 +56,21 @@ describe('a queue with a hash tag on Redis Cluster', () => {
     expect(await queue.size()).toBe(0);
   });
 
+  it('a queue without a hash tag lives under queues:{NAME}, as Laravel 13.5+ keys it, and every step works', async () => {
+    const plain = new RedisQueue(client, { defaultQueue: 'plain', retryAfter: 2 });
+    expect(plain.key()).toBe('queues:{plain}');
+    await plain.pushRaw(job(1));
+    await plain.laterRaw(new Date(Date.now() - 2000), job(2));
+    const jobs = await plain.popMany(undefined, 10);
+    expect(jobs).toHaveLength(2);
+    expect(await (client as Cluster).exists('queues:{plain}:reserved')).toBe(1);
+    await jobs[0]!.release(0);
+    await jobs[1]!.delete();
+    await plain.migrate();
+    expect(await plain.readySize()).toBe(1);
+    expect(await plain.clear()).toBe(1);
+  });
+
   it('lqb dispatch and lqb work run through the cluster', async () => {
     const dispatched = await lqb(['dispatch', 'App\\Jobs\\Bridge\\RecordJob', `--queue=${QUEUE}`, '--props={"n":9,"label":"via lqb","ratio":1.5,"items":[]}'], s.env);
     expect(dispatched.stderr).toBe('');
