@@ -7,6 +7,7 @@ import { RedisQueue, type RedisClient } from '../redis/index.js';
 import { QueueCache, Worker, loadHandlers, type DatabaseUuidFailedJobProvider, type WorkerOptions } from '../worker/index.js';
 import { cacheClient, connectionFlags, connectionFrom, failedJobStore, queueClient, type Connection } from './connection.js';
 import { formatEvent } from './output.js';
+import { bookkeepingFlags, bookkeepingFrom, type Bookkeeping } from './bookkeeping.js';
 import { redactSecrets, redactUrl } from './redact.js';
 import { UsageError, backoffFlag, connectionName, countFlag, numberFlag, queueNames, workBackoff, type Command } from './command.js';
 
@@ -14,9 +15,10 @@ export const work: Command = {
   usage:
     'lqb work [CONNECTION] --handlers=FILE [--queue=a,b] [--once] [--stop-when-empty] [--tries=1] [--backoff=0[,S…]] [--timeout=60] [--sleep=3] ' +
     '[--max-jobs=0] [--max-time=0] [--memory=128] [--rest=0] [--retry-after=90] [--block-for=S] [--concurrency=1] [--share] [--json] ' +
-    '[--redis=URL] [--redis-ca=FILE] [--prefix=P] [--default-queue=default] [--env=PATH] [--failed-db=URL] [--key=APP_KEY] [--cipher=AES-256-CBC]   (also as in queue:work: --name, --delay, --force, --daemon)',
+    '[--redis=URL] [--redis-ca=FILE] [--prefix=P] [--default-queue=default] [--env=PATH] [--failed-db=URL] [--key=APP_KEY] [--cipher=AES-256-CBC] [--shapes=FILE] [--cache-store=redis|database] [--lock-db=URL] [--lock-table=cache_locks] [--batch-db=URL] [--batch-table=job_batches]   (also as in queue:work: --name, --delay, --force, --daemon)',
   options: {
     ...connectionFlags,
+    ...bookkeepingFlags,
     handlers: { type: 'string' },
     queue: { type: 'string' },
     once: { type: 'boolean' },
@@ -50,6 +52,7 @@ export const work: Command = {
     const retryAfter = values['retry-after'] === 'null' ? null : numberFlag(values['retry-after'], 'retry-after', 90, 0);
     const blockFor = typeof values['block-for'] === 'string' ? numberFlag(values['block-for'], 'block-for', 0, 0) : null;
     const encrypter = encrypterFor(values, connection);
+    const bookkeepingFor = bookkeepingFrom(values, connection);
     const handlers = await loadHandlers(values.handlers);
     // Everything a worker needs is checked before it opens Redis, and what it opened is closed
     // on any error: an open client would keep the process alive after the error was printed.
@@ -59,6 +62,7 @@ export const work: Command = {
     let client: RedisClient | undefined;
     let cache: RedisClient | undefined;
     let queue: RedisQueue | undefined;
+    let bookkeeping: Bookkeeping | undefined;
     try {
       // Inside the try: a --redis-ca that cannot be read throws here, with the failer open.
       client = queueClient(connection);
@@ -66,8 +70,12 @@ export const work: Command = {
       // A chained job naming no queue goes to the connection's queue, as Laravel's dispatch sends it,
       // not to the first queue this worker happens to read.
       queue = new RedisQueue(client, { retryAfter, blockFor, defaultQueue: connection.defaultQueue });
+      bookkeeping = bookkeepingFor(cache);
       const worker = new Worker(queue, handlers, options, {
         failer,
+        locks: bookkeeping.locks,
+        batches: bookkeeping.batches,
+        ...(bookkeeping.shapes ? { shapes: bookkeeping.shapes } : {}),
         cache: new QueueCache(cache, connection.cachePrefix),
         encrypter,
         // A job's error may quote a URL or a key the handler was given; the log shows none.
@@ -81,6 +89,7 @@ export const work: Command = {
       for (const [signal, handler] of signals) process.off(signal, handler);
       await queue?.close();
       await failer.close();
+      await bookkeeping?.close();
       client?.disconnect();
       cache?.disconnect();
     }

@@ -18,6 +18,8 @@ import { handlerNames, type Handler, type HandlerJob, type HandlerMap } from './
 import { defaultWorkerOptions, type WorkerOptions } from './WorkerOptions.js';
 import { CallQueuedHandler } from './CallQueuedHandler.js';
 import type { ShapesFile } from '../shapes/shape.js';
+import type { UniqueLockStore } from './UniqueLock.js';
+import type { DatabaseBatchRepository } from './BatchRepository.js';
 
 export interface WorkerEvent {
   event: 'processing' | 'processed' | 'failed' | 'released' | 'deleted' | 'given-back' | 'timed-out' | 'stopping' | 'error' | 'warning';
@@ -38,8 +40,19 @@ export interface WorkerDependencies {
   cache?: QueueCache;
   /** Decrypts ShouldBeEncrypted commands (Laravel's APP_KEY). */
   encrypter?: Encrypter;
-  /** The app's class shapes (`lqb shapes`): a chain's next link keeps its declared tries, backoff and encryption. */
+  /**
+   * The app's class shapes (`lqb shapes`): a chain's next link keeps its declared tries, backoff
+   * and encryption; which classes are ShouldBeUnique (and UntilProcessing), their uniqueId and
+   * the app's Laravel version, for their locks' keys.
+   */
   shapes?: ShapesFile;
+  /**
+   * Where unique jobs' locks live (Laravel's default cache store: RedisLockStore on the cache
+   * connection, or DatabaseLockStore on `cache_locks`); without it no lock is released.
+   */
+  locks?: UniqueLockStore;
+  /** Laravel's job_batches table: batched jobs record their success and failure there. */
+  batches?: DatabaseBatchRepository;
   /** One call per event; the CLI prints them. */
   log?: (event: WorkerEvent) => void;
   /** UNIX seconds. */
@@ -132,6 +145,8 @@ class JobState {
    * taken by another worker after retry_after), so what the handler does to it later is ignored.
    */
   abandoned = false;
+  /** The payload and command, once read: what CallQueuedHandler's failed() is given. */
+  read: { payload: DecodedPayload; command: PhpValue | undefined } | undefined;
   /** Made only when the handler asks for its signal; most never do. */
   #controller: AbortController | undefined;
   #expiredWith: Error | undefined;
@@ -480,6 +495,7 @@ export class Worker {
       return this.failUnread(state, new UndecodableJobError(`the job cannot be read: ${describeError(unreadable)}`, { cause: unreadable }), started);
     }
     const { payload, view, command } = read;
+    state.read = { payload, command };
     const name = String(payload.envelope.displayName ?? payload.name);
     this.log({ event: 'processing', job: name, ...base });
     const finish = (event: WorkerEvent['event'], error?: unknown) =>
@@ -495,12 +511,21 @@ export class Worker {
         }
         throw new NoHandlerError(`no handler for ${handlerNames(payload, view).join(' or ')} in the handlers module`);
       }
+      const forPhp = await this.handler.phpShouldRun(payload, command);
+      if (forPhp) {
+        await job.giveBack(this.options.shareDelay);
+        return this.log({ event: 'given-back', job: name, ...base, reason: forPhp });
+      }
+      await this.handler.beforeRunning(payload, command);
       const timedOut = await this.runHandler(state, found.handler, context, payload);
       if (timedOut) return finish('timed-out', timedOut);
-      // As Laravel's CallQueuedHandler: a job that neither failed nor was released pushes the
-      // next link of its chain, even when it deleted itself; then it is deleted if it was not.
+      // As Laravel's CallQueuedHandler: a unique job not released frees its lock; a job that
+      // neither failed nor was released pushes the next link of its chain, even when it deleted
+      // itself; then it is deleted if it was not.
+      if (!state.abandoned) await this.handler.afterRunning(payload, command, state.released);
       if (!state.failed && !state.released && !state.abandoned) {
         await this.handler.dispatchNextInChain(payload, command);
+        await this.handler.recordSuccessfulBatchJob(payload, command);
         if (!state.deleted) {
           await job.delete();
           state.deleted = true;
@@ -535,9 +560,27 @@ export class Worker {
     const name = error instanceof UndecodableJobError ? '(undecodable)' : displayNameOf(job);
     const base = { id: job.id, uuid: job.uuid, queue: job.queue, attempts: job.attempts() };
     this.log({ event: 'processing', job: name, ...base });
+    if (error instanceof MaxAttemptsExceededError) {
+      const reason = await this.phpShouldFailUnread(job);
+      if (reason) {
+        await job.giveBack(this.options.shareDelay);
+        return this.log({ event: 'given-back', job: name, ...base, reason: `out of attempts, left for a PHP worker to fail: ${reason}` });
+      }
+    }
     await this.recordFailure(state, error, name);
     if (state.failedRecorded && error instanceof MaxAttemptsExceededError) await this.failedHookOfUnread(state, error);
     this.log({ event: state.outcome('deleted'), job: name, ...base, durationMs: performance.now() - started, error: error.message });
+  }
+
+  /** With --share, why a job out of attempts is PHP's to fail (see CallQueuedHandler.phpShouldFail), if it is. */
+  private async phpShouldFailUnread(job: RedisJob): Promise<string | undefined> {
+    if (!this.options.share) return undefined;
+    try {
+      const payload = job.payload;
+      return await this.handler.phpShouldFail(payload, commandOf(payload, this.deps.encrypter).command);
+    } catch {
+      return undefined;
+    }
   }
 
   /** The failed() hook of a job failed before it was read, when its command reads after all. */
@@ -545,6 +588,7 @@ export class Worker {
     try {
       const payload = state.job.payload;
       const { view, command } = commandOf(payload, this.deps.encrypter);
+      await this.handler.failed(payload, command);
       const found = this.findHandler(payload, view);
       if (found) await this.runFailedHook(this.context(state, found.name, payload, view, command), error);
     } catch {
@@ -648,6 +692,16 @@ export class Worker {
   private async handleException(state: JobState, payload: DecodedPayload, name: string, context: HandlerJob | undefined, error: unknown): Promise<void> {
     const job = state.job;
     try {
+      if (!state.failed && !(error instanceof NoHandlerError) && state.read && this.attemptsUsedUp(job, payload)) {
+        // Shared with PHP workers: a failure whose bookkeeping runs PHP closures is left to them.
+        const reason = await this.handler.phpShouldFail(state.read.payload, state.read.command);
+        if (reason) {
+          state.released = true;
+          await job.release(0);
+          this.log({ event: 'given-back', job: name, id: job.id, uuid: job.uuid, queue: job.queue, attempts: job.attempts(), reason: `out of attempts, left for a PHP worker to fail: ${reason}` });
+          return;
+        }
+      }
       if (!state.failed) {
         if (this.attemptsUsedUp(job, payload) || error instanceof NoHandlerError) {
           await this.fail(state, error, name, context);
@@ -684,7 +738,9 @@ export class Worker {
       return;
     }
     await this.recordFailure(state, error, name);
-    if (state.failedRecorded && context) await this.runFailedHook(context, error);
+    if (!state.failedRecorded) return;
+    if (state.read) await this.handler.failed(state.read.payload, state.read.command);
+    if (context) await this.runFailedHook(context, error);
   }
 
   /**
