@@ -206,6 +206,9 @@ namespace App\Bridge {
             $app->alias('encrypter', \Illuminate\Contracts\Encryption\Encrypter::class);
         }
 
+        // The cache store for unique locks and the batch repository (bookkeeping-app.php).
+        \App\Bridge\Bookkeeping\bind($app);
+
         return $app;
     }
 
@@ -434,4 +437,9 @@ namespace App\Listeners\Bridge {
             ]);
         }
     }
+}
+
+namespace {
+    // Unique jobs, batches and chains' catch callbacks: their classes and bindings.
+    require_once __DIR__ . '/bookkeeping-app.php';
 }
