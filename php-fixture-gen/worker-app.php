@@ -206,6 +206,9 @@ namespace App\Bridge {
             $app->alias('encrypter', \Illuminate\Contracts\Encryption\Encrypter::class);
         }
 
+        // The cache store for unique locks and the batch repository (bookkeeping-app.php).
+        \App\Bridge\Bookkeeping\bind($app);
+
         return $app;
     }
 
@@ -439,4 +442,6 @@ namespace App\Listeners\Bridge {
 namespace {
     // Jobs guarded by WithoutOverlapping and RateLimited (they use RecordsRuns, declared above).
     require_once __DIR__ . '/guards-app.php';
+    // Unique jobs, batches and chains' catch callbacks: their classes and bindings.
+    require_once __DIR__ . '/bookkeeping-app.php';
 }

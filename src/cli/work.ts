@@ -8,6 +8,7 @@ import { QueueCache, Worker, loadHandlers, type DatabaseUuidFailedJobProvider, t
 import { cacheClient, connectionFlags, connectionFrom, failedJobStore, queueClient, type Connection } from './connection.js';
 import { formatEvent } from './output.js';
 import { shapesFlag, shapesFrom } from './shapes-file.js';
+import { bookkeepingFlags, bookkeepingFrom, type Bookkeeping } from './bookkeeping.js';
 import { redactSecrets, redactUrl } from './redact.js';
 import { UsageError, backoffFlag, connectionName, countFlag, numberFlag, queueNames, workBackoff, type Command } from './command.js';
 
@@ -15,10 +16,11 @@ export const work: Command = {
   usage:
     'lqb work [CONNECTION] --handlers=FILE [--queue=a,b] [--once] [--stop-when-empty] [--tries=1] [--backoff=0[,S…]] [--timeout=60] [--sleep=3] ' +
     '[--max-jobs=0] [--max-time=0] [--memory=128] [--rest=0] [--retry-after=90] [--block-for=S] [--concurrency=1] [--share] [--json] ' +
-    '[--shapes=FILE] [--redis=URL] [--redis-ca=FILE] [--prefix=P] [--default-queue=default] [--env=PATH] [--failed-db=URL] [--key=APP_KEY] [--cipher=AES-256-CBC]   (also as in queue:work: --name, --delay, --force, --daemon)',
+    '[--shapes=FILE] [--redis=URL] [--redis-ca=FILE] [--prefix=P] [--default-queue=default] [--env=PATH] [--failed-db=URL] [--key=APP_KEY] [--cipher=AES-256-CBC] [--cache-store=redis|database] [--lock-db=URL] [--lock-table=cache_locks] [--batch-db=URL] [--batch-table=job_batches]   (also as in queue:work: --name, --delay, --force, --daemon)',
   options: {
     ...connectionFlags,
     ...shapesFlag,
+    ...bookkeepingFlags,
     handlers: { type: 'string' },
     queue: { type: 'string' },
     once: { type: 'boolean' },
@@ -52,6 +54,7 @@ export const work: Command = {
     const retryAfter = values['retry-after'] === 'null' ? null : numberFlag(values['retry-after'], 'retry-after', 90, 0);
     const blockFor = typeof values['block-for'] === 'string' ? numberFlag(values['block-for'], 'block-for', 0, 0) : null;
     const encrypter = encrypterFor(values, connection);
+    const bookkeepingFor = bookkeepingFrom(values, connection);
     const handlers = await loadHandlers(values.handlers);
     const shapes = shapesFrom(values);
     // Everything a worker needs is checked before it opens Redis, and what it opened is closed
@@ -62,6 +65,7 @@ export const work: Command = {
     let client: RedisClient | undefined;
     let cache: RedisClient | undefined;
     let queue: RedisQueue | undefined;
+    let bookkeeping: Bookkeeping | undefined;
     try {
       // Inside the try: a --redis-ca that cannot be read throws here, with the failer open.
       client = queueClient(connection);
@@ -69,8 +73,11 @@ export const work: Command = {
       // A chained job naming no queue goes to the connection's queue, as Laravel's dispatch sends it,
       // not to the first queue this worker happens to read.
       queue = new RedisQueue(client, { retryAfter, blockFor, defaultQueue: connection.defaultQueue });
+      bookkeeping = bookkeepingFor(cache);
       const worker = new Worker(queue, handlers, options, {
         failer,
+        locks: bookkeeping.locks,
+        batches: bookkeeping.batches,
         cache: new QueueCache(cache, connection.cachePrefix, connection.cacheSeparator),
         encrypter,
         ...(shapes ? { shapes } : {}),
@@ -85,6 +92,7 @@ export const work: Command = {
       for (const [signal, handler] of signals) process.off(signal, handler);
       await queue?.close();
       await failer.close();
+      await bookkeeping?.close();
       client?.disconnect();
       cache?.disconnect();
     }

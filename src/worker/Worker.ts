@@ -8,8 +8,8 @@
  * PHP workers, in which case it is given back for them.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { PhpArray, PhpObject, deref, toJS, unserialize, type PhpValue } from '../php/index.js';
-import { buildPayload, commandOf, jsonNumber, plainJson, type DecodedPayload, type Encrypter, type JobView } from '../laravel/index.js';
+import { toJS, type PhpValue } from '../php/index.js';
+import { commandOf, jsonNumber, plainJson, type DecodedPayload, type Encrypter, type JobView } from '../laravel/index.js';
 import type { RedisJob, RedisQueue, ReservedFields } from '../redis/index.js';
 import { PauseWatch, type QueueCache } from './cache.js';
 import { MiddlewareNotices } from './middleware.js';
@@ -18,8 +18,10 @@ import type { FailedJobProvider } from './FailedJobProvider.js';
 import { argsOf, handlerNames, type Handler, type HandlerJob, type HandlerMap } from './handlers.js';
 import { defaultWorkerOptions, type WorkerOptions } from './WorkerOptions.js';
 import { liveHeapMb, unwatchLiveHeap, watchLiveHeap } from './memory.js';
-import { SHOULD_BE_ENCRYPTED, declaredForEnvelope } from '../shapes/command.js';
+import { CallQueuedHandler } from './CallQueuedHandler.js';
 import type { ShapesFile } from '../shapes/shape.js';
+import type { UniqueLockStore } from './UniqueLock.js';
+import type { DatabaseBatchRepository } from './BatchRepository.js';
 
 export interface WorkerEvent {
   event: 'processing' | 'processed' | 'failed' | 'released' | 'deleted' | 'given-back' | 'timed-out' | 'stopping' | 'error' | 'warning';
@@ -40,8 +42,19 @@ export interface WorkerDependencies {
   cache?: QueueCache;
   /** Decrypts ShouldBeEncrypted commands (Laravel's APP_KEY). */
   encrypter?: Encrypter;
-  /** The app's class shapes (`lqb shapes`): a chain's next link keeps its declared tries, backoff and encryption. */
+  /**
+   * The app's class shapes (`lqb shapes`): a chain's next link keeps its declared tries, backoff
+   * and encryption; which classes are ShouldBeUnique (and UntilProcessing), their uniqueId and
+   * the app's Laravel version, for their locks' keys.
+   */
   shapes?: ShapesFile;
+  /**
+   * Where unique jobs' locks live (Laravel's default cache store: RedisLockStore on the cache
+   * connection, or DatabaseLockStore on `cache_locks`); without it no lock is released.
+   */
+  locks?: UniqueLockStore;
+  /** Laravel's job_batches table: batched jobs record their success and failure there. */
+  batches?: DatabaseBatchRepository;
   /** One call per event; the CLI prints them. */
   log?: (event: WorkerEvent) => void;
   /** UNIX seconds. */
@@ -138,6 +151,8 @@ class JobState {
    * taken by another worker after retry_after), so what the handler does to it later is ignored.
    */
   abandoned = false;
+  /** The payload and command, once read: what CallQueuedHandler's failed() is given. */
+  read: { payload: DecodedPayload; command: PhpValue | undefined } | undefined;
   /** Made only when the handler asks for its signal; most never do. */
   #controller: AbortController | undefined;
   #expiredWith: Error | undefined;
@@ -198,12 +213,12 @@ export class Worker {
   private readonly stopWaiters = new Set<() => void>();
   /** Jobs whose handlers are running: their reservations are renewed until they finish. */
   private readonly inHand = new Set<RedisJob>();
-  /** Classes whose PHP-only methods the log has named already. */
-  private readonly saidNotRun = new Set<string>();
   /** Classes whose PHP job middleware the log has named already. */
   private readonly middlewareNotices = new MiddlewareNotices();
   /** queue:pause's switches (12.40+), read at most once a second. */
   private pauses: PauseWatch | undefined;
+  /** CallQueuedHandler's duties around the handler: the chain, unique locks, batches. */
+  private readonly handler: CallQueuedHandler;
 
   constructor(
     readonly queue: RedisQueue,
@@ -214,6 +229,7 @@ export class Worker {
     this.options = { ...defaultWorkerOptions, ...options };
     this.now = deps.now ?? (() => Math.floor(Date.now() / 1000));
     this.log = deps.log ?? (() => undefined);
+    this.handler = new CallQueuedHandler(queue, this.options, deps, this.log);
   }
 
   /**
@@ -496,6 +512,7 @@ export class Worker {
       return this.failUnread(state, new UndecodableJobError(`the job cannot be read: ${describeError(unreadable)}`, { cause: unreadable }), started);
     }
     const { payload, view, command } = read;
+    state.read = { payload, command };
     const name = String(payload.envelope.displayName ?? payload.name);
     this.log({ event: 'processing', job: name, ...base });
     const finish = (event: WorkerEvent['event'], error?: unknown) =>
@@ -513,12 +530,21 @@ export class Worker {
         }
         throw new NoHandlerError(`no handler for ${handlerNames(payload, view).join(' or ')} in the handlers module`);
       }
+      const forPhp = await this.handler.phpShouldRun(payload, command);
+      if (forPhp) {
+        await job.giveBack(this.options.shareDelay);
+        return this.log({ event: 'given-back', job: name, ...base, reason: forPhp });
+      }
+      await this.handler.beforeRunning(payload, command);
       const timedOut = await this.runHandler(state, found.handler, context, payload);
       if (timedOut) return finish('timed-out', timedOut);
-      // As Laravel's CallQueuedHandler: a job that neither failed nor was released pushes the
-      // next link of its chain, even when it deleted itself; then it is deleted if it was not.
+      // As Laravel's CallQueuedHandler: a unique job not released frees its lock; a job that
+      // neither failed nor was released pushes the next link of its chain, even when it deleted
+      // itself; then it is deleted if it was not.
+      if (!state.abandoned) await this.handler.afterRunning(payload, command, state.released);
       if (!state.failed && !state.released && !state.abandoned) {
-        await this.dispatchNextInChain(payload, command);
+        await this.handler.dispatchNextInChain(payload, command);
+        await this.handler.recordSuccessfulBatchJob(payload, command);
         if (!state.deleted) {
           await job.delete();
           state.deleted = true;
@@ -553,9 +579,27 @@ export class Worker {
     const name = error instanceof UndecodableJobError ? '(undecodable)' : displayNameOf(job);
     const base = { id: job.id, uuid: job.uuid, queue: job.queue, attempts: job.attempts() };
     this.log({ event: 'processing', job: name, ...base });
+    if (error instanceof MaxAttemptsExceededError) {
+      const reason = await this.phpShouldFailUnread(job);
+      if (reason) {
+        await job.giveBack(this.options.shareDelay);
+        return this.log({ event: 'given-back', job: name, ...base, reason: `out of attempts, left for a PHP worker to fail: ${reason}` });
+      }
+    }
     await this.recordFailure(state, error, name);
     if (state.failedRecorded && error instanceof MaxAttemptsExceededError) await this.failedHookOfUnread(state, error);
     this.log({ event: state.outcome('deleted'), job: name, ...base, durationMs: performance.now() - started, error: error.message });
+  }
+
+  /** With --share, why a job out of attempts is PHP's to fail (see CallQueuedHandler.phpShouldFail), if it is. */
+  private async phpShouldFailUnread(job: RedisJob): Promise<string | undefined> {
+    if (!this.options.share) return undefined;
+    try {
+      const payload = job.payload;
+      return await this.handler.phpShouldFail(payload, commandOf(payload, this.deps.encrypter).command);
+    } catch {
+      return undefined;
+    }
   }
 
   /** The failed() hook of a job failed before it was read, when its command reads after all. */
@@ -563,6 +607,7 @@ export class Worker {
     try {
       const payload = state.job.payload;
       const { view, command } = commandOf(payload, this.deps.encrypter);
+      await this.handler.failed(payload, command);
       const found = this.findHandler(payload, view);
       if (found) await this.runFailedHook(this.context(state, found.name, payload, view, command), error);
     } catch {
@@ -667,6 +712,16 @@ export class Worker {
   private async handleException(state: JobState, payload: DecodedPayload, name: string, context: HandlerJob | undefined, error: unknown): Promise<void> {
     const job = state.job;
     try {
+      if (!state.failed && !(error instanceof NoHandlerError) && state.read && this.attemptsUsedUp(job, payload)) {
+        // Shared with PHP workers: a failure whose bookkeeping runs PHP closures is left to them.
+        const reason = await this.handler.phpShouldFail(state.read.payload, state.read.command);
+        if (reason) {
+          state.released = true;
+          await job.release(0);
+          this.log({ event: 'given-back', job: name, id: job.id, uuid: job.uuid, queue: job.queue, attempts: job.attempts(), reason: `out of attempts, left for a PHP worker to fail: ${reason}` });
+          return;
+        }
+      }
       if (!state.failed) {
         if (this.attemptsUsedUp(job, payload) || error instanceof NoHandlerError) {
           await this.fail(state, error, name, context);
@@ -703,7 +758,9 @@ export class Worker {
       return;
     }
     await this.recordFailure(state, error, name);
-    if (state.failedRecorded && context) await this.runFailedHook(context, error);
+    if (!state.failedRecorded) return;
+    if (state.read) await this.handler.failed(state.read.payload, state.read.command);
+    if (context) await this.runFailedHook(context, error);
   }
 
   /**
@@ -771,84 +828,6 @@ export class Worker {
     const chosen = list[attempts - 1] ?? list[list.length - 1] ?? '0';
     return Math.max(0, Math.trunc(Number(chosen)) || 0);
   }
-
-  /**
-   * When a chained job succeeds, the next one is pushed the way Laravel's Queueable does it:
-   * the rest of the chain goes with it, and its connection and queue default to the chain's,
-   * then to the connection's own queue (the RedisQueue's default).
-   */
-  private async dispatchNextInChain(payload: DecodedPayload, command: PhpValue | undefined): Promise<void> {
-    const current = command === undefined ? undefined : deref(command);
-    if (!(current instanceof PhpObject)) return;
-    const chained = deref(current.get('chained') ?? null);
-    if (!(chained instanceof PhpArray) || chained.size === 0) return;
-    const [first, ...rest] = chained.values.map((entry) => deref(entry));
-    const next = deref(unserialize(first as string | Uint8Array));
-    if (!(next instanceof PhpObject)) return;
-    const chainQueue = current.get('chainQueue') ?? null;
-    const chainConnection = current.get('chainConnection') ?? null;
-    setPublic(next, 'chained', PhpArray.list(rest));
-    setPublic(next, 'connection', deref(next.get('connection') ?? null) || chainConnection);
-    setPublic(next, 'queue', deref(next.get('queue') ?? null) || chainQueue);
-    setPublic(next, 'chainConnection', chainConnection);
-    setPublic(next, 'chainQueue', chainQueue);
-    setPublic(next, 'chainCatchCallbacks', current.get('chainCatchCallbacks') ?? null);
-    // This worker can push only to its own connection; the next job is never sent elsewhere by
-    // mistake: the error fails (or releases) this job with the reason instead.
-    const connection = deref(next.get('connection') ?? null);
-    if (connection && connection !== this.options.connectionName) {
-      throw new Error(`the next job in the chain goes to connection ${JSON.stringify(connection)}, and this worker serves only ${JSON.stringify(this.options.connectionName)}`);
-    }
-    const queue = deref(next.get('queue') ?? null);
-    const own = (prop: string) => {
-      const value = next.get(prop);
-      return value === undefined ? null : (toJS(value) as never);
-    };
-    const delay = toJS(next.get('delay') ?? null);
-    const shaped = this.shapedLink(next);
-    const built = buildPayload(next, {
-      profile: payload.profile,
-      ...(shaped?.envelope ?? {
-        maxTries: own('tries'),
-        timeout: own('timeout'),
-        backoff: own('backoff'),
-        maxExceptions: own('maxExceptions'),
-        failOnTimeout: own('failOnTimeout') ?? false,
-      }),
-      ...(shaped?.encrypter ? { encrypter: shaped.encrypter } : {}),
-    });
-    const target = typeof queue === 'string' && queue ? queue : this.queue.defaultQueue;
-    if (typeof delay === 'number' && delay > 0) await this.queue.laterRaw(delay, built.raw, target);
-    else await this.queue.pushRaw(built.raw, target);
-  }
-
-  /**
-   * What the class's shape says of a chain's next link: its declared tries, backoff and the
-   * like for the envelope, and its encryption (ShouldBeEncrypted: never pushed in clear text,
-   * so a worker without the APP_KEY fails the finished job instead). A method whose result
-   * Laravel would write (backoff(), retryUntil()) is said once per class.
-   */
-  private shapedLink(next: PhpObject): { envelope: ReturnType<typeof declaredForEnvelope>['envelope']; encrypter?: Encrypter } | undefined {
-    const shapes = this.deps.shapes;
-    const shape = shapes && Object.hasOwn(shapes.classes, next.className) ? shapes.classes[next.className] : undefined;
-    if (!shape) return undefined;
-    const declared = declaredForEnvelope(shape, next);
-    if (declared.notRun.length > 0 && !this.saidNotRun.has(shape.name)) {
-      this.saidNotRun.add(shape.name);
-      this.log({ event: 'warning', reason: `${shape.name} defines ${declared.notRun.join(' and ')}, PHP that Node cannot run: the next link of a chain is pushed without ${declared.notRun.length > 1 ? 'their results' : 'its result'}` });
-    }
-    if (!shape.interfaces.includes(SHOULD_BE_ENCRYPTED)) return { envelope: declared.envelope };
-    if (!this.deps.encrypter) throw new Error(`the next job in the chain, ${shape.name}, is ShouldBeEncrypted and this worker has no APP_KEY to encrypt it with`);
-    return { envelope: declared.envelope, encrypter: this.deps.encrypter };
-  }
-}
-
-/** Sets a property by its plain name, in place when the object has it, publicly otherwise. */
-function setPublic(object: PhpObject, name: string, value: PhpValue): void {
-  const { keys } = object.props;
-  const at = keys.findIndex((key) => key === name || (typeof key === 'string' && key.endsWith(`\0${name}`)));
-  if (at >= 0) object.props.values[at] = value;
-  else object.props.set(name, value);
 }
 
 function toRecord(value: unknown): Record<string, unknown> {

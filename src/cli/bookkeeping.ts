@@ -1,0 +1,68 @@
+/**
+ * Where `lqb work` keeps the application's bookkeeping (see CallQueuedHandler): the store unique
+ * jobs' locks live in, the job_batches table, and the class shapes that say which classes are
+ * unique and which Laravel the app runs.
+ *
+ *   --cache-store=redis|database  Laravel's default cache store (else CACHE_DRIVER, 11+'s
+ *                                 CACHE_STORE, else redis): redis keeps locks on the cache
+ *                                 connection under the cache prefix; database in `cache_locks`.
+ *   --lock-db=URL                 the database store's database (default: the failed-jobs one,
+ *                                 the app's database as DB_* names it)
+ *   --lock-table=cache_locks      its lock table
+ *   --batch-db=URL                job_batches' database (default: the failed-jobs one)
+ *   --batch-table=job_batches
+ */
+import type { RedisClient } from '../redis/index.js';
+import { DatabaseBatchRepository, DatabaseLockStore, RedisLockStore, knexConfig, type UniqueLockStore } from '../worker/index.js';
+import type { Connection } from './connection.js';
+import { UsageError } from './command.js';
+
+export const bookkeepingFlags = {
+  'cache-store': { type: 'string' },
+  'lock-db': { type: 'string' },
+  'lock-table': { type: 'string' },
+  'batch-db': { type: 'string' },
+  'batch-table': { type: 'string' },
+} as const;
+
+export interface Bookkeeping {
+  locks: UniqueLockStore;
+  batches: DatabaseBatchRepository;
+  close(): Promise<void>;
+}
+
+type Values = Record<string, string | boolean | (string | boolean)[] | undefined>;
+const text = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
+
+/** Reads the flags; a malformed one is a usage error now, before Redis is opened. */
+export function bookkeepingFrom(values: Values, connection: Connection): (cache: RedisClient) => Bookkeeping {
+  const store = text(values['cache-store']) ?? process.env.CACHE_DRIVER ?? process.env.CACHE_STORE ?? 'redis';
+  if (store !== 'redis' && store !== 'database') throw new UsageError(`--cache-store: unique locks are kept in the redis or the database store, not ${JSON.stringify(store)}`);
+  const lockTable = text(values['lock-table']) ?? 'cache_locks';
+  const lockDb = text(values['lock-db']);
+  const batchDb = text(values['batch-db']);
+  const batchTable = text(values['batch-table']) ?? 'job_batches';
+  const config = (flag: string, url: string) => {
+    try {
+      return knexConfig(url);
+    } catch (error) {
+      throw new UsageError(`${flag}: ${(error as Error).message}`);
+    }
+  };
+  // Given, each is checked now; by default each is the failed-jobs database, which the worker
+  // checks (and names in its refusal) before this is used.
+  const lockConfig = store === 'database' && lockDb ? config('--lock-db', lockDb) : undefined;
+  const batchConfig = batchDb ? config('--batch-db', batchDb) : undefined;
+  return (cache) => {
+    const locks = store === 'database' ? new DatabaseLockStore(lockConfig ?? knexConfig(connection.failedDb), lockTable, connection.cachePrefix) : new RedisLockStore(cache, connection.cachePrefix, connection.cacheSeparator);
+    const batches = new DatabaseBatchRepository(batchConfig ?? knexConfig(connection.failedDb), batchTable);
+    return {
+      locks,
+      batches,
+      async close() {
+        await batches.close();
+        if (locks instanceof DatabaseLockStore) await locks.close();
+      },
+    };
+  };
+}

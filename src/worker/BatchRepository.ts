@@ -1,0 +1,186 @@
+/**
+ * Job batches (`Bus::batch`), kept in Laravel's `job_batches` table as its
+ * DatabaseBatchRepository keeps them (8.x): a batched job run by Node counts in its batch as one
+ * run by PHP does, so the batch finishes whichever side ran its jobs.
+ *
+ * Table: `job_batches (id, name, total_jobs, pending_jobs, failed_jobs, failed_job_ids,
+ * options, cancelled_at, created_at, finished_at)`, times as UNIX integers, `failed_job_ids` a
+ * JSON list of uuids, `options` PHP-serialized (base64 on PostgreSQL) holding `allowFailures`
+ * and the then/catch/finally callbacks (PHP closures, which only PHP can run).
+ */
+import { createRequire } from 'node:module';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Knex } from 'knex';
+import { PhpArray, deref, unserialize } from '../php/index.js';
+import { knexConfig } from './FailedJobProvider.js';
+
+function loadKnex(): (config: Knex.Config) => Knex {
+  return (createRequire(import.meta.url)('knex') as { knex: (config: Knex.Config) => Knex }).knex;
+}
+
+/** Laravel's UpdatedBatchJobCounts. */
+export interface BatchCounts {
+  pendingJobs: number;
+  failedJobs: number;
+}
+
+/** What the worker needs of a batch's options: whether failures are allowed, and which callbacks it has. */
+export interface BatchOptions {
+  allowFailures: boolean;
+  then: number;
+  catch: number;
+  finally: number;
+  /** 10.x+ `progress`, 12.x `failure` (counted when present). */
+  progress: number;
+}
+
+export interface BatchRow extends BatchCounts {
+  id: string;
+  name: string;
+  totalJobs: number;
+  failedJobIds: string[];
+  options: BatchOptions;
+  cancelledAt: number | null;
+  finishedAt: number | null;
+}
+
+/** Laravel's UpdatedBatchJobCounts::allJobsHaveRanExactlyOnce(). */
+export const allJobsHaveRanExactlyOnce = (counts: BatchCounts): boolean => counts.pendingJobs - counts.failedJobs === 0;
+
+export class DatabaseBatchRepository {
+  #db: Knex | undefined;
+  readonly #config: Knex.Config | undefined;
+
+  constructor(
+    db: Knex | Knex.Config,
+    /** Laravel's `queue.batching.table`. */
+    private readonly table = 'job_batches',
+  ) {
+    if (typeof db === 'function') this.#db = db;
+    else this.#config = db;
+  }
+
+  /** A repository on a database URL (as `--failed-db` takes one). */
+  static fromUrl(url: string, table = 'job_batches'): DatabaseBatchRepository {
+    return new DatabaseBatchRepository(knexConfig(url), table);
+  }
+
+  private get db(): Knex {
+    return (this.#db ??= loadKnex()(this.#config!));
+  }
+
+  private get client(): string {
+    return String(this.db.client.config.client);
+  }
+
+  async find(batchId: string): Promise<BatchRow | undefined> {
+    const row = (await this.db(this.table).where('id', batchId).first()) as Record<string, unknown> | undefined;
+    return row ? this.toBatch(row) : undefined;
+  }
+
+  /** Laravel's decrementPendingJobs: pending − 1, the uuid out of failed_job_ids; undefined when the batch is gone. */
+  decrementPendingJobs(batchId: string, jobId: string): Promise<BatchCounts | undefined> {
+    return this.updateAtomicValues(batchId, (row) => ({
+      pending_jobs: Number(row.pending_jobs) - 1,
+      failed_jobs: Number(row.failed_jobs),
+      failed_job_ids: phpJson(failedIds(row).filter((id) => id !== jobId)),
+    }));
+  }
+
+  /** Laravel's incrementFailedJobs: failed + 1, the uuid added to failed_job_ids (once). */
+  incrementFailedJobs(batchId: string, jobId: string): Promise<BatchCounts | undefined> {
+    return this.updateAtomicValues(batchId, (row) => {
+      const ids = failedIds(row);
+      return {
+        pending_jobs: Number(row.pending_jobs),
+        failed_jobs: Number(row.failed_jobs) + 1,
+        failed_job_ids: phpJson(ids.includes(jobId) ? ids : [...ids, jobId]),
+      };
+    });
+  }
+
+  async markAsFinished(batchId: string, now = unixNow()): Promise<void> {
+    await this.db(this.table).where('id', batchId).update({ finished_at: now });
+  }
+
+  async cancel(batchId: string, now = unixNow()): Promise<void> {
+    await this.db(this.table).where('id', batchId).update({ cancelled_at: now, finished_at: now });
+  }
+
+  async close(): Promise<void> {
+    await this.#db?.destroy();
+  }
+
+  /**
+   * Laravel's updateAtomicValues: the row read FOR UPDATE and written back in one transaction.
+   * SQLite has no row locks (Laravel's grammar writes none): its writers take turns on the
+   * file, and one that finds it busy tries again.
+   */
+  private async updateAtomicValues(batchId: string, update: (row: Record<string, unknown>) => Record<string, unknown>): Promise<BatchCounts | undefined> {
+    const sqlite = this.client === 'better-sqlite3' || this.client === 'sqlite3';
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.db.transaction(async (trx) => {
+          const query = trx(this.table).where('id', batchId);
+          const row = (await (sqlite ? query : query.forUpdate()).first()) as Record<string, unknown> | undefined;
+          if (!row) return undefined;
+          const values = update(row);
+          await trx(this.table).where('id', batchId).update(values);
+          return { pendingJobs: Number(values.pending_jobs), failedJobs: Number(values.failed_jobs) };
+        });
+      } catch (error) {
+        if (!sqlite || attempt >= 100 || !/SQLITE_BUSY|database is locked/i.test(String((error as Error).message ?? error))) throw error;
+        await sleep(5 + Math.random() * 20);
+      }
+    }
+  }
+
+  private toBatch(row: Record<string, unknown>): BatchRow {
+    const nullable = (value: unknown) => (value === null || value === undefined ? null : Number(value));
+    return {
+      id: String(row.id),
+      name: String(row.name),
+      totalJobs: Number(row.total_jobs),
+      pendingJobs: Number(row.pending_jobs),
+      failedJobs: Number(row.failed_jobs),
+      failedJobIds: failedIds(row),
+      options: this.options(row.options),
+      cancelledAt: nullable(row.cancelled_at),
+      finishedAt: nullable(row.finished_at),
+    };
+  }
+
+  /** The options column as DatabaseBatchRepository::unserialize reads it (base64 on PostgreSQL). */
+  private options(column: unknown): BatchOptions {
+    const text = column instanceof Uint8Array ? Buffer.from(column) : String(column ?? '');
+    const postgres = this.client === 'pg' || this.client === 'postgres' || this.client === 'postgresql';
+    const base64 = postgres && typeof text === 'string' && !text.includes(':') && !text.includes(';');
+    const options = deref(unserialize(base64 ? Buffer.from(text, 'base64') : text));
+    const count = (name: string) => {
+      if (!(options instanceof PhpArray)) return 0;
+      const value = deref(options.get(name) ?? null);
+      return value instanceof PhpArray ? value.size : 0;
+    };
+    return {
+      allowFailures: options instanceof PhpArray && deref(options.get('allowFailures') ?? null) === true,
+      then: count('then'),
+      catch: count('catch'),
+      finally: count('finally'),
+      progress: count('progress') + count('failure'),
+    };
+  }
+}
+
+function failedIds(row: Record<string, unknown>): string[] {
+  const parsed = JSON.parse(String(row.failed_job_ids ?? '[]')) as unknown;
+  return Array.isArray(parsed) ? parsed.map(String) : Object.values(parsed as Record<string, unknown>).map(String);
+}
+
+/** json_encode of a list of uuids, as PHP writes it (slashes escaped; uuids have none). */
+function phpJson(ids: string[]): string {
+  return JSON.stringify(ids).replace(/\//g, '\\/');
+}
+
+function unixNow(): number {
+  return Math.floor(Date.now() / 1000);
+}

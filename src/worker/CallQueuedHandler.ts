@@ -1,0 +1,288 @@
+/**
+ * What Laravel's CallQueuedHandler does around running a command, done for jobs Node runs,
+ * at the same moments: a unique job's lock released (before the handler for
+ * ShouldBeUniqueUntilProcessing; after a run that did not release the job; on failure), the
+ * next link of a chain pushed and a batched job's success recorded when a job succeeds, its
+ * failure recorded in its batch when it fails. Worker.ts keeps the loop and Laravel's attempts,
+ * backoff and timeout rules; this file keeps the application's bookkeeping, so PHP and Node
+ * workers leave the same state behind.
+ */
+import { PhpArray, PhpObject, deref, toJS, unserialize, type PhpValue } from '../php/index.js';
+import { buildPayload, type DecodedPayload, type Encrypter } from '../laravel/index.js';
+import type { RedisQueue } from '../redis/index.js';
+import { SHOULD_BE_ENCRYPTED, declaredForEnvelope } from '../shapes/command.js';
+import { allJobsHaveRanExactlyOnce, type BatchRow, type DatabaseBatchRepository } from './BatchRepository.js';
+import { UnnamedLockError, uniquenessOf, type Uniqueness } from './UniqueLock.js';
+import type { WorkerDependencies, WorkerEvent } from './Worker.js';
+import type { WorkerOptions } from './WorkerOptions.js';
+import { describeError } from './errors.js';
+
+export class CallQueuedHandler {
+  /** Classes whose PHP-only methods the log has named already. */
+  private readonly saidNotRun = new Set<string>();
+  /** Batches whose callbacks the log has said did not run. */
+  private readonly saidBatch = new Set<string>();
+  /** What each job in hand is, unique-wise: worked out once per job. */
+  private readonly uniqueness = new WeakMap<DecodedPayload, Promise<Uniqueness | undefined>>();
+
+  constructor(
+    private readonly queue: RedisQueue,
+    private readonly options: WorkerOptions,
+    private readonly deps: WorkerDependencies,
+    private readonly log: (event: WorkerEvent) => void,
+  ) {}
+
+  /**
+   * Before the handler runs (CallQueuedHandler::call): a ShouldBeUniqueUntilProcessing job's
+   * lock goes now, so the job may be dispatched again while it runs.
+   */
+  async beforeRunning(payload: DecodedPayload, command: PhpValue | undefined): Promise<void> {
+    const unique = await this.uniquenessFor(payload, command);
+    if (unique?.untilProcessing) await this.releaseLock(unique);
+  }
+
+  /**
+   * After the handler returned: unless the job was released (it runs again, and keeps its lock)
+   * or is ShouldBeUniqueUntilProcessing (released before), its lock goes, as in
+   * CallQueuedHandler::call: also when the job deleted or failed itself.
+   */
+  async afterRunning(payload: DecodedPayload, command: PhpValue | undefined, released: boolean): Promise<void> {
+    if (released) return;
+    const unique = await this.uniquenessFor(payload, command);
+    if (unique && !unique.untilProcessing) await this.releaseLock(unique);
+  }
+
+  /**
+   * A job failed (CallQueuedHandler::failed): its lock goes unless it is
+   * ShouldBeUniqueUntilProcessing (whose lock went before it ran, and may now be another
+   * dispatch's). Never throws: the failure is recorded already; what could not be done is logged.
+   */
+  async failed(payload: DecodedPayload, command: PhpValue | undefined): Promise<void> {
+    try {
+      const unique = await this.uniquenessFor(payload, command);
+      if (unique && !unique.untilProcessing) await this.releaseLock(unique);
+    } catch (error) {
+      this.log({ event: 'error', job: jobName(payload), uuid: uuidOf(payload), error: `could not release the unique lock of a failed job: ${describeError(error)}` });
+    }
+    try {
+      await this.recordFailedBatchJob(payload, command);
+    } catch (error) {
+      this.log({ event: 'error', job: jobName(payload), uuid: uuidOf(payload), error: `could not record the failure in its batch: ${describeError(error)}` });
+    }
+    const catchCallbacks = chainCatchCallbacks(command);
+    if (catchCallbacks > 0) {
+      this.log({ event: 'warning', job: jobName(payload), uuid: uuidOf(payload), reason: `the chain's catch callbacks (${catchCallbacks}) are PHP closures Node cannot run: they did not run (with --share, a PHP worker beside this one fails such a job and runs them)` });
+    }
+  }
+
+  /**
+   * A batched job succeeded (Batch::recordSuccessfulJob): pending − 1, its uuid out of
+   * failed_job_ids, finished at pending 0. The then and finally callbacks it would run are
+   * PHP: the log says once per batch that they did not run.
+   */
+  async recordSuccessfulBatchJob(payload: DecodedPayload, command: PhpValue | undefined): Promise<void> {
+    const found = await this.batchOf(payload, command);
+    if (!found) return;
+    const { batches, batch, uuid } = found;
+    const counts = await batches.decrementPendingJobs(batch.id, uuid);
+    if (!counts) return;
+    if (counts.pendingJobs === 0) await batches.markAsFinished(batch.id);
+    const notRun: string[] = [];
+    if (counts.pendingJobs === 0 && batch.options.then > 0) notRun.push('then');
+    if (allJobsHaveRanExactlyOnce(counts) && batch.options.finally > 0) notRun.push('finally');
+    this.sayNotRun(payload, batch, notRun);
+  }
+
+  /**
+   * A batched job failed (Batch::recordFailedJob): failed + 1, its uuid in failed_job_ids; the
+   * first failure cancels the batch unless it allows failures.
+   */
+  private async recordFailedBatchJob(payload: DecodedPayload, command: PhpValue | undefined): Promise<void> {
+    const found = await this.batchOf(payload, command);
+    if (!found) return;
+    const { batches, batch, uuid } = found;
+    const counts = await batches.incrementFailedJobs(batch.id, uuid);
+    if (!counts) return;
+    if (counts.failedJobs === 1 && !batch.options.allowFailures) await batches.cancel(batch.id);
+    const notRun: string[] = [];
+    if (counts.failedJobs === 1 && batch.options.catch > 0) notRun.push('catch');
+    if (allJobsHaveRanExactlyOnce(counts) && batch.options.finally > 0) notRun.push('finally');
+    this.sayNotRun(payload, batch, notRun);
+  }
+
+  /**
+   * With --share, whether a PHP worker should run this job rather than Node: it would finish
+   * its batch, and the batch has then or finally callbacks, which only PHP can run. Read before
+   * the handler runs; two of a batch's last jobs running at the same moment in Node may both
+   * miss it, and the log then says the callbacks did not run.
+   */
+  async phpShouldRun(payload: DecodedPayload, command: PhpValue | undefined): Promise<string | undefined> {
+    if (!this.options.share) return undefined;
+    const found = await this.batchOf(payload, command);
+    if (!found) return undefined;
+    const { batch } = found;
+    if (batch.pendingJobs === 1 && batch.options.then > 0) return `it would finish batch ${batch.id}, whose then callbacks only PHP can run`;
+    if (batch.pendingJobs - batch.failedJobs === 1 && batch.options.finally > 0) return `it would finish batch ${batch.id}, whose finally callbacks only PHP can run`;
+    return undefined;
+  }
+
+  /**
+   * With --share, whether a job out of attempts should be failed by a PHP worker rather than
+   * here: its failure would run PHP closures (its chain's catch callbacks, or its batch's catch
+   * or finally callbacks). Released with its attempt counted, it is failed by the first PHP
+   * worker that reserves it (markJobAsFailedIfAlreadyExceedsMaxAttempts), which runs them.
+   */
+  async phpShouldFail(payload: DecodedPayload, command: PhpValue | undefined): Promise<string | undefined> {
+    if (!this.options.share) return undefined;
+    if (chainCatchCallbacks(command) > 0) return 'its chain has catch callbacks, which only PHP can run';
+    const found = await this.batchOf(payload, command);
+    if (!found) return undefined;
+    const { batch } = found;
+    if (batch.failedJobs === 0 && batch.options.catch > 0) return `it is the first failure of batch ${batch.id}, whose catch callbacks only PHP can run`;
+    if (batch.pendingJobs - batch.failedJobs === 1 && batch.options.finally > 0) return `it would finish batch ${batch.id}, whose finally callbacks only PHP can run`;
+    return undefined;
+  }
+
+  /** The job's batch (Batchable's batchId, the row in job_batches), when there is one and batches are kept. */
+  private async batchOf(payload: DecodedPayload, command: PhpValue | undefined): Promise<{ batches: DatabaseBatchRepository; batch: BatchRow; uuid: string } | undefined> {
+    const batches = this.deps.batches;
+    const uuid = uuidOf(payload);
+    const object = command === undefined ? undefined : deref(command);
+    if (!batches || !uuid || !(object instanceof PhpObject)) return undefined;
+    const batchId = deref(object.get('batchId') ?? null);
+    if (typeof batchId !== 'string' || batchId === '') return undefined;
+    const batch = await batches.find(batchId);
+    return batch ? { batches, batch, uuid } : undefined;
+  }
+
+  private sayNotRun(payload: DecodedPayload, batch: BatchRow, notRun: string[]): void {
+    if (notRun.length === 0 || this.saidBatch.has(batch.id)) return;
+    this.saidBatch.add(batch.id);
+    this.log({
+      event: 'warning',
+      job: jobName(payload),
+      uuid: uuidOf(payload),
+      reason: `batch ${batch.id}${batch.name ? ` (${batch.name})` : ''}: its ${notRun.join(' and ')} callbacks are PHP closures Node cannot run: they did not run (with --share, a PHP worker beside this one runs the job that finishes or first fails a batch)`,
+    });
+  }
+
+  /**
+   * How the job is unique, if it is; undefined when it is not, or has no lock the worker can
+   * reach. A class whose key cannot be known (its uniqueId() is PHP) is logged as an error once
+   * per job, naming the class: its lock stays, and the log says so.
+   */
+  private uniquenessFor(payload: DecodedPayload, command: PhpValue | undefined): Promise<Uniqueness | undefined> {
+    if (!this.deps.locks) return Promise.resolve(undefined);
+    let found = this.uniqueness.get(payload);
+    if (!found) {
+      found = uniquenessOf(payload, command, this.deps.shapes).catch((error: unknown) => {
+        if (!(error instanceof UnnamedLockError)) throw error;
+        this.log({ event: 'error', job: jobName(payload), uuid: uuidOf(payload), error: error.message });
+        return undefined;
+      });
+      this.uniqueness.set(payload, found);
+    }
+    return found;
+  }
+
+  /** Laravel's forceRelease() of each key; by owner (restoreLock()->release()) when the job carries one (13.24+). */
+  private async releaseLock(unique: Uniqueness): Promise<void> {
+    const locks = this.deps.locks!;
+    await Promise.all(unique.keys.map((key) => (unique.owner !== undefined ? locks.release(key, unique.owner) : locks.forceRelease(key))));
+  }
+
+  /**
+   * When a chained job succeeds, the next one is pushed the way Laravel's Queueable does it:
+   * the rest of the chain goes with it, and its connection and queue default to the chain's,
+   * then to the connection's own queue (the RedisQueue's default).
+   */
+  async dispatchNextInChain(payload: DecodedPayload, command: PhpValue | undefined): Promise<void> {
+    const current = command === undefined ? undefined : deref(command);
+    if (!(current instanceof PhpObject)) return;
+    const chained = deref(current.get('chained') ?? null);
+    if (!(chained instanceof PhpArray) || chained.size === 0) return;
+    const [first, ...rest] = chained.values.map((entry) => deref(entry));
+    const next = deref(unserialize(first as string | Uint8Array));
+    if (!(next instanceof PhpObject)) return;
+    const chainQueue = current.get('chainQueue') ?? null;
+    const chainConnection = current.get('chainConnection') ?? null;
+    setPublic(next, 'chained', PhpArray.list(rest));
+    setPublic(next, 'connection', deref(next.get('connection') ?? null) || chainConnection);
+    setPublic(next, 'queue', deref(next.get('queue') ?? null) || chainQueue);
+    setPublic(next, 'chainConnection', chainConnection);
+    setPublic(next, 'chainQueue', chainQueue);
+    setPublic(next, 'chainCatchCallbacks', current.get('chainCatchCallbacks') ?? null);
+    // This worker can push only to its own connection; the next job is never sent elsewhere by
+    // mistake: the error fails (or releases) this job with the reason instead.
+    const connection = deref(next.get('connection') ?? null);
+    if (connection && connection !== this.options.connectionName) {
+      throw new Error(`the next job in the chain goes to connection ${JSON.stringify(connection)}, and this worker serves only ${JSON.stringify(this.options.connectionName)}`);
+    }
+    const queue = deref(next.get('queue') ?? null);
+    const own = (prop: string) => {
+      const value = next.get(prop);
+      return value === undefined ? null : (toJS(value) as never);
+    };
+    const delay = toJS(next.get('delay') ?? null);
+    const shaped = this.shapedLink(next);
+    const built = buildPayload(next, {
+      profile: payload.profile,
+      ...(shaped?.envelope ?? {
+        maxTries: own('tries'),
+        timeout: own('timeout'),
+        backoff: own('backoff'),
+        maxExceptions: own('maxExceptions'),
+        failOnTimeout: own('failOnTimeout') ?? false,
+      }),
+      ...(shaped?.encrypter ? { encrypter: shaped.encrypter } : {}),
+    });
+    const target = typeof queue === 'string' && queue ? queue : this.queue.defaultQueue;
+    if (typeof delay === 'number' && delay > 0) await this.queue.laterRaw(delay, built.raw, target);
+    else await this.queue.pushRaw(built.raw, target);
+  }
+
+  /**
+   * What the class's shape says of a chain's next link: its declared tries, backoff and the
+   * like for the envelope, and its encryption (ShouldBeEncrypted: never pushed in clear text,
+   * so a worker without the APP_KEY fails the finished job instead). A method whose result
+   * Laravel would write (backoff(), retryUntil()) is said once per class.
+   */
+  private shapedLink(next: PhpObject): { envelope: ReturnType<typeof declaredForEnvelope>['envelope']; encrypter?: Encrypter } | undefined {
+    const shapes = this.deps.shapes;
+    const shape = shapes && Object.hasOwn(shapes.classes, next.className) ? shapes.classes[next.className] : undefined;
+    if (!shape) return undefined;
+    const declared = declaredForEnvelope(shape, next);
+    if (declared.notRun.length > 0 && !this.saidNotRun.has(shape.name)) {
+      this.saidNotRun.add(shape.name);
+      this.log({ event: 'warning', reason: `${shape.name} defines ${declared.notRun.join(' and ')}, PHP that Node cannot run: the next link of a chain is pushed without ${declared.notRun.length > 1 ? 'their results' : 'its result'}` });
+    }
+    if (!shape.interfaces.includes(SHOULD_BE_ENCRYPTED)) return { envelope: declared.envelope };
+    if (!this.deps.encrypter) throw new Error(`the next job in the chain, ${shape.name}, is ShouldBeEncrypted and this worker has no APP_KEY to encrypt it with`);
+    return { envelope: declared.envelope, encrypter: this.deps.encrypter };
+  }
+}
+
+/** Sets a property by its plain name, in place when the object has it, publicly otherwise. */
+function setPublic(object: PhpObject, name: string, value: PhpValue): void {
+  const { keys } = object.props;
+  const at = keys.findIndex((key) => key === name || (typeof key === 'string' && key.endsWith(`\0${name}`)));
+  if (at >= 0) object.props.values[at] = value;
+  else object.props.set(name, value);
+}
+
+function jobName(payload: DecodedPayload): string {
+  return String(payload.envelope.displayName ?? payload.name);
+}
+
+function uuidOf(payload: DecodedPayload): string | undefined {
+  const uuid = payload.envelope.uuid;
+  return typeof uuid === 'string' ? uuid : undefined;
+}
+
+/** How many catch callbacks the command's chain carries (Queueable's chainCatchCallbacks). */
+function chainCatchCallbacks(command: PhpValue | undefined): number {
+  const object = command === undefined ? undefined : deref(command);
+  if (!(object instanceof PhpObject)) return 0;
+  const callbacks = deref(object.get('chainCatchCallbacks') ?? null);
+  return callbacks instanceof PhpArray ? callbacks.size : 0;
+}

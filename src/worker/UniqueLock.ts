@@ -1,0 +1,286 @@
+/**
+ * Unique jobs' locks (Laravel 8.67+), released where Laravel's CallQueuedHandler releases
+ * them. `PendingDispatch` takes a cache lock before it pushes a ShouldBeUnique job and drops
+ * the job when the lock is held; the worker that runs the job frees it again. A Node worker
+ * that never freed it would leave every later dispatch of the job silently dropped.
+ *
+ * The lock's key is `laravel_unique_job:` + the job's name + its uniqueId, spelled per version:
+ *
+ * | Laravel        | key                                                                  |
+ * |----------------|----------------------------------------------------------------------|
+ * | 8.67 – 10.x    | `laravel_unique_job:` . class . uniqueId                              |
+ * | 11.0+          | `laravel_unique_job:` . class . `:` . uniqueId                        |
+ * | 12.41+         | displayName() instead of the class, when the class defines it         |
+ * | 12.54+         | hash('xxh128', displayName()) instead                                 |
+ * | 11.39+         | the key itself is in the payload's hidden context                     |
+ * | 13.24+         | the job carries `uniqueLockOwner`: released by owner, not by force    |
+ *
+ * It lives in the cache store: on Laravel's Redis store under the connection's prefix and
+ * `{cache prefix}:` (an owner string set NX, deleted by force or by a compare-and-delete of
+ * the owner); on the `database` store as a row of `cache_locks (key, owner, expiration)`, the
+ * key under the cache prefix with no separator.
+ */
+import { createRequire } from 'node:module';
+import type { Knex } from 'knex';
+import { PhpEnum, PhpFloat, PhpObject, deref, toJS, unserialize, type PhpValue } from '../php/index.js';
+import type { DecodedPayload, LaravelProfile } from '../laravel/index.js';
+import type { RedisClient } from '../redis/index.js';
+import type { ClassShape, ShapesFile } from '../shapes/shape.js';
+
+export const SHOULD_BE_UNIQUE = 'Illuminate\\Contracts\\Queue\\ShouldBeUnique';
+export const SHOULD_BE_UNIQUE_UNTIL_PROCESSING = 'Illuminate\\Contracts\\Queue\\ShouldBeUniqueUntilProcessing';
+const KEY_PREFIX = 'laravel_unique_job:';
+
+/** Where unique locks are kept: Laravel's default cache store, as `lock($key)` reaches it. */
+export interface UniqueLockStore {
+  /** Laravel's forceRelease(): the lock goes, whoever holds it. */
+  forceRelease(key: string): Promise<void>;
+  /** Laravel's restoreLock($key, $owner)->release(): the lock goes only when `owner` holds it. */
+  release(key: string, owner: string): Promise<boolean>;
+  /** The owner holding the lock, or null (for tests and the log). */
+  owner(key: string): Promise<string | null>;
+}
+
+/** Laravel's LuaScripts::releaseLock(): delete the key only when it holds the owner. */
+const RELEASE_LOCK = `if redis.call("get",KEYS[1]) == ARGV[1] then
+    return redis.call("del",KEYS[1])
+else
+    return 0
+end`;
+
+/** Laravel's RedisStore locks (RedisLock / PhpRedisLock), on the cache connection. */
+export class RedisLockStore implements UniqueLockStore {
+  constructor(
+    /** The cache connection, whose client prefix (Laravel's `database.redis.options.prefix`) comes first. */
+    private readonly client: RedisClient,
+    /** Laravel's `cache.prefix`, e.g. `laravel_cache`. */
+    private readonly prefix = 'laravel_cache',
+    /** What RedisStore puts after a non-empty prefix: ':' in 8–10, nothing from 11. */
+    private readonly separator = ':',
+  ) {}
+
+  private name(key: string): string {
+    return this.prefix ? `${this.prefix}${this.separator}${key}` : key;
+  }
+
+  async forceRelease(key: string): Promise<void> {
+    await this.client.del(this.name(key));
+  }
+
+  async release(key: string, owner: string): Promise<boolean> {
+    return Number(await this.client.eval(RELEASE_LOCK, 1, this.name(key), owner)) > 0;
+  }
+
+  owner(key: string): Promise<string | null> {
+    return this.client.get(this.name(key));
+  }
+}
+
+function loadKnex(): (config: Knex.Config) => Knex {
+  return (createRequire(import.meta.url)('knex') as { knex: (config: Knex.Config) => Knex }).knex;
+}
+
+/** Laravel's DatabaseStore locks: rows of `cache_locks (key, owner, expiration)`. */
+export class DatabaseLockStore implements UniqueLockStore {
+  #db: Knex | undefined;
+  readonly #config: Knex.Config | undefined;
+
+  constructor(
+    db: Knex | Knex.Config,
+    /** Laravel's `cache.stores.database.lock_table`. */
+    private readonly table = 'cache_locks',
+    /** Laravel's `cache.prefix`; DatabaseStore puts nothing after it. */
+    private readonly prefix = 'laravel_cache',
+  ) {
+    if (typeof db === 'function') this.#db = db;
+    else this.#config = db;
+  }
+
+  private get db(): Knex {
+    return (this.#db ??= loadKnex()(this.#config!));
+  }
+
+  async forceRelease(key: string): Promise<void> {
+    await this.db(this.table).where('key', this.prefix + key).delete();
+  }
+
+  async release(key: string, owner: string): Promise<boolean> {
+    return (await this.db(this.table).where({ key: this.prefix + key, owner }).delete()) > 0;
+  }
+
+  async owner(key: string): Promise<string | null> {
+    const row = (await this.db(this.table).where('key', this.prefix + key).first()) as { owner?: unknown; expiration?: unknown } | undefined;
+    if (!row || Number(row.expiration) <= Math.floor(Date.now() / 1000)) return null;
+    return String(row.owner);
+  }
+
+  async close(): Promise<void> {
+    await this.#db?.destroy();
+  }
+}
+
+/** How a job is unique, as far as the worker can tell. */
+export interface Uniqueness {
+  /** ShouldBeUniqueUntilProcessing: released before the handler runs, never on failure. */
+  untilProcessing: boolean;
+  /**
+   * True when a class's shape says it is ShouldBeUnique; false when the worker was given no
+   * shape for the class (or no version said which) and releases the keys it would have: a
+   * job that is not unique has no lock under them, so the release changes nothing.
+   */
+  known: boolean;
+  /** The keys to release: one when the version is known, every spelling the payload allows when not. */
+  keys: string[];
+  /** 13.24+: the owner the lock was taken with. */
+  owner?: string;
+}
+
+/** Why a unique job's lock cannot be named: its uniqueId() is PHP that Node cannot run. */
+export class UnnamedLockError extends Error {
+  override name = 'UnnamedLockError';
+}
+
+/** A Laravel version as [major, minor]; null when unknown. */
+export function parseVersion(version: string | null | undefined): [number, number] | null {
+  const match = /^v?(\d+)\.(\d+)/.exec(version ?? '');
+  return match ? [Number(match[1]), Number(match[2])] : null;
+}
+
+const atLeast = (v: [number, number], major: number, minor: number) => v[0] > major || (v[0] === major && v[1] >= minor);
+
+/**
+ * The key spellings a version (or, without one, a payload profile) allows, for a job named
+ * `className` whose displayName() is `displayName` when the class defines one.
+ */
+export async function uniqueLockKeys(
+  className: string,
+  uniqueId: string,
+  version: [number, number] | null,
+  profile: LaravelProfile,
+  displayName: string | undefined,
+): Promise<string[]> {
+  const old = KEY_PREFIX + className + uniqueId;
+  const eleven = (name: string) => `${KEY_PREFIX}${name}:${uniqueId}`;
+  if (version) {
+    if (!atLeast(version, 8, 67)) return [];
+    if (!atLeast(version, 11, 0)) return [old];
+    if (displayName === undefined || !atLeast(version, 12, 41)) return [eleven(className)];
+    return [eleven(atLeast(version, 12, 54) ? await xxh128(displayName) : displayName)];
+  }
+  // The payload's profile names a family of versions; every spelling within it is released.
+  switch (profile) {
+    case '5.8':
+    case '7':
+      return [];
+    case '8':
+    case '9':
+      // 8.43 to 12.10 write these envelopes; 11.0 and 11.1 among them.
+      return [old, eleven(className)];
+    default: {
+      const keys = [eleven(className)];
+      if (displayName !== undefined && Number(profile) >= 12) keys.push(eleven(displayName), eleven(await xxh128(displayName)));
+      return keys;
+    }
+  }
+}
+
+let hasher: Promise<(text: string) => Promise<string>> | undefined;
+/** PHP's hash('xxh128', …), from hash-wasm (WebAssembly, loaded when first needed). */
+export async function xxh128(text: string): Promise<string> {
+  hasher ??= import('hash-wasm').then((module) => (input: string) => module.xxhash128(input));
+  return (await hasher)(text);
+}
+
+/**
+ * PHP's string conversion of a uniqueId, as `'…'.$uniqueId` makes it: a PhpValue (ints are
+ * numbers, floats PhpFloat), or JSON from a shape's declared value (a non-integral number is a float).
+ */
+export function phpString(value: PhpValue | undefined): string {
+  const v = value === undefined ? null : deref(value);
+  if (v === null || v === false) return '';
+  if (v === true) return '1';
+  if (v instanceof PhpFloat) return phpFloat(v.value);
+  if (typeof v === 'number') return Number.isInteger(v) ? String(v) : phpFloat(v);
+  if (typeof v === 'bigint') return v.toString();
+  if (typeof v === 'string') return v;
+  if (v instanceof Uint8Array) return Buffer.from(v).toString('latin1');
+  if (v instanceof PhpEnum) throw new UnnamedLockError(`a uniqueId that is an enum (${v.className}) has no string form in PHP`);
+  throw new UnnamedLockError('a uniqueId that is an array or an object has no string form Node can know');
+}
+
+/** PHP's (string) of a float: %.14G (the `precision` setting), with ".0" kept before an exponent. */
+function phpFloat(value: number): string {
+  if (Number.isNaN(value)) return 'NAN';
+  if (!Number.isFinite(value)) return value > 0 ? 'INF' : '-INF';
+  if (value === 0) return Object.is(value, -0) ? '-0' : '0';
+  const [mantissa, power] = value.toExponential(13).split('e') as [string, string];
+  const exponent = Number(power);
+  if (exponent < -4 || exponent >= 14) {
+    const trimmed = mantissa.replace(/\.?0+$/, '');
+    return `${trimmed.includes('.') ? trimmed : `${trimmed}.0`}E${exponent < 0 ? '-' : '+'}${Math.abs(exponent)}`;
+  }
+  const fixed = value.toPrecision(14);
+  return fixed.includes('.') ? fixed.replace(/\.?0+$/, '') : fixed;
+}
+
+/**
+ * What the payload and the shapes say of the job's lock, or undefined when it has none to
+ * release. Throws UnnamedLockError when the class is unique but its key cannot be known.
+ */
+export async function uniquenessOf(payload: DecodedPayload, command: PhpValue | undefined, shapes: ShapesFile | undefined): Promise<Uniqueness | undefined> {
+  const object = command === undefined ? undefined : deref(command);
+  if (!(object instanceof PhpObject)) return undefined;
+  const className = object.className;
+  const shape = shapes && Object.hasOwn(shapes.classes, className) ? shapes.classes[className] : undefined;
+  if (shape && !shape.interfaces.includes(SHOULD_BE_UNIQUE)) return undefined;
+  const untilProcessing = shape?.interfaces.includes(SHOULD_BE_UNIQUE_UNTIL_PROCESSING) ?? false;
+  const ownerValue = toJS(object.get('uniqueLockOwner') ?? null);
+  const owner = typeof ownerValue === 'string' && ownerValue !== '' ? ownerValue : undefined;
+  const base = { untilProcessing, known: shape !== undefined, ...(owner ? { owner } : {}) };
+  // 11.39+: PendingDispatch wrote the key it locked into the hidden context.
+  const fromContext = hiddenContextKey(payload);
+  if (fromContext !== undefined) return { ...base, keys: [fromContext] };
+  const version = parseVersion(shapes?.laravel);
+  const uniqueId = uniqueIdOf(object, shape);
+  const displayName = displayNameMethod(payload, shape, className);
+  const keys = await uniqueLockKeys(className, uniqueId, version, payload.profile, displayName);
+  return keys.length > 0 ? { ...base, keys } : undefined;
+}
+
+/** The uniqueId Laravel appends: uniqueId() when defined (which Node cannot run), else the property. */
+function uniqueIdOf(command: PhpObject, shape: ClassShape | undefined): string {
+  if (shape?.methods.includes('uniqueId')) {
+    throw new UnnamedLockError(`${command.className} defines uniqueId(), PHP that Node cannot run, and the payload carries no lock key (Laravel 11.39+ does): its unique lock cannot be released`);
+  }
+  const property = command.get('uniqueId');
+  if (property !== undefined) return phpString(property);
+  if (shape && Object.hasOwn(shape.declared, 'uniqueId')) return phpString(shape.declared.uniqueId as PhpValue);
+  return '';
+}
+
+/**
+ * displayName() when the class defines one: the envelope's displayName is its result. A shape
+ * says whether the class defines it; without one, a displayName other than the class's name does.
+ */
+function displayNameMethod(payload: DecodedPayload, shape: ClassShape | undefined, className: string): string | undefined {
+  const displayName = payload.envelope.displayName;
+  if (typeof displayName !== 'string') return undefined;
+  if (shape) return shape.methods.includes('displayName') ? displayName : undefined;
+  return displayName !== className ? displayName : undefined;
+}
+
+/** `laravel_unique_job_key` in the payload's hidden context (`illuminate:log:context`), 11.39+. */
+export function hiddenContextKey(payload: DecodedPayload): string | undefined {
+  const context = payload.envelope['illuminate:log:context'];
+  if (context === null || typeof context !== 'object' || Array.isArray(context)) return undefined;
+  const hidden = (context as Record<string, unknown>).hidden;
+  if (hidden === null || typeof hidden !== 'object' || Array.isArray(hidden)) return undefined;
+  const serialized = (hidden as Record<string, unknown>).laravel_unique_job_key;
+  if (typeof serialized !== 'string') return undefined;
+  try {
+    const key = toJS(unserialize(serialized));
+    return typeof key === 'string' && key !== '' ? key : undefined;
+  } catch {
+    return undefined;
+  }
+}

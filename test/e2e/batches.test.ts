@@ -1,0 +1,143 @@
+/**
+ * Job batches against Debian's real Laravel 8.83: Laravel's Bus::batch stores the batch in
+ * job_batches (on SQLite, MariaDB and PostgreSQL) and pushes its jobs; Laravel's worker, or
+ * `lqb work`, or both run them, and the row ends the same: pending and failed counts,
+ * failed_job_ids, cancelled at the first failure, finished. The then/catch/finally callbacks
+ * are PHP closures: run by PHP under --share, else said in Node's log not to have run.
+ */
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import knex from 'knex';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { knexConfig } from '../../src/worker/index.js';
+import { lqb, php, run, scratch, type Scratch } from '../helpers/processes.js';
+import { root } from '../helpers/php.js';
+import { rawClient, removePrefix, uniquePrefix } from '../helpers/redis.js';
+
+const QUEUE = 'batches';
+const HANDLERS = join(root, 'test/e2e/fixtures/bookkeeping-handlers.mjs');
+const DATABASES: [string, (dir: string) => string][] = [
+  ['SQLite', (dir) => join(dir, 'batches.sqlite')],
+  ['MariaDB', () => process.env.LQB_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/test'],
+  ['PostgreSQL', () => process.env.LQB_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test'],
+];
+
+let prefix: string;
+let s: Scratch;
+
+beforeEach(() => {
+  prefix = uniquePrefix('e2e-batch');
+  s = scratch(prefix, QUEUE);
+});
+
+afterEach(async () => {
+  const raw = rawClient();
+  await removePrefix(raw, prefix);
+  raw.disconnect();
+  s.remove();
+});
+
+describe.each(DATABASES)('Bus::batch on %s', (_, where) => {
+  let url: string;
+  let table: string;
+
+  beforeEach(() => {
+    url = where(s.dir);
+    table = `job_batches_${randomBytes(4).toString('hex')}`;
+    s.env.LQB_BATCH_DB = url;
+    s.env.LQB_BATCH_TABLE = table;
+  });
+
+  afterEach(async () => {
+    const db = knex(knexConfig(url));
+    await db.schema.dropTableIfExists(table);
+    await db.destroy();
+  });
+
+  const bookkeeping = async (kind: string, options: object) => {
+    const result = await php('laravel-bookkeeping.php', [kind, JSON.stringify(options)], s.env);
+    expect(result.stderr, `laravel-bookkeeping.php ${kind}`).toBe('');
+    return JSON.parse(result.stdout) as Record<string, any>;
+  };
+  const laravelWork = async () => {
+    const result = await php('laravel-worker.php', [`--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0'], s.env);
+    expect(result.status, result.stderr).toBe(0);
+    return result;
+  };
+  const nodeWork = async (...flags: string[]) => {
+    const result = await lqb(['work', `--handlers=${HANDLERS}`, `--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0', `--batch-db=${url}`, `--batch-table=${table}`, ...flags], s.env);
+    expect(result.status, result.stderr).toBe(0);
+    return result;
+  };
+  /** The row as Laravel's repository reads it, with what the comparison needs. */
+  const row = async (id: string) => {
+    const r = await bookkeeping('batch-row', { id });
+    return { name: r.name, total_jobs: Number(r.total_jobs), pending_jobs: Number(r.pending_jobs), failed_jobs: Number(r.failed_jobs), failed_job_ids: JSON.parse(r.failed_job_ids) as string[], cancelled: r.cancelled, finished: r.finished };
+  };
+  const failedUuids = (runs: Record<string, any>[], batch: string) => runs.filter((r) => r.props?.batchId === batch && r.props.label === 'fail').map((r) => r.uuid as string);
+  const callbacks = (batch: string) => s.phpRuns().filter((r) => r.callback && r.batch === batch).map((r) => r.callback as string);
+
+  it('a batch of 3 with one failing ends with the same row whether Laravel’s worker or lqb work runs it', async () => {
+    const spec = { labels: ['ok', 'fail', 'ok'], callbacks: true };
+    const { batch: byPhp } = await bookkeeping('batch', spec);
+    await laravelWork();
+    const { batch: byNode } = await bookkeeping('batch', spec);
+    const node = await nodeWork();
+    const [phpRow, nodeRow] = [await row(byPhp), await row(byNode)];
+    expect(phpRow).toMatchObject({ total_jobs: 3, pending_jobs: 1, failed_jobs: 1, cancelled: true, finished: true });
+    expect(phpRow.failed_job_ids).toEqual(failedUuids(s.phpRuns(), byPhp));
+    expect({ ...nodeRow, failed_job_ids: undefined }, 'Node’s row as Laravel’s').toEqual({ ...phpRow, failed_job_ids: undefined });
+    expect(nodeRow.failed_job_ids).toEqual(failedUuids(s.nodeRuns(), byNode));
+    // PHP ran catch and finally; Node cannot, and says so once for the batch.
+    expect(callbacks(byPhp)).toEqual(['catch', 'finally']);
+    expect(callbacks(byNode)).toEqual([]);
+    const said = node.stdout.split('\n').filter((line) => line.includes(`batch ${byNode}`));
+    expect(said, node.stdout).toHaveLength(1);
+    expect(said[0]).toMatch(/catch callbacks are PHP closures Node cannot run: they did not run/);
+  });
+
+  it('allowFailures: a failure is counted and the batch is not cancelled; all successes finish it', async () => {
+    const { batch: failing } = await bookkeeping('batch', { labels: ['fail', 'ok'], allowFailures: true });
+    const { batch: clean } = await bookkeeping('batch', { labels: ['ok', 'ok'] });
+    await nodeWork();
+    expect(await row(failing)).toMatchObject({ pending_jobs: 1, failed_jobs: 1, cancelled: false, finished: false });
+    expect(await row(clean)).toMatchObject({ pending_jobs: 0, failed_jobs: 0, failed_job_ids: [], cancelled: false, finished: true });
+  });
+
+  it('--share: the job that would finish the batch, and the first failure, are left to PHP, which runs the callbacks', async () => {
+    const { batch: ok } = await bookkeeping('batch', { labels: ['ok', 'ok', 'ok'], callbacks: true });
+    const { batch: failing } = await bookkeeping('batch', { labels: ['fail', 'ok'], callbacks: true });
+    const node = await nodeWork('--share');
+    expect(node.stdout).toMatch(/Given back: +App\\Jobs\\Bookkeeping\\BatchJob: it would finish batch/);
+    expect(node.stdout).toMatch(/Given back: +App\\Jobs\\Bookkeeping\\BatchJob: out of attempts, left for a PHP worker to fail/);
+    expect(await row(ok)).toMatchObject({ pending_jobs: 1, finished: false });
+    await new Promise((r) => setTimeout(r, 1100));
+    await laravelWork();
+    expect(await row(ok)).toMatchObject({ pending_jobs: 0, failed_jobs: 0, finished: true, cancelled: false });
+    expect(await row(failing)).toMatchObject({ pending_jobs: 1, failed_jobs: 1, cancelled: true, finished: true });
+    expect(callbacks(ok)).toEqual(['then', 'finally']);
+    expect(callbacks(failing)).toEqual(['catch', 'finally']);
+    // Each job ran once: the one PHP failed was not run again.
+    expect(s.nodeRuns().filter((r) => r.props.batchId === ok)).toHaveLength(2);
+    expect(s.phpRuns().filter((r) => r.props?.batchId === ok)).toHaveLength(1);
+    expect(s.nodeRuns().filter((r) => r.props.batchId === failing)).toHaveLength(2);
+    expect(s.phpRuns().filter((r) => r.props?.batchId === failing)).toHaveLength(0);
+  });
+
+  it('a batch shared by PHP and Node workers at once finishes, its then callback run once', async () => {
+    const { batch } = await bookkeeping('batch', { labels: Array.from({ length: 8 }, () => 'ok'), callbacks: true });
+    const args = ['work', `--handlers=${HANDLERS}`, `--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0', '--share', `--batch-db=${url}`, `--batch-table=${table}`];
+    const [node, phpSide] = await Promise.all([
+      run('node', [join(root, 'dist/cli/main.js'), ...args], s.env),
+      php('laravel-worker.php', [`--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0'], s.env),
+    ]);
+    expect(node.status, node.stderr).toBe(0);
+    expect(phpSide.status, phpSide.stderr).toBe(0);
+    // A job given back a moment before PHP's worker stopped is still waiting: PHP takes it.
+    await new Promise((r) => setTimeout(r, 1100));
+    await laravelWork();
+    expect(await row(batch)).toMatchObject({ total_jobs: 8, pending_jobs: 0, failed_jobs: 0, finished: true, cancelled: false });
+    expect(s.nodeRuns().length + s.phpRuns().filter((r) => r.props?.batchId === batch).length).toBe(8);
+    expect(callbacks(batch)).toEqual(['then', 'finally']);
+  });
+});

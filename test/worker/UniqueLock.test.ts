@@ -1,0 +1,113 @@
+/**
+ * Unique locks' keys per Laravel version, and the stores' releases, without Laravel running:
+ * 8.83 is proven end to end in test/e2e/unique-locks.test.ts; the other versions by the key
+ * each writes (read from their UniqueLock / CallQueuedHandler sources), with PHP's own
+ * hash('xxh128') for 12.54+, and Laravel's compare-and-delete release on real Redis (13.24+).
+ */
+import { execFileSync } from 'node:child_process';
+import { afterEach, describe, expect, it } from 'vitest';
+import { buildPayload, decodePayload } from '../../src/laravel/index.js';
+import { PhpObject, serialize } from '../../src/php/index.js';
+import type { ShapesFile } from '../../src/shapes/shape.js';
+import { RedisLockStore, SHOULD_BE_UNIQUE, SHOULD_BE_UNIQUE_UNTIL_PROCESSING, hiddenContextKey, uniqueLockKeys, uniquenessOf, xxh128 } from '../../src/worker/index.js';
+import { prefixedClient, rawClient, removePrefix, uniquePrefix } from '../helpers/redis.js';
+
+const CLASS = 'App\\Jobs\\SyncUser';
+
+function command(props: Record<string, unknown>): PhpObject {
+  const object = new PhpObject(CLASS);
+  for (const [name, value] of Object.entries(props)) object.props.set(name, value as never);
+  return object;
+}
+
+function shapes(laravel: string | null, interfaces: string[], methods: string[] = [], declared: Record<string, unknown> = {}): ShapesFile {
+  return {
+    version: 1,
+    laravel,
+    php: '8.2',
+    classes: { [CLASS]: { name: CLASS, kind: 'job', parent: null, interfaces, traits: [], serializer: 'SerializesModels', properties: [], declared, methods } },
+  };
+}
+
+describe('the lock key each version writes', () => {
+  it('8.67 to 10: class then uniqueId, no separator; 11+: a colon between', async () => {
+    expect(await uniqueLockKeys(CLASS, '42', [8, 83], '8', undefined)).toEqual([`laravel_unique_job:${CLASS}42`]);
+    expect(await uniqueLockKeys(CLASS, '42', [10, 48], '9', undefined)).toEqual([`laravel_unique_job:${CLASS}42`]);
+    expect(await uniqueLockKeys(CLASS, '42', [11, 0], '8', undefined)).toEqual([`laravel_unique_job:${CLASS}:42`]);
+    expect(await uniqueLockKeys(CLASS, '', [11, 20], '11', undefined)).toEqual([`laravel_unique_job:${CLASS}:`]);
+    expect(await uniqueLockKeys(CLASS, '42', [8, 66], '8', undefined), 'no unique jobs before 8.67').toEqual([]);
+  });
+
+  it('12.41+: displayName() when the class defines it; 12.54+: its xxh128, as PHP’s hash() makes it', async () => {
+    expect(await uniqueLockKeys(CLASS, '7', [12, 40], '12', 'Sync user 7')).toEqual([`laravel_unique_job:${CLASS}:7`]);
+    expect(await uniqueLockKeys(CLASS, '7', [12, 41], '12', 'Sync user 7')).toEqual(['laravel_unique_job:Sync user 7:7']);
+    const hashed = execFileSync('php', ['-r', 'echo hash("xxh128", "Sync user 7");'], { encoding: 'utf8' });
+    expect(await xxh128('Sync user 7')).toBe(hashed);
+    expect(await uniqueLockKeys(CLASS, '7', [13, 2], '12', 'Sync user 7')).toEqual([`laravel_unique_job:${hashed}:7`]);
+    expect(await uniqueLockKeys(CLASS, '7', [12, 60], '12', undefined), 'no displayName(): the class').toEqual([`laravel_unique_job:${CLASS}:7`]);
+  });
+
+  it('without a version, every spelling the payload’s profile allows', async () => {
+    expect(await uniqueLockKeys(CLASS, '1', null, '8', undefined)).toEqual([`laravel_unique_job:${CLASS}1`, `laravel_unique_job:${CLASS}:1`]);
+    expect(await uniqueLockKeys(CLASS, '1', null, '11', undefined)).toEqual([`laravel_unique_job:${CLASS}:1`]);
+    expect(await uniqueLockKeys(CLASS, '1', null, '12', 'Named')).toEqual([`laravel_unique_job:${CLASS}:1`, 'laravel_unique_job:Named:1', `laravel_unique_job:${await xxh128('Named')}:1`]);
+    expect(await uniqueLockKeys(CLASS, '1', null, '7', undefined)).toEqual([]);
+  });
+});
+
+describe('what a payload and the shapes say of a job', () => {
+  const payloadOf = (object: PhpObject, extra: Record<string, unknown> = {}) => {
+    const built = JSON.parse(buildPayload(object).raw) as Record<string, unknown>;
+    return decodePayload(JSON.stringify({ ...built, ...extra }));
+  };
+
+  it('the uniqueId property as PHP concatenates it: ints, floats by precision 14, null as nothing', async () => {
+    const payload = payloadOf(command({ uniqueId: 0.1 + 0.2 }));
+    expect((await uniquenessOf(payload, payload.command, shapes('8.83.26', [SHOULD_BE_UNIQUE])))?.keys).toEqual([`laravel_unique_job:${CLASS}0.3`]);
+    const asInt = payloadOf(command({ uniqueId: 12 }));
+    expect((await uniquenessOf(asInt, asInt.command, shapes('8.83.26', [SHOULD_BE_UNIQUE])))?.keys).toEqual([`laravel_unique_job:${CLASS}12`]);
+    const none = payloadOf(command({ uniqueId: null }));
+    expect((await uniquenessOf(none, none.command, shapes('8.83.26', [SHOULD_BE_UNIQUE])))?.keys).toEqual([`laravel_unique_job:${CLASS}`]);
+  });
+
+  it('the shapes: not unique, UntilProcessing, a declared uniqueId, a uniqueId() method refused by name', async () => {
+    const payload = payloadOf(command({ n: 1 }));
+    expect(await uniquenessOf(payload, payload.command, shapes('8.83.26', []))).toBeUndefined();
+    expect(await uniquenessOf(payload, payload.command, shapes('8.83.26', [SHOULD_BE_UNIQUE, SHOULD_BE_UNIQUE_UNTIL_PROCESSING]))).toMatchObject({ untilProcessing: true, known: true });
+    expect((await uniquenessOf(payload, payload.command, shapes('9.52.0', [SHOULD_BE_UNIQUE], [], { uniqueId: 'fixed' })))?.keys).toEqual([`laravel_unique_job:${CLASS}fixed`]);
+    await expect(uniquenessOf(payload, payload.command, shapes('10.1.0', [SHOULD_BE_UNIQUE], ['uniqueId']))).rejects.toThrow(`${CLASS} defines uniqueId()`);
+    expect(await uniquenessOf(payload, payload.command, undefined), 'without shapes: treated as unique, not UntilProcessing').toMatchObject({ untilProcessing: false, known: false });
+  });
+
+  it('11.39+: the key in the hidden context wins, even over a uniqueId() method; 13.24+: the owner', async () => {
+    const key = 'laravel_unique_job:App\\Jobs\\SyncUser:by-method';
+    const context = { data: [], hidden: { laravel_unique_job_cache_store: serialize('redis').toString(), laravel_unique_job_key: serialize(key).toString() } };
+    const payload = payloadOf(command({ uniqueLockOwner: 'owner-1' }), { 'illuminate:log:context': context });
+    expect(hiddenContextKey(payload)).toBe(key);
+    expect(await uniquenessOf(payload, payload.command, shapes('13.26.1', [SHOULD_BE_UNIQUE], ['uniqueId']))).toEqual({ untilProcessing: false, known: true, keys: [key], owner: 'owner-1' });
+  });
+});
+
+describe('RedisLockStore, as Laravel’s RedisStore keeps locks', () => {
+  const prefix = uniquePrefix('unique-lock');
+  afterEach(async () => {
+    const raw = rawClient();
+    await removePrefix(raw, prefix);
+    raw.disconnect();
+  });
+
+  it('forceRelease deletes whoever holds it; release by owner deletes only the owner’s (LuaScripts::releaseLock)', async () => {
+    const client = prefixedClient(prefix);
+    const store = new RedisLockStore(client, 'app_cache');
+    await client.set('app_cache:laravel_unique_job:A1', 'owner-a');
+    expect(await store.owner('laravel_unique_job:A1')).toBe('owner-a');
+    expect(await store.release('laravel_unique_job:A1', 'someone-else')).toBe(false);
+    expect(await store.owner('laravel_unique_job:A1')).toBe('owner-a');
+    expect(await store.release('laravel_unique_job:A1', 'owner-a')).toBe(true);
+    expect(await store.owner('laravel_unique_job:A1')).toBeNull();
+    await client.set('app_cache:laravel_unique_job:A1', 'owner-b');
+    await store.forceRelease('laravel_unique_job:A1');
+    expect(await client.exists('app_cache:laravel_unique_job:A1')).toBe(0);
+    client.disconnect();
+  });
+});
