@@ -39,6 +39,8 @@ export interface UniqueLockStore {
   release(key: string, owner: string): Promise<boolean>;
   /** The owner holding the lock, or null (for tests and the log). */
   owner(key: string): Promise<string | null>;
+  /** Laravel's lock($key, $seconds)->get() with `owner`: true when this call took the lock (0 seconds: no expiry). */
+  acquire(key: string, owner: string, seconds: number): Promise<boolean>;
 }
 
 /** Laravel's LuaScripts::releaseLock(): delete the key only when it holds the owner. */
@@ -73,6 +75,12 @@ export class RedisLockStore implements UniqueLockStore {
 
   owner(key: string): Promise<string | null> {
     return this.client.get(this.name(key));
+  }
+
+  /** RedisLock::acquire: SET NX with EX when the lock expires, SETNX when it does not. */
+  async acquire(key: string, owner: string, seconds: number): Promise<boolean> {
+    if (seconds > 0) return (await this.client.set(this.name(key), owner, 'EX', seconds, 'NX')) === 'OK';
+    return (await this.client.setnx(this.name(key), owner)) === 1;
   }
 }
 
@@ -112,6 +120,26 @@ export class DatabaseLockStore implements UniqueLockStore {
     const row = (await this.db(this.table).where('key', this.prefix + key).first()) as { owner?: unknown; expiration?: unknown } | undefined;
     if (!row || Number(row.expiration) <= Math.floor(Date.now() / 1000)) return null;
     return String(row.owner);
+  }
+
+  /**
+   * DatabaseLock::acquire: insert the row; when the key is there, take it over only if it is
+   * this owner's or has expired. A lock with no expiry is kept a day, as Laravel keeps it.
+   */
+  async acquire(key: string, owner: string, seconds: number): Promise<boolean> {
+    const now = Math.floor(Date.now() / 1000);
+    const expiration = seconds > 0 ? now + seconds : now + 86_400;
+    const name = this.prefix + key;
+    try {
+      await this.db(this.table).insert({ key: name, owner, expiration });
+      return true;
+    } catch {
+      const updated = await this.db(this.table)
+        .where('key', name)
+        .andWhere((query) => query.where('owner', owner).orWhere('expiration', '<=', now))
+        .update({ owner, expiration });
+      return updated >= 1;
+    }
   }
 
   async close(): Promise<void> {

@@ -62,7 +62,7 @@ export function scratch(prefix: string, queue: string): Scratch {
     LQB_RECORD_FILE: join(dir, 'php-runs.jsonl'),
     LQB_NODE_RECORD_FILE: join(dir, 'node-runs.jsonl'),
   };
-  const lines = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)) : []);
+  const lines = (file: string) => (existsSync(file) ? recordLines(readFileSync(file, 'utf8')) : []);
   return {
     dir,
     env,
@@ -89,4 +89,13 @@ export function scratchPerTest(label: string, queue = 'default'): { s: Scratch; 
     current.s.remove();
   });
   return current;
+}
+
+/**
+ * Run records, one JSON line each. A record a process is appending while the test reads is not
+ * whole yet (the file ends without its newline): it is left for the next read.
+ */
+function recordLines(text: string): Record<string, any>[] {
+  const whole = text.endsWith('\n') ? text : text.slice(0, text.lastIndexOf('\n') + 1);
+  return whole.split('\n').filter(Boolean).map((line) => JSON.parse(line));
 }
