@@ -5,19 +5,23 @@
  * arrays lists, objects string-keyed arrays. Prints {"uuid","id","queue"}.
  */
 import { Encrypter, LARAVEL_PROFILES, buildJob, buildPayload, decodeJson, isJsonRecord, type BuiltPayload, type JsonValue, type LaravelProfile } from '../laravel/index.js';
-import { ShapeError, buildShapedPayload } from '../shapes/command.js';
+import { ShapeError, buildShapedPayload, profileOfShapes } from '../shapes/command.js';
+import { SHOULD_BE_UNIQUE, UnnamedLockError, acquireUniqueLock, type DispatchLock } from '../worker/UniqueLock.js';
+import type { PhpObject } from '../php/index.js';
+import { bookkeepingFlags, bookkeepingFrom, type Bookkeeping } from './bookkeeping.js';
 import type { ShapesFile } from '../shapes/shape.js';
 import { shapesFlag, shapesFrom } from './shapes-file.js';
 import { RedisQueue, type RedisClient } from '../redis/index.js';
-import { RedisUnavailable, connectionFlags, connectionFrom, openQueueClient, type Connection } from './connection.js';
+import { RedisUnavailable, connectionFlags, connectionFrom, openCacheClient, openQueueClient, type Connection } from './connection.js';
 import { redactUrl } from './redact.js';
 import { UsageError, backoffFlag, countFlag, numberFlag, type Command } from './command.js';
 
 export const dispatch: Command = {
   usage:
-    'lqb dispatch CLASS [--props=JSON] [--shapes=FILE] [--queue=Q] [--delay=S] [--tries=N] [--timeout=S] [--backoff=S[,S…]] [--laravel=VERSION] [--redis=URL] [--redis-ca=FILE] [--prefix=P] [--env=PATH] [--key=APP_KEY]\n' +
+    'lqb dispatch CLASS [--props=JSON] [--shapes=FILE] [--queue=Q] [--delay=S] [--tries=N] [--timeout=S] [--backoff=S[,S…]] [--laravel=VERSION] [--unique-id=ID] [--cache-store=redis|database] [--lock-db=URL] [--redis=URL] [--redis-ca=FILE] [--prefix=P] [--env=PATH] [--key=APP_KEY]\n' +
     '  With --shapes (or LQB_SHAPES; made by lqb shapes) each property is written as the class declares it: mangled by its visibility, typed, defaulted, models as\n' +
-    '  ModelIdentifiers, the command encrypted for ShouldBeEncrypted, the declared tries/backoff/timeout in the envelope; what the class would not hold is refused.\n' +
+    '  ModelIdentifiers, the command encrypted for ShouldBeEncrypted, the declared tries/backoff/timeout in the envelope; what the class would not hold is refused;\n' +
+    '  a ShouldBeUnique job takes its lock in the app's cache store first, and a duplicate is not pushed ({"duplicate":true}).\n' +
     '  Without shapes it cannot know any of that: every property is written public, as its JSON type, unencrypted, with no declared tries or backoff.',
   options: {
     ...connectionFlags,
@@ -28,6 +32,10 @@ export const dispatch: Command = {
     timeout: { type: 'string' },
     backoff: { type: 'string' },
     laravel: { type: 'string' },
+    'unique-id': { type: 'string' },
+    'cache-store': bookkeepingFlags['cache-store'],
+    'lock-db': bookkeepingFlags['lock-db'],
+    'lock-table': bookkeepingFlags['lock-table'],
     ...shapesFlag,
   },
   async run({ values, positionals, out }) {
@@ -48,13 +56,24 @@ export const dispatch: Command = {
     const { built, queueName } = shapes
       ? shapedPayload(shapes, className, props, { laravel: values.laravel, queueable, queue: values.queue, delay, tries, timeout, backoff, connection })
       : { built: buildPayload(buildJob({ className, properties: props, queueable }, profile), { profile, maxTries: tries, timeout, backoff, delay: (profile === '12' || profile === '13') && delay ? delay : null }), queueName: defaultQueueName };
+    const locksFor = shapes ? bookkeepingFrom(values, connection) : undefined;
     let client: RedisClient | undefined;
     try {
+      if (shapes && locksFor) {
+        // As PendingDispatch: a ShouldBeUnique job takes its lock first, and a duplicate is not pushed.
+        const lock = await uniqueLockFor(shapes, built.command, values, connection, locksFor);
+        if (lock && !lock.acquired) {
+          process.stderr.write(`lqb dispatch: not pushed: ${className} is ShouldBeUnique and its lock ${lock.key} is held (a job of it is queued or running)\n`);
+          out(JSON.stringify({ uuid: null, id: null, queue: queueName, duplicate: true }));
+          return 0;
+        }
+      }
       client = await openQueueClient(connection);
       const queue = new RedisQueue(client);
       if (delay > 0) await queue.laterRaw(delay, built.raw, queueName);
       else await queue.pushRaw(built.raw, queueName);
     } catch (error) {
+      if (error instanceof UsageError) throw error;
       // Never a silent drop: the caller hears that this job was not pushed, and why (no password).
       const reason = error instanceof RedisUnavailable ? error.reason : (error as Error).message;
       throw new Error(`the job was not pushed: Redis at ${connection.cluster?.join(',') ?? redactUrl(connection.url)} did not take it (${reason})`);
@@ -64,6 +83,29 @@ export const dispatch: Command = {
     out(JSON.stringify({ uuid: built.envelope.uuid ?? null, id: built.envelope.id, queue: queueName }));
   },
 };
+
+/**
+ * The unique lock of a ShouldBeUnique job, taken in the app's cache store (--cache-store, as the
+ * worker reads it); undefined for a class that is not unique. A lock Node cannot name is a usage error.
+ */
+async function uniqueLockFor(shapes: ShapesFile, command: PhpObject, values: Record<string, unknown>, connection: Connection, locksFor: ReturnType<typeof bookkeepingFrom>): Promise<DispatchLock | undefined> {
+  const shape = Object.hasOwn(shapes.classes, command.className) ? shapes.classes[command.className] : undefined;
+  if (!shape?.interfaces.includes(SHOULD_BE_UNIQUE)) return undefined;
+  const profile = values.laravel === undefined ? (profileOfShapes(shapes) ?? '8') : profileFor(values.laravel);
+  let cache: RedisClient | undefined;
+  let bookkeeping: Bookkeeping | undefined;
+  try {
+    cache = await openCacheClient(connection);
+    bookkeeping = locksFor(cache);
+    return await acquireUniqueLock(bookkeeping.locks, shapes, command, profile, typeof values['unique-id'] === 'string' ? { uniqueId: values['unique-id'] } : {});
+  } catch (error) {
+    if (error instanceof UnnamedLockError) throw new UsageError(error.message);
+    throw error;
+  } finally {
+    await bookkeeping?.close();
+    cache?.disconnect();
+  }
+}
 
 interface ShapedFlags {
   laravel: unknown;

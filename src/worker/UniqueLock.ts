@@ -23,7 +23,7 @@
 import { createRequire } from 'node:module';
 import type { Knex } from 'knex';
 import { PhpEnum, PhpFloat, PhpObject, deref, toJS, unserialize, type PhpValue } from '../php/index.js';
-import type { DecodedPayload, LaravelProfile } from '../laravel/index.js';
+import { randomId, type DecodedPayload, type LaravelProfile } from '../laravel/index.js';
 import type { RedisClient } from '../redis/index.js';
 import type { ClassShape, ShapesFile } from '../shapes/shape.js';
 
@@ -311,4 +311,38 @@ export function hiddenContextKey(payload: DecodedPayload): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** A unique job's lock as its dispatch takes it: the key, and whether this dispatch got it. */
+export interface DispatchLock {
+  key: string;
+  owner: string;
+  /** False: another holds the lock, and the job is a duplicate Laravel would not push. */
+  acquired: boolean;
+}
+
+/**
+ * PendingDispatch's shouldDispatch() for a ShouldBeUnique job (8.67+): the lock under the key
+ * the app's version spells, held `uniqueFor` seconds (none: until released) by a fresh owner.
+ * Undefined for a class that is not unique (or a version before unique jobs). A uniqueId(),
+ * uniqueVia() or (12.41+) displayName() method is PHP that Node cannot run: refused, unless the
+ * caller gives the uniqueId.
+ */
+export async function acquireUniqueLock(store: UniqueLockStore, shapes: ShapesFile, command: PhpObject, profile: LaravelProfile, options: { uniqueId?: string } = {}): Promise<DispatchLock | undefined> {
+  const shape = Object.hasOwn(shapes.classes, command.className) ? shapes.classes[command.className] : undefined;
+  if (!shape?.interfaces.includes(SHOULD_BE_UNIQUE)) return undefined;
+  if (shape.methods.includes('uniqueVia')) throw new UnnamedLockError(`${shape.name} defines uniqueVia(), PHP that Node cannot run: the store its lock belongs in is unknown`);
+  const version = parseVersion(shapes.laravel);
+  if (shape.methods.includes('displayName') && (!version || atLeast(version, 12, 41))) throw new UnnamedLockError(`${shape.name} defines displayName(), PHP that Node cannot run, and its lock is named by it`);
+  const uniqueId = options.uniqueId ?? uniqueIdOfDispatch(command, shape);
+  const [key] = await uniqueLockKeys(shape.name, uniqueId, version, profile, undefined);
+  if (key === undefined) return undefined;
+  const uniqueFor = Number(toJS(command.get('uniqueFor') ?? null) ?? shape.declared.uniqueFor ?? 0) || 0;
+  const owner = randomId(16);
+  return { key, owner, acquired: await store.acquire(key, owner, Math.max(0, Math.floor(uniqueFor))) };
+}
+
+function uniqueIdOfDispatch(command: PhpObject, shape: ClassShape): string {
+  if (shape.methods.includes('uniqueId')) throw new UnnamedLockError(`${shape.name} defines uniqueId(), PHP that Node cannot run: give the id it would return (--unique-id)`);
+  return uniqueIdOf(command, shape);
 }

@@ -149,3 +149,50 @@ describe('what the class would not hold is refused before anything is pushed', (
     expect(result.stderr).toMatch(/ChargeCard is ShouldBeEncrypted: give the APP_KEY/);
   });
 });
+
+describe('a ShouldBeUnique job dispatched from Node takes its lock as PendingDispatch does', () => {
+  const UNIQUE_QUEUE = 'unique';
+  const uniqueEnv = { ...env, QUEUE_NAME: UNIQUE_QUEUE };
+  const lockKey = `${prefix}laravel_cache:laravel_unique_job:App\\Jobs\\ImportFeed`;
+  const queued = async () => {
+    const raw = rawClient();
+    const length = await raw.llen(`${prefix}queues:${UNIQUE_QUEUE}`);
+    raw.disconnect();
+    return length;
+  };
+  const phpDispatch = async () => JSON.parse((await php('shapes-dispatch.php', [JSON.stringify({ class: 'App\\Jobs\\ImportFeed', args: ['php'] })], uniqueEnv)).stdout) as { queued: boolean };
+
+  it('the duplicate is dropped on either side; once Laravel’s worker has run the job, Node dispatches again', async () => {
+    const first = await lqb(['dispatch', 'App\\Jobs\\ImportFeed', '--props={"feed":"news"}', `--queue=${UNIQUE_QUEUE}`, `--shapes=${shapesFile}`], uniqueEnv);
+    expect(first.status, first.stderr).toBe(0);
+    expect(JSON.parse(first.stdout).uuid, 'the first dispatch is pushed').toEqual(expect.any(String));
+    const raw = rawClient();
+    const [owner, ttl] = [await raw.get(lockKey), await raw.ttl(lockKey)];
+    raw.disconnect();
+    expect(owner, `the lock ${lockKey}`).toMatch(/^[A-Za-z0-9]{16}$/);
+    expect(ttl, 'the lock lives uniqueFor (60) seconds').toBeGreaterThan(55);
+
+    const second = await lqb(['dispatch', 'App\\Jobs\\ImportFeed', '--props={"feed":"news"}', `--queue=${UNIQUE_QUEUE}`, `--shapes=${shapesFile}`], uniqueEnv);
+    expect([second.status, JSON.parse(second.stdout)]).toEqual([0, { uuid: null, id: null, queue: UNIQUE_QUEUE, duplicate: true }]);
+    expect(second.stderr).toMatch(/not pushed: App\\Jobs\\ImportFeed is ShouldBeUnique and its lock laravel_unique_job:App\\Jobs\\ImportFeed is held/);
+    expect(await phpDispatch(), 'Laravel’s own dispatch meanwhile').toEqual({ queued: false });
+    expect(await queued()).toBe(1);
+
+    const worker = await php('laravel-worker.php', [`--queue=${UNIQUE_QUEUE}`, '--stop-when-empty', '--sleep=0'], uniqueEnv, { timeoutMs: 60_000 });
+    expect(worker.status, worker.stderr).toBe(0);
+    expect(s.phpRuns().filter((r) => r.class === 'App\\Jobs\\ImportFeed').map((r) => r.props.feed)).toEqual(['news']);
+    const after = await lqb(['dispatch', 'App\\Jobs\\ImportFeed', '--props={"feed":"again"}', `--queue=${UNIQUE_QUEUE}`, `--shapes=${shapesFile}`], uniqueEnv);
+    expect(JSON.parse(after.stdout).uuid, 'dispatched after Laravel released the lock').toEqual(expect.any(String));
+    expect(await queued()).toBe(1);
+  });
+
+  it('a class whose uniqueId() is PHP is refused without --unique-id, and locked under it with one', async () => {
+    const refused = await lqb(['dispatch', 'App\\Jobs\\PlainReport', '--props={"pages":3}', `--queue=${UNIQUE_QUEUE}-m`, `--shapes=${shapesFile}`], uniqueEnv);
+    expect([refused.status, refused.stderr]).toEqual([2, expect.stringMatching(/^lqb dispatch: App\\Jobs\\PlainReport defines uniqueId\(\), PHP that Node cannot run: give the id it would return \(--unique-id\)/)]);
+    const given = await lqb(['dispatch', 'App\\Jobs\\PlainReport', '--props={"pages":3}', `--queue=${UNIQUE_QUEUE}-m`, '--unique-id=3', `--shapes=${shapesFile}`], uniqueEnv);
+    expect(given.status, given.stderr).toBe(0);
+    const raw = rawClient();
+    expect(await raw.exists(`${prefix}laravel_cache:laravel_unique_job:App\\Jobs\\PlainReport3`)).toBe(1);
+    raw.disconnect();
+  });
+});

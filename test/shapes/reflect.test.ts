@@ -98,6 +98,7 @@ describe('lqb shapes --app on the sample app', () => {
     expect(kinds).toEqual({
       'App\\Events\\OrderShipped': 'event',
       'App\\Jobs\\ChargeCard': 'job',
+      'App\\Jobs\\ImportFeed': 'job',
       'App\\Jobs\\MonthlyReport': 'job',
       'App\\Jobs\\PlainReport': 'job',
       'App\\Jobs\\ReportOptions': 'class',
@@ -212,7 +213,7 @@ describe('lqb shapes --app on the sample app', () => {
   it('prints one line: the count of each kind and where it wrote', () => {
     const { status, stdout } = lqb(['shapes', `--app=${APP}`, '--out=summary.json']);
     expect(status).toBe(0);
-    expect(stdout).toBe('6 jobs, 1 listener, 1 notification, 1 mailable, 1 event, 1 model, 1 class (Laravel 8.83.26) written to summary.json\n');
+    expect(stdout).toBe('7 jobs, 1 listener, 1 notification, 1 mailable, 1 event, 1 model, 1 class (Laravel 8.83.26) written to summary.json\n');
   });
 });
 
