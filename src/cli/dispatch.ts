@@ -21,7 +21,7 @@ export const dispatch: Command = {
     'lqb dispatch CLASS [--props=JSON] [--shapes=FILE] [--queue=Q] [--delay=S] [--tries=N] [--timeout=S] [--backoff=S[,S…]] [--laravel=VERSION] [--unique-id=ID] [--cache-store=redis|database] [--lock-db=URL] [--redis=URL] [--redis-ca=FILE] [--prefix=P] [--env=PATH] [--key=APP_KEY]\n' +
     '  With --shapes (or LQB_SHAPES; made by lqb shapes) each property is written as the class declares it: mangled by its visibility, typed, defaulted, models as\n' +
     '  ModelIdentifiers, the command encrypted for ShouldBeEncrypted, the declared tries/backoff/timeout in the envelope; what the class would not hold is refused;\n' +
-    '  a ShouldBeUnique job takes its lock in the app's cache store first, and a duplicate is not pushed ({"duplicate":true}).\n' +
+    '  a ShouldBeUnique job takes its lock in the app’s cache store first, and a duplicate is not pushed ({"duplicate":true}).\n' +
     '  Without shapes it cannot know any of that: every property is written public, as its JSON type, unencrypted, with no declared tries or backoff.',
   options: {
     ...connectionFlags,
