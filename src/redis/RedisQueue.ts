@@ -226,9 +226,12 @@ export class RedisQueue {
     return runStep<number>(this.client, 'lqbClear', [key, `${key}:delayed`, `${key}:reserved`, `${key}:notify`], []);
   }
 
-  /** UNIX seconds `delay` from now (a Date is taken as it is), as Laravel's availableAt. */
+  /**
+   * UNIX seconds `delay` from now (a Date is taken as it is), as Laravel's availableAt: a
+   * negative delay (a backoff of "-3") is in the past, as Laravel scores it.
+   */
   availableAt(delay: number | Date): number {
-    return delay instanceof Date ? Math.floor(delay.getTime() / 1000) : this.now() + Math.max(0, Math.floor(delay));
+    return delay instanceof Date ? Math.floor(delay.getTime() / 1000) : this.now() + Math.floor(delay);
   }
 
   /**

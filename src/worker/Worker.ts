@@ -9,8 +9,8 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { toJS, type PhpValue } from '../php/index.js';
-import { commandOf, jsonNumber, plainJson, type DecodedPayload, type Encrypter, type JobView } from '../laravel/index.js';
-import type { RedisJob, RedisQueue, ReservedFields } from '../redis/index.js';
+import { commandOf, plainJson, type DecodedPayload, type Encrypter, type JobView } from '../laravel/index.js';
+import type { RedisJob, RedisQueue } from '../redis/index.js';
 import { PauseWatch, type QueueCache } from './cache.js';
 import { MiddlewareNotices } from './middleware.js';
 import { MaxAttemptsExceededError, ManuallyFailedError, NoHandlerError, TimeoutExceededError, UndecodableJobError, describeError, exceptionText } from './errors.js';
@@ -18,6 +18,7 @@ import type { FailedJobProvider } from './FailedJobProvider.js';
 import { argsOf, handlerNames, type Handler, type HandlerJob, type HandlerMap } from './handlers.js';
 import { defaultWorkerOptions, type WorkerOptions } from './WorkerOptions.js';
 import { liveHeapMb, unwatchLiveHeap, watchLiveHeap } from './memory.js';
+import { alreadyExceedsMaxAttempts, attemptsUsedUp, backoffFor, timeoutOf } from './rules.js';
 import { CallQueuedHandler } from './CallQueuedHandler.js';
 import type { ShapesFile } from '../shapes/shape.js';
 import type { UniqueLockStore } from './UniqueLock.js';
@@ -565,7 +566,7 @@ export class Worker {
   private failsBeforeReading(job: RedisJob): Error | undefined {
     if (job.unreadableByRedis) return new UndecodableJobError(`the job cannot be read: ${whyRedisCouldNotReserve(job.raw)}`);
     const fields = job.fields;
-    if (this.alreadyExceedsMaxAttempts(job.attempts(), fields)) return new MaxAttemptsExceededError(displayNameOf(job));
+    if (alreadyExceedsMaxAttempts(fields, job.attempts(), this.now(), this.options)) return new MaxAttemptsExceededError(displayNameOf(job));
     return undefined;
   }
 
@@ -689,23 +690,9 @@ export class Worker {
     return context;
   }
 
-  /**
-   * Laravel's markJobAsFailedIfAlreadyExceedsMaxAttempts: true when this attempt is one too many.
-   * Judged on the envelope as reserved, before the command is read.
-   */
-  private alreadyExceedsMaxAttempts(attempts: number, fields: ReservedFields): boolean {
-    const retryUntil = numberOrNull(fields.retryUntil ?? fields.timeoutAt);
-    const maxTries = numberOrNull(fields.maxTries) ?? this.options.tries;
-    if (retryUntil) return this.now() > retryUntil;
-    return maxTries !== 0 && attempts > maxTries;
-  }
-
-  /** Laravel's markJobAsFailedIfWillExceedMaxAttempts: true when this attempt was the last one allowed. */
+  /** Laravel's markJobAsFailedIfWillExceedMaxAttempts, for this reserved job. */
   private attemptsUsedUp(job: RedisJob, payload: DecodedPayload): boolean {
-    const retryUntil = this.retryUntil(payload);
-    if (retryUntil) return retryUntil <= this.now();
-    const maxTries = this.maxTries(payload);
-    return maxTries > 0 && job.attempts() >= maxTries;
+    return attemptsUsedUp(payload.envelope, job.attempts(), this.now(), this.options);
   }
 
   /** Laravel's handleJobException: fail when out of attempts or exceptions, else release with backoff. */
@@ -733,7 +720,7 @@ export class Worker {
     } finally {
       if (!state.finished) {
         state.released = true;
-        await job.release(this.backoffFor(payload, job.attempts()));
+        await job.release(backoffFor(payload.envelope, job.attempts(), this.options));
       }
     }
   }
@@ -809,24 +796,8 @@ export class Worker {
     }
   }
 
-  private maxTries(payload: DecodedPayload): number {
-    return jsonNumber(payload.envelope.maxTries) ?? this.options.tries;
-  }
-
-  private retryUntil(payload: DecodedPayload): number | null {
-    return jsonNumber(payload.envelope.retryUntil ?? payload.envelope.timeoutAt) ?? null;
-  }
-
   private timeoutFor(payload: DecodedPayload): number {
-    return Math.max(0, Math.floor(jsonNumber(payload.envelope.timeout) ?? this.options.timeout));
-  }
-
-  /** Laravel's calculateBackoff: the payload's backoff (or its delay), else --backoff; the attempt's entry, else the last. */
-  private backoffFor(payload: DecodedPayload, attempts: number): number {
-    const fromPayload = payload.envelope.backoff ?? payload.envelope.delay;
-    const list = fromPayload === null || fromPayload === undefined ? this.options.backoff.map(String) : String(fromPayload).split(',');
-    const chosen = list[attempts - 1] ?? list[list.length - 1] ?? '0';
-    return Math.max(0, Math.trunc(Number(chosen)) || 0);
+    return timeoutOf(payload.envelope, this.options);
   }
 }
 
@@ -847,10 +818,6 @@ function displayNameOf(job: RedisJob): string {
   return typeof name === 'string' ? name : '(unnamed job)';
 }
 
-/** A number from the envelope as reserved (JSON.parse'd), or null. */
-function numberOrNull(value: unknown): number | null {
-  return typeof value === 'number' && Number.isFinite(value) ? value : null;
-}
 
 /** Why Redis reserved a payload unchanged: it is not JSON, has no numeric attempts, or cjson refuses what Node reads. */
 function whyRedisCouldNotReserve(raw: string): string {
