@@ -78,7 +78,9 @@ describe(`a worker killed with SIGKILL, ${KILLS} times, under a supervisor`, () 
       worker.kill('SIGKILL');
       await exited(worker);
     }
-    await pause(2100); // let the last reservations expire
+    // Let the last reservations expire: renewed to retry_after (2 s) past the kill, with a
+    // fraction of a second that whole-second migration rounds up.
+    await pause(3100);
     const final = await lqb(['work', `--handlers=${HANDLERS}`, `--queue=${QUEUE}`, '--retry-after=2', '--concurrency=8', '--stop-when-empty', '--sleep=0'], s.env, { timeoutMs: 120_000 });
     expect(final.status).toBe(0);
     expect(await queue.size()).toBe(0);
@@ -137,10 +139,12 @@ describe(`${FAILING_JOBS} failing jobs at --concurrency=64 --tries=1, the worker
       worker.kill('SIGKILL');
       await exited(worker);
     }
-    await pause(2100); // let the last reservations expire
+    // Let the last reservations expire: renewed to retry_after (2 s) past the kill, with a
+    // fraction of a second that whole-second migration rounds up.
+    await pause(3100);
     const final = await lqb(['work', `--handlers=${HANDLERS}`, `--queue=${QUEUE}`, '--retry-after=2', '--concurrency=64', '--tries=1', '--stop-when-empty', '--sleep=0'], s.env, { timeoutMs: 120_000 });
     expect(final.status, final.stderr).toBe(0);
-    expect(await queue.size(), 'jobs left in Redis').toBe(0);
+    expect(await queue.size(), `jobs left in Redis; the last worker said: ${final.stdout.slice(-600)}`).toBe(0);
     const records = await recorded();
     const lost = uuids.filter((uuid) => !records.has(uuid));
     expect(lost.slice(0, 10), `${lost.length} of ${FAILING_JOBS} jobs deleted with no failed_jobs record`).toEqual([]);
