@@ -108,7 +108,27 @@ export class DatabaseUuidFailedJobProvider implements FailedJobProvider {
 
   /** Laravel's `failed_jobs` migration (8.x), made here when the table is not there yet. */
   private ensureTable(): Promise<void> {
-    return (this.ready ??= (async () => {
+    // A failure (the database away, or another worker creating the table at the same moment) is
+    // not kept: the next record tries again, rather than every record of this process failing.
+    this.ready ??= this.createTable().catch((error: unknown) => {
+      this.ready = undefined;
+      throw error;
+    });
+    return this.ready;
+  }
+
+  private async createTable(): Promise<void> {
+    try {
+      await this.createTableOnce();
+    } catch (error) {
+      // Another process made it between our look and our create: it is there, which is all we need.
+      if (await this.db.schema.hasTable(this.table).catch(() => false)) return;
+      throw error;
+    }
+  }
+
+  private createTableOnce(): Promise<void> {
+    return (async () => {
       if (await this.db.schema.hasTable(this.table)) return;
       await this.db.schema.createTable(this.table, (table) => {
         table.bigIncrements('id');
@@ -119,7 +139,7 @@ export class DatabaseUuidFailedJobProvider implements FailedJobProvider {
         table.text('exception', 'longtext');
         table.timestamp('failed_at').defaultTo(this.db.fn.now());
       });
-    })());
+    })();
   }
 
   async log(connection: string, queue: string, payload: string, exception: string): Promise<string> {
