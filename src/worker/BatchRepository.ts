@@ -30,8 +30,10 @@ export interface BatchOptions {
   then: number;
   catch: number;
   finally: number;
-  /** 10.x+ `progress`, 12.x `failure` (counted when present). */
+  /** 10.x+ `progress`: run after each job that succeeds. */
   progress: number;
+  /** 12.x `failure`: run after each job that fails. */
+  failure: number;
 }
 
 export interface BatchRow extends BatchCounts {
@@ -166,7 +168,8 @@ export class DatabaseBatchRepository {
       then: count('then'),
       catch: count('catch'),
       finally: count('finally'),
-      progress: count('progress') + count('failure'),
+      progress: count('progress'),
+      failure: count('failure'),
     };
   }
 }

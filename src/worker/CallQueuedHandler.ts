@@ -88,6 +88,7 @@ export class CallQueuedHandler {
     if (!counts) return;
     if (counts.pendingJobs === 0) await batches.markAsFinished(batch.id);
     const notRun: string[] = [];
+    if (batch.options.progress > 0) notRun.push('progress');
     if (counts.pendingJobs === 0 && batch.options.then > 0) notRun.push('then');
     if (allJobsHaveRanExactlyOnce(counts) && batch.options.finally > 0) notRun.push('finally');
     this.sayNotRun(payload, batch, notRun);
@@ -105,6 +106,7 @@ export class CallQueuedHandler {
     if (!counts) return;
     if (counts.failedJobs === 1 && !batch.options.allowFailures) await batches.cancel(batch.id);
     const notRun: string[] = [];
+    if (batch.options.failure > 0) notRun.push('failure');
     if (counts.failedJobs === 1 && batch.options.catch > 0) notRun.push('catch');
     if (allJobsHaveRanExactlyOnce(counts) && batch.options.finally > 0) notRun.push('finally');
     this.sayNotRun(payload, batch, notRun);
@@ -155,9 +157,11 @@ export class CallQueuedHandler {
     return batch ? { batches, batch, uuid } : undefined;
   }
 
-  private sayNotRun(payload: DecodedPayload, batch: BatchRow, notRun: string[]): void {
-    if (notRun.length === 0 || this.saidBatch.has(batch.id)) return;
-    this.saidBatch.add(batch.id);
+  /** Says, once per batch and kind of callback, which callbacks did not run. */
+  private sayNotRun(payload: DecodedPayload, batch: BatchRow, callbacks: string[]): void {
+    const notRun = callbacks.filter((name) => !this.saidBatch.has(`${batch.id}:${name}`));
+    if (notRun.length === 0) return;
+    for (const name of notRun) this.saidBatch.add(`${batch.id}:${name}`);
     this.log({
       event: 'warning',
       job: jobName(payload),
