@@ -27,6 +27,15 @@ export interface BoundedClientOptions {
   connectTimeout: number;
   /** How long to wait for one reply once connected, so a stalled server ends the call too. */
   commandTimeout: number;
+  /** How long to wait for the client to be ready at all (twice the connect timeout unless given). */
+  readyTimeout?: number;
+  /**
+   * Reconnect for as long as it takes once it was ready (a service's client), each command still
+   * bounded by the command timeout; by default a one-off command's client gives up after a few tries.
+   */
+  reconnect?: boolean;
+  /** Connection errors after it was ready, one line each; unheard by default. */
+  log?: (line: string) => void;
 }
 
 /**
@@ -37,15 +46,15 @@ export interface BoundedClientOptions {
  */
 export async function openBoundedClient(settings: ConnectionSettings, url: string, timeouts: BoundedClientOptions): Promise<RedisClient> {
   const options: RedisOptions = {
-    maxRetriesPerRequest: 2,
-    retryStrategy: (times) => (times > 3 ? null : times * 200),
+    maxRetriesPerRequest: timeouts.reconnect ? 1 : 2,
+    retryStrategy: timeouts.reconnect ? (times) => Math.min(times * 100, 2000) : (times) => (times > 3 ? null : times * 200),
     connectTimeout: timeouts.connectTimeout,
     commandTimeout: timeouts.commandTimeout,
   };
-  const client = clientFor(settings, url, options, () => undefined);
+  const client = clientFor(settings, url, options, timeouts.log ?? (() => undefined));
   try {
-    // Past the connect timeout, the ready check (INFO) is given as long again.
-    await whenReady(client, 2 * timeouts.connectTimeout);
+    // Past the connect timeout, the ready check (INFO) is given as long again unless told otherwise.
+    await whenReady(client, timeouts.readyTimeout ?? 2 * timeouts.connectTimeout);
     return client;
   } catch (error) {
     client.disconnect();

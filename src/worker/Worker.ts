@@ -392,6 +392,10 @@ export class Worker extends EventEmitter {
     for (const release of this.stopWaiters) release();
     this.queue.interruptWait();
     this.wake?.();
+    // A loop waiting for a busy slot to free looks at the stop conditions now, so a deadline
+    // is counted from here and not from whenever a job in hand ends.
+    this.jobFinished?.resolve();
+    this.jobFinished = undefined;
     return running;
   }
 
