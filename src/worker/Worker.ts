@@ -257,6 +257,27 @@ class JobState {
 /** How long a stopping worker still waits for Redis to answer what it was asked. */
 const STOP_GRACE_MS = 1000;
 
+/** What each of the worker's events gives its listeners. */
+export interface WorkerEventMap {
+  processing: [event: WorkerEvent];
+  processed: [event: WorkerEvent];
+  released: [event: WorkerEvent, error?: Error];
+  deleted: [event: WorkerEvent, error?: Error];
+  failed: [event: WorkerEvent, error?: Error];
+  'given-back': [event: WorkerEvent];
+  'timed-out': [event: WorkerEvent, error?: Error];
+  stopping: [event: WorkerEvent];
+  warning: [event: WorkerEvent];
+  error: [error: Error, event: WorkerEvent];
+}
+
+// The listeners' types, beside EventEmitter's untyped ones.
+export interface Worker {
+  on<Name extends keyof WorkerEventMap>(name: Name, listener: (...args: WorkerEventMap[Name]) => void): this;
+  once<Name extends keyof WorkerEventMap>(name: Name, listener: (...args: WorkerEventMap[Name]) => void): this;
+  off<Name extends keyof WorkerEventMap>(name: Name, listener: (...args: WorkerEventMap[Name]) => void): this;
+}
+
 /**
  * Events: `processing`, `processed`, `released`, `deleted`, `failed`, `given-back`, `timed-out`,
  * `stopping`, `warning`, each with the WorkerEvent and the Error itself when there is one;
