@@ -156,6 +156,23 @@ describe('connect({ env })', () => {
   });
 });
 
+describe('close()', () => {
+  it('stops the workers it made and closes every client and pool it opened', async () => {
+    const opened = await connect({ env: envFile });
+    const worker = opened.worker({}, { sleep: 0.05, memory: 0 });
+    const running = worker.run();
+    const failer = opened.failer;
+    await failer.all();
+    await opened.close();
+    expect((await running).reason, 'the running worker was not stopped').toBe('stopped');
+    await new Promise((r) => setTimeout(r, 50));
+    const clients = { queue: opened.connection.client.status, cache: opened.cache.client.status, worker: worker.queue.client.status };
+    expect(clients, 'a Redis client is still open').toEqual({ queue: 'end', cache: 'end', worker: 'end' });
+    await expect(failer.all(), 'the failed-jobs pool is still open').rejects.toThrow();
+    await expect(opened.dispatch('App\\Jobs\\X'), 'a closed queue still dispatches').rejects.toThrow(/closed/);
+  });
+});
+
 describe('connect() when Redis is not there', () => {
   it('rejects within connectTimeout, naming the host and not the password', async () => {
     const port = await freePort();
