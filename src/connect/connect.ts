@@ -305,14 +305,15 @@ export async function connect(options: ConnectOptions = {}): Promise<LaravelQueu
       throw error;
     }
   };
-  const client = await open(settings.url);
-  let cacheClient: RedisClient;
-  try {
-    cacheClient = await open(settings.cacheUrl);
-  } catch (error) {
-    client.disconnect();
-    throw error;
+  // Both at once, so the whole wait is one connectTimeout; either failing closes the other.
+  const [queueOpened, cacheOpened] = await Promise.allSettled([open(settings.url), open(settings.cacheUrl)]);
+  if (queueOpened.status === 'rejected' || cacheOpened.status === 'rejected') {
+    if (queueOpened.status === 'fulfilled') queueOpened.value.disconnect();
+    if (cacheOpened.status === 'fulfilled') cacheOpened.value.disconnect();
+    throw queueOpened.status === 'rejected' ? queueOpened.reason : (cacheOpened as PromiseRejectedResult).reason;
   }
+  const client = queueOpened.value;
+  const cacheClient = cacheOpened.value;
   const { shapes: _given, ...rest } = options;
   return new LaravelQueue(settings, client, cacheClient, { ...rest, profile, cacheStore, ...(shapes ? { shapes } : {}) });
 }
