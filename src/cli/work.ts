@@ -84,7 +84,7 @@ export const work: Command = {
         // A job's error may quote a URL or a key the handler was given; the log shows none.
         log: (event) => out(redactSecrets(formatEvent(event, json))),
       });
-      signals.push(['SIGTERM', () => worker.stop()], ['SIGINT', () => worker.stop()], ['SIGUSR2', () => worker.pause()], ['SIGCONT', () => worker.resume()]);
+      signals.push(['SIGTERM', () => void worker.stop({ reason: 'signal' })], ['SIGINT', () => void worker.stop({ reason: 'signal' })], ['SIGUSR2', () => worker.pause()], ['SIGCONT', () => worker.resume()]);
       for (const [signal, handler] of signals) process.on(signal, handler);
       const stop = await worker.run();
       return stop.status;

@@ -7,6 +7,7 @@
  * has no handler, is failed with the reason (never dropped), unless the queue is shared with
  * PHP workers, in which case it is given back for them.
  */
+import { EventEmitter } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { toJS, type PhpValue } from '../php/index.js';
 import { commandOf, plainJson, type DecodedPayload, type Encrypter, type JobView } from '../laravel/index.js';
@@ -36,9 +37,65 @@ export interface WorkerEvent {
   reason?: string;
 }
 
+/**
+ * Where the worker's lines go instead of standard output: pino's shape (and bunyan's, winston's
+ * child loggers' with an adapter), `(fields, message)`. Errors are under `err`, as pino's
+ * serializers expect.
+ */
+export interface WorkerLogger {
+  debug(fields: object, message?: string): void;
+  info(fields: object, message?: string): void;
+  warn(fields: object, message?: string): void;
+  error(fields: object, message?: string): void;
+}
+
+/** A failed job, for `onFailed`: what a failed_jobs row holds. */
+export interface FailedJobInfo {
+  connection: string;
+  queue: string;
+  id: string;
+  uuid: string | undefined;
+  /** The payload as it was reserved. */
+  payload: string;
+  /** The exception as Laravel writes it into failed_jobs. */
+  exception: string;
+}
+
+/** Counters readable at any time (`worker.stats()`). */
+export interface WorkerCounts {
+  processed: number;
+  failed: number;
+  released: number;
+  /** Given back to the queue for PHP workers (`share`). */
+  givenBack: number;
+  /** Ran past their timeout. */
+  timedOut: number;
+  errors: number;
+}
+
+export interface WorkerStats extends WorkerCounts {
+  /** Jobs reserved and not yet finished. */
+  inFlight: number;
+  running: boolean;
+  perQueue: Record<string, WorkerCounts>;
+}
+
 export interface WorkerDependencies {
-  /** Where failed jobs are recorded (Laravel's failed_jobs table). */
-  failer?: FailedJobProvider;
+  /**
+   * Where failed jobs are recorded (Laravel's failed_jobs table). Required unless the caller says
+   * where failures go otherwise: `onFailed`, or `false` for "nowhere but the events" (never by
+   * leaving it out: a library worker must not lose failed jobs silently).
+   */
+  failer?: FailedJobProvider | false;
+  /**
+   * Called with each failed job, after the failer recorded it, or as the record itself when
+   * there is no failer: a throw then keeps the job reserved, as a failer that cannot write does.
+   */
+  onFailed?: (job: FailedJobInfo, error: unknown) => void | Promise<void>;
+  /** Where the worker's lines go (pino-compatible); nothing is printed without one. */
+  logger?: WorkerLogger;
+  /** Redis trouble (a reserve, a renewal, a delete or release that did not reach it), the Error itself. */
+  onError?: (error: Error) => void;
   /** Restart signals and maxExceptions counts, shared with Laravel's workers. */
   cache?: QueueCache;
   /** Decrypts ShouldBeEncrypted commands (Laravel's APP_KEY). */
@@ -65,7 +122,22 @@ export interface WorkerDependencies {
 /** Why the loop ended, and the exit status Laravel's worker would use. */
 export interface StopReason {
   status: number;
-  reason: 'once' | 'empty' | 'signal' | 'restart' | 'max-jobs' | 'max-time' | 'memory';
+  reason: 'once' | 'empty' | 'signal' | 'stopped' | 'restart' | 'max-jobs' | 'max-time' | 'memory';
+  /** Jobs still running when stop()'s deadline passed: left reserved, they come back after retry_after. */
+  leftReserved?: number;
+  /** Said when there is more to say than the reason (what stop()'s deadline left behind). */
+  detail?: string;
+}
+
+/** How to stop: `timeout` (ms) is the deadline for the jobs in hand; `reason` what the run reports (`stopped`). */
+export interface StopOptions {
+  timeout?: number;
+  reason?: 'stopped' | 'signal';
+}
+
+/** The worker was used in a way it cannot be: a second run() at once, queues: [], no failer. */
+export class WorkerUsageError extends Error {
+  override name = 'WorkerUsageError';
 }
 
 /** What a handler's job can do, as the worker does it. */
@@ -185,11 +257,48 @@ class JobState {
 /** How long a stopping worker still waits for Redis to answer what it was asked. */
 const STOP_GRACE_MS = 1000;
 
-export class Worker {
+/** What each of the worker's events gives its listeners. */
+export interface WorkerEventMap {
+  processing: [event: WorkerEvent];
+  processed: [event: WorkerEvent];
+  released: [event: WorkerEvent, error?: Error];
+  deleted: [event: WorkerEvent, error?: Error];
+  failed: [event: WorkerEvent, error?: Error];
+  'given-back': [event: WorkerEvent];
+  'timed-out': [event: WorkerEvent, error?: Error];
+  stopping: [event: WorkerEvent];
+  warning: [event: WorkerEvent];
+  error: [error: Error, event: WorkerEvent];
+}
+
+// The listeners' types, beside EventEmitter's untyped ones.
+export interface Worker {
+  on<Name extends keyof WorkerEventMap>(name: Name, listener: (...args: WorkerEventMap[Name]) => void): this;
+  once<Name extends keyof WorkerEventMap>(name: Name, listener: (...args: WorkerEventMap[Name]) => void): this;
+  off<Name extends keyof WorkerEventMap>(name: Name, listener: (...args: WorkerEventMap[Name]) => void): this;
+}
+
+/**
+ * Events: `processing`, `processed`, `released`, `deleted`, `failed`, `given-back`, `timed-out`,
+ * `stopping`, `warning`, each with the WorkerEvent and the Error itself when there is one;
+ * `error` as Node's convention has it, `(error, event)`, emitted only while someone listens
+ * (an unheard `error` would otherwise end the process), else to the logger.
+ */
+export class Worker extends EventEmitter {
   readonly options: WorkerOptions;
   private readonly now: () => number;
-  private readonly log: (event: WorkerEvent) => void;
+  private readonly logEvent: (event: WorkerEvent) => void;
   private shouldQuit = false;
+  /** What stop() asked the run to report. */
+  private stopAs: 'stopped' | 'signal' = 'stopped';
+  /** The run in progress, if one is: a second one at once is refused. */
+  private running: Promise<StopReason> | undefined;
+  /** Ends the wait for the jobs in hand when stop()'s deadline passes. */
+  private deadline: { passed: boolean; promise: Promise<void>; timer?: NodeJS.Timeout; fire: () => void } | undefined;
+  /** The state of each job in hand, so a deadline can leave them to come back. */
+  private readonly states = new Map<RedisJob, JobState>();
+  private readonly counts: WorkerCounts = emptyCounts();
+  private readonly perQueue = new Map<string, WorkerCounts>();
   private paused = false;
   private jobsProcessed = 0;
   /** When the restart signal was last read from the cache. */
@@ -227,21 +336,88 @@ export class Worker {
     options: Partial<WorkerOptions> = {},
     private readonly deps: WorkerDependencies = {},
   ) {
+    super();
     this.options = { ...defaultWorkerOptions, ...options };
+    if (this.options.queues.length === 0) throw new WorkerUsageError('queues: [] names no queue to take jobs from: give at least one queue name');
+    if (deps.failer === undefined && deps.onFailed === undefined) {
+      throw new WorkerUsageError('a worker needs to know where failed jobs go: give a failer (a FailedJobProvider, e.g. DatabaseUuidFailedJobProvider), an onFailed callback, or failer: false to keep them only in the events');
+    }
     this.now = deps.now ?? (() => Math.floor(Date.now() / 1000));
-    this.log = deps.log ?? (() => undefined);
-    this.handler = new CallQueuedHandler(queue, this.options, deps, this.log);
+    this.logEvent = deps.log ?? (() => undefined);
+    this.handler = new CallQueuedHandler(queue, this.options, deps, (event) => this.log(event));
+  }
+
+  /** Counters since the worker was made: processed, failed, released, in flight, and per queue. */
+  stats(): WorkerStats {
+    const perQueue: Record<string, WorkerCounts> = {};
+    for (const [name, counts] of this.perQueue) perQueue[name] = { ...counts };
+    return { ...this.counts, inFlight: this.inFlight, running: this.running !== undefined, perQueue };
   }
 
   /**
-   * Stop after the jobs in hand (SIGTERM, SIGINT). Promptly, whatever Redis's state: a wait
-   * for a job (BLPOP) or for a connection that is gone gives way at once.
+   * One event: to the `log` callback (the CLI's lines), the listeners (with the Error itself),
+   * the logger, and the counters. `cause` is the Error the event's `error` text describes.
    */
-  stop(): void {
+  private log(event: WorkerEvent, cause?: unknown): void {
+    this.count(event);
+    this.logEvent(event);
+    const error = cause instanceof Error ? cause : event.error !== undefined ? new Error(event.error) : undefined;
+    const logger = this.deps.logger;
+    if (event.event === 'error') {
+      if (error && this.deps.onError && isRedisTrouble(event)) this.deps.onError(error);
+      if (this.listenerCount('error') > 0) this.emit('error', error ?? new Error(event.reason ?? 'worker error'), event);
+      logger?.error({ ...event, ...(error ? { err: error } : {}) }, lineOf(event));
+      return;
+    }
+    this.emit(event.event, event, error);
+    if (!logger) return;
+    const fields = { ...event, ...(error ? { err: error } : {}) };
+    if (event.event === 'failed' || event.event === 'timed-out' || event.event === 'warning') logger.warn(fields, lineOf(event));
+    else if (event.event === 'processing') logger.debug(fields, lineOf(event));
+    else logger.info(fields, lineOf(event));
+  }
+
+  private count(event: WorkerEvent): void {
+    const key = COUNTED[event.event];
+    if (!key) return;
+    this.counts[key]++;
+    if (event.queue === undefined) return;
+    let counts = this.perQueue.get(event.queue);
+    if (!counts) this.perQueue.set(event.queue, (counts = emptyCounts()));
+    counts[key]++;
+  }
+
+  /**
+   * Stop after the jobs in hand; resolves with what run() resolves (at once when not running).
+   * Promptly, whatever Redis's state: a wait for a job (BLPOP) or for a connection that is gone
+   * gives way at once. With `timeout` (ms), jobs still running past it are left reserved (their
+   * reservations no longer renewed, their signals aborted): they come back after retry_after,
+   * and the reason says how many. The CLI's SIGTERM passes `reason: 'signal'`.
+   */
+  stop(options: StopOptions = {}): Promise<StopReason> {
+    const running = this.running;
+    if (!running) return Promise.resolve({ status: 0, reason: options.reason ?? 'stopped' });
+    if (!this.shouldQuit) this.stopAs = options.reason ?? 'stopped';
     this.shouldQuit = true;
+    if (options.timeout !== undefined && !this.deadline) {
+      let fire!: () => void;
+      const promise = new Promise<void>((resolve) => (fire = resolve));
+      const deadline: NonNullable<Worker['deadline']> = { passed: false, promise, fire: () => undefined };
+      deadline.fire = () => {
+        deadline.passed = true;
+        fire();
+      };
+      deadline.timer = setTimeout(deadline.fire, Math.max(0, options.timeout));
+      this.deadline = deadline;
+    }
     for (const release of this.stopWaiters) release();
     this.queue.interruptWait();
     this.wake?.();
+    // A loop waiting for a busy slot to free looks at the stop conditions now, so a deadline
+    // is counted from here and not from whenever a job in hand ends.
+    this.jobFinished?.resolve();
+    this.jobFinished = undefined;
+    return running;
   }
 
   /** Stop taking jobs until resumed (SIGUSR2); jobs in hand go on. */
@@ -254,8 +430,27 @@ export class Worker {
     this.wake?.();
   }
 
-  /** Runs until a stop condition; resolves with the reason and exit status. */
-  async run(): Promise<StopReason> {
+  /**
+   * Runs until a stop condition; resolves with the reason and exit status. One run at a time:
+   * a second while one is going rejects. A finished worker may run again, counting --max-jobs
+   * and --max-time afresh (its stats() go on counting).
+   */
+  run(): Promise<StopReason> {
+    if (this.running) return Promise.reject(new WorkerUsageError('this worker is running already: one run() at a time (await stop() before running it again)'));
+    this.shouldQuit = false;
+    this.stopAs = 'stopped';
+    this.jobsProcessed = 0;
+    this.restartCheckedAt = 0;
+    const running = this.runOnce().finally(() => {
+      this.running = undefined;
+      if (this.deadline?.timer) clearTimeout(this.deadline.timer);
+      this.deadline = undefined;
+    });
+    this.running = running;
+    return running;
+  }
+
+  private async runOnce(): Promise<StopReason> {
     this.warnOfShortRetryAfter();
     const renewing = this.renewReservations();
     if (this.options.memory > 0) watchLiveHeap();
@@ -298,7 +493,7 @@ export class Worker {
     try {
       await this.queue.renew(jobs);
     } catch (error) {
-      this.log({ event: 'error', error: `could not renew reservations: ${describeError(error)}` });
+      this.log({ event: 'error', error: `could not renew reservations: ${describeError(error)}` }, error);
     }
   }
 
@@ -328,8 +523,9 @@ export class Worker {
       if (stop) {
         // Jobs reserved ahead are in hand: they run before the worker stops.
         this.start(await this.takeAhead());
-        await this.drain();
-        return stop;
+        const left = await this.drainUntilDeadline();
+        if (left === 0) return stop;
+        return { ...stop, leftReserved: left, detail: `${left} job${left === 1 ? '' : 's'} still running when stop()'s deadline passed ${left === 1 ? 'is' : 'are'} left reserved: ${left === 1 ? 'it comes' : 'they come'} back after retry_after` };
       }
       if (this.paused) {
         this.start(await this.takeAhead());
@@ -393,9 +589,10 @@ export class Worker {
       // A job whose delete or release could not reach Redis stays reserved and comes back
       // after retry_after; say so, and keep the worker alive.
       this.process(job)
-        .catch((error: unknown) => this.log({ event: 'error', job: job.id, queue: job.queue, error: `could not finish the job: ${describeError(error)}` }))
+        .catch((error: unknown) => this.log({ event: 'error', job: job.id, queue: job.queue, error: `could not finish the job: ${describeError(error)}` }, error))
         .finally(() => {
           this.inHand.delete(job);
+          this.states.delete(job);
           this.inFlight--;
           this.jobsProcessed++;
           this.jobFinished?.resolve();
@@ -426,7 +623,7 @@ export class Worker {
         // Redis went away or refused: say so, pause, and try again; never lose the loop. A
         // wait cut short by stop() is no error.
         if (this.shouldQuit) return [];
-        this.log({ event: 'error', queue: name, error: describeError(error) });
+        this.log({ event: 'error', queue: name, error: describeError(error) }, error);
         await this.nap(1);
         return [];
       }
@@ -435,7 +632,7 @@ export class Worker {
   }
 
   private async stopReason(startedAt: number, lastRestart: number | null): Promise<StopReason | undefined> {
-    if (this.shouldQuit) return { status: 0, reason: 'signal' };
+    if (this.shouldQuit) return { status: 0, reason: this.stopAs };
     if (this.options.maxJobs > 0 && this.jobsProcessed >= this.options.maxJobs) return { status: 0, reason: 'max-jobs' };
     if (this.options.maxTime > 0 && Date.now() - startedAt >= this.options.maxTime * 1000) return { status: 0, reason: 'max-time' };
     if (this.memoryExceeded()) return { status: 12, reason: 'memory' };
@@ -444,7 +641,7 @@ export class Worker {
     if (this.deps.cache && Date.now() - this.restartCheckedAt >= 1000) {
       this.restartCheckedAt = Date.now();
       const restart = await this.untilStopped(this.deps.cache.lastRestart().catch(() => lastRestart), lastRestart);
-      if (this.shouldQuit) return { status: 0, reason: 'signal' };
+      if (this.shouldQuit) return { status: 0, reason: this.stopAs };
       if (restart !== lastRestart) return { status: 0, reason: 'restart' };
     }
     return undefined;
@@ -462,6 +659,26 @@ export class Worker {
 
   private async drain(): Promise<void> {
     while (this.inFlight > 0) await this.oneFinished();
+  }
+
+  /**
+   * Waits for the jobs in hand, up to stop()'s deadline if it set one; then leaves those still
+   * running reserved (no longer renewed, their signals aborted, what their handlers do later
+   * ignored) and says how many.
+   */
+  private async drainUntilDeadline(): Promise<number> {
+    while (this.inFlight > 0 && !this.deadline?.passed) {
+      await (this.deadline ? Promise.race([this.oneFinished(), this.deadline.promise]) : this.oneFinished());
+    }
+    if (this.inFlight === 0) return 0;
+    const left = this.states.size;
+    const error = new Error('the worker stopped at its deadline with this job still running: it is left reserved and comes back after retry_after');
+    for (const [job, state] of this.states) {
+      state.expire(error);
+      state.abandoned = true;
+      this.inHand.delete(job);
+    }
+    return left;
   }
 
   /** Resolves when any job in hand finishes. */
@@ -493,6 +710,7 @@ export class Worker {
   async process(job: RedisJob): Promise<void> {
     const started = performance.now();
     const state = new JobState(job);
+    this.states.set(job, state);
     // Judged before the command is read: a job Redis could not count, or one out of attempts,
     // is failed without decoding a command that may be what killed the last worker.
     const early = this.failsBeforeReading(job);
@@ -517,7 +735,7 @@ export class Worker {
     const name = String(payload.envelope.displayName ?? payload.name);
     this.log({ event: 'processing', job: name, ...base });
     const finish = (event: WorkerEvent['event'], error?: unknown) =>
-      this.log({ event, job: name, ...base, durationMs: performance.now() - started, ...(error !== undefined ? { error: describeError(error) } : {}) });
+      this.log({ event, job: name, ...base, durationMs: performance.now() - started, ...(error !== undefined ? { error: describeError(error) } : {}) }, error);
 
     const found = this.findHandler(payload, view);
     const context = found && this.context(state, found.name, payload, view, command);
@@ -589,7 +807,7 @@ export class Worker {
     }
     await this.recordFailure(state, error, name);
     if (state.failedRecorded && error instanceof MaxAttemptsExceededError) await this.failedHookOfUnread(state, error);
-    this.log({ event: state.outcome('deleted'), job: name, ...base, durationMs: performance.now() - started, error: error.message });
+    this.log({ event: state.outcome('deleted'), job: name, ...base, durationMs: performance.now() - started, error: error.message }, error);
   }
 
   /** With --share, why a job out of attempts is PHP's to fail (see CallQueuedHandler.phpShouldFail), if it is. */
@@ -698,6 +916,8 @@ export class Worker {
   /** Laravel's handleJobException: fail when out of attempts or exceptions, else release with backoff. */
   private async handleException(state: JobState, payload: DecodedPayload, name: string, context: HandlerJob | undefined, error: unknown): Promise<void> {
     const job = state.job;
+    // Left reserved at stop()'s deadline: no longer this worker's to release or fail.
+    if (state.abandoned) return;
     try {
       if (!state.failed && !(error instanceof NoHandlerError) && state.read && this.attemptsUsedUp(job, payload)) {
         // Shared with PHP workers: a failure whose bookkeeping runs PHP closures is left to them.
@@ -760,11 +980,13 @@ export class Worker {
     const job = state.job;
     state.failed = true;
     try {
-      await this.deps.failer?.log(this.options.connectionName, job.queue, job.raw, exceptionText(error));
+      const exception = exceptionText(error);
+      if (this.deps.failer) await this.deps.failer.log(this.options.connectionName, job.queue, job.raw, exception);
+      if (this.deps.onFailed) await this.deps.onFailed({ connection: this.options.connectionName, queue: job.queue, id: job.id, uuid: job.uuid, payload: job.raw, exception }, error);
     } catch (recordError) {
       state.kept = true;
       this.inHand.delete(job);
-      this.log({ event: 'error', job: name, id: job.id, uuid: job.uuid, queue: job.queue, error: `could not record the failure, so the job stays reserved and comes back after retry_after: ${describeError(recordError)}` });
+      this.log({ event: 'error', job: name, id: job.id, uuid: job.uuid, queue: job.queue, error: `could not record the failure, so the job stays reserved and comes back after retry_after: ${describeError(recordError)}` }, recordError);
       return;
     }
     state.failedRecorded = true;
@@ -790,7 +1012,7 @@ export class Worker {
       ]);
       if (outcome === 'timeout') this.log({ event: 'error', job: context.name, id: context.id, uuid: context.uuid, error: `failed() hook did not finish within ${seconds} seconds; the failure is recorded` });
     } catch (hookError) {
-      this.log({ event: 'error', job: context.name, id: context.id, uuid: context.uuid, error: `failed() hook threw: ${describeError(hookError)}` });
+      this.log({ event: 'error', job: context.name, id: context.id, uuid: context.uuid, error: `failed() hook threw: ${describeError(hookError)}` }, hookError);
     } finally {
       clearTimeout(timer);
     }
@@ -830,4 +1052,28 @@ function whyRedisCouldNotReserve(raw: string): string {
   const attempts = envelope !== null && typeof envelope === 'object' ? (envelope as { attempts?: unknown }).attempts : undefined;
   if (typeof attempts !== 'number') return 'the payload has no numeric "attempts" (Laravel’s own pop fails on it)';
   return 'Redis’s cjson cannot read this payload (a lone surrogate such as \\ud800 is one case), so its attempts are never counted and Laravel’s workers cannot run it';
+}
+
+const emptyCounts = (): WorkerCounts => ({ processed: 0, failed: 0, released: 0, givenBack: 0, timedOut: 0, errors: 0 });
+
+/** Which counter an event adds to. */
+const COUNTED: Partial<Record<WorkerEvent['event'], keyof WorkerCounts>> = {
+  processed: 'processed',
+  deleted: 'processed',
+  failed: 'failed',
+  released: 'released',
+  'given-back': 'givenBack',
+  'timed-out': 'timedOut',
+  error: 'errors',
+};
+
+/** An error event about Redis rather than a job's own code (a reserve, a renewal, a delete or release). */
+function isRedisTrouble(event: WorkerEvent): boolean {
+  const text = event.error ?? '';
+  return event.job === undefined || text.startsWith('could not finish the job') || text.startsWith('could not renew');
+}
+
+/** The event as one line: what happened, to which job, and why. */
+function lineOf(event: WorkerEvent): string {
+  return [event.event, event.job, event.reason ?? event.error].filter((part) => part !== undefined && part !== '').join(' ');
 }

@@ -110,6 +110,7 @@ describe('a queue with a hash tag on Redis Cluster', () => {
         },
       },
       { queues: [QUEUE], sleep: 0.1, concurrency: 4 },
+      { failer: false },
     );
     const running = worker.run();
     while (seen.size < 100) await new Promise((r) => setTimeout(r, 20));

@@ -348,7 +348,7 @@ describe('concurrency', () => {
       },
       { concurrency: 16 },
     );
-    expect((await worker.run()).reason).toBe('signal');
+    expect((await worker.run()).reason).toBe('stopped');
     expect(await env.queue.reservedSize()).toBe(0);
     expect(ran.size + (await env.queue.readySize())).toBe(500);
   });
@@ -374,7 +374,7 @@ describe('more of queue:work’s options', () => {
     worker.resume();
     while (ran.length === 0) await new Promise((r) => setTimeout(r, 20));
     worker.stop();
-    expect((await running).reason).toBe('signal');
+    expect((await running).reason).toBe('stopped');
     expect(ran).toEqual([1]);
   });
 

@@ -192,23 +192,23 @@ describe('the log names job middleware PHP would run', () => {
 
   it('once per class, from a middleware() method in the shapes', async () => {
     await laravel('overlap', { key: 'a', count: 2 });
-    const worker = new Worker(env.queue, { [OVERLAP]: async () => undefined }, { stopWhenEmpty: true, sleep: 0.05, memory: 0 }, { cache: env.cache, shapes: shapes(['middleware', 'failed']), log: (e) => env.events.push(e) });
+    const worker = new Worker(env.queue, { [OVERLAP]: async () => undefined }, { stopWhenEmpty: true, sleep: 0.05, memory: 0 }, { failer: false, cache: env.cache, shapes: shapes(['middleware', 'failed']), log: (e) => env.events.push(e) });
     expect(await warnings(worker)).toEqual([`${OVERLAP} has job middleware (its middleware() method) that runs in PHP only: Node does not apply it; wrap its Node handler in withoutOverlapping() or rateLimited() to share PHP’s WithoutOverlapping locks and RateLimited limits`]);
   });
 
   it('from middleware the payload carries (->through()), without shapes', async () => {
     await laravel('overlap', { key: 'a', through: true });
-    const worker = new Worker(env.queue, { [OVERLAP]: async () => undefined }, { once: true, sleep: 0.05, memory: 0 }, { cache: env.cache, log: (e) => env.events.push(e) });
+    const worker = new Worker(env.queue, { [OVERLAP]: async () => undefined }, { once: true, sleep: 0.05, memory: 0 }, { failer: false, cache: env.cache, log: (e) => env.events.push(e) });
     expect(await warnings(worker)).toEqual([expect.stringMatching(/^App\\Jobs\\Bridge\\OverlapJob has job middleware \(in its payload: Illuminate\\Queue\\Middleware\\WithoutOverlapping\) that runs in PHP only/)]);
   });
 
   it('names the guards a wrapped handler applies; an empty $middleware default says nothing', async () => {
     await laravel('overlap', { key: 'a' });
-    const guarded = new Worker(env.queue, { [OVERLAP]: withoutOverlapping('a', async () => undefined) }, { once: true, sleep: 0.05, memory: 0 }, { cache: env.cache, shapes: shapes(['middleware']), log: (e) => env.events.push(e) });
+    const guarded = new Worker(env.queue, { [OVERLAP]: withoutOverlapping('a', async () => undefined) }, { once: true, sleep: 0.05, memory: 0 }, { failer: false, cache: env.cache, shapes: shapes(['middleware']), log: (e) => env.events.push(e) });
     expect(await warnings(guarded)).toEqual([`${OVERLAP} has job middleware (its middleware() method) that runs in PHP only: Node does not apply it; its Node handler applies withoutOverlapping()`]);
     env.events.length = 0;
     await laravel('overlap', { key: 'b' });
-    const plain = new Worker(env.queue, { [OVERLAP]: async () => undefined }, { once: true, sleep: 0.05, memory: 0 }, { cache: env.cache, shapes: shapes([], 'a:0:{}'), log: (e) => env.events.push(e) });
+    const plain = new Worker(env.queue, { [OVERLAP]: async () => undefined }, { once: true, sleep: 0.05, memory: 0 }, { failer: false, cache: env.cache, shapes: shapes([], 'a:0:{}'), log: (e) => env.events.push(e) });
     expect(await warnings(plain)).toEqual([]);
   });
 });

@@ -1,0 +1,348 @@
+/**
+ * The library's one way in: `connect({ env })` reads a Laravel app's `.env` as `lqb --env` does
+ * and gives a LaravelQueue that dispatches jobs Laravel's workers run, makes workers that run
+ * Laravel's jobs with Node handlers, and closes everything it opened.
+ */
+import { dirname, resolve } from 'node:path';
+import { Encrypter, LARAVEL_PROFILES, buildDate, buildJob, buildPayload, supportsCipher, type BuiltPayload, type LaravelProfile } from '../laravel/index.js';
+import { PhpObject } from '../php/index.js';
+import { RedisQueue, type RedisClient } from '../redis/index.js';
+import { buildShapedPayload, profileOfShapes } from '../shapes/command.js';
+import { readShapes } from '../shapes/read.js';
+import type { ShapesFile } from '../shapes/shape.js';
+import { DatabaseBatchRepository } from '../worker/BatchRepository.js';
+import { QueueCache } from '../worker/cache.js';
+import { DatabaseUuidFailedJobProvider, knexConfig, type FailedJobProvider } from '../worker/FailedJobProvider.js';
+import type { HandlerMap } from '../worker/handlers.js';
+import { DatabaseLockStore, RedisLockStore, acquireUniqueLock, type UniqueLockStore } from '../worker/UniqueLock.js';
+import { Worker, type FailedJobInfo, type WorkerEvent, type WorkerLogger } from '../worker/Worker.js';
+import type { WorkerOptions } from '../worker/WorkerOptions.js';
+import { redactSecrets } from '../cli/redact.js';
+import { RedisUnavailable, openBoundedClient, patientClient, whereRedisIs } from './clients.js';
+import { ConnectionSettingsError, installedLaravel, readEnvFile, resolveConnection, type ConnectionOptions, type ConnectionSettings } from './settings.js';
+
+export interface ConnectOptions extends ConnectionOptions {
+  /** Milliseconds to wait for Redis before `connect` rejects (5000). */
+  connectTimeout?: number;
+  /** Milliseconds a dispatch or size waits for Redis's answer before it rejects (10000). */
+  commandTimeout?: number;
+  /** Where unique jobs' locks live: Laravel's default cache store (else CACHE_DRIVER / CACHE_STORE, else redis). */
+  cacheStore?: 'redis' | 'database';
+  /** The app's class shapes (`lqb shapes`), or the file holding them: used by every dispatch and worker unless they give their own. */
+  shapes?: ShapesFile | string;
+  /** Where connection trouble is said (pino-compatible); workers use it unless given their own. */
+  logger?: WorkerLogger;
+}
+
+export interface DispatchOptions {
+  /** The queue (onQueue()); else the class's declared one (with shapes), else the connection's. */
+  queue?: string;
+  /** Seconds from now, or a moment (delay()): the job waits in the delayed set until then. */
+  delay?: number | Date;
+  /** The envelope's maxTries ($tries). */
+  tries?: number;
+  /** Seconds between retries: one, or one per attempt ($backoff). */
+  backoff?: number | number[];
+  /** Seconds a worker lets it run ($timeout). */
+  timeout?: number;
+  /** The app's shapes: each property written as the class declares it, ShouldBeUnique's lock taken, ShouldBeEncrypted's command encrypted. */
+  shapes?: ShapesFile | string;
+  /** The uniqueId() a ShouldBeUnique class computes in PHP, which Node cannot run. */
+  uniqueId?: string;
+  /** The Laravel version whose layout to write (the app's own, from vendor/, else 8). */
+  laravel?: string;
+}
+
+/** What dispatch pushed: the envelope's uuid and id, and the queue; or that a unique lock is held. */
+export type Dispatched = { uuid: string | null; id: string; queue: string; duplicate?: undefined } | { uuid: null; id: null; queue: string; duplicate: true; lockKey: string };
+
+/** A worker's settings (WorkerOptions' names) and where its failures, lines and Redis trouble go. */
+export interface QueueWorkerOptions extends Partial<WorkerOptions> {
+  /** Seconds a reserved job is Redis's before it may be taken again (retry_after, 90; null: never). */
+  retryAfter?: number | null;
+  /** Seconds a reserve blocks waiting for a job (block_for; none by default). */
+  blockFor?: number | null;
+  /** The app's failed_jobs table by default; another store, or `false` for the events alone. */
+  failer?: FailedJobProvider | false;
+  onFailed?: (job: FailedJobInfo, error: unknown) => void | Promise<void>;
+  logger?: WorkerLogger;
+  onError?: (error: Error) => void;
+  log?: (event: WorkerEvent) => void;
+  shapes?: ShapesFile | string;
+}
+
+/** How long close() lets running workers finish their jobs before leaving them reserved. */
+const CLOSE_DEADLINE_MS = 10_000;
+
+export class LaravelQueue {
+  /** The queue connection (RedisQueue) dispatch and size use: bounded waits, reconnecting. */
+  readonly connection: RedisQueue;
+  /** Restart signals, maxExceptions counts and queue:pause switches, as Laravel's workers keep them. */
+  readonly cache: QueueCache;
+  /** APP_KEY's Encrypter, when there is a key. */
+  readonly encrypter: Encrypter | undefined;
+  readonly #cacheClient: RedisClient;
+  #failer: DatabaseUuidFailedJobProvider | undefined;
+  #locks: UniqueLockStore | undefined;
+  readonly #closers: (() => Promise<void> | void)[] = [];
+  readonly #workers = new Set<Worker>();
+  #closed = false;
+
+  constructor(
+    readonly settings: ConnectionSettings,
+    client: RedisClient,
+    cacheClient: RedisClient,
+    private readonly options: Omit<ConnectOptions, 'shapes'> & { profile: LaravelProfile; cacheStore: 'redis' | 'database'; shapes?: ShapesFile },
+  ) {
+    this.connection = new RedisQueue(client, { defaultQueue: settings.defaultQueue });
+    this.#cacheClient = cacheClient;
+    this.cache = new QueueCache(cacheClient, settings.cachePrefix, settings.cacheSeparator);
+    this.encrypter = settings.appKey ? new Encrypter(settings.appKey, settings.cipher) : undefined;
+  }
+
+  /** The key prefix (Laravel's `database.redis.options.prefix`). */
+  get prefix(): string {
+    return this.settings.prefix;
+  }
+
+  get cachePrefix(): string {
+    return this.settings.cachePrefix;
+  }
+
+  /** The connection's own queue: where a job naming none goes, and what a worker reads by default. */
+  get defaultQueue(): string {
+    return this.settings.defaultQueue;
+  }
+
+  /** The failed-jobs store the settings name (the .env's DB_*), opened on first use. */
+  get failer(): DatabaseUuidFailedJobProvider {
+    this.#open();
+    return (this.#failer ??= DatabaseUuidFailedJobProvider.fromUrl(this.settings.failedDb, this.settings.failedTable));
+  }
+
+  /** Where unique locks live (Laravel's default cache store), opened on first use. */
+  get locks(): UniqueLockStore {
+    this.#open();
+    if (!this.#locks) {
+      const store =
+        this.options.cacheStore === 'database'
+          ? new DatabaseLockStore(knexConfig(this.settings.failedDb), 'cache_locks', this.settings.cachePrefix)
+          : new RedisLockStore(this.#cacheClient, this.settings.cachePrefix, this.settings.cacheSeparator);
+      if (store instanceof DatabaseLockStore) this.#closers.push(() => store.close());
+      this.#locks = store;
+    }
+    return this.#locks;
+  }
+
+  /** Jobs waiting in a queue (ready, delayed and reserved, as Laravel's size()). */
+  size(queue?: string): Promise<number> {
+    this.#open();
+    return this.connection.size(queue ?? this.settings.defaultQueue);
+  }
+
+  /**
+   * Pushes a job as Laravel's dispatch() does: a class and its properties (or a command built
+   * with buildJob), with onQueue(), delay(), $tries, $backoff, $timeout. A JS Date among the
+   * properties is a Carbon. With shapes each property is written as the class declares it and
+   * a ShouldBeUnique job takes its lock first: a duplicate is not pushed (`duplicate: true`).
+   */
+  async dispatch(job: string | PhpObject, props: Record<string, unknown> = {}, options: DispatchOptions = {}): Promise<Dispatched> {
+    this.#open();
+    const delay = options.delay;
+    if (delay !== undefined && !(delay instanceof Date ? Number.isFinite(delay.getTime()) : Number.isFinite(delay) && delay >= 0)) {
+      throw new TypeError(`dispatch: delay must be seconds (0 or more) or a valid Date, not ${String(delay)}`);
+    }
+    const delaySeconds = delay === undefined ? 0 : delay instanceof Date ? Math.max(0, Math.ceil((delay.getTime() - Date.now()) / 1000)) : delay;
+    const delayed = delay instanceof Date ? delaySeconds > 0 : delaySeconds > 0;
+    // As onQueue() and delay() do, the command itself carries them: a chain or a release reads them there.
+    const queueable: Record<string, unknown> = { ...(options.queue !== undefined ? { queue: options.queue } : {}), ...(delayed ? { delay: delay instanceof Date ? buildDate(delay) : delaySeconds } : {}) };
+    const shapes = this.#shapes(options.shapes);
+    const profile = options.laravel !== undefined ? profileOf(options.laravel) : shapes ? (profileOfShapes(shapes) ?? this.options.profile) : this.options.profile;
+    const envelope = { maxTries: options.tries ?? null, timeout: options.timeout ?? null, backoff: options.backoff ?? null };
+    let built: BuiltPayload;
+    let queue: string;
+    if (job instanceof PhpObject) {
+      if (Object.keys(props).length > 0) throw new TypeError('dispatch: a built command carries its own properties; give {} as props');
+      for (const [name, value] of Object.entries(queueable)) job.props.set(name, value instanceof PhpObject ? value : (value as string | number));
+      built = buildPayload(job, { profile, ...envelope, delay: since12(profile) && delayed ? delaySeconds : null });
+      queue = options.queue ?? this.settings.defaultQueue;
+    } else if (shapes) {
+      const shaped = buildShapedPayload(shapes, job, withCarbons(props) as Record<string, unknown>, {
+        ...(options.laravel !== undefined ? { profile } : {}),
+        queueable,
+        ...envelope,
+        delay: delaySeconds,
+        ...(this.encrypter ? { encrypter: this.encrypter } : {}),
+        onNotRun: (name, methods) => this.options.logger?.warn({ job: name, methods }, `${name} defines ${methods.join(' and ')}, PHP that Node cannot run: the payload goes without ${methods.length > 1 ? 'their results' : 'its result'}`),
+      });
+      built = shaped;
+      queue = options.queue ?? shaped.queue ?? this.settings.defaultQueue;
+      const lock = await acquireUniqueLock(this.locks, shapes, shaped.command, profile, options.uniqueId !== undefined ? { uniqueId: options.uniqueId } : {});
+      if (lock && !lock.acquired) return { uuid: null, id: null, queue, duplicate: true, lockKey: lock.key };
+    } else {
+      const command = buildJob({ className: job, properties: withCarbons(props) as Record<string, unknown>, queueable }, profile);
+      built = buildPayload(command, { profile, ...envelope, delay: since12(profile) && delayed ? delaySeconds : null });
+      queue = options.queue ?? this.settings.defaultQueue;
+    }
+    try {
+      if (delayed) await this.connection.laterRaw(delay instanceof Date ? delay : delaySeconds, built.raw, queue);
+      else await this.connection.pushRaw(built.raw, queue);
+    } catch (error) {
+      // Never a silent drop: the caller hears that this job was not pushed, and why (no password).
+      throw new Error(redactSecrets(`the job was not pushed: Redis at ${whereRedisIs(this.settings)} did not take it (${(error as Error).message})`), { cause: error });
+    }
+    return { uuid: typeof built.envelope.uuid === 'string' ? built.envelope.uuid : null, id: String(built.envelope.id), queue };
+  }
+
+  /**
+   * A worker for these handlers on this connection: the app's failed_jobs table (unless told
+   * otherwise), its cache, APP_KEY, unique locks and batches. It has Redis clients of its own
+   * that wait out an outage (each trouble to onError and the logger); close() stops and closes it.
+   */
+  worker(handlers: HandlerMap, options: QueueWorkerOptions = {}): Worker {
+    this.#open();
+    const { retryAfter, blockFor, failer, onFailed, logger = this.options.logger, onError, log, shapes: givenShapes, ...workerOptions } = options;
+    let worker: Worker | undefined;
+    const trouble = (line: string) => {
+      const error = new RedisUnavailable(redactSecrets(line.replace(/^redis: /, '')));
+      if (onError) onError(error);
+      else logger?.error({ err: error }, error.message);
+      if (worker && worker.listenerCount('error') > 0) worker.emit('error', error, { event: 'error', error: error.message });
+    };
+    const client = patientClient(this.settings, this.settings.url, trouble);
+    const cacheClient = patientClient(this.settings, this.settings.cacheUrl, trouble);
+    const queue = new RedisQueue(client, { defaultQueue: this.settings.defaultQueue, ...(retryAfter !== undefined ? { retryAfter } : {}), ...(blockFor !== undefined ? { blockFor } : {}) });
+    const shapes = this.#shapes(givenShapes);
+    const locks = this.options.cacheStore === 'database' ? this.locks : new RedisLockStore(cacheClient, this.settings.cachePrefix, this.settings.cacheSeparator);
+    const batches = new DatabaseBatchRepository(knexConfig(this.settings.failedDb), 'job_batches');
+    const chosenFailer = failer === undefined ? (onFailed ? false : this.failer) : failer;
+    worker = new Worker(
+      queue,
+      handlers,
+      { queues: [this.settings.defaultQueue], ...workerOptions },
+      {
+        failer: chosenFailer,
+        ...(onFailed ? { onFailed } : {}),
+        ...(logger ? { logger } : {}),
+        ...(onError ? { onError } : {}),
+        ...(log ? { log } : {}),
+        cache: new QueueCache(cacheClient, this.settings.cachePrefix, this.settings.cacheSeparator),
+        ...(this.encrypter ? { encrypter: this.encrypter } : {}),
+        ...(shapes ? { shapes } : {}),
+        locks,
+        batches,
+      },
+    );
+    const made = worker;
+    this.#workers.add(made);
+    this.#closers.push(async () => {
+      await queue.close();
+      await batches.close();
+      client.disconnect();
+      cacheClient.disconnect();
+    });
+    return made;
+  }
+
+  /** Stops the workers it made (letting their jobs finish for a while), then closes every client and pool it opened. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await Promise.all([...this.#workers].map((worker) => worker.stop({ timeout: CLOSE_DEADLINE_MS })));
+    for (const close of this.#closers.splice(0)) await close();
+    await this.#failer?.close();
+    await this.connection.close();
+    this.connection.client.disconnect();
+    this.#cacheClient.disconnect();
+  }
+
+  #open(): void {
+    if (this.#closed) throw new Error('this LaravelQueue is closed');
+  }
+
+  #shapes(given: ShapesFile | string | undefined): ShapesFile | undefined {
+    const shapes = given ?? this.options.shapes;
+    return typeof shapes === 'string' ? readShapes(shapes) : shapes;
+  }
+}
+
+/**
+ * Connects as `lqb --env` would: the settings resolved, the APP_KEY checked, Redis (queue and
+ * cache connections) ready, or a rejection naming where Redis was looked for, within
+ * `connectTimeout`.
+ */
+export async function connect(options: ConnectOptions = {}): Promise<LaravelQueue> {
+  const settings = resolveConnection(options);
+  if (!supportsCipher(settings.cipher)) throw new ConnectionSettingsError(`unsupported cipher ${JSON.stringify(settings.cipher)} (supported: AES-128-CBC, AES-256-CBC, AES-128-GCM, AES-256-GCM)`);
+  if (settings.appKey) {
+    try {
+      new Encrypter(settings.appKey, settings.cipher);
+    } catch (error) {
+      throw new ConnectionSettingsError(`APP_KEY: ${(error as Error).message}`);
+    }
+  }
+  const fromFile = options.env !== undefined ? readEnvFile(options.env) : undefined;
+  const env = (name: string) => process.env[name] ?? fromFile?.[name];
+  const cacheStore = options.cacheStore ?? (env('CACHE_DRIVER') ?? env('CACHE_STORE') ?? 'redis');
+  if (cacheStore !== 'redis' && cacheStore !== 'database') throw new ConnectionSettingsError(`cacheStore: unique locks are kept in the redis or the database store, not ${JSON.stringify(cacheStore)}`);
+  const appDir = options.env !== undefined ? dirname(resolve(options.env)) : process.cwd();
+  const version = options.laravel ?? (options.env !== undefined ? installedLaravel(appDir) : undefined);
+  const profile = version === undefined ? '8' : profileOf(version);
+  const shapes = typeof options.shapes === 'string' ? readShapes(options.shapes) : options.shapes;
+  const connectTimeout = options.connectTimeout ?? 5000;
+  const timeouts = {
+    connectTimeout,
+    readyTimeout: connectTimeout,
+    commandTimeout: options.commandTimeout ?? 10_000,
+    reconnect: true,
+    log: (line: string) => options.logger?.warn({ redis: whereRedisIs(settings) }, redactSecrets(line)),
+  };
+  const open = async (url: string) => {
+    try {
+      return await openBoundedClient(settings, url, timeouts);
+    } catch (error) {
+      if (error instanceof RedisUnavailable) throw new RedisUnavailable(`cannot connect to Redis at ${whereRedisIs(settings, url)} within ${connectTimeout} ms: ${redactSecrets(error.reason)}`, { cause: error });
+      throw error;
+    }
+  };
+  // Both at once, so the whole wait is one connectTimeout; either failing closes the other.
+  const [queueOpened, cacheOpened] = await Promise.allSettled([open(settings.url), open(settings.cacheUrl)]);
+  if (queueOpened.status === 'rejected' || cacheOpened.status === 'rejected') {
+    if (queueOpened.status === 'fulfilled') queueOpened.value.disconnect();
+    if (cacheOpened.status === 'fulfilled') cacheOpened.value.disconnect();
+    throw queueOpened.status === 'rejected' ? queueOpened.reason : (cacheOpened as PromiseRejectedResult).reason;
+  }
+  const client = queueOpened.value;
+  const cacheClient = cacheOpened.value;
+  const { shapes: _given, ...rest } = options;
+  return new LaravelQueue(settings, client, cacheClient, { ...rest, profile, cacheStore, ...(shapes ? { shapes } : {}) });
+}
+
+/** 8, 8.83, 12.x, v11.2.0, 5.8…: the profile whose layout that version writes. */
+function profileOf(version: string): LaravelProfile {
+  const text = version.replace(/^v/, '');
+  const major = text.startsWith('5.') ? '5.8' : text.split('.')[0]!;
+  if (!(LARAVEL_PROFILES as readonly string[]).includes(major)) throw new ConnectionSettingsError(`laravel must be one of ${LARAVEL_PROFILES.join(', ')} (or a full version), not ${JSON.stringify(version)}`);
+  return major as LaravelProfile;
+}
+
+function since12(profile: LaravelProfile): boolean {
+  return profile === '12' || profile === '13';
+}
+
+/**
+ * Props with each JS Date made a Carbon (as a Carbon property serializes), through plain objects,
+ * arrays and Maps; fromJS alone would write a Date, which has no own properties, as an empty array.
+ */
+function withCarbons(value: unknown): unknown {
+  if (value instanceof Date) return buildDate(value);
+  if (Array.isArray(value)) return value.map(withCarbons);
+  if (value instanceof Map) return new Map([...value].map(([key, item]) => [key, withCarbons(item)]));
+  if (value !== null && typeof value === 'object') {
+    const proto = Object.getPrototypeOf(value) as unknown;
+    // A class instance, or what toJS made of a PHP object (its class under a symbol), is kept as it is.
+    if ((proto !== Object.prototype && proto !== null) || Object.getOwnPropertySymbols(value).length > 0) return value;
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, withCarbons(item)]));
+  }
+  return value;
+}

@@ -1,0 +1,260 @@
+/**
+ * Where the queue is: Redis, the key prefix, the cache, the APP_KEY and the failed-jobs database,
+ * resolved as a Laravel app's default config resolves them from its `.env`. Options given win,
+ * then the process's environment, then the `.env` file. `lqb --env` and `connect({ env })` both
+ * come here, so the two cannot disagree.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { parse as parseDotenv } from 'dotenv';
+import { keepSecret, redactUrl } from '../cli/redact.js';
+import { slug } from '../cli/slug.js';
+
+/** A setting that cannot be used as given (a URL that is not Redis's, a CA file that cannot be read…). */
+export class ConnectionSettingsError extends Error {
+  override name = 'ConnectionSettingsError';
+}
+
+export interface LaravelEnv {
+  [key: string]: string | undefined;
+}
+
+/** Reads a Laravel `.env` file; `${VAR}` references are expanded as Laravel's dotenv does. */
+export function readEnvFile(path: string): LaravelEnv {
+  const raw = parseDotenv(readFileSync(path));
+  const expanded: LaravelEnv = {};
+  for (const [key, value] of Object.entries(raw)) {
+    expanded[key] = value.replace(/\$\{([A-Z0-9_]+)\}/gi, (_, name: string) => expanded[name] ?? raw[name] ?? process.env[name] ?? '');
+  }
+  return expanded;
+}
+
+/**
+ * A value as Laravel's env() reads it: "null" and "(null)" are no value, "empty" and "(empty)"
+ * the empty string.
+ */
+function envValue(value: string | undefined): string | undefined {
+  if (value === 'null' || value === '(null)') return undefined;
+  return value === 'empty' || value === '(empty)' ? '' : value;
+}
+
+export interface ConnectionSettings {
+  url: string;
+  /**
+   * A PEM file of the CA (or CAs) that signed a rediss:// server's certificate, beside the
+   * system's, and the flag or variable that named it.
+   */
+  redisCa?: { file: string; from: string };
+  /** Seed nodes (host:port) of a Redis Cluster; when set, `url` is not used. */
+  cluster?: string[];
+  prefix: string;
+  /**
+   * The connection's own queue (Laravel's `queue.connections.redis.queue`): what a command works
+   * on when no --queue is given, and where a job naming none goes.
+   */
+  defaultQueue: string;
+  /** The cache connection's URL (Laravel's `cache` Redis connection). */
+  cacheUrl: string;
+  /** Laravel's `cache.prefix`. */
+  cachePrefix: string;
+  /** What RedisStore puts between the cache prefix and a key: ':' in 8–10, nothing from 11. */
+  cacheSeparator: string;
+  failedDb: string;
+  /** The failed-jobs table (Laravel's `queue.failed.table`). */
+  failedTable: string;
+  appKey?: string;
+  cipher: string;
+}
+
+/** What the settings are resolved from; each one given wins over the environment and the `.env`. */
+export interface ConnectionOptions {
+  /** A Laravel `.env` file: Redis is then its `default` connection, the prefixes its APP_NAME's. */
+  env?: string;
+  /** redis:// or rediss:// URL (else REDIS_URL, the .env's REDIS_HOST/PORT/PASSWORD/DB, or 127.0.0.1:6379). */
+  redis?: string;
+  /** A PEM file of the CA that signed a rediss:// server's certificate (else REDIS_CA). */
+  redisCa?: string;
+  /** Seed nodes of a Redis Cluster, as a list or comma-separated (else REDIS_CLUSTER). */
+  cluster?: string | string[];
+  /** The key prefix (Laravel's `database.redis.options.prefix`; else REDIS_PREFIX, or APP_NAME's with a .env). */
+  prefix?: string;
+  /** The connection's own queue (else REDIS_QUEUE, or `default`). */
+  defaultQueue?: string;
+  /** The cache connection's Redis database (else REDIS_CACHE_DB, 1 with a .env, the queue's without). */
+  cacheDb?: string | number;
+  /** Laravel's `cache.prefix` (else CACHE_PREFIX, or APP_NAME's). */
+  cachePrefix?: string;
+  /** The failed-jobs database URL (else LQB_FAILED_DB, the .env's DB_*, or failed-jobs.sqlite). */
+  failedDb?: string;
+  /** The failed-jobs table (else LQB_FAILED_TABLE, or failed_jobs). */
+  failedTable?: string;
+  /** Laravel's APP_KEY, for ShouldBeEncrypted jobs. */
+  key?: string;
+  /** Laravel's cipher (else APP_CIPHER, or AES-256-CBC). */
+  cipher?: string;
+  /** The app's Laravel version, when its vendor/ folder is not beside the .env (it picks the prefixes' style). */
+  laravel?: string;
+}
+
+/** Resolves the settings; a value that cannot be used throws a ConnectionSettingsError naming it. */
+export function resolveConnection(options: ConnectionOptions = {}): ConnectionSettings {
+  const fromFile = options.env !== undefined ? readEnvFile(options.env) : undefined;
+  // As in Laravel, the process's environment wins over the .env file.
+  const env = (name: string) => envValue(process.env[name] ?? fromFile?.[name]);
+  // With a .env, Redis is Laravel's `default` connection unless `redis` names one.
+  const laravel = fromFile !== undefined && options.redis === undefined;
+  const url = redisUrl(options.redis ?? (laravel ? laravelRedisUrl(env, env('REDIS_DB') ?? '0') : env('REDIS_URL')) ?? 'redis://127.0.0.1:6379');
+  // A relative SQLite path is the app's (its .env's folder), as Laravel's database_path() is.
+  const appDir = options.env !== undefined ? dirname(resolve(options.env)) : process.cwd();
+  const style = fromFile ? prefixStyle(appDir, options.laravel) : undefined;
+  const appName = env('APP_NAME') ?? 'laravel';
+  const prefix = options.prefix ?? env('REDIS_PREFIX') ?? (style ? style.database(appName) : '');
+  const defaultQueue = options.defaultQueue ?? (env('REDIS_QUEUE') || 'default');
+  // Laravel's config keeps the cache on database 1 (REDIS_CACHE_DB); without a .env, the queue's own.
+  const givenCacheDb = options.cacheDb === undefined ? undefined : String(options.cacheDb);
+  const cacheDb = givenCacheDb ?? env('REDIS_CACHE_DB') ?? (fromFile ? '1' : undefined);
+  const cacheUrl = laravel && givenCacheDb === undefined ? laravelRedisUrl(env, cacheDb!) : cacheDb === undefined ? url : withDatabase(url, cacheDb);
+  const cachePrefix = options.cachePrefix ?? env('CACHE_PREFIX') ?? (style ?? PREFIX_STYLES.colon).cache(appName);
+  const cacheSeparator = (style ?? PREFIX_STYLES.colon).separator;
+  const failedDb = options.failedDb ?? process.env.LQB_FAILED_DB ?? databaseUrlFrom(fromFile, appDir) ?? 'failed-jobs.sqlite';
+  const appKey = options.key ?? env('APP_KEY');
+  const cipher = options.cipher ?? env('APP_CIPHER') ?? 'AES-256-CBC';
+  const nodes = options.cluster ?? env('REDIS_CLUSTER');
+  const cluster = nodes ? (Array.isArray(nodes) ? nodes : nodes.split(',')).map((n) => n.trim()).filter(Boolean) : undefined;
+  const failedTable = options.failedTable ?? process.env.LQB_FAILED_TABLE ?? 'failed_jobs';
+  const caFile = options.redisCa ?? env('REDIS_CA');
+  const redisCa = caFile ? { file: caFile, from: options.redisCa === undefined ? 'REDIS_CA' : 'redisCa' } : undefined;
+  keepSecrets([passwordOf(url), passwordOf(cacheUrl), passwordOf(failedDb), env('REDIS_PASSWORD'), fromFile?.DB_PASSWORD, appKey]);
+  return { url, prefix, defaultQueue, cacheUrl, cachePrefix, cacheSeparator, failedDb, failedTable, ...(appKey ? { appKey } : {}), cipher, ...(cluster?.length ? { cluster } : {}), ...(redisCa ? { redisCa } : {}) };
+}
+
+interface PrefixStyle {
+  database(appName: string): string;
+  cache(appName: string): string;
+  separator: string;
+}
+
+/**
+ * The prefixes Laravel's configs derive from APP_NAME: 8–10 `{slug}_database_` and
+ * `{slug}_cache` (RedisStore adds ':'); 11 and 12.0–12.1's skeleton `{slug}_cache_` (RedisStore
+ * adds nothing from 11); the skeleton from 12.2 and the framework's own config from 13
+ * `{slug}-database-` and `{slug}-cache-`, slugged with '-'.
+ */
+export const PREFIX_STYLES = {
+  colon: { database: (n: string) => `${slug(n)}_database_`, cache: (n: string) => `${slug(n)}_cache`, separator: ':' },
+  underscore: { database: (n: string) => `${slug(n)}_database_`, cache: (n: string) => `${slug(n)}_cache_`, separator: '' },
+  hyphen: { database: (n: string) => `${slug(n, '-')}-database-`, cache: (n: string) => `${slug(n, '-')}-cache-`, separator: '' },
+} satisfies Record<string, PrefixStyle>;
+
+/**
+ * Which prefixes the app beside the .env uses. Its own config/cache.php says (an app keeps the
+ * config its skeleton had); without one (11+ apps need not publish it), the framework's own
+ * config of the app's version does: `--laravel`, else vendor/composer/installed.json. Neither
+ * known: 8–10's, as before.
+ */
+export function prefixStyle(appDir: string, laravel?: string): PrefixStyle {
+  const major = laravelMajor(laravel ?? installedLaravel(appDir));
+  const config = readIfThere(resolve(appDir, 'config/cache.php'));
+  if (config !== undefined) {
+    if (/['"]-cache-['"]/.test(config)) return PREFIX_STYLES.hyphen;
+    if (/['"]_cache_['"]/.test(config)) return PREFIX_STYLES.underscore;
+    if (/['"]_cache['"]/.test(config)) return major !== undefined && major >= 11 ? { ...PREFIX_STYLES.colon, separator: '' } : PREFIX_STYLES.colon;
+  }
+  if (major === undefined || major <= 10) return PREFIX_STYLES.colon;
+  return major >= 13 ? PREFIX_STYLES.hyphen : PREFIX_STYLES.underscore;
+}
+
+function laravelMajor(version: string | undefined): number | undefined {
+  const match = version === undefined ? null : /^v?(\d+)/.exec(version);
+  return match ? Number(match[1]) : undefined;
+}
+
+function readIfThere(file: string): string | undefined {
+  try {
+    return existsSync(file) ? readFileSync(file, 'utf8') : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** laravel/framework's version as Composer installed it (Composer 2's {packages: […]} or 1's list). */
+export function installedLaravel(appDir: string): string | undefined {
+  const text = readIfThere(resolve(appDir, 'vendor/composer/installed.json'));
+  if (text === undefined) return undefined;
+  try {
+    const parsed = JSON.parse(text) as { packages?: unknown[] } | unknown[];
+    const packages = (Array.isArray(parsed) ? parsed : parsed.packages ?? []) as { name?: string; version?: string }[];
+    return packages.find((p) => p?.name === 'laravel/framework')?.version;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Every password and key the settings hold, so that no error or log line prints one (redact.ts). */
+function keepSecrets(values: (string | undefined)[]): void {
+  for (const value of values) keepSecret(value);
+}
+
+/** A URL's password, if it has one and parses. */
+function passwordOf(url: string): string | undefined {
+  try {
+    return new URL(url).password || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A Redis connection of Laravel 8's default config/database.php: REDIS_HOST, REDIS_PORT,
+ * REDIS_PASSWORD and the given database, each unless REDIS_URL has that part (Laravel's
+ * ConfigurationUrlParser lets the URL's parts win). 8.83's connectors take no username, so
+ * REDIS_USERNAME means nothing to it; one in REDIS_URL is kept.
+ */
+function laravelRedisUrl(env: (name: string) => string | undefined, database: string): string {
+  const given = new URL(env('REDIS_URL') || 'redis://');
+  const password = given.password || (env('REDIS_PASSWORD') ? encodeURIComponent(env('REDIS_PASSWORD')!) : '');
+  const auth = given.username || password ? `${given.username}${password ? `:${password}` : ''}@` : '';
+  const host = given.hostname || env('REDIS_HOST') || '127.0.0.1';
+  const port = given.port || env('REDIS_PORT') || '6379';
+  const db = given.pathname.length > 1 ? given.pathname.slice(1) : database;
+  return `${given.protocol}//${auth}${host}:${port}/${db}`;
+}
+
+/** A Redis URL as given, refused at once when it is none: otherwise ioredis retries it and reports only that it gave up. */
+function redisUrl(url: string): string {
+  let protocol: string | undefined;
+  try {
+    protocol = new URL(url).protocol;
+  } catch {
+    protocol = undefined;
+  }
+  // tcp:// is what Laravel's own REDIS_URL examples may use; ioredis reads it as redis://.
+  if (protocol !== 'redis:' && protocol !== 'rediss:' && protocol !== 'tcp:') throw new ConnectionSettingsError(`${JSON.stringify(redactUrl(url))} is not a redis:// or rediss:// URL`);
+  return url;
+}
+
+function withDatabase(url: string, db: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${db}`;
+  return parsed.toString();
+}
+
+/** DB_CONNECTION and friends, as a URL the failed-jobs store takes. */
+function databaseUrlFrom(env: LaravelEnv | undefined, appDir: string): string | undefined {
+  if (!env?.DB_CONNECTION) return undefined;
+  if (env.DB_URL) return env.DB_URL;
+  const user = encodeURIComponent(env.DB_USERNAME ?? 'root');
+  const password = env.DB_PASSWORD ? `:${encodeURIComponent(env.DB_PASSWORD)}` : '';
+  switch (env.DB_CONNECTION) {
+    case 'sqlite':
+      return `sqlite://${resolve(appDir, env.DB_DATABASE ?? 'database/database.sqlite')}`;
+    case 'mysql':
+    case 'mariadb':
+      return `mysql://${user}${password}@${env.DB_HOST ?? '127.0.0.1'}:${env.DB_PORT ?? 3306}/${env.DB_DATABASE ?? 'laravel'}`;
+    case 'pgsql':
+      return `postgres://${user}${password}@${env.DB_HOST ?? '127.0.0.1'}:${env.DB_PORT ?? 5432}/${env.DB_DATABASE ?? 'laravel'}`;
+    default:
+      return undefined;
+  }
+}
+
