@@ -4,7 +4,7 @@
  * and `npx lqb` run there. What the tarball holds is checked too: the builds, the Lua and PHP
  * they read, the schemas and the README, and no sources or fixture generators.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -165,6 +165,36 @@ console.log(JSON.stringify({ before, validated, redis: loaded('ioredis') }));
 `,
     );
     expect(esm).toEqual({ before: { ioredis: false, ajv: false }, validated: { ajv: true }, redis: true });
+  });
+
+  it('types resolve for a TypeScript consumer, CommonJS (.cts) and ES module (.mts)', () => {
+    writeFileSync(
+      join(scratch, 'typed.cts'),
+      `import lqb = require('laravel-queue-bridge');
+import php = require('laravel-queue-bridge/php');
+import laravel = require('laravel-queue-bridge/laravel');
+import { freePort } from 'laravel-queue-bridge/testing';
+const bytes: Uint8Array = php.serialize(php.unserialize('i:1;'));
+const raw: string = laravel.buildPayload(lqb.buildJob({ className: 'App\\Jobs\\X' })).raw;
+export { bytes, raw, freePort };
+`,
+    );
+    writeFileSync(
+      join(scratch, 'typed.mts'),
+      `import { defineHandlers, type HandlerMap } from 'laravel-queue-bridge';
+import { toJS } from 'laravel-queue-bridge/php';
+import { Worker, MissingDriverError } from 'laravel-queue-bridge/worker';
+import { RedisQueue } from 'laravel-queue-bridge/redis';
+import { readShapes } from 'laravel-queue-bridge/shapes';
+const handlers: HandlerMap = defineHandlers({});
+export { handlers, toJS, Worker, MissingDriverError, RedisQueue, readShapes };
+`,
+    );
+    const tsc = join(root, 'node_modules/typescript/bin/tsc');
+    const args = ['--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--typeRoots', join(root, 'node_modules/@types'), '--types', 'node', 'typed.cts', 'typed.mts'];
+    const result = spawnSync(process.execPath, [tsc, ...args], { cwd: scratch, encoding: 'utf8' });
+    expect(result.stdout + result.stderr).toBe('');
+    expect(result.status).toBe(0);
   });
 
   it('npx lqb --version runs the installed CLI', () => {
