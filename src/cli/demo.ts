@@ -6,14 +6,15 @@
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { buildJob, buildPayload } from '../laravel/index.js';
 import type { PhpObject } from '../php/index.js';
-import { RedisQueue, connectRedis, redisAnswers, startRedisServer } from '../redis/index.js';
+import { RedisQueue, connectRedis } from '../redis/index.js';
+import { redisAnswers, startRedisServer } from '../testing/index.js';
 import { DatabaseUuidFailedJobProvider, Worker } from '../worker/index.js';
 import { formatEvent } from './output.js';
 import type { Command } from './command.js';
@@ -101,6 +102,8 @@ export function bridgeRecordJob(values: { n: number; label: string; ratio: numbe
 }
 
 function php(args: string[], env: NodeJS.ProcessEnv): string {
+  // The Laravel side of the demo lives in the repository, not in the published package.
+  if (!existsSync(PHP_DIR)) throw new Error('lqb demo runs from a clone of the repository (npm ci && npm run demo): the installed package does not ship php-fixture-gen/');
   const result = spawnSync('php', [join(PHP_DIR, args[0]!), ...args.slice(1)], { env, encoding: 'utf8' });
   if (result.error) throw new Error(`could not run php (install it with php-fixture-gen/install-deps.sh): ${result.error.message}`);
   if (result.status !== 0) throw new Error(`php ${args[0]} failed (${result.status}): ${result.stderr.trim().split('\n')[0]}`);

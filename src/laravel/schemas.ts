@@ -5,9 +5,11 @@
  * pointers into the payload.
  */
 import { readFileSync } from 'node:fs';
-// ajv is CommonJS; its 2020 entry also exports the class by name, which Node's ESM loader and
-// TypeScript (NodeNext) both see, so no `.default` juggling is needed.
-import { Ajv2020, type ErrorObject, type SchemaObject, type ValidateFunction } from 'ajv/dist/2020.js';
+// ajv is loaded when a schema is first used, not at import: `laravel-queue-bridge/laravel` stays light.
+import type { Ajv2020, ErrorObject, SchemaObject, ValidateFunction } from 'ajv/dist/2020.js';
+
+import { loadAjv2020 } from '../internal/ajv.js';
+import { packageUrl } from '../internal/root.js';
 
 import { LARAVEL_PROFILES, type LaravelProfile } from './payload.js';
 
@@ -35,12 +37,9 @@ export class PayloadSchemaError extends Error {
   }
 }
 
-// The source file sits in src/laravel/ and the compiled one in dist/laravel/: both are two levels
-// below the package root, so one relative URL finds `schemas/` from either.
-const SCHEMA_DIR = new URL('../../schemas/', import.meta.url);
-
 function readSchema(file: string): SchemaObject {
-  return JSON.parse(readFileSync(new URL(file, SCHEMA_DIR), 'utf8')) as SchemaObject;
+  // `schemas/` sits at the package root, whether this runs from src/, dist/ or dist/cjs/.
+  return JSON.parse(readFileSync(new URL(file, packageUrl('schemas/')), 'utf8')) as SchemaObject;
 }
 
 const schemas = new Map<string, SchemaObject>();
@@ -61,7 +60,7 @@ function validator(file: string): ValidateFunction {
     // allErrors: report every problem, not just the first. allowUnionTypes: the schemas say
     // `"type": ["integer", "null"]` on purpose (one error per field instead of an anyOf's three).
     // strictRequired is off because `then` requires keys that the parent schema describes.
-    ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true });
+    ajv = new (loadAjv2020())({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true });
     ajv.addSchema(loadSchema('definitions.json'));
   }
   validate = ajv.compile(loadSchema(file));

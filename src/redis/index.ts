@@ -6,4 +6,3 @@ export { RedisJob, type ReservedFields } from './RedisJob.js';
 export { connectRedis, type ConnectOptions } from './connect.js';
 export { describeConnectionError, isCertificateError, whenReady } from './ready.js';
 export { luaSource, registerSteps, type RedisClient, type StepName } from './scripts.js';
-export { freePort, redisAnswers, waitForRedis, startRedisServer } from './local.js';

@@ -7,8 +7,9 @@ import type { Cluster, Redis } from 'ioredis';
 
 export type RedisClient = Redis | Cluster;
 
-// src/redis/ and dist/redis/ both sit two levels below the package root, which ships src/.
-const LUA_DIR = new URL('../../src/redis/lua/', import.meta.url);
+// The Lua files sit beside this module: in src/redis/lua/, and copied by the build into
+// dist/redis/lua/ and dist/cjs/redis/lua/.
+const LUA_DIR = new URL('./lua/', import.meta.url);
 
 const STEPS = {
   lqbPushMany: { file: 'push-many.lua', keys: 2 },

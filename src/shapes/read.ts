@@ -3,7 +3,9 @@
  * filed under its own name. A problem is one line naming the file and the JSON path.
  */
 import { readFileSync } from 'node:fs';
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
+import { loadAjv2020 } from '../internal/ajv.js';
+import { packageUrl } from '../internal/root.js';
 import type { ShapesFile } from './shape.js';
 
 export class ShapesError extends Error {
@@ -18,21 +20,21 @@ export class ShapesError extends Error {
   }
 }
 
-// src/shapes/ and dist/shapes/ both sit two levels below the package root, which ships schemas/.
-const SCHEMA = new URL('../../schemas/shapes.schema.json', import.meta.url);
+// The package root ships schemas/, whether this runs from src/, dist/ or dist/cjs/.
+const schemaFile = (): URL => packageUrl('schemas/shapes.schema.json');
 
 let validate: ValidateFunction | undefined;
 function validator(): ValidateFunction {
   if (!validate) {
-    const ajv = new Ajv2020({ allErrors: false, strict: true, allowUnionTypes: true });
-    validate = ajv.compile(JSON.parse(readFileSync(SCHEMA, 'utf8')));
+    const ajv = new (loadAjv2020())({ allErrors: false, strict: true, allowUnionTypes: true });
+    validate = ajv.compile(JSON.parse(readFileSync(schemaFile(), 'utf8')));
   }
   return validate;
 }
 
 /** The shapes file's JSON Schema, as read from `schemas/shapes.schema.json`. */
 export function shapesSchema(): object {
-  return JSON.parse(readFileSync(SCHEMA, 'utf8')) as object;
+  return JSON.parse(readFileSync(schemaFile(), 'utf8')) as object;
 }
 
 /** Reads and checks a shapes file. */

@@ -1,5 +1,5 @@
 /**
- * Runs `reflect.php` (shipped beside this module in src/shapes/) with the PHP on PATH, and reads
+ * Runs `reflect.php` (beside this module; the build copies it into dist/shapes/ and dist/cjs/shapes/) with the PHP on PATH, and reads
  * the shapes it prints. PHP's reflection is the authority: nothing here guesses at a class.
  */
 import { spawn } from 'node:child_process';
@@ -7,8 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { parseShapes } from './read.js';
 import type { ShapesFile } from './shape.js';
 
-// src/shapes/ and dist/shapes/ both sit two levels below the package root, which ships src/.
-export const REFLECT_PHP = fileURLToPath(new URL('../../src/shapes/reflect.php', import.meta.url));
+export const REFLECT_PHP = fileURLToPath(new URL('./reflect.php', import.meta.url));
 
 export interface ReflectOptions {
   /** A Laravel app's root: its vendor/autoload.php is loaded and the classes under app/ read. */

@@ -8,15 +8,11 @@
  * JSON list of uuids, `options` PHP-serialized (base64 on PostgreSQL) holding `allowFailures`
  * and the then/catch/finally callbacks (PHP closures, which only PHP can run).
  */
-import { createRequire } from 'node:module';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Knex } from 'knex';
+import { openKnex } from './knex.js';
 import { PhpArray, deref, unserialize } from '../php/index.js';
 import { knexConfig } from './FailedJobProvider.js';
-
-function loadKnex(): (config: Knex.Config) => Knex {
-  return (createRequire(import.meta.url)('knex') as { knex: (config: Knex.Config) => Knex }).knex;
-}
 
 /** Laravel's UpdatedBatchJobCounts. */
 export interface BatchCounts {
@@ -68,7 +64,7 @@ export class DatabaseBatchRepository {
   }
 
   private get db(): Knex {
-    return (this.#db ??= loadKnex()(this.#config!));
+    return (this.#db ??= openKnex(this.#config!));
   }
 
   private get client(): string {

@@ -5,18 +5,9 @@
  * and PostgreSQL.
  */
 import { accessSync, constants } from 'node:fs';
-import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import type { Knex } from 'knex';
-
-/**
- * knex (with what it pulls in) is loaded when a failed-jobs store is first used, not when this
- * module is: it would otherwise double the start-up time of every worker and one-off command.
- */
-function loadKnex(): (config: Knex.Config) => Knex {
-  const module = createRequire(import.meta.url)('knex') as { knex: (config: Knex.Config) => Knex };
-  return module.knex;
-}
+import { openKnex } from './knex.js';
 
 export interface FailedJob {
   /** The auto-increment id. */
@@ -103,7 +94,7 @@ export class DatabaseUuidFailedJobProvider implements FailedJobProvider {
   }
 
   private get db(): Knex {
-    return (this.#db ??= loadKnex()(this.#config!));
+    return (this.#db ??= openKnex(this.#config!));
   }
 
   /** Laravel's `failed_jobs` migration (8.x), made here when the table is not there yet. */

@@ -20,8 +20,8 @@
  * the owner); on the `database` store as a row of `cache_locks (key, owner, expiration)`, the
  * key under the cache prefix with no separator.
  */
-import { createRequire } from 'node:module';
 import type { Knex } from 'knex';
+import { openKnex } from './knex.js';
 import { PhpEnum, PhpFloat, PhpObject, deref, toJS, unserialize, type PhpValue } from '../php/index.js';
 import { randomId, type DecodedPayload, type LaravelProfile } from '../laravel/index.js';
 import type { RedisClient } from '../redis/index.js';
@@ -84,10 +84,6 @@ export class RedisLockStore implements UniqueLockStore {
   }
 }
 
-function loadKnex(): (config: Knex.Config) => Knex {
-  return (createRequire(import.meta.url)('knex') as { knex: (config: Knex.Config) => Knex }).knex;
-}
-
 /** Laravel's DatabaseStore locks: rows of `cache_locks (key, owner, expiration)`. */
 export class DatabaseLockStore implements UniqueLockStore {
   #db: Knex | undefined;
@@ -105,7 +101,7 @@ export class DatabaseLockStore implements UniqueLockStore {
   }
 
   private get db(): Knex {
-    return (this.#db ??= loadKnex()(this.#config!));
+    return (this.#db ??= openKnex(this.#config!));
   }
 
   async forceRelease(key: string): Promise<void> {

@@ -22,6 +22,7 @@ export {
 } from './handlers.js';
 export { QueueCache, PauseWatch, RESTART_KEY, ALL_PAUSED_KEY, pausedKey, phpTruthy } from './cache.js';
 export { DatabaseUuidFailedJobProvider, knexConfig, laravelTimestamp, type FailedJob, type FailedJobProvider } from './FailedJobProvider.js';
+export { MissingDriverError } from './knex.js';
 export { MaxAttemptsExceededError, TimeoutExceededError, ManuallyFailedError, NoHandlerError, UndecodableJobError, describeError, exceptionText } from './errors.js';
 export { resetAttempts, retryFailedJob, retryUntilFor, type RetryUntilChoice } from './retry.js';
 export { RedisLock } from './RedisLock.js';

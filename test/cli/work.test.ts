@@ -6,7 +6,7 @@
  * the logins here.
  */
 import { describe, expect, it } from 'vitest';
-import { freePort } from '../../src/redis/index.js';
+import { freePort } from '../../src/testing/index.js';
 import { HANDLERS, lqb, scratchPerTest } from '../helpers/processes.js';
 
 const SECRET = 'not-a-Secret-for-the-log';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { connect, type LaravelQueue } from '../../src/connect/index.js';
 import { connectionFrom } from '../../src/cli/connection.js';
-import { freePort } from '../../src/redis/local.js';
+import { freePort } from '../../src/testing/index.js';
 import { Worker, WorkerUsageError, type WorkerEvent } from '../../src/worker/Worker.js';
 import { defineHandlers } from '../../src/worker/handlers.js';
 import { php, scratch, type Scratch } from '../helpers/processes.js';

@@ -7,7 +7,7 @@ import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { freePort, redisAnswers } from '../../src/redis/index.js';
+import { freePort, redisAnswers } from '../../src/testing/index.js';
 
 export interface TestCluster {
   nodes: string[];

@@ -6,7 +6,8 @@ import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { connectRedis, freePort, type RedisClient } from '../../src/redis/index.js';
+import { connectRedis, type RedisClient } from '../../src/redis/index.js';
+import { freePort } from '../../src/testing/index.js';
 
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 

@@ -1,0 +1,50 @@
+/**
+ * knex and the SQL driver under it, loaded when a database-backed store is first used (failed
+ * jobs, unique locks, batches), not when a module is imported: they would otherwise double the
+ * start-up time of every worker and one-off command. The drivers are optional peer dependencies
+ * (better-sqlite3, the documented default; mysql2; pg): a missing one is named in the error.
+ */
+import { createRequire } from 'node:module';
+import type { Knex } from 'knex';
+
+/** knex client name to the npm package that client needs. */
+const DRIVERS: Record<string, string> = {
+  'better-sqlite3': 'better-sqlite3',
+  mysql2: 'mysql2',
+  mysql: 'mysql2',
+  pg: 'pg',
+  postgres: 'pg',
+  postgresql: 'pg',
+};
+
+/** Thrown when the SQL driver a database URL needs is not installed. */
+export class MissingDriverError extends Error {
+  readonly packageName: string;
+
+  constructor(packageName: string, client: string, cause?: unknown) {
+    super(`the ${client} database needs the npm package "${packageName}", which is not installed: run \`npm install ${packageName}\``, { cause });
+    this.name = 'MissingDriverError';
+    this.packageName = packageName;
+  }
+}
+
+/** The package that a knex config's client needs, when it is one of the drivers this package knows. */
+export function driverPackage(config: Knex.Config): string | undefined {
+  const client = typeof config.client === 'string' ? config.client : undefined;
+  return client === undefined ? undefined : DRIVERS[client];
+}
+
+/** A knex instance for a config, after checking that its driver can be loaded. */
+export function openKnex(config: Knex.Config): Knex {
+  const require = createRequire(import.meta.url);
+  const driver = driverPackage(config);
+  if (driver !== undefined) {
+    try {
+      // knex requires the driver from its own place; resolving from knex's place finds what it will.
+      createRequire(require.resolve('knex')).resolve(driver);
+    } catch (error) {
+      throw new MissingDriverError(driver, String(config.client), error);
+    }
+  }
+  return (require('knex') as { knex: (config: Knex.Config) => Knex }).knex(config);
+}

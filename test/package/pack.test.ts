@@ -1,0 +1,204 @@
+/**
+ * The package as a user gets it: `npm pack`, installed into a scratch project of its own, then
+ * used from an ES module and from a CommonJS script, through the root and the subpath entries,
+ * and `npx lqb` run there. What the tarball holds is checked too: the builds, the Lua and PHP
+ * they read, the schemas and the README, and no sources or fixture generators.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { name: string; version: string };
+const npm = (args: string[], cwd: string): string => execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+
+let scratch = '';
+let files: string[] = [];
+
+/** Runs a script file in the scratch project; returns what it printed (JSON lines parsed). */
+function run(name: string, source: string): unknown {
+  writeFileSync(join(scratch, name), source);
+  const out = execFileSync(process.execPath, [name], { cwd: scratch, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  return JSON.parse(out);
+}
+
+beforeAll(() => {
+  // dist/ is built by the global setup (test/helpers/build.ts); pack what it built, as npm publish would.
+  scratch = mkdtempSync(join(tmpdir(), 'lqb-pack-'));
+  const packed = JSON.parse(npm(['pack', '--ignore-scripts', '--json', '--pack-destination', scratch], root)) as { filename: string; files: { path: string }[] }[];
+  const tarball = join(scratch, packed[0]!.filename);
+  files = packed[0]!.files.map((file) => file.path);
+
+  const project = join(scratch, 'app');
+  mkdirSync(project);
+  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'scratch-app', private: true }) + '\n');
+  // The SQLite driver is an optional peer dependency: the user adds it. Its native build is taken
+  // from the repository's own install (same version, same Node) rather than compiled again.
+  const sqlite = JSON.parse(readFileSync(join(root, 'node_modules/better-sqlite3/package.json'), 'utf8')) as { version: string };
+  npm(['install', '--no-audit', '--no-fund', '--prefer-offline', '--ignore-scripts', tarball, `better-sqlite3@${sqlite.version}`], project);
+  const binary = 'build/Release/better_sqlite3.node';
+  mkdirSync(join(project, 'node_modules/better-sqlite3/build/Release'), { recursive: true });
+  copyFileSync(join(root, 'node_modules/better-sqlite3', binary), join(project, 'node_modules/better-sqlite3', binary));
+  scratch = project;
+}, 120_000);
+
+afterAll(() => {
+  if (scratch) rmSync(join(scratch, '..'), { recursive: true, force: true });
+});
+
+describe('npm pack', () => {
+  it('ships dist/, schemas/ and the README, and no sources or fixture generators', () => {
+    expect(files.filter((path) => path.startsWith('src/') || path.startsWith('php-fixture-gen/') || path.startsWith('test/'))).toEqual([]);
+    expect(files.filter((path) => !path.startsWith('dist/') && !path.startsWith('schemas/')).sort()).toEqual(['README.md', 'package.json']);
+    for (const path of ['dist/index.js', 'dist/cjs/index.js', 'dist/cjs/package.json', 'dist/cli/main.js', 'dist/redis/lua/reserve.lua', 'dist/cjs/redis/lua/reserve.lua', 'dist/shapes/reflect.php', 'dist/cjs/shapes/reflect.php', 'dist/cjs/php/index.d.ts', 'schemas/payload-8.json']) {
+      expect(files).toContain(path);
+    }
+  });
+});
+
+// An array holding an object with a protected property (PHP writes its name as NUL * NUL id).
+const serialized = 'a:2:{s:4:"name";s:3:"Ada";i:0;O:8:"App\\User":1:{s:5:"\0*\0id";i:7;}}';
+
+describe('installed in a scratch project', () => {
+  it('imports as an ES module: the root and ./php, a serialize round trip, a payload built and checked', () => {
+    const out = run(
+      'esm.mjs',
+      `import * as lqb from 'laravel-queue-bridge';
+import { serialize, unserialize, toJS, PhpArray } from 'laravel-queue-bridge/php';
+import { luaSource } from 'laravel-queue-bridge/redis';
+import { REFLECT_PHP } from 'laravel-queue-bridge/shapes';
+import { freePort } from 'laravel-queue-bridge/testing';
+import { existsSync } from 'node:fs';
+const input = ${JSON.stringify(serialized)};
+const value = unserialize(input);
+const built = lqb.buildPayload(lqb.buildJob({ className: 'App\\\\Jobs\\\\Hello', properties: { n: 1 } }));
+console.log(JSON.stringify({
+  roundTrip: Buffer.from(serialize(value)).toString('utf8') === input,
+  js: toJS(value).name,
+  sameClass: lqb.PhpArray === PhpArray,
+  issues: lqb.validatePayload(built.envelope, '8'),
+  command: lqb.decodePayload(built.raw).envelope.displayName,
+  lua: luaSource('lqbReserve').startsWith('-- reserve'),
+  reflect: existsSync(REFLECT_PHP),
+  testing: typeof freePort,
+  helpersAtRoot: 'freePort' in lqb || 'startRedisServer' in lqb,
+}));
+`,
+    );
+    expect(out).toEqual({ roundTrip: true, js: 'Ada', sameClass: true, issues: [], command: 'App\\Jobs\\Hello', lua: true, reflect: true, testing: 'function', helpersAtRoot: false });
+  });
+
+  it('requires as CommonJS: the root, ./php and every subpath; the SQLite failed-jobs store works and a missing driver is named', async () => {
+    const out = run(
+      'cjs.cjs',
+      `const lqb = require('laravel-queue-bridge');
+const php = require('laravel-queue-bridge/php');
+const { luaSource } = require('laravel-queue-bridge/redis');
+const worker = require('laravel-queue-bridge/worker');
+const shapes = require('laravel-queue-bridge/shapes');
+const laravel = require('laravel-queue-bridge/laravel');
+const { existsSync } = require('node:fs');
+const { join } = require('node:path');
+(async () => {
+  const input = ${JSON.stringify(serialized)};
+  const value = php.unserialize(input);
+  const built = lqb.buildPayload(lqb.buildJob({ className: 'App\\\\Jobs\\\\Hello', properties: { n: 1 } }));
+  const store = worker.DatabaseUuidFailedJobProvider.fromUrl('sqlite://' + join(__dirname, 'failed.sqlite'));
+  const uuid = await store.log('redis', 'default', built.raw, 'Exception: boom');
+  const failed = (await store.all()).map((job) => job.uuid);
+  await store.close();
+  let missing;
+  try {
+    await worker.DatabaseUuidFailedJobProvider.fromUrl('mysql://user@127.0.0.1:1/db').all();
+  } catch (error) {
+    missing = { name: error.name, packageName: error.packageName, message: error.message };
+  }
+  console.log(JSON.stringify({
+    roundTrip: Buffer.from(php.serialize(value)).toString('utf8') === input,
+    js: php.toJS(value).name,
+    sameClass: lqb.PhpObject === php.PhpObject && laravel.buildJob === lqb.buildJob,
+    issues: laravel.validatePayload(built.envelope, '8'),
+    lua: luaSource('lqbReserve').startsWith('-- reserve'),
+    reflect: existsSync(shapes.REFLECT_PHP),
+    schema: typeof shapes.shapesSchema().properties,
+    failed: failed.length === 1 && failed[0] === uuid,
+    missing,
+  }));
+})().catch((error) => { console.error(error); process.exit(1); });
+`,
+    );
+    expect(out).toMatchObject({ roundTrip: true, js: 'Ada', sameClass: true, issues: [], lua: true, reflect: true, schema: 'object', failed: true });
+    expect((out as { missing: { name: string; packageName: string; message: string } }).missing).toMatchObject({ name: 'MissingDriverError', packageName: 'mysql2' });
+    expect((out as { missing: { message: string } }).missing.message).toContain('npm install mysql2');
+  });
+
+  it('./laravel loads neither ioredis nor ajv until a schema is used (CommonJS and ES module)', () => {
+    const loaded = `const loaded = (name) => Object.keys(require.cache).some((path) => path.includes('/node_modules/' + name + '/'));`;
+    const cjs = run(
+      'light.cjs',
+      `${loaded}
+const laravel = require('laravel-queue-bridge/laravel');
+const before = { ioredis: loaded('ioredis'), ajv: loaded('ajv') };
+laravel.decodePayload(laravel.buildPayload(laravel.buildJob({ className: 'App\\\\Jobs\\\\X' })).raw);
+const decoded = { ioredis: loaded('ioredis'), ajv: loaded('ajv') };
+laravel.validatePayload({}, '8');
+const validated = { ajv: loaded('ajv') };
+require('laravel-queue-bridge/redis');
+console.log(JSON.stringify({ before, decoded, validated, redis: loaded('ioredis') }));
+`,
+    );
+    expect(cjs).toEqual({ before: { ioredis: false, ajv: false }, decoded: { ioredis: false, ajv: false }, validated: { ajv: true }, redis: true });
+    const esm = run(
+      'light.mjs',
+      `import { createRequire } from 'node:module';
+const require = createRequire(import.meta.url);
+${loaded}
+const laravel = await import('laravel-queue-bridge/laravel');
+const before = { ioredis: loaded('ioredis'), ajv: loaded('ajv') };
+laravel.validatePayload({}, '8');
+const validated = { ajv: loaded('ajv') };
+await import('laravel-queue-bridge/redis');
+console.log(JSON.stringify({ before, validated, redis: loaded('ioredis') }));
+`,
+    );
+    expect(esm).toEqual({ before: { ioredis: false, ajv: false }, validated: { ajv: true }, redis: true });
+  });
+
+  it('types resolve for a TypeScript consumer, CommonJS (.cts) and ES module (.mts)', () => {
+    writeFileSync(
+      join(scratch, 'typed.cts'),
+      `import lqb = require('laravel-queue-bridge');
+import php = require('laravel-queue-bridge/php');
+import laravel = require('laravel-queue-bridge/laravel');
+import { freePort } from 'laravel-queue-bridge/testing';
+const bytes: Uint8Array = php.serialize(php.unserialize('i:1;'));
+const raw: string = laravel.buildPayload(lqb.buildJob({ className: 'App\\Jobs\\X' })).raw;
+export { bytes, raw, freePort };
+`,
+    );
+    writeFileSync(
+      join(scratch, 'typed.mts'),
+      `import { defineHandlers, type HandlerMap } from 'laravel-queue-bridge';
+import { toJS } from 'laravel-queue-bridge/php';
+import { Worker, MissingDriverError } from 'laravel-queue-bridge/worker';
+import { RedisQueue } from 'laravel-queue-bridge/redis';
+import { readShapes } from 'laravel-queue-bridge/shapes';
+const handlers: HandlerMap = defineHandlers({});
+export { handlers, toJS, Worker, MissingDriverError, RedisQueue, readShapes };
+`,
+    );
+    const tsc = join(root, 'node_modules/typescript/bin/tsc');
+    const args = ['--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--typeRoots', join(root, 'node_modules/@types'), '--types', 'node', 'typed.cts', 'typed.mts'];
+    const result = spawnSync(process.execPath, [tsc, ...args], { cwd: scratch, encoding: 'utf8' });
+    expect(result.stdout + result.stderr).toBe('');
+    expect(result.status).toBe(0);
+  });
+
+  it('npx lqb --version runs the installed CLI', () => {
+    const out = execFileSync('npx', ['--no-install', 'lqb', '--version'], { cwd: scratch, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    expect(out.trim()).toBe(`${manifest.name} ${manifest.version}`);
+  });
+});
