@@ -9,7 +9,7 @@ import { DatabaseUuidFailedJobProvider } from '../worker/index.js';
 import { ConnectionSettingsError, resolveConnection, type ConnectionOptions, type ConnectionSettings } from '../connect/settings.js';
 import { openBoundedClient, patientClient } from '../connect/clients.js';
 import { UsageError } from './command.js';
-import { redactSecrets, redactUrl } from './redact.js';
+import { redactSecrets, redactUrl } from '../connect/redact.js';
 
 export { PREFIX_STYLES, installedLaravel, prefixStyle, readEnvFile, type LaravelEnv } from '../connect/settings.js';
 export { RedisUnavailable } from '../connect/clients.js';

@@ -13,7 +13,7 @@ import type { ShapesFile } from '../shapes/shape.js';
 import { shapesFlag, shapesFrom } from './shapes-file.js';
 import { RedisQueue, type RedisClient } from '../redis/index.js';
 import { RedisUnavailable, connectionFlags, connectionFrom, openCacheClient, openQueueClient, type Connection } from './connection.js';
-import { redactUrl } from './redact.js';
+import { redactUrl } from '../connect/redact.js';
 import { UsageError, backoffFlag, countFlag, numberFlag, type Command } from './command.js';
 
 export const dispatch: Command = {

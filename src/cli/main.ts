@@ -13,7 +13,7 @@ import { clear, restart, size } from './queues.js';
 import { pause, resume } from './pause.js';
 import { work } from './work.js';
 import { demo } from './demo.js';
-import { redactSecrets } from './redact.js';
+import { redactSecrets } from '../connect/redact.js';
 import { shapes } from './shapes.js';
 
 const commands: Record<string, Command> = { work, dispatch, decode, size, clear, restart, pause, resume, failed, retry, forget, flush, shapes, demo };

@@ -9,7 +9,7 @@ import { cacheClient, connectionFlags, connectionFrom, failedJobStore, queueClie
 import { formatEvent } from './output.js';
 import { shapesFlag, shapesFrom } from './shapes-file.js';
 import { bookkeepingFlags, bookkeepingFrom, type Bookkeeping } from './bookkeeping.js';
-import { redactSecrets, redactUrl } from './redact.js';
+import { redactSecrets, redactUrl } from '../connect/redact.js';
 import { UsageError, backoffFlag, connectionName, countFlag, numberFlag, queueNames, workBackoff, type Command } from './command.js';
 
 export const work: Command = {

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
 import type { RedisOptions } from 'ioredis';
 import { connectRedis, isCertificateError, whenReady, type RedisClient } from '../redis/index.js';
-import { redactUrl } from '../cli/redact.js';
+import { redactUrl } from './redact.js';
 import { ConnectionSettingsError, type ConnectionSettings } from './settings.js';
 
 /** Redis would not connect: `reason` is the cause alone, the message the line to print. */

@@ -17,7 +17,7 @@ import type { HandlerMap } from '../worker/handlers.js';
 import { DatabaseLockStore, RedisLockStore, acquireUniqueLock, type UniqueLockStore } from '../worker/UniqueLock.js';
 import { Worker, type FailedJobInfo, type WorkerEvent, type WorkerLogger } from '../worker/Worker.js';
 import type { WorkerOptions } from '../worker/WorkerOptions.js';
-import { redactSecrets } from '../cli/redact.js';
+import { redactSecrets } from './redact.js';
 import { RedisUnavailable, openBoundedClient, patientClient, whereRedisIs } from './clients.js';
 import { ConnectionSettingsError, installedLaravel, readEnvFile, resolveConnection, type ConnectionOptions, type ConnectionSettings } from './settings.js';
 

@@ -7,8 +7,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
-import { keepSecret, redactUrl } from '../cli/redact.js';
-import { slug } from '../cli/slug.js';
+import { keepSecret, redactUrl } from './redact.js';
+import { slug } from './slug.js';
 
 /** A setting that cannot be used as given (a URL that is not Redis's, a CA file that cannot be read…). */
 export class ConnectionSettingsError extends Error {

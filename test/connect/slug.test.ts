@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { slug } from '../../src/cli/slug.js';
+import { slug } from '../../src/connect/slug.js';
 import { runPhpScript } from '../helpers/php.js';
 
 const laravelSlug = (names: string[], separator = '_'): string[] => JSON.parse(runPhpScript('str-slug.php', JSON.stringify(names), [separator]));

@@ -7,7 +7,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { redactSecrets, redactUrl } from '../../src/cli/redact.js';
+import { redactSecrets, redactUrl } from '../../src/connect/redact.js';
 import { freePort } from '../../src/testing/index.js';
 import { HANDLERS, lqb, scratchPerTest, type RunResult } from '../helpers/processes.js';
 import { startOwnRedis, type OwnRedis } from '../helpers/redis.js';

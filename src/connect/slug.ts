@@ -10,7 +10,7 @@
  * covered is dropped, where Laravel may write something: other scripts (Arabic, Hebrew,
  * Georgian, Armenian, Devanagari, Thai… — Laravel drops CJK too), Latin letters outside these
  * rows (ŋ, ƒ, ſ, ĸ, ŀ…), compatibility forms (ﬃ, ㎏, full-width letters), and symbols beyond
- * € £ ¹²³ and dashes. test/cli/slug.test.ts compares names with PHP's own Str::slug.
+ * € £ ¹²³ and dashes. test/connect/slug.test.ts compares names with PHP's own Str::slug.
  */
 
 /** Lower-case results, as pairs: slug lowercases whatever Str::ascii gives. */
