@@ -80,6 +80,15 @@ export class RedisJob {
   }
 
   /**
+   * True when the payload as pushed says `"attempts":0` at its end, where Laravel writes it (12.x
+   * puts `delay` after it): this is the job's first attempt. Read from the text's tail, without
+   * parsing it; false when it cannot tell.
+   */
+  get firstAttempt(): boolean {
+    return /"attempts":0(,"delay":[^,{}[\]]*)?\}\s*$/.test(this.raw.slice(-64));
+  }
+
+  /**
    * True when Redis reserved the payload as it was pushed: its cjson could not read it (a lone
    * surrogate such as `\ud800`, which Node's JSON reads) or it has no numeric attempts, so its
    * attempts were never counted and Laravel's own pop fails on it.

@@ -582,8 +582,11 @@ export class Worker extends EventEmitter {
   private start(jobs: RedisJob[]): void {
     if (jobs.length === 0) return;
     for (const job of jobs) this.inHand.add(job);
-    // At once: a reservation scored in whole seconds may run out within the second it was made.
-    if (this.queue.retryAfter !== null && this.queue.retryAfter > 0) void this.renew(jobs);
+    // A reservation scored in whole seconds runs out up to a second early: with a retry_after
+    // under two seconds that can be before the first renewal (a third of it later), so these
+    // are renewed at once. Longer ones wait for the timer; most jobs are done by then.
+    const retryAfter = this.queue.retryAfter;
+    if (retryAfter !== null && retryAfter > 0 && retryAfter < 2) void this.renew(jobs);
     for (const job of jobs) {
       this.inFlight++;
       // A job whose delete or release could not reach Redis stays reserved and comes back
@@ -731,6 +734,9 @@ export class Worker extends EventEmitter {
       return this.failUnread(state, new UndecodableJobError(`the job cannot be read: ${describeError(unreadable)}`, { cause: unreadable }), started);
     }
     const { payload, view, command } = read;
+    if (alreadyExceedsMaxAttempts(payload.envelope, job.attempts(), this.now(), this.options)) {
+      return this.failUnread(state, new MaxAttemptsExceededError(String(payload.envelope.displayName ?? payload.name)), started);
+    }
     state.read = { payload, command };
     const name = String(payload.envelope.displayName ?? payload.name);
     this.log({ event: 'processing', job: name, ...base });
@@ -783,8 +789,10 @@ export class Worker extends EventEmitter {
    */
   private failsBeforeReading(job: RedisJob): Error | undefined {
     if (job.unreadableByRedis) return new UndecodableJobError(`the job cannot be read: ${whyRedisCouldNotReserve(job.raw)}`);
-    const fields = job.fields;
-    if (alreadyExceedsMaxAttempts(fields, job.attempts(), this.now(), this.options)) return new MaxAttemptsExceededError(displayNameOf(job));
+    // A first attempt has killed no worker yet: it is judged once read, which spares every
+    // job's first run a second parse of its envelope.
+    if (job.firstAttempt) return undefined;
+    if (alreadyExceedsMaxAttempts(job.fields, job.attempts(), this.now(), this.options)) return new MaxAttemptsExceededError(displayNameOf(job));
     return undefined;
   }
 

@@ -180,7 +180,9 @@ export class MiddlewareNotices {
   check(view: JobView, handler: Handler | undefined, shapes: ShapesFile | undefined): string | undefined {
     if (!('className' in view)) return undefined;
     const cls = view.kind === 'listener' ? view.listener : view.className;
+    // Each class is looked at once: reading a command's middleware costs a busy worker per job.
     if (this.said.has(cls)) return undefined;
+    this.said.add(cls);
     const found = middlewareOf(cls, view, shapes);
     if (!found) return undefined;
     this.said.add(found.cls);
