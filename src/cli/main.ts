@@ -5,18 +5,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { UsageError, type Command } from './command.js';
-import { decode } from './decode.js';
-import { dispatch } from './dispatch.js';
-import { failed, flush, forget, retry } from './failed.js';
-import { clear, restart, size } from './queues.js';
-import { pause, resume } from './pause.js';
-import { work } from './work.js';
-import { demo } from './demo.js';
+import { UsageError, helpText, parserOptions } from './command.js';
+import { commands } from './commands.js';
 import { redactSecrets } from './redact.js';
-import { shapes } from './shapes.js';
-
-const commands: Record<string, Command> = { work, dispatch, decode, size, clear, restart, pause, resume, failed, retry, forget, flush, shapes, demo };
 
 const HELP = new Set(['help', '--help', '-h']);
 
@@ -43,11 +34,11 @@ export async function main(argv: string[]): Promise<number> {
   }
   const end = rest.indexOf('--');
   if ((end < 0 ? rest : rest.slice(0, end)).some((arg) => arg === '--help' || arg === '-h')) {
-    process.stdout.write(`usage: ${command.usage}\n`);
+    process.stdout.write(`${helpText(command)}\n`);
     return 0;
   }
   try {
-    const { values, positionals } = parseArgs({ args: rest, options: command.options, allowPositionals: !command.noArguments, strict: true });
+    const { values, positionals } = parseArgs({ args: rest, options: parserOptions(command.options), allowPositionals: !command.noArguments, strict: true });
     const status = await command.run({ values, positionals, out: (text) => process.stdout.write(text + '\n') });
     return status ?? 0;
   } catch (error) {
