@@ -28,7 +28,7 @@ export async function main(argv: string[]): Promise<number> {
   if (!command) {
     const list = Object.keys(commands).join(', ');
     const asked = name === undefined || HELP.has(name);
-    if (asked) process.stdout.write(`usage: lqb <command> …  (commands: ${list}; lqb help COMMAND for its flags)\n`);
+    if (asked) process.stdout.write(`usage: lqb <command> …  (commands: ${list}; lqb help COMMAND for its flags)\n\n${overview()}\n`);
     else process.stderr.write(`lqb: unknown command "${name}" (commands: ${list})\n`);
     return asked ? 0 : 2;
   }
@@ -47,6 +47,14 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`lqb ${name}: ${redactSecrets(oneLine(error))}${usage ? ` (lqb ${name} --help for usage)` : ''}\n`);
     return usage ? 2 : 1;
   }
+}
+
+/** Each command's usage synopsis and the first sentence of what it does. */
+function overview(): string {
+  const width = Math.max(...Object.values(commands).map((command) => command.synopsis.length)) + 2;
+  return Object.values(commands)
+    .map((command) => `  ${command.synopsis.padEnd(width)}${command.summary.split(/(?<=\.) |\n/)[0]}`)
+    .join('\n');
 }
 
 /** The package's version, from its package.json (two levels up from dist/cli/). */

@@ -2,11 +2,12 @@
  * `lqb work --handlers=FILE.ts`: a TypeScript handlers module loaded through tsx, running a real
  * job pushed by `lqb dispatch` on real Redis; and the one line a project without tsx is told.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tsxApi, tsxMissing } from '../../src/cli/handlers-module.js';
+import { root } from '../helpers/php.js';
 import { lqb, scratchPerTest } from '../helpers/processes.js';
 
 const current = scratchPerTest('cli-ts');
@@ -37,6 +38,32 @@ describe('lqb work --handlers=FILE.ts', () => {
     const lines = worked.stdout.trim().split('\n').map((line) => JSON.parse(line));
     expect(lines).toContainEqual({ ran: 41, label: 'from ts', attempts: 1, seen: 1 });
     expect(lines.filter((line) => line.event === 'processed')).toHaveLength(1);
+  });
+
+  it('a handlers.ts in a project of type module, typed by defineHandlers imported from the package', async () => {
+    // As in a user's project: the package installed in node_modules, "type": "module".
+    mkdirSync(join(current.s.dir, 'node_modules'));
+    symlinkSync(root, join(current.s.dir, 'node_modules', 'laravel-queue-bridge'), 'dir');
+    writeFileSync(join(current.s.dir, 'package.json'), JSON.stringify({ type: 'module' }));
+    const file = join(current.s.dir, 'handlers.ts');
+    writeFileSync(
+      file,
+      `import { defineHandlers, type HandlerJob } from 'laravel-queue-bridge';
+interface Jobs { 'App\\\\Jobs\\\\Bridge\\\\RecordJob': { command: { n: number; label: string } } }
+export default defineHandlers<Jobs>({
+  'App\\\\Jobs\\\\Bridge\\\\RecordJob': async (job) => {
+    const n: number = job.command.n;
+    console.log(JSON.stringify({ typed: n + 1, label: job.command.label }));
+  },
+});
+const unused: HandlerJob | undefined = undefined;
+void unused;
+`,
+    );
+    await lqb(['dispatch', 'App\\Jobs\\Bridge\\RecordJob', '--props={"n":1,"label":"typed"}'], current.s.env);
+    const worked = await lqb(['work', `--handlers=${file}`, '--stop-when-empty', '--sleep=0', '--json'], current.s.env, { timeoutMs: 30_000 });
+    expect(worked.stderr).toBe('');
+    expect(worked.stdout.trim().split('\n').map((line) => JSON.parse(line))).toContainEqual({ typed: 2, label: 'typed' });
   });
 
   it('a TypeScript module without a default export map is refused with the reason, exit 1', async () => {
