@@ -56,4 +56,19 @@ describe('docs/cli.md', () => {
     const named = new Set([...readme.matchAll(/(?<![\w-])--([a-z][a-z0-9-]*)/g)].map((match) => match[1]!));
     expect([...named].filter((flag) => !taken.has(flag) && !others.has(flag))).toEqual([]);
   });
+
+  it('the README’s configuration table gives each flag the environment variable its option reads', () => {
+    const options = Object.assign({}, ...Object.values(commands).map((command) => command.options)) as Record<string, { env?: string }>;
+    const table = readme.slice(readme.indexOf('\n## Configuration\n')).split('\n## ')[1]!;
+    const rows = table.split('\n').filter((line) => line.startsWith('| `--'));
+    expect(rows.length).toBeGreaterThan(10);
+    const names = (text: string) => [...text.matchAll(/[A-Z][A-Z0-9_]+/g)].map((match) => match[0]).sort();
+    for (const row of rows) {
+      const [flags, env] = row.split(/(?<!\\)\|/).slice(1, 3).map((cell) => cell.trim());
+      for (const [, flag] of flags!.matchAll(/`--([a-z-]+)/g)) {
+        expect(options[flag!], `--${flag}`).toBeDefined();
+        expect(names(env!), `--${flag}`).toEqual(names(options[flag!]!.env ?? ''));
+      }
+    }
+  });
 });
