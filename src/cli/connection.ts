@@ -10,7 +10,7 @@ import { parse as parseDotenv } from 'dotenv';
 import type { RedisOptions } from 'ioredis';
 import { connectRedis, isCertificateError, whenReady, type RedisClient } from '../redis/index.js';
 import { DatabaseUuidFailedJobProvider } from '../worker/index.js';
-import { UsageError, type Options } from './command.js';
+import { UsageError } from './command.js';
 import { keepSecret, redactSecrets, redactUrl } from './redact.js';
 import { slug } from './slug.js';
 
@@ -37,7 +37,7 @@ function envValue(value: string | undefined): string | undefined {
   return value === 'empty' || value === '(empty)' ? '' : value;
 }
 
-/** The flags every command that talks to Redis takes, and where each is read from when not given. */
+/** The flags every command that talks to Redis takes. */
 export const connectionFlags = {
   redis: { type: 'string', value: 'URL', group: 'Connection', description: 'the Redis server (rediss:// for TLS); with --env, the .env\'s REDIS_URL or REDIS_HOST, REDIS_PORT, REDIS_PASSWORD, REDIS_DB', env: 'REDIS_URL', default: 'redis://127.0.0.1:6379' },
   'redis-ca': { type: 'string', value: 'FILE', group: 'Connection', description: 'a PEM file of the CA that signed a rediss:// server\'s certificate, trusted beside the system\'s', env: 'REDIS_CA' },
@@ -52,7 +52,7 @@ export const connectionFlags = {
   key: { type: 'string', value: 'APP_KEY', group: 'Connection', description: 'the app\'s key, for encrypted jobs (base64:… as in .env)', env: 'APP_KEY' },
   cipher: { type: 'string', value: 'CIPHER', group: 'Connection', description: 'the app\'s cipher: AES-256-CBC, AES-128-CBC, AES-256-GCM or AES-128-GCM', env: 'APP_CIPHER', default: 'AES-256-CBC' },
   laravel: { type: 'string', value: 'VERSION', group: 'Connection', description: 'the app\'s Laravel version, for its prefixes and key spellings', default: 'laravel/framework\'s in vendor/composer/installed.json beside the .env' },
-} satisfies Options;
+} satisfies import('./command.js').Options;
 
 type Flags = Record<string, string | boolean | (string | boolean)[] | undefined>;
 
