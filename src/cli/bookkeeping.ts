@@ -15,15 +15,15 @@
 import type { RedisClient } from '../redis/index.js';
 import { DatabaseBatchRepository, DatabaseLockStore, RedisLockStore, knexConfig, type UniqueLockStore } from '../worker/index.js';
 import type { Connection } from './connection.js';
-import { UsageError } from './command.js';
+import { UsageError, type Options } from './command.js';
 
 export const bookkeepingFlags = {
-  'cache-store': { type: 'string' },
-  'lock-db': { type: 'string' },
-  'lock-table': { type: 'string' },
-  'batch-db': { type: 'string' },
-  'batch-table': { type: 'string' },
-} as const;
+  'cache-store': { type: 'string', value: 'redis|database', group: 'The app\'s bookkeeping', description: 'the cache store unique jobs\' locks live in: redis (the cache connection, under the cache prefix) or database (cache_locks)', env: 'CACHE_DRIVER or CACHE_STORE', default: 'redis' },
+  'lock-db': { type: 'string', value: 'URL', group: 'The app\'s bookkeeping', description: 'the database store\'s database', default: 'the failed-jobs database' },
+  'lock-table': { type: 'string', value: 'NAME', group: 'The app\'s bookkeeping', description: 'the database store\'s lock table', default: 'cache_locks' },
+  'batch-db': { type: 'string', value: 'URL', group: 'The app\'s bookkeeping', description: 'the job_batches database', default: 'the failed-jobs database' },
+  'batch-table': { type: 'string', value: 'NAME', group: 'The app\'s bookkeeping', description: 'the batches table', default: 'job_batches' },
+} satisfies Options;
 
 export interface Bookkeeping {
   locks: UniqueLockStore;

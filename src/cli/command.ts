@@ -10,12 +10,81 @@ export interface CommandContext {
   out: (text: string) => void;
 }
 
+/**
+ * One flag of a command: what node's parseArgs needs, and what --help and docs/cli.md say of it.
+ * The usage line, the option list and the parser are all read from this one table, so they
+ * cannot drift apart.
+ */
+export interface Option {
+  type: 'string' | 'boolean';
+  multiple?: boolean;
+  /** The value's placeholder: `FILE` in `--handlers=FILE`. */
+  value?: string;
+  /** What the flag does, one sentence. */
+  description: string;
+  /** The default when the flag is not given, as --help shows it (`[default: 60]`). */
+  default?: string;
+  /** The environment variable read when the flag is not given. */
+  env?: string;
+  /** Shown bare in the usage line (a required flag), not in brackets. */
+  required?: true;
+  /** Already spelled in the command's synopsis (`(--app=DIR | --bootstrap=FILE.php)`). */
+  inSynopsis?: true;
+  /** The heading it is listed under in --help, when not the command's own options. */
+  group?: string;
+}
+
+export type Options = Record<string, Option>;
+
 export interface Command {
-  usage: string;
-  options: NonNullable<ParseArgsConfig['options']>;
+  /** The command and its arguments, without the flags: `lqb work [CONNECTION]`. */
+  synopsis: string;
+  /** What it does, and which artisan command it mirrors. */
+  summary: string;
+  /** More lines for --help, after the options. */
+  notes?: string;
+  options: Options;
   /** True for a command that takes no arguments: one given is a usage error, as artisan's "Too many arguments". */
   noArguments?: true;
   run(context: CommandContext): Promise<void | number>;
+}
+
+/** `--name=VALUE`, or `--name` for a switch. */
+export function flagText(name: string, option: Option): string {
+  return option.type === 'boolean' ? `--${name}` : `--${name}=${option.value ?? 'VALUE'}${option.multiple ? '…' : ''}`;
+}
+
+/** The one-line usage: the synopsis, then the required flags, then every other flag in brackets. */
+export function usageLine(command: Command): string {
+  const entries = Object.entries(command.options).filter(([, option]) => !option.inSynopsis);
+  const required = entries.filter(([, option]) => option.required).map(([name, option]) => flagText(name, option));
+  const optional = entries.filter(([, option]) => !option.required).map(([name, option]) => `[${flagText(name, option)}]`);
+  return [command.synopsis, ...required, ...optional].join(' ');
+}
+
+/** What `lqb COMMAND --help` prints: the usage line, the summary, each flag with its description, the notes. */
+export function helpText(command: Command): string {
+  const lines = [`usage: ${usageLine(command)}`, '', command.summary];
+  const entries = Object.entries(command.options);
+  const width = Math.min(32, Math.max(...entries.map(([name, option]) => flagText(name, option).length)) + 2);
+  let group: string | undefined | null = null;
+  for (const [name, option] of entries) {
+    if (option.group !== group) {
+      group = option.group;
+      lines.push('', `${group ?? 'Options'}:`);
+    }
+    const flag = flagText(name, option);
+    const tail = [option.env ? `[env: ${option.env}]` : '', option.default !== undefined ? `[default: ${option.default}]` : ''].filter(Boolean).join(' ');
+    const text = `${option.description}${tail ? ` ${tail}` : ''}`;
+    lines.push(flag.length + 2 > width ? `  ${flag}\n  ${' '.repeat(width)}${text}` : `  ${flag.padEnd(width)}${text}`);
+  }
+  if (command.notes) lines.push('', command.notes);
+  return lines.join('\n');
+}
+
+/** The table as node's parseArgs takes it. */
+export function parserOptions(options: Options): NonNullable<ParseArgsConfig['options']> {
+  return Object.fromEntries(Object.entries(options).map(([name, option]) => [name, option.multiple ? { type: option.type, multiple: true } : { type: option.type }]));
 }
 
 /** Bad flags or arguments: exit status 2. */

@@ -7,13 +7,18 @@
 import { readFile } from 'node:fs/promises';
 import { PhpArray, PhpFloat, unserialize, type PhpValue } from '../php/index.js';
 import { Encrypter, commandOf, decodePayload, isJsonObject, type JobView } from '../laravel/index.js';
-import { appKeyFrom, type AppKeySettings } from './connection.js';
+import { appKeyFrom, connectionFlags, type AppKeySettings } from './connection.js';
 import { formatJson, namedSlots, readable, type NamedSlots } from './readable.js';
 import { UsageError, type Command } from './command.js';
 
 export const decode: Command = {
-  usage: 'lqb decode [FILE] [--key=APP_KEY] [--cipher=AES-256-CBC] [--env=PATH]   (standard input when no FILE)',
-  options: { key: { type: 'string' }, cipher: { type: 'string' }, env: { type: 'string' } },
+  synopsis: 'lqb decode [FILE]',
+  summary: 'Shows a Laravel job payload (JSON) or a PHP-serialized string as readable JSON: the envelope, the command decoded and its typed view; standard input when no FILE (or -).',
+  options: {
+    key: connectionFlags.key,
+    cipher: connectionFlags.cipher,
+    env: { ...connectionFlags.env, description: 'a Laravel .env to take APP_KEY and APP_CIPHER from' },
+  },
   async run({ values, positionals, out }) {
     if (positionals.length > 1) throw new UsageError('decode takes at most one FILE');
     const input = positionals[0] && positionals[0] !== '-' ? await readFile(positionals[0]) : await readStdin();

@@ -23,8 +23,9 @@ const PHP_DIR = fileURLToPath(new URL('../../php-fixture-gen/', import.meta.url)
 const QUEUE = 'demo';
 
 export const demo: Command = {
-  usage: 'lqb demo [--jobs=3]',
-  options: { jobs: { type: 'string' } },
+  synopsis: 'lqb demo',
+  summary: 'Both directions, live, with real Laravel 8.83 (php-fixture-gen/): Laravel pushes and the Node worker runs; Node pushes and Laravel\'s worker runs.',
+  options: { jobs: { type: 'string', value: 'N', description: 'jobs each way', default: '3' } },
   noArguments: true,
   async run({ values, out }) {
     const count = Math.max(1, Number(values.jobs ?? 3) || 3);

@@ -17,26 +17,27 @@ import { redactUrl } from '../connect/redact.js';
 import { UsageError, backoffFlag, countFlag, numberFlag, type Command } from './command.js';
 
 export const dispatch: Command = {
-  usage:
-    'lqb dispatch CLASS [--props=JSON] [--shapes=FILE] [--queue=Q] [--delay=S] [--tries=N] [--timeout=S] [--backoff=S[,S…]] [--laravel=VERSION] [--unique-id=ID] [--cache-store=redis|database] [--lock-db=URL] [--redis=URL] [--redis-ca=FILE] [--prefix=P] [--env=PATH] [--key=APP_KEY]\n' +
-    '  With --shapes (or LQB_SHAPES; made by lqb shapes) each property is written as the class declares it: mangled by its visibility, typed, defaulted, models as\n' +
-    '  ModelIdentifiers, the command encrypted for ShouldBeEncrypted, the declared tries/backoff/timeout in the envelope; what the class would not hold is refused;\n' +
-    '  a ShouldBeUnique job takes its lock in the app’s cache store first, and a duplicate is not pushed ({"duplicate":true}).\n' +
-    '  Without shapes it cannot know any of that: every property is written public, as its JSON type, unencrypted, with no declared tries or backoff.',
+  synopsis: 'lqb dispatch CLASS',
+  summary: 'Pushes a job, as dispatch() does, for PHP (or Node) workers; prints {"uuid":…,"id":…,"queue":…}. JSON integers become PHP ints, other numbers floats, arrays lists, objects string-keyed arrays.',
+  notes:
+    'With --shapes (or LQB_SHAPES; made by lqb shapes) each property is written as the class declares it: mangled by its visibility, typed, defaulted, models as\n' +
+    'ModelIdentifiers, the command encrypted for ShouldBeEncrypted, the declared tries/backoff/timeout in the envelope; what the class would not hold is refused;\n' +
+    'a ShouldBeUnique job takes its lock in the app’s cache store first, and a duplicate is not pushed ({"duplicate":true}).\n' +
+    'Without shapes it cannot know any of that: every property is written public, as its JSON type, unencrypted, with no declared tries or backoff.',
   options: {
-    ...connectionFlags,
-    props: { type: 'string' },
-    queue: { type: 'string' },
-    delay: { type: 'string' },
-    tries: { type: 'string' },
-    timeout: { type: 'string' },
-    backoff: { type: 'string' },
-    laravel: { type: 'string' },
-    'unique-id': { type: 'string' },
+    props: { type: 'string', value: 'JSON', description: 'the command\'s properties, a JSON object', default: '{}' },
+    ...shapesFlag,
+    queue: { type: 'string', value: 'Q', description: 'the queue to push to', default: 'the class\'s declared queue, else the connection\'s' },
+    delay: { type: 'string', value: 'S', description: 'seconds before the job may run' },
+    tries: { type: 'string', value: 'N', description: 'the envelope\'s maxTries' },
+    timeout: { type: 'string', value: 'S', description: 'the envelope\'s timeout' },
+    backoff: { type: 'string', value: 'S[,S…]', description: 'the envelope\'s backoff, per attempt' },
+    'unique-id': { type: 'string', value: 'ID', description: 'the value of a ShouldBeUnique class\'s uniqueId() method, which Node cannot call' },
     'cache-store': bookkeepingFlags['cache-store'],
     'lock-db': bookkeepingFlags['lock-db'],
     'lock-table': bookkeepingFlags['lock-table'],
-    ...shapesFlag,
+    ...connectionFlags,
+    laravel: { type: 'string', value: 'VERSION', group: 'Connection', description: 'the Laravel version whose envelope to write: 5.8, 6, 7, 8, 9, 10, 11, 12, 13, or a full version (its major\'s latest layout)', default: '8' },
   },
   async run({ values, positionals, out }) {
     const [className, ...extra] = positionals;

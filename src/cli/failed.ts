@@ -37,8 +37,9 @@ function className(job: FailedJob): string {
 }
 
 export const failed: Command = {
-  usage: 'lqb failed [--json] [--failed-db=URL] [--env=PATH]',
-  options: { ...connectionFlags, json: { type: 'boolean' } },
+  synopsis: 'lqb failed',
+  summary: 'Lists the failed jobs, as php artisan queue:failed does.',
+  options: { json: { type: 'boolean', description: 'one JSON line a failed job' }, ...connectionFlags },
   noArguments: true,
   run: ({ values, out }) =>
     withFailer(connectionFrom(values), async (failer) => {
@@ -60,8 +61,16 @@ export const failed: Command = {
 };
 
 export const retry: Command = {
-  usage: 'lqb retry ID…|all [--queue=Q] [--range=A-B…] [--retry-until=SECONDS|none|keep] [--shapes=FILE] [--failed-db=URL] [--redis=URL] [--redis-ca=FILE] [--prefix=P] [--env=PATH]',
-  options: { ...connectionFlags, ...shapesFlag, queue: { type: 'string' }, range: { type: 'string', multiple: true }, 'retry-until': { type: 'string' } },
+  synopsis: 'lqb retry ID…|all',
+  summary: 'Pushes failed jobs back onto their queues and forgets them, as php artisan queue:retry does.',
+  notes: 'A job whose class has a retryUntil() method gets a fresh window in Laravel by calling it again; Node cannot, so such a job is refused unless --retry-until says the new window.',
+  options: {
+    queue: { type: 'string', value: 'Q', description: 'retry every failed job of this queue' },
+    range: { type: 'string', value: 'A-B', multiple: true, description: 'retry the IDs from A to B (repeatable)' },
+    'retry-until': { type: 'string', value: 'SECONDS|none|keep', description: 'the new retryUntil window: seconds from now, none (tries apply), or keep (the closed one)' },
+    ...shapesFlag,
+    ...connectionFlags,
+  },
   async run({ values, positionals, out }) {
     const ranges = (values.range ?? []) as string[];
     if (positionals.length === 0 && !values.queue && ranges.length === 0) throw new UsageError('retry takes failed job IDs, "all", --queue=Q or --range=A-B');
@@ -128,7 +137,8 @@ function countFrom(a: number, b: number): number[] {
 }
 
 export const forget: Command = {
-  usage: 'lqb forget ID [--failed-db=URL] [--env=PATH]',
+  synopsis: 'lqb forget ID',
+  summary: 'Deletes one failed job, as php artisan queue:forget does.',
   options: connectionFlags,
   async run({ values, positionals, out }) {
     if (positionals.length !== 1) throw new UsageError('forget takes one failed job ID');
@@ -144,8 +154,9 @@ export const forget: Command = {
 };
 
 export const flush: Command = {
-  usage: 'lqb flush [--hours=H] [--failed-db=URL] [--env=PATH]',
-  options: { ...connectionFlags, hours: { type: 'string' } },
+  synopsis: 'lqb flush',
+  summary: 'Deletes every failed job, as php artisan queue:flush does.',
+  options: { hours: { type: 'string', value: 'H', description: 'only those failed more than H hours ago' }, ...connectionFlags },
   noArguments: true,
   async run({ values, out }) {
     const hours = typeof values.hours === 'string' ? Number(values.hours) : undefined;

@@ -5,18 +5,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { UsageError, type Command } from './command.js';
-import { decode } from './decode.js';
-import { dispatch } from './dispatch.js';
-import { failed, flush, forget, retry } from './failed.js';
-import { clear, restart, size } from './queues.js';
-import { pause, resume } from './pause.js';
-import { work } from './work.js';
-import { demo } from './demo.js';
+import { UsageError, helpText, parserOptions } from './command.js';
+import { commands } from './commands.js';
 import { redactSecrets } from '../connect/redact.js';
-import { shapes } from './shapes.js';
-
-const commands: Record<string, Command> = { work, dispatch, decode, size, clear, restart, pause, resume, failed, retry, forget, flush, shapes, demo };
 
 const HELP = new Set(['help', '--help', '-h']);
 
@@ -37,17 +28,17 @@ export async function main(argv: string[]): Promise<number> {
   if (!command) {
     const list = Object.keys(commands).join(', ');
     const asked = name === undefined || HELP.has(name);
-    if (asked) process.stdout.write(`usage: lqb <command> …  (commands: ${list}; lqb help COMMAND for its flags)\n`);
+    if (asked) process.stdout.write(`usage: lqb <command> …  (commands: ${list}; lqb help COMMAND for its flags)\n\n${overview()}\n`);
     else process.stderr.write(`lqb: unknown command "${name}" (commands: ${list})\n`);
     return asked ? 0 : 2;
   }
   const end = rest.indexOf('--');
   if ((end < 0 ? rest : rest.slice(0, end)).some((arg) => arg === '--help' || arg === '-h')) {
-    process.stdout.write(`usage: ${command.usage}\n`);
+    process.stdout.write(`${helpText(command)}\n`);
     return 0;
   }
   try {
-    const { values, positionals } = parseArgs({ args: rest, options: command.options, allowPositionals: !command.noArguments, strict: true });
+    const { values, positionals } = parseArgs({ args: rest, options: parserOptions(command.options), allowPositionals: !command.noArguments, strict: true });
     const status = await command.run({ values, positionals, out: (text) => process.stdout.write(text + '\n') });
     return status ?? 0;
   } catch (error) {
@@ -56,6 +47,14 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`lqb ${name}: ${redactSecrets(oneLine(error))}${usage ? ` (lqb ${name} --help for usage)` : ''}\n`);
     return usage ? 2 : 1;
   }
+}
+
+/** Each command's usage synopsis and the first sentence of what it does. */
+function overview(): string {
+  const width = Math.max(...Object.values(commands).map((command) => command.synopsis.length)) + 2;
+  return Object.values(commands)
+    .map((command) => `  ${command.synopsis.padEnd(width)}${command.summary.split(/(?<=\.) |\n/)[0]}`)
+    .join('\n');
 }
 
 /** The package's version, from its package.json (two levels up from dist/cli/). */

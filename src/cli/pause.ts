@@ -19,8 +19,9 @@ export function parseQueueArgument(argument: string, defaultConnection = 'redis'
 function pauseCommand(action: 'pause' | 'resume'): Command {
   const done = action === 'pause' ? 'paused' : 'resumed';
   return {
-    usage: `lqb ${action} [CONNECTION:]QUEUE | --all [--redis=URL] [--redis-ca=FILE] [--prefix=P] [--env=PATH] [--cache-db=N] [--cache-prefix=P]`,
-    options: { ...connectionFlags, all: { type: 'boolean' } },
+    synopsis: `lqb ${action} [CONNECTION:]QUEUE | --all`,
+    summary: `${action === 'pause' ? 'Pauses' : 'Resumes'} a queue for PHP workers and lqb work alike, as php artisan queue:${action} does (12.40+; --all 13.25+). CONNECTION defaults to redis, QUEUE to default.`,
+    options: { all: { type: 'boolean', inSynopsis: true, description: `${action} every queue of every connection` }, ...connectionFlags },
     async run({ values, positionals, out }) {
       if (positionals.length > 1) throw new UsageError(`${action} takes one [CONNECTION:]QUEUE, not ${positionals.length} arguments`);
       const all = values.all === true;

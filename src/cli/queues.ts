@@ -5,13 +5,14 @@
 import { RedisQueue } from '../redis/index.js';
 import { QueueCache } from '../worker/index.js';
 import { connectionFlags, connectionFrom, openCacheClient, openQueueClient } from './connection.js';
-import { connectionName, queueNames, type Command } from './command.js';
+import { connectionName, queueNames, type Command, type Options } from './command.js';
 
-const queueFlag = { queue: { type: 'string' } } as const;
+const queueFlag = { queue: { type: 'string', value: 'Q[,Q…]', description: 'the queues', default: 'the connection\'s queue' } } satisfies Options;
 
 export const size: Command = {
-  usage: 'lqb size [--queue=Q[,Q…]] [--json] [--redis=URL] [--redis-ca=FILE] [--prefix=P] [--env=PATH]',
-  options: { ...connectionFlags, ...queueFlag, json: { type: 'boolean' } },
+  synopsis: 'lqb size',
+  summary: 'Prints each queue\'s size: its ready, delayed and reserved jobs together, as Queue::size counts them.',
+  options: { ...queueFlag, json: { type: 'boolean', description: 'one JSON line a queue: {"queue","size","ready","delayed","reserved"}' }, ...connectionFlags },
   noArguments: true,
   async run({ values, out }) {
     const connection = connectionFrom(values);
@@ -31,10 +32,11 @@ export const size: Command = {
 };
 
 export const clear: Command = {
-  usage: 'lqb clear [CONNECTION] [--queue=Q] [--force] [--redis=URL] [--redis-ca=FILE] [--prefix=P] [--env=PATH]',
+  synopsis: 'lqb clear [CONNECTION]',
+  summary: 'Deletes every job of the queues, as php artisan queue:clear does. CONNECTION is taken as artisan takes it; the flags say where Redis is.',
   // queue:clear's CONNECTION names a Redis connection, which here the flags give; its --force
   // (no production prompt to skip) is taken so the same command line works.
-  options: { ...connectionFlags, ...queueFlag, force: { type: 'boolean' } },
+  options: { ...queueFlag, force: { type: 'boolean', description: 'taken as queue:clear takes it (there is no production prompt here)' }, ...connectionFlags },
   async run({ values, positionals, out }) {
     connectionName(positionals, 'clear');
     const connection = connectionFrom(values);
@@ -49,7 +51,8 @@ export const clear: Command = {
 };
 
 export const restart: Command = {
-  usage: 'lqb restart [--redis=URL] [--redis-ca=FILE] [--prefix=P] [--env=PATH] [--cache-db=N] [--cache-prefix=P]',
+  synopsis: 'lqb restart',
+  summary: 'Tells every worker, PHP and Node, to exit after its current job, as php artisan queue:restart does (a key in the app\'s cache).',
   options: connectionFlags,
   noArguments: true,
   async run({ values, out }) {

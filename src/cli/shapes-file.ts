@@ -4,9 +4,11 @@
  * shapes file is a usage error naming it.
  */
 import { ShapesError, readShapes, type ShapesFile } from '../shapes/index.js';
-import { UsageError } from './command.js';
+import { UsageError, type Options } from './command.js';
 
-export const shapesFlag = { shapes: { type: 'string' } } as const;
+export const shapesFlag = {
+  shapes: { type: 'string', value: 'FILE', description: 'the app\'s class shapes, as lqb shapes writes them', env: 'LQB_SHAPES' },
+} satisfies Options;
 
 /** The shapes the flag or LQB_SHAPES names, or undefined when neither does. */
 export function shapesFrom(values: Record<string, unknown>): ShapesFile | undefined {

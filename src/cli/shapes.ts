@@ -11,13 +11,14 @@ import { UsageError, type Command } from './command.js';
 const KINDS: ClassKind[] = ['job', 'listener', 'notification', 'mailable', 'event', 'model', 'class'];
 
 export const shapes: Command = {
-  usage: 'lqb shapes (--app=DIR | --bootstrap=FILE.php) [--class=A,B] [--out=lqb-shapes.json] [--types=FILE.d.ts]   (runs php on PATH)',
+  synopsis: 'lqb shapes (--app=DIR | --bootstrap=FILE.php)',
+  summary: 'Reads the app\'s queueable classes with PHP\'s own reflection (php on PATH) and writes their shapes, and with --types TypeScript declarations for typed handlers.',
   options: {
-    app: { type: 'string' },
-    bootstrap: { type: 'string' },
-    class: { type: 'string' },
-    out: { type: 'string' },
-    types: { type: 'string' },
+    app: { type: 'string', value: 'DIR', inSynopsis: true, description: 'a Laravel app: its vendor/autoload.php is loaded and the classes under app/ read' },
+    bootstrap: { type: 'string', value: 'FILE.php', inSynopsis: true, description: 'a PHP file of your own to require instead; every ShouldQueue class it declares or loads counts' },
+    class: { type: 'string', value: 'A,B', description: 'read only these classes' },
+    out: { type: 'string', value: 'FILE', description: 'the shapes file to write', default: 'lqb-shapes.json' },
+    types: { type: 'string', value: 'FILE.d.ts', description: 'also write TypeScript declarations exporting interface Jobs' },
   },
   noArguments: true,
   async run({ values, out }) {

@@ -4,47 +4,48 @@
  */
 import { Encrypter, supportsCipher } from '../laravel/index.js';
 import { RedisQueue, type RedisClient } from '../redis/index.js';
-import { QueueCache, Worker, loadHandlers, type DatabaseUuidFailedJobProvider, type WorkerOptions } from '../worker/index.js';
+import { QueueCache, Worker, type DatabaseUuidFailedJobProvider, type WorkerOptions } from '../worker/index.js';
 import { cacheClient, connectionFlags, connectionFrom, failedJobStore, queueClient, type Connection } from './connection.js';
 import { formatEvent } from './output.js';
+import { loadHandlersModule } from './handlers-module.js';
 import { shapesFlag, shapesFrom } from './shapes-file.js';
 import { bookkeepingFlags, bookkeepingFrom, type Bookkeeping } from './bookkeeping.js';
 import { redactSecrets, redactUrl } from '../connect/redact.js';
 import { UsageError, backoffFlag, connectionName, countFlag, numberFlag, queueNames, workBackoff, type Command } from './command.js';
 
 export const work: Command = {
-  usage:
-    'lqb work [CONNECTION] --handlers=FILE [--queue=a,b] [--once] [--stop-when-empty] [--tries=1] [--backoff=0[,S…]] [--timeout=60] [--sleep=3] ' +
-    '[--max-jobs=0] [--max-time=0] [--memory=128] [--rest=0] [--retry-after=90] [--block-for=S] [--concurrency=1] [--share] [--json] ' +
-    '[--shapes=FILE] [--redis=URL] [--redis-ca=FILE] [--prefix=P] [--default-queue=default] [--env=PATH] [--failed-db=URL] [--key=APP_KEY] [--cipher=AES-256-CBC] [--cache-store=redis|database] [--lock-db=URL] [--lock-table=cache_locks] [--batch-db=URL] [--batch-table=job_batches]   (also as in queue:work: --name, --delay, --force, --daemon)',
+  synopsis: 'lqb work [CONNECTION]',
+  summary:
+    'Runs jobs with Node handlers, as php artisan queue:work runs them with PHP. CONNECTION is the name failed_jobs records.\n' +
+    'SIGTERM and SIGINT finish the jobs in hand, then exit 0; SIGUSR2 pauses, SIGCONT resumes.',
   options: {
-    ...connectionFlags,
+    handlers: { type: 'string', value: 'FILE', required: true, description: 'the module whose default export maps job classes (or Listener@method) to handlers: .js, .mjs, .cjs, or .ts/.mts/.cts through tsx' },
+    queue: { type: 'string', value: 'a,b', description: 'the queues to work, in order', default: 'the connection\'s queue' },
+    once: { type: 'boolean', description: 'work one job (or find none), then exit' },
+    'stop-when-empty': { type: 'boolean', description: 'exit once the queues are empty' },
+    tries: { type: 'string', value: 'N', description: 'attempts before a job is failed, when its payload sets none (0: no limit)', default: '1' },
+    backoff: { type: 'string', value: 'S[,S…]', description: 'seconds before a released job is retried, per attempt, the last repeating, when its payload sets none', default: '0' },
+    timeout: { type: 'string', value: 'S', description: 'seconds a job may run, when its payload sets none', default: '60' },
+    sleep: { type: 'string', value: 'S', description: 'seconds to sleep when no job is there', default: '3' },
+    'max-jobs': { type: 'string', value: 'N', description: 'exit after this many jobs (0: no limit)', default: '0' },
+    'max-time': { type: 'string', value: 'S', description: 'exit after this many seconds (0: no limit)', default: '0' },
+    memory: { type: 'string', value: 'MB', description: 'exit 12 once the JS heap passes this (0: no limit)', default: '128' },
+    rest: { type: 'string', value: 'S', description: 'seconds to rest after each job', default: '0' },
+    'retry-after': { type: 'string', value: 'S', description: 'seconds a reserved job is held before another worker may take it (Laravel\'s retry_after; null: never)', default: '90' },
+    'block-for': { type: 'string', value: 'S', description: 'seconds to wait on Redis for a job (Laravel\'s block_for)', default: 'none: poll' },
+    concurrency: { type: 'string', value: 'N', description: 'jobs run at once in this process', default: '1' },
+    share: { type: 'boolean', description: 'the queues are shared with PHP workers: a job with no Node handler, or whose PHP callbacks must run, is given back for PHP' },
+    'share-delay': { type: 'string', value: 'S', description: 'with --share, seconds before a job given back is visible again', default: '1' },
+    json: { type: 'boolean', description: 'log one JSON object a line instead of text' },
     ...shapesFlag,
-    ...bookkeepingFlags,
-    handlers: { type: 'string' },
-    queue: { type: 'string' },
-    once: { type: 'boolean' },
-    'stop-when-empty': { type: 'boolean' },
-    tries: { type: 'string' },
-    backoff: { type: 'string' },
-    timeout: { type: 'string' },
-    sleep: { type: 'string' },
-    'max-jobs': { type: 'string' },
-    'max-time': { type: 'string' },
-    memory: { type: 'string' },
-    rest: { type: 'string' },
-    'retry-after': { type: 'string' },
-    'block-for': { type: 'string' },
-    concurrency: { type: 'string' },
-    share: { type: 'boolean' },
-    'share-delay': { type: 'string' },
-    json: { type: 'boolean' },
     // queue:work's own, so a command line copied from a Laravel deployment runs as it is:
     // --delay is 8.x's old name for --backoff; there is no maintenance mode or daemon to choose.
-    name: { type: 'string' },
-    delay: { type: 'string' },
-    force: { type: 'boolean' },
-    daemon: { type: 'boolean' },
+    name: { type: 'string', value: 'NAME', group: 'Taken as queue:work takes them', description: 'the worker\'s name (no effect here)' },
+    delay: { type: 'string', value: 'S', group: 'Taken as queue:work takes them', description: 'Laravel 8\'s old name for --backoff; given both, the larger wins' },
+    force: { type: 'boolean', group: 'Taken as queue:work takes them', description: 'run in maintenance mode (there is none here: no effect)' },
+    daemon: { type: 'boolean', group: 'Taken as queue:work takes them', description: 'no effect (queue:work\'s old flag)' },
+    ...bookkeepingFlags,
+    ...connectionFlags,
   },
   async run({ values, positionals, out }) {
     if (typeof values.handlers !== 'string') throw new UsageError('--handlers=FILE is required: the module mapping job classes to handlers');
@@ -55,7 +56,7 @@ export const work: Command = {
     const blockFor = typeof values['block-for'] === 'string' ? numberFlag(values['block-for'], 'block-for', 0, 0) : null;
     const encrypter = encrypterFor(values, connection);
     const bookkeepingFor = bookkeepingFrom(values, connection);
-    const handlers = await loadHandlers(values.handlers);
+    const handlers = await loadHandlersModule(values.handlers);
     const shapes = shapesFrom(values);
     // Everything a worker needs is checked before it opens Redis, and what it opened is closed
     // on any error: an open client would keep the process alive after the error was printed.

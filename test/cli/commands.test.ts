@@ -142,7 +142,8 @@ describe('usage and failures', () => {
     for (const args of [['work', '--help'], ['work', '-h'], ['help', 'work']]) {
       const result = await lqb(args, current.s.env);
       expect(result.status).toBe(0);
-      expect(result.stdout).toMatch(/^usage: lqb work \[CONNECTION\] --handlers=FILE .*--concurrency=1/);
+      expect(result.stdout).toMatch(/^usage: lqb work \[CONNECTION\] --handlers=FILE .*\[--concurrency=N\]/);
+      expect(result.stdout).toMatch(/\n  --concurrency=N +jobs run at once in this process \[default: 1\]\n/);
     }
     const overview = await lqb(['--help'], current.s.env);
     expect(overview.status).toBe(0);

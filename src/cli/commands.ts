@@ -1,0 +1,15 @@
+/**
+ * Every `lqb` command by name, in the order `lqb --help` lists them. Kept apart from main.ts,
+ * which runs the command line when loaded, so that the docs and tests can read the tables.
+ */
+import type { Command } from './command.js';
+import { decode } from './decode.js';
+import { dispatch } from './dispatch.js';
+import { failed, flush, forget, retry } from './failed.js';
+import { clear, restart, size } from './queues.js';
+import { pause, resume } from './pause.js';
+import { work } from './work.js';
+import { demo } from './demo.js';
+import { shapes } from './shapes.js';
+
+export const commands: Record<string, Command> = { work, dispatch, decode, size, clear, restart, pause, resume, failed, retry, forget, flush, shapes, demo };
