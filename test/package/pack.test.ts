@@ -9,7 +9,9 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Redis } from 'ioredis';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { name: string; version: string };
@@ -21,7 +23,7 @@ let files: string[] = [];
 /** Runs a script file in the scratch project; returns what it printed (JSON lines parsed). */
 function run(name: string, source: string): unknown {
   writeFileSync(join(scratch, name), source);
-  const out = execFileSync(process.execPath, [name], { cwd: scratch, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  const out = execFileSync(process.execPath, [name], { cwd: scratch, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 });
   return JSON.parse(out);
 }
 
@@ -201,4 +203,79 @@ export { handlers, toJS, Worker, MissingDriverError, RedisQueue, readShapes };
     const out = execFileSync('npx', ['--no-install', 'lqb', '--version'], { cwd: scratch, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
     expect(out.trim()).toBe(`${manifest.name} ${manifest.version}`);
   });
+});
+
+/**
+ * A service as a team writes one, from the installed package: connect() with a Laravel .env,
+ * dispatch a job that Laravel 8.83's own worker then runs, consume a job Laravel pushed with
+ * typed handlers, stop within a deadline, hear the events; once as an ES module, once as
+ * CommonJS. And a Redis that is not there makes connect() reject within its timeout.
+ */
+describe('an installed service beside real Laravel', () => {
+  const RECORD_JOB = JSON.stringify('App\\Jobs\\Bridge\\RecordJob');
+  const php = (script: string, args: string[], env: NodeJS.ProcessEnv) => spawnSync('php', [join(root, 'php-fixture-gen', script), ...args], { env: { ...process.env, ...env }, encoding: 'utf8', timeout: 60_000 });
+
+  for (const [kind, file, head] of [
+    ['an ES module', 'service.mjs', "import { connect, defineHandlers } from 'laravel-queue-bridge';\nconst main = async () => {"],
+    ['CommonJS', 'service.cjs', "const { connect, defineHandlers } = require('laravel-queue-bridge');\nconst main = async () => {"],
+  ] as const) {
+    it(`${kind}: connect({ env }), dispatch to Laravel’s worker, consume what Laravel pushed, stop within a deadline`, () => {
+      const app = `packapp${randomBytes(3).toString('hex')}`;
+      const prefix = `${app}_database_`;
+      const [toPhp, toNode] = ['to-php', 'to-node'];
+      writeFileSync(join(scratch, '.env'), [`APP_NAME=${app}`, 'REDIS_HOST=127.0.0.1', 'REDIS_PORT=6379', `REDIS_QUEUE=${toPhp}`, 'DB_CONNECTION=sqlite', `DB_DATABASE=${join(scratch, 'app.sqlite')}`, ''].join('\n'));
+      const laravelEnv = { REDIS_PREFIX: prefix, LQB_FAILED_DB: join(scratch, 'app.sqlite'), LQB_RECORD_FILE: join(scratch, `php-runs-${app}.jsonl`) };
+      try {
+        const pushed = php('laravel-dispatch.php', ['record', JSON.stringify({ n: 41, label: 'from-php', queue: toNode })], { ...laravelEnv, QUEUE_NAME: toNode });
+        expect(pushed.status, pushed.stderr).toBe(0);
+        const out = run(
+          file,
+          `${head}
+  const queue = await connect({ env: '.env', connectTimeout: 3000 });
+  const dispatched = await queue.dispatch(${RECORD_JOB}, { n: 7, label: 'from-node', ratio: 0.5, items: [1], flag: true });
+  const seen = [];
+  const events = [];
+  const worker = queue.worker(defineHandlers({ [${RECORD_JOB}]: async (job) => { seen.push([job.command.n, job.command.label]); } }), { queues: ['${toNode}'], sleep: 0.05 });
+  for (const name of ['processing', 'processed']) worker.on(name, (event) => events.push(name));
+  const running = worker.run();
+  const deadline = Date.now() + 20000;
+  while (seen.length === 0) {
+    if (Date.now() > deadline) throw new Error('the job Laravel pushed was not handled within 20 s: ' + JSON.stringify(events));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  const before = Date.now();
+  const stopped = await worker.stop({ timeout: 1000 });
+  await running;
+  const stopMs = Date.now() - before;
+  await queue.close();
+  let down;
+  const at = Date.now();
+  try {
+    await connect({ redis: 'redis://127.0.0.1:1', connectTimeout: 500 });
+  } catch (error) {
+    down = { message: error.message, ms: Date.now() - at };
+  }
+  console.log(JSON.stringify({ dispatched, seen, events, stopped, stopMs, down }));
+};
+main().catch((error) => { console.error(error); process.exit(1); });
+`,
+        ) as { dispatched: { uuid: string; queue: string }; seen: unknown[]; events: string[]; stopped: { reason: string }; stopMs: number; down: { message: string; ms: number } };
+        expect(out.dispatched).toMatchObject({ uuid: expect.any(String), queue: toPhp });
+        expect(out.seen, 'what the Node handler got of the job Laravel pushed').toEqual([[41, 'from-php']]);
+        expect(out.events).toEqual(['processing', 'processed']);
+        expect(out.stopped.reason).toBe('stopped');
+        expect(out.stopMs, 'ms stop() took, with a 1000 ms deadline').toBeLessThan(1500);
+        expect(out.down.message).toContain('127.0.0.1:1');
+        expect(out.down.ms, 'ms connect() took to reject, with a 500 ms timeout').toBeLessThan(2000);
+
+        const worker = php('laravel-worker.php', [`--queue=${toPhp}`, '--stop-when-empty', '--sleep=0'], { ...laravelEnv, QUEUE_NAME: toPhp });
+        expect(worker.status, worker.stderr).toBe(0);
+        const runs = readFileSync(laravelEnv.LQB_RECORD_FILE, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { uuid: string; props: Record<string, unknown> });
+        expect(runs.map((r) => [r.uuid, r.props.n, r.props.label, (r.props.types as Record<string, string>).ratio])).toEqual([[out.dispatched.uuid, 7, 'from-node', 'float']]);
+      } finally {
+        const redis = new Redis();
+        void redis.keys(`${prefix}*`).then((keys) => (keys.length ? redis.del(...keys) : 0)).finally(() => redis.disconnect());
+      }
+    }, 90_000);
+  }
 });
