@@ -118,10 +118,15 @@ export class DatabaseUuidFailedJobProvider implements FailedJobProvider {
     }
   }
 
+  /**
+   * In one transaction where the database allows it (SQLite, PostgreSQL): the table and its
+   * unique index on uuid are two statements, and a worker killed between them would leave a
+   * table whose records could repeat.
+   */
   private createTableOnce(): Promise<void> {
-    return (async () => {
-      if (await this.db.schema.hasTable(this.table)) return;
-      await this.db.schema.createTable(this.table, (table) => {
+    return this.db.transaction(async (trx) => {
+      if (await trx.schema.hasTable(this.table)) return;
+      await trx.schema.createTable(this.table, (table) => {
         table.bigIncrements('id');
         table.string('uuid').unique();
         table.text('connection');
@@ -130,7 +135,7 @@ export class DatabaseUuidFailedJobProvider implements FailedJobProvider {
         table.text('exception', 'longtext');
         table.timestamp('failed_at').defaultTo(this.db.fn.now());
       });
-    })();
+    });
   }
 
   async log(connection: string, queue: string, payload: string, exception: string): Promise<string> {
@@ -138,7 +143,16 @@ export class DatabaseUuidFailedJobProvider implements FailedJobProvider {
     const uuid = uuidOf(payload);
     // A worker killed after recording a failure but before deleting the job fails it again when
     // it comes back: the first record stands, the second write is a no-op on the unique uuid.
-    await this.db(this.table).insert({ uuid, connection, queue, payload, exception, failed_at: laravelTimestamp(new Date()) }).onConflict('uuid').ignore();
+    // A plain insert whose duplicate is ignored, rather than ON CONFLICT, which a table without
+    // the unique index (made by hand, or by an older release) would refuse for every record.
+    try {
+      await this.db(this.table).insert({ uuid, connection, queue, payload, exception, failed_at: laravelTimestamp(new Date()) });
+    } catch (error) {
+      if (isDuplicate(error)) return uuid;
+      // knex puts the whole statement, the job's payload and exception text included, before the
+      // driver's reason: the reason is what a log line needs.
+      throw new Error(`could not insert into ${this.table}: ${driverReason(error)}`, { cause: error });
+    }
     return uuid;
   }
 
@@ -198,4 +212,17 @@ function normalRow(row: Record<string, unknown>): FailedJob {
     exception: String(row.exception),
     failed_at: failedAt,
   };
+}
+
+/** A unique-key violation, as SQLite, MySQL/MariaDB and PostgreSQL report it. */
+function isDuplicate(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === 'ER_DUP_ENTRY' || code === '23505';
+}
+
+/** The driver's own words in a knex error ("insert into … - SQLITE_BUSY: database is locked"). */
+function driverReason(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const at = message.lastIndexOf(' - ');
+  return (at >= 0 ? message.slice(at + 3) : message).split('\n')[0]!;
 }

@@ -56,3 +56,30 @@ describe.each(databases)('on %s', (_, url) => {
     }
   });
 });
+
+describe('a failed_jobs table without its unique index (a create cut short between its two statements)', () => {
+  it('still takes every record, where an insert … on conflict (uuid) is refused', async () => {
+    const url = `sqlite://${join(dir, 'no-index.sqlite')}`;
+    const db = knex(knexConfig(url));
+    await db.schema.createTable('failed_jobs', (t) => {
+      t.bigIncrements('id');
+      t.string('uuid');
+      t.text('connection');
+      t.text('queue');
+      t.text('payload');
+      t.text('exception');
+      t.timestamp('failed_at');
+    });
+    const onConflict = await db('failed_jobs').insert({ uuid: 'x', connection: 'redis', queue: 'q', payload: '{}', exception: 'E', failed_at: '2026-01-01 00:00:00' }).onConflict('uuid').ignore().then(() => 'taken', (error: Error) => error.message);
+    expect(onConflict, 'what SQLite says of on conflict without a unique index').toMatch(/ON CONFLICT clause does not match any PRIMARY KEY or UNIQUE constraint/);
+    await db.destroy();
+    const failer = DatabaseUuidFailedJobProvider.fromUrl(url);
+    try {
+      const uuid = randomUUID();
+      expect(await failer.log('redis', 'default', JSON.stringify({ uuid }), 'Error: one')).toBe(uuid);
+      expect((await failer.all()).map((r) => r.uuid)).toEqual([uuid]);
+    } finally {
+      await failer.close();
+    }
+  });
+});
