@@ -10,9 +10,8 @@ import { join } from 'node:path';
 import knex from 'knex';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { knexConfig } from '../../src/worker/index.js';
-import { lqb, php, run, scratch, type Scratch } from '../helpers/processes.js';
+import { lqb, php, run, scratchPerTest, type Scratch } from '../helpers/processes.js';
 import { root } from '../helpers/php.js';
-import { rawClient, removePrefix, uniquePrefix } from '../helpers/redis.js';
 
 const QUEUE = 'batches';
 const HANDLERS = join(root, 'test/e2e/fixtures/bookkeeping-handlers.mjs');
@@ -22,20 +21,10 @@ const DATABASES: [string, (dir: string) => string][] = [
   ['PostgreSQL', () => process.env.LQB_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test'],
 ];
 
-let prefix: string;
+// A Redis prefix and scratch directory of each test's own, removed after it.
+const current = scratchPerTest('e2e-batch', QUEUE);
 let s: Scratch;
-
-beforeEach(() => {
-  prefix = uniquePrefix('e2e-batch');
-  s = scratch(prefix, QUEUE);
-});
-
-afterEach(async () => {
-  const raw = rawClient();
-  await removePrefix(raw, prefix);
-  raw.disconnect();
-  s.remove();
-});
+beforeEach(() => ({ s } = current));
 
 describe.each(DATABASES)('Bus::batch on %s', (_, where) => {
   let url: string;

@@ -5,28 +5,17 @@
  * worker, the link out of attempts is left to PHP, which fails it and runs them.
  */
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { DatabaseUuidFailedJobProvider } from '../../src/worker/index.js';
-import { lqb, php, scratch, type Scratch } from '../helpers/processes.js';
+import { lqb, php, scratchPerTest, type Scratch } from '../helpers/processes.js';
 import { root } from '../helpers/php.js';
-import { rawClient, removePrefix, uniquePrefix } from '../helpers/redis.js';
 
 const QUEUE = 'chains';
 const HANDLERS = join(root, 'test/e2e/fixtures/bookkeeping-handlers.mjs');
-let prefix: string;
+// A Redis prefix and scratch directory of each test's own, removed after it.
+const current = scratchPerTest('e2e-chain', QUEUE);
 let s: Scratch;
-
-beforeEach(() => {
-  prefix = uniquePrefix('e2e-chain');
-  s = scratch(prefix, QUEUE);
-});
-
-afterEach(async () => {
-  const raw = rawClient();
-  await removePrefix(raw, prefix);
-  raw.disconnect();
-  s.remove();
-});
+beforeEach(() => ({ s } = current));
 
 const chain = async (labels: string[]) => {
   const result = await php('laravel-bookkeeping.php', ['chain', JSON.stringify({ labels, catch: true })], s.env);

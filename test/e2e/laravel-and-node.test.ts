@@ -7,30 +7,21 @@
  */
 import { randomBytes } from 'node:crypto';
 import knex from 'knex';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { buildJob, buildListener, buildPayload } from '../../src/index.js';
 import { bridgeRecordJob } from '../../src/cli/demo.js';
 import { fromJS } from '../../src/php/index.js';
 import { RedisQueue } from '../../src/redis/index.js';
 import { DatabaseUuidFailedJobProvider, knexConfig } from '../../src/worker/index.js';
-import { HANDLERS, lqb, php, scratch, type Scratch } from '../helpers/processes.js';
-import { dump, prefixedClient, rawClient, removePrefix, uniquePrefix } from '../helpers/redis.js';
+import { HANDLERS, lqb, php, scratchPerTest, type Scratch } from '../helpers/processes.js';
+import { dump, prefixedClient, rawClient, removePrefix } from '../helpers/redis.js';
 
 const QUEUE = 'bridge';
+// A Redis prefix and scratch directory of each test's own, removed after it.
+const current = scratchPerTest('e2e', QUEUE);
 let prefix: string;
 let s: Scratch;
-
-beforeEach(() => {
-  prefix = uniquePrefix('e2e');
-  s = scratch(prefix, QUEUE);
-});
-
-afterEach(async () => {
-  const raw = rawClient();
-  await removePrefix(raw, prefix);
-  raw.disconnect();
-  s.remove();
-});
+beforeEach(() => ({ prefix, s } = current));
 
 const work = (...flags: string[]) => lqb(['work', `--handlers=${HANDLERS}`, `--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0', ...flags], s.env);
 const laravelWork = (...flags: string[]) => php('laravel-worker.php', [`--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0', ...flags], s.env);

@@ -3,25 +3,14 @@
  * `$user->notify()` does) and a queued mailable (Mailable::queue), found by the handlers keyed by
  * the notification class with its channel and by the mailable class, as the log names them.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { HANDLERS, lqb, php, scratch, type Scratch } from '../helpers/processes.js';
-import { rawClient, removePrefix, uniquePrefix } from '../helpers/redis.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { HANDLERS, lqb, php, scratchPerTest, type Scratch } from '../helpers/processes.js';
 
 const QUEUE = 'bridge';
-let prefix: string;
+// A Redis prefix and scratch directory of each test's own, removed after it.
+const current = scratchPerTest('e2e-notify', QUEUE);
 let s: Scratch;
-
-beforeEach(() => {
-  prefix = uniquePrefix('e2e-notify');
-  s = scratch(prefix, QUEUE);
-});
-
-afterEach(async () => {
-  const raw = rawClient();
-  await removePrefix(raw, prefix);
-  raw.disconnect();
-  s.remove();
-});
+beforeEach(() => ({ s } = current));
 
 const laravelDispatch = async (kind: string, options: object) => {
   const result = await php('laravel-dispatch.php', [kind, JSON.stringify({ queue: QUEUE, ...options })], s.env);

@@ -7,27 +7,18 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { lqb, php, scratch, type Scratch } from '../helpers/processes.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { lqb, php, scratchPerTest, type Scratch } from '../helpers/processes.js';
 import { root } from '../helpers/php.js';
-import { rawClient, removePrefix, uniquePrefix } from '../helpers/redis.js';
+import { rawClient, removePrefix } from '../helpers/redis.js';
 
 const QUEUE = 'unique';
 const HANDLERS = join(root, 'test/e2e/fixtures/bookkeeping-handlers.mjs');
+// A Redis prefix and scratch directory of each test's own, removed after it.
+const current = scratchPerTest('e2e-unique', QUEUE);
 let prefix: string;
 let s: Scratch;
-
-beforeEach(() => {
-  prefix = uniquePrefix('e2e-unique');
-  s = scratch(prefix, QUEUE);
-});
-
-afterEach(async () => {
-  const raw = rawClient();
-  await removePrefix(raw, prefix);
-  raw.disconnect();
-  s.remove();
-});
+beforeEach(() => ({ prefix, s } = current));
 
 type Side = 'php' | 'node';
 interface Spec {
