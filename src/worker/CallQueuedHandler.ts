@@ -192,7 +192,11 @@ export class CallQueuedHandler {
   /** Laravel's forceRelease() of each key; by owner (restoreLock()->release()) when the job carries one (13.24+). */
   private async releaseLock(unique: Uniqueness): Promise<void> {
     const locks = this.deps.locks!;
-    await Promise.all(unique.keys.map((key) => (unique.owner !== undefined ? locks.release(key, unique.owner) : locks.forceRelease(key))));
+    const owner = unique.owner;
+    // Without an owner every spelling goes in one round trip: a worker given no shapes does this
+    // after every job, unique or not.
+    if (owner === undefined) await locks.forceReleaseAll(unique.keys);
+    else await Promise.all(unique.keys.map((key) => locks.release(key, owner)));
   }
 
   /**

@@ -35,6 +35,8 @@ const KEY_PREFIX = 'laravel_unique_job:';
 export interface UniqueLockStore {
   /** Laravel's forceRelease(): the lock goes, whoever holds it. */
   forceRelease(key: string): Promise<void>;
+  /** forceRelease() of several keys in one round trip (the spellings a payload allows). */
+  forceReleaseAll(keys: string[]): Promise<void>;
   /** Laravel's restoreLock($key, $owner)->release(): the lock goes only when `owner` holds it. */
   release(key: string, owner: string): Promise<boolean>;
   /** The owner holding the lock, or null (for tests and the log). */
@@ -67,6 +69,10 @@ export class RedisLockStore implements UniqueLockStore {
 
   async forceRelease(key: string): Promise<void> {
     await this.client.del(this.name(key));
+  }
+
+  async forceReleaseAll(keys: string[]): Promise<void> {
+    if (keys.length > 0) await this.client.del(...keys.map((key) => this.name(key)));
   }
 
   async release(key: string, owner: string): Promise<boolean> {
@@ -106,6 +112,10 @@ export class DatabaseLockStore implements UniqueLockStore {
 
   async forceRelease(key: string): Promise<void> {
     await this.db(this.table).where('key', this.prefix + key).delete();
+  }
+
+  async forceReleaseAll(keys: string[]): Promise<void> {
+    if (keys.length > 0) await this.db(this.table).whereIn('key', keys.map((key) => this.prefix + key)).delete();
   }
 
   async release(key: string, owner: string): Promise<boolean> {
