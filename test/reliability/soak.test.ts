@@ -73,6 +73,9 @@ describe(`soak: ${JOBS.toLocaleString('en-US')} jobs, two Node workers and one L
       `soak: ${JOBS} jobs in ${seconds.toFixed(1)} s (${Math.round(JOBS / seconds)} jobs/s): Node ${nodeWorkers.map((w) => w.seen.length).join(' + ')}, Laravel ${phpRuns.length}; ` +
         `Node heap growth ${nodeWorkers.map((w) => percent(growth(w.heap))).join(', ')}, RSS growth ${nodeWorkers.map((w) => percent(growth(w.rss))).join(', ')}`,
     );
-    for (const worker of nodeWorkers) expect(growth(worker.heap)).toBeLessThan(0.1);
+    // A leak of a few KB a job grows the heap several times over; the main tier's short run has
+    // a small heap, whose noise alone is a few per cent, so it is given more room.
+    const allowed = bySize(0.25, 0.1);
+    for (const worker of nodeWorkers) expect(growth(worker.heap), `heap growth of worker ${nodeWorkers.indexOf(worker) + 1}`).toBeLessThan(allowed);
   }, 1_800_000);
 });
