@@ -5,4 +5,4 @@ export { RedisQueue, hasHashTag, type RedisQueueOptions } from './RedisQueue.js'
 export { RedisJob, type ReservedFields } from './RedisJob.js';
 export { connectRedis, type ConnectOptions } from './connect.js';
 export { describeConnectionError, isCertificateError, whenReady } from './ready.js';
-export { luaSource, registerSteps, type RedisClient, type StepName } from './scripts.js';
+export { luaSource, registerSteps, releaseLockStep, type RedisClient, type StepName } from './scripts.js';

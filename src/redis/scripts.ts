@@ -18,6 +18,7 @@ const STEPS = {
   lqbGiveBack: { file: 'give-back.lua', keys: 2 },
   lqbSize: { file: 'size.lua', keys: 3 },
   lqbClear: { file: 'clear.lua', keys: 4 },
+  lqbReleaseLock: { file: 'release-lock.lua', keys: 1 },
 } as const;
 
 export type StepName = keyof typeof STEPS;
@@ -56,4 +57,10 @@ export function runStep<T>(
   const command = (client as unknown as Record<string, (...a: (string | number | Buffer)[]) => Promise<T>>)[asBuffers ? `${step}Buffer` : step];
   if (typeof command !== 'function') throw new Error(`Redis step ${step} is not registered on this client`);
   return command.call(client, ...keys, ...args);
+}
+
+/** The release-lock step on any client (the cache's, for locks): 1 when the owner's lock went. */
+export function releaseLockStep(client: RedisClient, key: string, owner: string): Promise<number> {
+  registerSteps(client);
+  return runStep<number>(client, 'lqbReleaseLock', [key], [owner]);
 }

@@ -6,15 +6,9 @@
  * comes first). The value is the owner, a random 16-character string (Str::random()); the lock
  * is released only by its owner. A lock of 0 seconds never expires, as in Laravel.
  */
+import { releaseLockStep } from '../redis/index.js';
 import { randomId } from '../laravel/index.js';
 import type { QueueCache } from './cache.js';
-
-/** LuaScripts::releaseLock: delete the key only when it still holds our owner. */
-const RELEASE_LOCK = `if redis.call("get",KEYS[1]) == ARGV[1] then
-    return redis.call("del",KEYS[1])
-else
-    return 0
-end`;
 
 export class RedisLock {
   /** The lock's Redis key, without the client's own prefix. */
@@ -41,7 +35,7 @@ export class RedisLock {
 
   /** Gives the lock up, if it is still ours. */
   async release(): Promise<boolean> {
-    return Boolean(await this.cache.client.eval(RELEASE_LOCK, 1, this.key, this.owner));
+    return (await releaseLockStep(this.cache.client, this.key, this.owner)) > 0;
   }
 
   /** Who holds the lock now, or null when nobody does. */

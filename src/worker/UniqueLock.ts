@@ -20,6 +20,7 @@
  * the owner); on the `database` store as a row of `cache_locks (key, owner, expiration)`, the
  * key under the cache prefix with no separator.
  */
+import { releaseLockStep } from '../redis/index.js';
 import type { Knex } from 'knex';
 import { openKnex } from './knex.js';
 import { PhpEnum, PhpFloat, PhpObject, deref, toJS, unserialize, type PhpValue } from '../php/index.js';
@@ -45,13 +46,6 @@ export interface UniqueLockStore {
   acquire(key: string, owner: string, seconds: number): Promise<boolean>;
 }
 
-/** Laravel's LuaScripts::releaseLock(): delete the key only when it holds the owner. */
-const RELEASE_LOCK = `if redis.call("get",KEYS[1]) == ARGV[1] then
-    return redis.call("del",KEYS[1])
-else
-    return 0
-end`;
-
 /** Laravel's RedisStore locks (RedisLock / PhpRedisLock), on the cache connection. */
 export class RedisLockStore implements UniqueLockStore {
   constructor(
@@ -76,7 +70,7 @@ export class RedisLockStore implements UniqueLockStore {
   }
 
   async release(key: string, owner: string): Promise<boolean> {
-    return Number(await this.client.eval(RELEASE_LOCK, 1, this.name(key), owner)) > 0;
+    return (await releaseLockStep(this.client, this.name(key), owner)) > 0;
   }
 
   owner(key: string): Promise<string | null> {
