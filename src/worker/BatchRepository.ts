@@ -10,7 +10,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Knex } from 'knex';
-import { openKnex } from './knex.js';
+import { LazyKnex } from './knex.js';
 import { PhpArray, deref, unserialize } from '../php/index.js';
 import { knexConfig } from './FailedJobProvider.js';
 
@@ -46,16 +46,14 @@ export interface BatchRow extends BatchCounts {
 export const allJobsHaveRanExactlyOnce = (counts: BatchCounts): boolean => counts.pendingJobs - counts.failedJobs === 0;
 
 export class DatabaseBatchRepository {
-  #db: Knex | undefined;
-  readonly #config: Knex.Config | undefined;
+  readonly #knex: LazyKnex;
 
   constructor(
     db: Knex | Knex.Config,
     /** Laravel's `queue.batching.table`. */
     private readonly table = 'job_batches',
   ) {
-    if (typeof db === 'function') this.#db = db;
-    else this.#config = db;
+    this.#knex = new LazyKnex(db);
   }
 
   /** A repository on a database URL (as `--failed-db` takes one). */
@@ -64,7 +62,7 @@ export class DatabaseBatchRepository {
   }
 
   private get db(): Knex {
-    return (this.#db ??= openKnex(this.#config!));
+    return this.#knex.db;
   }
 
   private get client(): string {
@@ -106,7 +104,7 @@ export class DatabaseBatchRepository {
   }
 
   async close(): Promise<void> {
-    await this.#db?.destroy();
+    await this.#knex.destroy();
   }
 
   /**

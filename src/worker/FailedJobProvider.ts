@@ -7,7 +7,7 @@
 import { accessSync, constants } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Knex } from 'knex';
-import { openKnex } from './knex.js';
+import { LazyKnex } from './knex.js';
 
 export interface FailedJob {
   /** The auto-increment id. */
@@ -54,17 +54,14 @@ export function knexConfig(url: string): Knex.Config {
 
 export class DatabaseUuidFailedJobProvider implements FailedJobProvider {
   private ready: Promise<void> | undefined;
-  #db: Knex | undefined;
-  readonly #config: Knex.Config | undefined;
+  readonly #knex: LazyKnex;
 
   /** A knex instance, or the config to make one from when the store is first used. */
   constructor(
     db: Knex | Knex.Config,
     private readonly table = 'failed_jobs',
   ) {
-    // A knex instance is a function; a config is a plain object.
-    if (typeof db === 'function') this.#db = db;
-    else this.#config = db;
+    this.#knex = new LazyKnex(db);
   }
 
   /** A provider for a database URL; the table is made (with Laravel's schema) when missing. */
@@ -80,7 +77,7 @@ export class DatabaseUuidFailedJobProvider implements FailedJobProvider {
    * No SQLite file is made here: as before, that waits for a first failed job.
    */
   async check(): Promise<void> {
-    const filename = this.#config?.client === 'better-sqlite3' ? (this.#config.connection as { filename: string }).filename : undefined;
+    const filename = this.#knex.config?.client === 'better-sqlite3' ? (this.#knex.config.connection as { filename: string }).filename : undefined;
     if (filename === undefined) {
       await this.db.raw('select 1');
       return;
@@ -94,7 +91,7 @@ export class DatabaseUuidFailedJobProvider implements FailedJobProvider {
   }
 
   private get db(): Knex {
-    return (this.#db ??= openKnex(this.#config!));
+    return this.#knex.db;
   }
 
   /** Laravel's `failed_jobs` migration (8.x), made here when the table is not there yet. */
@@ -181,7 +178,7 @@ export class DatabaseUuidFailedJobProvider implements FailedJobProvider {
   }
 
   async close(): Promise<void> {
-    await this.#db?.destroy();
+    await this.#knex.destroy();
   }
 }
 

@@ -22,7 +22,7 @@
  */
 import { releaseLockStep } from '../redis/index.js';
 import type { Knex } from 'knex';
-import { openKnex } from './knex.js';
+import { LazyKnex } from './knex.js';
 import { PhpEnum, PhpFloat, PhpObject, deref, toJS, unserialize, type PhpValue } from '../php/index.js';
 import { randomId, type DecodedPayload, type LaravelProfile } from '../laravel/index.js';
 import type { RedisClient } from '../redis/index.js';
@@ -86,8 +86,7 @@ export class RedisLockStore implements UniqueLockStore {
 
 /** Laravel's DatabaseStore locks: rows of `cache_locks (key, owner, expiration)`. */
 export class DatabaseLockStore implements UniqueLockStore {
-  #db: Knex | undefined;
-  readonly #config: Knex.Config | undefined;
+  readonly #knex: LazyKnex;
 
   constructor(
     db: Knex | Knex.Config,
@@ -96,12 +95,11 @@ export class DatabaseLockStore implements UniqueLockStore {
     /** Laravel's `cache.prefix`; DatabaseStore puts nothing after it. */
     private readonly prefix = 'laravel_cache',
   ) {
-    if (typeof db === 'function') this.#db = db;
-    else this.#config = db;
+    this.#knex = new LazyKnex(db);
   }
 
   private get db(): Knex {
-    return (this.#db ??= openKnex(this.#config!));
+    return this.#knex.db;
   }
 
   async forceRelease(key: string): Promise<void> {
@@ -143,7 +141,7 @@ export class DatabaseLockStore implements UniqueLockStore {
   }
 
   async close(): Promise<void> {
-    await this.#db?.destroy();
+    await this.#knex.destroy();
   }
 }
 

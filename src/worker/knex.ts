@@ -48,3 +48,28 @@ export function openKnex(config: Knex.Config): Knex {
   }
   return (require('knex') as { knex: (config: Knex.Config) => Knex }).knex(config);
 }
+
+/**
+ * The database a store works on: a knex instance given by the caller, or one made from a config
+ * when the store is first used (so a worker that never fails a job never opens it).
+ */
+export class LazyKnex {
+  #db: Knex | undefined;
+  /** The config the instance is made from, when none was given. */
+  readonly config: Knex.Config | undefined;
+
+  constructor(db: Knex | Knex.Config) {
+    // A knex instance is a function; a config is a plain object.
+    if (typeof db === 'function') this.#db = db;
+    else this.config = db;
+  }
+
+  get db(): Knex {
+    return (this.#db ??= openKnex(this.config!));
+  }
+
+  /** Closes the instance's pool, if it was opened. */
+  async destroy(): Promise<void> {
+    await this.#db?.destroy();
+  }
+}
