@@ -19,6 +19,8 @@ import { Worker, type FailedJobInfo, type WorkerEvent, type WorkerLogger } from 
 import type { WorkerOptions } from '../worker/WorkerOptions.js';
 import { redactSecrets } from './redact.js';
 import { RedisUnavailable, openBoundedClient, patientClient, whereRedisIs } from './clients.js';
+import { DispatchTelemetry } from '../telemetry/dispatch.js';
+import type { TelemetryOptions } from '../telemetry/options.js';
 import { ConnectionSettingsError, installedLaravel, readEnvFile, resolveConnection, type ConnectionOptions, type ConnectionSettings } from './settings.js';
 
 export interface ConnectOptions extends ConnectionOptions {
@@ -32,6 +34,11 @@ export interface ConnectOptions extends ConnectionOptions {
   shapes?: ShapesFile | string;
   /** Where connection trouble is said (pino-compatible); workers use it unless given their own. */
   logger?: WorkerLogger;
+  /**
+   * OpenTelemetry for dispatch and the workers: the global providers when `@opentelemetry/api`
+   * is installed, or the providers given here; `false` for none.
+   */
+  telemetry?: TelemetryOptions | false;
 }
 
 export interface DispatchOptions {
@@ -69,6 +76,8 @@ export interface QueueWorkerOptions extends Partial<WorkerOptions> {
   onError?: (error: Error) => void;
   log?: (event: WorkerEvent) => void;
   shapes?: ShapesFile | string;
+  /** This worker's OpenTelemetry providers, or `false`; else connect()'s. */
+  telemetry?: TelemetryOptions | false;
 }
 
 /** How long close() lets running workers finish their jobs before leaving them reserved. */
@@ -86,6 +95,7 @@ export class LaravelQueue {
   #locks: UniqueLockStore | undefined;
   readonly #closers: (() => Promise<void> | void)[] = [];
   readonly #workers = new Set<Worker>();
+  #telemetry: Promise<DispatchTelemetry | undefined> | undefined;
   #closed = false;
 
   constructor(
@@ -184,9 +194,12 @@ export class LaravelQueue {
       built = buildPayload(command, { profile, ...envelope, delay: since12(profile) && delayed ? delaySeconds : null });
       queue = options.queue ?? this.settings.defaultQueue;
     }
+    const push = () => (delayed ? this.connection.laterRaw(delay instanceof Date ? delay : delaySeconds, built.raw, queue) : this.connection.pushRaw(built.raw, queue));
     try {
-      if (delayed) await this.connection.laterRaw(delay instanceof Date ? delay : delaySeconds, built.raw, queue);
-      else await this.connection.pushRaw(built.raw, queue);
+      const telemetry = await (this.#telemetry ??= DispatchTelemetry.open(this.options.telemetry, 'redis'));
+      const name = String(built.envelope.displayName ?? built.command.className);
+      if (telemetry) await telemetry.send({ name, queue, id: String(built.envelope.id), uuid: typeof built.envelope.uuid === 'string' ? built.envelope.uuid : null, ...(delayed ? { delay: delaySeconds } : {}) }, push);
+      else await push();
     } catch (error) {
       // Never a silent drop: the caller hears that this job was not pushed, and why (no password).
       throw new Error(redactSecrets(`the job was not pushed: Redis at ${whereRedisIs(this.settings)} did not take it (${(error as Error).message})`), { cause: error });
@@ -201,7 +214,7 @@ export class LaravelQueue {
    */
   worker(handlers: HandlerMap, options: QueueWorkerOptions = {}): Worker {
     this.#open();
-    const { retryAfter, blockFor, failer, onFailed, logger = this.options.logger, onError, log, shapes: givenShapes, ...workerOptions } = options;
+    const { retryAfter, blockFor, failer, onFailed, logger = this.options.logger, onError, log, shapes: givenShapes, telemetry = this.options.telemetry, ...workerOptions } = options;
     let worker: Worker | undefined;
     const trouble = (line: string) => {
       const error = new RedisUnavailable(redactSecrets(line.replace(/^redis: /, '')));
@@ -231,6 +244,7 @@ export class LaravelQueue {
         ...(shapes ? { shapes } : {}),
         locks,
         batches,
+        ...(telemetry !== undefined ? { telemetry } : {}),
       },
     );
     const made = worker;

@@ -26,3 +26,10 @@ export function packageRoot(): string {
 export function packageUrl(path: string): URL {
   return new URL(path, pathToFileURL(packageRoot() + '/'));
 }
+
+let version: string | undefined;
+
+/** The package's version, from its package.json (what telemetry names its instrumentation by). */
+export function packageVersion(): string {
+  return (version ??= String((JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version?: unknown }).version ?? '0.0.0'));
+}

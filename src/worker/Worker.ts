@@ -24,6 +24,8 @@ import { CallQueuedHandler } from './CallQueuedHandler.js';
 import type { ShapesFile } from '../shapes/shape.js';
 import type { UniqueLockStore } from './UniqueLock.js';
 import type { DatabaseBatchRepository } from './BatchRepository.js';
+import { WorkerTelemetry, type JobOutcome, type JobSpan } from '../telemetry/jobs.js';
+import type { TelemetryOptions } from '../telemetry/options.js';
 
 export interface WorkerEvent {
   event: 'processing' | 'processed' | 'failed' | 'released' | 'deleted' | 'given-back' | 'timed-out' | 'stopping' | 'error' | 'warning';
@@ -115,6 +117,11 @@ export interface WorkerDependencies {
   batches?: DatabaseBatchRepository;
   /** One call per event; the CLI prints them. */
   log?: (event: WorkerEvent) => void;
+  /**
+   * OpenTelemetry: spans and metrics go to the application's global providers when
+   * `@opentelemetry/api` is installed, or to the providers given here; `false` turns them off.
+   */
+  telemetry?: TelemetryOptions | false;
   /** UNIX seconds. */
   now?: () => number;
 }
@@ -226,6 +233,8 @@ class JobState {
   abandoned = false;
   /** The payload and command, once read: what CallQueuedHandler's failed() is given. */
   read: { payload: DecodedPayload; command: PhpValue | undefined } | undefined;
+  /** Its OpenTelemetry span, when telemetry is on. */
+  span: JobSpan | undefined;
   /** Made only when the handler asks for its signal; most never do. */
   #controller: AbortController | undefined;
   #expiredWith: Error | undefined;
@@ -329,6 +338,8 @@ export class Worker extends EventEmitter {
   private pauses: PauseWatch | undefined;
   /** CallQueuedHandler's duties around the handler: the chain, unique locks, batches. */
   private readonly handler: CallQueuedHandler;
+  /** Spans and metrics, while running with OpenTelemetry present. */
+  private telemetry: WorkerTelemetry | undefined;
 
   constructor(
     readonly queue: RedisQueue,
@@ -360,6 +371,7 @@ export class Worker extends EventEmitter {
    */
   private log(event: WorkerEvent, cause?: unknown): void {
     this.count(event);
+    if (event.event === 'error') this.telemetry?.error(event.queue);
     this.logEvent(event);
     const error = cause instanceof Error ? cause : event.error !== undefined ? new Error(event.error) : undefined;
     const logger = this.deps.logger;
@@ -452,6 +464,7 @@ export class Worker extends EventEmitter {
 
   private async runOnce(): Promise<StopReason> {
     this.warnOfShortRetryAfter();
+    this.telemetry = await WorkerTelemetry.open(this.deps.telemetry, this.options.connectionName, () => this.inFlightPerQueue());
     const renewing = this.renewReservations();
     if (this.options.memory > 0) watchLiveHeap();
     try {
@@ -461,7 +474,16 @@ export class Worker extends EventEmitter {
     } finally {
       clearInterval(renewing);
       if (this.options.memory > 0) unwatchLiveHeap();
+      this.telemetry?.close();
+      this.telemetry = undefined;
     }
+  }
+
+  /** Jobs in hand per queue, for the in-flight metric. */
+  private inFlightPerQueue(): Record<string, number> {
+    const counts: Record<string, number> = {};
+    for (const job of this.states.keys()) counts[job.queue] = (counts[job.queue] ?? 0) + 1;
+    return counts;
   }
 
   /**
@@ -592,8 +614,12 @@ export class Worker extends EventEmitter {
       // A job whose delete or release could not reach Redis stays reserved and comes back
       // after retry_after; say so, and keep the worker alive.
       this.process(job)
-        .catch((error: unknown) => this.log({ event: 'error', job: job.id, queue: job.queue, error: `could not finish the job: ${describeError(error)}` }, error))
+        .catch((error: unknown) => {
+          this.states.get(job)?.span?.outcome('error', error);
+          this.log({ event: 'error', job: job.id, queue: job.queue, error: `could not finish the job: ${describeError(error)}` }, error);
+        })
         .finally(() => {
+          this.states.get(job)?.span?.end();
           this.inHand.delete(job);
           this.states.delete(job);
           this.inFlight--;
@@ -602,6 +628,18 @@ export class Worker extends EventEmitter {
           this.jobFinished = undefined;
         });
     }
+  }
+
+  /** A job's `processing` event, which starts its span when telemetry is on. */
+  private processing(state: JobState, event: WorkerEvent & { job: string; id: string; queue: string; attempts: number }, started: number): void {
+    if (this.telemetry) state.span = this.telemetry.start({ name: event.job, queue: event.queue, id: event.id, uuid: event.uuid, attempts: event.attempts }, started);
+    this.log(event);
+  }
+
+  /** An event that says what became of a job: its span hears it too. */
+  private jobLog(state: JobState, event: WorkerEvent, cause?: unknown): void {
+    state.span?.outcome(event.event as JobOutcome, cause);
+    this.log(event, cause);
   }
 
   /** Up to `count` jobs from the first queue that has any, in the order the queues were given. */
@@ -739,9 +777,9 @@ export class Worker extends EventEmitter {
     }
     state.read = { payload, command };
     const name = String(payload.envelope.displayName ?? payload.name);
-    this.log({ event: 'processing', job: name, ...base });
+    this.processing(state, { event: 'processing', job: name, ...base }, started);
     const finish = (event: WorkerEvent['event'], error?: unknown) =>
-      this.log({ event, job: name, ...base, durationMs: performance.now() - started, ...(error !== undefined ? { error: describeError(error) } : {}) }, error);
+      this.jobLog(state, { event, job: name, ...base, durationMs: performance.now() - started, ...(error !== undefined ? { error: describeError(error) } : {}) }, error);
 
     const found = this.findHandler(payload, view);
     const context = found && this.context(state, found.name, payload, view, command);
@@ -758,7 +796,7 @@ export class Worker extends EventEmitter {
       const forPhp = await this.handler.phpShouldRun(payload, command);
       if (forPhp) {
         await job.giveBack(this.options.shareDelay);
-        return this.log({ event: 'given-back', job: name, ...base, reason: forPhp });
+        return this.jobLog(state, { event: 'given-back', job: name, ...base, reason: forPhp });
       }
       await this.handler.beforeRunning(payload, command);
       const timedOut = await this.runHandler(state, found.handler, context, payload);
@@ -805,17 +843,17 @@ export class Worker extends EventEmitter {
     const job = state.job;
     const name = error instanceof UndecodableJobError ? '(undecodable)' : displayNameOf(job);
     const base = { id: job.id, uuid: job.uuid, queue: job.queue, attempts: job.attempts() };
-    this.log({ event: 'processing', job: name, ...base });
+    this.processing(state, { event: 'processing', job: name, ...base }, started);
     if (error instanceof MaxAttemptsExceededError) {
       const reason = await this.phpShouldFailUnread(job);
       if (reason) {
         await job.giveBack(this.options.shareDelay);
-        return this.log({ event: 'given-back', job: name, ...base, reason: `out of attempts, left for a PHP worker to fail: ${reason}` });
+        return this.jobLog(state, { event: 'given-back', job: name, ...base, reason: `out of attempts, left for a PHP worker to fail: ${reason}` });
       }
     }
     await this.recordFailure(state, error, name);
     if (state.failedRecorded && error instanceof MaxAttemptsExceededError) await this.failedHookOfUnread(state, error);
-    this.log({ event: state.outcome('deleted'), job: name, ...base, durationMs: performance.now() - started, error: error.message }, error);
+    this.jobLog(state, { event: state.outcome('deleted'), job: name, ...base, durationMs: performance.now() - started, error: error.message }, error);
   }
 
   /** With --share, why a job out of attempts is PHP's to fail (see CallQueuedHandler.phpShouldFail), if it is. */
@@ -861,8 +899,10 @@ export class Worker extends EventEmitter {
    */
   private async runHandler(state: JobState, handler: Handler, context: HandlerJob, payload: DecodedPayload): Promise<Error | undefined> {
     const seconds = this.timeoutFor(payload);
+    const span = state.span;
+    const run = span ? () => span.run(() => handler(context)) : () => handler(context);
     if (seconds <= 0) {
-      await handler(context);
+      await run();
       return undefined;
     }
     let timer: NodeJS.Timeout | undefined;
@@ -870,7 +910,7 @@ export class Worker extends EventEmitter {
       timer = setTimeout(() => resolve('timeout'), seconds * 1000);
     });
     try {
-      const outcome = await Promise.race([Promise.resolve(handler(context)).then(() => 'done' as const), expired]);
+      const outcome = await Promise.race([Promise.resolve(run()).then(() => 'done' as const), expired]);
       if (outcome === 'done') return undefined;
     } finally {
       clearTimeout(timer);
@@ -933,7 +973,7 @@ export class Worker extends EventEmitter {
         if (reason) {
           state.released = true;
           await job.release(0);
-          this.log({ event: 'given-back', job: name, id: job.id, uuid: job.uuid, queue: job.queue, attempts: job.attempts(), reason: `out of attempts, left for a PHP worker to fail: ${reason}` });
+          this.jobLog(state, { event: 'given-back', job: name, id: job.id, uuid: job.uuid, queue: job.queue, attempts: job.attempts(), reason: `out of attempts, left for a PHP worker to fail: ${reason}` });
           return;
         }
       }

@@ -1,0 +1,186 @@
+/**
+ * Spans and metrics for the jobs a worker runs, after OpenTelemetry's messaging conventions:
+ * one CONSUMER span per reserved job (`process <queue>`), the handler running inside it so its
+ * own spans are the job's children; `messaging.process.duration` and
+ * `messaging.client.consumed.messages` per job, and the jobs in flight.
+ */
+import type { Attributes, Counter, Histogram, ObservableUpDownCounter, ObservableCallback, Span, Tracer } from '@opentelemetry/api';
+import { packageVersion } from '../internal/root.js';
+import { MESSAGING_SYSTEM, instrumentsOf, loadOpenTelemetry, type OpenTelemetryApi } from './otel.js';
+import type { TelemetryOptions } from './options.js';
+
+/** What became of a job, as the worker's events name it. */
+export type JobOutcome = 'processed' | 'deleted' | 'released' | 'failed' | 'given-back' | 'timed-out' | 'error';
+
+/** The reserved job, as the worker's `processing` event gives it. */
+export interface ReservedJobFacts {
+  /** The envelope's displayName. */
+  name: string;
+  queue: string;
+  id: string;
+  uuid: string | undefined;
+  attempts: number;
+}
+
+/** A job's span while it runs: told what the worker learns, ended once with the last outcome. */
+export interface JobSpan {
+  /** What became of the job (the last said wins: a job given back and then released is released). */
+  outcome(outcome: JobOutcome, error?: unknown): void;
+  /** Runs the handler with this span as the active one. */
+  run<T>(handler: () => T): T;
+  end(): void;
+}
+
+/** Outcomes that mean the attempt went wrong: the span's status is ERROR. */
+const ERRORS: ReadonlySet<JobOutcome> = new Set(['failed', 'timed-out', 'error']);
+
+export class WorkerTelemetry {
+  private readonly duration: Histogram;
+  private readonly consumed: Counter;
+  private readonly errors: Counter;
+  private readonly inFlight: ObservableUpDownCounter;
+  private readonly observe: ObservableCallback;
+
+  /**
+   * The worker's telemetry, or undefined when OpenTelemetry is absent or turned off
+   * (`telemetry: false`). `inFlight` reads the worker's jobs in hand, per queue.
+   */
+  static async open(options: TelemetryOptions | false | undefined, connection: string, inFlight: () => Record<string, number>): Promise<WorkerTelemetry | undefined> {
+    if (options === false) return undefined;
+    const api = await loadOpenTelemetry();
+    return api ? new WorkerTelemetry(api, options ?? {}, connection, inFlight) : undefined;
+  }
+
+  private readonly tracer: Tracer;
+
+  private constructor(
+    private readonly api: OpenTelemetryApi,
+    options: TelemetryOptions,
+    private readonly connection: string,
+    inFlight: () => Record<string, number>,
+  ) {
+    const { tracer, meter } = instrumentsOf(api, options, packageVersion());
+    this.tracer = tracer;
+    this.duration = meter.createHistogram('messaging.process.duration', { unit: 's', description: 'How long a job took, from its reservation to its end (done, released or failed).' });
+    this.consumed = meter.createCounter('messaging.client.consumed.messages', { unit: '{message}', description: 'Jobs reserved by the worker.' });
+    this.errors = meter.createCounter('lqb.worker.errors', { unit: '{error}', description: 'Trouble outside a handler: Redis unreachable, a failure that could not be recorded.' });
+    this.inFlight = meter.createObservableUpDownCounter('lqb.worker.jobs.in_flight', { unit: '{job}', description: 'Jobs reserved and not yet finished.' });
+    this.observe = (result) => {
+      for (const [queue, count] of Object.entries(inFlight())) result.observe(count, { ...this.queueAttributes(queue) });
+    };
+    this.inFlight.addCallback(this.observe);
+  }
+
+  /** A span for a job reserved at `started` (performance.now()), about to run. */
+  start(job: ReservedJobFacts, started: number): JobSpan {
+    const queue = this.queueAttributes(job.queue);
+    const span = this.tracer.startSpan(`process ${job.queue}`, {
+      kind: this.api.SpanKind.CONSUMER,
+      attributes: {
+        ...queue,
+        'messaging.operation.type': 'process',
+        'messaging.message.id': job.uuid ?? job.id,
+        'laravel.job.id': job.id,
+        ...(job.uuid !== undefined ? { 'laravel.job.uuid': job.uuid } : {}),
+        'laravel.job.attempts': job.attempts,
+        'laravel.job.name': job.name,
+      },
+      startTime: performance.timeOrigin + started,
+    });
+    this.consumed.add(1, { ...queue, 'messaging.operation.name': 'process' });
+    return new RecordedJob(this.api, span, started, { ...queue, 'laravel.job.name': job.name }, (seconds, attributes) => this.duration.record(seconds, attributes));
+  }
+
+  /** Trouble outside a handler (the worker's `error` events). */
+  error(queue: string | undefined): void {
+    this.errors.add(1, queue === undefined ? { 'laravel.queue.connection': this.connection } : this.queueAttributes(queue));
+  }
+
+  /** Stops observing the worker's jobs in flight. */
+  close(): void {
+    this.inFlight.removeCallback(this.observe);
+  }
+
+  private queueAttributes(queue: string): Attributes {
+    return { 'messaging.system': MESSAGING_SYSTEM, 'messaging.destination.name': queue, 'laravel.queue.connection': this.connection };
+  }
+}
+
+class RecordedJob implements JobSpan {
+  private last: JobOutcome | undefined;
+  private error: unknown;
+  private ended = false;
+
+  constructor(
+    private readonly api: OpenTelemetryApi,
+    private readonly span: Span,
+    private readonly started: number,
+    private readonly job: Attributes,
+    private readonly record: (seconds: number, attributes: Attributes) => void,
+  ) {}
+
+  outcome(outcome: JobOutcome, error?: unknown): void {
+    this.last = outcome;
+    if (error !== undefined) this.error = error;
+  }
+
+  run<T>(handler: () => T): T {
+    // A span nobody samples has no children to parent: the handler runs as it is.
+    if (!this.span.isRecording()) return handler();
+    const { context, trace } = this.api;
+    return context.with(trace.setSpan(context.active(), this.span), handler);
+  }
+
+  end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    const outcome = this.last ?? 'error';
+    const errorType = this.error !== undefined ? errorTypeOf(this.error) : undefined;
+    this.span.setAttribute('laravel.job.outcome', outcome);
+    if (errorType !== undefined) this.span.setAttribute('error.type', errorType);
+    if (this.error !== undefined) this.span.recordException(asException(this.error));
+    if (ERRORS.has(outcome)) this.span.setStatus({ code: this.api.SpanStatusCode.ERROR, message: messageOf(this.error) ?? outcome });
+    this.span.end();
+    this.record((performance.now() - this.started) / 1000, {
+      ...this.job,
+      'messaging.operation.name': 'process',
+      'laravel.job.outcome': outcome,
+      ...(errorType !== undefined ? { 'error.type': errorType } : {}),
+    });
+  }
+}
+
+/** The error's class name, as `error.type` wants it; whatever a handler threw. */
+function errorTypeOf(error: unknown): string {
+  try {
+    // The JS class (what Node code catches), not `name`, which some errors set to PHP's exception class.
+    if (error instanceof Error) return error.constructor.name || error.name || 'Error';
+  } catch {
+    // A getter that throws: the kind is still an Error.
+  }
+  return error === null ? 'null' : typeof error;
+}
+
+function messageOf(error: unknown): string | undefined {
+  try {
+    if (error instanceof Error) return String(error.message);
+    if (error !== undefined) return String(error);
+  } catch {
+    return undefined;
+  }
+  return undefined;
+}
+
+/** What recordException takes, made safely from any thrown value. */
+function asException(error: unknown): { name: string; message: string; stack?: string } | string {
+  const message = messageOf(error) ?? '';
+  let stack: string | undefined;
+  try {
+    if (!(error instanceof Error)) return message;
+    stack = typeof error.stack === 'string' ? error.stack : undefined;
+  } catch {
+    // A Proxy whose traps throw, a stack getter that throws: the message is what there is.
+    return message;
+  }
+  return { name: errorTypeOf(error), message, ...(stack !== undefined ? { stack } : {}) };
+}

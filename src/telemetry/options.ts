@@ -1,0 +1,17 @@
+/**
+ * How telemetry is configured. Apart from the rest of src/telemetry so that the public types
+ * (connect's and the worker's options) never name `@opentelemetry/api`: a project without it
+ * still compiles against them.
+ */
+
+/**
+ * Where spans and metrics go: providers of the application's OpenTelemetry SDK, else the global
+ * ones it registered. Typed by shape, so that a project without `@opentelemetry/api` compiles.
+ */
+export interface TelemetryOptions {
+  /** A TracerProvider (else `trace.getTracerProvider()`, the global one). */
+  tracerProvider?: { getTracer(name: string, version?: string): unknown };
+  /** A MeterProvider (else `metrics.getMeterProvider()`, the global one). */
+  meterProvider?: { getMeter(name: string, version?: string): unknown };
+}
+

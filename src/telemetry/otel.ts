@@ -1,0 +1,48 @@
+/**
+ * OpenTelemetry, when the application has it: `@opentelemetry/api` is an optional peer
+ * dependency, loaded on first use and never required. Without it (or with `telemetry: false`)
+ * the worker and dispatch make no spans and record no metrics, at no cost.
+ *
+ * Only the API is loaded: spans and metrics go wherever the application's SDK sends them (its
+ * global providers, or the ones given here), as with any instrumented library.
+ */
+import type * as Api from '@opentelemetry/api';
+import type { TelemetryOptions } from './options.js';
+
+export type OpenTelemetryApi = typeof Api;
+
+/** The name spans and metrics are recorded under (the instrumentation scope). */
+export const INSTRUMENTATION_SCOPE = 'laravel-queue-bridge';
+
+let loading: Promise<OpenTelemetryApi | undefined> | undefined;
+
+/** `@opentelemetry/api`, or undefined when the application does not have it. Loaded once. */
+export function loadOpenTelemetry(): Promise<OpenTelemetryApi | undefined> {
+  loading ??= import('@opentelemetry/api').then(
+    // A CommonJS package: Node gives its names on the namespace, and all of them on `default`.
+    (module) => {
+      const api = module as unknown as OpenTelemetryApi & { default?: OpenTelemetryApi };
+      return api.SpanKind !== undefined ? api : (api.default ?? api);
+    },
+    (error: unknown) => {
+      if (isMissingModule(error)) return undefined;
+      throw error;
+    },
+  );
+  return loading;
+}
+
+function isMissingModule(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND';
+}
+
+/** A tracer and a meter, from the given providers or the global ones. */
+export function instrumentsOf(api: OpenTelemetryApi, options: TelemetryOptions, version: string): { tracer: Api.Tracer; meter: Api.Meter } {
+  const tracerProvider = (options.tracerProvider ?? api.trace.getTracerProvider()) as Api.TracerProvider;
+  const meterProvider = (options.meterProvider ?? api.metrics.getMeterProvider()) as Api.MeterProvider;
+  return { tracer: tracerProvider.getTracer(INSTRUMENTATION_SCOPE, version), meter: meterProvider.getMeter(INSTRUMENTATION_SCOPE, version) };
+}
+
+/** Attributes every span and measurement carries, after OpenTelemetry's messaging conventions. */
+export const MESSAGING_SYSTEM = 'laravel';
