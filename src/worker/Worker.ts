@@ -619,7 +619,11 @@ export class Worker extends EventEmitter {
           this.log({ event: 'error', job: job.id, queue: job.queue, error: `could not finish the job: ${describeError(error)}` }, error);
         })
         .finally(() => {
-          this.states.get(job)?.span?.end();
+          try {
+            this.states.get(job)?.span?.end();
+          } catch {
+            // The job is done whatever its span's exporter makes of it.
+          }
           this.inHand.delete(job);
           this.states.delete(job);
           this.inFlight--;
@@ -632,7 +636,12 @@ export class Worker extends EventEmitter {
 
   /** A job's `processing` event, which starts its span when telemetry is on. */
   private processing(state: JobState, event: WorkerEvent & { job: string; id: string; queue: string; attempts: number }, started: number): void {
-    if (this.telemetry) state.span = this.telemetry.start({ name: event.job, queue: event.queue, id: event.id, uuid: event.uuid, attempts: event.attempts }, started);
+    try {
+      if (this.telemetry) state.span = this.telemetry.start({ name: event.job, queue: event.queue, id: event.id, uuid: event.uuid, attempts: event.attempts }, started);
+    } catch (error) {
+      // OpenTelemetry's SDKs do not throw; a provider that does costs the job its span, not its run.
+      this.log({ event: 'warning', job: event.job, reason: `no span for this job: the tracer threw ${describeError(error)}` });
+    }
     this.log(event);
   }
 
