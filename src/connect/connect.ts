@@ -60,6 +60,26 @@ export interface DispatchOptions {
   laravel?: string;
 }
 
+/** A job found by `find`: where it is, and what its envelope says. */
+export interface FoundJob {
+  /** Waiting, waiting for its delay, reserved by a worker (running), or in failed_jobs. */
+  state: 'ready' | 'delayed' | 'reserved' | 'failed';
+  queue: string;
+  id: string;
+  uuid: string | null;
+  /** The envelope's displayName. */
+  name: string;
+  /** The envelope's attempts: attempts made, a reserved job's current one included. */
+  attempts: number;
+  /** When a delayed job is due, or when a reserved job's reservation runs out. */
+  until?: Date;
+  /** A failed job's failed_at ("Y-m-d H:i:s", as Laravel stores it) and exception. */
+  failedAt?: string;
+  exception?: string;
+  /** The payload as Redis or failed_jobs holds it. */
+  payload: string;
+}
+
 /** What dispatch pushed: the envelope's uuid and id, and the queue; or that a unique lock is held. */
 export type Dispatched = { uuid: string | null; id: string; queue: string; duplicate?: undefined } | { uuid: null; id: null; queue: string; duplicate: true; lockKey: string };
 
@@ -205,6 +225,22 @@ export class LaravelQueue {
       throw new Error(redactSecrets(`the job was not pushed: Redis at ${whereRedisIs(this.settings)} did not take it (${(error as Error).message})`), { cause: error });
     }
     return { uuid: typeof built.envelope.uuid === 'string' ? built.envelope.uuid : null, id: String(built.envelope.id), queue };
+  }
+
+  /**
+   * Where a job is, by its id or uuid (what dispatch returned): ready, delayed or reserved on one
+   * of `queues` (the connection's own by default), else failed in failed_jobs (by uuid);
+   * undefined when none holds it: done, deleted, or never pushed. It looks through every job of
+   * those queues (Laravel's queue has no index), so it is for lookups, not for every job.
+   */
+  async find(idOrUuid: string, options: { queues?: string[] } = {}): Promise<FoundJob | undefined> {
+    this.#open();
+    for (const name of options.queues ?? [this.settings.defaultQueue]) {
+      const queued = await this.connection.find(idOrUuid, name);
+      if (queued) return foundJob(queued.state, queued.queue, queued.payload, { ...(queued.until !== undefined ? { until: new Date(queued.until * 1000) } : {}) });
+    }
+    const failed = await this.failer.find(idOrUuid);
+    return failed ? foundJob('failed', failed.queue, failed.payload, { failedAt: failed.failed_at, exception: failed.exception }) : undefined;
   }
 
   /**
@@ -359,4 +395,26 @@ function withCarbons(value: unknown): unknown {
     return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, withCarbons(item)]));
   }
   return value;
+}
+
+/** A found job's facts, read from its envelope (whatever the envelope holds, never a throw). */
+function foundJob(state: FoundJob['state'], queue: string, payload: string, extra: Pick<FoundJob, 'until' | 'failedAt' | 'exception'>): FoundJob {
+  let envelope: Record<string, unknown> = {};
+  try {
+    const parsed = JSON.parse(payload) as unknown;
+    if (parsed !== null && typeof parsed === 'object') envelope = parsed as Record<string, unknown>;
+  } catch {
+    // failed_jobs may hold a payload that is not JSON (it was failed for that): its facts are unknown.
+  }
+  const name = envelope.displayName ?? envelope.job;
+  return {
+    state,
+    queue,
+    id: envelope.id === undefined || envelope.id === null ? '' : String(envelope.id),
+    uuid: typeof envelope.uuid === 'string' ? envelope.uuid : null,
+    name: typeof name === 'string' ? name : '',
+    attempts: typeof envelope.attempts === 'number' ? envelope.attempts : 0,
+    ...extra,
+    payload,
+  };
 }

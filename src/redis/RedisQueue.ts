@@ -10,6 +10,18 @@
 import type { Redis } from 'ioredis';
 import { registerSteps, runStep, type RedisClient } from './scripts.js';
 import { RedisJob } from './RedisJob.js';
+import { encodeString } from '../laravel/json.js';
+
+/** A job a queue holds, as `find` found it. */
+export interface QueuedJob {
+  /** Waiting to be reserved, waiting for its delay, or reserved by a worker. */
+  state: 'ready' | 'delayed' | 'reserved';
+  queue: string;
+  /** The payload as Redis holds it (a reserved one with its attempts counted). */
+  payload: string;
+  /** UNIX seconds: when a delayed job is due, or when a reserved one's reservation runs out. */
+  until?: number;
+}
 
 export interface RedisQueueOptions {
   /** The queue used when none is named (Laravel's `queue` setting). */
@@ -220,6 +232,25 @@ export class RedisQueue {
     return this.client.zcard(`${this.key(queue)}:reserved`);
   }
 
+  /**
+   * The job with this id or uuid, if the queue holds it: ready, delayed or reserved. Laravel's
+   * queue keeps no index of its jobs, so this looks through all of them (in Redis: only
+   * matches come back), and is meant for an operator's lookup, not for every job.
+   */
+  async find(idOrUuid: string, queue?: string): Promise<QueuedJob | undefined> {
+    const key = this.key(queue);
+    // Spelled as json_encode writes them (an id with a "/" has it escaped), whichever side pushed.
+    const needles = ['uuid', 'id'].map((field) => `"${field}":${encodeString(idOrUuid, false)}`);
+    const found = await runStep<string[]>(this.client, 'lqbFind', [key, `${key}:delayed`, `${key}:reserved`], needles);
+    for (let i = 0; i + 2 < found.length; i += 3) {
+      const payload = found[i + 1]!;
+      if (!isTheJob(payload, idOrUuid)) continue;
+      const state = found[i] as QueuedJob['state'];
+      return { state, queue: queue ?? this.defaultQueue, payload, ...(state === 'ready' ? {} : { until: Number(found[i + 2]) }) };
+    }
+    return undefined;
+  }
+
   /** Deletes a queue and everything in it; returns how many jobs went. */
   async clear(queue?: string): Promise<number> {
     const key = this.key(queue);
@@ -250,5 +281,15 @@ export class RedisQueue {
       this.blocking.disconnect();
       this.blocking = undefined;
     }
+  }
+}
+
+/** The envelope's own id or uuid is this one (not a value deeper in the job's data). */
+function isTheJob(payload: string, idOrUuid: string): boolean {
+  try {
+    const envelope = JSON.parse(payload) as { id?: unknown; uuid?: unknown } | null;
+    return envelope?.uuid === idOrUuid || (envelope?.id !== undefined && envelope.id !== null && String(envelope.id) === idOrUuid);
+  } catch {
+    return false;
   }
 }

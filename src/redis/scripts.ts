@@ -19,6 +19,7 @@ const STEPS = {
   lqbSize: { file: 'size.lua', keys: 3 },
   lqbClear: { file: 'clear.lua', keys: 4 },
   lqbReleaseLock: { file: 'release-lock.lua', keys: 1 },
+  lqbFind: { file: 'find.lua', keys: 3 },
 } as const;
 
 export type StepName = keyof typeof STEPS;
