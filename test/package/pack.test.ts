@@ -1,9 +1,9 @@
 /**
  * The package as a user gets it: `npm pack`, installed into a scratch project of its own, then
  * used from an ES module and from a CommonJS script, through the root and the subpath entries
- * (the internals only through their subpath),
- * and `npx lqb` run there. What the tarball holds is checked too: the builds, the Lua and PHP
- * they read, the schemas and the README, and no sources or fixture generators.
+ * (internals only through their subpath), and `npx lqb` run there. What the tarball holds is
+ * checked too: the builds, the Lua and PHP they read, the schemas and the README, and no sources
+ * or fixture generators.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
