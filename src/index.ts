@@ -1,11 +1,24 @@
 /**
  * laravel-queue-bridge: Laravel's queue protocol, spoken from Node.js.
  *
- * Each group below is also its own entry point (`laravel-queue-bridge/php`, `/laravel`, `/redis`,
- * `/worker`, `/shapes`); the Redis-server helpers for tests are in `laravel-queue-bridge/testing`.
+ * The root holds what a team embedding the library reaches for; each group's whole list,
+ * internals included (Lua steps, key names, lock and cache plumbing, JSON helpers, the shapes
+ * reflector and `.d.ts` writer), is its own entry point: `laravel-queue-bridge/php`, `/laravel`,
+ * `/redis`, `/worker`, `/shapes`. The Redis-server helpers for tests are in `/testing` only.
+ *
+ * - php: the whole codec, as DESIGN.md's contract asks (the root re-exports `/php` entire).
+ * - connect: the one way in (DESIGN.md §4), with its options, results and the errors it rejects with.
+ * - worker: `Worker` with its options, events, stats and logger, the handler types and
+ *   `defineHandlers`/`loadHandlers` (every handlers module uses them), the failed-jobs store,
+ *   the errors a handler or a `failed` callback sees, and the two guards a handler is wrapped in.
+ *   The worker's other collaborators (QueueCache, lock stores, batch repository) are in `/worker`.
+ * - laravel: the payload tools a producer or consumer calls (decode, encode, build, validate,
+ *   view, encrypt) with the errors they throw and the types of what they return.
+ * - redis: `RedisQueue`, `RedisJob` and `connectRedis`, for a producer pushing its own payloads.
+ * - shapes: reading a shapes file and building a payload by it; `lqb shapes` makes the file.
  */
 
-// PHP's serialize() format, lossless both ways (also `laravel-queue-bridge/php`).
+// PHP's serialize() format, lossless both ways: every name of `laravel-queue-bridge/php`.
 export {
   unserialize, PhpIncompleteObject, type UnserializeOptions, serialize, type SerializeOptions, toJS,
   fromJS, phpClassOf, PHP_CLASS, PHP_ENUM, PHP_SERIALIZED, type FromJSHint, type JSPhpObject,
@@ -14,60 +27,46 @@ export {
   type PropertyName, type Visibility,
 } from './php/index.js';
 
-// Laravel's job envelope, its classes as serialized, the Encrypter (also `laravel-queue-bridge/laravel`).
+// connect() to a Laravel app's queue: dispatch, work, close.
 export {
-  decodePayload, encodePayload, commandOf, detectProfile, PayloadError, LARAVEL_PROFILES,
-  CALL_QUEUED_HANDLER, type DecodedPayload, type Envelope, type LaravelProfile, type PayloadFormat,
-  decodeJson, encodeJson, encodeString, plainJson, isJsonObject, isJsonRecord, jsonNumber,
-  JsonSyntaxError, type JsonDecodeOptions, type JsonValue, type JsonObject, Encrypter, DecryptError,
-  parseAppKey, supportsCipher, type Cipher, buildJob, buildListener, buildModelIdentifier,
-  buildDate, buildPayload, randomId, type JobSpec, type ListenerSpec, type PropertySpec,
-  type PayloadOptions, type BuiltPayload, validatePayload, assertValidPayload, schemaFor,
-  horizonSchema, PayloadSchemaError, type PayloadIssue, type PayloadValidationOptions, viewCommand,
-  type QueueableFields, QUEUEABLE_FIELDS, type PropertyView, type UserJobView, type ListenerView,
-  type NotifiableView, type NotificationView, type MailableView, type ClosureView,
-  type StringJobView, type EncryptedView, type JobView, CALL_QUEUED_LISTENER,
-  SEND_QUEUED_NOTIFICATIONS, SEND_QUEUED_MAILABLE, CALL_QUEUED_CLOSURE, modelClass,
-  asModelIdentifier, asDate, asCollection, asEnum, asEloquentModel, MODEL_IDENTIFIER,
-  type ModelIdentifierView, type PhpDateView, type CollectionView, type EnumView,
-  type EloquentModelView,
-} from './laravel/index.js';
+  connect, LaravelQueue, resolveConnection, ConnectionSettingsError, RedisUnavailable, type ConnectOptions,
+  type DispatchOptions, type Dispatched, type QueueWorkerOptions, type ConnectionOptions, type ConnectionSettings,
+} from './connect/index.js';
 
-// Laravel's Redis queue driver (also `laravel-queue-bridge/redis`).
+// The worker, its handlers, failed jobs and the errors a job fails with.
 export {
-  RedisQueue, hasHashTag, type RedisQueueOptions, RedisJob, type ReservedFields, connectRedis,
-  type ConnectOptions as RedisConnectOptions, describeConnectionError, isCertificateError, whenReady, luaSource,
-  registerSteps, type RedisClient, type StepName,
-} from './redis/index.js';
-
-// The worker, handlers, failed jobs, locks and batches (also `laravel-queue-bridge/worker`).
-export {
-  Worker, type WorkerEvent, type WorkerDependencies, type StopReason, defaultWorkerOptions,
-  type WorkerOptions, loadHandlers, handlerNames, argsOf, defineHandlers, type Handler,
-  type HandlerJob, type HandlerMap, type TypedHandler, type TypedHandlerJob, type TypedHandlerMap,
-  type MailableArgs, type MailableJob, type Notifiable, type NotificationArgs, type NotificationJob,
-  QueueCache, PauseWatch, RESTART_KEY, ALL_PAUSED_KEY, pausedKey, phpTruthy,
-  DatabaseUuidFailedJobProvider, MissingDriverError, knexConfig, laravelTimestamp, type FailedJob,
-  type FailedJobProvider, MaxAttemptsExceededError, TimeoutExceededError, ManuallyFailedError,
-  NoHandlerError, UndecodableJobError, describeError, exceptionText, resetAttempts, retryFailedJob,
-  retryUntilFor, type RetryUntilChoice, RedisLock, RateLimiter, withoutOverlapping, rateLimited,
-  overlapLockName, rateLimitKeys, type GuardedHandler, type GuardKey, type Limit, type Limits,
-  type WithoutOverlappingOptions, type RateLimitedOptions, CallQueuedHandler, RedisLockStore,
-  DatabaseLockStore, acquireUniqueLock, UnnamedLockError, type DispatchLock, uniqueLockKeys,
-  uniquenessOf, hiddenContextKey, xxh128, SHOULD_BE_UNIQUE, SHOULD_BE_UNIQUE_UNTIL_PROCESSING,
-  type UniqueLockStore, type Uniqueness, DatabaseBatchRepository, allJobsHaveRanExactlyOnce,
-  type BatchCounts, type BatchOptions, type BatchRow,
+  Worker, WorkerUsageError, type WorkerOptions, type WorkerDependencies, type WorkerEvent, type WorkerEventMap,
+  type WorkerLogger, type WorkerStats, type WorkerCounts, type FailedJobInfo, type StopOptions, type StopReason,
+  loadHandlers, defineHandlers, type Handler, type HandlerJob, type HandlerMap, type TypedHandler,
+  type TypedHandlerJob, type TypedHandlerMap, type MailableArgs, type MailableJob, type Notifiable,
+  type NotificationArgs, type NotificationJob, DatabaseUuidFailedJobProvider, MissingDriverError,
+  type FailedJob, type FailedJobProvider, MaxAttemptsExceededError, TimeoutExceededError,
+  ManuallyFailedError, NoHandlerError, UndecodableJobError, withoutOverlapping, rateLimited,
+  type GuardedHandler, type GuardKey, type Limit, type Limits, type WithoutOverlappingOptions,
+  type RateLimitedOptions,
 } from './worker/index.js';
 
-// Class shapes and typed handlers (also `laravel-queue-bridge/shapes`).
+// Laravel's job envelope: decode, encode, build, validate, view, encrypt.
 export {
-  type ShapesFile, type ClassShape, type ClassKind, type PropertyShape, type DeclaredName,
-  readShapes, parseShapes, shapesSchema, ShapesError, reflectShapes, ReflectError, REFLECT_PHP,
-  type ReflectOptions, declarationsFor, typeName, buildShapedPayload, shapedCommand,
-  declaredForEnvelope, ShapeError, SHOULD_BE_ENCRYPTED, type ShapedCommand,
-  type ShapedCommandOptions, type ShapedPayloadOptions,
-} from './shapes/index.js';
+  decodePayload, encodePayload, commandOf, PayloadError, type DecodedPayload, type Envelope,
+  type LaravelProfile, type PayloadFormat, buildJob, buildListener, buildModelIdentifier, buildDate,
+  buildPayload, type JobSpec, type ListenerSpec, type PropertySpec, type PayloadOptions,
+  type BuiltPayload, validatePayload, assertValidPayload, PayloadSchemaError, type PayloadIssue,
+  type PayloadValidationOptions, Encrypter, DecryptError, type Cipher, viewCommand,
+  type QueueableFields, type PropertyView, type UserJobView, type ListenerView, type NotifiableView,
+  type NotificationView, type MailableView, type ClosureView, type StringJobView, type EncryptedView,
+  type JobView, modelClass, asModelIdentifier, asDate, asCollection, asEnum, asEloquentModel,
+  type ModelIdentifierView, type PhpDateView, type CollectionView, type EnumView, type EloquentModelView,
+} from './laravel/index.js';
 
-// The one way in (issue 16): connect() to a Laravel app's queue; the embeddable worker's types.
-export { connect, LaravelQueue, resolveConnection, ConnectionSettingsError, RedisUnavailable, type ConnectOptions, type DispatchOptions, type Dispatched, type QueueWorkerOptions, type ConnectionOptions, type ConnectionSettings } from './connect/index.js';
-export { WorkerUsageError, type WorkerEventMap, type WorkerLogger, type WorkerStats, type WorkerCounts, type FailedJobInfo, type StopOptions } from './worker/Worker.js';
+// Laravel's Redis queue driver, for pushing payloads of one's own.
+export {
+  RedisQueue, type RedisQueueOptions, RedisJob, type ReservedFields, connectRedis,
+  type ConnectOptions as RedisConnectOptions, type RedisClient,
+} from './redis/index.js';
+
+// The app's class shapes (`lqb shapes`): read them, build a payload the class would accept.
+export {
+  type ShapesFile, type ClassShape, type ClassKind, type PropertyShape, type DeclaredName, readShapes,
+  parseShapes, ShapesError, buildShapedPayload, ShapeError, type ShapedPayloadOptions,
+} from './shapes/index.js';

@@ -94,7 +94,7 @@ describe('README.md ```ts blocks', () => {
           // A snippet may name a value only to show it.
           noUnusedLocals: false,
           noUnusedParameters: false,
-          paths: { 'laravel-queue-bridge': [join(root, 'src/index.ts')], 'laravel-queue-bridge/php': [join(root, 'src/php/index.ts')] },
+          paths: { 'laravel-queue-bridge': [join(root, 'src/index.ts')], 'laravel-queue-bridge/*': [join(root, 'src/*/index.ts')] },
         },
         files: tsBlocks.map(fileOf),
         include: [],

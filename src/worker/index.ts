@@ -1,7 +1,19 @@
 /**
  * The worker: Laravel's queue:work loop and rules, failed jobs where Laravel keeps them.
  */
-export { Worker, type WorkerEvent, type WorkerDependencies, type StopReason } from './Worker.js';
+export {
+  Worker,
+  WorkerUsageError,
+  type WorkerEvent,
+  type WorkerEventMap,
+  type WorkerDependencies,
+  type WorkerLogger,
+  type WorkerStats,
+  type WorkerCounts,
+  type FailedJobInfo,
+  type StopOptions,
+  type StopReason,
+} from './Worker.js';
 export { defaultWorkerOptions, type WorkerOptions } from './WorkerOptions.js';
 export {
   loadHandlers,

@@ -12,17 +12,16 @@ import {
   buildDate,
   buildModelIdentifier,
   encodePayload,
-  LARAVEL_PROFILES,
   validatePayload,
   buildJob,
   buildListener,
   buildPayload,
   decodePayload,
-  QUEUEABLE_FIELDS,
   type LaravelProfile,
   type ListenerView,
   type UserJobView,
 } from '../../src/index.js';
+import { LARAVEL_PROFILES, QUEUEABLE_FIELDS } from '../../src/laravel/index.js';
 import { PhpFloat, serialize, toJS, type PhpValue, type Visibility } from '../../src/php/index.js';
 import { debianPayloads, laravel13Payloads, versionPayloads, type PayloadRecord } from '../helpers/laravel.js';
 import { runPhpScript } from '../helpers/php.js';

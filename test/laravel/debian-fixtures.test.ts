@@ -15,11 +15,11 @@ import {
   asModelIdentifier,
   decodePayload,
   encodePayload,
-  plainJson,
   validatePayload,
   viewCommand,
   type JobView,
 } from '../../src/index.js';
+import { plainJson } from '../../src/laravel/index.js';
 import { PhpArray, PhpObject, deref, demangle, toJS, type PhpValue } from '../../src/php/index.js';
 import { asJson, debianPayloads, type PayloadRecord } from '../helpers/laravel.js';
 

@@ -1,8 +1,9 @@
 /**
  * The package as a user gets it: `npm pack`, installed into a scratch project of its own, then
- * used from an ES module and from a CommonJS script, through the root and the subpath entries,
- * and `npx lqb` run there. What the tarball holds is checked too: the builds, the Lua and PHP
- * they read, the schemas and the README, and no sources or fixture generators.
+ * used from an ES module and from a CommonJS script, through the root and the subpath entries
+ * (internals only through their subpath), and `npx lqb` run there. What the tarball holds is
+ * checked too: the builds, the Lua and PHP they read, the schemas and the README, and no sources
+ * or fixture generators.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -87,10 +88,11 @@ console.log(JSON.stringify({
   reflect: existsSync(REFLECT_PHP),
   testing: typeof freePort,
   helpersAtRoot: 'freePort' in lqb || 'startRedisServer' in lqb,
+  internalsAtRoot: ['luaSource', 'registerSteps', 'knexConfig', 'xxh128', 'plainJson', 'REFLECT_PHP'].filter((name) => name in lqb),
 }));
 `,
     );
-    expect(out).toEqual({ roundTrip: true, js: 'Ada', sameClass: true, issues: [], command: 'App\\Jobs\\Hello', lua: true, reflect: true, testing: 'function', helpersAtRoot: false });
+    expect(out).toEqual({ roundTrip: true, js: 'Ada', sameClass: true, issues: [], command: 'App\\Jobs\\Hello', lua: true, reflect: true, testing: 'function', helpersAtRoot: false, internalsAtRoot: [] });
   });
 
   it('requires as CommonJS: the root, ./php and every subpath; the SQLite failed-jobs store works and a missing driver is named', async () => {

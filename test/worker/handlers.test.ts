@@ -5,7 +5,8 @@
  * notification, or the mailable.
  */
 import { describe, expect, it } from 'vitest';
-import { commandOf, decodePayload, Encrypter, parseAppKey, type Cipher, type MailableView, type NotificationView } from '../../src/index.js';
+import { commandOf, decodePayload, Encrypter, type Cipher, type MailableView, type NotificationView } from '../../src/index.js';
+import { parseAppKey } from '../../src/laravel/index.js';
 import { argsOf, handlerNames } from '../../src/worker/index.js';
 import { debianPayloads } from '../helpers/laravel.js';
 

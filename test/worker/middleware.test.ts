@@ -6,7 +6,8 @@
  */
 import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { RedisLock, Worker, rateLimited, rateLimitKeys, withoutOverlapping, type HandlerJob } from '../../src/index.js';
+import { Worker, rateLimited, withoutOverlapping, type HandlerJob } from '../../src/index.js';
+import { RedisLock, rateLimitKeys } from '../../src/worker/index.js';
 import type { ShapesFile } from '../../src/shapes/shape.js';
 import { php } from '../helpers/processes.js';
 import { rawClient } from '../helpers/redis.js';
