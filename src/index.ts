@@ -30,8 +30,11 @@ export {
 // connect() to a Laravel app's queue: dispatch, work, close.
 export {
   connect, LaravelQueue, resolveConnection, ConnectionSettingsError, RedisUnavailable, type ConnectOptions,
-  type DispatchOptions, type Dispatched, type QueueWorkerOptions, type ConnectionOptions, type ConnectionSettings,
+  type DispatchOptions, type Dispatched, type FoundJob, type QueueWorkerOptions, type ConnectionOptions,
+  type ConnectionSettings,
 } from './connect/index.js';
+// Where connect()'s and a worker's OpenTelemetry spans and metrics go (`telemetry`).
+export type { TelemetryOptions } from './telemetry/index.js';
 
 // The worker, its handlers, failed jobs and the errors a job fails with.
 export {
@@ -61,7 +64,7 @@ export {
 
 // Laravel's Redis queue driver, for pushing payloads of one's own.
 export {
-  RedisQueue, type RedisQueueOptions, RedisJob, type ReservedFields, connectRedis,
+  RedisQueue, type RedisQueueOptions, type QueuedJob, RedisJob, type ReservedFields, connectRedis,
   type ConnectOptions as RedisConnectOptions, type RedisClient,
 } from './redis/index.js';
 

@@ -31,7 +31,8 @@ const ROOT = {
   ],
   connect: [
     'connect', 'LaravelQueue', 'resolveConnection', 'ConnectionSettingsError', 'RedisUnavailable', 'ConnectOptions',
-    'DispatchOptions', 'Dispatched', 'QueueWorkerOptions', 'ConnectionOptions', 'ConnectionSettings',
+    'DispatchOptions', 'Dispatched', 'FoundJob', 'QueueWorkerOptions', 'ConnectionOptions', 'ConnectionSettings',
+    'TelemetryOptions',
   ],
   worker: [
     'Worker', 'WorkerUsageError', 'WorkerOptions', 'WorkerDependencies', 'WorkerEvent', 'WorkerEventMap',
@@ -53,7 +54,7 @@ const ROOT = {
     'asModelIdentifier', 'asDate', 'asCollection', 'asEnum', 'asEloquentModel', 'ModelIdentifierView',
     'PhpDateView', 'CollectionView', 'EnumView', 'EloquentModelView',
   ],
-  redis: ['RedisQueue', 'RedisQueueOptions', 'RedisJob', 'ReservedFields', 'connectRedis', 'RedisConnectOptions', 'RedisClient'],
+  redis: ['RedisQueue', 'RedisQueueOptions', 'QueuedJob', 'RedisJob', 'ReservedFields', 'connectRedis', 'RedisConnectOptions', 'RedisClient'],
   shapes: [
     'ShapesFile', 'ClassShape', 'ClassKind', 'PropertyShape', 'DeclaredName', 'readShapes', 'parseShapes',
     'ShapesError', 'buildShapedPayload', 'ShapeError', 'ShapedPayloadOptions',
