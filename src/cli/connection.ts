@@ -12,7 +12,6 @@ import { UsageError } from './command.js';
 import { redactSecrets, redactUrl } from '../connect/redact.js';
 
 export { PREFIX_STYLES, installedLaravel, prefixStyle, readEnvFile, type LaravelEnv } from '../connect/settings.js';
-export { RedisUnavailable } from '../connect/clients.js';
 
 export type Connection = ConnectionSettings;
 

@@ -174,7 +174,7 @@ export class LaravelQueue {
       queue = options.queue ?? this.settings.defaultQueue;
     } else if (shapes) {
       const shaped = buildShapedPayload(shapes, job, withCarbons(props) as Record<string, unknown>, {
-        // The same layout the lock is named by: --laravel, else the shapes' version, else the app's.
+        // The layout the lock is named by: `laravel`, else the shapes' version, else the connection's.
         profile,
         queueable,
         ...envelope,
