@@ -34,25 +34,32 @@ export interface Bookkeeping {
 type Values = Record<string, string | boolean | (string | boolean)[] | undefined>;
 const text = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
 
-/** Reads the flags; a malformed one is a usage error now, before Redis is opened. */
-export function bookkeepingFrom(values: Values, connection: Connection): (cache: RedisClient) => Bookkeeping {
+/** Where unique locks live, as connect() takes it: the store, and the database store's database and table. */
+export interface LockStoreFlags {
+  cacheStore: 'redis' | 'database';
+  lockDb?: string;
+  lockTable: string;
+}
+
+/** --cache-store, --lock-db and --lock-table; a malformed one is a usage error now, before Redis is opened. */
+export function lockStoreFrom(values: Values): LockStoreFlags {
   const store = text(values['cache-store']) ?? process.env.CACHE_DRIVER ?? process.env.CACHE_STORE ?? 'redis';
   if (store !== 'redis' && store !== 'database') throw new UsageError(`--cache-store: unique locks are kept in the redis or the database store, not ${JSON.stringify(store)}`);
-  const lockTable = text(values['lock-table']) ?? 'cache_locks';
   const lockDb = text(values['lock-db']);
+  // Given, it is checked now; by default it is the failed-jobs database, checked where it is used.
+  if (store === 'database' && lockDb) knexConfigOf('--lock-db', lockDb);
+  return { cacheStore: store, ...(store === 'database' && lockDb ? { lockDb } : {}), lockTable: text(values['lock-table']) ?? 'cache_locks' };
+}
+
+/** Reads the flags; a malformed one is a usage error now, before Redis is opened. */
+export function bookkeepingFrom(values: Values, connection: Connection): (cache: RedisClient) => Bookkeeping {
+  const { cacheStore: store, lockDb, lockTable } = lockStoreFrom(values);
   const batchDb = text(values['batch-db']);
   const batchTable = text(values['batch-table']) ?? 'job_batches';
-  const config = (flag: string, url: string) => {
-    try {
-      return knexConfig(url);
-    } catch (error) {
-      throw new UsageError(`${flag}: ${(error as Error).message}`);
-    }
-  };
   // Given, each is checked now; by default each is the failed-jobs database, which the worker
   // checks (and names in its refusal) before this is used.
-  const lockConfig = store === 'database' && lockDb ? config('--lock-db', lockDb) : undefined;
-  const batchConfig = batchDb ? config('--batch-db', batchDb) : undefined;
+  const lockConfig = lockDb ? knexConfigOf('--lock-db', lockDb) : undefined;
+  const batchConfig = batchDb ? knexConfigOf('--batch-db', batchDb) : undefined;
   return (cache) => {
     const locks = store === 'database' ? new DatabaseLockStore(lockConfig ?? knexConfig(connection.failedDb), lockTable, connection.cachePrefix) : new RedisLockStore(cache, connection.cachePrefix, connection.cacheSeparator);
     const batches = new DatabaseBatchRepository(batchConfig ?? knexConfig(connection.failedDb), batchTable);
@@ -65,4 +72,13 @@ export function bookkeepingFrom(values: Values, connection: Connection): (cache:
       },
     };
   };
+}
+
+/** A database URL as knex takes it; one it cannot take is a usage error naming the flag. */
+function knexConfigOf(flag: string, url: string): ReturnType<typeof knexConfig> {
+  try {
+    return knexConfig(url);
+  } catch (error) {
+    throw new UsageError(`${flag}: ${(error as Error).message}`);
+  }
 }

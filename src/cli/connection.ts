@@ -12,7 +12,6 @@ import { UsageError } from './command.js';
 import { redactSecrets, redactUrl } from '../connect/redact.js';
 
 export { PREFIX_STYLES, installedLaravel, prefixStyle, readEnvFile, type LaravelEnv } from '../connect/settings.js';
-export { RedisUnavailable } from '../connect/clients.js';
 
 export type Connection = ConnectionSettings;
 
@@ -70,12 +69,11 @@ function asUsage<T>(make: () => T): T {
 }
 
 /**
- * How long a one-off command waits for Redis to connect (and to finish a TLS handshake): a
- * server that does not answer, such as a plain port given a TLS hello, is reported after this.
+ * How long a one-off command waits: for Redis to connect (and to finish a TLS handshake), so a
+ * server that does not answer, such as a plain port given a TLS hello, is reported after it;
+ * and for one reply once connected, so a stalled server ends it too.
  */
-const ONE_OFF_CONNECT_MS = 3000;
-/** How long a one-off command waits for one reply once connected, so a stalled server ends it too. */
-const ONE_OFF_COMMAND_MS = 30_000;
+export const ONE_OFF_TIMEOUTS = { connectTimeout: 3000, commandTimeout: 30_000 } as const;
 
 /** The queue connection, prefixed as Laravel prefixes it, for a worker: it waits out an outage, logging why. */
 export function queueClient(connection: Connection): RedisClient {
@@ -102,7 +100,7 @@ export function openCacheClient(connection: Connection): Promise<RedisClient> {
 
 async function openOneOff(connection: Connection, url: string): Promise<RedisClient> {
   try {
-    return await openBoundedClient(connection, url, { connectTimeout: ONE_OFF_CONNECT_MS, commandTimeout: ONE_OFF_COMMAND_MS });
+    return await openBoundedClient(connection, url, ONE_OFF_TIMEOUTS);
   } catch (error) {
     if (error instanceof ConnectionSettingsError) throw new UsageError(error.message);
     throw error;

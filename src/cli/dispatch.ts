@@ -3,17 +3,19 @@
  * [--backoff=S[,S…]] [--laravel=VERSION]`: pushes a job for PHP (or Node) workers, laid out as
  * that Laravel version lays it out. JSON integers become PHP ints, other numbers floats,
  * arrays lists, objects string-keyed arrays. Prints {"uuid","id","queue"}.
+ *
+ * The producer's rules are the library's (LaravelQueue.dispatch): this file maps the flags onto
+ * connect() and dispatch(), and says what happened in the CLI's words.
  */
-import { Encrypter, LARAVEL_PROFILES, buildJob, buildPayload, decodeJson, isJsonRecord, type BuiltPayload, type JsonValue, type LaravelProfile } from '../laravel/index.js';
-import { ShapeError, buildShapedPayload, profileOfShapes } from '../shapes/command.js';
-import { SHOULD_BE_UNIQUE, UnnamedLockError, acquireUniqueLock, type DispatchLock } from '../worker/UniqueLock.js';
-import type { PhpObject } from '../php/index.js';
-import { bookkeepingFlags, bookkeepingFrom, type Bookkeeping } from './bookkeeping.js';
-import type { ShapesFile } from '../shapes/shape.js';
+import { decodeJson, isJsonRecord, type JsonValue } from '../laravel/index.js';
+import { ShapeError } from '../shapes/command.js';
+import { UnnamedLockError } from '../worker/UniqueLock.js';
+import { connectWith, profileOf, type DispatchOptions, type LaravelQueue } from '../connect/connect.js';
+import { RedisUnavailable, whereRedisIs } from '../connect/clients.js';
+import { ConnectionSettingsError } from '../connect/settings.js';
+import { bookkeepingFlags, lockStoreFrom } from './bookkeeping.js';
 import { shapesFlag, shapesFrom } from './shapes-file.js';
-import { RedisQueue, type RedisClient } from '../redis/index.js';
-import { RedisUnavailable, connectionFlags, connectionFrom, openCacheClient, openQueueClient, type Connection } from './connection.js';
-import { redactUrl } from '../connect/redact.js';
+import { ONE_OFF_TIMEOUTS, connectionFlags, connectionFrom, type Connection } from './connection.js';
 import { UsageError, backoffFlag, countFlag, numberFlag, type Command } from './command.js';
 
 export const dispatch: Command = {
@@ -37,111 +39,69 @@ export const dispatch: Command = {
     'lock-db': bookkeepingFlags['lock-db'],
     'lock-table': bookkeepingFlags['lock-table'],
     ...connectionFlags,
-    laravel: { type: 'string', value: 'VERSION', group: 'Connection', description: 'the Laravel version whose envelope to write: 5.8, 6, 7, 8, 9, 10, 11, 12, 13, or a full version (its major\'s latest layout)', default: '8' },
+    laravel: { type: 'string', value: 'VERSION', group: 'Connection', description: 'the Laravel version whose envelope to write: 5.8, 6, 7, 8, 9, 10, 11, 12, 13, or a full version (its major\'s latest layout)', default: 'the shapes\' version, else laravel/framework\'s in vendor/composer/installed.json beside the .env, else 8' },
   },
   async run({ values, positionals, out }) {
     const [className, ...extra] = positionals;
     if (!className || extra.length) throw new UsageError('dispatch takes one job CLASS, e.g. App\\Jobs\\SendWelcomeEmail');
     if (!/^[A-Za-z_][A-Za-z0-9_]*(\\[A-Za-z_][A-Za-z0-9_]*)*$/.test(className)) throw new UsageError(`${JSON.stringify(className)} is not a PHP class name`);
     const props = parseProps(values.props);
-    const profile = profileFor(values.laravel);
+    const options = dispatchOptions(values);
     const connection = connectionFrom(values);
-    const defaultQueueName = typeof values.queue === 'string' ? values.queue : connection.defaultQueue;
-    const delay = values.delay === undefined ? 0 : numberFlag(values.delay, 'delay', 0, 0);
-    // As onQueue() and delay() do, the command itself carries them: a chain or a release reads them there.
-    const queueable = { ...(typeof values.queue === 'string' ? { queue: values.queue } : {}), ...(delay > 0 ? { delay } : {}) };
-    const tries = values.tries === undefined ? null : countFlag(values.tries, 'tries', 0, 0);
-    const timeout = values.timeout === undefined ? null : countFlag(values.timeout, 'timeout', 0, 0);
-    const backoff = backoffFlag(values.backoff) ?? null;
-    const shapes = shapesFrom(values);
-    const { built, queueName } = shapes
-      ? shapedPayload(shapes, className, props, { laravel: values.laravel, queueable, queue: values.queue, delay, tries, timeout, backoff, connection })
-      : { built: buildPayload(buildJob({ className, properties: props, queueable }, profile), { profile, maxTries: tries, timeout, backoff, delay: (profile === '12' || profile === '13') && delay ? delay : null }), queueName: defaultQueueName };
-    const locksFor = shapes ? bookkeepingFrom(values, connection) : undefined;
-    let client: RedisClient | undefined;
+    // Without shapes no lock is taken, so the lock store's flags (and CACHE_DRIVER) are not read.
+    const lockStore = options.shapes ? lockStoreFrom(values) : { cacheStore: 'redis' as const };
+    let queue: LaravelQueue | undefined;
     try {
-      if (shapes && locksFor) {
-        // As PendingDispatch: a ShouldBeUnique job takes its lock first, and a duplicate is not pushed.
-        const lock = await uniqueLockFor(shapes, built.command, values, connection, locksFor);
-        if (lock && !lock.acquired) {
-          process.stderr.write(`lqb dispatch: not pushed: ${className} is ShouldBeUnique and its lock ${lock.key} is held (a job of it is queued or running)\n`);
-          out(JSON.stringify({ uuid: null, id: null, queue: queueName, duplicate: true }));
-          return 0;
-        }
+      queue = await connectWith(connection, { ...ONE_OFF_TIMEOUTS, ...lockStore, ...(typeof values.env === 'string' ? { env: values.env } : {}), ...(options.laravel ? { laravel: options.laravel } : {}) });
+      const pushed = await queue.dispatch(className, props, options);
+      if (pushed.duplicate) {
+        process.stderr.write(`lqb dispatch: not pushed: ${className} is ShouldBeUnique and its lock ${pushed.lockKey} is held (a job of it is queued or running)\n`);
+        out(JSON.stringify({ uuid: null, id: null, queue: pushed.queue, duplicate: true }));
+        return 0;
       }
-      client = await openQueueClient(connection);
-      const queue = new RedisQueue(client);
-      if (delay > 0) await queue.laterRaw(delay, built.raw, queueName);
-      else await queue.pushRaw(built.raw, queueName);
+      out(JSON.stringify({ uuid: pushed.uuid, id: pushed.id, queue: pushed.queue }));
     } catch (error) {
-      if (error instanceof UsageError) throw error;
-      // Never a silent drop: the caller hears that this job was not pushed, and why (no password).
-      const reason = error instanceof RedisUnavailable ? error.reason : (error as Error).message;
-      throw new Error(`the job was not pushed: Redis at ${connection.cluster?.join(',') ?? redactUrl(connection.url)} did not take it (${reason})`);
+      throw inTheCliWords(error, connection);
     } finally {
-      client?.disconnect();
+      await queue?.close();
     }
-    out(JSON.stringify({ uuid: built.envelope.uuid ?? null, id: built.envelope.id, queue: queueName }));
   },
 };
 
-/**
- * The unique lock of a ShouldBeUnique job, taken in the app's cache store (--cache-store, as the
- * worker reads it); undefined for a class that is not unique. A lock Node cannot name is a usage error.
- */
-async function uniqueLockFor(shapes: ShapesFile, command: PhpObject, values: Record<string, unknown>, connection: Connection, locksFor: ReturnType<typeof bookkeepingFrom>): Promise<DispatchLock | undefined> {
-  const shape = Object.hasOwn(shapes.classes, command.className) ? shapes.classes[command.className] : undefined;
-  if (!shape?.interfaces.includes(SHOULD_BE_UNIQUE)) return undefined;
-  const profile = values.laravel === undefined ? (profileOfShapes(shapes) ?? '8') : profileFor(values.laravel);
-  let cache: RedisClient | undefined;
-  let bookkeeping: Bookkeeping | undefined;
-  try {
-    cache = await openCacheClient(connection);
-    bookkeeping = locksFor(cache);
-    return await acquireUniqueLock(bookkeeping.locks, shapes, command, profile, typeof values['unique-id'] === 'string' ? { uniqueId: values['unique-id'] } : {});
-  } catch (error) {
-    if (error instanceof UnnamedLockError) throw new UsageError(error.message);
-    throw error;
-  } finally {
-    await bookkeeping?.close();
-    cache?.disconnect();
-  }
-}
+type Flags = Parameters<Command['run']>[0]['values'];
 
-interface ShapedFlags {
-  laravel: unknown;
-  queueable: Record<string, unknown>;
-  queue: unknown;
-  delay: number;
-  tries: number | null;
-  timeout: number | null;
-  backoff: number[] | null;
-  connection: Connection;
+/** The flags as dispatch()'s options, each a usage error naming the flag when malformed. */
+function dispatchOptions(values: Flags): DispatchOptions {
+  const given = (name: string) => values[name] !== undefined;
+  const shapes = shapesFrom(values);
+  const backoff = backoffFlag(values.backoff);
+  return {
+    // As onQueue(): the command names a queue only when one is given.
+    ...(typeof values.queue === 'string' ? { queue: values.queue } : {}),
+    ...(given('delay') ? { delay: numberFlag(values.delay, 'delay', 0, 0) } : {}),
+    ...(given('tries') ? { tries: countFlag(values.tries, 'tries', 0, 0) } : {}),
+    ...(given('timeout') ? { timeout: countFlag(values.timeout, 'timeout', 0, 0) } : {}),
+    ...(backoff ? { backoff } : {}),
+    ...(shapes ? { shapes } : {}),
+    ...(typeof values['unique-id'] === 'string' ? { uniqueId: values['unique-id'] } : {}),
+    ...(given('laravel') ? { laravel: laravelFlag(values.laravel) } : {}),
+    onNotRun: (_className, _methods, line) => process.stderr.write(`lqb dispatch: ${line}\n`),
+  };
 }
 
 /**
- * A payload checked against the class's shape (buildShapedPayload). A refusal is a usage error
- * naming class and property; a PHP method Node cannot run
- * (backoff(), retryUntil()) is said on standard error.
+ * What the library threw, as the CLI says it: what the flags asked for that cannot be done is a
+ * usage error; anything else means the job was not pushed, and why (no password).
  */
-function shapedPayload(shapes: ShapesFile, className: string, props: Record<string, unknown>, flags: ShapedFlags): { built: BuiltPayload; queueName: string } {
-  try {
-    const { appKey, cipher } = flags.connection;
-    const built = buildShapedPayload(shapes, className, props, {
-      ...(flags.laravel === undefined ? {} : { profile: profileFor(flags.laravel) }),
-      queueable: flags.queueable,
-      maxTries: flags.tries,
-      timeout: flags.timeout,
-      backoff: flags.backoff,
-      delay: flags.delay,
-      ...(appKey ? { encrypter: new Encrypter(appKey, cipher) } : {}),
-      onNotRun: (name, methods) => process.stderr.write(`lqb dispatch: ${name} defines ${methods.join(' and ')}, PHP that Node cannot run: the payload goes without ${methods.length > 1 ? 'their results' : 'its result'}\n`),
-    });
-    return { built, queueName: typeof flags.queue === 'string' ? flags.queue : (built.queue ?? flags.connection.defaultQueue) };
-  } catch (error) {
-    if (error instanceof ShapeError) throw new UsageError(error.message);
-    throw error;
-  }
+function inTheCliWords(error: unknown, connection: Connection): Error {
+  if (error instanceof UsageError) return error;
+  if (error instanceof ShapeError || error instanceof UnnamedLockError || error instanceof ConnectionSettingsError) return new UsageError(error.message);
+  // dispatch() already said so, in these words.
+  if (error instanceof Error && error.message.startsWith('the job was not pushed')) return error;
+  // connect() wraps why Redis would not connect in where and how long; the line says where once.
+  const cause = error instanceof RedisUnavailable && error.cause instanceof RedisUnavailable ? error.cause : error;
+  const reason = cause instanceof RedisUnavailable ? cause.reason : (cause as Error).message;
+  return new Error(`the job was not pushed: Redis at ${whereRedisIs(connection)} did not take it (${reason})`, { cause: error });
 }
 
 /**
@@ -160,11 +120,13 @@ function parseProps(value: unknown): Record<string, unknown> {
   return Object.fromEntries(parsed instanceof Map ? parsed : Object.entries(parsed));
 }
 
-/** --laravel=8, 8.83, 12.x, 5.8…: the profile whose layout that version writes. */
-export function profileFor(version: unknown): LaravelProfile {
-  if (version === undefined) return '8';
+/** --laravel=8, 8.83, 12.x, 5.8…, checked now: a version no profile writes is a usage error. */
+function laravelFlag(version: unknown): string {
   const text = String(version);
-  const major = text.startsWith('5.') ? '5.8' : text.split('.')[0]!;
-  if (!(LARAVEL_PROFILES as readonly string[]).includes(major)) throw new UsageError(`--laravel must be one of ${LARAVEL_PROFILES.join(', ')} (or a full version), not ${JSON.stringify(text)}`);
-  return major as LaravelProfile;
+  try {
+    profileOf(text);
+    return text;
+  } catch (error) {
+    throw new UsageError(`--${(error as Error).message}`);
+  }
 }

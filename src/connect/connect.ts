@@ -30,6 +30,10 @@ export interface ConnectOptions extends ConnectionOptions {
   commandTimeout?: number;
   /** Where unique jobs' locks live: Laravel's default cache store (else CACHE_DRIVER / CACHE_STORE, else redis). */
   cacheStore?: 'redis' | 'database';
+  /** The database store's database (a URL, as failedDb takes), when it is not the failed-jobs one. */
+  lockDb?: string;
+  /** The database store's lock table (Laravel's `cache.stores.database.lock_table`, cache_locks). */
+  lockTable?: string;
   /** The app's class shapes (`lqb shapes`), or the file holding them: used by every dispatch and worker unless they give their own. */
   shapes?: ShapesFile | string;
   /** Where connection trouble is said (pino-compatible); workers use it unless given their own. */
@@ -56,8 +60,10 @@ export interface DispatchOptions {
   shapes?: ShapesFile | string;
   /** The uniqueId() a ShouldBeUnique class computes in PHP, which Node cannot run. */
   uniqueId?: string;
-  /** The Laravel version whose layout to write (the app's own, from vendor/, else 8). */
+  /** The Laravel version whose layout to write (else the shapes', else the connection's: the app's own from vendor/, else 8). */
   laravel?: string;
+  /** Told of a class's PHP methods Node cannot run (backoff(), retryUntil()), whose results the payload goes without, with the line the logger would warn; else the logger warns. */
+  onNotRun?: (className: string, methods: string[], line: string) => void;
 }
 
 /** A job found by `find`: where it is, and what its envelope says. */
@@ -156,7 +162,7 @@ export class LaravelQueue {
     if (!this.#locks) {
       const store =
         this.options.cacheStore === 'database'
-          ? new DatabaseLockStore(knexConfig(this.settings.failedDb), 'cache_locks', this.settings.cachePrefix)
+          ? new DatabaseLockStore(knexConfig(this.options.lockDb ?? this.settings.failedDb), this.options.lockTable ?? 'cache_locks', this.settings.cachePrefix)
           : new RedisLockStore(this.#cacheClient, this.settings.cachePrefix, this.settings.cacheSeparator);
       if (store instanceof DatabaseLockStore) this.#closers.push(() => store.close());
       this.#locks = store;
@@ -198,12 +204,17 @@ export class LaravelQueue {
       queue = options.queue ?? this.settings.defaultQueue;
     } else if (shapes) {
       const shaped = buildShapedPayload(shapes, job, withCarbons(props) as Record<string, unknown>, {
-        ...(options.laravel !== undefined ? { profile } : {}),
+        // The layout the lock is named by: `laravel`, else the shapes' version, else the connection's.
+        profile,
         queueable,
         ...envelope,
         delay: delaySeconds,
         ...(this.encrypter ? { encrypter: this.encrypter } : {}),
-        onNotRun: (name, methods) => this.options.logger?.warn({ job: name, methods }, `${name} defines ${methods.join(' and ')}, PHP that Node cannot run: the payload goes without ${methods.length > 1 ? 'their results' : 'its result'}`),
+        onNotRun: (name, methods) => {
+          const line = `${name} defines ${methods.join(' and ')}, PHP that Node cannot run: the payload goes without ${methods.length > 1 ? 'their results' : 'its result'}`;
+          if (options.onNotRun) options.onNotRun(name, methods, line);
+          else this.options.logger?.warn({ job: name, methods }, line);
+        },
       });
       built = shaped;
       queue = options.queue ?? shaped.queue ?? this.settings.defaultQueue;
@@ -322,7 +333,14 @@ export class LaravelQueue {
  * `connectTimeout`.
  */
 export async function connect(options: ConnectOptions = {}): Promise<LaravelQueue> {
-  const settings = resolveConnection(options);
+  return connectWith(resolveConnection(options), options);
+}
+
+/**
+ * connect() for settings already resolved: `lqb` resolves them from its flags (its errors name
+ * the flags); `options` give the rest (env for the app's Laravel and cache store, timeouts…).
+ */
+export async function connectWith(settings: ConnectionSettings, options: ConnectOptions = {}): Promise<LaravelQueue> {
   if (!supportsCipher(settings.cipher)) throw new ConnectionSettingsError(`unsupported cipher ${JSON.stringify(settings.cipher)} (supported: AES-128-CBC, AES-256-CBC, AES-128-GCM, AES-256-GCM)`);
   if (settings.appKey) {
     try {
@@ -369,7 +387,7 @@ export async function connect(options: ConnectOptions = {}): Promise<LaravelQueu
 }
 
 /** 8, 8.83, 12.x, v11.2.0, 5.8…: the profile whose layout that version writes. */
-function profileOf(version: string): LaravelProfile {
+export function profileOf(version: string): LaravelProfile {
   const text = version.replace(/^v/, '');
   const major = text.startsWith('5.') ? '5.8' : text.split('.')[0]!;
   if (!(LARAVEL_PROFILES as readonly string[]).includes(major)) throw new ConnectionSettingsError(`laravel must be one of ${LARAVEL_PROFILES.join(', ')} (or a full version), not ${JSON.stringify(version)}`);

@@ -1,12 +1,17 @@
 /**
  * LaravelQueue.dispatch on real Redis: the envelope's tries, backoff and timeout, a delay in
  * seconds scored in the delayed set, a built command; with the class shapes `lqb shapes` reads
- * from php-fixture-gen/shapes-app, a ShouldBeUnique job's lock taken as PendingDispatch takes it.
+ * from php-fixture-gen/shapes-app, a ShouldBeUnique job's lock taken as PendingDispatch takes it
+ * (in Redis, or in a database store's table on SQLite), the notice of PHP methods Node cannot
+ * run, and one Laravel layout for a shaped payload and its lock.
  */
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import knex from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, type LaravelQueue } from '../../src/connect/index.js';
 import { buildJob, decodePayload } from '../../src/laravel/index.js';
+import type { ShapesFile } from '../../src/shapes/shape.js';
 import { root } from '../helpers/php.js';
 import { lqb, scratch, type Scratch } from '../helpers/processes.js';
 import { REDIS_URL, rawClient, removePrefix, uniquePrefix } from '../helpers/redis.js';
@@ -58,5 +63,67 @@ describe('dispatch', () => {
     const second = await queue.dispatch('App\\Jobs\\ImportFeed', { feed: 'news' }, { queue: 'unique', shapes: shapesFile });
     expect(second, 'the duplicate was not refused').toEqual({ uuid: null, id: null, queue: 'unique', duplicate: true, lockKey: 'laravel_unique_job:App\\Jobs\\ImportFeed' });
     expect(await queue.size('unique'), 'the duplicate was pushed').toBe(1);
+  });
+});
+
+describe('dispatch options the CLI maps its flags onto', () => {
+  it('onNotRun hears the PHP methods whose results the payload goes without, instead of the logger', async () => {
+    const heard: unknown[][] = [];
+    const warned: unknown[] = [];
+    const logged = await connect({ redis: REDIS_URL, prefix, failedDb: join(s.dir, 'failed.sqlite'), logger: { warn: (...args) => warned.push(args), error: () => undefined, info: () => undefined, debug: () => undefined } });
+    try {
+      const pushed = await logged.dispatch('App\\Jobs\\RetryLater', { n: 1 }, { queue: 'not-run', shapes: shapesFile, onNotRun: (...args) => heard.push(args) });
+      expect(pushed.uuid, 'the job was not pushed').toEqual(expect.any(String));
+      expect(heard, 'onNotRun was not told of backoff() and retryUntil()').toEqual([
+        ['App\\Jobs\\RetryLater', ['backoff()', 'retryUntil()'], 'App\\Jobs\\RetryLater defines backoff() and retryUntil(), PHP that Node cannot run: the payload goes without their results'],
+      ]);
+      expect(warned, 'the logger warned although onNotRun was given').toEqual([]);
+      await logged.dispatch('App\\Jobs\\RetryLater', { n: 2 }, { queue: 'not-run', shapes: shapesFile });
+      expect(warned.map((args) => (args as unknown[])[1]), 'without onNotRun the logger does not warn').toEqual([expect.stringMatching(/^App\\Jobs\\RetryLater defines backoff\(\) and retryUntil\(\)/)]);
+    } finally {
+      await logged.close();
+    }
+  });
+
+  it('lockDb and lockTable: a database store keeps ShouldBeUnique locks in that table of that database', async () => {
+    const lockDb = join(s.dir, 'locks.sqlite');
+    const db = knex({ client: 'better-sqlite3', connection: { filename: lockDb }, useNullAsDefault: true });
+    // Laravel's cache_locks migration, under another name.
+    await db.schema.createTable('app_locks', (table) => {
+      table.string('key').primary();
+      table.string('owner');
+      table.integer('expiration');
+    });
+    const locked = await connect({ redis: REDIS_URL, prefix, failedDb: join(s.dir, 'failed.sqlite'), cacheStore: 'database', lockDb, lockTable: 'app_locks' });
+    try {
+      const first = await locked.dispatch('App\\Jobs\\ImportFeed', { feed: 'db' }, { queue: 'db-unique', shapes: shapesFile });
+      expect(first.uuid, 'the first dispatch was not pushed').toEqual(expect.any(String));
+      const second = await locked.dispatch('App\\Jobs\\ImportFeed', { feed: 'db' }, { queue: 'db-unique', shapes: shapesFile });
+      expect(second.duplicate, 'the duplicate was not refused by the database lock').toBe(true);
+      // DatabaseStore puts the cache prefix straight before the key, no colon between.
+      const rows = (await db('app_locks').select('key', 'owner')) as { key: string; owner: string }[];
+      expect(rows, 'the lock row is not in app_locks of lockDb').toEqual([{ key: 'laravel_cachelaravel_unique_job:App\\Jobs\\ImportFeed', owner: expect.stringMatching(/^[A-Za-z0-9]{16}$/) }]);
+      expect(await locked.size('db-unique'), 'the duplicate was pushed').toBe(1);
+    } finally {
+      await locked.close();
+      await db.destroy();
+    }
+  });
+
+  it('a shaped payload and its lock take one layout: laravel, else the shapes’ version, else the connection’s', async () => {
+    // Shapes that say no Laravel version: the connection's (12 here) is the payload's layout too.
+    const unversioned = join(s.dir, 'unversioned-shapes.json');
+    writeFileSync(unversioned, JSON.stringify({ ...(JSON.parse(readFileSync(shapesFile, 'utf8')) as ShapesFile), laravel: null }));
+    const twelve = await connect({ redis: REDIS_URL, prefix, failedDb: join(s.dir, 'failed.sqlite'), laravel: '12' });
+    try {
+      await twelve.dispatch('App\\Jobs\\ShipOrder', { orderId: 1, secret: 's' }, { queue: 'layout', shapes: unversioned });
+      await twelve.dispatch('App\\Jobs\\ShipOrder', { orderId: 2, secret: 's' }, { queue: 'layout', shapes: unversioned, laravel: '8' });
+      const raw = rawClient();
+      const payloads = (await raw.lrange(`${prefix}queues:layout`, 0, -1)).map((p) => JSON.parse(p) as Record<string, unknown>);
+      raw.disconnect();
+      expect(payloads.map((p) => 'createdAt' in p), 'the envelopes are not 12’s (createdAt) then 8’s').toEqual([true, false]);
+    } finally {
+      await twelve.close();
+    }
   });
 });
