@@ -18,6 +18,8 @@
  *   "delay": S     delay(S) seconds: RedisQueue::later, into :delayed
  *   "chain": [{..}]  record only: ->chain() of RecordJobs built from these objects (n, label,
  *                  ratio, items, flag, and "queue" for the link's own onQueue)
+ *   "payload": {..}  keys added to the payload by a createPayloadUsing hook, as an app's own
+ *                  hooks add them (OpenTelemetry's PHP instrumentation adds "traceparent")
  *   "tries", "timeout", "backoff" (int or [ints]), "maxExceptions", "failOnTimeout": set on the
  *                  job's public property (RecordJob, SlowJob and FailingJob declare some; for a
  *                  property the class lacks it is an error)
@@ -104,9 +106,10 @@ $defaultQueue = getenv('QUEUE_NAME') ?: 'default';
 // One output line per queued job: the uuid and displayName from the payload as it is created
 // (a hook that adds nothing to it), the id from Laravel's JobQueued event after the push.
 $pending = null;
-Queue::createPayloadUsing(function ($connection, $queue, array $payload) use (&$pending) {
+Queue::createPayloadUsing(function ($connection, $queue, array $payload) use (&$pending, $options) {
     $pending = ['uuid' => $payload['uuid'] ?? null, 'queue' => $queue, 'class' => $payload['displayName'] ?? null];
-    return [];
+    // "payload": keys an app's own createPayloadUsing hook adds (OpenTelemetry's traceparent, say).
+    return is_array($options['payload'] ?? null) ? $options['payload'] : [];
 });
 $app['events']->listen(JobQueued::class, function (JobQueued $event) use (&$pending, $defaultQueue) {
     $queue = $pending['queue'] ?? null;

@@ -4,7 +4,7 @@
  * Laravel's jobs with Node handlers, and closes everything it opened.
  */
 import { dirname, resolve } from 'node:path';
-import { Encrypter, LARAVEL_PROFILES, buildDate, buildJob, buildPayload, supportsCipher, type BuiltPayload, type LaravelProfile } from '../laravel/index.js';
+import { Encrypter, LARAVEL_PROFILES, buildDate, buildJob, buildPayload, supportsCipher, type BuiltPayload, type JsonObject, type LaravelProfile } from '../laravel/index.js';
 import { PhpObject } from '../php/index.js';
 import { RedisQueue, type RedisClient } from '../redis/index.js';
 import { buildShapedPayload, profileOfShapes } from '../shapes/command.js';
@@ -19,7 +19,7 @@ import { Worker, type FailedJobInfo, type WorkerEvent, type WorkerLogger } from 
 import type { WorkerOptions } from '../worker/WorkerOptions.js';
 import { redactSecrets } from './redact.js';
 import { RedisUnavailable, openBoundedClient, patientClient, whereRedisIs } from './clients.js';
-import { DispatchTelemetry } from '../telemetry/dispatch.js';
+import { DispatchTelemetry, type SentJob } from '../telemetry/dispatch.js';
 import type { TelemetryOptions } from '../telemetry/options.js';
 import { ConnectionSettingsError, installedLaravel, readEnvFile, resolveConnection, type ConnectionOptions, type ConnectionSettings } from './settings.js';
 
@@ -88,6 +88,8 @@ export interface FoundJob {
 
 /** What dispatch pushed: the envelope's uuid and id, and the queue; or that a unique lock is held. */
 export type Dispatched = { uuid: string | null; id: string; queue: string; duplicate?: undefined } | { uuid: null; id: null; queue: string; duplicate: true; lockKey: string };
+
+type DispatchedJob = SentJob<Dispatched>;
 
 /** A worker's settings (WorkerOptions' names) and where its failures, lines and Redis trouble go. */
 export interface QueueWorkerOptions extends Partial<WorkerOptions> {
@@ -184,6 +186,13 @@ export class LaravelQueue {
    */
   async dispatch(job: string | PhpObject, props: Record<string, unknown> = {}, options: DispatchOptions = {}): Promise<Dispatched> {
     this.#open();
+    const telemetry = await (this.#telemetry ??= DispatchTelemetry.open(this.options.telemetry, 'redis'));
+    if (!telemetry) return (await this.#dispatch(job, props, options, undefined)).dispatched;
+    return telemetry.send((extra) => this.#dispatch(job, props, options, extra));
+  }
+
+  /** dispatch() itself; `extra` holds keys for the envelope (the trace context, when propagated). */
+  async #dispatch(job: string | PhpObject, props: Record<string, unknown>, options: DispatchOptions, extra: JsonObject | undefined): Promise<DispatchedJob> {
     const delay = options.delay;
     if (delay !== undefined && !(delay instanceof Date ? Number.isFinite(delay.getTime()) : Number.isFinite(delay) && delay >= 0)) {
       throw new TypeError(`dispatch: delay must be seconds (0 or more) or a valid Date, not ${String(delay)}`);
@@ -194,7 +203,7 @@ export class LaravelQueue {
     const queueable: Record<string, unknown> = { ...(options.queue !== undefined ? { queue: options.queue } : {}), ...(delayed ? { delay: delay instanceof Date ? buildDate(delay) : delaySeconds } : {}) };
     const shapes = this.#shapes(options.shapes);
     const profile = options.laravel !== undefined ? profileOf(options.laravel) : shapes ? (profileOfShapes(shapes) ?? this.options.profile) : this.options.profile;
-    const envelope = { maxTries: options.tries ?? null, timeout: options.timeout ?? null, backoff: options.backoff ?? null };
+    const envelope = { maxTries: options.tries ?? null, timeout: options.timeout ?? null, backoff: options.backoff ?? null, ...(extra ? { extra } : {}) };
     let built: BuiltPayload;
     let queue: string;
     if (job instanceof PhpObject) {
@@ -219,23 +228,21 @@ export class LaravelQueue {
       built = shaped;
       queue = options.queue ?? shaped.queue ?? this.settings.defaultQueue;
       const lock = await acquireUniqueLock(this.locks, shapes, shaped.command, profile, options.uniqueId !== undefined ? { uniqueId: options.uniqueId } : {});
-      if (lock && !lock.acquired) return { uuid: null, id: null, queue, duplicate: true, lockKey: lock.key };
+      if (lock && !lock.acquired) return { name: job, delay: delaySeconds, dispatched: { uuid: null, id: null, queue, duplicate: true, lockKey: lock.key } };
     } else {
       const command = buildJob({ className: job, properties: withCarbons(props) as Record<string, unknown>, queueable }, profile);
       built = buildPayload(command, { profile, ...envelope, delay: since12(profile) && delayed ? delaySeconds : null });
       queue = options.queue ?? this.settings.defaultQueue;
     }
-    const push = () => (delayed ? this.connection.laterRaw(delay instanceof Date ? delay : delaySeconds, built.raw, queue) : this.connection.pushRaw(built.raw, queue));
     try {
-      const telemetry = await (this.#telemetry ??= DispatchTelemetry.open(this.options.telemetry, 'redis'));
-      const name = String(built.envelope.displayName ?? built.command.className);
-      if (telemetry) await telemetry.send({ name, queue, id: String(built.envelope.id), uuid: typeof built.envelope.uuid === 'string' ? built.envelope.uuid : null, ...(delayed ? { delay: delaySeconds } : {}) }, push);
-      else await push();
+      if (delayed) await this.connection.laterRaw(delay instanceof Date ? delay : delaySeconds, built.raw, queue);
+      else await this.connection.pushRaw(built.raw, queue);
     } catch (error) {
       // Never a silent drop: the caller hears that this job was not pushed, and why (no password).
       throw new Error(redactSecrets(`the job was not pushed: Redis at ${whereRedisIs(this.settings)} did not take it (${(error as Error).message})`), { cause: error });
     }
-    return { uuid: typeof built.envelope.uuid === 'string' ? built.envelope.uuid : null, id: String(built.envelope.id), queue };
+    const name = String(built.envelope.displayName ?? built.command.className);
+    return { name, delay: delaySeconds, dispatched: { uuid: typeof built.envelope.uuid === 'string' ? built.envelope.uuid : null, id: String(built.envelope.id), queue } };
   }
 
   /**

@@ -51,6 +51,8 @@ export interface ShapedPayloadOptions extends ShapedCommandOptions {
   delay?: number | null;
   /** Said once per payload: PHP methods whose results Laravel writes and Node cannot call. */
   onNotRun?: (className: string, methods: string[]) => void;
+  /** Keys a `Queue::createPayloadUsing` hook adds (a trace context, say), in order. */
+  extra?: PayloadOptions['extra'];
 }
 
 /**
@@ -75,6 +77,7 @@ export function buildShapedPayload(shapes: ShapesFile, className: string, values
     retryUntil: declared.retryUntil,
     delay: (profile === '12' || profile === '13') && options.delay ? options.delay : null,
     ...(shaped.encrypted ? { encrypter: options.encrypter } : {}),
+    ...(options.extra ? { extra: options.extra } : {}),
   };
   return { ...buildPayload(shaped.command, payload), queue: shaped.queue };
 }

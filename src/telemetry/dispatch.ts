@@ -3,23 +3,21 @@
  * span per job pushed (`send <queue>`), `messaging.client.sent.messages` and
  * `messaging.client.operation.duration`.
  *
- * The trace context is not written into the payload: Laravel's envelope goes out as Laravel
- * writes it, byte for byte. The job's uuid (`messaging.message.id`) ties the producer's span to
- * the consumer's.
+ * The trace context is written into the payload only when asked (`propagate`): by default the
+ * envelope goes out as Laravel writes it, byte for byte, and the job's uuid
+ * (`messaging.message.id`) ties the producer's span to the consumer's.
  */
 import type { Attributes, Counter, Histogram, Tracer } from '@opentelemetry/api';
 import { packageVersion } from '../internal/root.js';
 import { MESSAGING_SYSTEM, instrumentsOf, loadOpenTelemetry, type OpenTelemetryApi } from './otel.js';
 import type { TelemetryOptions } from './options.js';
 
-/** The job being pushed. */
-export interface SentJobFacts {
+/** What a dispatch made of a job: its name and delay, and what dispatch() answers. */
+export interface SentJob<Answer extends { uuid: string | null; id: string | null; queue: string; duplicate?: boolean }> {
   name: string;
-  queue: string;
-  id: string;
-  uuid: string | null;
-  /** Seconds before it may run, if delayed. */
-  delay?: number;
+  /** Seconds before it may run (0: at once). */
+  delay: number;
+  dispatched: Answer;
 }
 
 export class DispatchTelemetry {
@@ -34,53 +32,62 @@ export class DispatchTelemetry {
     return api ? new DispatchTelemetry(api, options ?? {}, connection) : undefined;
   }
 
+  private readonly propagate: boolean;
+
   private constructor(
     private readonly api: OpenTelemetryApi,
     options: TelemetryOptions,
     private readonly connection: string,
   ) {
+    this.propagate = options.propagate === true;
     const { tracer, meter } = instrumentsOf(api, options, packageVersion());
     this.tracer = tracer;
     this.sent = meter.createCounter('messaging.client.sent.messages', { unit: '{message}', description: 'Jobs pushed by dispatch.' });
     this.duration = meter.createHistogram('messaging.client.operation.duration', { unit: 's', description: 'How long a push took.' });
   }
 
-  /** Pushes within a span; the span and the metrics say whether Redis took the job. */
-  async send<T>(job: SentJobFacts, push: () => Promise<T>): Promise<T> {
-    const { context, trace, SpanKind, SpanStatusCode } = this.api;
-    const attributes: Attributes = {
-      'messaging.system': MESSAGING_SYSTEM,
-      'messaging.destination.name': job.queue,
-      'messaging.operation.name': 'send',
-      'laravel.queue.connection': this.connection,
-    };
-    const span = this.tracer.startSpan(`send ${job.queue}`, {
-      kind: SpanKind.PRODUCER,
-      attributes: {
-        ...attributes,
-        'messaging.operation.type': 'send',
-        'messaging.message.id': job.uuid ?? job.id,
-        'laravel.job.id': job.id,
-        ...(job.uuid !== null ? { 'laravel.job.uuid': job.uuid } : {}),
-        'laravel.job.name': job.name,
-        ...(job.delay ? { 'laravel.job.delay': job.delay } : {}),
-      },
-    });
+  /**
+   * Runs a dispatch within a span. With `propagate`, `dispatch` is given the span's W3C trace
+   * context (`traceparent`, `tracestate`) for the envelope, as OpenTelemetry's PHP instrumentation
+   * of Laravel writes it; else nothing, and the payload is what Laravel writes.
+   */
+  async send<Answer extends { uuid: string | null; id: string | null; queue: string; duplicate?: boolean }>(dispatch: (extra: Record<string, string> | undefined) => Promise<SentJob<Answer>>): Promise<Answer> {
+    const { context, trace, propagation, SpanKind, SpanStatusCode } = this.api;
+    const span = this.tracer.startSpan('send', { kind: SpanKind.PRODUCER, attributes: { 'messaging.system': MESSAGING_SYSTEM, 'messaging.operation.type': 'send' } });
+    const active = trace.setSpan(context.active(), span);
+    let extra: Record<string, string> | undefined;
+    if (this.propagate && span.isRecording()) {
+      extra = {};
+      propagation.inject(active, extra);
+    }
     const started = performance.now();
-    let errorType: string | undefined;
+    const measured: Attributes = { 'messaging.system': MESSAGING_SYSTEM, 'messaging.operation.name': 'send', 'laravel.queue.connection': this.connection };
     try {
-      return await context.with(trace.setSpan(context.active(), span), push);
+      const sent = await context.with(active, () => dispatch(extra && Object.keys(extra).length > 0 ? extra : undefined));
+      const { dispatched } = sent;
+      span.updateName(`send ${dispatched.queue}`);
+      measured['messaging.destination.name'] = dispatched.queue;
+      measured['laravel.job.name'] = sent.name;
+      span.setAttributes({
+        ...measured,
+        ...(dispatched.id !== null ? { 'messaging.message.id': dispatched.uuid ?? dispatched.id, 'laravel.job.id': dispatched.id } : {}),
+        ...(dispatched.uuid !== null ? { 'laravel.job.uuid': dispatched.uuid } : {}),
+        ...(sent.delay > 0 ? { 'laravel.job.delay': sent.delay } : {}),
+        // A ShouldBeUnique job whose lock is held is not pushed, as Laravel's dispatch drops it.
+        ...(dispatched.duplicate ? { 'laravel.job.duplicate': true } : {}),
+      });
+      if (!dispatched.duplicate) this.sent.add(1, measured);
+      return dispatched;
     } catch (error) {
-      errorType = error instanceof Error ? error.name : typeof error;
+      const errorType = error instanceof Error ? error.constructor.name : typeof error;
+      measured['error.type'] = errorType;
       span.setAttribute('error.type', errorType);
       if (error instanceof Error) span.recordException(error);
       span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
       throw error;
     } finally {
       span.end();
-      const measured = { ...attributes, 'laravel.job.name': job.name, ...(errorType !== undefined ? { 'error.type': errorType } : {}) };
       this.duration.record((performance.now() - started) / 1000, measured);
-      if (errorType === undefined) this.sent.add(1, measured);
     }
   }
 }

@@ -71,9 +71,15 @@ export class WorkerTelemetry {
     this.inFlight.addCallback(this.observe);
   }
 
-  /** A span for a job reserved at `started` (performance.now()), about to run. */
-  start(job: ReservedJobFacts, started: number): JobSpan {
+  /**
+   * A span for a job reserved at `started` (performance.now()), about to run. A payload that
+   * carries a W3C `traceparent` (OpenTelemetry's PHP instrumentation of Laravel writes one into
+   * every payload it creates) makes it a child of the span that dispatched the job.
+   */
+  start(job: ReservedJobFacts, started: number, envelope?: Record<string, unknown>): JobSpan {
     const queue = this.queueAttributes(job.queue);
+    const { propagation, ROOT_CONTEXT } = this.api;
+    const parent = typeof envelope?.traceparent === 'string' ? propagation.extract(ROOT_CONTEXT, envelope) : undefined;
     const span = this.tracer.startSpan(`process ${job.queue}`, {
       kind: this.api.SpanKind.CONSUMER,
       attributes: {
@@ -86,7 +92,7 @@ export class WorkerTelemetry {
         'laravel.job.name': job.name,
       },
       startTime: performance.timeOrigin + started,
-    });
+    }, parent);
     this.consumed.add(1, { ...queue, 'messaging.operation.name': 'process' });
     return new RecordedJob(this.api, span, started, { ...queue, 'laravel.job.name': job.name }, (seconds, attributes) => this.duration.record(seconds, attributes));
   }

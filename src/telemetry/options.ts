@@ -13,5 +13,12 @@ export interface TelemetryOptions {
   tracerProvider?: { getTracer(name: string, version?: string): unknown };
   /** A MeterProvider (else `metrics.getMeterProvider()`, the global one). */
   meterProvider?: { getMeter(name: string, version?: string): unknown };
+  /**
+   * Write each dispatch's W3C trace context into its payload (`traceparent`, `tracestate`, before
+   * `id`), as OpenTelemetry's PHP instrumentation of Laravel does, so the workers' spans (Node's,
+   * or PHP's so instrumented) are the dispatch's children. Off by default: the payload is then
+   * exactly what Laravel writes. A worker reads a trace context from any payload that has one.
+   */
+  propagate?: boolean;
 }
 

@@ -637,7 +637,9 @@ export class Worker extends EventEmitter {
   /** A job's `processing` event, which starts its span when telemetry is on. */
   private processing(state: JobState, event: WorkerEvent & { job: string; id: string; queue: string; attempts: number }, started: number): void {
     try {
-      if (this.telemetry) state.span = this.telemetry.start({ name: event.job, queue: event.queue, id: event.id, uuid: event.uuid, attempts: event.attempts }, started);
+      // The envelope, for a trace context the producer wrote into it: as read, else as reserved.
+      const envelope = this.telemetry && (state.read?.payload.envelope ?? (state.job.unreadableByRedis ? undefined : state.job.fields));
+      if (this.telemetry) state.span = this.telemetry.start({ name: event.job, queue: event.queue, id: event.id, uuid: event.uuid, attempts: event.attempts }, started, envelope as Record<string, unknown> | undefined);
     } catch (error) {
       // OpenTelemetry's SDKs do not throw; a provider that does costs the job its span, not its run.
       this.log({ event: 'warning', job: event.job, reason: `no span for this job: the tracer threw ${describeError(error)}` });
