@@ -53,8 +53,10 @@ export class WorkerTelemetry {
 
   private readonly tracer: Tracer;
 
+  private readonly queues = new Map<string, QueueFacts>();
+
   private constructor(
-    private readonly api: OpenTelemetryApi,
+    readonly api: OpenTelemetryApi,
     options: TelemetryOptions,
     private readonly connection: string,
     inFlight: () => Record<string, number>,
@@ -66,7 +68,7 @@ export class WorkerTelemetry {
     this.errors = meter.createCounter('lqb.worker.errors', { unit: '{error}', description: 'Trouble outside a handler: Redis unreachable, a failure that could not be recorded.' });
     this.inFlight = meter.createObservableUpDownCounter('lqb.worker.jobs.in_flight', { unit: '{job}', description: 'Jobs reserved and not yet finished.' });
     this.observe = (result) => {
-      for (const [queue, count] of Object.entries(inFlight())) result.observe(count, { ...this.queueAttributes(queue) });
+      for (const [queue, count] of Object.entries(inFlight())) result.observe(count, this.queueOf(queue).attributes);
     };
     this.inFlight.addCallback(this.observe);
   }
@@ -77,29 +79,29 @@ export class WorkerTelemetry {
    * every payload it creates) makes it a child of the span that dispatched the job.
    */
   start(job: ReservedJobFacts, started: number, envelope?: Record<string, unknown>): JobSpan {
-    const queue = this.queueAttributes(job.queue);
+    const queue = this.queueOf(job.queue);
     const { propagation, ROOT_CONTEXT } = this.api;
     const parent = typeof envelope?.traceparent === 'string' ? propagation.extract(ROOT_CONTEXT, envelope) : undefined;
-    const span = this.tracer.startSpan(`process ${job.queue}`, {
-      kind: this.api.SpanKind.CONSUMER,
-      attributes: {
-        ...queue,
+    const span = this.tracer.startSpan(queue.spanName, { kind: this.api.SpanKind.CONSUMER, startTime: performance.timeOrigin + started }, parent);
+    // Attributes only for a span that keeps them: without an SDK (or unsampled) a job pays for none.
+    if (span.isRecording()) {
+      span.setAttributes({
+        ...queue.attributes,
         'messaging.operation.type': 'process',
         'messaging.message.id': job.uuid ?? job.id,
         'laravel.job.id': job.id,
         ...(job.uuid !== undefined ? { 'laravel.job.uuid': job.uuid } : {}),
         'laravel.job.attempts': job.attempts,
         'laravel.job.name': job.name,
-      },
-      startTime: performance.timeOrigin + started,
-    }, parent);
-    this.consumed.add(1, { ...queue, 'messaging.operation.name': 'process' });
-    return new RecordedJob(this.api, span, started, { ...queue, 'laravel.job.name': job.name }, (seconds, attributes) => this.duration.record(seconds, attributes));
+      });
+    }
+    this.consumed.add(1, queue.consumed);
+    return new RecordedJob(this, span, started, queue, job.name);
   }
 
   /** Trouble outside a handler (the worker's `error` events). */
   error(queue: string | undefined): void {
-    this.errors.add(1, queue === undefined ? { 'laravel.queue.connection': this.connection } : this.queueAttributes(queue));
+    this.errors.add(1, queue === undefined ? { 'laravel.queue.connection': this.connection } : this.queueOf(queue).attributes);
   }
 
   /** Stops observing the worker's jobs in flight. */
@@ -107,9 +109,36 @@ export class WorkerTelemetry {
     this.inFlight.removeCallback(this.observe);
   }
 
-  private queueAttributes(queue: string): Attributes {
-    return { 'messaging.system': MESSAGING_SYSTEM, 'messaging.destination.name': queue, 'laravel.queue.connection': this.connection };
+  /** A finished job's duration, under attributes made once per queue, job and outcome. */
+  recordDuration(queue: QueueFacts, name: string, outcome: JobOutcome, errorType: string | undefined, seconds: number): void {
+    const key = `${name}\u0000${outcome}\u0000${errorType ?? ''}`;
+    let attributes = queue.durations.get(key);
+    if (!attributes) {
+      attributes = { ...queue.attributes, 'messaging.operation.name': 'process', 'laravel.job.name': name, 'laravel.job.outcome': outcome, ...(errorType !== undefined ? { 'error.type': errorType } : {}) };
+      // Bounded: a queue of ever-new job names must not grow this for ever.
+      if (queue.durations.size < 1000) queue.durations.set(key, attributes);
+    }
+    this.duration.record(seconds, attributes);
   }
+
+  /** What every span and measurement of a queue shares, made once per queue. */
+  private queueOf(name: string): QueueFacts {
+    let queue = this.queues.get(name);
+    if (!queue) {
+      const attributes: Attributes = { 'messaging.system': MESSAGING_SYSTEM, 'messaging.destination.name': name, 'laravel.queue.connection': this.connection };
+      queue = { spanName: `process ${name}`, attributes, consumed: { ...attributes, 'messaging.operation.name': 'process' }, durations: new Map() };
+      if (this.queues.size < 1000) this.queues.set(name, queue);
+    }
+    return queue;
+  }
+}
+
+/** A queue's span name and attributes. */
+interface QueueFacts {
+  spanName: string;
+  attributes: Attributes;
+  consumed: Attributes;
+  durations: Map<string, Attributes>;
 }
 
 class RecordedJob implements JobSpan {
@@ -118,11 +147,11 @@ class RecordedJob implements JobSpan {
   private ended = false;
 
   constructor(
-    private readonly api: OpenTelemetryApi,
+    private readonly telemetry: WorkerTelemetry,
     private readonly span: Span,
     private readonly started: number,
-    private readonly job: Attributes,
-    private readonly record: (seconds: number, attributes: Attributes) => void,
+    private readonly queue: QueueFacts,
+    private readonly name: string,
   ) {}
 
   outcome(outcome: JobOutcome, error?: unknown): void {
@@ -133,7 +162,7 @@ class RecordedJob implements JobSpan {
   run<T>(handler: () => T): T {
     // A span nobody samples has no children to parent: the handler runs as it is.
     if (!this.span.isRecording()) return handler();
-    const { context, trace } = this.api;
+    const { context, trace } = this.telemetry.api;
     return context.with(trace.setSpan(context.active(), this.span), handler);
   }
 
@@ -142,17 +171,14 @@ class RecordedJob implements JobSpan {
     this.ended = true;
     const outcome = this.last ?? 'error';
     const errorType = this.error !== undefined ? errorTypeOf(this.error) : undefined;
-    this.span.setAttribute('laravel.job.outcome', outcome);
-    if (errorType !== undefined) this.span.setAttribute('error.type', errorType);
-    if (this.error !== undefined) this.span.recordException(asException(this.error));
-    if (ERRORS.has(outcome)) this.span.setStatus({ code: this.api.SpanStatusCode.ERROR, message: messageOf(this.error) ?? outcome });
+    if (this.span.isRecording()) {
+      this.span.setAttribute('laravel.job.outcome', outcome);
+      if (errorType !== undefined) this.span.setAttribute('error.type', errorType);
+      if (this.error !== undefined) this.span.recordException(asException(this.error));
+      if (ERRORS.has(outcome)) this.span.setStatus({ code: this.telemetry.api.SpanStatusCode.ERROR, message: messageOf(this.error) ?? outcome });
+    }
     this.span.end();
-    this.record((performance.now() - this.started) / 1000, {
-      ...this.job,
-      'messaging.operation.name': 'process',
-      'laravel.job.outcome': outcome,
-      ...(errorType !== undefined ? { 'error.type': errorType } : {}),
-    });
+    this.telemetry.recordDuration(this.queue, this.name, outcome, errorType, (performance.now() - this.started) / 1000);
   }
 }
 

@@ -6,7 +6,7 @@
  *   - Node produces with `propagate: true`; Laravel's own worker (laravel-worker.php) runs the
  *     payload, and a Node worker's span is the dispatch span's child.
  */
-import { context, propagation, trace } from '@opentelemetry/api';
+import { context, propagation } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
