@@ -12,6 +12,7 @@
  *       the same script in both trees, runs alternating (this tree, BASE, this tree, …), so a
  *       machine whose speed drifts slows both alike; BASE needs this file at the same path.
  *   JOBS=20000 WARMUP=5000 RUNS=7 CONCURRENCY=32 MODES=connect,bare
+ *   ATTEMPTS=1: jobs pushed as retried ones (their envelopes say one attempt made; no tries limit)
  *   LQB_BENCH_CHILD=connect PROFILE=FILE.cpuprofile npx tsx bench/worker-inprocess.ts
  *       one run, its timed part profiled (V8's CPU profile, for Chrome's DevTools)
  */
@@ -26,6 +27,7 @@ const JOBS = Number(process.env.JOBS ?? 20_000);
 const WARMUP = Number(process.env.WARMUP ?? 5_000);
 const RUNS = Number(process.env.RUNS ?? 7);
 const CONCURRENCY = Number(process.env.CONCURRENCY ?? 32);
+const ATTEMPTS = Number(process.env.ATTEMPTS ?? 0);
 const MODES = (process.env.MODES ?? 'connect,bare').split(',') as Mode[];
 const CLASS = 'App\\Jobs\\Bridge\\RecordJob';
 type Mode = 'connect' | 'bare';
@@ -40,9 +42,12 @@ async function child(mode: Mode): Promise<void> {
   const { connect } = await import('../src/connect/index.js');
   const prefix = `lqb-bench-${randomBytes(3).toString('hex')}:`;
   // About 1.2 KB: the RecordJob PHP's fixtures push, padded.
-  const payload = (n: number) => buildPayload(bridgeRecordJob({ n, label: 'bench', ratio: 0.5, items: { pad: Array.from({ length: 12 }, () => 'padding-to-a-kilobyte') } })).raw;
+  const payload = (n: number) => {
+    const raw = buildPayload(bridgeRecordJob({ n, label: 'bench', ratio: 0.5, items: { pad: Array.from({ length: 12 }, () => 'padding-to-a-kilobyte') } })).raw;
+    return ATTEMPTS > 0 ? raw.replace(/"attempts":0}$/, `"attempts":${ATTEMPTS}}`) : raw;
+  };
   const handlers = { [CLASS]: () => undefined };
-  const options = { stopWhenEmpty: true, sleep: 0, timeout: 0, concurrency: CONCURRENCY, memory: 0 };
+  const options = { stopWhenEmpty: true, sleep: 0, timeout: 0, concurrency: CONCURRENCY, memory: 0, ...(ATTEMPTS > 0 ? { tries: 0 } : {}) };
   const lq = mode === 'connect' ? await connect({ redis: 'redis://127.0.0.1:6379', prefix }) : undefined;
   const client = connectRedis({ prefix });
   const queue = new RedisQueue(client, { defaultQueue: 'default' });
@@ -129,7 +134,7 @@ async function parent(): Promise<void> {
       }
     }
   }
-  console.log(`No-op jobs of ${bytes} bytes, ${fmt(JOBS)} per run after ${fmt(WARMUP)} to warm up, concurrency ${CONCURRENCY}, one process per run, Redis 127.0.0.1:6379; ${RUNS} runs per row${base ? ', the trees alternating' : ''}.`);
+  console.log(`No-op ${ATTEMPTS > 0 ? `retried jobs (attempts ${ATTEMPTS} in the envelope)` : 'jobs'} of ${bytes} bytes, ${fmt(JOBS)} per run after ${fmt(WARMUP)} to warm up, concurrency ${CONCURRENCY}, one process per run, Redis 127.0.0.1:6379; ${RUNS} runs per row${base ? ', the trees alternating' : ''}.`);
   console.log('jobs/s: median (min–max); Node CPU: the worker process\'s user + system time per job, median' + (base ? '; vs first: the median of the run-by-run ratios of jobs/s to the first tree\'s run beside it' : '') + '.\n');
   console.log(`| worker | tree | jobs/s | Node CPU µs/job |${base ? ' vs first |' : ''}`);
   console.log(`|---|---|---:|---:|${base ? '---:|' : ''}`);
