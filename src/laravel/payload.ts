@@ -61,11 +61,12 @@ export class PayloadError extends Error {
  * Reads a job payload as Laravel stored it (in `queues:NAME` or `:delayed`), or as Redis rewrote
  * it into `:reserved` (cjson: other key order, `{}` for empty lists, `%.14g` numbers).
  */
-export function decodePayload(raw: string | Uint8Array): DecodedPayload {
+export function decodePayload(raw: string | Uint8Array, read?: JsonValue): DecodedPayload {
   const text = typeof raw === 'string' ? raw : Buffer.from(raw).toString('utf8');
   let envelope: JsonValue;
   try {
-    envelope = decodeJson(text);
+    // `read`: what decodeJson(raw) gave a caller that looked at the envelope first, not read twice.
+    envelope = read ?? decodeJson(text);
   } catch (error) {
     throw new PayloadError(`payload is not JSON: ${(error as Error).message}`, '', { cause: error });
   }

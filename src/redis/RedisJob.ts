@@ -3,7 +3,7 @@
  * record stores) and the reserved string Redis wrote into `:reserved` (what delete and
  * release must name, byte for byte).
  */
-import { decodePayload, type DecodedPayload } from '../laravel/index.js';
+import { decodeJson, decodePayload, isJsonObject, type DecodedPayload, type JsonObject } from '../laravel/index.js';
 import type { RedisQueue } from './RedisQueue.js';
 
 /** The envelope's fields as Redis reserved them, read without the command. */
@@ -20,6 +20,8 @@ export interface ReservedFields {
 
 export class RedisJob {
   #decoded: DecodedPayload | undefined;
+  /** The pushed envelope as decodeJson read it; null when it does not read as a JSON object. */
+  #envelope: JsonObject | null | undefined;
   #fields: ReservedFields | undefined;
   #reserved: string | undefined;
 
@@ -40,7 +42,24 @@ export class RedisJob {
 
   /** The decoded envelope and command; throws a PayloadError for a payload that is not one. */
   get payload(): DecodedPayload {
-    return (this.#decoded ??= decodePayload(this.raw));
+    return (this.#decoded ??= decodePayload(this.raw, this.#envelope ?? undefined));
+  }
+
+  /**
+   * The envelope as pushed, its command left a string; undefined when it is not a JSON object.
+   * A retried job is judged by it before its command is read, and the payload is then decoded
+   * from it, so its text is parsed once.
+   */
+  get envelope(): JsonObject | undefined {
+    if (this.#envelope === undefined) {
+      try {
+        const read = this.#decoded?.envelope ?? decodeJson(this.raw);
+        this.#envelope = isJsonObject(read) ? read : null;
+      } catch {
+        this.#envelope = null;
+      }
+    }
+    return this.#envelope ?? undefined;
   }
 
   /**
@@ -62,7 +81,7 @@ export class RedisJob {
   /** This attempt's number: the pushed payload's `attempts` plus one, as Laravel's RedisJob counts. */
   attempts(): number {
     // Once the payload is decoded its attempts are at hand; the reserved copy counts one more.
-    const pushed = this.#decoded?.envelope.attempts;
+    const pushed = (this.#decoded?.envelope ?? this.#envelope)?.attempts;
     if (typeof pushed === 'number') return pushed + 1;
     const attempts = Number(this.fields.attempts);
     return Number.isFinite(attempts) ? attempts : 1;
@@ -70,12 +89,12 @@ export class RedisJob {
 
   /** The payload's `id` (Str::random(32), or the uuid under Horizon). */
   get id(): string {
-    const id = this.#decoded?.envelope.id ?? this.fields.id;
+    const id = (this.#decoded?.envelope ?? this.#envelope)?.id ?? this.fields.id;
     return String(id ?? '');
   }
 
   get uuid(): string | undefined {
-    const uuid = this.#decoded?.envelope.uuid ?? this.fields.uuid;
+    const uuid = (this.#decoded?.envelope ?? this.#envelope)?.uuid ?? this.fields.uuid;
     return typeof uuid === 'string' ? uuid : undefined;
   }
 

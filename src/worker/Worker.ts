@@ -841,7 +841,8 @@ export class Worker extends EventEmitter {
     // A first attempt has killed no worker yet: it is judged once read, which spares every
     // job's first run a second parse of its envelope.
     if (job.firstAttempt) return undefined;
-    if (alreadyExceedsMaxAttempts(job.fields, job.attempts(), this.now(), this.options)) return new MaxAttemptsExceededError(displayNameOf(job));
+    // The pushed envelope, which the payload is then decoded from; the reserved copy when it does not read.
+    if (alreadyExceedsMaxAttempts(job.envelope ?? job.fields, job.attempts(), this.now(), this.options)) return new MaxAttemptsExceededError(displayNameOf(job));
     return undefined;
   }
 

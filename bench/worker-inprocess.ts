@@ -1,0 +1,161 @@
+/**
+ * The in-process worker's throughput on no-op jobs, for this tree, and optionally for a second
+ * checkout of the repository side by side:
+ *   - `connect`: the worker `connect().worker()` makes (cache, unique locks, batches on), the
+ *     way a library user runs it, with no shapes;
+ *   - `bare`: `new Worker(queue, handlers)` with nothing around it.
+ * Each run is a process of its own: a warm-up of WARMUP jobs, then JOBS jobs timed from
+ * run() to its end (`stopWhenEmpty`), against 127.0.0.1:6379 under a prefix of its own.
+ *
+ *   npx tsx bench/worker-inprocess.ts                     this tree, RUNS runs of each mode
+ *   BASE=/path/to/other/checkout npx tsx bench/worker-inprocess.ts
+ *       the same script in both trees, runs alternating (this tree, BASE, this tree, …), so a
+ *       machine whose speed drifts slows both alike; BASE needs this file at the same path.
+ *   JOBS=20000 WARMUP=5000 RUNS=7 CONCURRENCY=32 MODES=connect,bare
+ *   ATTEMPTS=1: jobs pushed as retried ones (their envelopes say one attempt made; no tries limit)
+ *   LQB_BENCH_CHILD=connect PROFILE=FILE.cpuprofile npx tsx bench/worker-inprocess.ts
+ *       one run, its timed part profiled (V8's CPU profile, for Chrome's DevTools)
+ */
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
+
+const JOBS = Number(process.env.JOBS ?? 20_000);
+const WARMUP = Number(process.env.WARMUP ?? 5_000);
+const RUNS = Number(process.env.RUNS ?? 7);
+const CONCURRENCY = Number(process.env.CONCURRENCY ?? 32);
+const ATTEMPTS = Number(process.env.ATTEMPTS ?? 0);
+const MODES = (process.env.MODES ?? 'connect,bare').split(',') as Mode[];
+const CLASS = 'App\\Jobs\\Bridge\\RecordJob';
+type Mode = 'connect' | 'bare';
+
+/** One timed run in this process: prints `{"jobsPerSecond":…,"bytes":…}`. */
+async function child(mode: Mode): Promise<void> {
+  // Imported here, from the tree this file sits in: the parent runs this file in each tree.
+  const { buildPayload } = await import('../src/laravel/index.js');
+  const { bridgeRecordJob } = await import('../src/cli/demo.js');
+  const { RedisQueue, connectRedis } = await import('../src/redis/index.js');
+  const { Worker } = await import('../src/worker/index.js');
+  const { connect } = await import('../src/connect/index.js');
+  const prefix = `lqb-bench-${randomBytes(3).toString('hex')}:`;
+  // About 1.2 KB: the RecordJob PHP's fixtures push, padded.
+  const payload = (n: number) => {
+    const raw = buildPayload(bridgeRecordJob({ n, label: 'bench', ratio: 0.5, items: { pad: Array.from({ length: 12 }, () => 'padding-to-a-kilobyte') } })).raw;
+    return ATTEMPTS > 0 ? raw.replace(/"attempts":0}$/, `"attempts":${ATTEMPTS}}`) : raw;
+  };
+  const handlers = { [CLASS]: () => undefined };
+  const options = { stopWhenEmpty: true, sleep: 0, timeout: 0, concurrency: CONCURRENCY, memory: 0, ...(ATTEMPTS > 0 ? { tries: 0 } : {}) };
+  const lq = mode === 'connect' ? await connect({ redis: 'redis://127.0.0.1:6379', prefix }) : undefined;
+  const client = connectRedis({ prefix });
+  const queue = new RedisQueue(client, { defaultQueue: 'default' });
+  const fill = async (count: number) => {
+    for (let i = 0; i < count; i += 1000) await queue.bulkRaw(Array.from({ length: Math.min(1000, count - i) }, (_, j) => payload(i + j)));
+  };
+  let cpuPerJob = 0;
+  const work = async (count: number, profile?: string): Promise<number> => {
+    await fill(count);
+    const worker = lq ? lq.worker(handlers, { ...options, failer: false }) : new Worker(queue, handlers, { ...options, queues: ['default'] }, { failer: false });
+    const session = profile ? await startProfile() : undefined;
+    const cpu = process.cpuUsage();
+    const start = performance.now();
+    await worker.run();
+    const seconds = (performance.now() - start) / 1000;
+    const used = process.cpuUsage(cpu);
+    cpuPerJob = (used.user + used.system) / count;
+    if (session && profile) writeFileSync(profile, JSON.stringify((await session.post('Profiler.stop')).profile));
+    const left = await queue.size();
+    if (left !== 0) throw new Error(`${mode}: ${left} jobs left in the queue after the run`);
+    return count / seconds;
+  };
+  try {
+    if (WARMUP > 0) await work(WARMUP);
+    const jobsPerSecond = await work(JOBS, process.env.PROFILE);
+    console.log(JSON.stringify({ jobsPerSecond, cpuPerJob, bytes: Buffer.byteLength(payload(0)) }));
+  } finally {
+    await lq?.close();
+    await queue.close();
+    const raw = new Redis();
+    const keys = await raw.keys(`${prefix}*`);
+    if (keys.length) await raw.del(...keys);
+    raw.disconnect();
+    client.disconnect();
+  }
+}
+
+async function startProfile(): Promise<Session> {
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  return session;
+}
+
+interface RunResult {
+  jobsPerSecond: number;
+  /** Node's own CPU time (user + system) per job, in µs: less swayed by a busy machine than the wall clock. */
+  cpuPerJob: number;
+  bytes: number;
+}
+
+function runChild(tree: string, mode: Mode): RunResult {
+  const script = `${tree}/bench/worker-inprocess.ts`;
+  const out = execFileSync(process.execPath, ['--import', 'tsx', script], { cwd: tree, env: { ...process.env, LQB_BENCH_CHILD: mode }, encoding: 'utf8' });
+  return JSON.parse(out.trim().split('\n').at(-1)!) as RunResult;
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+};
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+
+async function parent(): Promise<void> {
+  const here = fileURLToPath(new URL('..', import.meta.url)).replace(/\/$/, '');
+  const base = process.env.BASE;
+  const trees = [here, ...(base ? [base] : [])];
+  const names = trees.map(gitName);
+  // results[mode][tree][run]
+  const results = new Map<Mode, RunResult[][]>();
+  let bytes = 0;
+  for (const mode of MODES) {
+    const runs: RunResult[][] = trees.map(() => []);
+    results.set(mode, runs);
+    for (let run = 0; run < RUNS; run++) {
+      // Alternate which tree goes first, so neither always runs on a warmer (or busier) machine.
+      const order = run % 2 === 0 ? [...trees.keys()] : [...trees.keys()].reverse();
+      for (const t of order) {
+        const result = runChild(trees[t]!, mode);
+        bytes = result.bytes;
+        runs[t]!.push(result);
+      }
+    }
+  }
+  console.log(`No-op ${ATTEMPTS > 0 ? `retried jobs (attempts ${ATTEMPTS} in the envelope)` : 'jobs'} of ${bytes} bytes, ${fmt(JOBS)} per run after ${fmt(WARMUP)} to warm up, concurrency ${CONCURRENCY}, one process per run, Redis 127.0.0.1:6379; ${RUNS} runs per row${base ? ', the trees alternating' : ''}.`);
+  console.log('jobs/s: median (min–max); Node CPU: the worker process\'s user + system time per job, median' + (base ? '; vs first: the median of the run-by-run ratios of jobs/s to the first tree\'s run beside it' : '') + '.\n');
+  console.log(`| worker | tree | jobs/s | Node CPU µs/job |${base ? ' vs first |' : ''}`);
+  console.log(`|---|---|---:|---:|${base ? '---:|' : ''}`);
+  for (const mode of MODES) {
+    const runs = results.get(mode)!;
+    runs.forEach((xs, t) => {
+      const rate = xs.map((r) => r.jobsPerSecond);
+      const ratio = median(xs.map((r, i) => r.jobsPerSecond / runs[0]![i]!.jobsPerSecond));
+      const label = mode === 'connect' ? 'connect().worker()' : 'new Worker()';
+      console.log(`| ${label} | ${names[t]} | ${fmt(median(rate))} (${fmt(Math.min(...rate))}–${fmt(Math.max(...rate))}) | ${median(xs.map((r) => r.cpuPerJob)).toFixed(1)} |${base ? ` ${ratio.toFixed(2)}× |` : ''}`);
+    });
+  }
+}
+
+/** The tree's commit, short, with `+` when its work tree has changes. */
+function gitName(tree: string): string {
+  const commit = execFileSync('git', ['-C', tree, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+  const dirty = execFileSync('git', ['-C', tree, 'status', '--porcelain', '--untracked-files=no', 'src'], { encoding: 'utf8' }).trim() !== '';
+  return dirty ? `${commit}+` : commit;
+}
+
+const mode = process.env.LQB_BENCH_CHILD as Mode | undefined;
+if (mode) await child(mode);
+else await parent();
