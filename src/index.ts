@@ -34,7 +34,7 @@ export {
   type ConnectionSettings,
 } from './connect/index.js';
 // Where connect()'s and a worker's OpenTelemetry spans and metrics go (`telemetry`).
-export type { TelemetryOptions } from './telemetry/index.js';
+export type { TelemetryOptions } from './telemetry/options.js';
 
 // The worker, its handlers, failed jobs and the errors a job fails with.
 export {
