@@ -131,6 +131,9 @@ describe('usage and failures', () => {
     [['help', 'bogus'], /unknown command "bogus"/],
     [['size', '--redis=notaurl'], /"notaurl" is not a redis:\/\/ or rediss:\/\/ URL/],
     [['restart', '--redis=http://x'], /"http:\/\/x" is not a redis:\/\//],
+    // Redis numbers its databases: /abc is refused before anything runs, not an unhandled SELECT NaN.
+    [['size', '--redis=redis://127.0.0.1:6379/abc'], /the database of "redis:\/\/127.0.0.1:6379\/abc" must be a whole number, not "abc"/],
+    [['restart', '--cache-db=abc'], /the cache database \(--cache-db, REDIS_CACHE_DB\) must be a whole number, not "abc"/],
   ])('%j exits 2 with the reason, on one line', async (args, reason) => {
     const result = await lqb(args as string[], current.s.env);
     expect(result.status).toBe(2);
