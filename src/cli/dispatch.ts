@@ -4,7 +4,7 @@
  * that Laravel version lays it out. JSON integers become PHP ints, other numbers floats,
  * arrays lists, objects string-keyed arrays. Prints {"uuid","id","queue"}.
  */
-import { Encrypter, LARAVEL_PROFILES, buildJob, buildPayload, decodeJson, isJsonRecord, type BuiltPayload, type JsonValue, type LaravelProfile } from '../laravel/index.js';
+import { Encrypter, LARAVEL_PROFILES, QueueablePropertyError, buildJob, buildPayload, decodeJson, isJsonRecord, type BuiltPayload, type JsonValue, type LaravelProfile } from '../laravel/index.js';
 import { ShapeError, buildShapedPayload, profileOfShapes } from '../shapes/command.js';
 import { SHOULD_BE_UNIQUE, UnnamedLockError, acquireUniqueLock, type DispatchLock } from '../worker/UniqueLock.js';
 import type { PhpObject } from '../php/index.js';
@@ -56,7 +56,7 @@ export const dispatch: Command = {
     const shapes = shapesFrom(values);
     const { built, queueName } = shapes
       ? shapedPayload(shapes, className, props, { laravel: values.laravel, queueable, queue: values.queue, delay, tries, timeout, backoff, connection })
-      : { built: buildPayload(buildJob({ className, properties: props, queueable }, profile), { profile, maxTries: tries, timeout, backoff, delay: (profile === '12' || profile === '13') && delay ? delay : null }), queueName: defaultQueueName };
+      : { built: buildPayload(plainCommand(className, props, queueable, profile), { profile, maxTries: tries, timeout, backoff, delay: (profile === '12' || profile === '13') && delay ? delay : null }), queueName: defaultQueueName };
     const locksFor = shapes ? bookkeepingFrom(values, connection) : undefined;
     let client: RedisClient | undefined;
     try {
@@ -140,6 +140,16 @@ function shapedPayload(shapes: ShapesFile, className: string, props: Record<stri
     return { built, queueName: typeof flags.queue === 'string' ? flags.queue : (built.queue ?? flags.connection.defaultQueue) };
   } catch (error) {
     if (error instanceof ShapeError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+/** The command without shapes; a property the Queueable trait owns (queue, delay…) is a usage error. */
+function plainCommand(className: string, props: Record<string, unknown>, queueable: Record<string, unknown>, profile: LaravelProfile): PhpObject {
+  try {
+    return buildJob({ className, properties: props, queueable }, profile);
+  } catch (error) {
+    if (error instanceof QueueablePropertyError) throw new UsageError(`--props: ${error.message}; ${error.property === 'queue' || error.property === 'delay' ? `use --${error.property}` : 'leave it out'}`);
     throw error;
   }
 }
