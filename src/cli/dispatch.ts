@@ -7,7 +7,7 @@
  * The producer's rules are the library's (LaravelQueue.dispatch): this file maps the flags onto
  * connect() and dispatch(), and says what happened in the CLI's words.
  */
-import { decodeJson, isJsonRecord, type JsonValue } from '../laravel/index.js';
+import { QueueablePropertyError, decodeJson, isJsonRecord, type JsonValue } from '../laravel/index.js';
 import { ShapeError } from '../shapes/command.js';
 import { UnnamedLockError } from '../worker/UniqueLock.js';
 import { connectWith, profileOf, type DispatchOptions, type LaravelQueue } from '../connect/connect.js';
@@ -95,6 +95,7 @@ function dispatchOptions(values: Flags): DispatchOptions {
  */
 function inTheCliWords(error: unknown, connection: Connection): Error {
   if (error instanceof UsageError) return error;
+  if (error instanceof QueueablePropertyError) return new UsageError(`--props: ${error.message}; ${error.property === 'queue' || error.property === 'delay' ? `use --${error.property}` : 'leave it out'}`);
   if (error instanceof ShapeError || error instanceof UnnamedLockError || error instanceof ConnectionSettingsError) return new UsageError(error.message);
   // dispatch() already said so, in these words.
   if (error instanceof Error && error.message.startsWith('the job was not pushed')) return error;

@@ -30,8 +30,11 @@ export function keepSecret(value: string | undefined): void {
  * and is not (`redis//user:pw@host`), which a usage error quotes.
  */
 export function redactUrlPasswords(text: string): string {
-  // Up to the last '@' before a path: a password may hold an '@' that was never encoded.
-  return text.replace(/(^|[\s"'/=(])([^:@/\s"'=]*):[^/\s"']*@/g, `$1$2:${MASK}@`);
+  // After a scheme's '//', up to the token's last '@': a password may hold an '@' or a '/' that
+  // was never encoded (a base64 password), and such a URL, unparsable, is quoted whole.
+  const afterScheme = text.replace(/([a-z][a-z0-9+.-]*:\/\/)([^:@/\s"']*):[^\s"']*@/gi, `$1$2:${MASK}@`);
+  // Without a scheme, up to the last '@' before a path.
+  return afterScheme.replace(/(^|[\s"'/=(])([^:@/\s"'=]*):[^/\s"']*@/g, `$1$2:${MASK}@`);
 }
 
 /** A `?password=` (or `pass`, `pwd`) query parameter's value, as ioredis and database drivers read them. */

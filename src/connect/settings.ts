@@ -113,7 +113,7 @@ export function resolveConnection(options: ConnectionOptions = {}): ConnectionSe
   // Laravel's config keeps the cache on database 1 (REDIS_CACHE_DB); without a .env, the queue's own.
   const givenCacheDb = options.cacheDb === undefined ? undefined : String(options.cacheDb);
   const cacheDb = givenCacheDb ?? env('REDIS_CACHE_DB') ?? (fromFile ? '1' : undefined);
-  const cacheUrl = laravel && givenCacheDb === undefined ? laravelRedisUrl(env, cacheDb!) : cacheDb === undefined ? url : withDatabase(url, cacheDb);
+  const cacheUrl = laravel && givenCacheDb === undefined ? redisUrl(laravelRedisUrl(env, cacheDb!)) : cacheDb === undefined ? url : withDatabase(url, cacheDb);
   const cachePrefix = options.cachePrefix ?? env('CACHE_PREFIX') ?? (style ?? PREFIX_STYLES.colon).cache(appName);
   const cacheSeparator = (style ?? PREFIX_STYLES.colon).separator;
   const failedDb = options.failedDb ?? process.env.LQB_FAILED_DB ?? databaseUrlFrom(fromFile, appDir) ?? 'failed-jobs.sqlite';
@@ -222,18 +222,28 @@ function laravelRedisUrl(env: (name: string) => string | undefined, database: st
 
 /** A Redis URL as given, refused at once when it is none: otherwise ioredis retries it and reports only that it gave up. */
 function redisUrl(url: string): string {
-  let protocol: string | undefined;
+  let parsed: URL | undefined;
   try {
-    protocol = new URL(url).protocol;
+    parsed = new URL(url);
   } catch {
-    protocol = undefined;
+    parsed = undefined;
   }
   // tcp:// is what Laravel's own REDIS_URL examples may use; ioredis reads it as redis://.
+  const protocol = parsed?.protocol;
   if (protocol !== 'redis:' && protocol !== 'rediss:' && protocol !== 'tcp:') throw new ConnectionSettingsError(`${JSON.stringify(redactUrl(url))} is not a redis:// or rediss:// URL`);
+  // ioredis would SELECT NaN for /abc, and its refusal would come later, unhandled.
+  if (parsed!.pathname.length > 1) databaseNumber(parsed!.pathname.slice(1), `the database of ${JSON.stringify(redactUrl(url))}`);
   return url;
 }
 
+/** A Redis database as Redis numbers them (SELECT takes a whole number), else the setting is refused. */
+function databaseNumber(db: string, what: string): string {
+  if (!/^\d+$/.test(db)) throw new ConnectionSettingsError(`${what} must be a whole number, not ${JSON.stringify(db)}`);
+  return db;
+}
+
 function withDatabase(url: string, db: string): string {
+  databaseNumber(db, 'the cache database (--cache-db, REDIS_CACHE_DB)');
   const parsed = new URL(url);
   parsed.pathname = `/${db}`;
   return parsed.toString();

@@ -83,11 +83,28 @@ export interface JobSpec {
   serializesModels?: boolean;
 }
 
+/** A job's own property named as one of Queueable's (or InteractsWithQueue's), which the builder writes. */
+export class QueueablePropertyError extends TypeError {
+  override name = 'QueueablePropertyError';
+  constructor(
+    readonly className: string,
+    readonly property: string,
+  ) {
+    const option = property === 'queue' ? ' (the queue option, as onQueue())' : property === 'delay' ? ' (the delay option, as delay())' : '';
+    super(`${className}: $${property} is Laravel's Queueable (or InteractsWithQueue) property, which dispatch sets${option}: it cannot be given among the properties`);
+  }
+}
+
 /** The command object a Laravel version serializes for a job of this shape. */
 export function buildJob(spec: JobSpec, profile: LaravelProfile = '8'): PhpObject {
   const object = new PhpObject(spec.className);
   const omitDefaults = (spec.serializesModels ?? true) && laterThan94(profile);
+  const traitNames = new Set(queueableFields(profile).map(([name]) => name));
+  if (spec.interactsWithQueue ?? true) traitNames.add('job');
   for (const prop of ownProperties(spec)) {
+    // The trait's slot would overwrite it: a value dropped without a word, or (queue, delay) one
+    // the command claims and the push ignores.
+    if (traitNames.has(prop.name)) throw new QueueablePropertyError(spec.className, prop.name);
     const value = fromJS(prop.value, prop.hint);
     if (omitDefaults && 'default' in prop && samePhp(value, fromJS(prop.default, prop.hint))) continue;
     object.props.set(mangle(prop.name, prop.visibility ?? 'public', prop.declaringClass ?? spec.className), value);

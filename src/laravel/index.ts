@@ -51,6 +51,7 @@ export {
 export { Encrypter, DecryptError, parseAppKey, supportsCipher, type Cipher } from './encrypter.js';
 export {
   buildJob,
+  QueueablePropertyError,
   buildListener,
   buildModelIdentifier,
   buildDate,

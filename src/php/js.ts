@@ -173,6 +173,7 @@ function build(js: unknown, hint: FromJSHint | undefined, seen: Map<object, PhpV
   }
   if (js === null) return null;
   if (isPhpValue(js)) return js;
+  refuseHiddenState(js, path);
   const done = seen.get(js);
   if (done !== undefined) {
     if (done instanceof PhpObject) return done;
@@ -209,6 +210,17 @@ function build(js: unknown, hint: FromJSHint | undefined, seen: Map<object, PhpV
   }
   seen.delete(js);
   return array;
+}
+
+/**
+ * Built-ins whose value lives in internal slots, not in properties: as an array of their
+ * properties they would be written empty (a Date as a:0:{}), a value lost without a word.
+ */
+function refuseHiddenState(js: object, path: string): void {
+  const kind = js instanceof Date ? 'Date' : js instanceof Set ? 'Set' : js instanceof WeakMap ? 'WeakMap' : js instanceof WeakSet ? 'WeakSet' : js instanceof RegExp ? 'RegExp' : js instanceof Promise ? 'Promise' : js instanceof ArrayBuffer ? 'ArrayBuffer' : undefined;
+  if (kind === undefined) return;
+  const instead = kind === 'Date' ? ' (for a Carbon, build it with buildDate from the package root)' : kind === 'Set' ? ' (give its values as an array)' : '';
+  throw new PhpSerializeError(`a JavaScript ${kind} has no PHP value of its own${instead}`, path);
 }
 
 function isPhpValue(js: object): js is Exclude<PhpValue, null | boolean | number | bigint | string> {

@@ -120,6 +120,10 @@ describe('usage and failures', () => {
     [['dispatch'], /dispatch takes one job CLASS/],
     [['dispatch', 'App\\Jobs\\X', '--props=[1]'], /--props must be a JSON object/],
     [['dispatch', 'App\\Jobs\\X', '--laravel=4'], /--laravel must be one of/],
+    // Queueable's own properties: never a value silently replaced by the trait's, or a queue the push ignores.
+    [['dispatch', 'App\\Jobs\\X', '--props={"n":1,"queue":"emails"}'], /--props: App\\Jobs\\X: \$queue is Laravel's Queueable .*; use --queue/],
+    [['dispatch', 'App\\Jobs\\X', '--props={"delay":5}'], /\$delay is Laravel's Queueable .*; use --delay/],
+    [['dispatch', 'App\\Jobs\\X', '--props={"job":1}'], /\$job is Laravel's Queueable .*; leave it out/],
     [['forget'], /forget takes one failed job ID/],
     // Counts and whole seconds take no fractions (a job with maxTries 2.5 is no job PHP writes).
     ...['tries', 'timeout', 'max-jobs', 'memory', 'concurrency'].map((flag) => [['work', `--handlers=${HANDLERS}`, `--${flag}=2.5`], new RegExp(`--${flag} must be a whole number`)] as [string[], RegExp]),
@@ -131,6 +135,9 @@ describe('usage and failures', () => {
     [['help', 'bogus'], /unknown command "bogus"/],
     [['size', '--redis=notaurl'], /"notaurl" is not a redis:\/\/ or rediss:\/\/ URL/],
     [['restart', '--redis=http://x'], /"http:\/\/x" is not a redis:\/\//],
+    // Redis numbers its databases: /abc is refused before anything runs, not an unhandled SELECT NaN.
+    [['size', '--redis=redis://127.0.0.1:6379/abc'], /the database of "redis:\/\/127.0.0.1:6379\/abc" must be a whole number, not "abc"/],
+    [['restart', '--cache-db=abc'], /the cache database \(--cache-db, REDIS_CACHE_DB\) must be a whole number, not "abc"/],
   ])('%j exits 2 with the reason, on one line', async (args, reason) => {
     const result = await lqb(args as string[], current.s.env);
     expect(result.status).toBe(2);

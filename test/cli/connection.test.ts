@@ -73,6 +73,12 @@ describe('--env', () => {
     expect(fromDotenv([]).cacheUrl).toBe('redis://127.0.0.1:6379/1');
   });
 
+  it('a Redis database that is no whole number is refused at once, naming the setting (ioredis would SELECT NaN, and fail later, unhandled)', () => {
+    expect(() => fromDotenv(['REDIS_DB=abc'])).toThrow(/the database of "redis:\/\/127\.0\.0\.1:6379\/abc" must be a whole number, not "abc"/);
+    expect(() => fromDotenv(['REDIS_CACHE_DB=one'])).toThrow(/must be a whole number, not "one"/);
+    expect(() => fromDotenv(['REDIS_URL=redis://:pw@h:1/x'])).toThrow(/the database of "redis:\/\/:\*\*\*@h:1\/x"/);
+  });
+
   it("a SQLite failed-jobs database is the app's: relative paths from the .env's folder, wherever lqb runs", () => {
     const before = process.env;
     process.env = shell();

@@ -59,6 +59,12 @@ describe('redactUrl', () => {
     expect(redactSecrets('"redis//user:pw@127.0.0.1" is not a redis:// URL')).toBe('"redis//user:***@127.0.0.1" is not a redis:// URL');
     expect(redactSecrets('at 10:20:30 in queue default')).toBe('at 10:20:30 in queue default');
   });
+
+  it('hides a password holding a "/" or "@" never encoded (a base64 password), in a URL that therefore does not parse', () => {
+    expect(redactUrl('redis://:s3cret/PW@127.0.0.1:6379')).toBe('redis://:***@127.0.0.1:6379');
+    expect(redactUrl('rediss://worker:a/b@c+d==@redis.example:6380/2')).toBe('rediss://worker:***@redis.example:6380/2');
+    expect(redactSecrets('"redis://:s3cret/PW@127.0.0.1:6379" is not a redis:// or rediss:// URL')).toBe('"redis://:***@127.0.0.1:6379" is not a redis:// or rediss:// URL');
+  });
 });
 
 describe('a push Redis refuses', () => {
@@ -112,7 +118,8 @@ describe('a Redis that is down', () => {
 
 describe('usage errors', () => {
   it('a --redis that is no Redis URL is named without its password (exit 2)', async () => {
-    for (const url of [`http://:${PASSWORD}@127.0.0.1:6379`, `redis//user:${PASSWORD}@127.0.0.1`]) {
+    // The last: a password with a '/' never encoded, which makes the URL unparsable.
+    for (const url of [`http://:${PASSWORD}@127.0.0.1:6379`, `redis//user:${PASSWORD}@127.0.0.1`, `redis://:${PASSWORD}/x@127.0.0.1:6379`]) {
       const result = await lqb(['size', `--redis=${url}`], current.s.env);
       expectOneLineFailure(result, 2, `size --redis=${url}`);
       expectNoSecret(result, `size --redis=${url}`);

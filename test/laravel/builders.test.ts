@@ -180,6 +180,18 @@ describe('builders', () => {
     );
     expect(command.props.get('\0*\0amount')).toEqual(new PhpFloat(10));
   });
+
+  it('refuse an own property named as a Queueable (or InteractsWithQueue) one, which the trait\'s slot would silently overwrite', () => {
+    for (const profile of LARAVEL_PROFILES) {
+      for (const name of ['queue', 'delay', 'connection', 'chained', 'job']) {
+        expect(() => buildJob({ className: 'App\\Jobs\\X', properties: { n: 1, [name]: 'given' } }, profile), `${profile} ${name}`).toThrow(
+          new RegExp(`App\\\\Jobs\\\\X: \\$${name} is Laravel's Queueable \\(or InteractsWithQueue\\) property`),
+        );
+      }
+    }
+    // Without InteractsWithQueue the class has no $job of the trait's: one of its own is its own.
+    expect(toJS(buildJob({ className: 'App\\Jobs\\X', properties: { job: 'mine' }, interactsWithQueue: false }, '8'))).toMatchObject({ job: 'mine' });
+  });
 });
 
 describe('built envelopes, every profile (generated)', () => {

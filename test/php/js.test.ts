@@ -158,4 +158,12 @@ describe('fromJS', () => {
     expect(() => fromJS(cyclic)).toThrow(/cycle through arrays/);
     expect(() => serialize(fromJS(1n << 64n))).toThrow(/64-bit range/);
   });
+
+  it('refuses a built-in whose value is not in its properties, rather than writing it as an empty array', () => {
+    expect(() => fromJS({ at: new Date(0) })).toThrow(/a JavaScript Date has no PHP value of its own \(for a Carbon, build it with buildDate.*\) at \$\.at/);
+    expect(() => fromJS([new Set([1])])).toThrow(/a JavaScript Set has no PHP value of its own \(give its values as an array\) at \$\[0\]/);
+    expect(() => fromJS({ r: /x/ })).toThrow(/a JavaScript RegExp .* at \$\.r/);
+    // A Map and a typed array keep their entries in view, and are written with them.
+    expect(Buffer.from(serialize(fromJS(new Map([[1, 'a']])))).toString()).toBe('a:1:{i:1;s:1:"a";}');
+  });
 });
