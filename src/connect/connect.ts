@@ -186,7 +186,11 @@ export class LaravelQueue {
    */
   async dispatch(job: string | PhpObject, props: Record<string, unknown> = {}, options: DispatchOptions = {}): Promise<Dispatched> {
     this.#open();
-    const telemetry = await (this.#telemetry ??= DispatchTelemetry.open(this.options.telemetry, 'redis'));
+    const telemetry = await (this.#telemetry ??= DispatchTelemetry.open(this.options.telemetry, 'redis').catch((error: unknown) => {
+      // A broken @opentelemetry/api install costs the spans, never the job.
+      this.options.logger?.warn({ err: error }, `dispatching without OpenTelemetry: @opentelemetry/api did not load (${(error as Error)?.message ?? String(error)})`);
+      return undefined;
+    }));
     if (!telemetry) return (await this.#dispatch(job, props, options, undefined)).dispatched;
     return telemetry.send((extra) => this.#dispatch(job, props, options, extra));
   }

@@ -464,7 +464,11 @@ export class Worker extends EventEmitter {
 
   private async runOnce(): Promise<StopReason> {
     this.warnOfShortRetryAfter();
-    this.telemetry = await WorkerTelemetry.open(this.deps.telemetry, this.options.connectionName, () => this.inFlightPerQueue());
+    this.telemetry = await WorkerTelemetry.open(this.deps.telemetry, this.options.connectionName, () => this.inFlightPerQueue()).catch((error: unknown) => {
+      // A broken @opentelemetry/api install costs the spans, never the jobs.
+      this.log({ event: 'warning', reason: `running without OpenTelemetry: @opentelemetry/api did not load (${describeError(error)})` });
+      return undefined;
+    });
     const renewing = this.renewReservations();
     if (this.options.memory > 0) watchLiveHeap();
     try {

@@ -6,7 +6,7 @@
  * or fixture generators.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -213,6 +213,49 @@ export { handlers, toJS, Worker, MissingDriverError, RedisQueue, readShapes };
  * typed handlers, stop within a deadline, hear the events; once as an ES module, once as
  * CommonJS. And a Redis that is not there makes connect() reject within its timeout.
  */
+describe('OpenTelemetry is optional', () => {
+  const service = (tag: string) => `const { connect } = require('laravel-queue-bridge');
+(async () => {
+  const prefix = 'lqb-pack-otel-${tag}-' + process.pid + ':';
+  const warnings = [];
+  const logger = { debug() {}, info() {}, warn: (fields, message) => warnings.push(message), error() {} };
+  const queue = await connect({ redis: 'redis://127.0.0.1:6379', prefix, logger, connectTimeout: 3000 });
+  const pushed = await queue.dispatch('App\\\\Jobs\\\\Hello', { n: 1 });
+  let ran = 0;
+  const worker = queue.worker({ 'App\\\\Jobs\\\\Hello': async () => { ran++; } }, { stopWhenEmpty: true, sleep: 0, failer: false });
+  worker.on('warning', (event) => warnings.push(event.reason));
+  const stop = await worker.run();
+  await queue.connection.clear();
+  await queue.close();
+  console.log(JSON.stringify({ pushed: typeof pushed.uuid, ran, stop: stop.reason, warnings: warnings.filter((w) => /OpenTelemetry/.test(w)) }));
+})().catch((error) => { console.error(error); process.exit(1); });
+`;
+
+  it('without @opentelemetry/api installed, dispatch and the worker run and say nothing of it', () => {
+    expect(existsSync(join(scratch, 'node_modules/@opentelemetry/api')), 'the scratch project has @opentelemetry/api: an optional peer was installed').toBe(false);
+    expect(run('otel-absent.cjs', service('absent'))).toEqual({ pushed: 'string', ran: 1, stop: 'empty', warnings: [] });
+  });
+
+  it('with a broken @opentelemetry/api, dispatch and the worker still run, and each says it runs without it', () => {
+    const broken = join(scratch, 'node_modules/@opentelemetry/api');
+    mkdirSync(broken, { recursive: true });
+    writeFileSync(join(broken, 'package.json'), JSON.stringify({ name: '@opentelemetry/api', version: '1.9.0', main: 'index.js' }));
+    writeFileSync(join(broken, 'index.js'), "throw new Error('this install is broken');\n");
+    try {
+      const out = run('otel-broken.cjs', service('broken')) as { warnings: string[] };
+      expect(out, 'a broken @opentelemetry/api stopped a dispatch or a job').toMatchObject({ pushed: 'string', ran: 1, stop: 'empty' });
+      expect(out.warnings, 'the warnings about the broken install').toEqual([
+        'dispatching without OpenTelemetry: @opentelemetry/api did not load (this install is broken)',
+        // The worker's warning event, then the same line through its logger.
+        expect.stringMatching(/^running without OpenTelemetry: @opentelemetry\/api did not load \(.*this install is broken/),
+        expect.stringMatching(/^warning running without OpenTelemetry: @opentelemetry\/api did not load \(.*this install is broken/),
+      ]);
+    } finally {
+      rmSync(join(scratch, 'node_modules/@opentelemetry'), { recursive: true, force: true });
+    }
+  });
+});
+
 describe('an installed service beside real Laravel', () => {
   const RECORD_JOB = JSON.stringify('App\\Jobs\\Bridge\\RecordJob');
   const php = (script: string, args: string[], env: NodeJS.ProcessEnv) => spawnSync('php', [join(root, 'php-fixture-gen', script), ...args], { env: { ...process.env, ...env }, encoding: 'utf8', timeout: 60_000 });
