@@ -4,6 +4,7 @@
  */
 import type { Command } from './command.js';
 import { decode } from './decode.js';
+import { find } from './find.js';
 import { dispatch } from './dispatch.js';
 import { failed, flush, forget, retry } from './failed.js';
 import { clear, restart, size } from './queues.js';
@@ -12,4 +13,4 @@ import { work } from './work.js';
 import { demo } from './demo.js';
 import { shapes } from './shapes.js';
 
-export const commands: Record<string, Command> = { work, dispatch, decode, size, clear, restart, pause, resume, failed, retry, forget, flush, shapes, demo };
+export const commands: Record<string, Command> = { work, dispatch, decode, find, size, clear, restart, pause, resume, failed, retry, forget, flush, shapes, demo };

@@ -1,0 +1,42 @@
+/**
+ * `lqb find ID [--queue=Q[,Q…]]`: where a job is, by the id or uuid dispatch printed (or
+ * Laravel's JobQueued event gave): ready, delayed, reserved, or failed; one JSON line. Laravel's
+ * queue keeps no index, so this looks through the queues' jobs (in Redis): an operator's lookup.
+ */
+import { connectWith, type FoundJob, type LaravelQueue } from '../connect/connect.js';
+import { ONE_OFF_TIMEOUTS, connectionFlags, connectionFrom } from './connection.js';
+import { UsageError, queueNames, type Command } from './command.js';
+
+export const find: Command = {
+  synopsis: 'lqb find ID',
+  summary: 'Says where a job is, by its id or uuid: {"state":"ready"|"delayed"|"reserved"|"failed",…} on one line; exit 1 when no queue holds it and it did not fail.',
+  options: {
+    queue: { type: 'string', value: 'Q[,Q…]', description: 'the queues to look through', default: 'the connection\'s queue' },
+    ...connectionFlags,
+  },
+  async run({ values, positionals, out }) {
+    const [id, ...extra] = positionals;
+    if (!id || extra.length) throw new UsageError('find takes one job ID or uuid');
+    const connection = connectionFrom(values);
+    const queues = queueNames(values.queue, connection.defaultQueue);
+    let queue: LaravelQueue | undefined;
+    try {
+      queue = await connectWith(connection, { ...ONE_OFF_TIMEOUTS, ...(typeof values.env === 'string' ? { env: values.env } : {}) });
+      const found = await queue.find(id, { queues });
+      if (!found) {
+        process.stderr.write(`lqb find: no job ${JSON.stringify(id)} on ${queues.join(', ')} or among the failed jobs: it ran and was deleted, or was never pushed\n`);
+        return 1;
+      }
+      out(JSON.stringify(readable(found)));
+      return 0;
+    } finally {
+      await queue?.close();
+    }
+  },
+};
+
+/** The found job without its payload (`lqb decode` reads one), times as ISO strings. */
+function readable(found: FoundJob): Record<string, unknown> {
+  const { payload: _payload, until, ...facts } = found;
+  return { ...facts, ...(until ? { until: until.toISOString() } : {}) };
+}
