@@ -156,7 +156,7 @@ export class DatabaseUuidFailedJobProvider implements FailedJobProvider {
     // A plain insert whose duplicate is ignored, rather than ON CONFLICT, which a table without
     // the unique index (made by hand, or by an older release) would refuse for every record.
     try {
-      await this.db(this.table).insert({ uuid, connection, queue, payload, exception, failed_at: laravelTimestamp(new Date()) });
+      await this.db(this.table).insert({ uuid, connection, queue, payload, exception: this.storable(exception), failed_at: laravelTimestamp(new Date()) });
     } catch (error) {
       if (isDuplicate(error)) return uuid;
       // knex puts the whole statement, the job's payload and exception text included, before the
@@ -164,6 +164,15 @@ export class DatabaseUuidFailedJobProvider implements FailedJobProvider {
       throw new Error(`could not insert into ${this.table}: ${driverReason(error)}`, { cause: error });
     }
     return uuid;
+  }
+
+  /**
+   * PostgreSQL's text holds no NUL character, which an error naming a PHP private or protected
+   * property carries ("\0App\\Job\0secret"): there it is written as the two characters \0,
+   * rather than the whole record refused.
+   */
+  private storable(text: string): string {
+    return this.db.client.config.client === 'pg' ? text.replaceAll('\0', '\\0') : text;
   }
 
   async all(): Promise<FailedJob[]> {
