@@ -227,18 +227,18 @@ namespace App\Bridge {
         if ($schema->hasTable($table)) {
             return;
         }
+        $create = fn () => $schema->create($table, function (\Illuminate\Database\Schema\Blueprint $t) {
+            $t->id();
+            $t->string('uuid')->unique();
+            $t->text('connection');
+            $t->text('queue');
+            $t->longText('payload');
+            $t->longText('exception');
+            $t->timestamp('failed_at')->useCurrent();
+        });
         try {
-            $conn->transaction(function () use ($schema, $table) {
-                $schema->create($table, function (\Illuminate\Database\Schema\Blueprint $t) {
-                    $t->id();
-                    $t->string('uuid')->unique();
-                    $t->text('connection');
-                    $t->text('queue');
-                    $t->longText('payload');
-                    $t->longText('exception');
-                    $t->timestamp('failed_at')->useCurrent();
-                });
-            });
+            // MySQL/MariaDB commit DDL on their own (a transaction around it then fails to commit).
+            $conn->getDriverName() === 'mysql' ? $create() : $conn->transaction($create);
         } catch (\Illuminate\Database\QueryException $e) {
             if (!$schema->hasTable($table)) {
                 throw $e;

@@ -3,29 +3,27 @@
  * through tsx's own loader, registered before the import. tsx is looked for beside the handlers
  * file first (the project it belongs to), then beside lqb. Without it, one line says what to install.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { loadHandlers, type HandlerMap } from '../worker/index.js';
+import { checkedHandlers, importHandlersModule } from '../worker/handlers.js';
+import { UsageError } from './command.js';
 
 const TYPESCRIPT = /\.[cm]?tsx?$/i;
 
 /** The handlers module's default export, checked; a TypeScript file is loaded through tsx. */
 export async function loadHandlersModule(file: string): Promise<HandlerMap> {
+  // A name on the command line that is no file is a usage error, as for every other file flag.
+  if (!existsSync(file.startsWith('file:') ? fileURLToPath(file) : file)) throw new UsageError(`--handlers=${file}: no such file`);
   if (!TYPESCRIPT.test(file.startsWith('file:') ? fileURLToPath(file) : file)) return loadHandlers(file);
   await registerTsx(file);
-  const url = file.startsWith('file:') ? file : pathToFileURL(resolve(file)).href;
-  const module = (await import(url)) as { default?: unknown };
+  const module = await importHandlersModule(file);
   // A .ts file Node takes as CommonJS (no "type": "module" beside it) comes back as
   // module.exports, its `export default` under .default, as TypeScript's interop writes it.
   const exported = module.default as { __esModule?: unknown; default?: unknown } | undefined;
-  const handlers = exported !== null && typeof exported === 'object' && exported.__esModule === true ? exported.default : exported;
-  if (handlers === null || typeof handlers !== 'object') throw new Error(`${file} must export default an object mapping job classes to handler functions`);
-  for (const [name, handler] of Object.entries(handlers)) {
-    if (typeof handler !== 'function') throw new Error(`${file}: the handler for ${name} is not a function`);
-  }
-  return handlers as HandlerMap;
+  return checkedHandlers(file, exported !== null && typeof exported === 'object' && exported.__esModule === true ? exported.default : exported);
 }
 
 let registered = false;

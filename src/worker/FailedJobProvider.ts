@@ -7,7 +7,7 @@
 import { accessSync, constants } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Knex } from 'knex';
-import { LazyKnex } from './knex.js';
+import { LazyKnex, ZONELESS_AS_TEXT } from './knex.js';
 
 export interface FailedJob {
   /** The auto-increment id. */
@@ -47,8 +47,10 @@ export function knexConfig(url: string): Knex.Config {
     const filename = scheme ? decodeURIComponent(url.replace(/^[a-z]+:\/\//i, '')) : url;
     return { client: 'better-sqlite3', connection: { filename }, useNullAsDefault: true, log: QUIET };
   }
-  if (scheme === 'mysql' || scheme === 'mariadb') return { client: 'mysql2', connection: url.replace(/^mariadb:/i, 'mysql:'), log: QUIET };
-  if (scheme === 'postgres' || scheme === 'postgresql' || scheme === 'pgsql') return { client: 'pg', connection: url.replace(/^pgsql:/i, 'postgres:'), log: QUIET };
+  // Dates come back as the text the table holds, as PDO gives them to Laravel: the drivers would
+  // otherwise read a zone-less `failed_at` as this process's local time, and shift it by the offset.
+  if (scheme === 'mysql' || scheme === 'mariadb') return { client: 'mysql2', connection: { uri: url.replace(/^mariadb:/i, 'mysql:'), dateStrings: true }, log: QUIET };
+  if (scheme === 'postgres' || scheme === 'postgresql' || scheme === 'pgsql') return { client: 'pg', connection: { connectionString: url.replace(/^pgsql:/i, 'postgres:'), types: ZONELESS_AS_TEXT }, log: QUIET };
   throw new Error(`unsupported failed-jobs database URL scheme "${scheme}" (use sqlite, mysql, mariadb or postgres)`);
 }
 
@@ -94,6 +96,10 @@ export class DatabaseUuidFailedJobProvider implements FailedJobProvider {
     return this.#knex.db;
   }
 
+  private get isMysql(): boolean {
+    return /mysql/.test(String(this.db.client.config.client));
+  }
+
   /** Laravel's `failed_jobs` migration (8.x), made here when the table is not there yet. */
   private ensureTable(): Promise<void> {
     // A failure (the database away, or another worker creating the table at the same moment) is
@@ -125,12 +131,19 @@ export class DatabaseUuidFailedJobProvider implements FailedJobProvider {
       if (await trx.schema.hasTable(this.table)) return;
       await trx.schema.createTable(this.table, (table) => {
         table.bigIncrements('id');
-        table.string('uuid').unique();
-        table.text('connection');
-        table.text('queue');
-        table.text('payload', 'longtext');
-        table.text('exception', 'longtext');
-        table.timestamp('failed_at').defaultTo(this.db.fn.now());
+        table.string('uuid').notNullable().unique();
+        table.text('connection').notNullable();
+        table.text('queue').notNullable();
+        table.text('payload', 'longtext').notNullable();
+        table.text('exception', 'longtext').notNullable();
+        // Zone-less, to the second, as Laravel's timestamp(): PostgreSQL would otherwise make a
+        // timestamptz, which queue:failed shows with its offset ("… 03:43:23+00").
+        table.timestamp('failed_at', { useTz: false, precision: 0 }).notNullable().defaultTo(this.db.fn.now());
+        // Laravel's mysql connection: utf8mb4 whatever the server's default, so a payload's emoji fits.
+        if (this.isMysql) {
+          table.charset('utf8mb4');
+          table.collate('utf8mb4_unicode_ci');
+        }
       });
     });
   }
@@ -143,7 +156,7 @@ export class DatabaseUuidFailedJobProvider implements FailedJobProvider {
     // A plain insert whose duplicate is ignored, rather than ON CONFLICT, which a table without
     // the unique index (made by hand, or by an older release) would refuse for every record.
     try {
-      await this.db(this.table).insert({ uuid, connection, queue, payload, exception, failed_at: laravelTimestamp(new Date()) });
+      await this.db(this.table).insert({ uuid, connection, queue, payload, exception: this.storable(exception), failed_at: laravelTimestamp(new Date()) });
     } catch (error) {
       if (isDuplicate(error)) return uuid;
       // knex puts the whole statement, the job's payload and exception text included, before the
@@ -151,6 +164,15 @@ export class DatabaseUuidFailedJobProvider implements FailedJobProvider {
       throw new Error(`could not insert into ${this.table}: ${driverReason(error)}`, { cause: error });
     }
     return uuid;
+  }
+
+  /**
+   * PostgreSQL's text holds no NUL character, which an error naming a PHP private or protected
+   * property carries ("\0App\\Job\0secret"): there it is written as the two characters \0,
+   * rather than the whole record refused.
+   */
+  private storable(text: string): string {
+    return this.db.client.config.client === 'pg' ? text.replaceAll('\0', '\\0') : text;
   }
 
   async all(): Promise<FailedJob[]> {

@@ -105,10 +105,27 @@ export function defineHandlers<Jobs extends object = Record<string, object>>(map
 
 /** Loads a handlers module (a path or file URL) and checks its shape. */
 export async function loadHandlers(file: string): Promise<HandlerMap> {
+  return checkedHandlers(file, (await importHandlersModule(file)).default);
+}
+
+/**
+ * The module at `file`; an error while it loads (a syntax error, a throw at its top level, an
+ * import it cannot resolve) names the file, since the error itself often does not.
+ */
+export async function importHandlersModule(file: string): Promise<{ default?: unknown }> {
   const url = file.startsWith('file:') ? file : pathToFileURL(resolve(file)).href;
-  const module = (await import(url)) as { default?: unknown };
-  const handlers = module.default;
-  if (handlers === null || typeof handlers !== 'object') {
+  try {
+    return (await import(url)) as { default?: unknown };
+  } catch (error) {
+    const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    throw new Error(`${file} could not be loaded: ${reason}`, { cause: error });
+  }
+}
+
+/** A default export that maps names to functions, as it was given; anything else is refused, naming the file. */
+export function checkedHandlers(file: string, handlers: unknown): HandlerMap {
+  // An array's indexes are no job class names: a list of handlers is a mistake for a map of them.
+  if (handlers === null || typeof handlers !== 'object' || Array.isArray(handlers)) {
     throw new Error(`${file} must export default an object mapping job classes to handler functions`);
   }
   for (const [name, handler] of Object.entries(handlers)) {

@@ -73,3 +73,24 @@ export class LazyKnex {
     await this.#db?.destroy();
   }
 }
+
+/** The type parsers node-postgres takes per connection (its `types` option). */
+interface PgTypes {
+  getTypeParser(oid: number, format?: string): (value: string) => unknown;
+}
+
+/** PostgreSQL's `timestamp` (without time zone): a wall-clock time with no zone to read it in. */
+const PG_TIMESTAMP = 1114;
+
+/**
+ * node-postgres's parsers, but a zone-less timestamp kept as its text. Laravel's `timestamp`
+ * columns are zone-less; pg would read them in this process's time zone. pg is loaded at the
+ * first query, where knex loads it, so a worker that never opens the database never loads it.
+ */
+export const ZONELESS_AS_TEXT: PgTypes = {
+  getTypeParser(oid, format) {
+    if (oid === PG_TIMESTAMP && format !== 'binary') return (value) => value;
+    const pg = createRequire(createRequire(import.meta.url).resolve('knex'))('pg') as { types: PgTypes };
+    return pg.types.getTypeParser(oid, format);
+  },
+};

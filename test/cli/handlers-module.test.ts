@@ -75,6 +75,27 @@ void unused;
   });
 });
 
+describe('lqb work --handlers=FILE that cannot serve', () => {
+  it.each([
+    ['a number as default export', 'export default 42;\n', /^lqb work: \S+bad\.mjs must export default an object mapping job classes to handler functions\n$/],
+    ['a list of handlers rather than a map', 'export default [async () => {}];\n', /^lqb work: \S+bad\.mjs must export default an object mapping job classes to handler functions\n$/],
+    ['a throw at import', 'throw new Error("no config found");\n', /^lqb work: \S+bad\.mjs could not be loaded: Error: no config found\n$/],
+    ['a syntax error', 'export default {\n', /^lqb work: \S+bad\.mjs could not be loaded: SyntaxError: Unexpected end of input\n$/],
+  ])('%s: one line naming the file and the reason, exit 1', async (_, source, line) => {
+    const file = join(current.s.dir, 'bad.mjs');
+    writeFileSync(file, source);
+    const worked = await lqb(['work', `--handlers=${file}`, '--stop-when-empty', '--sleep=0'], current.s.env);
+    expect(worked.stderr).toMatch(line);
+    expect(worked.status).toBe(1);
+  });
+
+  it('a file that is not there: a usage error naming it, exit 2', async () => {
+    const worked = await lqb(['work', `--handlers=${join(current.s.dir, 'nowhere.mjs')}`, '--stop-when-empty'], current.s.env);
+    expect(worked.stderr).toMatch(/^lqb work: --handlers=\S+nowhere\.mjs: no such file \(lqb work --help for usage\)\n$/);
+    expect(worked.status).toBe(2);
+  });
+});
+
 describe('finding tsx', () => {
   it('beside the handlers file first, then beside lqb', () => {
     const found = tsxApi([join(tmpdir(), 'nowhere', 'handlers.ts'), new URL('../../src/cli/handlers-module.ts', import.meta.url).pathname]);

@@ -57,6 +57,21 @@ describe.each(databases)('on %s', (_, url) => {
   });
 });
 
+describe.each(databases)('an exception text with a NUL character, on %s', (name, url) => {
+  it('is recorded (PostgreSQL, whose text cannot hold NUL, gets it as \\0), never refused', async () => {
+    const failer = DatabaseUuidFailedJobProvider.fromUrl(url, table);
+    try {
+      const uuid = randomUUID();
+      const exception = 'Error: no property "\0App\\Jobs\\X\0secret" on the command';
+      expect(await failer.log('redis', 'default', JSON.stringify({ uuid }), exception)).toBe(uuid);
+      expect((await failer.find(uuid))?.exception, `the exception text as ${name} keeps it`).toBe(name === 'PostgreSQL' ? exception.replaceAll('\0', '\\0') : exception);
+      await failer.forget(uuid);
+    } finally {
+      await failer.close();
+    }
+  });
+});
+
 describe('a failed_jobs table without its unique index (a create cut short between its two statements)', () => {
   it('still takes every record, where an insert … on conflict (uuid) is refused', async () => {
     const url = `sqlite://${join(dir, 'no-index.sqlite')}`;
