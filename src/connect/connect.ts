@@ -15,8 +15,8 @@ import { QueueCache } from '../worker/cache.js';
 import { DatabaseUuidFailedJobProvider, knexConfig, type FailedJobProvider } from '../worker/FailedJobProvider.js';
 import type { HandlerMap } from '../worker/handlers.js';
 import { DatabaseLockStore, RedisLockStore, acquireUniqueLock, type UniqueLockStore } from '../worker/UniqueLock.js';
-import { Worker, type FailedJobInfo, type WorkerEvent, type WorkerLogger } from '../worker/Worker.js';
-import type { WorkerOptions } from '../worker/WorkerOptions.js';
+import { Worker, WorkerUsageError, type FailedJobInfo, type WorkerEvent, type WorkerLogger } from '../worker/Worker.js';
+import { workerOptionsProblem, type WorkerOptions } from '../worker/WorkerOptions.js';
 import { redactSecrets } from './redact.js';
 import { RedisUnavailable, openBoundedClient, patientClient, whereRedisIs } from './clients.js';
 import { DispatchTelemetry, type SentJob } from '../telemetry/dispatch.js';
@@ -107,6 +107,9 @@ export interface QueueWorkerOptions extends Partial<WorkerOptions> {
   /** This worker's OpenTelemetry providers, or `false`; else connect()'s. */
   telemetry?: TelemetryOptions | false;
 }
+
+/** The options worker() takes besides WorkerOptions. */
+const QUEUE_WORKER_OPTIONS = ['retryAfter', 'blockFor', 'failer', 'onFailed', 'logger', 'onError', 'log', 'shapes', 'telemetry'] as const satisfies readonly Exclude<keyof QueueWorkerOptions, keyof WorkerOptions>[];
 
 /** How long close() lets running workers finish their jobs before leaving them reserved. */
 const CLOSE_DEADLINE_MS = 10_000;
@@ -268,6 +271,8 @@ export class LaravelQueue {
    */
   worker(handlers: HandlerMap, options: QueueWorkerOptions = {}): Worker {
     this.#open();
+    const problem = workerOptionsProblem(options as Record<string, unknown>, QUEUE_WORKER_OPTIONS);
+    if (problem) throw new WorkerUsageError(problem);
     const { retryAfter, blockFor, failer, onFailed, logger = this.options.logger, onError, log, shapes: givenShapes, telemetry = this.options.telemetry, ...workerOptions } = options;
     let worker: Worker | undefined;
     const trouble = (line: string) => {
