@@ -805,7 +805,9 @@ export class Worker extends EventEmitter {
           await job.giveBack(this.options.shareDelay);
           return finish('given-back');
         }
-        throw new NoHandlerError(`no handler for ${handlerNames(payload, view).join(' or ')} in the handlers module`);
+        const missing = `no handler for ${handlerNames(payload, view).join(' or ')} in the handlers module`;
+        // A closure's body is PHP: say so first, rather than only ask for a handler of Laravel's wrapper.
+        throw new NoHandlerError(view.kind === 'closure' ? `${name}: ${view.reason} (${missing})` : missing);
       }
       const forPhp = await this.handler.phpShouldRun(payload, command);
       if (forPhp) {
