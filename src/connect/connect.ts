@@ -15,8 +15,8 @@ import { QueueCache } from '../worker/cache.js';
 import { DatabaseUuidFailedJobProvider, knexConfig, type FailedJobProvider } from '../worker/FailedJobProvider.js';
 import type { HandlerMap } from '../worker/handlers.js';
 import { DatabaseLockStore, RedisLockStore, acquireUniqueLock, type UniqueLockStore } from '../worker/UniqueLock.js';
-import { Worker, type FailedJobInfo, type WorkerEvent, type WorkerLogger } from '../worker/Worker.js';
-import type { WorkerOptions } from '../worker/WorkerOptions.js';
+import { Worker, WorkerUsageError, type FailedJobInfo, type WorkerEvent, type WorkerLogger } from '../worker/Worker.js';
+import { workerOptionsProblem, type WorkerOptions } from '../worker/WorkerOptions.js';
 import { redactSecrets } from './redact.js';
 import { RedisUnavailable, openBoundedClient, patientClient, whereRedisIs } from './clients.js';
 import { DispatchTelemetry, type SentJob } from '../telemetry/dispatch.js';
@@ -108,6 +108,9 @@ export interface QueueWorkerOptions extends Partial<WorkerOptions> {
   telemetry?: TelemetryOptions | false;
 }
 
+/** The options worker() takes besides WorkerOptions. */
+const QUEUE_WORKER_OPTIONS = ['retryAfter', 'blockFor', 'failer', 'onFailed', 'logger', 'onError', 'log', 'shapes', 'telemetry'] as const satisfies readonly Exclude<keyof QueueWorkerOptions, keyof WorkerOptions>[];
+
 /** How long close() lets running workers finish their jobs before leaving them reserved. */
 const CLOSE_DEADLINE_MS = 10_000;
 
@@ -197,10 +200,9 @@ export class LaravelQueue {
 
   /** dispatch() itself; `extra` holds keys for the envelope (the trace context, when propagated). */
   async #dispatch(job: string | PhpObject, props: Record<string, unknown>, options: DispatchOptions, extra: JsonObject | undefined): Promise<DispatchedJob> {
+    const problem = dispatchProblem(job, props, options);
+    if (problem) throw new TypeError(`dispatch: ${problem}`);
     const delay = options.delay;
-    if (delay !== undefined && !(delay instanceof Date ? Number.isFinite(delay.getTime()) : Number.isFinite(delay) && delay >= 0)) {
-      throw new TypeError(`dispatch: delay must be seconds (0 or more) or a valid Date, not ${String(delay)}`);
-    }
     const delaySeconds = delay === undefined ? 0 : delay instanceof Date ? Math.max(0, Math.ceil((delay.getTime() - Date.now()) / 1000)) : delay;
     const delayed = delay instanceof Date ? delaySeconds > 0 : delaySeconds > 0;
     // As onQueue() and delay() do, the command itself carries them: a chain or a release reads them there.
@@ -214,7 +216,7 @@ export class LaravelQueue {
       if (Object.keys(props).length > 0) throw new TypeError('dispatch: a built command carries its own properties; give {} as props');
       for (const [name, value] of Object.entries(queueable)) job.props.set(name, value instanceof PhpObject ? value : (value as string | number));
       built = buildPayload(job, { profile, ...envelope, delay: since12(profile) && delayed ? delaySeconds : null });
-      queue = options.queue ?? this.settings.defaultQueue;
+      queue = options.queue || this.settings.defaultQueue;
     } else if (shapes) {
       const shaped = buildShapedPayload(shapes, job, withCarbons(props) as Record<string, unknown>, {
         // The layout the lock is named by: `laravel`, else the shapes' version, else the connection's.
@@ -230,13 +232,13 @@ export class LaravelQueue {
         },
       });
       built = shaped;
-      queue = options.queue ?? shaped.queue ?? this.settings.defaultQueue;
+      queue = options.queue || shaped.queue || this.settings.defaultQueue;
       const lock = await acquireUniqueLock(this.locks, shapes, shaped.command, profile, options.uniqueId !== undefined ? { uniqueId: options.uniqueId } : {});
       if (lock && !lock.acquired) return { name: job, delay: delaySeconds, dispatched: { uuid: null, id: null, queue, duplicate: true, lockKey: lock.key } };
     } else {
       const command = buildJob({ className: job, properties: withCarbons(props) as Record<string, unknown>, queueable }, profile);
       built = buildPayload(command, { profile, ...envelope, delay: since12(profile) && delayed ? delaySeconds : null });
-      queue = options.queue ?? this.settings.defaultQueue;
+      queue = options.queue || this.settings.defaultQueue;
     }
     try {
       if (delayed) await this.connection.laterRaw(delay instanceof Date ? delay : delaySeconds, built.raw, queue);
@@ -272,6 +274,8 @@ export class LaravelQueue {
    */
   worker(handlers: HandlerMap, options: QueueWorkerOptions = {}): Worker {
     this.#open();
+    const problem = workerOptionsProblem(options as Record<string, unknown>, QUEUE_WORKER_OPTIONS);
+    if (problem) throw new WorkerUsageError(problem);
     const { retryAfter, blockFor, failer, onFailed, logger = this.options.logger, onError, log, shapes: givenShapes, telemetry = this.options.telemetry, ...workerOptions } = options;
     let worker: Worker | undefined;
     const trouble = (line: string) => {
@@ -405,6 +409,32 @@ export function profileOf(version: string): LaravelProfile {
   return major as LaravelProfile;
 }
 
+/** The options dispatch() takes, so that a misspelt one is refused rather than ignored. */
+const DISPATCH_OPTIONS = ['queue', 'delay', 'tries', 'backoff', 'timeout', 'shapes', 'uniqueId', 'laravel', 'onNotRun'] as const satisfies readonly (keyof DispatchOptions)[];
+
+/**
+ * What is wrong with a dispatch's arguments, as one line, or undefined: each is written into the
+ * payload as it is, where Laravel's worker would misread it (`tries: 1.5`, `backoff: [-1]`) or
+ * PHP has nothing to build (a class named '', properties that are a list).
+ */
+function dispatchProblem(job: unknown, props: unknown, options: DispatchOptions): string | undefined {
+  if (typeof job === 'string' && job.trim() === '') return 'the job class must be named, e.g. App\\Jobs\\SendWelcomeEmail';
+  if (props === null || typeof props !== 'object' || Array.isArray(props)) return `props must be an object of the command's properties, not ${Array.isArray(props) ? 'a list' : String(props)}`;
+  const unknown = Object.keys(options).find((name) => !(DISPATCH_OPTIONS as readonly string[]).includes(name));
+  if (unknown !== undefined) return `unknown option ${JSON.stringify(unknown)}; the options are ${DISPATCH_OPTIONS.join(', ')}`;
+  const { queue, delay, tries, backoff, timeout } = options;
+  if (queue !== undefined && typeof queue !== 'string') return `queue must be a queue name, not ${JSON.stringify(queue)}`;
+  if (delay !== undefined && !(delay instanceof Date ? Number.isFinite(delay.getTime()) : isSeconds(delay))) return `delay must be seconds (0 or more) or a valid Date, not ${String(delay)}`;
+  if (tries !== undefined && !(Number.isInteger(tries) && tries >= 0)) return `tries must be a whole number, 0 (no limit) or more, not ${JSON.stringify(tries)}`;
+  if (timeout !== undefined && !(Number.isInteger(timeout) && timeout >= 0)) return `timeout must be whole seconds, 0 (no limit) or more, not ${JSON.stringify(timeout)}`;
+  if (backoff !== undefined && !(Array.isArray(backoff) ? backoff.length > 0 && backoff.every(isSeconds) : isSeconds(backoff))) return `backoff must be seconds (0 or more), or a list of them, not ${JSON.stringify(backoff)}`;
+  return undefined;
+}
+
+function isSeconds(value: unknown): value is number {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0;
+}
+
 function since12(profile: LaravelProfile): boolean {
   return profile === '12' || profile === '13';
 }
@@ -413,17 +443,30 @@ function since12(profile: LaravelProfile): boolean {
  * Props with each JS Date made a Carbon (as a Carbon property serializes), through plain objects,
  * arrays and Maps; fromJS alone would write a Date, which has no own properties, as an empty array.
  */
-function withCarbons(value: unknown): unknown {
+function withCarbons(value: unknown, copies = new Map<object, unknown>()): unknown {
   if (value instanceof Date) return buildDate(value);
-  if (Array.isArray(value)) return value.map(withCarbons);
-  if (value instanceof Map) return new Map([...value].map(([key, item]) => [key, withCarbons(item)]));
-  if (value !== null && typeof value === 'object') {
-    const proto = Object.getPrototypeOf(value) as unknown;
-    // A class instance, or what toJS made of a PHP object (its class under a symbol), is kept as it is.
-    if ((proto !== Object.prototype && proto !== null) || Object.getOwnPropertySymbols(value).length > 0) return value;
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, withCarbons(item)]));
+  if (value === null || typeof value !== 'object') return value;
+  // A value met again is its copy, so a cycle stays a cycle (fromJS then says where it is) instead of recursing for ever.
+  if (copies.has(value)) return copies.get(value);
+  if (Array.isArray(value)) {
+    const copy: unknown[] = [];
+    copies.set(value, copy);
+    for (const item of value) copy.push(withCarbons(item, copies));
+    return copy;
   }
-  return value;
+  if (value instanceof Map) {
+    const copy = new Map<unknown, unknown>();
+    copies.set(value, copy);
+    for (const [key, item] of value) copy.set(key, withCarbons(item, copies));
+    return copy;
+  }
+  const proto = Object.getPrototypeOf(value) as unknown;
+  // A class instance, or what toJS made of a PHP object (its class under a symbol), is kept as it is.
+  if ((proto !== Object.prototype && proto !== null) || Object.getOwnPropertySymbols(value).length > 0) return value;
+  const copy: Record<string, unknown> = {};
+  copies.set(value, copy);
+  for (const [key, item] of Object.entries(value)) copy[key] = withCarbons(item, copies);
+  return copy;
 }
 
 /** A found job's facts, read from its envelope (whatever the envelope holds, never a throw). */

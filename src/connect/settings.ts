@@ -6,7 +6,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { parse as parseDotenv } from 'dotenv';
+import { DotenvSyntaxError, parseDotenv } from './dotenv.js';
 import { keepSecret, redactUrl } from './redact.js';
 import { slug } from './slug.js';
 
@@ -19,14 +19,24 @@ export interface LaravelEnv {
   [key: string]: string | undefined;
 }
 
-/** Reads a Laravel `.env` file; `${VAR}` references are expanded as Laravel's dotenv does. */
+/**
+ * Reads a Laravel `.env` file as Laravel's phpdotenv does (quotes, escapes, `${VAR}`); a file
+ * that is not there, or that Laravel would refuse, is a ConnectionSettingsError naming it.
+ */
 export function readEnvFile(path: string): LaravelEnv {
-  const raw = parseDotenv(readFileSync(path));
-  const expanded: LaravelEnv = {};
-  for (const [key, value] of Object.entries(raw)) {
-    expanded[key] = value.replace(/\$\{([A-Z0-9_]+)\}/gi, (_, name: string) => expanded[name] ?? raw[name] ?? process.env[name] ?? '');
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new ConnectionSettingsError(`cannot read the .env file ${resolve(path)}: ${code === 'ENOENT' ? 'there is no such file' : (error as Error).message}`);
   }
-  return expanded;
+  try {
+    return parseDotenv(text);
+  } catch (error) {
+    if (error instanceof DotenvSyntaxError) throw new ConnectionSettingsError(`${resolve(path)} is not a .env Laravel can read: ${error.message}`);
+    throw error;
+  }
 }
 
 /**

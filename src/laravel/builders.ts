@@ -7,7 +7,7 @@
  * SerializesModels, Laravel 9.4+ leaves out properties that still equal their declared default.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { PhpArray, PhpObject, fromJS, mangle, serialize, type FromJSHint, type PhpValue, type Visibility } from '../php/index.js';
+import { PhpArray, PhpObject, PhpSerializeError, fromJS, mangle, serialize, type FromJSHint, type PhpValue, type Visibility } from '../php/index.js';
 import type { Encrypter } from './encrypter.js';
 import { encodeJson, type JsonObject, type JsonValue } from './json.js';
 import { CALL_QUEUED_HANDLER, type LaravelProfile } from './payload.js';
@@ -105,12 +105,23 @@ export function buildJob(spec: JobSpec, profile: LaravelProfile = '8'): PhpObjec
     // The trait's slot would overwrite it: a value dropped without a word, or (queue, delay) one
     // the command claims and the push ignores.
     if (traitNames.has(prop.name)) throw new QueueablePropertyError(spec.className, prop.name);
-    const value = fromJS(prop.value, prop.hint);
+    const value = propertyValue(prop);
     if (omitDefaults && 'default' in prop && samePhp(value, fromJS(prop.default, prop.hint))) continue;
     object.props.set(mangle(prop.name, prop.visibility ?? 'public', prop.declaringClass ?? spec.className), value);
   }
   addTraitProperties(object, profile, spec.queueable ?? {}, spec.interactsWithQueue ?? true, omitDefaults);
   return object;
+}
+
+/** A property's value made PHP; an error's path starts at the property (`$.items[2]`), not at `$`. */
+function propertyValue(prop: PropertySpec): PhpValue {
+  try {
+    return fromJS(prop.value, prop.hint);
+  } catch (error) {
+    if (!(error instanceof PhpSerializeError)) throw error;
+    const message = error.message.slice(0, error.message.length - ` at ${error.path}`.length);
+    throw new PhpSerializeError(message, `$.${prop.name}${error.path.slice(1)}`);
+  }
 }
 
 function ownProperties(spec: JobSpec): PropertySpec[] {

@@ -17,7 +17,7 @@ import { MiddlewareNotices } from './middleware.js';
 import { MaxAttemptsExceededError, ManuallyFailedError, NoHandlerError, TimeoutExceededError, UndecodableJobError, describeError, exceptionText } from './errors.js';
 import type { FailedJobProvider } from './FailedJobProvider.js';
 import { argsOf, handlerNames, type Handler, type HandlerJob, type HandlerMap } from './handlers.js';
-import { defaultWorkerOptions, type WorkerOptions } from './WorkerOptions.js';
+import { defaultWorkerOptions, workerOptionsProblem, type WorkerOptions } from './WorkerOptions.js';
 import { liveHeapMb, unwatchLiveHeap, watchLiveHeap } from './memory.js';
 import { alreadyExceedsMaxAttempts, attemptsUsedUp, backoffFor, timeoutOf } from './rules.js';
 import { CallQueuedHandler } from './CallQueuedHandler.js';
@@ -348,7 +348,10 @@ export class Worker extends EventEmitter {
     private readonly deps: WorkerDependencies = {},
   ) {
     super();
-    this.options = { ...defaultWorkerOptions, ...options };
+    const problem = workerOptionsProblem(options);
+    if (problem) throw new WorkerUsageError(problem);
+    // An option given as undefined keeps its default, as an option not given does.
+    this.options = { ...defaultWorkerOptions, ...Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) };
     if (this.options.queues.length === 0) throw new WorkerUsageError('queues: [] names no queue to take jobs from: give at least one queue name');
     if (deps.failer === undefined && deps.onFailed === undefined) {
       throw new WorkerUsageError('a worker needs to know where failed jobs go: give a failer (a FailedJobProvider, e.g. DatabaseUuidFailedJobProvider), an onFailed callback, or failer: false to keep them only in the events');
@@ -806,7 +809,9 @@ export class Worker extends EventEmitter {
           await job.giveBack(this.options.shareDelay);
           return finish('given-back');
         }
-        throw new NoHandlerError(`no handler for ${handlerNames(payload, view).join(' or ')} in the handlers module`);
+        const missing = `no handler for ${handlerNames(payload, view).join(' or ')} in the handlers module`;
+        // A closure's body is PHP: say so first, rather than only ask for a handler of Laravel's wrapper.
+        throw new NoHandlerError(view.kind === 'closure' ? `${name}: ${view.reason} (${missing})` : missing);
       }
       const forPhp = await this.handler.phpShouldRun(payload, command);
       if (forPhp) {

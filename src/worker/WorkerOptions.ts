@@ -58,3 +58,45 @@ export const defaultWorkerOptions: WorkerOptions = {
   shareDelay: 1,
   connectionName: 'redis',
 };
+
+const NUMBER_OPTIONS = ['tries', 'timeout', 'sleep', 'maxJobs', 'maxTime', 'memory', 'rest', 'shareDelay'] as const;
+const BOOLEAN_OPTIONS = ['once', 'stopWhenEmpty', 'share'] as const;
+
+/**
+ * What is wrong with worker options given in code (the CLI's flags are checked where they are
+ * parsed), as one line, or undefined. An unknown name is refused rather than ignored: a
+ * `queue: ['mail']` or `stopWhenEmty` read as nothing would run the wrong queues, or forever.
+ * `also` names the options the caller takes besides these.
+ */
+export function workerOptionsProblem(options: Record<string, unknown>, also: readonly string[] = []): string | undefined {
+  const known = [...Object.keys(defaultWorkerOptions), ...also];
+  for (const name of Object.keys(options)) {
+    if (known.includes(name)) continue;
+    const near = known.find((k) => k.toLowerCase() === name.toLowerCase() || k === `${name}s` || editDistance(k.toLowerCase(), name.toLowerCase()) <= 2);
+    return `unknown worker option ${JSON.stringify(name)}${near ? ` (did you mean ${near}?)` : ''}; the options are ${known.join(', ')}`;
+  }
+  const { queues, backoff, concurrency } = options;
+  if (queues !== undefined && !(Array.isArray(queues) && queues.every((q) => typeof q === 'string' && q !== ''))) {
+    return `queues must be a list of queue names, e.g. ['high', 'default'], not ${JSON.stringify(queues)}`;
+  }
+  if (backoff !== undefined && !(Array.isArray(backoff) && backoff.length > 0 && backoff.every(isSeconds))) return `backoff must be a list of seconds (0 or more), e.g. [10, 60], not ${JSON.stringify(backoff)}`;
+  for (const name of NUMBER_OPTIONS) if (options[name] !== undefined && !isSeconds(options[name])) return `${name} must be a number, 0 or more, not ${JSON.stringify(options[name])}`;
+  for (const name of BOOLEAN_OPTIONS) if (options[name] !== undefined && typeof options[name] !== 'boolean') return `${name} must be true or false, not ${JSON.stringify(options[name])}`;
+  if (concurrency !== undefined && !(Number.isInteger(concurrency) && (concurrency as number) >= 1)) return `concurrency must be a whole number, 1 or more, not ${JSON.stringify(concurrency)}`;
+  return undefined;
+}
+
+function isSeconds(value: unknown): boolean {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0;
+}
+
+/** Levenshtein distance, for "did you mean": names are short, so the plain table will do. */
+function editDistance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    row = next;
+  }
+  return row[b.length]!;
+}

@@ -154,6 +154,30 @@ describe('connect({ env })', () => {
     expect(() => queue!.worker({}, { queues: [] }), 'queues: [] was taken').toThrow(WorkerUsageError);
     expect(() => new Worker(queue!.connection, {}, {}, { failer: false })).not.toThrow();
   });
+
+  it('an option name it does not know, or a value of the wrong kind, is a usage error naming it', async () => {
+    queue = await connect({ env: envFile });
+    const refused = (options: object) => {
+      try {
+        queue!.worker({}, options as never);
+      } catch (error) {
+        expect(error, `${JSON.stringify(options)}: not a WorkerUsageError`).toBeInstanceOf(WorkerUsageError);
+        return (error as Error).message;
+      }
+      return 'taken';
+    };
+    expect(refused({ queue: ['mail'] }), 'queue (for queues) was taken').toMatch(/^unknown worker option "queue" \(did you mean queues\?\)/);
+    expect(refused({ stopWhenEmty: true }), 'a misspelt stopWhenEmpty was taken').toMatch(/"stopWhenEmty" \(did you mean stopWhenEmpty\?\)/);
+    expect(refused({ retryafter: 30 }), 'a misspelt retryAfter (worker()’s own) was taken').toMatch(/"retryafter" \(did you mean retryAfter\?\)/);
+    expect(refused({ queues: 'high,default' }), 'queues as one string was taken').toMatch(/^queues must be a list of queue names/);
+    expect(refused({ backoff: 10 }), 'backoff as a number was taken').toMatch(/^backoff must be a list of seconds/);
+    expect(refused({ tries: '3' }), 'tries as a string was taken').toMatch(/^tries must be a number, 0 or more, not "3"/);
+    expect(refused({ concurrency: 0 }), 'concurrency 0 was taken').toMatch(/^concurrency must be a whole number, 1 or more/);
+    expect(refused({ once: 'yes' }), 'once as a string was taken').toMatch(/^once must be true or false/);
+    const worker = queue.worker({}, { queues: ['a'], retryAfter: 30, blockFor: null, tries: undefined, failer: false });
+    expect(worker.options.tries, 'tries: undefined did not keep its default').toBe(1);
+    expect(() => new Worker(queue!.connection, {}, { queue: ['x'] } as never, { failer: false }), 'the Worker itself took an unknown option').toThrow(/unknown worker option "queue"/);
+  });
 });
 
 describe('close()', () => {

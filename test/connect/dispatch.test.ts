@@ -49,6 +49,37 @@ describe('dispatch', () => {
     expect(await queue.size('q'), 'size() does not count the delayed job').toBe(1);
   });
 
+  it('refuses, naming it, what Laravel’s worker would misread; an empty queue name is the connection’s own, as in Laravel', async () => {
+    const refused = async (what: string, props: unknown, options: object) => {
+      const error = await queue.dispatch('App\\Jobs\\X', props as Record<string, unknown>, options as never).then(
+        () => undefined,
+        (caught: unknown) => caught as Error,
+      );
+      expect(error, `${what} was pushed`).toBeInstanceOf(TypeError);
+      return error!.message;
+    };
+    expect(await refused('tries: -1', {}, { tries: -1 })).toBe('dispatch: tries must be a whole number, 0 (no limit) or more, not -1');
+    expect(await refused('tries: 1.5', {}, { tries: 1.5 })).toMatch(/^dispatch: tries must be a whole number/);
+    expect(await refused('timeout: "5"', {}, { timeout: '5' })).toMatch(/^dispatch: timeout must be whole seconds/);
+    expect(await refused('backoff: [-1]', {}, { backoff: [10, -1] })).toMatch(/^dispatch: backoff must be seconds/);
+    expect(await refused('delays (for delay)', {}, { delays: 5 })).toMatch(/^dispatch: unknown option "delays"; the options are queue, delay,/);
+    expect(await refused('props as a list', [1, 2], {})).toBe("dispatch: props must be an object of the command's properties, not a list");
+    await expect(queue.dispatch('', {}), 'a job of class "" was pushed').rejects.toThrow(/^dispatch: the job class must be named/);
+    const looped: Record<string, unknown> = {};
+    looped.self = { back: looped };
+    await expect(queue.dispatch('App\\Jobs\\X', { tree: looped }), 'a cycle of plain objects was not refused with its path').rejects.toThrow(/at \$\.tree/);
+
+    const unlimited = await queue.dispatch('App\\Jobs\\X', {}, { queue: '', tries: 0 });
+    expect(unlimited.queue, 'queue: "" did not go to the connection’s own queue').toBe('default');
+    const raw = rawClient();
+    const [payload] = await raw.lrange(`${prefix}queues:default`, -1, -1);
+    expect(await raw.exists(`${prefix}queues:`), 'queue: "" made a key named queues:').toBe(0);
+    expect(await raw.llen(`${prefix}queues:default`), 'a refused dispatch pushed something').toBe(1);
+    await raw.del(`${prefix}queues:default`);
+    raw.disconnect();
+    expect(decodePayload(payload!).envelope, 'tries: 0 (no limit) is not maxTries 0').toMatchObject({ uuid: unlimited.uuid, maxTries: 0 });
+  });
+
   it('takes a command built with buildJob, onto the connection’s default queue', async () => {
     const command = buildJob({ className: 'App\\Jobs\\Built', properties: { id: 7 } });
     const pushed = await queue.dispatch(command);

@@ -22,7 +22,7 @@ import {
   type UserJobView,
 } from '../../src/index.js';
 import { LARAVEL_PROFILES, QUEUEABLE_FIELDS } from '../../src/laravel/index.js';
-import { PhpFloat, serialize, toJS, type PhpValue, type Visibility } from '../../src/php/index.js';
+import { PhpFloat, PhpSerializeError, serialize, toJS, type PhpValue, type Visibility } from '../../src/php/index.js';
 import { debianPayloads, laravel13Payloads, versionPayloads, type PayloadRecord } from '../helpers/laravel.js';
 import { runPhpScript } from '../helpers/php.js';
 
@@ -191,6 +191,22 @@ describe('builders', () => {
     }
     // Without InteractsWithQueue the class has no $job of the trait's: one of its own is its own.
     expect(toJS(buildJob({ className: 'App\\Jobs\\X', properties: { job: 'mine' }, interactsWithQueue: false }, '8'))).toMatchObject({ job: 'mine' });
+  });
+
+  it('name the property a value PHP cannot hold sits in, from the property down', () => {
+    const error = (properties: Record<string, unknown>) => {
+      try {
+        buildJob({ className: 'App\\Jobs\\X', properties });
+      } catch (caught) {
+        return caught as PhpSerializeError;
+      }
+      throw new Error(`${Object.keys(properties).join()}: built`);
+    };
+    expect(error({ n: 1, onDone: () => 1 }), 'a function as a property').toMatchObject({ path: '$.onDone', message: 'cannot make a PHP value of a JavaScript function at $.onDone' });
+    expect(error({ items: [1, { deep: Symbol('s') }] }).path, 'a symbol inside a property').toBe('$.items[1].deep');
+    const looped: Record<string, unknown> = {};
+    looped.self = [looped];
+    expect(error({ tree: looped }), 'a cycle inside a property').toBeInstanceOf(PhpSerializeError);
   });
 });
 

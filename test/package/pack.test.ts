@@ -21,6 +21,16 @@ const npm = (args: string[], cwd: string): string => execFileSync('npm', args, {
 let scratch = '';
 let files: string[] = [];
 
+/** Each entry of package.json's `exports` (but ./package.json), as a name to import it under. */
+const SUBPATH_IMPORTS: [string, string][] = ['', 'php', 'laravel', 'redis', 'worker', 'shapes', 'testing'].map((sub) => [sub || 'root', sub ? `laravel-queue-bridge/${sub}` : 'laravel-queue-bridge']);
+
+/** tsc, strict, in the scratch project, with Node's types. */
+function tsc(args: string[]) {
+  const bin = join(root, 'node_modules/typescript/bin/tsc');
+  const common = ['--noEmit', '--strict', '--target', 'es2022', '--typeRoots', join(root, 'node_modules/@types'), '--types', 'node'];
+  return spawnSync(process.execPath, [bin, ...common, ...args], { cwd: scratch, encoding: 'utf8' });
+}
+
 /** Runs a script file in the scratch project; returns what it printed (JSON lines parsed). */
 function run(name: string, source: string): unknown {
   writeFileSync(join(scratch, name), source);
@@ -194,10 +204,19 @@ const handlers: HandlerMap = defineHandlers({});
 export { handlers, toJS, Worker, MissingDriverError, RedisQueue, readShapes };
 `,
     );
-    const tsc = join(root, 'node_modules/typescript/bin/tsc');
-    const args = ['--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--typeRoots', join(root, 'node_modules/@types'), '--types', 'node', 'typed.cts', 'typed.mts'];
-    const result = spawnSync(process.execPath, [tsc, ...args], { cwd: scratch, encoding: 'utf8' });
-    expect(result.stdout + result.stderr).toBe('');
+    // Every subpath from both sides, so none of their `types` conditions is left unread.
+    writeFileSync(join(scratch, 'every.cts'), `${SUBPATH_IMPORTS.map(([name, path]) => `import ${name} = require('${path}');`).join('\n')}\nexport { ${SUBPATH_IMPORTS.map(([name]) => name).join(', ')} };\n`);
+    writeFileSync(join(scratch, 'every.mts'), `${SUBPATH_IMPORTS.map(([name, path]) => `import * as ${name} from '${path}';`).join('\n')}\nexport { ${SUBPATH_IMPORTS.map(([name]) => name).join(', ')} };\n`);
+    const result = tsc(['--module', 'nodenext', '--moduleResolution', 'nodenext', 'typed.cts', 'typed.mts', 'every.cts', 'every.mts']);
+    expect(result.stdout + result.stderr, 'tsc (nodenext) did not resolve every entry’s types').toBe('');
+    expect(result.status).toBe(0);
+  });
+
+  it('types resolve under moduleResolution node10 too (`tsc --init`’s CommonJS default), subpaths through typesVersions', () => {
+    mkdirSync(join(scratch, 'node10'), { recursive: true });
+    writeFileSync(join(scratch, 'node10/every.ts'), `${SUBPATH_IMPORTS.map(([name, path]) => `import * as ${name} from '${path}';`).join('\n')}\nexport { ${SUBPATH_IMPORTS.map(([name]) => name).join(', ')} };\n`);
+    const result = tsc(['--module', 'commonjs', '--moduleResolution', 'node10', '--ignoreDeprecations', '5.0', 'node10/every.ts']);
+    expect(result.stdout + result.stderr, 'tsc (node10) did not resolve a subpath’s types').toBe('');
     expect(result.status).toBe(0);
   });
 

@@ -265,6 +265,17 @@ describe('jobs it cannot run', () => {
     expect((await env.failer.all())[0]!.exception).toMatch(/NoHandlerException: no handler for App\\Jobs\\Unknown/);
   });
 
+  it('a queued closure Laravel 8.83 pushed (dispatch(function () {…})): failed, saying it is PHP only a PHP worker runs', async () => {
+    const closures = debianPayloads().filter((r) => r.name === 'closure/queue-push' || r.name === 'closure/dispatch-helper');
+    expect(closures.length, 'the closure fixtures are missing').toBe(2);
+    for (const record of closures) await env.queue.pushRaw(record.payload);
+    await env.worker({}, { stopWhenEmpty: true }).run();
+    const failed = await env.failer.all();
+    expect(failed.map((f) => f.exception.split('\n')[0]), 'a closure was not failed with its reason').toEqual(
+      closures.map(() => expect.stringMatching(/^LaravelQueueBridge\\NoHandlerException: Closure \(laravel-fixtures\.php:\d+\): a queued closure is PHP code; only a PHP worker can run it \(no handler for Illuminate\\Queue\\CallQueuedClosure in the handlers module\)/)),
+    );
+  });
+
   it('no handler with --share: given back as pushed, attempts unspent', async () => {
     const raw = payload('App\\Jobs\\PhpOnly');
     await env.queue.pushRaw(raw);
