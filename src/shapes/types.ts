@@ -238,6 +238,8 @@ export declare namespace ${HELPERS} {
     timezone_type: number;
     timezone: string;
   }
+  /** Whom a notification is for: a model's identifier (SerializesModels), else its properties. */
+  type Notifiable = ModelIdentifier | Record<string, unknown>;
   /** ${SEND_QUEUED_NOTIFICATIONS}: the command a queued notification travels in. */
   interface SendQueuedNotifications<Notification> {
     notifiables: unknown;
@@ -259,9 +261,9 @@ export declare namespace ${HELPERS} {
 
 /**
  * `interface Jobs`: the names the worker finds handlers under. A job by its class; a listener as
- * `Class@method` (and as `Class` for `handle`), receiving the event in `args`; notifications
- * and mailables under the class they travel in (the worker finds them by the envelope's
- * commandName), their command typed as that class holding any of the app's.
+ * `Class@method` (and as `Class` for `handle`), receiving the event in `args`; a notification as
+ * `Class@channel` and `Class` (notifiables and notification in `args`), a mailable as `Class`;
+ * both also under the class they travel in, its command holding any of the app's.
  */
 function jobsInterface(shapes: ShapesFile): string[] {
   const lines = ['/** What each handler receives, by the name defineHandlers<Jobs>() files it under. */', 'export interface Jobs {'];
@@ -270,8 +272,17 @@ function jobsInterface(shapes: ShapesFile): string[] {
   const classes = Object.values(shapes.classes);
   for (const shape of classes) {
     if (shape.kind === 'job') lines.push(`  ${JSON.stringify(shape.name)}: { command: ${typeName(shape.name)} };`);
-    else if (shape.kind === 'notification') notifications.push(typeName(shape.name));
-    else if (shape.kind === 'mailable') mailables.push(typeName(shape.name));
+    else if (shape.kind === 'notification') {
+      // The worker looks a notification up as `Class@channel` (sent on one channel), then as `Class`.
+      const type = typeName(shape.name);
+      notifications.push(type);
+      const entry = `{ args: [notifiables: ${HELPERS}.Notifiable[], notification: ${type}]; command: ${HELPERS}.SendQueuedNotifications<${type}> }`;
+      lines.push(`  ${JSON.stringify(shape.name)}: ${entry};`, `  [name: \`${shape.name.replaceAll('\\', '\\\\')}@\${string}\`]: ${entry};`);
+    } else if (shape.kind === 'mailable') {
+      const type = typeName(shape.name);
+      mailables.push(type);
+      lines.push(`  ${JSON.stringify(shape.name)}: { args: [mailable: ${type}]; command: ${HELPERS}.SendQueuedMailable<${type}> };`);
+    }
     else if (shape.kind === 'listener') {
       for (const { method, event } of shape.handles ?? []) {
         const args = `{ args: [${event === null ? 'unknown' : memberType(event, shape, shapes)}] }`;

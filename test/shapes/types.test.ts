@@ -51,6 +51,10 @@ export default defineHandlers<Jobs>({
   },
   'Illuminate\\\\Notifications\\\\SendQueuedNotifications': async (job) => job.command.notification.invoiceId.toFixed(),
   'Illuminate\\\\Mail\\\\SendQueuedMailable': async (job) => job.command.mailable.orderId.toFixed(),
+  // A notification under its own class, and on one channel; a mailable under its own class.
+  'App\\\\Notifications\\\\InvoicePaid': async (job) => [job.args[0].length, job.args[1].invoiceId.toFixed(), job.command.notification.invoiceId],
+  'App\\\\Notifications\\\\InvoicePaid@mail': async (job) => job.args[1].invoiceId.toFixed(),
+  'App\\\\Mail\\\\OrderShippedMail': async (job) => job.args[0].orderId.toFixed(),
 });
 
 // Without a type argument: today's HandlerMap, any name, job.command a record.
