@@ -124,6 +124,15 @@ const ZERO = 48;
 const NINE = 57;
 const MINUS = 45;
 const PLUS = 43;
+const BACKSLASH = 92;
+
+/** The value of a hex digit (either case), or -1. */
+function hexDigit(byte: number | undefined): number {
+  if (byte === undefined) return -1;
+  if (byte >= ZERO && byte <= NINE) return byte - ZERO;
+  const lower = byte | 0x20;
+  return lower >= 97 /* a */ && lower <= 102 /* f */ ? lower - 87 : -1;
+}
 
 class Reader {
   pos = 0;
@@ -231,7 +240,7 @@ class Reader {
     }
     if (buf[start + 1] !== COLON) {
       if (tag === undefined) throw this.fail('expected a value', start);
-      if (!isTag(tag)) throw this.fail('expected a value (one of N b i d s a O C E r R)', start);
+      if (!isTag(tag)) throw this.fail('expected a value (one of N b i d s S a O C E r R)', start);
       this.expect(start + 1, COLON);
     }
     this.pos = start + 2;
@@ -283,6 +292,11 @@ class Reader {
         this.openedNames = propertyNamesOf(className);
         return this.open(object, props, count);
       }
+      case 83 /* S */: {
+        const value = this.escapedString();
+        this.slots.push(value);
+        return value;
+      }
       case 67 /* C */:
         return this.custom();
       case 69 /* E */:
@@ -291,7 +305,7 @@ class Reader {
       case 82 /* R */:
         return this.reference(tag === 114 ? 'r' : 'R', start);
       default:
-        throw this.fail('expected a value (one of N b i d s a O C E r R)', start);
+        throw this.fail('expected a value (one of N b i d s S a O C E r R)', start);
     }
   }
 
@@ -409,6 +423,7 @@ class Reader {
         return name;
       }
       if (tag === 105 /* i */) return this.int(SEMI);
+      if (tag === 83 /* S */) return this.escapedString();
     }
     throw this.fail('expected a key (i: or s:)', at);
   }
@@ -464,6 +479,37 @@ class Reader {
     const value = this.string();
     this.expectSemicolon();
     return value;
+  }
+
+  /**
+   * `LEN:"bytes";` after `S:`: the escaped string PHP 6 builds wrote, which PHP 8 still reads.
+   * A backslash and two hex digits stand for one byte, and LEN counts the bytes meant. Like PHP,
+   * `serialize` writes the string back as `s:`.
+   */
+  private escapedString(): string | Uint8Array {
+    const buf = this.buf;
+    // At most one byte meant per byte written: the count is bounded by the input, as is the copy.
+    const length = this.count(COLON);
+    this.expectAt(QUOTE);
+    const bytes = Buffer.allocUnsafe(length);
+    let pos = this.pos;
+    for (let i = 0; i < length; i++) {
+      let byte = buf[pos];
+      if (byte === undefined) throw this.fail(`escaped string of ${length} bytes runs past the end of input`, pos);
+      if (byte === BACKSLASH) {
+        const high = hexDigit(buf[pos + 1]);
+        const low = hexDigit(buf[pos + 2]);
+        if (high < 0 || low < 0) throw this.fail(`expected two hex digits after '\\', found ${this.describe(high < 0 ? pos + 1 : pos + 2)}`, pos);
+        byte = high * 16 + low;
+        pos += 2;
+      }
+      bytes[i] = byte;
+      pos++;
+    }
+    this.pos = pos;
+    this.expectAt(QUOTE);
+    this.expectSemicolon();
+    return decodeText(bytes, 0, length);
   }
 
   /** The string between two offsets: a slice of the text when it is ASCII, else decoded. */
@@ -646,7 +692,7 @@ const TRIAL_FAILED = new PhpUnserializeError('not serialized values', 0);
 function isTag(byte: number): boolean {
   return TAGS.includes(byte);
 }
-const TAGS = [...'NbidsaOCErR'].map((c) => c.charCodeAt(0));
+const TAGS = [...'NbidsSaOCErR'].map((c) => c.charCodeAt(0));
 
 function isObject(value: PhpValue): boolean {
   return value instanceof PhpObject || value instanceof PhpSerializable || value instanceof PhpEnum;

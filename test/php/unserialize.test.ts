@@ -1,0 +1,60 @@
+/**
+ * Input PHP 8's unserialize() reads though its serialize() never writes it. PHP reads each, and
+ * what it writes back is what we must write back; what it refuses, we refuse at the same place.
+ */
+import { describe, expect, it } from 'vitest';
+import { PhpUnserializeError, serialize, toJS, unserialize } from '../../src/php/index.js';
+import { phpReserialize } from '../helpers/php.js';
+
+function offsetOf(input: string): number {
+  try {
+    unserialize(input);
+  } catch (error) {
+    expect(error, input).toBeInstanceOf(PhpUnserializeError);
+    return (error as PhpUnserializeError).offset;
+  }
+  throw new Error(`no error for ${input}`);
+}
+
+describe('escaped strings (S:)', () => {
+  const read = [
+    'S:3:"a\\62c";',
+    'S:3:"a\\6Ac";',
+    'S:1:"\\ff";',
+    'S:1:"\\5c";',
+    'S:0:"";',
+    'S:3:"\\e6\\97\\a5";',
+    'a:1:{S:1:"\\61";i:1;}',
+    'O:8:"stdClass":1:{S:1:"\\61";i:1;}',
+    // An escaped string takes a slot number, as any value does.
+    'a:2:{i:0;S:1:"x";i:1;R:2;}',
+  ];
+
+  it.each(read)('%s is read as PHP reads it, and written back as PHP writes it', (input) => {
+    const [expected] = phpReserialize([Buffer.from(input)]);
+    expect(expected).toBeInstanceOf(Buffer);
+    expect(Buffer.from(serialize(unserialize(input))).toString('latin1')).toBe((expected as Buffer).toString('latin1'));
+  });
+
+  it('stands for the bytes it escapes: text when they are UTF-8, bytes when not', () => {
+    expect(toJS(unserialize('S:3:"\\e6\\97\\a5";'))).toBe('日');
+    expect(toJS(unserialize('S:1:"\\ff";'))).toEqual(new Uint8Array([0xff]));
+  });
+
+  it.each([
+    ['S:2:"\\ff";', 'a length one byte long'],
+    ['S:1:"ab";', 'a length one byte short'],
+    ['S:999:"a";', 'a length past the input'],
+    ['S:1:"a"', 'no semicolon'],
+  ])('%s (%s) is refused at the offset PHP names', (input) => {
+    const [phpSays] = phpReserialize([Buffer.from(input)]);
+    expect(phpSays).toBeInstanceOf(Error);
+    expect(offsetOf(input)).toBe(Number(/offset (\d+)/.exec((phpSays as Error).message)![1]));
+  });
+
+  it.each(['S:2:"\\6";', 'S:1:"\\6g";', 'a:1:{i:0;S:1:"\\zz";}'])('%s, a backslash without two hex digits, is refused by both, at the backslash here', (input) => {
+    const [phpSays] = phpReserialize([Buffer.from(input)]);
+    expect(phpSays).toBeInstanceOf(Error);
+    expect(offsetOf(input)).toBe(input.indexOf('\\'));
+  });
+});
