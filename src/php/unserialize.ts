@@ -126,6 +126,12 @@ const MINUS = 45;
 const PLUS = 43;
 const BACKSLASH = 92;
 
+/** True for the bytes of PHP's float spellings: digits, `+ - . e E`, and the letters of INF and NAN. */
+function isFloatByte(byte: number): boolean {
+  return (byte >= ZERO && byte <= NINE) || FLOAT_BYTES.includes(byte);
+}
+const FLOAT_BYTES = [...'+-.eEINFA'].map((c) => c.charCodeAt(0));
+
 /** The value of a hex digit (either case), or -1. */
 function hexDigit(byte: number | undefined): number {
   if (byte === undefined) return -1;
@@ -577,11 +583,11 @@ class Reader {
     if (plain !== undefined) return new PhpFloat(plain);
     const buf = this.buf;
     const start = this.pos;
-    // Any float PHP reads is short; a long run without ';' is garbage, and must not be scanned twice.
-    const limit = Math.min(buf.length, start + 1101);
+    // PHP reads digits without limit (`d:0.000…1;` is a float), so the scan stops only at a
+    // byte no float spelling holds: it never runs past the float, and never twice over the input.
     let end = start;
-    while (end < limit && buf[end] !== SEMI) end++;
-    if (end === limit) throw this.fail('expected a float ending in ;', start);
+    while (end < buf.length && isFloatByte(buf[end]!)) end++;
+    if (buf[end] !== SEMI) throw this.fail(`expected a float ending in ;, found ${this.describe(end)}`, start);
     const text = this.asciiText(start, end);
     this.pos = end + 1;
     // Between 1e-4 and 1e17 JavaScript and PHP spell a float alike: text that reads back as

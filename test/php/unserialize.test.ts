@@ -58,3 +58,17 @@ describe('escaped strings (S:)', () => {
     expect(offsetOf(input)).toBe(input.indexOf('\\'));
   });
 });
+
+describe('floats spelled with more digits than a double holds', () => {
+  it.each([
+    ['a thousand zeros after the point', 'd:0.' + '0'.repeat(2000) + '1;'],
+    ['twelve hundred digits', 'd:' + '1'.repeat(1200) + ';'],
+    ['four hundred zeros and an exponent', 'd:1' + '0'.repeat(400) + 'e-400;'],
+  ])('%s: read as the number PHP reads, and written back as they came', (_, input) => {
+    const [phpWrites] = phpReserialize([Buffer.from(input)]);
+    expect(phpWrites).toBeInstanceOf(Buffer);
+    const value = unserialize(input);
+    expect(toJS(value)).toBe(toJS(unserialize(phpWrites as Buffer)));
+    expect(Buffer.from(serialize(value)).toString()).toBe(input);
+  });
+});
