@@ -289,7 +289,7 @@ class Reader {
         if (last?.head !== undefined && this.isEntry(last.head, last.headLength, start) && validClassNames.has(last.className)) {
           this.pos = start + last.headLength;
           className = last.className;
-        } else className = this.className();
+        } else className = this.className(start);
         this.expectAt(COLON);
         const count = this.count(COLON);
         const props = new PhpArray();
@@ -335,7 +335,7 @@ class Reader {
 
   private custom(): PhpSerializable {
     const start = this.pos - 2;
-    const className = this.className();
+    const className = this.className(start);
     this.expectAt(COLON);
     const length = this.count(COLON);
     this.expectAt(OPEN);
@@ -543,12 +543,13 @@ class Reader {
     return this.text !== undefined ? this.text.slice(from, to) : latin1(this.buf, from, to);
   }
 
-  private className(): string {
+  /** The class name of the `O:` or `C:` at `start`; PHP names an empty one where its length is, any other bad one at `start`. */
+  private className(start: number): string {
     const at = this.pos;
     // The same string object each time makes the check below a quick lookup.
     const name = nameText(this.string(true));
     if (validClassNames.has(name)) return name;
-    if (!CLASS_NAME.test(name)) throw this.fail(`expected a class name, found ${JSON.stringify(name)}`, at);
+    if (!CLASS_NAME.test(name)) throw this.fail(`expected a class name, found ${JSON.stringify(name)}`, name === '' ? at : start);
     if (validClassNames.size > 10_000) validClassNames.clear();
     validClassNames.add(name);
     return name;
@@ -712,8 +713,11 @@ function nameText(name: string | Uint8Array): string {
   return typeof name === 'string' ? name : escapeBytes(name);
 }
 
-/** PHP's rule for class names in serialized input: namespaces, and any byte from 0x80 (escaped or not). */
-const CLASS_NAME = /^(?:[A-Za-z0-9_\\]|[^\x00-\x7f])+$/;
+/**
+ * PHP's rule for class names in serialized input: namespaces (but not a leading separator, which
+ * PHP refuses), and any byte from 0x80 (escaped or not).
+ */
+const CLASS_NAME = /^(?:[A-Za-z0-9_]|[^\x00-\x7f])(?:[A-Za-z0-9_\\]|[^\x00-\x7f])*$/;
 /** Names already checked: a queue sees the same few classes again and again. */
 const validClassNames = new Set<string>();
 

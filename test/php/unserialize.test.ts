@@ -72,3 +72,20 @@ describe('floats spelled with more digits than a double holds', () => {
     expect(Buffer.from(serialize(value)).toString()).toBe(input);
   });
 });
+
+describe('class names', () => {
+  it.each(['O:2:"\\A":0:{}', 'O:1:"\\":0:{}', 'C:2:"\\A":0:{}', 'a:1:{i:0;O:2:"\\A":0:{}}', 'O:3:"A-B":0:{}', 'O:0:"":0:{}'])(
+    '%s is refused at the offset PHP names',
+    (input) => {
+      const [phpSays] = phpReserialize([Buffer.from(input)]);
+      expect(phpSays).toBeInstanceOf(Error);
+      expect(offsetOf(input)).toBe(Number(/offset (\d+)/.exec((phpSays as Error).message)![1]));
+    },
+  );
+
+  it.each(['O:2:"A\\":0:{}', 'O:4:"A\\\\B":0:{}', 'O:2:"0A":0:{}'])('%s, odd but PHP\'s, is read and written back', (input) => {
+    const [phpWrites] = phpReserialize([Buffer.from(input)]);
+    expect(phpWrites).toBeInstanceOf(Buffer);
+    expect(Buffer.from(serialize(unserialize(input))).toString()).toBe((phpWrites as Buffer).toString());
+  });
+});
