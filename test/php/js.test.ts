@@ -90,6 +90,16 @@ describe('toJS', () => {
     }
   });
 
+  it('gives an object of a class kept out as PHP shows it: its class name in __PHP_Incomplete_Class_Name; fromJS writes it back as PHP does', () => {
+    const input = php('class Shipment { public $id = 7; protected $note = "x"; private $p = 1; } echo serialize(new Shipment);');
+    const phpView = JSON.parse(php(`echo json_encode((array) unserialize(base64_decode('${input.toString('base64')}'), ['allowed_classes' => false]));`).toString());
+    const js = toJS(unserialize(input, { allowedClasses: false })) as Record<string, unknown>;
+    expect(phpClassOf(js)).toBe('__PHP_Incomplete_Class');
+    expect({ ...js }).toEqual({ __PHP_Incomplete_Class_Name: phpView.__PHP_Incomplete_Class_Name, id: phpView.id, note: phpView['\0*\0note'], p: phpView['\0Shipment\0p'] });
+    const phpAgain = php(`echo serialize(unserialize(base64_decode('${input.toString('base64')}'), ['allowed_classes' => false]));`);
+    expect(serialize(fromJS(js, { visibility: { note: 'protected', p: 'private' } })).toString('latin1')).toBe(phpAgain.toString('latin1'));
+  });
+
   it('gives enums as { name } with their class, Serializable objects with their raw payload', () => {
     const js = read(`
       enum Status: string { case Active = 'a'; }
