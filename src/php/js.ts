@@ -58,8 +58,8 @@ const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
  * - objects as null-prototype objects of their plain property names (visibility stripped; a
  *   parent's private property gives way to the object's own of the same name); the class name
  *   through `phpClassOf` (for a class `allowedClasses` kept out, `__PHP_Incomplete_Class`, with
- *   the class in `__PHP_Incomplete_Class_Name`, as PHP shows it). Enums are `{ name: 'Case' }` with the enum's class; `Serializable`
- *   objects carry their raw payload behind `PHP_SERIALIZED`;
+ *   the class in `__PHP_Incomplete_Class_Name`, as PHP shows it). Enums are `{ name: 'Case' }`
+ *   with the enum's class; `Serializable` objects carry their raw payload behind `PHP_SERIALIZED`;
  * - back-references resolved to the value they name; the same object twice is one JS object.
  */
 export function toJS(value: PhpValue): unknown {
