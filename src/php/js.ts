@@ -173,7 +173,8 @@ function build(js: unknown, hint: FromJSHint | undefined, seen: Map<object, PhpV
       return hint === 'float' ? new PhpFloat(Number(js)) : js;
     case 'number':
       if (hint === 'float') return new PhpFloat(js);
-      if (Number.isSafeInteger(js) && !Object.is(js, -0)) return js;
+      // -0 is a float unless an int is asked for: PHP's ints have no negative zero, (int) -0.0 is 0.
+      if (Number.isSafeInteger(js) && (!Object.is(js, -0) || hint === 'int')) return js === 0 ? 0 : js;
       // A whole number past 2^53 is still exact as a double, and an int to PHP while it fits
       // 64 bits (json_decode reads 1152921504606846976 as one); it is kept as a bigint.
       if (Number.isInteger(js) && js !== 0 && isInt64(BigInt(js))) return BigInt(js);

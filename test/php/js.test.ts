@@ -153,6 +153,11 @@ describe('fromJS', () => {
     );
   });
 
+  it('makes -0 the int 0 when an int is asked for, as PHP casts it, and the float -0 otherwise', () => {
+    expect(Buffer.from(serialize(fromJS([-0, -0, 0], { items: 'int' }))).toString()).toBe(php('echo serialize([(int) -0.0, (int) -0.0, 0]);').toString());
+    expect(Buffer.from(serialize(fromJS({ n: -0, f: -0 }, { props: { n: 'int' } }))).toString()).toBe(php('echo serialize(["n" => (int) -0.0, "f" => -0.0]);').toString());
+  });
+
   it('gives back the bytes of a PHP object through toJS when the hints restore what toJS forgets', () => {
     const bytes = php(`${declare}
       $i = (new ReflectionClass('Invoice'))->newInstanceWithoutConstructor();
