@@ -401,9 +401,11 @@ class Reader {
   private reference(kind: 'r' | 'R', start: number): PhpRef {
     // Bounded by the slots, not by the input: a payload read on its own may point far outside itself.
     const index = this.count(SEMI, Number.MAX_SAFE_INTEGER);
+    // PHP names a reference that points nowhere, or at what it may not, just past the `;`.
+    const end = this.pos;
     const target = index >= 1 && index <= this.slots.length ? this.slots[index - 1] : undefined;
-    if (target === undefined) throw this.fail(`${kind}:${index} names no value read so far`, start);
-    if (kind === 'r' && !isObject(target)) throw this.fail(`r:${index} names a value that is not an object`, start);
+    if (target === undefined) throw this.fail(`${kind}:${index} at byte ${start} names no value read so far`, end);
+    if (kind === 'r' && !isObject(target)) throw this.fail(`r:${index} at byte ${start} names a value that is not an object`, end);
     // `r:` takes a slot number of its own; `R:` shares the one it points at.
     if (kind === 'r') this.slots.push(target);
     return new PhpRef(kind, index, target);

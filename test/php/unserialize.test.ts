@@ -89,3 +89,14 @@ describe('class names', () => {
     expect(Buffer.from(serialize(unserialize(input))).toString()).toBe((phpWrites as Buffer).toString());
   });
 });
+
+describe('references that point nowhere, or at what they may not', () => {
+  it.each(['r:1;', 'R:1;', 'a:1:{i:0;r:5;}', 'a:1:{i:0;r:1;}', 'a:1:{i:0;R:2;}', 'a:2:{i:0;a:0:{}i:1;r:2;}', 'a:2:{i:0;i:1;i:1;R:0;}'])(
+    '%s is refused at the offset PHP names, just past the reference',
+    (input) => {
+      const [phpSays] = phpReserialize([Buffer.from(input)]);
+      expect(phpSays).toBeInstanceOf(Error);
+      expect(offsetOf(input)).toBe(Number(/offset (\d+)/.exec((phpSays as Error).message)![1]));
+    },
+  );
+});
