@@ -21,7 +21,7 @@ export const decode: Command = {
   },
   async run({ values, positionals, out }) {
     if (positionals.length > 1) throw new UsageError('decode takes at most one FILE');
-    const input = positionals[0] && positionals[0] !== '-' ? await readFile(positionals[0]) : await readStdin();
+    const input = positionals[0] && positionals[0] !== '-' ? await readInputFile(positionals[0]) : await readStdin();
     out(formatJson(decodeInput(input, appKeyFrom(values))));
   },
 };
@@ -90,6 +90,17 @@ function readableJson(value: unknown): unknown {
       return v;
     }),
   );
+}
+
+/** The FILE's bytes; a file that cannot be read is named in the one line that says why (Node's own omits it for a directory). */
+async function readInputFile(path: string): Promise<Buffer> {
+  try {
+    return await readFile(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'there is no such file' : code === 'EISDIR' ? 'it is a directory' : (error as Error).message;
+    throw new Error(`cannot read ${path}: ${why}`);
+  }
 }
 
 async function readStdin(): Promise<Buffer> {

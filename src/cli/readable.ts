@@ -2,7 +2,7 @@
  * PHP values as JSON a person can read: what `lqb decode` prints. JSON has no ints beyond 2^53,
  * no INF or NAN, no bytes, no classes and no references, so those get a spelling of their own:
  * `{"@class": "App\\Jobs\\X", …props}`, `{"@enum": "Class::Case"}`, `{"@bytes": "<base64>"}`,
- * big ints and INF/-INF/NAN as strings. A reference (`r:N;` or `R:N;`) is `{"@ref": N}`, and the
+ * big ints and INF/-INF/NAN/-0 as strings. A reference (`r:N;` or `R:N;`) is `{"@ref": N}`, and the
  * array or object it names carries `"@slot": N` (a list so marked is shown keyed, as
  * `{"@slot": N, "0": …}`); a reference to a scalar shows it beside (`"@value"`, long strings cut).
  * An array or object met again other than through a reference, as only a value built by hand
@@ -139,6 +139,8 @@ function isContainer(value: PhpValue): value is PhpArray | PhpObject | PhpSerial
 }
 
 function readableFloat(value: PhpFloat): number | string {
+  // JSON would print -0 as 0: it is spelled as PHP spells it, like INF and NAN.
+  if (Object.is(value.value, -0)) return '-0';
   return Number.isFinite(value.value) ? value.value : String(value.value).replace('Infinity', 'INF').replace('NaN', 'NAN');
 }
 

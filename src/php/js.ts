@@ -13,6 +13,7 @@ import {
   PhpArray,
   PhpEnum,
   PhpFloat,
+  PhpIncompleteObject,
   PhpObject,
   PhpRef,
   PhpSerializable,
@@ -56,8 +57,9 @@ const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
  *   merge, none equals a UTF-8 key, and `fromJS` turns the spelling back into the bytes;
  * - objects as null-prototype objects of their plain property names (visibility stripped; a
  *   parent's private property gives way to the object's own of the same name); the class name
- *   through `phpClassOf`. Enums are `{ name: 'Case' }` with the enum's class; `Serializable`
- *   objects carry their raw payload behind `PHP_SERIALIZED`;
+ *   through `phpClassOf` (for a class `allowedClasses` kept out, `__PHP_Incomplete_Class`, with
+ *   the class in `__PHP_Incomplete_Class_Name`, as PHP shows it). Enums are `{ name: 'Case' }`
+ *   with the enum's class; `Serializable` objects carry their raw payload behind `PHP_SERIALIZED`;
  * - back-references resolved to the value they name; the same object twice is one JS object.
  */
 export function toJS(value: PhpValue): unknown {
@@ -93,13 +95,16 @@ function convert(value: PhpValue, seen: Map<object, unknown>): unknown {
   seen.set(value, object);
   Object.defineProperty(object, PHP_CLASS, { value: value.className });
   if (value instanceof PhpObject) {
+    // Where PHP keeps the class an incomplete object stands for, and shows it (var_dump, (array)).
+    if (value instanceof PhpIncompleteObject) object[INCOMPLETE_NAME] = value.originalClassName;
     const { keys, values } = value.props;
+    const own = value instanceof PhpIncompleteObject ? value.originalClassName : value.className;
     // Names that came from a parent's private property, which the object's own may replace.
     let foreign: Set<string> | undefined;
     for (let i = 0; i < keys.length; i++) {
       const prop = demangle(keyText(keys[i]!));
       const name = prop.name;
-      const isForeign = prop.visibility === 'private' && prop.declaringClass !== value.className;
+      const isForeign = prop.visibility === 'private' && prop.declaringClass !== own;
       if (name in object && (isForeign || !foreign?.has(name))) continue;
       if (isForeign) (foreign ??= new Set()).add(name);
       else foreign?.delete(name);
@@ -113,6 +118,14 @@ function convert(value: PhpValue, seen: Map<object, unknown>): unknown {
   }
   return object;
 }
+
+/**
+ * An object of a class `allowedClasses` kept out is, to PHP, one of `__PHP_Incomplete_Class` with
+ * its own class in this property: `toJS` shows it so, and `fromJS` takes such an object back to
+ * its own class, as PHP's serialize() writes it.
+ */
+const INCOMPLETE_CLASS = '__PHP_Incomplete_Class';
+const INCOMPLETE_NAME = '__PHP_Incomplete_Class_Name';
 
 /** A key as a property name: bytes that are not UTF-8 in their escaped spelling (see escape.ts). */
 function keyText(key: PhpKey): string {
@@ -160,7 +173,8 @@ function build(js: unknown, hint: FromJSHint | undefined, seen: Map<object, PhpV
       return hint === 'float' ? new PhpFloat(Number(js)) : js;
     case 'number':
       if (hint === 'float') return new PhpFloat(js);
-      if (Number.isSafeInteger(js) && !Object.is(js, -0)) return js;
+      // -0 is a float unless an int is asked for: PHP's ints have no negative zero, (int) -0.0 is 0.
+      if (Number.isSafeInteger(js) && (!Object.is(js, -0) || hint === 'int')) return js === 0 ? 0 : js;
       // A whole number past 2^53 is still exact as a double, and an int to PHP while it fits
       // 64 bits (json_decode reads 1152921504606846976 as one); it is kept as a bigint.
       if (Number.isInteger(js) && js !== 0 && isInt64(BigInt(js))) return BigInt(js);
@@ -187,11 +201,13 @@ function build(js: unknown, hint: FromJSHint | undefined, seen: Map<object, PhpV
     const made = js as JSPhpObject;
     if (made[PHP_ENUM]) return new PhpEnum(className, String(made.name));
     if (made[PHP_SERIALIZED]) return new PhpSerializable(className, made[PHP_SERIALIZED]);
-    const object = new PhpObject(className);
+    const original = className === INCOMPLETE_CLASS ? (js as JSPhpObject)[INCOMPLETE_NAME] : undefined;
+    const object = typeof original === 'string' ? new PhpIncompleteObject(original) : new PhpObject(className);
     seen.set(js, object);
     for (const [name, value] of Object.entries(js)) {
+      if (name === INCOMPLETE_NAME && object instanceof PhpIncompleteObject) continue;
       const visibility = shape?.visibility?.[name] ?? 'public';
-      const owner = shape?.declaringClass?.[name] ?? className;
+      const owner = shape?.declaringClass?.[name] ?? (typeof original === 'string' ? original : className);
       object.props.set(byteKey(mangle(name, visibility, owner)), build(value, shape?.props?.[name], seen, `${path}.${name}`));
     }
     return object;

@@ -124,6 +124,21 @@ const ZERO = 48;
 const NINE = 57;
 const MINUS = 45;
 const PLUS = 43;
+const BACKSLASH = 92;
+
+/** True for the bytes of PHP's float spellings: digits, `+ - . e E`, and the letters of INF and NAN. */
+function isFloatByte(byte: number): boolean {
+  return (byte >= ZERO && byte <= NINE) || FLOAT_BYTES.includes(byte);
+}
+const FLOAT_BYTES = [...'+-.eEINFA'].map((c) => c.charCodeAt(0));
+
+/** The value of a hex digit (either case), or -1. */
+function hexDigit(byte: number | undefined): number {
+  if (byte === undefined) return -1;
+  if (byte >= ZERO && byte <= NINE) return byte - ZERO;
+  const lower = byte | 0x20;
+  return lower >= 97 /* a */ && lower <= 102 /* f */ ? lower - 87 : -1;
+}
 
 class Reader {
   pos = 0;
@@ -231,7 +246,7 @@ class Reader {
     }
     if (buf[start + 1] !== COLON) {
       if (tag === undefined) throw this.fail('expected a value', start);
-      if (!isTag(tag)) throw this.fail('expected a value (one of N b i d s a O C E r R)', start);
+      if (!isTag(tag)) throw this.fail('expected a value (one of N b i d s S a O C E r R)', start);
       this.expect(start + 1, COLON);
     }
     this.pos = start + 2;
@@ -274,7 +289,7 @@ class Reader {
         if (last?.head !== undefined && this.isEntry(last.head, last.headLength, start) && validClassNames.has(last.className)) {
           this.pos = start + last.headLength;
           className = last.className;
-        } else className = this.className();
+        } else className = this.className(start);
         this.expectAt(COLON);
         const count = this.count(COLON);
         const props = new PhpArray();
@@ -282,6 +297,11 @@ class Reader {
           this.allowed && !this.allowed(className) ? new PhpIncompleteObject(className, props) : new PhpObject(className, props);
         this.openedNames = propertyNamesOf(className);
         return this.open(object, props, count);
+      }
+      case 83 /* S */: {
+        const value = this.escapedString();
+        this.slots.push(value);
+        return value;
       }
       case 67 /* C */:
         return this.custom();
@@ -291,7 +311,7 @@ class Reader {
       case 82 /* R */:
         return this.reference(tag === 114 ? 'r' : 'R', start);
       default:
-        throw this.fail('expected a value (one of N b i d s a O C E r R)', start);
+        throw this.fail('expected a value (one of N b i d s S a O C E r R)', start);
     }
   }
 
@@ -315,7 +335,7 @@ class Reader {
 
   private custom(): PhpSerializable {
     const start = this.pos - 2;
-    const className = this.className();
+    const className = this.className(start);
     this.expectAt(COLON);
     const length = this.count(COLON);
     this.expectAt(OPEN);
@@ -381,9 +401,11 @@ class Reader {
   private reference(kind: 'r' | 'R', start: number): PhpRef {
     // Bounded by the slots, not by the input: a payload read on its own may point far outside itself.
     const index = this.count(SEMI, Number.MAX_SAFE_INTEGER);
+    // PHP names a reference that points nowhere, or at what it may not, just past the `;`.
+    const end = this.pos;
     const target = index >= 1 && index <= this.slots.length ? this.slots[index - 1] : undefined;
-    if (target === undefined) throw this.fail(`${kind}:${index} names no value read so far`, start);
-    if (kind === 'r' && !isObject(target)) throw this.fail(`r:${index} names a value that is not an object`, start);
+    if (target === undefined) throw this.fail(`${kind}:${index} at byte ${start} names no value read so far`, end);
+    if (kind === 'r' && !isObject(target)) throw this.fail(`r:${index} at byte ${start} names a value that is not an object`, end);
     // `r:` takes a slot number of its own; `R:` shares the one it points at.
     if (kind === 'r') this.slots.push(target);
     return new PhpRef(kind, index, target);
@@ -409,6 +431,7 @@ class Reader {
         return name;
       }
       if (tag === 105 /* i */) return this.int(SEMI);
+      if (tag === 83 /* S */) return this.escapedString();
     }
     throw this.fail('expected a key (i: or s:)', at);
   }
@@ -466,6 +489,37 @@ class Reader {
     return value;
   }
 
+  /**
+   * `LEN:"bytes";` after `S:`: the escaped string PHP 6 builds wrote, which PHP 8 still reads.
+   * A backslash and two hex digits stand for one byte, and LEN counts the bytes meant. Like PHP,
+   * `serialize` writes the string back as `s:`.
+   */
+  private escapedString(): string | Uint8Array {
+    const buf = this.buf;
+    // At most one byte meant per byte written: the count is bounded by the input, as is the copy.
+    const length = this.count(COLON);
+    this.expectAt(QUOTE);
+    const bytes = Buffer.allocUnsafe(length);
+    let pos = this.pos;
+    for (let i = 0; i < length; i++) {
+      let byte = buf[pos];
+      if (byte === undefined) throw this.fail(`escaped string of ${length} bytes runs past the end of input`, pos);
+      if (byte === BACKSLASH) {
+        const high = hexDigit(buf[pos + 1]);
+        const low = hexDigit(buf[pos + 2]);
+        if (high < 0 || low < 0) throw this.fail(`expected two hex digits after '\\', found ${this.describe(high < 0 ? pos + 1 : pos + 2)}`, pos);
+        byte = high * 16 + low;
+        pos += 2;
+      }
+      bytes[i] = byte;
+      pos++;
+    }
+    this.pos = pos;
+    this.expectAt(QUOTE);
+    this.expectSemicolon();
+    return decodeText(bytes, 0, length);
+  }
+
   /** The string between two offsets: a slice of the text when it is ASCII, else decoded. */
   private cut(from: number, to: number): string | Uint8Array {
     let text = this.text;
@@ -491,12 +545,13 @@ class Reader {
     return this.text !== undefined ? this.text.slice(from, to) : latin1(this.buf, from, to);
   }
 
-  private className(): string {
+  /** The class name of the `O:` or `C:` at `start`; PHP names an empty one where its length is, any other bad one at `start`. */
+  private className(start: number): string {
     const at = this.pos;
     // The same string object each time makes the check below a quick lookup.
     const name = nameText(this.string(true));
     if (validClassNames.has(name)) return name;
-    if (!CLASS_NAME.test(name)) throw this.fail(`expected a class name, found ${JSON.stringify(name)}`, at);
+    if (!CLASS_NAME.test(name)) throw this.fail(`expected a class name, found ${JSON.stringify(name)}`, name === '' ? at : start);
     if (validClassNames.size > 10_000) validClassNames.clear();
     validClassNames.add(name);
     return name;
@@ -531,11 +586,11 @@ class Reader {
     if (plain !== undefined) return new PhpFloat(plain);
     const buf = this.buf;
     const start = this.pos;
-    // Any float PHP reads is short; a long run without ';' is garbage, and must not be scanned twice.
-    const limit = Math.min(buf.length, start + 1101);
+    // PHP reads digits without limit (`d:0.000…1;` is a float), so the scan stops only at a
+    // byte no float spelling holds: it never runs past the float, and never twice over the input.
     let end = start;
-    while (end < limit && buf[end] !== SEMI) end++;
-    if (end === limit) throw this.fail('expected a float ending in ;', start);
+    while (end < buf.length && isFloatByte(buf[end]!)) end++;
+    if (buf[end] !== SEMI) throw this.fail(`expected a float ending in ;, found ${this.describe(end)}`, start);
     const text = this.asciiText(start, end);
     this.pos = end + 1;
     // Between 1e-4 and 1e17 JavaScript and PHP spell a float alike: text that reads back as
@@ -646,7 +701,7 @@ const TRIAL_FAILED = new PhpUnserializeError('not serialized values', 0);
 function isTag(byte: number): boolean {
   return TAGS.includes(byte);
 }
-const TAGS = [...'NbidsaOCErR'].map((c) => c.charCodeAt(0));
+const TAGS = [...'NbidsSaOCErR'].map((c) => c.charCodeAt(0));
 
 function isObject(value: PhpValue): boolean {
   return value instanceof PhpObject || value instanceof PhpSerializable || value instanceof PhpEnum;
@@ -660,8 +715,11 @@ function nameText(name: string | Uint8Array): string {
   return typeof name === 'string' ? name : escapeBytes(name);
 }
 
-/** PHP's rule for class names in serialized input: namespaces, and any byte from 0x80 (escaped or not). */
-const CLASS_NAME = /^(?:[A-Za-z0-9_\\]|[^\x00-\x7f])+$/;
+/**
+ * PHP's rule for class names in serialized input: namespaces (but not a leading separator, which
+ * PHP refuses), and any byte from 0x80 (escaped or not).
+ */
+const CLASS_NAME = /^(?:[A-Za-z0-9_]|[^\x00-\x7f])(?:[A-Za-z0-9_\\]|[^\x00-\x7f])*$/;
 /** Names already checked: a queue sees the same few classes again and again. */
 const validClassNames = new Set<string>();
 

@@ -36,11 +36,29 @@ describe('lqb decode', () => {
     expect(JSON.parse(stdout)).toEqual({ k: 'INF' });
   });
 
+  it('shows the floats JSON cannot hold (INF, -INF, NAN, -0) as PHP spells them', () => {
+    const input = php('echo serialize([INF, -INF, NAN, -0.0, 0.0, 1.5]);');
+    const spelled = [...input.toString().matchAll(/d:([^;]+);/g)].map((m) => m[1]);
+    const { status, stdout } = lqb(['decode'], input);
+    expect(status).toBe(0);
+    expect(JSON.parse(stdout)).toEqual([...spelled.slice(0, 4), Number(spelled[4]), Number(spelled[5])]);
+  });
+
   it('fails with status 1 and one line naming the byte for malformed input', () => {
     const { status, stderr } = lqb(['decode'], 'a:1:{i:0;');
     expect(status).toBe(1);
     expect(stderr.trim().split('\n')).toHaveLength(1);
     expect(stderr).toMatch(/lqb decode: expected a value at byte 9/);
+  });
+
+  it('fails with status 1 and one line naming the FILE it cannot read, and why', async () => {
+    const { mkdtempSync } = await import('node:fs');
+    const dir = mkdtempSync('/tmp/lqb-decode-');
+    for (const [path, why] of [[`${dir}/missing.txt`, 'there is no such file'], [dir, 'it is a directory']]) {
+      const { status, stderr } = lqb(['decode', path!]);
+      expect(status, path).toBe(1);
+      expect(stderr, path).toBe(`lqb decode: cannot read ${path}: ${why}\n`);
+    }
   });
 
   it('shows a string job that carries no data', () => {

@@ -90,6 +90,16 @@ describe('toJS', () => {
     }
   });
 
+  it('gives an object of a class kept out as PHP shows it: its class name in __PHP_Incomplete_Class_Name; fromJS writes it back as PHP does', () => {
+    const input = php('class Shipment { public $id = 7; protected $note = "x"; private $p = 1; } echo serialize(new Shipment);');
+    const phpView = JSON.parse(php(`echo json_encode((array) unserialize(base64_decode('${input.toString('base64')}'), ['allowed_classes' => false]));`).toString());
+    const js = toJS(unserialize(input, { allowedClasses: false })) as Record<string, unknown>;
+    expect(phpClassOf(js)).toBe('__PHP_Incomplete_Class');
+    expect({ ...js }).toEqual({ __PHP_Incomplete_Class_Name: phpView.__PHP_Incomplete_Class_Name, id: phpView.id, note: phpView['\0*\0note'], p: phpView['\0Shipment\0p'] });
+    const phpAgain = php(`echo serialize(unserialize(base64_decode('${input.toString('base64')}'), ['allowed_classes' => false]));`);
+    expect(serialize(fromJS(js, { visibility: { note: 'protected', p: 'private' } })).toString('latin1')).toBe(phpAgain.toString('latin1'));
+  });
+
   it('gives enums as { name } with their class, Serializable objects with their raw payload', () => {
     const js = read(`
       enum Status: string { case Active = 'a'; }
@@ -141,6 +151,11 @@ describe('fromJS', () => {
     expect(Buffer.from(serialize(fromJS([1, 1.5, -0, 2 ** 60, 5n, new PhpFloat(3)]))).toString()).toBe(
       php('echo serialize([1, 1.5, -0.0, 2**60, 5, 3.0]);').toString(),
     );
+  });
+
+  it('makes -0 the int 0 when an int is asked for, as PHP casts it, and the float -0 otherwise', () => {
+    expect(Buffer.from(serialize(fromJS([-0, -0, 0], { items: 'int' }))).toString()).toBe(php('echo serialize([(int) -0.0, (int) -0.0, 0]);').toString());
+    expect(Buffer.from(serialize(fromJS({ n: -0, f: -0 }, { props: { n: 'int' } }))).toString()).toBe(php('echo serialize(["n" => (int) -0.0, "f" => -0.0]);').toString());
   });
 
   it('gives back the bytes of a PHP object through toJS when the hints restore what toJS forgets', () => {
