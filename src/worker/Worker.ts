@@ -14,7 +14,7 @@ import { commandOf, plainJson, type DecodedPayload, type Encrypter, type JobView
 import type { RedisJob, RedisQueue } from '../redis/index.js';
 import { PauseWatch, type QueueCache } from './cache.js';
 import { MiddlewareNotices } from './middleware.js';
-import { MaxAttemptsExceededError, ManuallyFailedError, NoHandlerError, TimeoutExceededError, UndecodableJobError, describeError, exceptionText } from './errors.js';
+import { MaxAttemptsExceededError, NoHandlerError, TimeoutExceededError, UndecodableJobError, describeError, exceptionText, manualFailure } from './errors.js';
 import type { FailedJobProvider } from './FailedJobProvider.js';
 import { argsOf, handlerNames, type Handler, type HandlerJob, type HandlerMap } from './handlers.js';
 import { defaultWorkerOptions, workerOptionsProblem, type WorkerOptions } from './WorkerOptions.js';
@@ -965,7 +965,7 @@ export class Worker extends EventEmitter {
       },
       fail: async (error) => {
         if (state.abandoned) return;
-        await this.fail(state, error ?? new ManuallyFailedError(), String(payload.envelope.displayName ?? payload.name), context);
+        await this.fail(state, manualFailure(error), String(payload.envelope.displayName ?? payload.name), context);
       },
       delete: async () => {
         if (state.finished) return;

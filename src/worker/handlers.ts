@@ -52,7 +52,10 @@ export interface HandlerJob<Args extends unknown[] = unknown[]> {
   signal: AbortSignal;
   /** Puts the job back to run again after `seconds` (0 by default). */
   release(seconds?: number): Promise<void>;
-  /** Fails the job now, with a reason, without retrying it. */
+  /**
+   * Fails the job now, without retrying it: with an Error, or a string (the message of a
+   * ManuallyFailedException, as Laravel 9+'s fail('reason')), or nothing (one with no message).
+   */
   fail(error?: unknown): Promise<void>;
   /** Deletes the job: it is done, and will not run again. */
   delete(): Promise<void>;

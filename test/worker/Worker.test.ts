@@ -121,6 +121,29 @@ describe('what a handler can do', () => {
     expect((await env.failer.all()).map((r) => r.exception.split('\n')[0]!.replace(/ in \S+:\d+$/, ''))).toEqual(['Error: refused']);
   });
 
+  it('fail() records a ManuallyFailedException with no message, fail(\'reason\') one with the reason; the hook gets that Error', async () => {
+    await env.queue.pushRaw(payload('App\\Jobs\\Quiet'));
+    await env.queue.pushRaw(payload('App\\Jobs\\Said'));
+    const hooked: unknown[] = [];
+    const failed = async (_job: unknown, error: unknown) => void hooked.push([(error as Error).name, (error as Error).message]);
+    await env.worker(
+      {
+        'App\\Jobs\\Quiet': Object.assign(async (job: { fail: () => Promise<void> }) => job.fail(), { failed }),
+        'App\\Jobs\\Said': Object.assign(async (job: { fail: (reason: string) => Promise<void> }) => job.fail('the card was declined'), { failed }),
+      },
+      { stopWhenEmpty: true },
+    ).run();
+    const firstLines = (await env.failer.all()).map((r) => [JSON.parse(r.payload).displayName, r.exception.split('\n')[0]]);
+    expect(firstLines.sort()).toEqual([
+      ['App\\Jobs\\Quiet', expect.stringMatching(/^Illuminate\\Queue\\ManuallyFailedException in \S+:\d+$/)],
+      ['App\\Jobs\\Said', expect.stringMatching(/^Illuminate\\Queue\\ManuallyFailedException: the card was declined in \S+:\d+$/)],
+    ]);
+    expect(hooked).toEqual([
+      ['Illuminate\\Queue\\ManuallyFailedException', ''],
+      ['Illuminate\\Queue\\ManuallyFailedException', 'the card was declined'],
+    ]);
+  });
+
   it('the failed hook runs with the error on every way to failure, as Laravel calls a job’s failed()', async () => {
     await env.queue.pushRaw(payload('App\\Jobs\\Throws', {}, { maxTries: 1 }));
     await env.queue.pushRaw(payload('App\\Jobs\\Picky', {}, { maxTries: 5, maxExceptions: 1 }));
