@@ -16,7 +16,7 @@ import { PauseWatch, type QueueCache } from './cache.js';
 import { MiddlewareNotices } from './middleware.js';
 import { MaxAttemptsExceededError, NoHandlerError, TimeoutExceededError, UndecodableJobError, describeError, exceptionText, manualFailure } from './errors.js';
 import type { FailedJobProvider } from './FailedJobProvider.js';
-import { argsOf, handlerNames, type Handler, type HandlerJob, type HandlerMap } from './handlers.js';
+import { argsOf, handlerNames, releaseDelay, type Handler, type HandlerJob, type HandlerMap } from './handlers.js';
 import { defaultWorkerOptions, workerOptionsProblem, type WorkerOptions } from './WorkerOptions.js';
 import { liveHeapMb, unwatchLiveHeap, watchLiveHeap } from './memory.js';
 import { alreadyExceedsMaxAttempts, attemptsUsedUp, backoffFor, timeoutOf } from './rules.js';
@@ -212,7 +212,7 @@ class JobContext implements HandlerJob {
   }
 
   // Own functions rather than methods, so `const { release } = job` still works.
-  readonly release = (seconds = 0): Promise<void> => this.#actions.release(seconds);
+  readonly release = async (seconds: number = 0): Promise<void> => this.#actions.release(releaseDelay(seconds));
   readonly fail = (error?: unknown): Promise<void> => this.#actions.fail(error);
   readonly delete = (): Promise<void> => this.#actions.delete();
 }

@@ -16,6 +16,7 @@ import { pathToFileURL } from 'node:url';
 import { resolve } from 'node:path';
 import type { QueueCache } from './cache.js';
 import { toJS } from '../php/index.js';
+import { describeError } from './errors.js';
 import type { DecodedPayload, JobView, MailableView, ModelIdentifierView, NotificationView } from '../laravel/index.js';
 
 /** A notifiable as a handler gets it: a model's identifier (class, id, …), or the notifiable's properties. */
@@ -160,6 +161,18 @@ export function handlerNames(payload: DecodedPayload, view: JobView): string[] {
     return method === 'fire' ? [`${cls}@fire`, cls] : [`${cls}@${method}`];
   }
   return [payload.name];
+}
+
+/**
+ * The seconds `job.release(seconds)` was given, as a number: a numeric string is taken as PHP
+ * takes one. Anything else is refused with a TypeError (which the handler then throws, so the job
+ * is released by the rules or failed) rather than scored NaN, which Redis refuses after the job
+ * has left the queue, or Infinity, which would keep it in :delayed for ever.
+ */
+export function releaseDelay(seconds: unknown): number {
+  const value = typeof seconds === 'string' && seconds.trim() !== '' ? Number(seconds) : seconds;
+  if (typeof value === 'number' && Number.isFinite(value)) return value;
+  throw new TypeError(`job.release(seconds): seconds must be a finite number, not ${typeof seconds === 'string' ? JSON.stringify(seconds) : describeError(seconds)}`);
 }
 
 /** `job.args` for a payload's view: see `HandlerJob.args`. */

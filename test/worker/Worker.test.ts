@@ -144,6 +144,23 @@ describe('what a handler can do', () => {
     ]);
   });
 
+  it('release(seconds) with no number of seconds throws in the handler, so the job is failed by the rules, never left reserved or delayed for ever', async () => {
+    const given: Record<string, unknown> = { NotANumber: NaN, Forever: Infinity, Word: 'soon', Numeric: '30' };
+    for (const name of Object.keys(given)) await env.queue.pushRaw(payload(`App\\Jobs\\${name}`));
+    const handlers = Object.fromEntries(Object.entries(given).map(([name, seconds]) => [`App\\Jobs\\${name}`, async (job: { release: (s: unknown) => Promise<void> }) => job.release(seconds)]));
+    await env.worker(handlers, { stopWhenEmpty: true }).run();
+    const failed = (await env.failer.all()).map((r) => [JSON.parse(r.payload).displayName, r.exception.split('\n')[0]!.replace(/ in \S+:\d+$/, '')]);
+    expect(failed.sort()).toEqual([
+      ['App\\Jobs\\Forever', 'TypeError: job.release(seconds): seconds must be a finite number, not Infinity'],
+      ['App\\Jobs\\NotANumber', 'TypeError: job.release(seconds): seconds must be a finite number, not NaN'],
+      ['App\\Jobs\\Word', 'TypeError: job.release(seconds): seconds must be a finite number, not "soon"'],
+    ]);
+    expect(await env.client.zcard('queues:default:reserved'), 'a job left reserved').toBe(0);
+    const [member, score] = await env.client.zrange('queues:default:delayed', 0, -1, 'WITHSCORES');
+    expect(JSON.parse(member!).displayName, 'the job released with "30"').toBe('App\\Jobs\\Numeric');
+    expect(Number(score) - Math.floor(Date.now() / 1000)).toBeGreaterThanOrEqual(28);
+  });
+
   it('the failed hook runs with the error on every way to failure, as Laravel calls a job’s failed()', async () => {
     await env.queue.pushRaw(payload('App\\Jobs\\Throws', {}, { maxTries: 1 }));
     await env.queue.pushRaw(payload('App\\Jobs\\Picky', {}, { maxTries: 5, maxExceptions: 1 }));
