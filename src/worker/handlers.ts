@@ -109,7 +109,16 @@ export function defineHandlers<Jobs extends object = Record<string, object>>(map
 
 /** Loads a handlers module (a path or file URL) and checks its shape. */
 export async function loadHandlers(file: string): Promise<HandlerMap> {
-  return checkedHandlers(file, (await importHandlersModule(file)).default);
+  return checkedHandlers(file, defaultExport(await importHandlersModule(file)));
+}
+
+/**
+ * A module's default export. CommonJS comes to import() as module.exports; what TypeScript (or
+ * Babel) compiles `export default` to in CommonJS has it under `.default`, beside `__esModule`.
+ */
+export function defaultExport(module: { default?: unknown }): unknown {
+  const exported = module.default as { __esModule?: unknown; default?: unknown } | undefined;
+  return exported !== null && typeof exported === 'object' && exported.__esModule === true ? exported.default : exported;
 }
 
 /**
@@ -132,10 +141,22 @@ export function checkedHandlers(file: string, handlers: unknown): HandlerMap {
   if (handlers === null || typeof handlers !== 'object' || Array.isArray(handlers)) {
     throw new Error(`${file} must export default an object mapping job classes to handler functions`);
   }
-  for (const [name, handler] of Object.entries(handlers)) {
-    if (typeof handler !== 'function') throw new Error(`${file}: the handler for ${name} is not a function`);
+  // A Map's entries are no properties: taken as it is, it would look like a map of nothing.
+  if (handlers instanceof Map) throw new Error(`${file} must export default a plain object mapping job classes to handler functions, not a Map (Object.fromEntries(map) makes one)`);
+  const entries = Object.entries(handlers);
+  // No handler at all would fail every job the worker takes, for want of one.
+  if (entries.length === 0) throw new Error(`${file} exports default an object with no handlers: name at least one job class`);
+  for (const [name, handler] of entries) {
+    if (typeof handler !== 'function') throw new Error(`${file}: the handler for ${name} is not a function but ${kindOf(handler)}`);
   }
   return handlers as HandlerMap;
+}
+
+/** What a value is, for a message: `a number`, `an object`, `undefined`. */
+function kindOf(value: unknown): string {
+  if (value === null || value === undefined) return String(value);
+  const type = Array.isArray(value) ? 'array' : typeof value;
+  return `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`;
 }
 
 /**

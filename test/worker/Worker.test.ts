@@ -4,7 +4,7 @@
  * against Laravel's own worker and producer).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Encrypter, Worker, buildJob, buildPayload, decodePayload, type PayloadOptions } from '../../src/index.js';
+import { Encrypter, Worker, buildJob, buildPayload, decodePayload, type HandlerJob, type PayloadOptions } from '../../src/index.js';
 import { fromJS, serialize } from '../../src/php/index.js';
 import { debianPayloads } from '../helpers/laravel.js';
 import { workerSetup, type WorkerSetup } from '../helpers/worker.js';
@@ -147,7 +147,7 @@ describe('what a handler can do', () => {
   it('release(seconds) with no number of seconds throws in the handler, so the job is failed by the rules, never left reserved or delayed for ever', async () => {
     const given: Record<string, unknown> = { NotANumber: NaN, Forever: Infinity, Word: 'soon', Numeric: '30' };
     for (const name of Object.keys(given)) await env.queue.pushRaw(payload(`App\\Jobs\\${name}`));
-    const handlers = Object.fromEntries(Object.entries(given).map(([name, seconds]) => [`App\\Jobs\\${name}`, async (job: { release: (s: unknown) => Promise<void> }) => job.release(seconds)]));
+    const handlers = Object.fromEntries(Object.entries(given).map(([name, seconds]) => [`App\\Jobs\\${name}`, async (job: HandlerJob) => (job.release as (s: unknown) => Promise<void>)(seconds)]));
     await env.worker(handlers, { stopWhenEmpty: true }).run();
     const failed = (await env.failer.all()).map((r) => [JSON.parse(r.payload).displayName, r.exception.split('\n')[0]!.replace(/ in \S+:\d+$/, '')]);
     expect(failed.sort()).toEqual([
