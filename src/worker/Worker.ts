@@ -786,7 +786,10 @@ export class Worker extends EventEmitter {
     // Read after decoding: attempts, id and uuid then come from the decoded payload.
     const base = { id: job.id, uuid: job.uuid, queue: job.queue, attempts: job.attempts() };
     if (!read) {
-      // A payload that does not decode cannot run on either side: fail it with the reason.
+      // Shared with PHP workers: what Node cannot read (an encrypted command and no APP_KEY here)
+      // a PHP worker may, and one that cannot fails it by its own rules.
+      if (this.options.share) return this.giveBackUnread(state, `the job cannot be read here, left for a PHP worker: ${describeError(unreadable)}`, started);
+      // A payload that does not decode cannot run: fail it with the reason.
       return this.failUnread(state, new UndecodableJobError(`the job cannot be read: ${describeError(unreadable)}`, { cause: unreadable }), started);
     }
     const { payload, view, command } = read;
@@ -875,6 +878,15 @@ export class Worker extends EventEmitter {
     await this.recordFailure(state, error, name);
     if (state.failedRecorded && error instanceof MaxAttemptsExceededError) await this.failedHookOfUnread(state, error);
     this.jobLog(state, { event: state.outcome('deleted'), job: name, ...base, durationMs: performance.now() - started, error: error.message }, error);
+  }
+
+  /** Gives a job back as it was pushed, its command unread, for a PHP worker sharing the queue. */
+  private async giveBackUnread(state: JobState, reason: string, started: number): Promise<void> {
+    const job = state.job;
+    const base = { job: displayNameOf(job), id: job.id, uuid: job.uuid, queue: job.queue, attempts: job.attempts() };
+    this.processing(state, { event: 'processing', ...base }, started);
+    await job.giveBack(this.options.shareDelay);
+    this.jobLog(state, { event: 'given-back', ...base, reason });
   }
 
   /** With --share, why a job out of attempts is PHP's to fail (see CallQueuedHandler.phpShouldFail), if it is. */

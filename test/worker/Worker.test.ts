@@ -325,6 +325,16 @@ describe('jobs it cannot run', () => {
     expect(await env.client.lrange('queues:default', 0, -1)).toEqual([raw]);
   });
 
+  it('an encrypted job and no APP_KEY here, with --share: given back as pushed for a PHP worker that has the key, never failed', async () => {
+    const raw = buildPayload(buildJob({ className: 'App\\Jobs\\Secret', properties: { token: 't' } }), { encrypter: new Encrypter(`base64:${Buffer.alloc(32, 7).toString('base64')}`) }).raw;
+    await env.queue.pushRaw(raw);
+    await env.worker({ 'App\\Jobs\\Secret': async () => undefined }, { once: true, share: true, shareDelay: 0 }).run();
+    expect(await env.failer.all()).toEqual([]);
+    expect(env.events.find((e) => e.event === 'given-back'), 'no given-back event').toMatchObject({ job: 'App\\Jobs\\Secret', reason: expect.stringMatching(/no APP_KEY/) });
+    await env.queue.migrate();
+    expect(await env.client.lrange('queues:default', 0, -1)).toEqual([raw]);
+  });
+
   it.each([
     ['not JSON', '{"job": nope'],
     ['no attempts', '{"job":"Illuminate\\\\Queue\\\\CallQueuedHandler@call","data":{"commandName":"X","command":"O:1:\\"X\\":0:{}"}}'],
