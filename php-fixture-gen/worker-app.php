@@ -23,11 +23,12 @@
  *   {"side":"php","class":..,"props":{<name>: value, ..., "types": {<name>: get_debug_type}},
  *    "attempts":..,"jobId":..,"uuid":..,"queue":..,"pid":..}
  * plus "phase" ("start"/"done") for SlowJob, "event" (the event class) for RecordListener, and for
- * FailingJob::failed(): {"side","class","props","failed":true,"message","exception","pid"}.
+ * FailingJob::failed(): {"side","class","props","failed":true,"message","exception","pid"}; with
+ * LQB_RECORD_PAYLOAD set, each run's record also has "payload": $job->payload(), as the job sees it.
  *
  * Environment: REDIS_HOST (127.0.0.1), REDIS_PORT (6379), REDIS_PREFIX (''), QUEUE_NAME
  * (default), LQB_FAILED_DB (/tmp/lqb-failed.sqlite), LQB_CACHE_PREFIX (laravel_cache),
- * LQB_RECORD_FILE.
+ * LQB_RECORD_FILE, LQB_RECORD_PAYLOAD.
  */
 declare(strict_types=1);
 
@@ -100,6 +101,12 @@ namespace App\Bridge {
             if (file_put_contents($file, $line, FILE_APPEND | LOCK_EX) === false) {
                 throw new \RuntimeException("cannot append to LQB_RECORD_FILE {$file}");
             }
+        }
+
+        /** ["payload" => $job->payload()] when LQB_RECORD_PAYLOAD is set, else nothing. */
+        public static function payload(?\Illuminate\Contracts\Queue\Job $job): array
+        {
+            return $job && getenv('LQB_RECORD_PAYLOAD') ? ['payload' => $job->payload()] : [];
         }
 
         /** The "props" member: each value, then "types" => get_debug_type of each. */
@@ -273,7 +280,7 @@ namespace App\Jobs\Bridge {
                 'uuid' => $this->job ? $this->job->uuid() : null,
                 'queue' => $this->job ? $this->job->getQueue() : null,
                 'pid' => getmypid(),
-            ] + $extra);
+            ] + Recorder::payload($this->job) + $extra);
             return $attempts;
         }
     }
@@ -434,7 +441,7 @@ namespace App\Listeners\Bridge {
                 'uuid' => $this->job ? $this->job->uuid() : null,
                 'queue' => $this->job ? $this->job->getQueue() : null,
                 'pid' => getmypid(),
-            ]);
+            ] + Recorder::payload($this->job));
         }
     }
 }

@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { loadHandlers, type HandlerMap } from '../worker/index.js';
-import { checkedHandlers, importHandlersModule } from '../worker/handlers.js';
+import { checkedHandlers, defaultExport, importHandlersModule } from '../worker/handlers.js';
 import { UsageError } from './command.js';
 
 const TYPESCRIPT = /\.[cm]?tsx?$/i;
@@ -19,11 +19,9 @@ export async function loadHandlersModule(file: string): Promise<HandlerMap> {
   if (!existsSync(file.startsWith('file:') ? fileURLToPath(file) : file)) throw new UsageError(`--handlers=${file}: no such file`);
   if (!TYPESCRIPT.test(file.startsWith('file:') ? fileURLToPath(file) : file)) return loadHandlers(file);
   await registerTsx(file);
-  const module = await importHandlersModule(file);
   // A .ts file Node takes as CommonJS (no "type": "module" beside it) comes back as
   // module.exports, its `export default` under .default, as TypeScript's interop writes it.
-  const exported = module.default as { __esModule?: unknown; default?: unknown } | undefined;
-  return checkedHandlers(file, exported !== null && typeof exported === 'object' && exported.__esModule === true ? exported.default : exported);
+  return checkedHandlers(file, defaultExport(await importHandlersModule(file)));
 }
 
 let registered = false;

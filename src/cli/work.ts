@@ -34,7 +34,7 @@ export const work: Command = {
     'retry-after': { type: 'string', value: 'S', description: 'seconds a reserved job is held before another worker may take it (Laravel\'s retry_after; null: never)', default: '90' },
     'block-for': { type: 'string', value: 'S', description: 'seconds to wait on Redis for a job (Laravel\'s block_for)', default: 'none: poll' },
     concurrency: { type: 'string', value: 'N', description: 'jobs run at once in this process', default: '1' },
-    share: { type: 'boolean', description: 'the queues are shared with PHP workers: a job with no Node handler, or whose PHP callbacks must run, is given back for PHP' },
+    share: { type: 'boolean', description: 'the queues are shared with PHP workers: a job with no Node handler, one it cannot read, or one whose PHP callbacks must run, is given back for PHP' },
     'share-delay': { type: 'string', value: 'S', description: 'with --share, seconds before a job given back is visible again', default: '1' },
     json: { type: 'boolean', description: 'log one JSON object a line instead of text' },
     ...shapesFlag,

@@ -14,9 +14,9 @@ import { commandOf, plainJson, type DecodedPayload, type Encrypter, type JobView
 import type { RedisJob, RedisQueue } from '../redis/index.js';
 import { PauseWatch, type QueueCache } from './cache.js';
 import { MiddlewareNotices } from './middleware.js';
-import { MaxAttemptsExceededError, ManuallyFailedError, NoHandlerError, TimeoutExceededError, UndecodableJobError, describeError, exceptionText } from './errors.js';
+import { MaxAttemptsExceededError, NoHandlerError, TimeoutExceededError, UndecodableJobError, describeError, exceptionText, manualFailure } from './errors.js';
 import type { FailedJobProvider } from './FailedJobProvider.js';
-import { argsOf, handlerNames, type Handler, type HandlerJob, type HandlerMap } from './handlers.js';
+import { argsOf, handlerNames, releaseDelay, type Handler, type HandlerJob, type HandlerMap } from './handlers.js';
 import { defaultWorkerOptions, workerOptionsProblem, type WorkerOptions } from './WorkerOptions.js';
 import { liveHeapMb, unwatchLiveHeap, watchLiveHeap } from './memory.js';
 import { alreadyExceedsMaxAttempts, attemptsUsedUp, backoffFor, timeoutOf } from './rules.js';
@@ -212,7 +212,7 @@ class JobContext implements HandlerJob {
   }
 
   // Own functions rather than methods, so `const { release } = job` still works.
-  readonly release = (seconds = 0): Promise<void> => this.#actions.release(seconds);
+  readonly release = async (seconds: number = 0): Promise<void> => this.#actions.release(releaseDelay(seconds));
   readonly fail = (error?: unknown): Promise<void> => this.#actions.fail(error);
   readonly delete = (): Promise<void> => this.#actions.delete();
 }
@@ -786,7 +786,10 @@ export class Worker extends EventEmitter {
     // Read after decoding: attempts, id and uuid then come from the decoded payload.
     const base = { id: job.id, uuid: job.uuid, queue: job.queue, attempts: job.attempts() };
     if (!read) {
-      // A payload that does not decode cannot run on either side: fail it with the reason.
+      // Shared with PHP workers: what Node cannot read (an encrypted command and no APP_KEY here)
+      // a PHP worker may, and one that cannot fails it by its own rules.
+      if (this.options.share) return this.giveBackUnread(state, `the job cannot be read here, left for a PHP worker: ${describeError(unreadable)}`, started);
+      // A payload that does not decode cannot run: fail it with the reason.
       return this.failUnread(state, new UndecodableJobError(`the job cannot be read: ${describeError(unreadable)}`, { cause: unreadable }), started);
     }
     const { payload, view, command } = read;
@@ -877,6 +880,15 @@ export class Worker extends EventEmitter {
     this.jobLog(state, { event: state.outcome('deleted'), job: name, ...base, durationMs: performance.now() - started, error: error.message }, error);
   }
 
+  /** Gives a job back as it was pushed, its command unread, for a PHP worker sharing the queue. */
+  private async giveBackUnread(state: JobState, reason: string, started: number): Promise<void> {
+    const job = state.job;
+    const base = { job: displayNameOf(job), id: job.id, uuid: job.uuid, queue: job.queue, attempts: job.attempts() };
+    this.processing(state, { event: 'processing', ...base }, started);
+    await job.giveBack(this.options.shareDelay);
+    this.jobLog(state, { event: 'given-back', ...base, reason });
+  }
+
   /** With --share, why a job out of attempts is PHP's to fail (see CallQueuedHandler.phpShouldFail), if it is. */
   private async phpShouldFailUnread(job: RedisJob): Promise<string | undefined> {
     if (!this.options.share) return undefined;
@@ -965,7 +977,7 @@ export class Worker extends EventEmitter {
       },
       fail: async (error) => {
         if (state.abandoned) return;
-        await this.fail(state, error ?? new ManuallyFailedError(), String(payload.envelope.displayName ?? payload.name), context);
+        await this.fail(state, manualFailure(error), String(payload.envelope.displayName ?? payload.name), context);
       },
       delete: async () => {
         if (state.finished) return;

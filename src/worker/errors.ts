@@ -20,12 +20,21 @@ export class TimeoutExceededError extends Error {
   }
 }
 
-/** `job.fail()` was called without a reason. */
+/**
+ * `job.fail()` without an Error: no message, as Laravel's `fail()` leaves it, or the string
+ * given, as Laravel 9+'s `fail('reason')` wraps one.
+ */
 export class ManuallyFailedError extends Error {
   override name = 'Illuminate\\Queue\\ManuallyFailedException';
-  constructor() {
-    super('This job was failed manually.');
+  constructor(message = '') {
+    super(message);
   }
+}
+
+/** What `job.fail(error?)` fails with: the Error given, a string as its message, nothing as no message. */
+export function manualFailure(error?: unknown): unknown {
+  if (error === undefined || error === null) return new ManuallyFailedError();
+  return typeof error === 'string' ? new ManuallyFailedError(error) : error;
 }
 
 /** No handler in the handlers module for this job, and the queue is not shared with PHP. */
@@ -81,13 +90,29 @@ function guarded<T, F>(read: () => T, fallback: F): T | F {
 
 /**
  * The text a failed-jobs record keeps, laid out as PHP's (string) $e is: `Class: message in
- * FILE:LINE`, `Stack trace:`, numbered frames ending in `{main}`, so what reads Laravel's rows
- * reads ours. Any thrown value has one (a non-Error is described, under the class `Error`), and
- * a chain of causes is followed only so far, since a cause may be its own error's cause.
+ * FILE:LINE` (`Class in FILE:LINE` when the message is empty), `Stack trace:`, numbered frames
+ * ending in `{main}`, so what reads Laravel's rows reads ours. A chain of causes comes as PHP
+ * writes previous exceptions: the deepest first, each outer one after `Next `, followed only so
+ * far, since a cause may be its own error's cause. Any thrown value has a text (a non-Error is
+ * described, under the class `Error`).
  */
-export function exceptionText(error: unknown, depth = 0): string {
+export function exceptionText(error: unknown): string {
+  const chain = [error];
+  for (let cause = causeOf(error); cause !== undefined && chain.length <= MAX_CAUSES; cause = causeOf(cause)) chain.push(cause);
+  return chain.reverse().map(oneExceptionText).join('\n\nNext ');
+}
+
+/** An Error's cause, when it is an Error too. */
+function causeOf(error: unknown): Error | undefined {
+  if (!isError(error)) return undefined;
+  const cause = guarded(() => error.cause, undefined);
+  return isError(cause) ? cause : undefined;
+}
+
+/** One exception of a chain, without its causes. */
+function oneExceptionText(error: unknown): string {
   // Not an Error: no stack to show, but the same layout, so what reads PHP's rows reads it.
-  if (!isError(error)) return `Error: ${describeError(error)}\nStack trace:\n#0 {main}`;
+  if (!isError(error)) return `${headline('Error', describeError(error))}\nStack trace:\n#0 {main}`;
   const name = guarded(() => error.name, 'Error');
   const stack = guarded(() => error.stack, undefined);
   const frames = (typeof stack === 'string' ? stack : '').split('\n').filter((line) => /^\s+at /.test(line)).map((line) => line.trim().replace(/^at /, ''));
@@ -95,9 +120,12 @@ export function exceptionText(error: unknown, depth = 0): string {
   const thrown = /\(?([^\s()]+):(\d+):\d+\)?$/.exec(frames[0] ?? '');
   const place = thrown ? ` in ${thrown[1]!.replace(/^file:\/\//, '')}:${thrown[2]}` : '';
   const trace = [...frames, '{main}'].map((frame, i) => `#${i} ${frame}`).join('\n');
-  const cause = guarded(() => error.cause, undefined);
-  const causeText = isError(cause) && depth < MAX_CAUSES ? `\n\nCaused by: ${exceptionText(cause, depth + 1)}` : '';
-  return `${typeof name === 'string' ? name : 'Error'}: ${describeError(error)}${place}\nStack trace:\n${trace}${causeText}`;
+  return `${headline(typeof name === 'string' ? name : 'Error', describeError(error))}${place}\nStack trace:\n${trace}`;
+}
+
+/** `Class: message`, or only `Class` when the message is empty, as PHP leaves it out. */
+function headline(name: string, message: string): string {
+  return message === '' ? name : `${name}: ${message}`;
 }
 
 /** How many causes a record follows: enough for any real chain, finite for a cyclic one. */

@@ -16,6 +16,7 @@ import { pathToFileURL } from 'node:url';
 import { resolve } from 'node:path';
 import type { QueueCache } from './cache.js';
 import { toJS } from '../php/index.js';
+import { describeError } from './errors.js';
 import type { DecodedPayload, JobView, MailableView, ModelIdentifierView, NotificationView } from '../laravel/index.js';
 
 /** A notifiable as a handler gets it: a model's identifier (class, id, …), or the notifiable's properties. */
@@ -52,7 +53,10 @@ export interface HandlerJob<Args extends unknown[] = unknown[]> {
   signal: AbortSignal;
   /** Puts the job back to run again after `seconds` (0 by default). */
   release(seconds?: number): Promise<void>;
-  /** Fails the job now, with a reason, without retrying it. */
+  /**
+   * Fails the job now, without retrying it: with an Error, or a string (the message of a
+   * ManuallyFailedException, as Laravel 9+'s fail('reason')), or nothing (one with no message).
+   */
   fail(error?: unknown): Promise<void>;
   /** Deletes the job: it is done, and will not run again. */
   delete(): Promise<void>;
@@ -105,7 +109,16 @@ export function defineHandlers<Jobs extends object = Record<string, object>>(map
 
 /** Loads a handlers module (a path or file URL) and checks its shape. */
 export async function loadHandlers(file: string): Promise<HandlerMap> {
-  return checkedHandlers(file, (await importHandlersModule(file)).default);
+  return checkedHandlers(file, defaultExport(await importHandlersModule(file)));
+}
+
+/**
+ * A module's default export. CommonJS comes to import() as module.exports; what TypeScript (or
+ * Babel) compiles `export default` to in CommonJS has it under `.default`, beside `__esModule`.
+ */
+export function defaultExport(module: { default?: unknown }): unknown {
+  const exported = module.default as { __esModule?: unknown; default?: unknown } | undefined;
+  return exported !== null && typeof exported === 'object' && exported.__esModule === true ? exported.default : exported;
 }
 
 /**
@@ -128,10 +141,22 @@ export function checkedHandlers(file: string, handlers: unknown): HandlerMap {
   if (handlers === null || typeof handlers !== 'object' || Array.isArray(handlers)) {
     throw new Error(`${file} must export default an object mapping job classes to handler functions`);
   }
-  for (const [name, handler] of Object.entries(handlers)) {
-    if (typeof handler !== 'function') throw new Error(`${file}: the handler for ${name} is not a function`);
+  // A Map's entries are no properties: taken as it is, it would look like a map of nothing.
+  if (handlers instanceof Map) throw new Error(`${file} must export default a plain object mapping job classes to handler functions, not a Map (Object.fromEntries(map) makes one)`);
+  const entries = Object.entries(handlers);
+  // No handler at all would fail every job the worker takes, for want of one.
+  if (entries.length === 0) throw new Error(`${file} exports default an object with no handlers: name at least one job class`);
+  for (const [name, handler] of entries) {
+    if (typeof handler !== 'function') throw new Error(`${file}: the handler for ${name} is not a function but ${kindOf(handler)}`);
   }
   return handlers as HandlerMap;
+}
+
+/** What a value is, for a message: `a number`, `an object`, `undefined`. */
+function kindOf(value: unknown): string {
+  if (value === null || value === undefined) return String(value);
+  const type = Array.isArray(value) ? 'array' : typeof value;
+  return `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`;
 }
 
 /**
@@ -157,6 +182,18 @@ export function handlerNames(payload: DecodedPayload, view: JobView): string[] {
     return method === 'fire' ? [`${cls}@fire`, cls] : [`${cls}@${method}`];
   }
   return [payload.name];
+}
+
+/**
+ * The seconds `job.release(seconds)` was given, as a number: a numeric string is taken as PHP
+ * takes one. Anything else is refused with a TypeError (which the handler then throws, so the job
+ * is released by the rules or failed) rather than scored NaN, which Redis refuses after the job
+ * has left the queue, or Infinity, which would keep it in :delayed for ever.
+ */
+export function releaseDelay(seconds: unknown): number {
+  const value = typeof seconds === 'string' && seconds.trim() !== '' ? Number(seconds) : seconds;
+  if (typeof value === 'number' && Number.isFinite(value)) return value;
+  throw new TypeError(`job.release(seconds): seconds must be a finite number, not ${typeof seconds === 'string' ? JSON.stringify(seconds) : describeError(seconds)}`);
 }
 
 /** `job.args` for a payload's view: see `HandlerJob.args`. */

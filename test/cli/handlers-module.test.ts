@@ -1,10 +1,12 @@
 /**
  * `lqb work --handlers=FILE.ts`: a TypeScript handlers module loaded through tsx, running a real
- * job pushed by `lqb dispatch` on real Redis; and the one line a project without tsx is told.
+ * job pushed by `lqb dispatch` on real Redis (and the same handlers compiled to CommonJS .js); and the
+ * one line a project without tsx, or a module that cannot serve, is told.
  */
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { tsxApi, tsxMissing } from '../../src/cli/handlers-module.js';
 import { root } from '../helpers/php.js';
@@ -38,6 +40,17 @@ describe('lqb work --handlers=FILE.ts', () => {
     const lines = worked.stdout.trim().split('\n').map((line) => JSON.parse(line));
     expect(lines).toContainEqual({ ran: 41, label: 'from ts', attempts: 1, seen: 1 });
     expect(lines.filter((line) => line.event === 'processed')).toHaveLength(1);
+  });
+
+  it('runs a real job with the handlers compiled by TypeScript to CommonJS .js (export default under exports.default)', async () => {
+    const file = join(current.s.dir, 'handlers.js');
+    writeFileSync(file, ts.transpileModule(handlersSource('compiled'), { compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 } }).outputText);
+    const dispatched = await lqb(['dispatch', 'App\\Jobs\\Bridge\\RecordJob', '--props={"n":43,"label":"from tsc"}'], current.s.env);
+    expect(dispatched.status).toBe(0);
+    const worked = await lqb(['work', `--handlers=${file}`, '--stop-when-empty', '--sleep=0', '--json'], current.s.env, { timeoutMs: 30_000 });
+    expect(worked.stderr).toBe('');
+    expect(worked.status).toBe(0);
+    expect(worked.stdout.trim().split('\n').map((line) => JSON.parse(line))).toContainEqual({ compiled: 43, label: 'from tsc', attempts: 1, seen: 1 });
   });
 
   it('a handlers.ts in a project of type module, typed by defineHandlers imported from the package', async () => {
@@ -79,6 +92,10 @@ describe('lqb work --handlers=FILE that cannot serve', () => {
   it.each([
     ['a number as default export', 'export default 42;\n', /^lqb work: \S+bad\.mjs must export default an object mapping job classes to handler functions\n$/],
     ['a list of handlers rather than a map', 'export default [async () => {}];\n', /^lqb work: \S+bad\.mjs must export default an object mapping job classes to handler functions\n$/],
+    ['a map with a value that is no function', "export default { 'App\\\\Jobs\\\\A': async () => {}, 'App\\\\Jobs\\\\B': 42 };\n", /^lqb work: \S+bad\.mjs: the handler for App\\Jobs\\B is not a function but a number\n$/],
+    ['a handler written as a PHP-style class with handle()', "export default { 'App\\\\Jobs\\\\A': { handle: async () => {} } };\n", /^lqb work: \S+bad\.mjs: the handler for App\\Jobs\\A is not a function but an object\n$/],
+    ['a Map, whose entries are no properties', "export default new Map([['App\\\\Jobs\\\\A', async () => {}]]);\n", /^lqb work: \S+bad\.mjs must export default a plain object mapping job classes to handler functions, not a Map \(Object\.fromEntries\(map\) makes one\)\n$/],
+    ['an empty map, which would fail every job for want of a handler', 'export default {};\n', /^lqb work: \S+bad\.mjs exports default an object with no handlers: name at least one job class\n$/],
     ['a throw at import', 'throw new Error("no config found");\n', /^lqb work: \S+bad\.mjs could not be loaded: Error: no config found\n$/],
     ['a syntax error', 'export default {\n', /^lqb work: \S+bad\.mjs could not be loaded: SyntaxError: Unexpected end of input\n$/],
   ])('%s: one line naming the file and the reason, exit 1', async (_, source, line) => {

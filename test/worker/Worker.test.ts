@@ -4,7 +4,7 @@
  * against Laravel's own worker and producer).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Encrypter, Worker, buildJob, buildPayload, decodePayload, type PayloadOptions } from '../../src/index.js';
+import { Encrypter, Worker, buildJob, buildPayload, decodePayload, type HandlerJob, type PayloadOptions } from '../../src/index.js';
 import { fromJS, serialize } from '../../src/php/index.js';
 import { debianPayloads } from '../helpers/laravel.js';
 import { workerSetup, type WorkerSetup } from '../helpers/worker.js';
@@ -119,6 +119,46 @@ describe('what a handler can do', () => {
     expect(await env.queue.delayedSize()).toBe(1);
     expect(failedHook).toEqual(['refused']);
     expect((await env.failer.all()).map((r) => r.exception.split('\n')[0]!.replace(/ in \S+:\d+$/, ''))).toEqual(['Error: refused']);
+  });
+
+  it('fail() records a ManuallyFailedException with no message, fail(\'reason\') one with the reason; the hook gets that Error', async () => {
+    await env.queue.pushRaw(payload('App\\Jobs\\Quiet'));
+    await env.queue.pushRaw(payload('App\\Jobs\\Said'));
+    const hooked: unknown[] = [];
+    const failed = async (_job: unknown, error: unknown) => void hooked.push([(error as Error).name, (error as Error).message]);
+    await env.worker(
+      {
+        'App\\Jobs\\Quiet': Object.assign(async (job: { fail: () => Promise<void> }) => job.fail(), { failed }),
+        'App\\Jobs\\Said': Object.assign(async (job: { fail: (reason: string) => Promise<void> }) => job.fail('the card was declined'), { failed }),
+      },
+      { stopWhenEmpty: true },
+    ).run();
+    const firstLines = (await env.failer.all()).map((r) => [JSON.parse(r.payload).displayName, r.exception.split('\n')[0]]);
+    expect(firstLines.sort()).toEqual([
+      ['App\\Jobs\\Quiet', expect.stringMatching(/^Illuminate\\Queue\\ManuallyFailedException in \S+:\d+$/)],
+      ['App\\Jobs\\Said', expect.stringMatching(/^Illuminate\\Queue\\ManuallyFailedException: the card was declined in \S+:\d+$/)],
+    ]);
+    expect(hooked).toEqual([
+      ['Illuminate\\Queue\\ManuallyFailedException', ''],
+      ['Illuminate\\Queue\\ManuallyFailedException', 'the card was declined'],
+    ]);
+  });
+
+  it('release(seconds) with no number of seconds throws in the handler, so the job is failed by the rules, never left reserved or delayed for ever', async () => {
+    const given: Record<string, unknown> = { NotANumber: NaN, Forever: Infinity, Word: 'soon', Numeric: '30' };
+    for (const name of Object.keys(given)) await env.queue.pushRaw(payload(`App\\Jobs\\${name}`));
+    const handlers = Object.fromEntries(Object.entries(given).map(([name, seconds]) => [`App\\Jobs\\${name}`, async (job: HandlerJob) => (job.release as (s: unknown) => Promise<void>)(seconds)]));
+    await env.worker(handlers, { stopWhenEmpty: true }).run();
+    const failed = (await env.failer.all()).map((r) => [JSON.parse(r.payload).displayName, r.exception.split('\n')[0]!.replace(/ in \S+:\d+$/, '')]);
+    expect(failed.sort()).toEqual([
+      ['App\\Jobs\\Forever', 'TypeError: job.release(seconds): seconds must be a finite number, not Infinity'],
+      ['App\\Jobs\\NotANumber', 'TypeError: job.release(seconds): seconds must be a finite number, not NaN'],
+      ['App\\Jobs\\Word', 'TypeError: job.release(seconds): seconds must be a finite number, not "soon"'],
+    ]);
+    expect(await env.client.zcard('queues:default:reserved'), 'a job left reserved').toBe(0);
+    const [member, score] = await env.client.zrange('queues:default:delayed', 0, -1, 'WITHSCORES');
+    expect(JSON.parse(member!).displayName, 'the job released with "30"').toBe('App\\Jobs\\Numeric');
+    expect(Number(score) - Math.floor(Date.now() / 1000)).toBeGreaterThanOrEqual(28);
   });
 
   it('the failed hook runs with the error on every way to failure, as Laravel calls a job’s failed()', async () => {
@@ -281,6 +321,16 @@ describe('jobs it cannot run', () => {
     await env.queue.pushRaw(raw);
     await env.worker({}, { once: true, share: true, shareDelay: 0 }).run();
     expect(await env.failer.all()).toEqual([]);
+    await env.queue.migrate();
+    expect(await env.client.lrange('queues:default', 0, -1)).toEqual([raw]);
+  });
+
+  it('an encrypted job and no APP_KEY here, with --share: given back as pushed for a PHP worker that has the key, never failed', async () => {
+    const raw = buildPayload(buildJob({ className: 'App\\Jobs\\Secret', properties: { token: 't' } }), { encrypter: new Encrypter(`base64:${Buffer.alloc(32, 7).toString('base64')}`) }).raw;
+    await env.queue.pushRaw(raw);
+    await env.worker({ 'App\\Jobs\\Secret': async () => undefined }, { once: true, share: true, shareDelay: 0 }).run();
+    expect(await env.failer.all()).toEqual([]);
+    expect(env.events.find((e) => e.event === 'given-back'), 'no given-back event').toMatchObject({ job: 'App\\Jobs\\Secret', reason: expect.stringMatching(/no APP_KEY/) });
     await env.queue.migrate();
     expect(await env.client.lrange('queues:default', 0, -1)).toEqual([raw]);
   });
