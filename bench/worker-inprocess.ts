@@ -21,7 +21,7 @@ import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { Redis } from 'ioredis';
+import { dropPrefix } from './scratch.js';
 
 const JOBS = Number(process.env.JOBS ?? 20_000);
 const WARMUP = Number(process.env.WARMUP ?? 5_000);
@@ -77,10 +77,7 @@ async function child(mode: Mode): Promise<void> {
   } finally {
     await lq?.close();
     await queue.close();
-    const raw = new Redis();
-    const keys = await raw.keys(`${prefix}*`);
-    if (keys.length) await raw.del(...keys);
-    raw.disconnect();
+    await dropPrefix(prefix);
     client.disconnect();
   }
 }

@@ -9,11 +9,11 @@
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
 import { buildPayload } from '../src/laravel/index.js';
 import { bridgeRecordJob } from '../src/cli/demo.js';
 import { RedisQueue, connectRedis, registerSteps, type RedisClient } from '../src/redis/index.js';
 import { Worker } from '../src/worker/index.js';
+import { dropPrefix } from './scratch.js';
 
 const root = new URL('..', import.meta.url).pathname;
 const JOBS = Number(process.env.JOBS ?? 20_000);
@@ -168,9 +168,6 @@ try {
 } finally {
   await queue.clear();
   await queue.close();
-  const raw = new Redis();
-  const keys = await raw.keys(`${prefix}*`);
-  if (keys.length) await raw.del(...keys);
-  raw.disconnect();
+  await dropPrefix(prefix);
   client.disconnect();
 }
