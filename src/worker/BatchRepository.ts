@@ -10,7 +10,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Knex } from 'knex';
-import { LazyKnex } from './knex.js';
+import { TableStore } from './knex.js';
 import { PhpArray, deref, unserialize } from '../php/index.js';
 import { knexConfig } from './FailedJobProvider.js';
 
@@ -45,24 +45,15 @@ export interface BatchRow extends BatchCounts {
 /** Laravel's UpdatedBatchJobCounts::allJobsHaveRanExactlyOnce(). */
 export const allJobsHaveRanExactlyOnce = (counts: BatchCounts): boolean => counts.pendingJobs - counts.failedJobs === 0;
 
-export class DatabaseBatchRepository {
-  readonly #knex: LazyKnex;
-
-  constructor(
-    db: Knex | Knex.Config,
-    /** Laravel's `queue.batching.table`. */
-    private readonly table = 'job_batches',
-  ) {
-    this.#knex = new LazyKnex(db);
+export class DatabaseBatchRepository extends TableStore {
+  /** `table` is Laravel's `queue.batching.table`. */
+  constructor(db: Knex | Knex.Config, table = 'job_batches') {
+    super(db, table);
   }
 
   /** A repository on a database URL (as `--failed-db` takes one). */
   static fromUrl(url: string, table = 'job_batches'): DatabaseBatchRepository {
     return new DatabaseBatchRepository(knexConfig(url), table);
-  }
-
-  private get db(): Knex {
-    return this.#knex.db;
   }
 
   private get client(): string {
@@ -101,10 +92,6 @@ export class DatabaseBatchRepository {
 
   async cancel(batchId: string, now = unixNow()): Promise<void> {
     await this.db(this.table).where('id', batchId).update({ cancelled_at: now, finished_at: now });
-  }
-
-  async close(): Promise<void> {
-    await this.#knex.destroy();
   }
 
   /**

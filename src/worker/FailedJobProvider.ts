@@ -7,7 +7,7 @@
 import { accessSync, constants } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Knex } from 'knex';
-import { LazyKnex, ZONELESS_AS_TEXT } from './knex.js';
+import { TableStore, ZONELESS_AS_TEXT } from './knex.js';
 
 export interface FailedJob {
   /** The auto-increment id. */
@@ -54,16 +54,12 @@ export function knexConfig(url: string): Knex.Config {
   throw new Error(`unsupported failed-jobs database URL scheme "${scheme}" (use sqlite, mysql, mariadb or postgres)`);
 }
 
-export class DatabaseUuidFailedJobProvider implements FailedJobProvider {
+export class DatabaseUuidFailedJobProvider extends TableStore implements FailedJobProvider {
   private ready: Promise<void> | undefined;
-  readonly #knex: LazyKnex;
 
   /** A knex instance, or the config to make one from when the store is first used. */
-  constructor(
-    db: Knex | Knex.Config,
-    private readonly table = 'failed_jobs',
-  ) {
-    this.#knex = new LazyKnex(db);
+  constructor(db: Knex | Knex.Config, table = 'failed_jobs') {
+    super(db, table);
   }
 
   /** A provider for a database URL; the table is made (with Laravel's schema) when missing. */
@@ -79,7 +75,7 @@ export class DatabaseUuidFailedJobProvider implements FailedJobProvider {
    * No SQLite file is made here: as before, that waits for a first failed job.
    */
   async check(): Promise<void> {
-    const filename = this.#knex.config?.client === 'better-sqlite3' ? (this.#knex.config.connection as { filename: string }).filename : undefined;
+    const filename = this.knex.config?.client === 'better-sqlite3' ? (this.knex.config.connection as { filename: string }).filename : undefined;
     if (filename === undefined) {
       await this.db.raw('select 1');
       return;
@@ -90,10 +86,6 @@ export class DatabaseUuidFailedJobProvider implements FailedJobProvider {
     } catch (error) {
       throw new Error(`the folder ${folder} cannot be written (${(error as NodeJS.ErrnoException).code})`);
     }
-  }
-
-  private get db(): Knex {
-    return this.#knex.db;
   }
 
   private get isMysql(): boolean {
@@ -197,10 +189,6 @@ export class DatabaseUuidFailedJobProvider implements FailedJobProvider {
     const query = this.db(this.table);
     if (hours) query.where('failed_at', '<=', laravelTimestamp(new Date(Date.now() - hours * 3600_000)));
     return query.delete();
-  }
-
-  async close(): Promise<void> {
-    await this.#knex.destroy();
   }
 }
 

@@ -22,7 +22,7 @@
  */
 import { releaseLockStep } from '../redis/index.js';
 import type { Knex } from 'knex';
-import { LazyKnex } from './knex.js';
+import { TableStore } from './knex.js';
 import { PhpEnum, PhpFloat, PhpObject, deref, toJS, unserialize, type PhpValue } from '../php/index.js';
 import { randomId, type DecodedPayload, type LaravelProfile } from '../laravel/index.js';
 import type { RedisClient } from '../redis/index.js';
@@ -112,21 +112,15 @@ export class RedisLockStore implements UniqueLockStore {
 }
 
 /** Laravel's DatabaseStore locks: rows of `cache_locks (key, owner, expiration)`. */
-export class DatabaseLockStore implements UniqueLockStore {
-  readonly #knex: LazyKnex;
-
+export class DatabaseLockStore extends TableStore implements UniqueLockStore {
   constructor(
     db: Knex | Knex.Config,
     /** Laravel's `cache.stores.database.lock_table`. */
-    private readonly table = 'cache_locks',
+    table = 'cache_locks',
     /** Laravel's `cache.prefix`; DatabaseStore puts nothing after it. */
     private readonly prefix = 'laravel_cache',
   ) {
-    this.#knex = new LazyKnex(db);
-  }
-
-  private get db(): Knex {
-    return this.#knex.db;
+    super(db, table);
   }
 
   async forceRelease(key: string): Promise<void> {
@@ -165,10 +159,6 @@ export class DatabaseLockStore implements UniqueLockStore {
         .update({ owner, expiration });
       return updated >= 1;
     }
-  }
-
-  async close(): Promise<void> {
-    await this.#knex.destroy();
   }
 }
 

@@ -74,6 +74,30 @@ export class LazyKnex {
   }
 }
 
+/**
+ * A store on one table of a database (failed jobs, unique locks, batches): the database given,
+ * or opened from its config when first used, and closed with the store.
+ */
+export abstract class TableStore {
+  protected readonly knex: LazyKnex;
+
+  constructor(
+    db: Knex | Knex.Config,
+    protected readonly table: string,
+  ) {
+    this.knex = new LazyKnex(db);
+  }
+
+  protected get db(): Knex {
+    return this.knex.db;
+  }
+
+  /** Closes the database's pool, if the store opened it. */
+  async close(): Promise<void> {
+    await this.knex.destroy();
+  }
+}
+
 /** The type parsers node-postgres takes per connection (its `types` option). */
 interface PgTypes {
   getTypeParser(oid: number, format?: string): (value: string) => unknown;
@@ -87,10 +111,12 @@ const PG_TIMESTAMP = 1114;
  * columns are zone-less; pg would read them in this process's time zone. pg is loaded at the
  * first query, where knex loads it, so a worker that never opens the database never loads it.
  */
+let pgTypes: PgTypes | undefined;
+
 export const ZONELESS_AS_TEXT: PgTypes = {
   getTypeParser(oid, format) {
     if (oid === PG_TIMESTAMP && format !== 'binary') return (value) => value;
-    const pg = createRequire(createRequire(import.meta.url).resolve('knex'))('pg') as { types: PgTypes };
-    return pg.types.getTypeParser(oid, format);
+    pgTypes ??= (createRequire(createRequire(import.meta.url).resolve('knex'))('pg') as { types: PgTypes }).types;
+    return pgTypes.getTypeParser(oid, format);
   },
 };
