@@ -78,10 +78,15 @@ export class RedisJob {
     return this.#fields;
   }
 
+  /** The envelope as far as it was read already (decoded, or parsed as pushed), else undefined. */
+  get #read(): JsonObject | null | undefined {
+    return this.#decoded?.envelope ?? this.#envelope;
+  }
+
   /** This attempt's number: the pushed payload's `attempts` plus one, as Laravel's RedisJob counts. */
   attempts(): number {
     // Once the payload is decoded its attempts are at hand; the reserved copy counts one more.
-    const pushed = (this.#decoded?.envelope ?? this.#envelope)?.attempts;
+    const pushed = this.#read?.attempts;
     if (typeof pushed === 'number') return pushed + 1;
     const attempts = Number(this.fields.attempts);
     return Number.isFinite(attempts) ? attempts : 1;
@@ -89,12 +94,12 @@ export class RedisJob {
 
   /** The payload's `id` (Str::random(32), or the uuid under Horizon). */
   get id(): string {
-    const id = (this.#decoded?.envelope ?? this.#envelope)?.id ?? this.fields.id;
+    const id = this.#read?.id ?? this.fields.id;
     return String(id ?? '');
   }
 
   get uuid(): string | undefined {
-    const uuid = (this.#decoded?.envelope ?? this.#envelope)?.uuid ?? this.fields.uuid;
+    const uuid = this.#read?.uuid ?? this.fields.uuid;
     return typeof uuid === 'string' ? uuid : undefined;
   }
 
