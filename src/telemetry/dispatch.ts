@@ -8,9 +8,10 @@
  * (`messaging.message.id`) ties the producer's span to the consumer's.
  */
 import type { Attributes, Counter, Histogram, Tracer } from '@opentelemetry/api';
-import { packageVersion } from '../internal/root.js';
 import { MESSAGING_SYSTEM, instrumentsOf, loadOpenTelemetry, type OpenTelemetryApi } from './otel.js';
 import type { TelemetryOptions } from './options.js';
+import { recordError } from './errors.js';
+import { describeError } from '../worker/errors.js';
 
 /** What a dispatch made of a job: its name and delay, and what dispatch() answers. */
 export interface SentJob<Answer extends { uuid: string | null; id: string | null; queue: string; duplicate?: boolean }> {
@@ -40,7 +41,7 @@ export class DispatchTelemetry {
     private readonly connection: string,
   ) {
     this.propagate = options.propagate === true;
-    const { tracer, meter } = instrumentsOf(api, options, packageVersion());
+    const { tracer, meter } = instrumentsOf(api, options);
     this.tracer = tracer;
     this.sent = meter.createCounter('messaging.client.sent.messages', { unit: '{message}', description: 'Jobs pushed by dispatch.' });
     this.duration = meter.createHistogram('messaging.client.operation.duration', { unit: 's', description: 'How long a push took.' });
@@ -79,11 +80,8 @@ export class DispatchTelemetry {
       if (!dispatched.duplicate) this.sent.add(1, measured);
       return dispatched;
     } catch (error) {
-      const errorType = error instanceof Error ? error.constructor.name : typeof error;
-      measured['error.type'] = errorType;
-      span.setAttribute('error.type', errorType);
-      if (error instanceof Error) span.recordException(error);
-      span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+      measured['error.type'] = recordError(span, error);
+      span.setStatus({ code: SpanStatusCode.ERROR, message: describeError(error) });
       throw error;
     } finally {
       span.end();

@@ -5,9 +5,10 @@
  * `messaging.client.consumed.messages` per job, and the jobs in flight.
  */
 import type { Attributes, Counter, Histogram, ObservableUpDownCounter, ObservableCallback, Span, Tracer } from '@opentelemetry/api';
-import { packageVersion } from '../internal/root.js';
 import { MESSAGING_SYSTEM, instrumentsOf, loadOpenTelemetry, type OpenTelemetryApi } from './otel.js';
 import type { TelemetryOptions } from './options.js';
+import { errorTypeOf, recordError } from './errors.js';
+import { describeError } from '../worker/errors.js';
 
 /** What became of a job, as the worker's events name it. */
 export type JobOutcome = 'processed' | 'deleted' | 'released' | 'failed' | 'given-back' | 'timed-out' | 'error';
@@ -61,7 +62,7 @@ export class WorkerTelemetry {
     private readonly connection: string,
     inFlight: () => Record<string, number>,
   ) {
-    const { tracer, meter } = instrumentsOf(api, options, packageVersion());
+    const { tracer, meter } = instrumentsOf(api, options);
     this.tracer = tracer;
     this.duration = meter.createHistogram('messaging.process.duration', { unit: 's', description: 'How long a job took, from its reservation to its end (done, released or failed).' });
     this.consumed = meter.createCounter('messaging.client.consumed.messages', { unit: '{message}', description: 'Jobs reserved by the worker.' });
@@ -170,49 +171,15 @@ class RecordedJob implements JobSpan {
     if (this.ended) return;
     this.ended = true;
     const outcome = this.last ?? 'error';
-    const errorType = this.error !== undefined ? errorTypeOf(this.error) : undefined;
+    let errorType: string | undefined;
     if (this.span.isRecording()) {
       this.span.setAttribute('laravel.job.outcome', outcome);
-      if (errorType !== undefined) this.span.setAttribute('error.type', errorType);
-      if (this.error !== undefined) this.span.recordException(asException(this.error));
-      if (ERRORS.has(outcome)) this.span.setStatus({ code: this.telemetry.api.SpanStatusCode.ERROR, message: messageOf(this.error) ?? outcome });
+      if (this.error !== undefined) errorType = recordError(this.span, this.error);
+      if (ERRORS.has(outcome)) this.span.setStatus({ code: this.telemetry.api.SpanStatusCode.ERROR, message: this.error !== undefined ? describeError(this.error) : outcome });
+    } else if (this.error !== undefined) {
+      errorType = errorTypeOf(this.error);
     }
     this.span.end();
     this.telemetry.recordDuration(this.queue, this.name, outcome, errorType, (performance.now() - this.started) / 1000);
   }
-}
-
-/** The error's class name, as `error.type` wants it; whatever a handler threw. */
-function errorTypeOf(error: unknown): string {
-  try {
-    // The JS class (what Node code catches), not `name`, which some errors set to PHP's exception class.
-    if (error instanceof Error) return error.constructor.name || error.name || 'Error';
-  } catch {
-    // A getter that throws: the kind is still an Error.
-  }
-  return error === null ? 'null' : typeof error;
-}
-
-function messageOf(error: unknown): string | undefined {
-  try {
-    if (error instanceof Error) return String(error.message);
-    if (error !== undefined) return String(error);
-  } catch {
-    return undefined;
-  }
-  return undefined;
-}
-
-/** What recordException takes, made safely from any thrown value. */
-function asException(error: unknown): { name: string; message: string; stack?: string } | string {
-  const message = messageOf(error) ?? '';
-  let stack: string | undefined;
-  try {
-    if (!(error instanceof Error)) return message;
-    stack = typeof error.stack === 'string' ? error.stack : undefined;
-  } catch {
-    // A Proxy whose traps throw, a stack getter that throws: the message is what there is.
-    return message;
-  }
-  return { name: errorTypeOf(error), message, ...(stack !== undefined ? { stack } : {}) };
 }

@@ -8,6 +8,7 @@
  */
 import type * as Api from '@opentelemetry/api';
 import type { TelemetryOptions } from './options.js';
+import { packageVersion } from '../internal/root.js';
 
 export type OpenTelemetryApi = typeof Api;
 
@@ -37,8 +38,9 @@ function isMissingModule(error: unknown): boolean {
   return code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND';
 }
 
-/** A tracer and a meter, from the given providers or the global ones. */
-export function instrumentsOf(api: OpenTelemetryApi, options: TelemetryOptions, version: string): { tracer: Api.Tracer; meter: Api.Meter } {
+/** A tracer and a meter, from the given providers or the global ones, named for this package and version. */
+export function instrumentsOf(api: OpenTelemetryApi, options: TelemetryOptions): { tracer: Api.Tracer; meter: Api.Meter } {
+  const version = packageVersion();
   const tracerProvider = (options.tracerProvider ?? api.trace.getTracerProvider()) as Api.TracerProvider;
   const meterProvider = (options.meterProvider ?? api.metrics.getMeterProvider()) as Api.MeterProvider;
   return { tracer: tracerProvider.getTracer(INSTRUMENTATION_SCOPE, version), meter: meterProvider.getMeter(INSTRUMENTATION_SCOPE, version) };
