@@ -7,7 +7,8 @@
  * SerializesModels, Laravel 9.4+ leaves out properties that still equal their declared default.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { PhpArray, PhpObject, PhpSerializeError, fromJS, mangle, serialize, type FromJSHint, type PhpValue, type Visibility } from '../php/index.js';
+import { fromJSAt } from '../php/js.js';
+import { PhpArray, PhpObject, fromJS, mangle, serialize, type FromJSHint, type PhpValue, type Visibility } from '../php/index.js';
 import type { Encrypter } from './encrypter.js';
 import { encodeJson, type JsonObject, type JsonValue } from './json.js';
 import { CALL_QUEUED_HANDLER, type LaravelProfile } from './payload.js';
@@ -115,13 +116,7 @@ export function buildJob(spec: JobSpec, profile: LaravelProfile = '8'): PhpObjec
 
 /** A property's value made PHP; an error's path starts at the property (`$.items[2]`), not at `$`. */
 function propertyValue(prop: PropertySpec): PhpValue {
-  try {
-    return fromJS(prop.value, prop.hint);
-  } catch (error) {
-    if (!(error instanceof PhpSerializeError)) throw error;
-    const message = error.message.slice(0, error.message.length - ` at ${error.path}`.length);
-    throw new PhpSerializeError(message, `$.${prop.name}${error.path.slice(1)}`);
-  }
+  return fromJSAt(prop.value, prop.hint, `$.${prop.name}`);
 }
 
 function ownProperties(spec: JobSpec): PropertySpec[] {

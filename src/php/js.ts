@@ -159,7 +159,12 @@ export type FromJSHint =
  * `PhpValue`s inside are taken as they are.
  */
 export function fromJS(js: unknown, hint?: FromJSHint): PhpValue {
-  return build(js, hint, new Map(), '$');
+  return fromJSAt(js, hint, '$');
+}
+
+/** fromJS, an error's path starting at `root` (a job's property: `$.items`, then `$.items[2]`). */
+export function fromJSAt(js: unknown, hint: FromJSHint | undefined, root: string): PhpValue {
+  return build(js, hint, new Map(), root);
 }
 
 function build(js: unknown, hint: FromJSHint | undefined, seen: Map<object, PhpValue>, path: string): PhpValue {
