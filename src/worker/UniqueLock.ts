@@ -20,7 +20,8 @@
  * the owner); on the `database` store as a row of `cache_locks (key, owner, expiration)`, the
  * key under the cache prefix with no separator.
  */
-import { releaseLockStep } from '../redis/index.js';
+import { QueueCache } from './cache.js';
+import { RedisLock } from './RedisLock.js';
 import type { Knex } from 'knex';
 import { LazyKnex } from './knex.js';
 import { PhpEnum, PhpFloat, PhpObject, deref, toJS, unserialize, type PhpValue } from '../php/index.js';
@@ -51,17 +52,22 @@ export class RedisLockStore implements UniqueLockStore {
   /** Force releases waiting to go out together, and the DEL that sends them. */
   #pendingDeletes: { names: string[]; sent: Promise<void> } | undefined;
 
+  /** The store's keys are named as the cache's: one rule for both. */
+  readonly #cache: QueueCache;
+
   constructor(
     /** The cache connection, whose client prefix (Laravel's `database.redis.options.prefix`) comes first. */
     private readonly client: RedisClient,
     /** Laravel's `cache.prefix`, e.g. `laravel_cache`. */
-    private readonly prefix = 'laravel_cache',
+    prefix = 'laravel_cache',
     /** What RedisStore puts after a non-empty prefix: ':' in 8–10, nothing from 11. */
-    private readonly separator = ':',
-  ) {}
+    separator = ':',
+  ) {
+    this.#cache = new QueueCache(client, prefix, separator);
+  }
 
   private name(key: string): string {
-    return this.prefix ? `${this.prefix}${this.separator}${key}` : key;
+    return this.#cache.key(key);
   }
 
   async forceRelease(key: string): Promise<void> {
@@ -96,18 +102,17 @@ export class RedisLockStore implements UniqueLockStore {
     else await this.client.del(...names);
   }
 
-  async release(key: string, owner: string): Promise<boolean> {
-    return (await releaseLockStep(this.client, this.name(key), owner)) > 0;
+  release(key: string, owner: string): Promise<boolean> {
+    return new RedisLock(this.#cache, key, 0, owner).release();
   }
 
   owner(key: string): Promise<string | null> {
     return this.client.get(this.name(key));
   }
 
-  /** RedisLock::acquire: SET NX with EX when the lock expires, SETNX when it does not. */
-  async acquire(key: string, owner: string, seconds: number): Promise<boolean> {
-    if (seconds > 0) return (await this.client.set(this.name(key), owner, 'EX', seconds, 'NX')) === 'OK';
-    return (await this.client.setnx(this.name(key), owner)) === 1;
+  /** RedisLock::acquire, as the job middleware's locks take it. */
+  acquire(key: string, owner: string, seconds: number): Promise<boolean> {
+    return new RedisLock(this.#cache, key, seconds, owner).acquire();
   }
 }
 
