@@ -10,7 +10,7 @@
 import { PhpArray, PhpObject, deref, toJS, unserialize, type PhpValue } from '../php/index.js';
 import { buildPayload, type DecodedPayload, type Encrypter } from '../laravel/index.js';
 import type { RedisQueue } from '../redis/index.js';
-import { SHOULD_BE_ENCRYPTED, declaredForEnvelope } from '../shapes/command.js';
+import { SHOULD_BE_ENCRYPTED, declaredForEnvelope, findShape } from '../shapes/command.js';
 import { allJobsHaveRanExactlyOnce, type BatchRow, type DatabaseBatchRepository } from './BatchRepository.js';
 import { UnnamedLockError, uniquenessOf, type Uniqueness } from './UniqueLock.js';
 import type { WorkerDependencies, WorkerEvent } from './Worker.js';
@@ -256,8 +256,7 @@ export class CallQueuedHandler {
    * Laravel would write (backoff(), retryUntil()) is said once per class.
    */
   private shapedLink(next: PhpObject): { envelope: ReturnType<typeof declaredForEnvelope>['envelope']; encrypter?: Encrypter } | undefined {
-    const shapes = this.deps.shapes;
-    const shape = shapes && Object.hasOwn(shapes.classes, next.className) ? shapes.classes[next.className] : undefined;
+    const shape = findShape(this.deps.shapes, next.className);
     if (!shape) return undefined;
     const declared = declaredForEnvelope(shape, next);
     if (declared.notRun.length > 0 && !this.saidNotRun.has(shape.name)) {

@@ -28,6 +28,7 @@ import { PhpEnum, PhpFloat, PhpObject, deref, toJS, unserialize, type PhpValue }
 import { randomId, type DecodedPayload, type LaravelProfile } from '../laravel/index.js';
 import type { RedisClient } from '../redis/index.js';
 import type { ClassShape, ShapesFile } from '../shapes/shape.js';
+import { findShape } from '../shapes/command.js';
 
 export const SHOULD_BE_UNIQUE = 'Illuminate\\Contracts\\Queue\\ShouldBeUnique';
 export const SHOULD_BE_UNIQUE_UNTIL_PROCESSING = 'Illuminate\\Contracts\\Queue\\ShouldBeUniqueUntilProcessing';
@@ -289,7 +290,7 @@ export async function uniquenessOf(payload: DecodedPayload, command: PhpValue | 
   const object = command === undefined ? undefined : deref(command);
   if (!(object instanceof PhpObject)) return undefined;
   const className = object.className;
-  const shape = shapes && Object.hasOwn(shapes.classes, className) ? shapes.classes[className] : undefined;
+  const shape = findShape(shapes, className);
   if (shape && !shape.interfaces.includes(SHOULD_BE_UNIQUE)) return undefined;
   const untilProcessing = shape?.interfaces.includes(SHOULD_BE_UNIQUE_UNTIL_PROCESSING) ?? false;
   const ownerValue = toJS(object.get('uniqueLockOwner') ?? null);
@@ -359,7 +360,7 @@ export interface DispatchLock {
  * caller gives the uniqueId.
  */
 export async function acquireUniqueLock(store: UniqueLockStore, shapes: ShapesFile, command: PhpObject, profile: LaravelProfile, options: { uniqueId?: string } = {}): Promise<DispatchLock | undefined> {
-  const shape = Object.hasOwn(shapes.classes, command.className) ? shapes.classes[command.className] : undefined;
+  const shape = findShape(shapes, command.className);
   if (!shape?.interfaces.includes(SHOULD_BE_UNIQUE)) return undefined;
   if (shape.methods.includes('uniqueVia')) throw new UnnamedLockError(`${shape.name} defines uniqueVia(), PHP that Node cannot run: the store its lock belongs in is unknown`);
   const version = parseVersion(shapes.laravel);

@@ -17,6 +17,7 @@ import { createHash } from 'node:crypto';
 import { PhpArray, PhpObject, deref, type PhpValue } from '../php/index.js';
 import type { JobView } from '../laravel/index.js';
 import type { ShapesFile } from '../shapes/shape.js';
+import { findShape } from '../shapes/command.js';
 import type { QueueCache } from './cache.js';
 import type { Handler, HandlerJob } from './handlers.js';
 import { RateLimiter } from './RateLimiter.js';
@@ -195,7 +196,7 @@ export class MiddlewareNotices {
 function middlewareOf(cls: string, view: JobView & { queueable: { middleware: PhpValue | undefined } }, shapes: ShapesFile | undefined): { cls: string; where: string } | undefined {
   const inPayload = middlewareInPayload(view.queueable.middleware);
   if (inPayload.length > 0) return { cls, where: `in its payload: ${inPayload.join(', ')}` };
-  const shape = shapes && Object.hasOwn(shapes.classes, cls) ? shapes.classes[cls] : undefined;
+  const shape = findShape(shapes, cls);
   if (!shape) return undefined;
   if (shape.methods.includes('middleware')) return { cls, where: 'its middleware() method' };
   const property = shape.properties.find((p) => p.name === 'middleware');
