@@ -16,6 +16,7 @@ import { UnnamedLockError, uniquenessOf, type Uniqueness } from './UniqueLock.js
 import type { WorkerDependencies, WorkerEvent } from './Worker.js';
 import type { WorkerOptions } from './WorkerOptions.js';
 import { describeError } from './errors.js';
+import { jobName } from './handlers.js';
 
 export class CallQueuedHandler {
   /** Classes whose PHP-only methods the log has named already. */
@@ -275,10 +276,6 @@ function setPublic(object: PhpObject, name: string, value: PhpValue): void {
   const at = keys.findIndex((key) => key === name || (typeof key === 'string' && key.endsWith(`\0${name}`)));
   if (at >= 0) object.props.values[at] = value;
   else object.props.set(name, value);
-}
-
-function jobName(payload: DecodedPayload): string {
-  return String(payload.envelope.displayName ?? payload.name);
 }
 
 function uuidOf(payload: DecodedPayload): string | undefined {

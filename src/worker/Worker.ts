@@ -16,7 +16,7 @@ import { PauseWatch, type QueueCache } from './cache.js';
 import { MiddlewareNotices } from './middleware.js';
 import { MaxAttemptsExceededError, NoHandlerError, TimeoutExceededError, UndecodableJobError, describeError, exceptionText, manualFailure } from './errors.js';
 import type { FailedJobProvider } from './FailedJobProvider.js';
-import { argsOf, handlerNames, releaseDelay, type Handler, type HandlerJob, type HandlerMap } from './handlers.js';
+import { argsOf, handlerNames, jobName, releaseDelay, type Handler, type HandlerJob, type HandlerMap } from './handlers.js';
 import { defaultWorkerOptions, workerOptionsProblem, type WorkerOptions } from './WorkerOptions.js';
 import { liveHeapMb, unwatchLiveHeap, watchLiveHeap } from './memory.js';
 import { alreadyExceedsMaxAttempts, attemptsUsedUp, backoffFor, timeoutOf } from './rules.js';
@@ -794,10 +794,10 @@ export class Worker extends EventEmitter {
     }
     const { payload, view, command } = read;
     if (alreadyExceedsMaxAttempts(payload.envelope, job.attempts(), this.now(), this.options)) {
-      return this.failUnread(state, new MaxAttemptsExceededError(String(payload.envelope.displayName ?? payload.name)), started);
+      return this.failUnread(state, new MaxAttemptsExceededError(jobName(payload)), started);
     }
     state.read = { payload, command };
-    const name = String(payload.envelope.displayName ?? payload.name);
+    const name = jobName(payload);
     this.processing(state, { event: 'processing', job: name, ...base }, started);
     const finish = (event: WorkerEvent['event'], error?: unknown) =>
       this.jobLog(state, { event, job: name, ...base, durationMs: performance.now() - started, ...(error !== undefined ? { error: describeError(error) } : {}) }, error);
@@ -948,7 +948,7 @@ export class Worker extends EventEmitter {
     } finally {
       clearTimeout(timer);
     }
-    const name = String(payload.envelope.displayName ?? payload.name);
+    const name = jobName(payload);
     const error = new TimeoutExceededError(name, seconds);
     const failNow = !state.finished;
     state.expire(error);
@@ -977,7 +977,7 @@ export class Worker extends EventEmitter {
       },
       fail: async (error) => {
         if (state.abandoned) return;
-        await this.fail(state, manualFailure(error), String(payload.envelope.displayName ?? payload.name), context);
+        await this.fail(state, manualFailure(error), jobName(payload), context);
       },
       delete: async () => {
         if (state.finished) return;
