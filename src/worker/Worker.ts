@@ -303,7 +303,7 @@ export class Worker extends EventEmitter {
   /** The run in progress, if one is: a second one at once is refused. */
   private running: Promise<StopReason> | undefined;
   /** Ends the wait for the jobs in hand when stop()'s deadline passes. */
-  private deadline: { passed: boolean; promise: Promise<void>; timer?: NodeJS.Timeout; fire: () => void } | undefined;
+  private deadline: { passed: boolean; promise: Promise<void>; timer: NodeJS.Timeout } | undefined;
   /** The state of each job in hand, so a deadline can leave them to come back. */
   private readonly states = new Map<RedisJob, JobState>();
   private readonly counts: WorkerCounts = emptyCounts();
@@ -415,14 +415,13 @@ export class Worker extends EventEmitter {
     if (!this.shouldQuit) this.stopAs = options.reason ?? 'stopped';
     this.shouldQuit = true;
     if (options.timeout !== undefined && !this.deadline) {
-      let fire!: () => void;
-      const promise = new Promise<void>((resolve) => (fire = resolve));
-      const deadline: NonNullable<Worker['deadline']> = { passed: false, promise, fire: () => undefined };
-      deadline.fire = () => {
+      let pass!: () => void;
+      const promise = new Promise<void>((resolve) => (pass = resolve));
+      const timer = setTimeout(() => {
         deadline.passed = true;
-        fire();
-      };
-      deadline.timer = setTimeout(deadline.fire, Math.max(0, options.timeout));
+        pass();
+      }, Math.max(0, options.timeout));
+      const deadline = { passed: false, promise, timer };
       this.deadline = deadline;
     }
     for (const release of this.stopWaiters) release();
@@ -458,7 +457,7 @@ export class Worker extends EventEmitter {
     this.restartCheckedAt = 0;
     const running = this.runOnce().finally(() => {
       this.running = undefined;
-      if (this.deadline?.timer) clearTimeout(this.deadline.timer);
+      clearTimeout(this.deadline?.timer);
       this.deadline = undefined;
     });
     this.running = running;
