@@ -82,9 +82,17 @@ export function buildShapedPayload(shapes: ShapesFile, className: string, values
   return { ...buildPayload(shaped.command, payload), queue: shaped.queue };
 }
 
+/**
+ * The shape of a class when the shapes file has it. Own keys only: a class named `constructor`
+ * or `toString` must not find Object.prototype's members.
+ */
+export function findShape(shapes: ShapesFile | undefined, className: string): ClassShape | undefined {
+  return shapes && Object.hasOwn(shapes.classes, className) ? shapes.classes[className] : undefined;
+}
+
 /** The shape of a class, or a one-line error saying the shapes file does not have it. */
 export function shapeOf(shapes: ShapesFile, className: string): ClassShape {
-  const shape = Object.hasOwn(shapes.classes, className) ? shapes.classes[className] : undefined;
+  const shape = findShape(shapes, className);
   if (!shape) throw new ShapeError(`${className} is not in the shapes file (run lqb shapes again if the class is new)`);
   return shape;
 }

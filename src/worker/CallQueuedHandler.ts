@@ -10,12 +10,13 @@
 import { PhpArray, PhpObject, deref, toJS, unserialize, type PhpValue } from '../php/index.js';
 import { buildPayload, type DecodedPayload, type Encrypter } from '../laravel/index.js';
 import type { RedisQueue } from '../redis/index.js';
-import { SHOULD_BE_ENCRYPTED, declaredForEnvelope } from '../shapes/command.js';
+import { SHOULD_BE_ENCRYPTED, declaredForEnvelope, findShape } from '../shapes/command.js';
 import { allJobsHaveRanExactlyOnce, type BatchRow, type DatabaseBatchRepository } from './BatchRepository.js';
 import { UnnamedLockError, uniquenessOf, type Uniqueness } from './UniqueLock.js';
 import type { WorkerDependencies, WorkerEvent } from './Worker.js';
 import type { WorkerOptions } from './WorkerOptions.js';
 import { describeError } from './errors.js';
+import { jobName } from './handlers.js';
 
 export class CallQueuedHandler {
   /** Classes whose PHP-only methods the log has named already. */
@@ -256,8 +257,7 @@ export class CallQueuedHandler {
    * Laravel would write (backoff(), retryUntil()) is said once per class.
    */
   private shapedLink(next: PhpObject): { envelope: ReturnType<typeof declaredForEnvelope>['envelope']; encrypter?: Encrypter } | undefined {
-    const shapes = this.deps.shapes;
-    const shape = shapes && Object.hasOwn(shapes.classes, next.className) ? shapes.classes[next.className] : undefined;
+    const shape = findShape(this.deps.shapes, next.className);
     if (!shape) return undefined;
     const declared = declaredForEnvelope(shape, next);
     if (declared.notRun.length > 0 && !this.saidNotRun.has(shape.name)) {
@@ -276,10 +276,6 @@ function setPublic(object: PhpObject, name: string, value: PhpValue): void {
   const at = keys.findIndex((key) => key === name || (typeof key === 'string' && key.endsWith(`\0${name}`)));
   if (at >= 0) object.props.values[at] = value;
   else object.props.set(name, value);
-}
-
-function jobName(payload: DecodedPayload): string {
-  return String(payload.envelope.displayName ?? payload.name);
 }
 
 function uuidOf(payload: DecodedPayload): string | undefined {

@@ -20,13 +20,15 @@
  * the owner); on the `database` store as a row of `cache_locks (key, owner, expiration)`, the
  * key under the cache prefix with no separator.
  */
-import { releaseLockStep } from '../redis/index.js';
+import { QueueCache } from './cache.js';
+import { RedisLock } from './RedisLock.js';
 import type { Knex } from 'knex';
 import { TableStore } from './knex.js';
 import { PhpEnum, PhpFloat, PhpObject, deref, toJS, unserialize, type PhpValue } from '../php/index.js';
 import { randomId, type DecodedPayload, type LaravelProfile } from '../laravel/index.js';
 import type { RedisClient } from '../redis/index.js';
 import type { ClassShape, ShapesFile } from '../shapes/shape.js';
+import { findShape } from '../shapes/command.js';
 
 export const SHOULD_BE_UNIQUE = 'Illuminate\\Contracts\\Queue\\ShouldBeUnique';
 export const SHOULD_BE_UNIQUE_UNTIL_PROCESSING = 'Illuminate\\Contracts\\Queue\\ShouldBeUniqueUntilProcessing';
@@ -51,17 +53,22 @@ export class RedisLockStore implements UniqueLockStore {
   /** Force releases waiting to go out together, and the DEL that sends them. */
   #pendingDeletes: { names: string[]; sent: Promise<void> } | undefined;
 
+  /** The store's keys are named as the cache's: one rule for both. */
+  readonly #cache: QueueCache;
+
   constructor(
     /** The cache connection, whose client prefix (Laravel's `database.redis.options.prefix`) comes first. */
     private readonly client: RedisClient,
     /** Laravel's `cache.prefix`, e.g. `laravel_cache`. */
-    private readonly prefix = 'laravel_cache',
+    prefix = 'laravel_cache',
     /** What RedisStore puts after a non-empty prefix: ':' in 8–10, nothing from 11. */
-    private readonly separator = ':',
-  ) {}
+    separator = ':',
+  ) {
+    this.#cache = new QueueCache(client, prefix, separator);
+  }
 
   private name(key: string): string {
-    return this.prefix ? `${this.prefix}${this.separator}${key}` : key;
+    return this.#cache.key(key);
   }
 
   async forceRelease(key: string): Promise<void> {
@@ -96,18 +103,17 @@ export class RedisLockStore implements UniqueLockStore {
     else await this.client.del(...names);
   }
 
-  async release(key: string, owner: string): Promise<boolean> {
-    return (await releaseLockStep(this.client, this.name(key), owner)) > 0;
+  release(key: string, owner: string): Promise<boolean> {
+    return new RedisLock(this.#cache, key, 0, owner).release();
   }
 
   owner(key: string): Promise<string | null> {
     return this.client.get(this.name(key));
   }
 
-  /** RedisLock::acquire: SET NX with EX when the lock expires, SETNX when it does not. */
-  async acquire(key: string, owner: string, seconds: number): Promise<boolean> {
-    if (seconds > 0) return (await this.client.set(this.name(key), owner, 'EX', seconds, 'NX')) === 'OK';
-    return (await this.client.setnx(this.name(key), owner)) === 1;
+  /** RedisLock::acquire, as the job middleware's locks take it. */
+  acquire(key: string, owner: string, seconds: number): Promise<boolean> {
+    return new RedisLock(this.#cache, key, seconds, owner).acquire();
   }
 }
 
@@ -274,7 +280,7 @@ export async function uniquenessOf(payload: DecodedPayload, command: PhpValue | 
   const object = command === undefined ? undefined : deref(command);
   if (!(object instanceof PhpObject)) return undefined;
   const className = object.className;
-  const shape = shapes && Object.hasOwn(shapes.classes, className) ? shapes.classes[className] : undefined;
+  const shape = findShape(shapes, className);
   if (shape && !shape.interfaces.includes(SHOULD_BE_UNIQUE)) return undefined;
   const untilProcessing = shape?.interfaces.includes(SHOULD_BE_UNIQUE_UNTIL_PROCESSING) ?? false;
   const ownerValue = toJS(object.get('uniqueLockOwner') ?? null);
@@ -344,7 +350,7 @@ export interface DispatchLock {
  * caller gives the uniqueId.
  */
 export async function acquireUniqueLock(store: UniqueLockStore, shapes: ShapesFile, command: PhpObject, profile: LaravelProfile, options: { uniqueId?: string } = {}): Promise<DispatchLock | undefined> {
-  const shape = Object.hasOwn(shapes.classes, command.className) ? shapes.classes[command.className] : undefined;
+  const shape = findShape(shapes, command.className);
   if (!shape?.interfaces.includes(SHOULD_BE_UNIQUE)) return undefined;
   if (shape.methods.includes('uniqueVia')) throw new UnnamedLockError(`${shape.name} defines uniqueVia(), PHP that Node cannot run: the store its lock belongs in is unknown`);
   const version = parseVersion(shapes.laravel);

@@ -16,7 +16,7 @@ import { PauseWatch, type QueueCache } from './cache.js';
 import { MiddlewareNotices } from './middleware.js';
 import { MaxAttemptsExceededError, NoHandlerError, TimeoutExceededError, UndecodableJobError, describeError, exceptionText, manualFailure } from './errors.js';
 import type { FailedJobProvider } from './FailedJobProvider.js';
-import { argsOf, handlerNames, releaseDelay, type Handler, type HandlerJob, type HandlerMap } from './handlers.js';
+import { argsOf, handlerNames, jobName, releaseDelay, type Handler, type HandlerJob, type HandlerMap } from './handlers.js';
 import { defaultWorkerOptions, workerOptionsProblem, type WorkerOptions } from './WorkerOptions.js';
 import { liveHeapMb, unwatchLiveHeap, watchLiveHeap } from './memory.js';
 import { alreadyExceedsMaxAttempts, attemptsUsedUp, backoffFor, timeoutOf } from './rules.js';
@@ -303,7 +303,7 @@ export class Worker extends EventEmitter {
   /** The run in progress, if one is: a second one at once is refused. */
   private running: Promise<StopReason> | undefined;
   /** Ends the wait for the jobs in hand when stop()'s deadline passes. */
-  private deadline: { passed: boolean; promise: Promise<void>; timer?: NodeJS.Timeout; fire: () => void } | undefined;
+  private deadline: { passed: boolean; promise: Promise<void>; timer: NodeJS.Timeout } | undefined;
   /** The state of each job in hand, so a deadline can leave them to come back. */
   private readonly states = new Map<RedisJob, JobState>();
   private readonly counts: WorkerCounts = emptyCounts();
@@ -415,14 +415,13 @@ export class Worker extends EventEmitter {
     if (!this.shouldQuit) this.stopAs = options.reason ?? 'stopped';
     this.shouldQuit = true;
     if (options.timeout !== undefined && !this.deadline) {
-      let fire!: () => void;
-      const promise = new Promise<void>((resolve) => (fire = resolve));
-      const deadline: NonNullable<Worker['deadline']> = { passed: false, promise, fire: () => undefined };
-      deadline.fire = () => {
+      let pass!: () => void;
+      const promise = new Promise<void>((resolve) => (pass = resolve));
+      const timer = setTimeout(() => {
         deadline.passed = true;
-        fire();
-      };
-      deadline.timer = setTimeout(deadline.fire, Math.max(0, options.timeout));
+        pass();
+      }, Math.max(0, options.timeout));
+      const deadline = { passed: false, promise, timer };
       this.deadline = deadline;
     }
     for (const release of this.stopWaiters) release();
@@ -458,7 +457,7 @@ export class Worker extends EventEmitter {
     this.restartCheckedAt = 0;
     const running = this.runOnce().finally(() => {
       this.running = undefined;
-      if (this.deadline?.timer) clearTimeout(this.deadline.timer);
+      clearTimeout(this.deadline?.timer);
       this.deadline = undefined;
     });
     this.running = running;
@@ -794,10 +793,10 @@ export class Worker extends EventEmitter {
     }
     const { payload, view, command } = read;
     if (alreadyExceedsMaxAttempts(payload.envelope, job.attempts(), this.now(), this.options)) {
-      return this.failUnread(state, new MaxAttemptsExceededError(String(payload.envelope.displayName ?? payload.name)), started);
+      return this.failUnread(state, new MaxAttemptsExceededError(jobName(payload)), started);
     }
     state.read = { payload, command };
-    const name = String(payload.envelope.displayName ?? payload.name);
+    const name = jobName(payload);
     this.processing(state, { event: 'processing', job: name, ...base }, started);
     const finish = (event: WorkerEvent['event'], error?: unknown) =>
       this.jobLog(state, { event, job: name, ...base, durationMs: performance.now() - started, ...(error !== undefined ? { error: describeError(error) } : {}) }, error);
@@ -948,7 +947,7 @@ export class Worker extends EventEmitter {
     } finally {
       clearTimeout(timer);
     }
-    const name = String(payload.envelope.displayName ?? payload.name);
+    const name = jobName(payload);
     const error = new TimeoutExceededError(name, seconds);
     const failNow = !state.finished;
     state.expire(error);
@@ -977,7 +976,7 @@ export class Worker extends EventEmitter {
       },
       fail: async (error) => {
         if (state.abandoned) return;
-        await this.fail(state, manualFailure(error), String(payload.envelope.displayName ?? payload.name), context);
+        await this.fail(state, manualFailure(error), jobName(payload), context);
       },
       delete: async () => {
         if (state.finished) return;

@@ -196,6 +196,11 @@ export function releaseDelay(seconds: unknown): number {
   throw new TypeError(`job.release(seconds): seconds must be a finite number, not ${typeof seconds === 'string' ? JSON.stringify(seconds) : describeError(seconds)}`);
 }
 
+/** The job's name in events and failures: the envelope's displayName, else its class. */
+export function jobName(payload: DecodedPayload): string {
+  return String(payload.envelope.displayName ?? payload.name);
+}
+
 /** `job.args` for a payload's view: see `HandlerJob.args`. */
 export function argsOf(view: JobView): unknown[] {
   switch (view.kind) {

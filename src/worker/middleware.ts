@@ -17,6 +17,7 @@ import { createHash } from 'node:crypto';
 import { PhpArray, PhpObject, deref, type PhpValue } from '../php/index.js';
 import type { JobView } from '../laravel/index.js';
 import type { ShapesFile } from '../shapes/shape.js';
+import { findShape } from '../shapes/command.js';
 import type { QueueCache } from './cache.js';
 import type { Handler, HandlerJob } from './handlers.js';
 import { RateLimiter } from './RateLimiter.js';
@@ -183,23 +184,23 @@ export class MiddlewareNotices {
     // Each class is looked at once: reading a command's middleware costs a busy worker per job.
     if (this.said.has(cls)) return undefined;
     this.said.add(cls);
-    const found = middlewareOf(cls, view, shapes);
-    if (!found) return undefined;
-    this.said.add(found.cls);
+    const where = middlewareOf(cls, view, shapes);
+    if (!where) return undefined;
     const guards = (handler as Partial<GuardedHandler> | undefined)?.guards ?? [];
     const applied = guards.length > 0 ? `; its Node handler applies ${guards.map((g) => `${g}()`).join(' and ')}` : '; wrap its Node handler in withoutOverlapping() or rateLimited() to share PHP’s WithoutOverlapping locks and RateLimited limits';
-    return `${found.cls} has job middleware (${found.where}) that runs in PHP only: Node does not apply it${applied}`;
+    return `${cls} has job middleware (${where}) that runs in PHP only: Node does not apply it${applied}`;
   }
 }
 
-function middlewareOf(cls: string, view: JobView & { queueable: { middleware: PhpValue | undefined } }, shapes: ShapesFile | undefined): { cls: string; where: string } | undefined {
+/** Where the class's PHP job middleware is declared, if it has any. */
+function middlewareOf(cls: string, view: JobView & { queueable: { middleware: PhpValue | undefined } }, shapes: ShapesFile | undefined): string | undefined {
   const inPayload = middlewareInPayload(view.queueable.middleware);
-  if (inPayload.length > 0) return { cls, where: `in its payload: ${inPayload.join(', ')}` };
-  const shape = shapes && Object.hasOwn(shapes.classes, cls) ? shapes.classes[cls] : undefined;
+  if (inPayload.length > 0) return `in its payload: ${inPayload.join(', ')}`;
+  const shape = findShape(shapes, cls);
   if (!shape) return undefined;
-  if (shape.methods.includes('middleware')) return { cls, where: 'its middleware() method' };
+  if (shape.methods.includes('middleware')) return 'its middleware() method';
   const property = shape.properties.find((p) => p.name === 'middleware');
-  if (property?.default !== undefined && !EMPTY_DEFAULTS.has(property.default)) return { cls, where: 'its $middleware default' };
+  if (property?.default !== undefined && !EMPTY_DEFAULTS.has(property.default)) return 'its $middleware default';
   return undefined;
 }
 

@@ -10,6 +10,7 @@ import { PhpFloat } from '../php/index.js';
 import { decodeJson, encodeJson, type JsonValue } from '../laravel/index.js';
 import type { RedisQueue } from '../redis/index.js';
 import type { ShapesFile } from '../shapes/shape.js';
+import { findShape } from '../shapes/command.js';
 import type { FailedJob, FailedJobProvider } from './FailedJobProvider.js';
 
 /**
@@ -51,7 +52,7 @@ export function retryUntilFor(payload: string, options: { shapes?: ShapesFile; c
   if (envelope === null || typeof envelope !== 'object' || envelope.data?.command === undefined || envelope.retryUntil === null || envelope.retryUntil === undefined) return { keep: true };
   const className = typeof envelope.data.commandName === 'string' ? envelope.data.commandName : undefined;
   if (className === CALL_QUEUED_LISTENER) return { keep: true };
-  const shape = className && options.shapes && Object.hasOwn(options.shapes.classes, className) ? options.shapes.classes[className] : undefined;
+  const shape = className ? findShape(options.shapes, className) : undefined;
   if (shape && !shape.methods.includes('retryUntil')) return { keep: true };
   const choice = options.choice;
   if (choice === 'keep') return { keep: true };
