@@ -86,16 +86,26 @@ export function cacheClient(connection: Connection): RedisClient {
 }
 
 /**
- * The queue connection for a one-off command (dispatch, size, clear, retry…): ready, or an
- * error naming why not within a few seconds, never a wait for a Redis that is not coming.
+ * The queue connection for a one-off command (size, clear, retry…), handed to `use` and
+ * disconnected after: ready, or an error naming why not within a few seconds, never a wait for
+ * a Redis that is not coming.
  */
-export function openQueueClient(connection: Connection): Promise<RedisClient> {
-  return openOneOff(connection, connection.url);
+export function withQueueClient<T>(connection: Connection, use: (client: RedisClient) => Promise<T>): Promise<T> {
+  return withOneOff(connection, connection.url, use);
 }
 
-/** The cache connection for a one-off command (restart). */
-export function openCacheClient(connection: Connection): Promise<RedisClient> {
-  return openOneOff(connection, connection.cacheUrl);
+/** The cache connection for a one-off command (restart, pause), as withQueueClient. */
+export function withCacheClient<T>(connection: Connection, use: (client: RedisClient) => Promise<T>): Promise<T> {
+  return withOneOff(connection, connection.cacheUrl, use);
+}
+
+async function withOneOff<T>(connection: Connection, url: string, use: (client: RedisClient) => Promise<T>): Promise<T> {
+  const client = await openOneOff(connection, url);
+  try {
+    return await use(client);
+  } finally {
+    client.disconnect();
+  }
 }
 
 async function openOneOff(connection: Connection, url: string): Promise<RedisClient> {
