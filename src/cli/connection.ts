@@ -8,6 +8,7 @@ import type { RedisClient } from '../redis/index.js';
 import { DatabaseUuidFailedJobProvider } from '../worker/index.js';
 import { ConnectionSettingsError, resolveConnection, type ConnectionOptions, type ConnectionSettings } from '../connect/settings.js';
 import { openBoundedClient, patientClient } from '../connect/clients.js';
+import { connectWith, type ConnectOptions, type LaravelQueue } from '../connect/connect.js';
 import { UsageError } from './command.js';
 import { redactSecrets, redactUrl } from '../connect/redact.js';
 
@@ -73,7 +74,7 @@ function asUsage<T>(make: () => T): T {
  * server that does not answer, such as a plain port given a TLS hello, is reported after it;
  * and for one reply once connected, so a stalled server ends it too.
  */
-export const ONE_OFF_TIMEOUTS = { connectTimeout: 3000, commandTimeout: 30_000 } as const;
+const ONE_OFF_TIMEOUTS = { connectTimeout: 3000, commandTimeout: 30_000 } as const;
 
 /** The queue connection, prefixed as Laravel prefixes it, for a worker: it waits out an outage, logging why. */
 export function queueClient(connection: Connection): RedisClient {
@@ -86,16 +87,40 @@ export function cacheClient(connection: Connection): RedisClient {
 }
 
 /**
- * The queue connection for a one-off command (dispatch, size, clear, retry…): ready, or an
- * error naming why not within a few seconds, never a wait for a Redis that is not coming.
+ * The queue connection for a one-off command (size, clear, retry…), handed to `use` and
+ * disconnected after: ready, or an error naming why not within a few seconds, never a wait for
+ * a Redis that is not coming.
  */
-export function openQueueClient(connection: Connection): Promise<RedisClient> {
-  return openOneOff(connection, connection.url);
+export function withQueueClient<T>(connection: Connection, use: (client: RedisClient) => Promise<T>): Promise<T> {
+  return withOneOff(connection, connection.url, use);
 }
 
-/** The cache connection for a one-off command (restart). */
-export function openCacheClient(connection: Connection): Promise<RedisClient> {
-  return openOneOff(connection, connection.cacheUrl);
+/** The cache connection for a one-off command (restart, pause), as withQueueClient. */
+export function withCacheClient<T>(connection: Connection, use: (client: RedisClient) => Promise<T>): Promise<T> {
+  return withOneOff(connection, connection.cacheUrl, use);
+}
+
+async function withOneOff<T>(connection: Connection, url: string, use: (client: RedisClient) => Promise<T>): Promise<T> {
+  const client = await openOneOff(connection, url);
+  try {
+    return await use(client);
+  } finally {
+    client.disconnect();
+  }
+}
+
+/**
+ * connect() for a one-off command (dispatch, find) on the settings the flags resolved, with the
+ * one-off timeouts and the --env (for the app's Laravel and cache store); handed to `use` and closed after.
+ */
+export async function withLaravelQueue<T>(connection: Connection, values: Flags, options: ConnectOptions, use: (queue: LaravelQueue) => Promise<T>): Promise<T> {
+  let queue: LaravelQueue | undefined;
+  try {
+    queue = await connectWith(connection, { ...ONE_OFF_TIMEOUTS, ...options, ...(typeof values.env === 'string' ? { env: values.env } : {}) });
+    return await use(queue);
+  } finally {
+    await queue?.close();
+  }
 }
 
 async function openOneOff(connection: Connection, url: string): Promise<RedisClient> {

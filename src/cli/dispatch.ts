@@ -10,12 +10,12 @@
 import { QueueablePropertyError, decodeJson, isJsonRecord, type JsonValue } from '../laravel/index.js';
 import { ShapeError } from '../shapes/command.js';
 import { UnnamedLockError } from '../worker/UniqueLock.js';
-import { connectWith, profileOf, type DispatchOptions, type LaravelQueue } from '../connect/connect.js';
+import { profileOf, type DispatchOptions } from '../connect/connect.js';
 import { RedisUnavailable, whereRedisIs } from '../connect/clients.js';
 import { ConnectionSettingsError } from '../connect/settings.js';
 import { bookkeepingFlags, lockStoreFrom } from './bookkeeping.js';
 import { shapesFlag, shapesFrom } from './shapes-file.js';
-import { ONE_OFF_TIMEOUTS, connectionFlags, connectionFrom, type Connection } from './connection.js';
+import { connectionFlags, connectionFrom, withLaravelQueue, type Connection } from './connection.js';
 import { UsageError, backoffFlag, countFlag, numberFlag, type Command } from './command.js';
 
 export const dispatch: Command = {
@@ -50,20 +50,19 @@ export const dispatch: Command = {
     const connection = connectionFrom(values);
     // Without shapes no lock is taken, so the lock store's flags (and CACHE_DRIVER) are not read.
     const lockStore = options.shapes ? lockStoreFrom(values) : { cacheStore: 'redis' as const };
-    let queue: LaravelQueue | undefined;
     try {
-      queue = await connectWith(connection, { ...ONE_OFF_TIMEOUTS, ...lockStore, ...(typeof values.env === 'string' ? { env: values.env } : {}), ...(options.laravel ? { laravel: options.laravel } : {}) });
-      const pushed = await queue.dispatch(className, props, options);
-      if (pushed.duplicate) {
-        process.stderr.write(`lqb dispatch: not pushed: ${className} is ShouldBeUnique and its lock ${pushed.lockKey} is held (a job of it is queued or running)\n`);
-        out(JSON.stringify({ uuid: null, id: null, queue: pushed.queue, duplicate: true }));
-        return 0;
-      }
-      out(JSON.stringify({ uuid: pushed.uuid, id: pushed.id, queue: pushed.queue }));
+      return await withLaravelQueue(connection, values, { ...lockStore, ...(options.laravel ? { laravel: options.laravel } : {}) }, async (queue) => {
+        const pushed = await queue.dispatch(className, props, options);
+        if (pushed.duplicate) {
+          process.stderr.write(`lqb dispatch: not pushed: ${className} is ShouldBeUnique and its lock ${pushed.lockKey} is held (a job of it is queued or running)\n`);
+          out(JSON.stringify({ uuid: null, id: null, queue: pushed.queue, duplicate: true }));
+          return 0;
+        }
+        out(JSON.stringify({ uuid: pushed.uuid, id: pushed.id, queue: pushed.queue }));
+        return undefined;
+      });
     } catch (error) {
       throw inTheCliWords(error, connection);
-    } finally {
-      await queue?.close();
     }
   },
 };

@@ -4,7 +4,7 @@
  */
 import { RedisQueue } from '../redis/index.js';
 import { DatabaseUuidFailedJobProvider, retryFailedJob, type FailedJob, type RetryUntilChoice } from '../worker/index.js';
-import { connectionFlags, connectionFrom, failedJobStore, openQueueClient, type Connection } from './connection.js';
+import { connectionFlags, connectionFrom, failedJobStore, withQueueClient, type Connection } from './connection.js';
 import { UsageError, type Command } from './command.js';
 import { shapesFlag, shapesFrom } from './shapes-file.js';
 
@@ -76,9 +76,8 @@ export const retry: Command = {
     if (positionals.length === 0 && !values.queue && ranges.length === 0) throw new UsageError('retry takes failed job IDs, "all", --queue=Q or --range=A-B');
     const window = { shapes: shapesFrom(values), choice: retryUntilChoice(values['retry-until']) };
     const connection = connectionFrom(values);
-    const client = await openQueueClient(connection);
-    try {
-      return await withFailer(connection, async (failer) => {
+    return withQueueClient(connection, (client) =>
+      withFailer(connection, async (failer) => {
         const queue = new RedisQueue(client);
         const ids = await retryIds(failer, positionals, values.queue, ranges);
         let missing = 0;
@@ -98,10 +97,8 @@ export const retry: Command = {
           out(`The failed job [${id}] has been pushed back onto the queue!`);
         }
         return missing > 0 ? 1 : 0;
-      });
-    } finally {
-      client.disconnect();
-    }
+      }),
+    );
   },
 };
 

@@ -3,8 +3,8 @@
  * Laravel's JobQueued event gave): ready, delayed, reserved, or failed; one JSON line. Laravel's
  * queue keeps no index, so this looks through the queues' jobs (in Redis): an operator's lookup.
  */
-import { connectWith, type FoundJob, type LaravelQueue } from '../connect/connect.js';
-import { ONE_OFF_TIMEOUTS, connectionFlags, connectionFrom } from './connection.js';
+import type { FoundJob } from '../connect/connect.js';
+import { connectionFlags, connectionFrom, withLaravelQueue } from './connection.js';
 import { UsageError, queueNames, type Command } from './command.js';
 
 export const find: Command = {
@@ -19,9 +19,7 @@ export const find: Command = {
     if (!id || extra.length) throw new UsageError('find takes one job ID or uuid');
     const connection = connectionFrom(values);
     const queues = queueNames(values.queue, connection.defaultQueue);
-    let queue: LaravelQueue | undefined;
-    try {
-      queue = await connectWith(connection, { ...ONE_OFF_TIMEOUTS, ...(typeof values.env === 'string' ? { env: values.env } : {}) });
+    return withLaravelQueue(connection, values, {}, async (queue) => {
       const found = await queue.find(id, { queues });
       if (!found) {
         process.stderr.write(`lqb find: no job ${JSON.stringify(id)} on ${queues.join(', ')} or among the failed jobs: it ran and was deleted, or was never pushed\n`);
@@ -29,9 +27,7 @@ export const find: Command = {
       }
       out(JSON.stringify(readable(found)));
       return 0;
-    } finally {
-      await queue?.close();
-    }
+    });
   },
 };
 

@@ -5,7 +5,7 @@
  * `redis`, the connection `lqb work` is; the queue to `default`, as artisan's parseQueue does.
  */
 import { QueueCache } from '../worker/index.js';
-import { connectionFlags, connectionFrom, openCacheClient } from './connection.js';
+import { connectionFlags, connectionFrom, withCacheClient } from './connection.js';
 import { UsageError, type Command } from './command.js';
 
 /** `[CONNECTION:]QUEUE`, split at the first colon as Laravel's ParsesQueue does. */
@@ -28,8 +28,7 @@ function pauseCommand(action: 'pause' | 'resume'): Command {
       if (all && positionals.length) throw new UsageError(`${action} takes a QUEUE or --all, not both`);
       if (!all && !positionals.length) throw new UsageError('A queue name is required unless the --all option is used.');
       const connection = connectionFrom(values);
-      const client = await openCacheClient(connection);
-      try {
+      await withCacheClient(connection, async (client) => {
         const cache = new QueueCache(client, connection.cachePrefix, connection.cacheSeparator);
         if (all) {
           await cache.pauseAll(action === 'pause');
@@ -40,9 +39,7 @@ function pauseCommand(action: 'pause' | 'resume'): Command {
         if (action === 'pause') await cache.pause(name, queue);
         else await cache.resume(name, queue);
         out(`Job processing on queue [${name}:${queue}] has been ${done}.`);
-      } finally {
-        client.disconnect();
-      }
+      });
     },
   };
 }

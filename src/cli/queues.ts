@@ -4,7 +4,7 @@
  */
 import { RedisQueue } from '../redis/index.js';
 import { QueueCache } from '../worker/index.js';
-import { connectionFlags, connectionFrom, openCacheClient, openQueueClient } from './connection.js';
+import { connectionFlags, connectionFrom, withCacheClient, withQueueClient } from './connection.js';
 import { connectionName, queueNames, type Command, type Options } from './command.js';
 
 const queueFlag = { queue: { type: 'string', value: 'Q[,Q…]', description: 'the queues', default: 'the connection\'s queue' } } satisfies Options;
@@ -16,8 +16,7 @@ export const size: Command = {
   noArguments: true,
   async run({ values, out }) {
     const connection = connectionFrom(values);
-    const client = await openQueueClient(connection);
-    try {
+    await withQueueClient(connection, async (client) => {
       const queue = new RedisQueue(client);
       for (const name of queueNames(values.queue, connection.defaultQueue)) {
         const [ready, delayed, reserved] = await Promise.all([queue.readySize(name), queue.delayedSize(name), queue.reservedSize(name)]);
@@ -25,9 +24,7 @@ export const size: Command = {
         const total = ready + delayed + reserved;
         out(values.json ? JSON.stringify({ queue: name, size: total, ready, delayed, reserved }) : String(total));
       }
-    } finally {
-      client.disconnect();
-    }
+    });
   },
 };
 
@@ -40,13 +37,10 @@ export const clear: Command = {
   async run({ values, positionals, out }) {
     connectionName(positionals, 'clear');
     const connection = connectionFrom(values);
-    const client = await openQueueClient(connection);
-    try {
+    await withQueueClient(connection, async (client) => {
       const queue = new RedisQueue(client);
       for (const name of queueNames(values.queue, connection.defaultQueue)) out(`Cleared ${await queue.clear(name)} jobs from the [${name}] queue`);
-    } finally {
-      client.disconnect();
-    }
+    });
   },
 };
 
@@ -57,12 +51,9 @@ export const restart: Command = {
   noArguments: true,
   async run({ values, out }) {
     const connection = connectionFrom(values);
-    const client = await openCacheClient(connection);
-    try {
+    await withCacheClient(connection, async (client) => {
       await new QueueCache(client, connection.cachePrefix, connection.cacheSeparator).signalRestart();
       out('Broadcasting queue restart signal.');
-    } finally {
-      client.disconnect();
-    }
+    });
   },
 };

@@ -21,7 +21,7 @@ import { redactSecrets } from './redact.js';
 import { RedisUnavailable, openBoundedClient, patientClient, whereRedisIs } from './clients.js';
 import { DispatchTelemetry, type SentJob } from '../telemetry/dispatch.js';
 import type { TelemetryOptions } from '../telemetry/options.js';
-import { ConnectionSettingsError, installedLaravel, readEnvFile, resolveConnection, type ConnectionOptions, type ConnectionSettings } from './settings.js';
+import { ConnectionSettingsError, envFileOf, installedLaravel, resolveFromEnv, type ConnectionOptions, type ConnectionSettings, type LaravelEnv } from './settings.js';
 
 export interface ConnectOptions extends ConnectionOptions {
   /** Milliseconds to wait for Redis before `connect` rejects (5000). */
@@ -348,14 +348,16 @@ export class LaravelQueue {
  * `connectTimeout`.
  */
 export async function connect(options: ConnectOptions = {}): Promise<LaravelQueue> {
-  return connectWith(resolveConnection(options), options);
+  const fromFile = envFileOf(options);
+  return connectWith(resolveFromEnv(options, fromFile), options, fromFile);
 }
 
 /**
  * connect() for settings already resolved: `lqb` resolves them from its flags (its errors name
- * the flags); `options` give the rest (env for the app's Laravel and cache store, timeouts…).
+ * the flags); `options` give the rest (env for the app's Laravel and cache store, timeouts…);
+ * `fromFile` is that .env when the caller has read it already, and it is read only if the cache store is not given.
  */
-export async function connectWith(settings: ConnectionSettings, options: ConnectOptions = {}): Promise<LaravelQueue> {
+export async function connectWith(settings: ConnectionSettings, options: ConnectOptions = {}, fromFile?: LaravelEnv): Promise<LaravelQueue> {
   if (!supportsCipher(settings.cipher)) throw new ConnectionSettingsError(`unsupported cipher ${JSON.stringify(settings.cipher)} (supported: AES-128-CBC, AES-256-CBC, AES-128-GCM, AES-256-GCM)`);
   if (settings.appKey) {
     try {
@@ -364,9 +366,7 @@ export async function connectWith(settings: ConnectionSettings, options: Connect
       throw new ConnectionSettingsError(`APP_KEY: ${(error as Error).message}`);
     }
   }
-  const fromFile = options.env !== undefined ? readEnvFile(options.env) : undefined;
-  const env = (name: string) => process.env[name] ?? fromFile?.[name];
-  const cacheStore = options.cacheStore ?? (env('CACHE_DRIVER') ?? env('CACHE_STORE') ?? 'redis');
+  const cacheStore = options.cacheStore ?? cacheStoreOf(fromFile ?? envFileOf(options));
   if (cacheStore !== 'redis' && cacheStore !== 'database') throw new ConnectionSettingsError(`cacheStore: unique locks are kept in the redis or the database store, not ${JSON.stringify(cacheStore)}`);
   const appDir = options.env !== undefined ? dirname(resolve(options.env)) : process.cwd();
   const version = options.laravel ?? (options.env !== undefined ? installedLaravel(appDir) : undefined);
@@ -399,6 +399,12 @@ export async function connectWith(settings: ConnectionSettings, options: Connect
   const cacheClient = cacheOpened.value;
   const { shapes: _given, ...rest } = options;
   return new LaravelQueue(settings, client, cacheClient, { ...rest, profile, cacheStore, ...(shapes ? { shapes } : {}) });
+}
+
+/** Laravel's default cache store: CACHE_DRIVER, else 11+'s CACHE_STORE, else redis (the process's environment wins over the .env). */
+function cacheStoreOf(fromFile: LaravelEnv | undefined): string {
+  const env = (name: string) => process.env[name] ?? fromFile?.[name];
+  return env('CACHE_DRIVER') ?? env('CACHE_STORE') ?? 'redis';
 }
 
 /** 8, 8.83, 12.x, v11.2.0, 5.8…: the profile whose layout that version writes. */

@@ -108,7 +108,16 @@ export interface ConnectionOptions {
 
 /** Resolves the settings; a value that cannot be used throws a ConnectionSettingsError naming it. */
 export function resolveConnection(options: ConnectionOptions = {}): ConnectionSettings {
-  const fromFile = options.env !== undefined ? readEnvFile(options.env) : undefined;
+  return resolveFromEnv(options, envFileOf(options));
+}
+
+/** The `.env` the options name, read; undefined when they name none. */
+export function envFileOf(options: ConnectionOptions): LaravelEnv | undefined {
+  return options.env !== undefined ? readEnvFile(options.env) : undefined;
+}
+
+/** resolveConnection for a `.env` already read (connect() reads it once, for these settings and its cache store). */
+export function resolveFromEnv(options: ConnectionOptions, fromFile: LaravelEnv | undefined): ConnectionSettings {
   // As in Laravel, the process's environment wins over the .env file.
   const env = (name: string) => envValue(process.env[name] ?? fromFile?.[name]);
   // With a .env, Redis is Laravel's `default` connection unless `redis` names one.
