@@ -289,6 +289,15 @@ describe('lqb shapes on an app with illuminate/queue but not illuminate/notifica
     expect(shapes.unreadable!.map((u) => u.class)).toEqual(['App\\Notifications\\PhotoResized']);
   });
 
+  it('--bootstrap, as a Capsule app is read: its jobs, without a ReflectionException for Notification', () => {
+    const file = join(dir, 'capsule-bootstrap.php');
+    writeFileSync(file, `<?php\nrequire ${JSON.stringify(join(QUEUE_ONLY, 'vendor/autoload.php'))};\nclass_exists(\\App\\Jobs\\ResizeImage::class);\n`);
+    const shapes = shapesOf([`--bootstrap=${file}`], 'capsule.json');
+    expect(Object.keys(shapes.classes)).toEqual(['App\\Jobs\\ResizeImage', 'App\\Models\\Photo']);
+    expect(shapes.classes['App\\Jobs\\ResizeImage']!.kind).toBe('job');
+    expect(shapes.unreadable).toBeUndefined();
+  });
+
   it('a full app\'s file has no unreadable list', () => {
     expect(JSON.parse(readFileSync(join(dir, 'lqb-shapes.json'), 'utf8'))).not.toHaveProperty('unreadable');
   });
