@@ -32,6 +32,8 @@ export const shapes: Command = {
     const types = stringFlag(values.types, 'types');
     const read = await reflectShapes({ ...(app !== undefined ? { app } : { bootstrap: bootstrap! }), ...(classes ? { classes } : {}) });
     await writeFile(file, JSON.stringify(read, null, 2) + '\n');
+    // Read what could be read; name each class that could not, once, on stderr.
+    for (const { class: name, reason } of read.unreadable ?? []) process.stderr.write(`lqb shapes: cannot read ${name}: ${reason}\n`);
     if (types !== undefined) await writeFile(types, declarationsFor(read));
     const counts = new Map<ClassKind, number>();
     for (const shape of Object.values(read.classes)) counts.set(shape.kind, (counts.get(shape.kind) ?? 0) + 1);

@@ -6,7 +6,8 @@
  * does not declare, a required one missing, or a value of the wrong type is refused before
  * anything is pushed, naming the class and the property.
  */
-import { PhpArray, PhpFloat, PhpObject, fromJS, mangle, serialize, unserialize, type PhpValue } from '../php/index.js';
+import { PhpArray, PhpFloat, PhpObject, formatPhpFloat, fromJS, mangle, serialize, unserialize, type PhpValue } from '../php/index.js';
+import { isInt64 } from '../php/int64.js';
 import { Encrypter, buildDate, buildModelIdentifier, buildPayload, type BuiltPayload, type LaravelProfile, type PayloadOptions } from '../laravel/index.js';
 import type { ClassShape, PropertyShape, ShapesFile } from './shape.js';
 
@@ -184,11 +185,38 @@ function typed(shapes: ShapesFile, shape: ClassShape, property: PropertyShape, j
   }
   if (property.model) return modelIdentifier(where, property.model, js, null, profile);
   if (property.collection) return collectionIdentifier(shapes, where, property.collection, js, profile);
-  for (const member of members) {
+  // A value of a member's own kind first, as PHP keeps it: 7 for int|float stays an int.
+  const ordered = wholeInt(js) !== undefined ? [...members].sort((a, b) => Number(b === 'int') - Number(a === 'int')) : members;
+  for (const member of ordered) {
     const value = asMember(shapes, where, member, js, profile);
     if (value !== NO_MATCH) return value;
   }
+  // A whole float (`1.0` in --props JSON) for an int: the int, as PHP's coercion gives it when
+  // the job is made with `new`, and as the library gets it from JavaScript, where 1.0 is 1.
+  const whole = js instanceof PhpFloat ? wholeInt(js.value) : undefined;
+  if (members.includes('int') && whole !== undefined) return whole;
   throw new ShapeError(`${where} is ${property.type}; ${describe(js)} is not`);
+}
+
+/** An int64 int as PHP holds it (a bigint past 2^53), or undefined for anything else (a float, a number past int64). */
+function wholeInt(js: unknown): number | bigint | undefined {
+  if (typeof js === 'bigint') return isInt64(js) ? js : undefined;
+  if (typeof js !== 'number' || !Number.isInteger(js)) return undefined;
+  if (Number.isSafeInteger(js)) return js === 0 ? 0 : js;
+  return isInt64(BigInt(js)) ? BigInt(js) : undefined;
+}
+
+/** A number of any kind --props or JavaScript gives (a JSON float comes as a PhpFloat). */
+function numberOf(js: unknown): number | undefined {
+  if (typeof js === 'number') return js;
+  if (typeof js === 'bigint') return Number(js);
+  return js instanceof PhpFloat ? js.value : undefined;
+}
+
+/** A JSON object as --props gives it (a Map when a key is integer-like) or as JavaScript does, as a plain record. */
+function recordOf(js: unknown): Record<string, unknown> | undefined {
+  if (isPlainObject(js)) return js;
+  return js instanceof Map ? Object.fromEntries([...js].map(([key, value]) => [String(key), value])) : undefined;
 }
 
 const NO_MATCH = Symbol('no match');
@@ -205,9 +233,11 @@ const DATE_CLASSES = new Set(['DateTimeInterface', 'DateTime', 'DateTimeImmutabl
 function asMember(shapes: ShapesFile, where: string, member: string, js: unknown, profile: LaravelProfile): PhpValue | typeof NO_MATCH {
   switch (member.toLowerCase()) {
     case 'int':
-      return (typeof js === 'number' && Number.isInteger(js)) || typeof js === 'bigint' ? fromJS(js, 'int') : NO_MATCH;
-    case 'float':
-      return typeof js === 'number' ? new PhpFloat(js) : typeof js === 'bigint' ? new PhpFloat(Number(js)) : NO_MATCH;
+      return wholeInt(js) ?? NO_MATCH;
+    case 'float': {
+      const number = numberOf(js);
+      return number === undefined ? NO_MATCH : new PhpFloat(number);
+    }
     case 'string':
       return typeof js === 'string' ? js : NO_MATCH;
     case 'bool':
@@ -220,15 +250,18 @@ function asMember(shapes: ShapesFile, where: string, member: string, js: unknown
       return Array.isArray(js) || js instanceof Map || isPlainObject(js) ? fromJS(js) : NO_MATCH;
     case 'mixed':
       return fromJS(js);
-    case 'object':
-      return isPlainObject(js) ? fromJS(js, { class: 'stdClass' }) : NO_MATCH;
+    case 'object': {
+      const record = recordOf(js);
+      return record ? fromJS(record, { class: 'stdClass' }) : NO_MATCH;
+    }
   }
   if (DATE_CLASSES.has(member)) return asDate(member, js);
   const shape = Object.hasOwn(shapes.classes, member) ? shapes.classes[member] : undefined;
   if (shape?.kind === 'model') return modelIdentifier(where, { class: member, connection: shape.connection ?? null }, js, null, profile);
-  if (shape && isPlainObject(js)) {
-    refuseUndeclared(shape, js);
-    return buildObject(shapes, shape, js, {}, profile);
+  const record = recordOf(js);
+  if (shape && record) {
+    refuseUndeclared(shape, record);
+    return buildObject(shapes, shape, record, {}, profile);
   }
   if (!shape) throw new ShapeError(`${where} holds a ${member}, which the shapes file does not describe: it cannot be written from JSON`);
   return NO_MATCH;
@@ -323,9 +356,18 @@ function isPlainObject(js: unknown): js is Record<string, unknown> {
 function describe(js: unknown): string {
   if (js === null) return 'null';
   if (Array.isArray(js)) return 'an array';
+  // --props JSON gives a float as a PhpFloat: it is a number, not an object.
+  if (js instanceof PhpFloat) return `the float ${floatText(js.value)}`;
   if (typeof js === 'object') return 'an object';
   if (typeof js === 'string') return `the string ${JSON.stringify(js.length > 40 ? `${js.slice(0, 40)}…` : js)}`;
   if (typeof js === 'bigint') return `the int ${js}`;
-  if (typeof js === 'number') return Number.isInteger(js) ? `the int ${js}` : `the float ${js}`;
+  // A number past int64 is a float to PHP, as json_decode reads it.
+  if (typeof js === 'number') return wholeInt(js) !== undefined ? `the int ${js}` : `the float ${floatText(js)}`;
   return `a ${typeof js}`;
+}
+
+/** A float as var_export() writes it: 1.0 for a whole one, so it does not read as an int. */
+function floatText(value: number): string {
+  const text = formatPhpFloat(value);
+  return /^-?\d+$/.test(text) ? `${text}.0` : text;
 }

@@ -14,6 +14,11 @@ export interface ShapesFile {
   /** PHP_VERSION of the PHP that read the classes. */
   php: string;
   classes: Record<string, ClassShape>;
+  /**
+   * Classes PHP could not load, and why (a parent, interface or trait that is not installed: a
+   * Capsule app without illuminate/notifications). Absent when every class was read.
+   */
+  unreadable?: { class: string; reason: string }[];
 }
 
 /** What kind of queueable a class is (`class` for one only referenced: a model, an event's payload). */

@@ -12,6 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Knex } from 'knex';
 import { TableStore } from './knex.js';
 import { PhpArray, deref, unserialize } from '../php/index.js';
+import { redactUrl } from '../connect/redact.js';
 import { knexConfig } from './FailedJobProvider.js';
 
 /** Laravel's UpdatedBatchJobCounts. */
@@ -60,9 +61,25 @@ export class DatabaseBatchRepository extends TableStore {
     return String(this.db.client.config.client);
   }
 
+  /** The batch's row; undefined when it is not there, or the table is not (a --batch-db that is not the app's). */
   async find(batchId: string): Promise<BatchRow | undefined> {
-    const row = (await this.db(this.table).where('id', batchId).first()) as Record<string, unknown> | undefined;
+    let row: Record<string, unknown> | undefined;
+    try {
+      row = (await this.db(this.table).where('id', batchId).first()) as Record<string, unknown> | undefined;
+    } catch (error) {
+      if (await this.hasTable().catch(() => true)) throw error;
+      return undefined;
+    }
     return row ? this.toBatch(row) : undefined;
+  }
+
+  hasTable(): Promise<boolean> {
+    return this.db.schema.hasTable(this.table);
+  }
+
+  /** Where batches are looked up, for a line a person reads: `table job_batches in mysql://app:***@db/app`. */
+  get where(): string {
+    return `table ${this.table} in ${databaseOf(this.knex.config ?? (this.db.client as { config: Knex.Config }).config)}`;
   }
 
   /** Laravel's decrementPendingJobs: pending − 1, the uuid out of failed_job_ids; undefined when the batch is gone. */
@@ -153,6 +170,19 @@ export class DatabaseBatchRepository extends TableStore {
       failure: count('failure'),
     };
   }
+}
+
+/** A database as a URL with no password in it, from the knex config it was opened with. */
+export function databaseOf(config: Knex.Config): string {
+  const client = String(config.client ?? 'database');
+  const connection = (typeof config.connection === 'object' && config.connection !== null ? config.connection : {}) as Record<string, unknown>;
+  if (typeof connection.filename === 'string') return connection.filename === ':memory:' ? 'sqlite::memory:' : `sqlite://${connection.filename}`;
+  const url = connection.uri ?? connection.connectionString ?? (typeof config.connection === 'string' ? config.connection : undefined);
+  if (typeof url === 'string') return redactUrl(url);
+  // A connection given as fields: host, port, user and database; never the password.
+  const user = typeof connection.user === 'string' ? `${connection.user}@` : '';
+  const port = connection.port === undefined ? '' : `:${String(connection.port)}`;
+  return `${client}://${user}${String(connection.host ?? 'localhost')}${port}/${String(connection.database ?? '')}`;
 }
 
 function failedIds(row: Record<string, unknown>): string[] {

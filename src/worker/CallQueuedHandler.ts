@@ -18,11 +18,16 @@ import type { WorkerOptions } from './WorkerOptions.js';
 import { describeError } from './errors.js';
 import { jobName } from './handlers.js';
 
+/** How many batch ids the warning for a batch not found remembers. */
+const SAID_NO_BATCH_LIMIT = 10_000;
+
 export class CallQueuedHandler {
   /** Classes whose PHP-only methods the log has named already. */
   private readonly saidNotRun = new Set<string>();
   /** Batches whose callbacks the log has said did not run. */
   private readonly saidBatch = new Set<string>();
+  /** Batch ids the log has said are not in the batches table (the latest few thousand). */
+  private readonly saidNoBatch = new Set<string>();
   /** What each job in hand is, unique-wise: worked out once per job. */
   private readonly uniqueness = new WeakMap<DecodedPayload, Promise<Uniqueness | undefined>>();
 
@@ -155,7 +160,30 @@ export class CallQueuedHandler {
     const batchId = deref(object.get('batchId') ?? null);
     if (typeof batchId !== 'string' || batchId === '') return undefined;
     const batch = await batches.find(batchId);
-    return batch ? { batches, batch, uuid } : undefined;
+    if (!batch) {
+      await this.sayBatchNotFound(payload, batchId, batches);
+      return undefined;
+    }
+    return { batches, batch, uuid };
+  }
+
+  /**
+   * A Batchable job whose batch is not where the worker looks: it runs, and the batch does not
+   * count it. Laravel says nothing there either, but for a worker beside the app the likeliest
+   * cause is --batch-db naming another database than the app's: said once per batch.
+   */
+  private async sayBatchNotFound(payload: DecodedPayload, batchId: string, batches: DatabaseBatchRepository): Promise<void> {
+    if (this.saidNoBatch.has(batchId)) return;
+    this.saidNoBatch.add(batchId);
+    // Bounded: the oldest id goes (a Set iterates in insertion order).
+    if (this.saidNoBatch.size > SAID_NO_BATCH_LIMIT) this.saidNoBatch.delete(this.saidNoBatch.values().next().value!);
+    const table = await batches.hasTable().catch(() => true);
+    this.log({
+      event: 'warning',
+      job: jobName(payload),
+      uuid: uuidOf(payload),
+      reason: `batch ${batchId} is not in ${batches.where}${table ? '' : ' (no such table)'}: its jobs run, but the batch does not count them; point --batch-db (and --batch-table) at the app's database, where Bus::batch() wrote it`,
+    });
   }
 
   /** Says, once per batch and kind of callback, which callbacks did not run. */

@@ -253,6 +253,56 @@ class NotQueued { public int $n = 1; }
   });
 });
 
+describe('lqb shapes on an app with illuminate/queue but not illuminate/notifications or illuminate/mail', () => {
+  // php-fixture-gen/queue-only-app: Debian's illuminate/queue and /bus only, as a Capsule app has.
+  const QUEUE_ONLY = join(root, 'php-fixture-gen/queue-only-app');
+  const NOT_INSTALLED = {
+    'App\\Mail\\PhotoReady': /^Class "Illuminate\\Mail\\Mailable" not found \(\S+\/app\/Mail\/PhotoReady\.php:10\)$/,
+    'App\\Notifications\\PhotoResized': /^Class "Illuminate\\Notifications\\Notification" not found \(\S+\/app\/Notifications\/PhotoResized\.php:10\)$/,
+  };
+
+  it('writes the shapes of what it can read, and names each class it cannot (stderr, one line each, and the file)', () => {
+    const { status, stdout, stderr } = lqb(['shapes', `--app=${QUEUE_ONLY}`, '--out=queue-only.json']);
+    expect(status, `lqb shapes said: ${stderr}`).toBe(0);
+    expect(stdout).toBe('1 job, 1 model (Laravel unknown) written to queue-only.json\n');
+    const lines = stderr.trimEnd().split('\n');
+    expect(lines, 'one stderr line per unreadable class').toHaveLength(2);
+    expect(lines[0]).toMatch(/^lqb shapes: cannot read App\\Mail\\PhotoReady: Class "Illuminate\\Mail\\Mailable" not found \(/);
+    expect(lines[1]).toMatch(/^lqb shapes: cannot read App\\Notifications\\PhotoResized: Class "Illuminate\\Notifications\\Notification" not found \(/);
+    const shapes = readShapes(join(dir, 'queue-only.json'));
+    expect(Object.keys(shapes.classes)).toEqual(['App\\Jobs\\ResizeImage', 'App\\Models\\Photo']);
+    expect(shapes.unreadable!.map((u) => u.class)).toEqual(Object.keys(NOT_INSTALLED));
+    for (const { class: name, reason } of shapes.unreadable!) expect(reason, `the reason ${name} is unreadable`).toMatch(NOT_INSTALLED[name as keyof typeof NOT_INSTALLED]);
+    const job = shapes.classes['App\\Jobs\\ResizeImage']!;
+    expect(job.kind).toBe('job');
+    expect(job.serializer).toBe('SerializesModels');
+    expect(job.declared).toEqual({ tries: 3 });
+    expect(job.properties.find((p) => p.name === 'photo')!.model).toEqual({ class: 'App\\Models\\Photo', connection: null });
+  });
+
+  it('--class naming an unreadable class names it and reads the others', () => {
+    const { status, stderr } = lqb(['shapes', `--app=${QUEUE_ONLY}`, '--class=App\\Jobs\\ResizeImage,App\\Notifications\\PhotoResized', '--out=queue-only-class.json']);
+    expect(status, `lqb shapes said: ${stderr}`).toBe(0);
+    expect(stderr).toMatch(/^lqb shapes: cannot read App\\Notifications\\PhotoResized: Class "Illuminate\\Notifications\\Notification" not found \([^\n]+\)\n$/);
+    const shapes = readShapes(join(dir, 'queue-only-class.json'));
+    expect(Object.keys(shapes.classes)).toEqual(['App\\Jobs\\ResizeImage', 'App\\Models\\Photo']);
+    expect(shapes.unreadable!.map((u) => u.class)).toEqual(['App\\Notifications\\PhotoResized']);
+  });
+
+  it('--bootstrap, as a Capsule app is read: its jobs, without a ReflectionException for Notification', () => {
+    const file = join(dir, 'capsule-bootstrap.php');
+    writeFileSync(file, `<?php\nrequire ${JSON.stringify(join(QUEUE_ONLY, 'vendor/autoload.php'))};\nclass_exists(\\App\\Jobs\\ResizeImage::class);\n`);
+    const shapes = shapesOf([`--bootstrap=${file}`], 'capsule.json');
+    expect(Object.keys(shapes.classes)).toEqual(['App\\Jobs\\ResizeImage', 'App\\Models\\Photo']);
+    expect(shapes.classes['App\\Jobs\\ResizeImage']!.kind).toBe('job');
+    expect(shapes.unreadable).toBeUndefined();
+  });
+
+  it('a full app\'s file has no unreadable list', () => {
+    expect(JSON.parse(readFileSync(join(dir, 'lqb-shapes.json'), 'utf8'))).not.toHaveProperty('unreadable');
+  });
+});
+
 /** A scratch app: vendor/autoload.php as the sample app's, and the given files. */
 function scratchApp(name: string, files: Record<string, string>): string {
   const app = join(dir, name);
