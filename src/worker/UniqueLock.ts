@@ -15,7 +15,8 @@
  * | 11.39+         | the key itself is in the payload's hidden context                     |
  * | 13.24+         | the job carries `uniqueLockOwner`: released by owner, not by force    |
  *
- * It lives in the cache store: on Laravel's Redis store under the connection's prefix and
+ * It lives in the cache store: on Laravel's Redis store on its lock connection (`lock_connection`,
+ * the queue's `default` connection in the stock config, not the cache's), under the connection's prefix and
  * `{cache prefix}:` (an owner string set NX, deleted by force or by a compare-and-delete of
  * the owner); on the `database` store as a row of `cache_locks (key, owner, expiration)`, the
  * key under the cache prefix with no separator.
@@ -48,7 +49,7 @@ export interface UniqueLockStore {
   acquire(key: string, owner: string, seconds: number): Promise<boolean>;
 }
 
-/** Laravel's RedisStore locks (RedisLock / PhpRedisLock), on the cache connection. */
+/** Laravel's RedisStore locks (RedisLock / PhpRedisLock), on the store's lock connection. */
 export class RedisLockStore implements UniqueLockStore {
   /** Force releases waiting to go out together, and the DEL that sends them. */
   #pendingDeletes: { names: string[]; sent: Promise<void> } | undefined;
@@ -57,7 +58,10 @@ export class RedisLockStore implements UniqueLockStore {
   readonly #cache: QueueCache;
 
   constructor(
-    /** The cache connection, whose client prefix (Laravel's `database.redis.options.prefix`) comes first. */
+    /**
+     * The store's lock connection (`lock_connection`: `default`, the queue's, in the stock config),
+     * whose client prefix (Laravel's `database.redis.options.prefix`) comes first.
+     */
     private readonly client: RedisClient,
     /** Laravel's `cache.prefix`, e.g. `laravel_cache`. */
     prefix = 'laravel_cache',
