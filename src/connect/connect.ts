@@ -14,7 +14,7 @@ import { DatabaseBatchRepository } from '../worker/BatchRepository.js';
 import { QueueCache } from '../worker/cache.js';
 import { DatabaseUuidFailedJobProvider, knexConfig, type FailedJobProvider } from '../worker/FailedJobProvider.js';
 import type { HandlerMap } from '../worker/handlers.js';
-import { DatabaseLockStore, RedisLockStore, acquireUniqueLock, type UniqueLockStore } from '../worker/UniqueLock.js';
+import { DatabaseLockStore, RedisLockStore, parseVersion, planUniqueLock, uniqueLockFields, type UniqueLockStore } from '../worker/UniqueLock.js';
 import { Worker, WorkerUsageError, type FailedJobInfo, type WorkerEvent, type WorkerLogger } from '../worker/Worker.js';
 import { workerOptionsProblem, type WorkerOptions } from '../worker/WorkerOptions.js';
 import { redactSecrets } from './redact.js';
@@ -222,23 +222,33 @@ export class LaravelQueue {
       built = buildPayload(job, { profile, ...envelope, delay: since12(profile) && delayed ? delaySeconds : null });
       queue = options.queue || this.settings.defaultQueue;
     } else if (shapes) {
-      const shaped = buildShapedPayload(shapes, job, withCarbons(props) as Record<string, unknown>, {
+      // What the version writes of a unique job's lock (13.24+ its owner in the command, 11.39+ the hidden context) comes in when known.
+      const build = (unique?: { extra: JsonObject; queueable: Record<string, unknown> }) => buildShapedPayload(shapes, job, withCarbons(props) as Record<string, unknown>, {
         // The layout the lock is named by: `laravel`, else the shapes' version, else the connection's.
         profile,
-        queueable,
+        queueable: { ...queueable, ...unique?.queueable },
         ...envelope,
+        ...(unique ? { extra: { ...unique.extra, ...extra } } : {}),
         delay: delaySeconds,
         ...(this.encrypter ? { encrypter: this.encrypter } : {}),
-        onNotRun: (name, methods) => {
-          const line = `${name} defines ${methods.join(' and ')}, PHP that Node cannot run: the payload goes without ${methods.length > 1 ? 'their results' : 'its result'}`;
-          if (options.onNotRun) options.onNotRun(name, methods, line);
-          else this.options.logger?.warn({ job: name, methods }, line);
-        },
+        // Said once, by the first build, not again by the one with the lock's fields.
+        ...(unique ? {} : { onNotRun }),
       });
+      const onNotRun = (name: string, methods: string[]) => {
+        const line = `${name} defines ${methods.join(' and ')}, PHP that Node cannot run: the payload goes without ${methods.length > 1 ? 'their results' : 'its result'}`;
+        if (options.onNotRun) options.onNotRun(name, methods, line);
+        else this.options.logger?.warn({ job: name, methods }, line);
+      };
+      let shaped = build();
+      // PendingDispatch: the lock is named, written into the payload as the version writes it, taken; a duplicate is not pushed.
+      const lock = await planUniqueLock(shapes, shaped.command, profile, options.uniqueId !== undefined ? { uniqueId: options.uniqueId } : {});
+      if (lock) {
+        const written = uniqueLockFields({ ...lock, store: this.locks.storeName }, parseVersion(options.laravel ?? shapes.laravel), profile);
+        if (written) shaped = build(written);
+      }
       built = shaped;
       queue = options.queue || shaped.queue || this.settings.defaultQueue;
-      const lock = await acquireUniqueLock(this.locks, shapes, shaped.command, profile, options.uniqueId !== undefined ? { uniqueId: options.uniqueId } : {});
-      if (lock && !lock.acquired) return { name: job, delay: delaySeconds, dispatched: { uuid: null, id: null, queue, duplicate: true, lockKey: lock.key } };
+      if (lock && !(await this.locks.acquire(lock.key, lock.owner, lock.seconds))) return { name: job, delay: delaySeconds, dispatched: { uuid: null, id: null, queue, duplicate: true, lockKey: lock.key } };
     } else {
       const command = buildJob({ className: job, properties: withCarbons(props) as Record<string, unknown>, queueable }, profile);
       built = buildPayload(command, { profile, ...envelope, delay: since12(profile) && delayed ? delaySeconds : null });
