@@ -135,7 +135,7 @@ export class LaravelQueue {
     readonly settings: ConnectionSettings,
     client: RedisClient,
     cacheClient: RedisClient,
-    private readonly options: Omit<ConnectOptions, 'shapes'> & { profile: LaravelProfile; cacheStore: 'redis' | 'database'; shapes?: ShapesFile },
+    private readonly options: Omit<ConnectOptions, 'shapes'> & { profile: LaravelProfile; cacheStore: 'redis' | 'database'; shapes?: ShapesFile; /** The app's Laravel version, when known (`laravel`, else vendor/). */ version?: string },
     lockClient: RedisClient = cacheClient,
   ) {
     this.connection = new RedisQueue(client, { defaultQueue: settings.defaultQueue });
@@ -243,7 +243,7 @@ export class LaravelQueue {
       // PendingDispatch: the lock is named, written into the payload as the version writes it, taken; a duplicate is not pushed.
       const lock = await planUniqueLock(shapes, shaped.command, profile, options.uniqueId !== undefined ? { uniqueId: options.uniqueId } : {});
       if (lock) {
-        const written = uniqueLockFields({ ...lock, store: this.locks.storeName }, parseVersion(options.laravel ?? shapes.laravel), profile);
+        const written = uniqueLockFields({ ...lock, store: this.locks.storeName }, parseVersion(options.laravel ?? shapes.laravel ?? this.options.version), profile);
         if (written) shaped = build(written);
       }
       built = shaped;
@@ -418,7 +418,7 @@ export async function connectWith(settings: ConnectionSettings, options: Connect
   const [client, cacheClient, lockClient] = opened.map((result) => (result as PromiseFulfilledResult<RedisClient>).value) as [RedisClient, RedisClient, RedisClient | undefined];
   const { shapes: _given, ...rest } = options;
   const locksOn = lockClient ?? (settings.lockUrl === settings.url ? client : cacheClient);
-  return new LaravelQueue(settings, client, cacheClient, { ...rest, profile, cacheStore, ...(shapes ? { shapes } : {}) }, locksOn);
+  return new LaravelQueue(settings, client, cacheClient, { ...rest, profile, cacheStore, ...(shapes ? { shapes } : {}), ...(version !== undefined ? { version } : {}) }, locksOn);
 }
 
 /** Laravel's default cache store: CACHE_DRIVER, else 11+'s CACHE_STORE, else redis (the process's environment wins over the .env). */
