@@ -14,6 +14,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { lqb, php, scratchPerTest, type Scratch } from '../helpers/processes.js';
 import { root } from '../helpers/php.js';
 import { REDIS_URL, rawClient, removePrefix } from '../helpers/redis.js';
+import { connect } from '../../src/connect/index.js';
 
 const QUEUE = 'unique';
 const HANDLERS = join(root, 'test/e2e/fixtures/bookkeeping-handlers.mjs');
@@ -191,6 +192,24 @@ describe('the stock skeleton’s two connections: values on `cache` (REDIS_CACHE
     expect(failed.node.lockAfter).toBe(false);
     const released = await sameOnBothSides({ label: 'release', uniqueId: 'r' }, stock);
     expect(released.node.lockAfter).toBe(true);
+  });
+
+  it('connect({ env }).worker(): the library frees the lock Laravel took, in the lock database', async () => {
+    const [flag] = stock();
+    const key = 'laravel_unique_job:App\\Jobs\\Bookkeeping\\UniqueJobu9';
+    expect(await bookkeeping('unique', { n: 1, label: 'ok', uniqueId: 'u9' }), 'Laravel’s dispatch').toEqual({ queued: true });
+    const before = process.env;
+    // connect() reads the process's environment over the .env, as lqb does: this test's settings.
+    process.env = { ...s.env };
+    const queue = await connect({ env: flag!.slice('--env='.length), failedDb: join(s.dir, 'failed.sqlite') }).finally(() => (process.env = before));
+    try {
+      const ran: string[] = [];
+      await queue.worker({ 'App\\Jobs\\Bookkeeping\\UniqueJob': async (job) => void ran.push(String(job.command.uniqueId)) }, { queues: [QUEUE], once: true, sleep: 0 }).run();
+      expect(ran, 'the worker ran the job').toEqual(['u9']);
+    } finally {
+      await queue.close();
+    }
+    expect(await ownerIn(key), 'the lock after connect()’s worker ran the job').toEqual({ locksDb: null, valuesDb: null });
   });
 
   it('lqb dispatch --env takes the lock in the lock database, where Laravel’s worker frees it', async () => {
