@@ -222,6 +222,11 @@ export class LaravelQueue {
       built = buildPayload(job, { profile, ...envelope, delay: since12(profile) && delayed ? delaySeconds : null });
       queue = options.queue || this.settings.defaultQueue;
     } else if (shapes) {
+      const onNotRun = (name: string, methods: string[]) => {
+        const line = `${name} defines ${methods.join(' and ')}, PHP that Node cannot run: the payload goes without ${methods.length > 1 ? 'their results' : 'its result'}`;
+        if (options.onNotRun) options.onNotRun(name, methods, line);
+        else this.options.logger?.warn({ job: name, methods }, line);
+      };
       // What the version writes of a unique job's lock (13.24+ its owner in the command, 11.39+ the hidden context) comes in when known.
       const build = (unique?: { extra: JsonObject; queueable: Record<string, unknown> }) => buildShapedPayload(shapes, job, withCarbons(props) as Record<string, unknown>, {
         // The layout the lock is named by: `laravel`, else the shapes' version, else the connection's.
@@ -234,11 +239,6 @@ export class LaravelQueue {
         // Said once, by the first build, not again by the one with the lock's fields.
         ...(unique ? {} : { onNotRun }),
       });
-      const onNotRun = (name: string, methods: string[]) => {
-        const line = `${name} defines ${methods.join(' and ')}, PHP that Node cannot run: the payload goes without ${methods.length > 1 ? 'their results' : 'its result'}`;
-        if (options.onNotRun) options.onNotRun(name, methods, line);
-        else this.options.logger?.warn({ job: name, methods }, line);
-      };
       let shaped = build();
       // PendingDispatch: the lock is named, written into the payload as the version writes it, taken; a duplicate is not pushed.
       const lock = await planUniqueLock(shapes, shaped.command, profile, options.uniqueId !== undefined ? { uniqueId: options.uniqueId } : {});

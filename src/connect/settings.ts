@@ -142,14 +142,7 @@ export function resolveFromEnv(options: ConnectionOptions, fromFile: LaravelEnv 
   // Laravel's config keeps the cache on database 1 (REDIS_CACHE_DB); without a .env, the queue's own.
   const givenCacheDb = options.cacheDb === undefined ? undefined : String(options.cacheDb);
   const cacheDb = givenCacheDb ?? env('REDIS_CACHE_DB') ?? (fromFile ? '1' : undefined);
-  const cacheUrl =
-    givenCacheDb === undefined && env('REDIS_CACHE_CONNECTION') === 'default'
-      ? url
-      : laravel && givenCacheDb === undefined
-        ? redisUrl(laravelRedisUrl(env, cacheDb!))
-        : cacheDb === undefined
-          ? url
-          : withDatabase(url, cacheDb, 'the cache database (--cache-db, REDIS_CACHE_DB)');
+  const cacheUrl = cacheConnectionUrl(givenCacheDb, cacheDb, env('REDIS_CACHE_CONNECTION'), url, laravel ? (db) => redisUrl(laravelRedisUrl(env, db)) : undefined);
   const lockUrl = lockConnectionUrl(options.cacheLockDb ?? process.env.LQB_CACHE_LOCK_DB, env('REDIS_CACHE_LOCK_CONNECTION'), url, cacheUrl);
   const cachePrefix = options.cachePrefix ?? env('CACHE_PREFIX') ?? (style ?? PREFIX_STYLES.colon).cache(appName);
   const cacheSeparator = (style ?? PREFIX_STYLES.colon).separator;
@@ -277,6 +270,17 @@ function redisUrl(url: string): string {
 function databaseNumber(db: string, what: string): string {
   if (!/^\d+$/.test(db)) throw new ConnectionSettingsError(`${what} must be a whole number, not ${JSON.stringify(db)}`);
   return db;
+}
+
+/**
+ * Where the cache store keeps its values: the `cache` connection (REDIS_CACHE_DB) unless 11+'s
+ * REDIS_CACHE_CONNECTION says `default` (the queue's); a database given (--cache-db) on the
+ * queue's server; without a .env, the queue's own. `laravelUrl` is the .env's connection URL for a database.
+ */
+function cacheConnectionUrl(givenDb: string | undefined, db: string | undefined, connection: string | undefined, url: string, laravelUrl: ((db: string) => string) | undefined): string {
+  if (givenDb === undefined && connection === 'default') return url;
+  if (givenDb === undefined && laravelUrl && db !== undefined) return laravelUrl(db);
+  return db === undefined ? url : withDatabase(url, db, 'the cache database (--cache-db, REDIS_CACHE_DB)');
 }
 
 /**
