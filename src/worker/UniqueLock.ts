@@ -302,7 +302,7 @@ export async function uniquenessOf(payload: DecodedPayload, command: PhpValue | 
   const base = { untilProcessing, known: shape !== undefined, ...(owner ? { owner } : {}) };
   // 11.39+: PendingDispatch wrote the store and key it locked into the hidden context (13.24+ the owner too).
   const context = hiddenUniqueContext(payload);
-  if (context.key !== undefined) {
+  if (context.key !== undefined && (await namesThisJob(context.key, className, payload))) {
     const lockOwner = owner ?? context.owner;
     return { ...base, keys: [context.key], ...(lockOwner ? { owner: lockOwner } : {}), ...(context.store !== undefined ? { store: context.store } : {}) };
   }
@@ -371,6 +371,20 @@ function serializedString(serialized: unknown): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Whether a context's key is this job's own lock. Laravel hydrates the context of the job it runs
+ * and writes it into every job that job dispatches (its chain's next link too), so a job that is
+ * not unique may carry the key of the unique job that dispatched it; a unique job's own dispatch
+ * writes its own. The key names the job by its class, or (12.41+) its displayName() or that
+ * name's xxh128 (12.54+), which the envelope's displayName gives.
+ */
+async function namesThisJob(key: string, className: string, payload: DecodedPayload): Promise<boolean> {
+  const names = [className];
+  const displayName = payload.envelope.displayName;
+  if (typeof displayName === 'string' && displayName !== className) names.push(displayName, await xxh128(displayName));
+  return names.some((name) => key.startsWith(`${KEY_PREFIX}${name}:`));
 }
 
 /** `laravel_unique_job_key` in the payload's hidden context (`illuminate:log:context`), 11.39+. */

@@ -175,6 +175,17 @@ describe('the worker reads what Laravel 12.67 and 13.26 write (fixtures/laravel/
     });
   }
 
+  it('a job that is not unique, carrying the context of the unique job that dispatched it (Laravel hydrates it while that job runs): not its lock', async () => {
+    const parent = JSON.parse(records.find((r) => r.laravel.startsWith('13.') && r.kind === 'unique')!.payload);
+    for (const laravel of ['12.', '13.']) {
+      const child = JSON.parse(records.find((r) => r.laravel.startsWith(laravel) && r.kind === 'plain')!.payload);
+      // As createPayloadUsing adds it: after createdAt, before id.
+      const { id, attempts, delay, ...head } = child;
+      const payload = decodePayload(JSON.stringify({ ...head, 'illuminate:log:context': parent['illuminate:log:context'], id, attempts, delay }));
+      expect(await uniquenessOf(payload, payload.command, undefined), `${laravel} PlainJob under UniqueJob's context`).toBeUndefined();
+    }
+  });
+
   describe('on real Redis: Laravel’s lock in the lock store, the fixture payload run by a Worker', () => {
     let env: WorkerSetup;
     let lockClient: RedisClient;
