@@ -4,8 +4,8 @@
  * unique and which Laravel the app runs.
  *
  *   --cache-store=redis|database  Laravel's default cache store (else CACHE_DRIVER, 11+'s
- *                                 CACHE_STORE, else redis): redis keeps locks on the cache
- *                                 connection under the cache prefix; database in `cache_locks`.
+ *                                 CACHE_STORE, else redis): redis keeps locks on the store's
+ *                                 lock connection under the cache prefix; database in `cache_locks`.
  *   --lock-db=URL                 the database store's database (default: the failed-jobs one,
  *                                 the app's database as DB_* names it)
  *   --lock-table=cache_locks      its lock table
@@ -18,7 +18,7 @@ import type { Connection } from './connection.js';
 import { UsageError, type Options } from './command.js';
 
 export const bookkeepingFlags = {
-  'cache-store': { type: 'string', value: 'redis|database', group: 'The app\'s bookkeeping', description: 'the cache store unique jobs\' locks live in: redis (the cache connection, under the cache prefix) or database (cache_locks)', env: 'CACHE_DRIVER or CACHE_STORE', default: 'redis' },
+  'cache-store': { type: 'string', value: 'redis|database', group: 'The app\'s bookkeeping', description: 'the cache store unique jobs\' locks live in: redis (its lock connection, under the cache prefix) or database (cache_locks)', env: 'CACHE_DRIVER or CACHE_STORE', default: 'redis' },
   'lock-db': { type: 'string', value: 'URL', group: 'The app\'s bookkeeping', description: 'the database store\'s database', default: 'the failed-jobs database' },
   'lock-table': { type: 'string', value: 'NAME', group: 'The app\'s bookkeeping', description: 'the database store\'s lock table', default: 'cache_locks' },
   'batch-db': { type: 'string', value: 'URL', group: 'The app\'s bookkeeping', description: 'the job_batches database', default: 'the failed-jobs database' },
@@ -51,8 +51,8 @@ export function lockStoreFrom(values: Values): LockStoreFlags {
   return { cacheStore: store, ...(store === 'database' && lockDb ? { lockDb } : {}), lockTable: text(values['lock-table']) ?? 'cache_locks' };
 }
 
-/** Reads the flags; a malformed one is a usage error now, before Redis is opened. */
-export function bookkeepingFrom(values: Values, connection: Connection): (cache: RedisClient) => Bookkeeping {
+/** Reads the flags; a malformed one is a usage error now, before Redis is opened. The function takes the cache store's lock connection. */
+export function bookkeepingFrom(values: Values, connection: Connection): (lockConnection: RedisClient) => Bookkeeping {
   const { cacheStore: store, lockDb, lockTable } = lockStoreFrom(values);
   const batchDb = text(values['batch-db']);
   const batchTable = text(values['batch-table']) ?? 'job_batches';
@@ -60,8 +60,8 @@ export function bookkeepingFrom(values: Values, connection: Connection): (cache:
   // checks (and names in its refusal) before this is used.
   const lockConfig = lockDb ? knexConfigOf('--lock-db', lockDb) : undefined;
   const batchConfig = batchDb ? knexConfigOf('--batch-db', batchDb) : undefined;
-  return (cache) => {
-    const locks = store === 'database' ? new DatabaseLockStore(lockConfig ?? knexConfig(connection.failedDb), lockTable, connection.cachePrefix) : new RedisLockStore(cache, connection.cachePrefix, connection.cacheSeparator);
+  return (lockConnection) => {
+    const locks = store === 'database' ? new DatabaseLockStore(lockConfig ?? knexConfig(connection.failedDb), lockTable, connection.cachePrefix) : new RedisLockStore(lockConnection, connection.cachePrefix, connection.cacheSeparator);
     const batches = new DatabaseBatchRepository(batchConfig ?? knexConfig(connection.failedDb), batchTable);
     return {
       locks,

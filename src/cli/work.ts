@@ -5,7 +5,7 @@
 import { Encrypter, supportsCipher } from '../laravel/index.js';
 import { RedisQueue, type RedisClient } from '../redis/index.js';
 import { QueueCache, Worker, type DatabaseUuidFailedJobProvider, type WorkerOptions } from '../worker/index.js';
-import { cacheClient, connectionFlags, connectionFrom, failedJobStore, queueClient, type Connection } from './connection.js';
+import { cacheClient, connectionFlags, connectionFrom, failedJobStore, lockClient, queueClient, type Connection } from './connection.js';
 import { formatEvent } from './output.js';
 import { loadHandlersModule } from './handlers-module.js';
 import { shapesFlag, shapesFrom } from './shapes-file.js';
@@ -65,21 +65,24 @@ export const work: Command = {
     const signals: [NodeJS.Signals, () => void][] = [];
     let client: RedisClient | undefined;
     let cache: RedisClient | undefined;
+    let locks: RedisClient | undefined;
     let queue: RedisQueue | undefined;
     let bookkeeping: Bookkeeping | undefined;
     try {
       // Inside the try: a --redis-ca that cannot be read throws here, with the failer open.
       client = queueClient(connection);
       cache = cacheClient(connection);
+      // Locks go where the app's cache store takes them (lock_connection), not with its values.
+      locks = connection.lockUrl === connection.cacheUrl ? cache : lockClient(connection);
       // A chained job naming no queue goes to the connection's queue, as Laravel's dispatch sends it,
       // not to the first queue this worker happens to read.
       queue = new RedisQueue(client, { retryAfter, blockFor, defaultQueue: connection.defaultQueue });
-      bookkeeping = bookkeepingFor(cache);
+      bookkeeping = bookkeepingFor(locks);
       const worker = new Worker(queue, handlers, options, {
         failer,
         locks: bookkeeping.locks,
         batches: bookkeeping.batches,
-        cache: new QueueCache(cache, connection.cachePrefix, connection.cacheSeparator),
+        cache: new QueueCache(cache, connection.cachePrefix, connection.cacheSeparator, locks),
         encrypter,
         ...(shapes ? { shapes } : {}),
         // A job's error may quote a URL or a key the handler was given; the log shows none.
@@ -96,6 +99,7 @@ export const work: Command = {
       await bookkeeping?.close();
       client?.disconnect();
       cache?.disconnect();
+      if (locks !== cache) locks?.disconnect();
     }
   },
 };

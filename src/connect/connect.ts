@@ -14,7 +14,7 @@ import { DatabaseBatchRepository } from '../worker/BatchRepository.js';
 import { QueueCache } from '../worker/cache.js';
 import { DatabaseUuidFailedJobProvider, knexConfig, type FailedJobProvider } from '../worker/FailedJobProvider.js';
 import type { HandlerMap } from '../worker/handlers.js';
-import { DatabaseLockStore, RedisLockStore, acquireUniqueLock, type UniqueLockStore } from '../worker/UniqueLock.js';
+import { DatabaseLockStore, RedisLockStore, parseVersion, planUniqueLock, uniqueLockFields, type UniqueLockStore } from '../worker/UniqueLock.js';
 import { Worker, WorkerUsageError, type FailedJobInfo, type WorkerEvent, type WorkerLogger } from '../worker/Worker.js';
 import { workerOptionsProblem, type WorkerOptions } from '../worker/WorkerOptions.js';
 import { redactSecrets } from './redact.js';
@@ -122,6 +122,8 @@ export class LaravelQueue {
   /** APP_KEY's Encrypter, when there is a key. */
   readonly encrypter: Encrypter | undefined;
   readonly #cacheClient: RedisClient;
+  /** The cache store's lock connection: one of the two above, or a client of its own. */
+  readonly #lockClient: RedisClient;
   #failer: DatabaseUuidFailedJobProvider | undefined;
   #locks: UniqueLockStore | undefined;
   readonly #closers: (() => Promise<void> | void)[] = [];
@@ -133,11 +135,13 @@ export class LaravelQueue {
     readonly settings: ConnectionSettings,
     client: RedisClient,
     cacheClient: RedisClient,
-    private readonly options: Omit<ConnectOptions, 'shapes'> & { profile: LaravelProfile; cacheStore: 'redis' | 'database'; shapes?: ShapesFile },
+    private readonly options: Omit<ConnectOptions, 'shapes'> & { profile: LaravelProfile; cacheStore: 'redis' | 'database'; shapes?: ShapesFile; /** The app's Laravel version, when known (`laravel`, else vendor/). */ version?: string },
+    lockClient: RedisClient = cacheClient,
   ) {
     this.connection = new RedisQueue(client, { defaultQueue: settings.defaultQueue });
     this.#cacheClient = cacheClient;
-    this.cache = new QueueCache(cacheClient, settings.cachePrefix, settings.cacheSeparator);
+    this.#lockClient = lockClient;
+    this.cache = new QueueCache(cacheClient, settings.cachePrefix, settings.cacheSeparator, lockClient);
     this.encrypter = settings.appKey ? new Encrypter(settings.appKey, settings.cipher) : undefined;
   }
 
@@ -168,7 +172,7 @@ export class LaravelQueue {
       const store =
         this.options.cacheStore === 'database'
           ? new DatabaseLockStore(knexConfig(this.options.lockDb ?? this.settings.failedDb), this.options.lockTable ?? 'cache_locks', this.settings.cachePrefix)
-          : new RedisLockStore(this.#cacheClient, this.settings.cachePrefix, this.settings.cacheSeparator);
+          : new RedisLockStore(this.#lockClient, this.settings.cachePrefix, this.settings.cacheSeparator);
       if (store instanceof DatabaseLockStore) this.#closers.push(() => store.close());
       this.#locks = store;
     }
@@ -218,23 +222,33 @@ export class LaravelQueue {
       built = buildPayload(job, { profile, ...envelope, delay: since12(profile) && delayed ? delaySeconds : null });
       queue = options.queue || this.settings.defaultQueue;
     } else if (shapes) {
-      const shaped = buildShapedPayload(shapes, job, withCarbons(props) as Record<string, unknown>, {
+      const onNotRun = (name: string, methods: string[]) => {
+        const line = `${name} defines ${methods.join(' and ')}, PHP that Node cannot run: the payload goes without ${methods.length > 1 ? 'their results' : 'its result'}`;
+        if (options.onNotRun) options.onNotRun(name, methods, line);
+        else this.options.logger?.warn({ job: name, methods }, line);
+      };
+      // What the version writes of a unique job's lock (13.24+ its owner in the command, 11.39+ the hidden context) comes in when known.
+      const build = (unique?: { extra: JsonObject; queueable: Record<string, unknown> }) => buildShapedPayload(shapes, job, withCarbons(props) as Record<string, unknown>, {
         // The layout the lock is named by: `laravel`, else the shapes' version, else the connection's.
         profile,
-        queueable,
+        queueable: { ...queueable, ...unique?.queueable },
         ...envelope,
+        ...(unique ? { extra: { ...unique.extra, ...extra } } : {}),
         delay: delaySeconds,
         ...(this.encrypter ? { encrypter: this.encrypter } : {}),
-        onNotRun: (name, methods) => {
-          const line = `${name} defines ${methods.join(' and ')}, PHP that Node cannot run: the payload goes without ${methods.length > 1 ? 'their results' : 'its result'}`;
-          if (options.onNotRun) options.onNotRun(name, methods, line);
-          else this.options.logger?.warn({ job: name, methods }, line);
-        },
+        // Said once, by the first build, not again by the one with the lock's fields.
+        ...(unique ? {} : { onNotRun }),
       });
+      let shaped = build();
+      // PendingDispatch: the lock is named, written into the payload as the version writes it, taken; a duplicate is not pushed.
+      const lock = await planUniqueLock(shapes, shaped.command, profile, options.uniqueId !== undefined ? { uniqueId: options.uniqueId } : {});
+      if (lock) {
+        const written = uniqueLockFields({ ...lock, store: this.locks.storeName }, parseVersion(options.laravel ?? shapes.laravel ?? this.options.version), profile);
+        if (written) shaped = build(written);
+      }
       built = shaped;
       queue = options.queue || shaped.queue || this.settings.defaultQueue;
-      const lock = await acquireUniqueLock(this.locks, shapes, shaped.command, profile, options.uniqueId !== undefined ? { uniqueId: options.uniqueId } : {});
-      if (lock && !lock.acquired) return { name: job, delay: delaySeconds, dispatched: { uuid: null, id: null, queue, duplicate: true, lockKey: lock.key } };
+      if (lock && !(await this.locks.acquire(lock.key, lock.owner, lock.seconds))) return { name: job, delay: delaySeconds, dispatched: { uuid: null, id: null, queue, duplicate: true, lockKey: lock.key } };
     } else {
       const command = buildJob({ className: job, properties: withCarbons(props) as Record<string, unknown>, queueable }, profile);
       built = buildPayload(command, { profile, ...envelope, delay: since12(profile) && delayed ? delaySeconds : null });
@@ -286,9 +300,11 @@ export class LaravelQueue {
     };
     const client = patientClient(this.settings, this.settings.url, trouble);
     const cacheClient = patientClient(this.settings, this.settings.cacheUrl, trouble);
+    // The lock connection is the queue's in the stock config; its own client, since a blocking pop may hold the queue's.
+    const lockClient = this.settings.lockUrl === this.settings.cacheUrl ? cacheClient : patientClient(this.settings, this.settings.lockUrl, trouble);
     const queue = new RedisQueue(client, { defaultQueue: this.settings.defaultQueue, ...(retryAfter !== undefined ? { retryAfter } : {}), ...(blockFor !== undefined ? { blockFor } : {}) });
     const shapes = this.#shapes(givenShapes);
-    const locks = this.options.cacheStore === 'database' ? this.locks : new RedisLockStore(cacheClient, this.settings.cachePrefix, this.settings.cacheSeparator);
+    const locks = this.options.cacheStore === 'database' ? this.locks : new RedisLockStore(lockClient, this.settings.cachePrefix, this.settings.cacheSeparator);
     const batches = new DatabaseBatchRepository(knexConfig(this.settings.failedDb), 'job_batches');
     const chosenFailer = failer === undefined ? (onFailed ? false : this.failer) : failer;
     worker = new Worker(
@@ -301,7 +317,7 @@ export class LaravelQueue {
         ...(logger ? { logger } : {}),
         ...(onError ? { onError } : {}),
         ...(log ? { log } : {}),
-        cache: new QueueCache(cacheClient, this.settings.cachePrefix, this.settings.cacheSeparator),
+        cache: new QueueCache(cacheClient, this.settings.cachePrefix, this.settings.cacheSeparator, lockClient),
         ...(this.encrypter ? { encrypter: this.encrypter } : {}),
         ...(shapes ? { shapes } : {}),
         locks,
@@ -316,6 +332,7 @@ export class LaravelQueue {
       await batches.close();
       client.disconnect();
       cacheClient.disconnect();
+      if (lockClient !== cacheClient) lockClient.disconnect();
     });
     return made;
   }
@@ -330,6 +347,7 @@ export class LaravelQueue {
     await this.connection.close();
     this.connection.client.disconnect();
     this.#cacheClient.disconnect();
+    if (this.#lockClient !== this.#cacheClient && this.#lockClient !== this.connection.client) this.#lockClient.disconnect();
   }
 
   #open(): void {
@@ -389,16 +407,18 @@ export async function connectWith(settings: ConnectionSettings, options: Connect
     }
   };
   // Both at once, so the whole wait is one connectTimeout; either failing closes the other.
-  const [queueOpened, cacheOpened] = await Promise.allSettled([open(settings.url), open(settings.cacheUrl)]);
-  if (queueOpened.status === 'rejected' || cacheOpened.status === 'rejected') {
-    if (queueOpened.status === 'fulfilled') queueOpened.value.disconnect();
-    if (cacheOpened.status === 'fulfilled') cacheOpened.value.disconnect();
-    throw queueOpened.status === 'rejected' ? queueOpened.reason : (cacheOpened as PromiseRejectedResult).reason;
+  // The lock connection is the queue's (the stock `default`) or the cache's, else one of its own.
+  const ownLock = settings.lockUrl !== settings.url && settings.lockUrl !== settings.cacheUrl;
+  const opened = await Promise.allSettled([open(settings.url), open(settings.cacheUrl), ...(ownLock ? [open(settings.lockUrl)] : [])]);
+  const failed = opened.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+  if (failed) {
+    for (const result of opened) if (result.status === 'fulfilled') result.value.disconnect();
+    throw failed.reason;
   }
-  const client = queueOpened.value;
-  const cacheClient = cacheOpened.value;
+  const [client, cacheClient, lockClient] = opened.map((result) => (result as PromiseFulfilledResult<RedisClient>).value) as [RedisClient, RedisClient, RedisClient | undefined];
   const { shapes: _given, ...rest } = options;
-  return new LaravelQueue(settings, client, cacheClient, { ...rest, profile, cacheStore, ...(shapes ? { shapes } : {}) });
+  const locksOn = lockClient ?? (settings.lockUrl === settings.url ? client : cacheClient);
+  return new LaravelQueue(settings, client, cacheClient, { ...rest, profile, cacheStore, ...(shapes ? { shapes } : {}), ...(version !== undefined ? { version } : {}) }, locksOn);
 }
 
 /** Laravel's default cache store: CACHE_DRIVER, else 11+'s CACHE_STORE, else redis (the process's environment wins over the .env). */

@@ -172,7 +172,8 @@ function isQueueableProperty(property: PropertyShape): boolean {
   return property.visibility === 'public' && QUEUEABLE.has(property.name);
 }
 
-const QUEUEABLE = new Set(['job', 'connection', 'queue', 'chainConnection', 'chainQueue', 'chainCatchCallbacks', 'delay', 'afterCommit', 'middleware', 'chained', 'messageGroup', 'deduplicator']);
+// uniqueLockOwner (13.24+): what UniqueLock::acquire sets on a unique job before it is pushed.
+const QUEUEABLE = new Set(['job', 'connection', 'queue', 'chainConnection', 'chainQueue', 'chainCatchCallbacks', 'delay', 'afterCommit', 'middleware', 'chained', 'messageGroup', 'deduplicator', 'uniqueLockOwner']);
 
 /** A JavaScript value as the property's declared type has it, or a one-line refusal. */
 function typed(shapes: ShapesFile, shape: ClassShape, property: PropertyShape, js: unknown, profile: LaravelProfile): PhpValue {

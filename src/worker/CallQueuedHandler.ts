@@ -213,9 +213,22 @@ export class CallQueuedHandler {
         this.log({ event: 'error', job: jobName(payload), uuid: uuidOf(payload), error: error.message });
         return undefined;
       });
+      found = found.then((unique) => this.inThisStore(payload, unique));
       this.uniqueness.set(payload, found);
     }
     return found;
+  }
+
+  /**
+   * A lock the payload places in another cache store (uniqueVia(), or another default) is not
+   * this worker's to release: the log says where it stays, rather than deleting a key of that
+   * name in the wrong store.
+   */
+  private inThisStore(payload: DecodedPayload, unique: Uniqueness | undefined): Uniqueness | undefined {
+    const here = this.deps.locks?.storeName;
+    if (unique?.store === undefined || here === undefined || unique.store === here) return unique;
+    this.log({ event: 'error', job: jobName(payload), uuid: uuidOf(payload), error: `its unique lock ${unique.keys[0]} is in the cache store "${unique.store}", as its payload says, and this worker keeps locks in "${here}" (--cache-store): the lock was not released` });
+    return undefined;
   }
 
   /** Laravel's forceRelease() of each key; by owner (restoreLock()->release()) when the job carries one (13.24+). */

@@ -12,10 +12,15 @@
  * | 11.0+          | `laravel_unique_job:` . class . `:` . uniqueId                        |
  * | 12.41+         | displayName() instead of the class, when the class defines it         |
  * | 12.54+         | hash('xxh128', displayName()) instead                                 |
- * | 11.39+         | the key itself is in the payload's hidden context                     |
- * | 13.24+         | the job carries `uniqueLockOwner`: released by owner, not by force    |
+ * | 11.39+         | the store and key are in the payload's hidden context                 |
+ * | 13.24+         | the job carries `uniqueLockOwner` (and the context the owner too):    |
+ * |                | released by owner, not by force                                       |
  *
- * It lives in the cache store: on Laravel's Redis store under the connection's prefix and
+ * From 11.39, PendingDispatch writes that context for every unique job it locks, so a payload
+ * of 12.11+ (whose envelope tells) without it took no lock, and the worker sends no release.
+ *
+ * It lives in the cache store: on Laravel's Redis store on its lock connection (`lock_connection`,
+ * the queue's `default` connection in the stock config, not the cache's), under the connection's prefix and
  * `{cache prefix}:` (an owner string set NX, deleted by force or by a compare-and-delete of
  * the owner); on the `database` store as a row of `cache_locks (key, owner, expiration)`, the
  * key under the cache prefix with no separator.
@@ -24,8 +29,8 @@ import { QueueCache } from './cache.js';
 import { RedisLock } from './RedisLock.js';
 import type { Knex } from 'knex';
 import { TableStore } from './knex.js';
-import { PhpEnum, PhpFloat, PhpObject, deref, toJS, unserialize, type PhpValue } from '../php/index.js';
-import { randomId, type DecodedPayload, type LaravelProfile } from '../laravel/index.js';
+import { PhpEnum, PhpFloat, PhpObject, deref, serialize, toJS, unserialize, type PhpValue } from '../php/index.js';
+import { randomId, type DecodedPayload, type JsonObject, type LaravelProfile } from '../laravel/index.js';
 import type { RedisClient } from '../redis/index.js';
 import type { ClassShape, ShapesFile } from '../shapes/shape.js';
 import { findShape } from '../shapes/command.js';
@@ -36,6 +41,8 @@ const KEY_PREFIX = 'laravel_unique_job:';
 
 /** Where unique locks are kept: Laravel's default cache store, as `lock($key)` reaches it. */
 export interface UniqueLockStore {
+  /** The store's name in the app's config/cache.php (`cache.default`), as 11.39+ payloads name it. */
+  readonly storeName: string;
   /** Laravel's forceRelease(): the lock goes, whoever holds it. */
   forceRelease(key: string): Promise<void>;
   /** forceRelease() of several keys in one round trip (the spellings a payload allows). */
@@ -48,7 +55,7 @@ export interface UniqueLockStore {
   acquire(key: string, owner: string, seconds: number): Promise<boolean>;
 }
 
-/** Laravel's RedisStore locks (RedisLock / PhpRedisLock), on the cache connection. */
+/** Laravel's RedisStore locks (RedisLock / PhpRedisLock), on the store's lock connection. */
 export class RedisLockStore implements UniqueLockStore {
   /** Force releases waiting to go out together, and the DEL that sends them. */
   #pendingDeletes: { names: string[]; sent: Promise<void> } | undefined;
@@ -57,12 +64,16 @@ export class RedisLockStore implements UniqueLockStore {
   readonly #cache: QueueCache;
 
   constructor(
-    /** The cache connection, whose client prefix (Laravel's `database.redis.options.prefix`) comes first. */
+    /**
+     * The store's lock connection (`lock_connection`: `default`, the queue's, in the stock config),
+     * whose client prefix (Laravel's `database.redis.options.prefix`) comes first.
+     */
     private readonly client: RedisClient,
     /** Laravel's `cache.prefix`, e.g. `laravel_cache`. */
     prefix = 'laravel_cache',
     /** What RedisStore puts after a non-empty prefix: ':' in 8–10, nothing from 11. */
     separator = ':',
+    readonly storeName = 'redis',
   ) {
     this.#cache = new QueueCache(client, prefix, separator);
   }
@@ -125,6 +136,7 @@ export class DatabaseLockStore extends TableStore implements UniqueLockStore {
     table = 'cache_locks',
     /** Laravel's `cache.prefix`; DatabaseStore puts nothing after it. */
     private readonly prefix = 'laravel_cache',
+    readonly storeName = 'database',
   ) {
     super(db, table);
   }
@@ -182,6 +194,8 @@ export interface Uniqueness {
   keys: string[];
   /** 13.24+: the owner the lock was taken with. */
   owner?: string;
+  /** 11.39+: the cache store the payload says the lock is in. */
+  store?: string;
 }
 
 /** Why a unique job's lock cannot be named: its uniqueId() is PHP that Node cannot run. */
@@ -286,9 +300,14 @@ export async function uniquenessOf(payload: DecodedPayload, command: PhpValue | 
   const ownerValue = toJS(object.get('uniqueLockOwner') ?? null);
   const owner = typeof ownerValue === 'string' && ownerValue !== '' ? ownerValue : undefined;
   const base = { untilProcessing, known: shape !== undefined, ...(owner ? { owner } : {}) };
-  // 11.39+: PendingDispatch wrote the key it locked into the hidden context.
-  const fromContext = hiddenContextKey(payload);
-  if (fromContext !== undefined) return { ...base, keys: [fromContext] };
+  // 11.39+: PendingDispatch wrote the store and key it locked into the hidden context (13.24+ the owner too).
+  const context = hiddenUniqueContext(payload);
+  if (context.key !== undefined && (await namesThisJob(context.key, className, payload))) {
+    const lockOwner = owner ?? context.owner;
+    return { ...base, keys: [context.key], ...(lockOwner ? { owner: lockOwner } : {}), ...(context.store !== undefined ? { store: context.store } : {}) };
+  }
+  // A 12.11+ envelope without that context was not locked by its dispatch; a shape saying unique is released as Laravel's worker would.
+  if (!shape && writesUniqueContext(payload.profile)) return undefined;
   const version = parseVersion(shapes?.laravel);
   const uniqueId = uniqueIdOf(object, shape);
   const displayName = displayNameMethod(payload, shape, className);
@@ -318,20 +337,88 @@ function displayNameMethod(payload: DecodedPayload, shape: ClassShape | undefine
   return displayName !== className ? displayName : undefined;
 }
 
-/** `laravel_unique_job_key` in the payload's hidden context (`illuminate:log:context`), 11.39+. */
-export function hiddenContextKey(payload: DecodedPayload): string | undefined {
-  const context = payload.envelope['illuminate:log:context'];
-  if (context === null || typeof context !== 'object' || Array.isArray(context)) return undefined;
+/** Where the payload's hidden context (`illuminate:log:context`, 11.39+) keeps a unique job's lock. */
+const CONTEXT_KEYS = { store: 'laravel_unique_job_cache_store', key: 'laravel_unique_job_key', owner: 'laravel_unique_job_lock_owner' } as const;
+export const LOG_CONTEXT = 'illuminate:log:context';
+
+/** A unique job's lock as the payload's hidden context names it; each part only when there. */
+export interface UniqueContext {
+  store?: string;
+  key?: string;
+  owner?: string;
+}
+
+/** The store, key and (13.24+) owner in the payload's hidden context; a value that is not a serialized string is left out. */
+export function hiddenUniqueContext(payload: DecodedPayload): UniqueContext {
+  const context = payload.envelope[LOG_CONTEXT];
+  if (context === null || typeof context !== 'object' || Array.isArray(context)) return {};
   const hidden = (context as Record<string, unknown>).hidden;
-  if (hidden === null || typeof hidden !== 'object' || Array.isArray(hidden)) return undefined;
-  const serialized = (hidden as Record<string, unknown>).laravel_unique_job_key;
+  if (hidden === null || typeof hidden !== 'object' || Array.isArray(hidden)) return {};
+  const found: UniqueContext = {};
+  for (const [part, name] of Object.entries(CONTEXT_KEYS) as [keyof UniqueContext, string][]) {
+    const value = serializedString((hidden as Record<string, unknown>)[name]);
+    if (value !== undefined) found[part] = value;
+  }
+  return found;
+}
+
+/** A hidden context value (PHP-serialized, as Context keeps hidden values), when it is a non-empty string. */
+function serializedString(serialized: unknown): string | undefined {
   if (typeof serialized !== 'string') return undefined;
   try {
-    const key = toJS(unserialize(serialized));
-    return typeof key === 'string' && key !== '' ? key : undefined;
+    const value = toJS(unserialize(serialized));
+    return typeof value === 'string' && value !== '' ? value : undefined;
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Whether a context's key is this job's own lock. Laravel hydrates the context of the job it runs
+ * and writes it into every job that job dispatches (its chain's next link too), so a job that is
+ * not unique may carry the key of the unique job that dispatched it; a unique job's own dispatch
+ * writes its own. The key names the job by its class, or (12.41+) its displayName() or that
+ * name's xxh128 (12.54+), which the envelope's displayName gives.
+ */
+async function namesThisJob(key: string, className: string, payload: DecodedPayload): Promise<boolean> {
+  const names = [className];
+  const displayName = payload.envelope.displayName;
+  if (typeof displayName === 'string' && displayName !== className) names.push(displayName, await xxh128(displayName));
+  return names.some((name) => key.startsWith(`${KEY_PREFIX}${name}:`));
+}
+
+/** `laravel_unique_job_key` in the payload's hidden context (`illuminate:log:context`), 11.39+. */
+export function hiddenContextKey(payload: DecodedPayload): string | undefined {
+  return hiddenUniqueContext(payload).key;
+}
+
+/** Envelopes every version of which (12.11+) writes the hidden context for the unique jobs it locks. */
+function writesUniqueContext(profile: LaravelProfile): boolean {
+  return profile === '12' || profile === '13';
+}
+
+/**
+ * What the app's version writes of a lock its dispatch took: the hidden context (11.39+: store
+ * and key; 13.24+ the owner too), an envelope key that goes where createPayloadUsing hooks'
+ * keys go, and (13.24+) the command's `uniqueLockOwner`. Without a version, the profile's
+ * family decides: 12 writes the context, 13 the owner too; 11 and before nothing (11.0–11.38 did not).
+ */
+export function uniqueLockFields(lock: { key: string; owner: string; store: string }, version: [number, number] | null, profile: LaravelProfile): { extra: JsonObject; queueable: { uniqueLockOwner?: string } } | undefined {
+  const context = version ? atLeast(version, 11, 39) : writesUniqueContext(profile);
+  if (!context) return undefined;
+  const owner = version ? atLeast(version, 13, 24) : profile === '13';
+  const hidden: JsonObject = { [CONTEXT_KEYS.store]: phpSerialized(lock.store), [CONTEXT_KEYS.key]: phpSerialized(lock.key) };
+  if (owner) hidden[CONTEXT_KEYS.owner] = phpSerialized(lock.owner);
+  return { extra: { [LOG_CONTEXT]: { data: [], hidden } }, queueable: owner ? { uniqueLockOwner: lock.owner } : {} };
+}
+
+const phpSerialized = (value: string): string => Buffer.from(serialize(value)).toString('utf8');
+
+/** A unique job's lock as its dispatch will take it: the key, a fresh owner, and for how long (0: until released). */
+export interface PlannedLock {
+  key: string;
+  owner: string;
+  seconds: number;
 }
 
 /** A unique job's lock as its dispatch takes it: the key, and whether this dispatch got it. */
@@ -350,6 +437,12 @@ export interface DispatchLock {
  * caller gives the uniqueId.
  */
 export async function acquireUniqueLock(store: UniqueLockStore, shapes: ShapesFile, command: PhpObject, profile: LaravelProfile, options: { uniqueId?: string } = {}): Promise<DispatchLock | undefined> {
+  const lock = await planUniqueLock(shapes, command, profile, options);
+  return lock && { key: lock.key, owner: lock.owner, acquired: await store.acquire(lock.key, lock.owner, lock.seconds) };
+}
+
+/** The lock acquireUniqueLock takes, named before it is taken (13.24+ writes its owner into the payload first). */
+export async function planUniqueLock(shapes: ShapesFile, command: PhpObject, profile: LaravelProfile, options: { uniqueId?: string } = {}): Promise<PlannedLock | undefined> {
   const shape = findShape(shapes, command.className);
   if (!shape?.interfaces.includes(SHOULD_BE_UNIQUE)) return undefined;
   if (shape.methods.includes('uniqueVia')) throw new UnnamedLockError(`${shape.name} defines uniqueVia(), PHP that Node cannot run: the store its lock belongs in is unknown`);
@@ -359,8 +452,7 @@ export async function acquireUniqueLock(store: UniqueLockStore, shapes: ShapesFi
   const [key] = await uniqueLockKeys(shape.name, uniqueId, version, profile, undefined);
   if (key === undefined) return undefined;
   const uniqueFor = Number(toJS(command.get('uniqueFor') ?? null) ?? shape.declared.uniqueFor ?? 0) || 0;
-  const owner = randomId(16);
-  return { key, owner, acquired: await store.acquire(key, owner, Math.max(0, Math.floor(uniqueFor))) };
+  return { key, owner: randomId(16), seconds: Math.max(0, Math.floor(uniqueFor)) };
 }
 
 function uniqueIdOfDispatch(command: PhpObject, shape: ClassShape): string {

@@ -109,7 +109,7 @@ export interface WorkerDependencies {
    */
   shapes?: ShapesFile;
   /**
-   * Where unique jobs' locks live (Laravel's default cache store: RedisLockStore on the cache
+   * Where unique jobs' locks live (Laravel's default cache store: RedisLockStore on its lock
    * connection, or DatabaseLockStore on `cache_locks`); without it no lock is released.
    */
   locks?: UniqueLockStore;

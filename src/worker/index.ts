@@ -41,5 +41,5 @@ export { RedisLock } from './RedisLock.js';
 export { RateLimiter } from './RateLimiter.js';
 export { withoutOverlapping, rateLimited, overlapLockName, rateLimitKeys, type GuardedHandler, type GuardKey, type Limit, type Limits, type WithoutOverlappingOptions, type RateLimitedOptions } from './middleware.js';
 export { CallQueuedHandler } from './CallQueuedHandler.js';
-export { RedisLockStore, DatabaseLockStore, acquireUniqueLock, UnnamedLockError, type DispatchLock, uniqueLockKeys, uniquenessOf, hiddenContextKey, xxh128, SHOULD_BE_UNIQUE, SHOULD_BE_UNIQUE_UNTIL_PROCESSING, type UniqueLockStore, type Uniqueness } from './UniqueLock.js';
+export { RedisLockStore, DatabaseLockStore, acquireUniqueLock, planUniqueLock, uniqueLockFields, hiddenUniqueContext, UnnamedLockError, type DispatchLock, type PlannedLock, type UniqueContext, uniqueLockKeys, uniquenessOf, hiddenContextKey, xxh128, SHOULD_BE_UNIQUE, SHOULD_BE_UNIQUE_UNTIL_PROCESSING, type UniqueLockStore, type Uniqueness } from './UniqueLock.js';
 export { DatabaseBatchRepository, allJobsHaveRanExactlyOnce, type BatchCounts, type BatchOptions, type BatchRow } from './BatchRepository.js';

@@ -73,6 +73,22 @@ describe('--env', () => {
     expect(fromDotenv([]).cacheUrl).toBe('redis://127.0.0.1:6379/1');
   });
 
+  it('locks go on the cache store’s lock_connection: `default` (REDIS_DB) in the stock config, `cache` when REDIS_CACHE_LOCK_CONNECTION says so, or --cache-lock-db', () => {
+    const stock = fromDotenv(['REDIS_PASSWORD=p', 'REDIS_DB=3', 'REDIS_CACHE_DB=4']);
+    expect({ queue: stock.url, values: stock.cacheUrl, locks: stock.lockUrl }, 'the stock skeleton').toEqual({ queue: 'redis://:p@127.0.0.1:6379/3', values: 'redis://:p@127.0.0.1:6379/4', locks: 'redis://:p@127.0.0.1:6379/3' });
+    expect(fromDotenv([]).lockUrl, 'the stock skeleton without REDIS_DB').toBe('redis://127.0.0.1:6379/0');
+    expect(fromDotenv(['REDIS_DB=3', 'REDIS_CACHE_DB=4', 'REDIS_CACHE_LOCK_CONNECTION=cache']).lockUrl).toBe('redis://127.0.0.1:6379/4');
+    expect(fromDotenv(['REDIS_DB=3', 'REDIS_CACHE_CONNECTION=default']).cacheUrl, 'REDIS_CACHE_CONNECTION=default keeps values on the queue’s database').toBe('redis://127.0.0.1:6379/3');
+    expect(fromDotenv(['REDIS_DB=3'], { 'cache-lock-db': '6' }).lockUrl).toBe('redis://127.0.0.1:6379/6');
+    expect(() => fromDotenv(['REDIS_CACHE_LOCK_CONNECTION=sessions'])).toThrow(/^REDIS_CACHE_LOCK_CONNECTION="sessions" names a Redis connection the stock config\/database.php does not have \(default or cache\): give its database with --cache-lock-db$/);
+    expect(() => fromDotenv([], { 'cache-lock-db': 'x' })).toThrow(/the lock database \(--cache-lock-db, LQB_CACHE_LOCK_DB\) must be a whole number, not "x"/);
+  });
+
+  it('without --env, locks stay on the queue’s connection (what `default` means), whatever database the cache values are given', () => {
+    const settings = connectionFrom({ redis: 'redis://127.0.0.1:6379/2', 'cache-db': '5' });
+    expect({ values: settings.cacheUrl, locks: settings.lockUrl }).toEqual({ values: 'redis://127.0.0.1:6379/5', locks: 'redis://127.0.0.1:6379/2' });
+  });
+
   it('a Redis database that is no whole number is refused at once, naming the setting (ioredis would SELECT NaN, and fail later, unhandled)', () => {
     expect(() => fromDotenv(['REDIS_DB=abc'])).toThrow(/the database of "redis:\/\/127\.0\.0\.1:6379\/abc" must be a whole number, not "abc"/);
     expect(() => fromDotenv(['REDIS_CACHE_DB=one'])).toThrow(/must be a whole number, not "one"/);

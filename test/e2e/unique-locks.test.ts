@@ -3,14 +3,18 @@
  * takes the lock, drops a duplicate), then either Laravel's own worker or `lqb work` runs the
  * job, and the lock ends as Laravel's worker leaves it: gone after success, before the handler
  * for ShouldBeUniqueUntilProcessing, gone on failure, kept when the job is released. In the
- * Redis cache store and in the database store's cache_locks (SQLite).
+ * Redis cache store and in the database store's cache_locks (SQLite); and with the stock
+ * skeleton's two Redis connections, where locks live on `lock_connection` (`default`), not with
+ * the cache's values, in both directions (Laravel dispatches and lqb works, lqb dispatches and Laravel works).
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { Redis } from 'ioredis';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { lqb, php, scratchPerTest, type Scratch } from '../helpers/processes.js';
 import { root } from '../helpers/php.js';
-import { rawClient, removePrefix } from '../helpers/redis.js';
+import { REDIS_URL, rawClient, removePrefix } from '../helpers/redis.js';
+import { connect } from '../../src/connect/index.js';
 
 const QUEUE = 'unique';
 const HANDLERS = join(root, 'test/e2e/fixtures/bookkeeping-handlers.mjs');
@@ -138,5 +142,91 @@ describe('the database cache store (cache_locks on SQLite)', () => {
     database();
     const released = await sameOnBothSides({ label: 'release', uniqueId: 'r' }, database);
     expect(released.node.lockAfter).toBe(true);
+  });
+});
+
+describe('the stock skeleton’s two connections: values on `cache` (REDIS_CACHE_DB 1), locks on `default` (REDIS_DB 0)', () => {
+  // config/cache.php's redis store since 8.x: 'connection' => 'cache', 'lock_connection' => 'default'.
+  const LOCKS_DB = 0;
+  const VALUES_DB = 1;
+  /** Both sides configured as the stock skeleton: Laravel through CacheManager, lqb through --env. */
+  const stock = () => {
+    Object.assign(s.env, { REDIS_DB: String(LOCKS_DB), REDIS_CACHE_DB: String(VALUES_DB) });
+    const file = join(s.dir, '.env');
+    writeFileSync(file, 'APP_NAME=Laravel\nCACHE_DRIVER=redis\nQUEUE_CONNECTION=redis\nREDIS_HOST=127.0.0.1\nREDIS_PASSWORD=null\nREDIS_PORT=6379\n');
+    return [`--env=${file}`];
+  };
+  /** The lock's owner in each database, by the raw key Laravel's RedisStore gives it. */
+  const ownerIn = async (name: string) => {
+    const key = `${prefix}laravel_cache:${name}`;
+    const [locks, values] = [new Redis(`${REDIS_URL}/${LOCKS_DB}`), new Redis(`${REDIS_URL}/${VALUES_DB}`)];
+    try {
+      return { locksDb: await locks.get(key), valuesDb: await values.get(key) };
+    } finally {
+      locks.disconnect();
+      values.disconnect();
+    }
+  };
+  afterEach(async () => {
+    const raw = new Redis(`${REDIS_URL}/${VALUES_DB}`);
+    await removePrefix(raw, prefix);
+    raw.disconnect();
+  });
+
+  it('Laravel dispatches, lqb work --env runs: the lock Laravel took in the lock database is freed, and the next dispatch is queued', async () => {
+    const flags = stock();
+    const key = 'laravel_unique_job:App\\Jobs\\Bookkeeping\\UniqueJobu1';
+    expect(await bookkeeping('unique', { n: 1, label: 'ok', uniqueId: 'u1' }), 'Laravel’s first dispatch').toEqual({ queued: true });
+    expect(await ownerIn(key), 'where Laravel’s PendingDispatch took the lock').toEqual({ locksDb: expect.stringMatching(/^\w{16}$/), valuesDb: null });
+    const run = await lqb(['work', `--handlers=${HANDLERS}`, `--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0', ...flags], s.env);
+    expect(run.status, run.stderr).toBe(0);
+    expect(s.nodeRuns(), 'lqb work ran the job holding Laravel’s lock').toMatchObject([{ lockHeld: true, props: { uniqueId: 'u1' } }]);
+    expect(await ownerIn(key), 'the lock after lqb work ran the job').toEqual({ locksDb: null, valuesDb: null });
+    expect(await bookkeeping('unique', { n: 2, label: 'ok', uniqueId: 'u1' }), 'Laravel’s next dispatch is not dropped').toEqual({ queued: true });
+  });
+
+  it('the same run on Laravel’s worker and lqb work: held while running, freed on failure, kept on release', async () => {
+    const ok = await sameOnBothSides({}, stock);
+    expect(ok.node.lockAfter).toBe(false);
+    const failed = await sameOnBothSides({ label: 'fail', uniqueId: 'f' }, stock);
+    expect(failed.node.lockAfter).toBe(false);
+    const released = await sameOnBothSides({ label: 'release', uniqueId: 'r' }, stock);
+    expect(released.node.lockAfter).toBe(true);
+  });
+
+  it('connect({ env }).worker(): the library frees the lock Laravel took, in the lock database', async () => {
+    const [flag] = stock();
+    const key = 'laravel_unique_job:App\\Jobs\\Bookkeeping\\UniqueJobu9';
+    expect(await bookkeeping('unique', { n: 1, label: 'ok', uniqueId: 'u9' }), 'Laravel’s dispatch').toEqual({ queued: true });
+    const before = process.env;
+    // connect() reads the process's environment over the .env, as lqb does: this test's settings.
+    process.env = { ...s.env };
+    const queue = await connect({ env: flag!.slice('--env='.length), failedDb: join(s.dir, 'failed.sqlite') }).finally(() => (process.env = before));
+    try {
+      const ran: string[] = [];
+      await queue.worker({ 'App\\Jobs\\Bookkeeping\\UniqueJob': async (job) => void ran.push(String(job.command.uniqueId)) }, { queues: [QUEUE], once: true, sleep: 0 }).run();
+      expect(ran, 'the worker ran the job').toEqual(['u9']);
+    } finally {
+      await queue.close();
+    }
+    expect(await ownerIn(key), 'the lock after connect()’s worker ran the job').toEqual({ locksDb: null, valuesDb: null });
+  });
+
+  it('lqb dispatch --env takes the lock in the lock database, where Laravel’s worker frees it', async () => {
+    const flags = stock();
+    const shapes = join(s.dir, 'lqb-shapes.json');
+    const made = await lqb(['shapes', `--app=${join(root, 'php-fixture-gen/shapes-app')}`, '--class=App\\Jobs\\ImportFeed', `--out=${shapes}`], s.env);
+    expect(made.status, made.stderr).toBe(0);
+    const dispatch = () => lqb(['dispatch', 'App\\Jobs\\ImportFeed', '--props={"feed":"news"}', `--queue=${QUEUE}`, `--shapes=${shapes}`, ...flags], s.env);
+    const first = await dispatch();
+    expect(first.status, first.stderr).toBe(0);
+    const key = 'laravel_unique_job:App\\Jobs\\ImportFeed';
+    expect(await ownerIn(key), 'where lqb dispatch took the lock').toEqual({ locksDb: expect.stringMatching(/^\w{16}$/), valuesDb: null });
+    const worker = await php('laravel-worker.php', [`--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0'], s.env);
+    expect(worker.status, worker.stderr).toBe(0);
+    expect(s.phpRuns().map((r) => [r.class, r.props.feed]), 'Laravel’s worker ran the job').toEqual([['App\\Jobs\\ImportFeed', 'news']]);
+    expect(await ownerIn(key), 'the lock after Laravel’s worker ran the job').toEqual({ locksDb: null, valuesDb: null });
+    const again = await dispatch();
+    expect(JSON.parse(again.stdout).uuid, `dispatched again once Laravel freed the lock: ${again.stderr}`).toEqual(expect.any(String));
   });
 });
