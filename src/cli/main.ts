@@ -3,11 +3,11 @@
  * `lqb`: the command line. Commands and flags mirror `php artisan queue:*`.
  * Exit status: 0 success, 1 failure, 2 usage error, each failure with a one-line reason.
  */
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { UsageError, helpText, parserOptions } from './command.js';
 import { commands } from './commands.js';
 import { redactSecrets } from '../connect/redact.js';
+import { VERSION } from '../internal/version.generated.js';
 
 const HELP = new Set(['help', '--help', '-h']);
 
@@ -57,10 +57,9 @@ function overview(): string {
     .join('\n');
 }
 
-/** The package's version, from its package.json (two levels up from dist/cli/). */
+/** The package's name and version, as its package.json gives them (built in by scripts/embed.mjs). */
 function version(): string {
-  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { name: string; version: string };
-  return `${manifest.name} ${manifest.version}`;
+  return `laravel-queue-bridge ${VERSION}`;
 }
 
 function oneLine(error: unknown): string {
