@@ -19,8 +19,8 @@ use Illuminate\Queue\Capsule\Manager as Queue;
 use Illuminate\Redis\RedisManager;
 
 /**
- * Laravel's `database.redis` config from the environment: REDIS_HOST, REDIS_PORT, REDIS_PREFIX,
- * and REDIS_CLUSTER=host:port,… to make `default` a Redis Cluster (phpredis's RedisCluster), as
+ * Laravel's `database.redis` config from the environment: REDIS_HOST, REDIS_PORT, REDIS_PASSWORD,
+ * REDIS_DB, REDIS_PREFIX, and REDIS_CLUSTER=host:port,… to make `default` a Redis Cluster (phpredis's RedisCluster), as
  * Laravel's config does with `clusters` and options.cluster = 'redis'.
  */
 function laravel_redis_config(): array
@@ -37,7 +37,8 @@ function laravel_redis_config(): array
     $config['default'] = [
         'host' => getenv('REDIS_HOST') ?: '127.0.0.1',
         'port' => (int) (getenv('REDIS_PORT') ?: 6379),
-        'database' => 0,
+        'password' => getenv('REDIS_PASSWORD') ?: null,
+        'database' => (int) (getenv('REDIS_DB') ?: 0),
     ];
     return $config;
 }
