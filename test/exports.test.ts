@@ -31,13 +31,13 @@ const ROOT = {
   ],
   connect: [
     'connect', 'LaravelQueue', 'resolveConnection', 'ConnectionSettingsError', 'RedisUnavailable', 'ConnectOptions',
-    'DispatchOptions', 'Dispatched', 'FoundJob', 'QueueWorkerOptions', 'ConnectionOptions', 'ConnectionSettings',
+    'DispatchOptions', 'DispatchName', 'DispatchProps', 'UntypedJobs', 'Dispatched', 'FoundJob', 'QueueWorkerOptions', 'ConnectionOptions', 'ConnectionSettings',
     'TelemetryOptions',
   ],
   worker: [
     'Worker', 'WorkerUsageError', 'WorkerOptions', 'WorkerDependencies', 'WorkerEvent', 'WorkerEventMap',
     'WorkerLogger', 'WorkerStats', 'WorkerCounts', 'FailedJobInfo', 'StopOptions', 'StopReason', 'loadHandlers',
-    'defineHandlers', 'Handler', 'HandlerJob', 'HandlerMap', 'TypedHandler', 'TypedHandlerJob', 'TypedHandlerMap',
+    'defineHandlers', 'Handler', 'HandlerJob', 'HandlerMap', 'HandlerObject', 'FailedHook', 'TypedHandler', 'TypedHandlerJob', 'TypedHandlerMap',
     'MailableArgs', 'MailableJob', 'Notifiable', 'NotificationArgs', 'NotificationJob',
     'DatabaseUuidFailedJobProvider', 'MissingDriverError', 'FailedJob', 'FailedJobProvider',
     'MaxAttemptsExceededError', 'TimeoutExceededError', 'ManuallyFailedError', 'NoHandlerError',

@@ -86,6 +86,24 @@ export interface FoundJob {
   payload: string;
 }
 
+/** The jobs an untyped connection dispatches: any class, any properties. */
+export interface UntypedJobs {
+  [className: string]: { command: Record<string, unknown> };
+}
+
+/**
+ * The classes `dispatch` takes on a connection typed by the `Jobs` interface `lqb shapes --types`
+ * writes (`connect<Jobs>()`): the job classes, not the listeners, notifications or mailables
+ * (which the app sends as events, notifications and mail).
+ */
+export type DispatchName<Jobs> = { [Name in keyof Jobs]: Jobs[Name] extends { args: unknown } ? never : Jobs[Name] extends { command: unknown } ? Name : never }[keyof Jobs] & string;
+
+/**
+ * The properties `dispatch` takes for a class: its command's, as the shapes declare them. Each
+ * may be left out (the class's default, or uninitialized, as a constructor that does not set it).
+ */
+export type DispatchProps<Jobs, Name extends keyof Jobs> = Jobs[Name] extends { command: infer Command } ? Partial<Command> : never;
+
 /** What dispatch pushed: the envelope's uuid and id, and the queue; or that a unique lock is held. */
 export type Dispatched = { uuid: string | null; id: string; queue: string; duplicate?: undefined } | { uuid: null; id: null; queue: string; duplicate: true; lockKey: string };
 
@@ -114,7 +132,12 @@ const QUEUE_WORKER_OPTIONS = ['retryAfter', 'blockFor', 'failer', 'onFailed', 'l
 /** How long close() lets running workers finish their jobs before leaving them reserved. */
 const CLOSE_DEADLINE_MS = 10_000;
 
-export class LaravelQueue {
+/**
+ * A connection to a Laravel app's queue. `Jobs` (the interface `lqb shapes --types` writes, given
+ * as `connect<Jobs>()`) types dispatch's class names and properties, as defineHandlers<Jobs> types
+ * handlers; without it any class and properties are taken.
+ */
+export class LaravelQueue<Jobs extends object = UntypedJobs> {
   /** The queue connection (RedisQueue) dispatch and size use: bounded waits, reconnecting. */
   readonly connection: RedisQueue;
   /** Restart signals, maxExceptions counts and queue:pause switches, as Laravel's workers keep them. */
@@ -187,6 +210,8 @@ export class LaravelQueue {
    * properties is a Carbon. With shapes each property is written as the class declares it and
    * a ShouldBeUnique job takes its lock first: a duplicate is not pushed (`duplicate: true`).
    */
+  // One signature, not overloads, so that a wrong property is reported as itself (TS2322), not as "no overload matches".
+  dispatch<Job extends DispatchName<Jobs> | PhpObject>(job: Job, props?: Job extends PhpObject ? Record<string, never> : DispatchProps<Jobs, Job & keyof Jobs>, options?: DispatchOptions): Promise<Dispatched>;
   async dispatch(job: string | PhpObject, props: Record<string, unknown> = {}, options: DispatchOptions = {}): Promise<Dispatched> {
     this.#open();
     const telemetry = await (this.#telemetry ??= DispatchTelemetry.open(this.options.telemetry, 'redis').catch((error: unknown) => {
@@ -347,9 +372,9 @@ export class LaravelQueue {
  * cache connections) ready, or a rejection naming where Redis was looked for, within
  * `connectTimeout`.
  */
-export async function connect(options: ConnectOptions = {}): Promise<LaravelQueue> {
+export async function connect<Jobs extends object = UntypedJobs>(options: ConnectOptions = {}): Promise<LaravelQueue<Jobs>> {
   const fromFile = envFileOf(options);
-  return connectWith(resolveFromEnv(options, fromFile), options, fromFile);
+  return connectWith<Jobs>(resolveFromEnv(options, fromFile), options, fromFile);
 }
 
 /**
@@ -357,7 +382,7 @@ export async function connect(options: ConnectOptions = {}): Promise<LaravelQueu
  * the flags); `options` give the rest (env for the app's Laravel and cache store, timeouts…);
  * `fromFile` is that .env when the caller has read it already, and it is read only if the cache store is not given.
  */
-export async function connectWith(settings: ConnectionSettings, options: ConnectOptions = {}, fromFile?: LaravelEnv): Promise<LaravelQueue> {
+export async function connectWith<Jobs extends object = UntypedJobs>(settings: ConnectionSettings, options: ConnectOptions = {}, fromFile?: LaravelEnv): Promise<LaravelQueue<Jobs>> {
   if (!supportsCipher(settings.cipher)) throw new ConnectionSettingsError(`unsupported cipher ${JSON.stringify(settings.cipher)} (supported: AES-128-CBC, AES-256-CBC, AES-128-GCM, AES-256-GCM)`);
   if (settings.appKey) {
     try {
@@ -398,7 +423,7 @@ export async function connectWith(settings: ConnectionSettings, options: Connect
   const client = queueOpened.value;
   const cacheClient = cacheOpened.value;
   const { shapes: _given, ...rest } = options;
-  return new LaravelQueue(settings, client, cacheClient, { ...rest, profile, cacheStore, ...(shapes ? { shapes } : {}) });
+  return new LaravelQueue<Jobs>(settings, client, cacheClient, { ...rest, profile, cacheStore, ...(shapes ? { shapes } : {}) });
 }
 
 /** Laravel's default cache store: CACHE_DRIVER, else 11+'s CACHE_STORE, else redis (the process's environment wins over the .env). */

@@ -24,6 +24,8 @@ export {
   type HandlerJob,
   type HandlerMap,
   type TypedHandler,
+  type HandlerObject,
+  type FailedHook,
   type TypedHandlerJob,
   type TypedHandlerMap,
   type MailableArgs,
