@@ -66,7 +66,7 @@ const SUBPATH_ONLY = {
   laravel: ['plainJson', 'jsonNumber', 'isJsonObject', 'LARAVEL_PROFILES', 'QUEUEABLE_FIELDS', 'parseAppKey', 'schemaFor'],
   redis: ['registerSteps', 'luaSource', 'whenReady', 'hasHashTag', 'describeConnectionError'],
   worker: [
-    'knexConfig', 'laravelTimestamp', 'xxh128', 'hiddenContextKey', 'overlapLockName', 'rateLimitKeys',
+    'databaseConfig', 'openDatabase', 'quoteName', 'DRIVER_PACKAGES', 'laravelTimestamp', 'xxh128', 'hiddenContextKey', 'overlapLockName', 'rateLimitKeys',
     'allJobsHaveRanExactlyOnce', 'uniqueLockKeys', 'uniquenessOf', 'phpTruthy', 'RESTART_KEY', 'pausedKey',
     'CallQueuedHandler', 'QueueCache', 'RedisLock', 'RedisLockStore', 'DatabaseLockStore', 'acquireUniqueLock',
     'DatabaseBatchRepository', 'retryFailedJob', 'handlerNames', 'defaultWorkerOptions',

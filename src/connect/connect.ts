@@ -12,7 +12,8 @@ import { readShapes } from '../shapes/read.js';
 import type { ShapesFile } from '../shapes/shape.js';
 import { DatabaseBatchRepository } from '../worker/BatchRepository.js';
 import { QueueCache } from '../worker/cache.js';
-import { DatabaseUuidFailedJobProvider, knexConfig, type FailedJobProvider } from '../worker/FailedJobProvider.js';
+import { DatabaseUuidFailedJobProvider, type FailedJobProvider } from '../worker/FailedJobProvider.js';
+import { databaseConfig } from '../database/index.js';
 import type { HandlerMap } from '../worker/handlers.js';
 import { DatabaseLockStore, RedisLockStore, acquireUniqueLock, type UniqueLockStore } from '../worker/UniqueLock.js';
 import { Worker, WorkerUsageError, type FailedJobInfo, type WorkerEvent, type WorkerLogger } from '../worker/Worker.js';
@@ -190,7 +191,7 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
     if (!this.#locks) {
       const store =
         this.options.cacheStore === 'database'
-          ? new DatabaseLockStore(knexConfig(this.options.lockDb ?? this.settings.failedDb), this.options.lockTable ?? 'cache_locks', this.settings.cachePrefix)
+          ? new DatabaseLockStore(databaseConfig(this.options.lockDb ?? this.settings.failedDb), this.options.lockTable ?? 'cache_locks', this.settings.cachePrefix)
           : new RedisLockStore(this.#cacheClient, this.settings.cachePrefix, this.settings.cacheSeparator);
       if (store instanceof DatabaseLockStore) this.#closers.push(() => store.close());
       this.#locks = store;
@@ -314,7 +315,7 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
     const queue = new RedisQueue(client, { defaultQueue: this.settings.defaultQueue, ...(retryAfter !== undefined ? { retryAfter } : {}), ...(blockFor !== undefined ? { blockFor } : {}) });
     const shapes = this.#shapes(givenShapes);
     const locks = this.options.cacheStore === 'database' ? this.locks : new RedisLockStore(cacheClient, this.settings.cachePrefix, this.settings.cacheSeparator);
-    const batches = new DatabaseBatchRepository(knexConfig(this.settings.failedDb), 'job_batches');
+    const batches = new DatabaseBatchRepository(databaseConfig(this.settings.failedDb), 'job_batches');
     const chosenFailer = failer === undefined ? (onFailed ? false : this.failer) : failer;
     worker = new Worker(
       queue,

@@ -7,9 +7,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import knex from 'knex';
+import { databaseConfig, openDatabase, quoteName } from '../../src/database/index.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { knexConfig } from '../../src/worker/index.js';
 import { lqb, php, run, scratchPerTest, type Scratch } from '../helpers/processes.js';
 import { root } from '../helpers/php.js';
 
@@ -38,9 +37,9 @@ describe.each(DATABASES)('Bus::batch on %s', (_, where) => {
   });
 
   afterEach(async () => {
-    const db = knex(knexConfig(url));
-    await db.schema.dropTableIfExists(table);
-    await db.destroy();
+    const db = openDatabase(databaseConfig(url));
+    await db.query(`drop table if exists ${quoteName(db.dialect, table)}`);
+    await db.close();
   });
 
   const bookkeeping = async (kind: string, options: object) => {

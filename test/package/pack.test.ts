@@ -74,6 +74,25 @@ describe('npm pack', () => {
   });
 });
 
+describe('what the install brings', () => {
+  it('ioredis, ajv and hash-wasm with theirs: 15 packages, no SQL library (the drivers are the user’s choice)', () => {
+    const modules = join(scratch, 'node_modules');
+    const brought = new Set<string>();
+    const walk = (name: string) => {
+      if (brought.has(name)) return;
+      brought.add(name);
+      const { dependencies = {} } = JSON.parse(readFileSync(join(modules, name, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
+      for (const dependency of Object.keys(dependencies)) walk(dependency);
+    };
+    const { dependencies = {} } = JSON.parse(readFileSync(join(modules, manifest.name, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
+    for (const dependency of Object.keys(dependencies)) walk(dependency);
+    expect([...brought].sort(), 'the packages laravel-queue-bridge installs').toEqual([
+      '@ioredis/commands', 'ajv', 'cluster-key-slot', 'debug', 'denque', 'fast-deep-equal', 'fast-uri', 'hash-wasm', 'ioredis',
+      'json-schema-traverse', 'ms', 'redis-errors', 'redis-parser', 'require-from-string', 'standard-as-callback',
+    ]);
+  });
+});
+
 // An array holding an object with a protected property (PHP writes its name as NUL * NUL id).
 const serialized = 'a:2:{s:4:"name";s:3:"Ada";i:0;O:8:"App\\User":1:{s:5:"\0*\0id";i:7;}}';
 
@@ -100,7 +119,7 @@ console.log(JSON.stringify({
   reflect: existsSync(REFLECT_PHP),
   testing: typeof freePort,
   helpersAtRoot: 'freePort' in lqb || 'startRedisServer' in lqb,
-  internalsAtRoot: ['luaSource', 'registerSteps', 'knexConfig', 'xxh128', 'plainJson', 'REFLECT_PHP'].filter((name) => name in lqb),
+  internalsAtRoot: ['luaSource', 'registerSteps', 'databaseConfig', 'openDatabase', 'xxh128', 'plainJson', 'REFLECT_PHP'].filter((name) => name in lqb),
 }));
 `,
     );
