@@ -20,8 +20,8 @@ use Illuminate\Queue\Capsule\Manager as Queue;
 use Illuminate\Redis\RedisManager;
 
 /**
- * Laravel's `database.redis` config from the environment: REDIS_HOST, REDIS_PORT, REDIS_PREFIX,
- * REDIS_DB for `default`, and REDIS_CLUSTER=host:port,… to make `default` a Redis Cluster
+ * Laravel's `database.redis` config from the environment: REDIS_HOST, REDIS_PORT, REDIS_PASSWORD,
+ * REDIS_DB for `default`, REDIS_PREFIX, and REDIS_CLUSTER=host:port,… to make `default` a Redis Cluster
  * (phpredis's RedisCluster), as Laravel's config does with `clusters` and options.cluster = 'redis'.
  * With REDIS_CACHE_DB, also the stock skeleton's second connection `cache` on that database.
  */
@@ -39,6 +39,7 @@ function laravel_redis_config(): array
     $config['default'] = [
         'host' => getenv('REDIS_HOST') ?: '127.0.0.1',
         'port' => (int) (getenv('REDIS_PORT') ?: 6379),
+        'password' => getenv('REDIS_PASSWORD') ?: null,
         'database' => (int) (getenv('REDIS_DB') ?: 0),
     ];
     if (getenv('REDIS_CACHE_DB') !== false) {

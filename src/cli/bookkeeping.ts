@@ -13,7 +13,7 @@
  *   --batch-table=job_batches
  */
 import type { RedisClient } from '../redis/index.js';
-import { DatabaseBatchRepository, DatabaseLockStore, RedisLockStore, knexConfig, type UniqueLockStore } from '../worker/index.js';
+import { DatabaseBatchRepository, DatabaseLockStore, RedisLockStore, databaseConfig, type UniqueLockStore } from '../worker/index.js';
 import type { Connection } from './connection.js';
 import { UsageError, type Options } from './command.js';
 
@@ -47,7 +47,7 @@ export function lockStoreFrom(values: Values): LockStoreFlags {
   if (store !== 'redis' && store !== 'database') throw new UsageError(`--cache-store: unique locks are kept in the redis or the database store, not ${JSON.stringify(store)}`);
   const lockDb = text(values['lock-db']);
   // Given, it is checked now; by default it is the failed-jobs database, checked where it is used.
-  if (store === 'database' && lockDb) knexConfigOf('--lock-db', lockDb);
+  if (store === 'database' && lockDb) databaseConfigOf('--lock-db', lockDb);
   return { cacheStore: store, ...(store === 'database' && lockDb ? { lockDb } : {}), lockTable: text(values['lock-table']) ?? 'cache_locks' };
 }
 
@@ -58,11 +58,11 @@ export function bookkeepingFrom(values: Values, connection: Connection): (lockCo
   const batchTable = text(values['batch-table']) ?? 'job_batches';
   // Given, each is checked now; by default each is the failed-jobs database, which the worker
   // checks (and names in its refusal) before this is used.
-  const lockConfig = lockDb ? knexConfigOf('--lock-db', lockDb) : undefined;
-  const batchConfig = batchDb ? knexConfigOf('--batch-db', batchDb) : undefined;
+  const lockConfig = lockDb ? databaseConfigOf('--lock-db', lockDb) : undefined;
+  const batchConfig = batchDb ? databaseConfigOf('--batch-db', batchDb) : undefined;
   return (lockConnection) => {
-    const locks = store === 'database' ? new DatabaseLockStore(lockConfig ?? knexConfig(connection.failedDb), lockTable, connection.cachePrefix) : new RedisLockStore(lockConnection, connection.cachePrefix, connection.cacheSeparator);
-    const batches = new DatabaseBatchRepository(batchConfig ?? knexConfig(connection.failedDb), batchTable);
+    const locks = store === 'database' ? new DatabaseLockStore(lockConfig ?? databaseConfig(connection.failedDb), lockTable, connection.cachePrefix) : new RedisLockStore(lockConnection, connection.cachePrefix, connection.cacheSeparator);
+    const batches = new DatabaseBatchRepository(batchConfig ?? databaseConfig(connection.failedDb), batchTable);
     return {
       locks,
       batches,
@@ -74,10 +74,10 @@ export function bookkeepingFrom(values: Values, connection: Connection): (lockCo
   };
 }
 
-/** A database URL as knex takes it; one it cannot take is a usage error naming the flag. */
-function knexConfigOf(flag: string, url: string): ReturnType<typeof knexConfig> {
+/** A database URL read; one no driver here takes is a usage error naming the flag. */
+function databaseConfigOf(flag: string, url: string): ReturnType<typeof databaseConfig> {
   try {
-    return knexConfig(url);
+    return databaseConfig(url);
   } catch (error) {
     throw new UsageError(`${flag}: ${(error as Error).message}`);
   }

@@ -12,7 +12,8 @@ import { readShapes } from '../shapes/read.js';
 import type { ShapesFile } from '../shapes/shape.js';
 import { DatabaseBatchRepository } from '../worker/BatchRepository.js';
 import { QueueCache } from '../worker/cache.js';
-import { DatabaseUuidFailedJobProvider, knexConfig, type FailedJobProvider } from '../worker/FailedJobProvider.js';
+import { DatabaseUuidFailedJobProvider, type FailedJobProvider } from '../worker/FailedJobProvider.js';
+import { databaseConfig } from '../database/index.js';
 import type { HandlerMap } from '../worker/handlers.js';
 import { DatabaseLockStore, RedisLockStore, parseVersion, planUniqueLock, uniqueLockFields, type UniqueLockStore } from '../worker/UniqueLock.js';
 import { Worker, WorkerUsageError, type FailedJobInfo, type WorkerEvent, type WorkerLogger } from '../worker/Worker.js';
@@ -86,6 +87,24 @@ export interface FoundJob {
   payload: string;
 }
 
+/** The jobs an untyped connection dispatches: any class, any properties. */
+export interface UntypedJobs {
+  [className: string]: { command: Record<string, unknown> };
+}
+
+/**
+ * The classes `dispatch` takes on a connection typed by the `Jobs` interface `lqb shapes --types`
+ * writes (`connect<Jobs>()`): the job classes, not the listeners, notifications or mailables
+ * (which the app sends as events, notifications and mail).
+ */
+export type DispatchName<Jobs> = { [Name in keyof Jobs]: Jobs[Name] extends { args: unknown } ? never : Jobs[Name] extends { command: unknown } ? Name : never }[keyof Jobs] & string;
+
+/**
+ * The properties `dispatch` takes for a class: its command's, as the shapes declare them. Each
+ * may be left out (the class's default, or uninitialized, as a constructor that does not set it).
+ */
+export type DispatchProps<Jobs, Name extends keyof Jobs> = Jobs[Name] extends { command: infer Command } ? Partial<Command> : never;
+
 /** What dispatch pushed: the envelope's uuid and id, and the queue; or that a unique lock is held. */
 export type Dispatched = { uuid: string | null; id: string; queue: string; duplicate?: undefined } | { uuid: null; id: null; queue: string; duplicate: true; lockKey: string };
 
@@ -114,7 +133,12 @@ const QUEUE_WORKER_OPTIONS = ['retryAfter', 'blockFor', 'failer', 'onFailed', 'l
 /** How long close() lets running workers finish their jobs before leaving them reserved. */
 const CLOSE_DEADLINE_MS = 10_000;
 
-export class LaravelQueue {
+/**
+ * A connection to a Laravel app's queue. `Jobs` (the interface `lqb shapes --types` writes, given
+ * as `connect<Jobs>()`) types dispatch's class names and properties, as defineHandlers<Jobs> types
+ * handlers; without it any class and properties are taken.
+ */
+export class LaravelQueue<Jobs extends object = UntypedJobs> {
   /** The queue connection (RedisQueue) dispatch and size use: bounded waits, reconnecting. */
   readonly connection: RedisQueue;
   /** Restart signals, maxExceptions counts and queue:pause switches, as Laravel's workers keep them. */
@@ -171,7 +195,7 @@ export class LaravelQueue {
     if (!this.#locks) {
       const store =
         this.options.cacheStore === 'database'
-          ? new DatabaseLockStore(knexConfig(this.options.lockDb ?? this.settings.failedDb), this.options.lockTable ?? 'cache_locks', this.settings.cachePrefix)
+          ? new DatabaseLockStore(databaseConfig(this.options.lockDb ?? this.settings.failedDb), this.options.lockTable ?? 'cache_locks', this.settings.cachePrefix)
           : new RedisLockStore(this.#lockClient, this.settings.cachePrefix, this.settings.cacheSeparator);
       if (store instanceof DatabaseLockStore) this.#closers.push(() => store.close());
       this.#locks = store;
@@ -191,6 +215,8 @@ export class LaravelQueue {
    * properties is a Carbon. With shapes each property is written as the class declares it and
    * a ShouldBeUnique job takes its lock first: a duplicate is not pushed (`duplicate: true`).
    */
+  // One signature, not overloads, so that a wrong property is reported as itself (TS2322), not as "no overload matches".
+  dispatch<Job extends DispatchName<Jobs> | PhpObject>(job: Job, props?: Job extends PhpObject ? Record<string, never> : DispatchProps<Jobs, Job & keyof Jobs>, options?: DispatchOptions): Promise<Dispatched>;
   async dispatch(job: string | PhpObject, props: Record<string, unknown> = {}, options: DispatchOptions = {}): Promise<Dispatched> {
     this.#open();
     const telemetry = await (this.#telemetry ??= DispatchTelemetry.open(this.options.telemetry, 'redis').catch((error: unknown) => {
@@ -305,7 +331,7 @@ export class LaravelQueue {
     const queue = new RedisQueue(client, { defaultQueue: this.settings.defaultQueue, ...(retryAfter !== undefined ? { retryAfter } : {}), ...(blockFor !== undefined ? { blockFor } : {}) });
     const shapes = this.#shapes(givenShapes);
     const locks = this.options.cacheStore === 'database' ? this.locks : new RedisLockStore(lockClient, this.settings.cachePrefix, this.settings.cacheSeparator);
-    const batches = new DatabaseBatchRepository(knexConfig(this.settings.failedDb), 'job_batches');
+    const batches = new DatabaseBatchRepository(databaseConfig(this.settings.failedDb), 'job_batches');
     const chosenFailer = failer === undefined ? (onFailed ? false : this.failer) : failer;
     worker = new Worker(
       queue,
@@ -365,9 +391,9 @@ export class LaravelQueue {
  * cache connections) ready, or a rejection naming where Redis was looked for, within
  * `connectTimeout`.
  */
-export async function connect(options: ConnectOptions = {}): Promise<LaravelQueue> {
+export async function connect<Jobs extends object = UntypedJobs>(options: ConnectOptions = {}): Promise<LaravelQueue<Jobs>> {
   const fromFile = envFileOf(options);
-  return connectWith(resolveFromEnv(options, fromFile), options, fromFile);
+  return connectWith<Jobs>(resolveFromEnv(options, fromFile), options, fromFile);
 }
 
 /**
@@ -375,7 +401,7 @@ export async function connect(options: ConnectOptions = {}): Promise<LaravelQueu
  * the flags); `options` give the rest (env for the app's Laravel and cache store, timeouts…);
  * `fromFile` is that .env when the caller has read it already, and it is read only if the cache store is not given.
  */
-export async function connectWith(settings: ConnectionSettings, options: ConnectOptions = {}, fromFile?: LaravelEnv): Promise<LaravelQueue> {
+export async function connectWith<Jobs extends object = UntypedJobs>(settings: ConnectionSettings, options: ConnectOptions = {}, fromFile?: LaravelEnv): Promise<LaravelQueue<Jobs>> {
   if (!supportsCipher(settings.cipher)) throw new ConnectionSettingsError(`unsupported cipher ${JSON.stringify(settings.cipher)} (supported: AES-128-CBC, AES-256-CBC, AES-128-GCM, AES-256-GCM)`);
   if (settings.appKey) {
     try {
@@ -418,7 +444,7 @@ export async function connectWith(settings: ConnectionSettings, options: Connect
   const [client, cacheClient, lockClient] = opened.map((result) => (result as PromiseFulfilledResult<RedisClient>).value) as [RedisClient, RedisClient, RedisClient | undefined];
   const { shapes: _given, ...rest } = options;
   const locksOn = lockClient ?? (settings.lockUrl === settings.url ? client : cacheClient);
-  return new LaravelQueue(settings, client, cacheClient, { ...rest, profile, cacheStore, ...(shapes ? { shapes } : {}), ...(version !== undefined ? { version } : {}) }, locksOn);
+  return new LaravelQueue<Jobs>(settings, client, cacheClient, { ...rest, profile, cacheStore, ...(shapes ? { shapes } : {}), ...(version !== undefined ? { version } : {}) }, locksOn);
 }
 
 /** Laravel's default cache store: CACHE_DRIVER, else 11+'s CACHE_STORE, else redis (the process's environment wins over the .env). */

@@ -2,14 +2,10 @@
  * The atomic steps of the queue, one Lua file each (see `lua/`), registered on an ioredis
  * client (or Cluster) so ioredis loads each once and calls it by SHA from then on.
  */
-import { readFileSync } from 'node:fs';
 import type { Cluster, Redis } from 'ioredis';
+import { LUA_FILES } from './lua.generated.js';
 
 export type RedisClient = Redis | Cluster;
-
-// The Lua files sit beside this module: in src/redis/lua/, and copied by the build into
-// dist/redis/lua/ and dist/cjs/redis/lua/.
-const LUA_DIR = new URL('./lua/', import.meta.url);
 
 const STEPS = {
   lqbPushMany: { file: 'push-many.lua', keys: 2 },
@@ -24,12 +20,13 @@ const STEPS = {
 
 export type StepName = keyof typeof STEPS;
 
-const sources = new Map<StepName, string>();
-
-/** The Lua source of a step, read once. */
+/**
+ * The Lua source of a step. The files in src/redis/lua/ are built into the module (see
+ * scripts/embed.mjs) rather than read beside it, so that a bundled service carries them.
+ */
 export function luaSource(step: StepName): string {
-  let source = sources.get(step);
-  if (source === undefined) sources.set(step, (source = readFileSync(new URL(STEPS[step].file, LUA_DIR), 'utf8')));
+  const source = LUA_FILES[STEPS[step].file];
+  if (source === undefined) throw new Error(`the Lua step ${STEPS[step].file} is not built into this package`);
   return source;
 }
 

@@ -27,8 +27,8 @@
  */
 import { QueueCache } from './cache.js';
 import { RedisLock } from './RedisLock.js';
-import type { Knex } from 'knex';
-import { TableStore } from './knex.js';
+import type { Database, DatabaseConfig } from '../database/index.js';
+import { TableStore } from './tables.js';
 import { PhpEnum, PhpFloat, PhpObject, deref, serialize, toJS, unserialize, type PhpValue } from '../php/index.js';
 import { randomId, type DecodedPayload, type JsonObject, type LaravelProfile } from '../laravel/index.js';
 import type { RedisClient } from '../redis/index.js';
@@ -131,7 +131,7 @@ export class RedisLockStore implements UniqueLockStore {
 /** Laravel's DatabaseStore locks: rows of `cache_locks (key, owner, expiration)`. */
 export class DatabaseLockStore extends TableStore implements UniqueLockStore {
   constructor(
-    db: Knex | Knex.Config,
+    db: Database | DatabaseConfig,
     /** Laravel's `cache.stores.database.lock_table`. */
     table = 'cache_locks',
     /** Laravel's `cache.prefix`; DatabaseStore puts nothing after it. */
@@ -142,19 +142,19 @@ export class DatabaseLockStore extends TableStore implements UniqueLockStore {
   }
 
   async forceRelease(key: string): Promise<void> {
-    await this.db(this.table).where('key', this.prefix + key).delete();
+    await this.db.query(`delete from ${this.tableName} where ${this.columns(['key'])} = ?`, [this.prefix + key]);
   }
 
   async forceReleaseAll(keys: string[]): Promise<void> {
-    if (keys.length > 0) await this.db(this.table).whereIn('key', keys.map((key) => this.prefix + key)).delete();
+    if (keys.length > 0) await this.db.query(`delete from ${this.tableName} where ${this.columns(['key'])} in (${keys.map(() => '?').join(', ')})`, keys.map((key) => this.prefix + key));
   }
 
   async release(key: string, owner: string): Promise<boolean> {
-    return (await this.db(this.table).where({ key: this.prefix + key, owner }).delete()) > 0;
+    return (await this.db.query(`delete from ${this.tableName} where ${this.columns(['key'])} = ? and ${this.columns(['owner'])} = ?`, [this.prefix + key, owner])).affected > 0;
   }
 
   async owner(key: string): Promise<string | null> {
-    const row = (await this.db(this.table).where('key', this.prefix + key).first()) as { owner?: unknown; expiration?: unknown } | undefined;
+    const [row] = (await this.db.query<{ owner?: unknown; expiration?: unknown }>(`select * from ${this.tableName} where ${this.columns(['key'])} = ? limit 1`, [this.prefix + key])).rows;
     if (!row || Number(row.expiration) <= Math.floor(Date.now() / 1000)) return null;
     return String(row.owner);
   }
@@ -167,15 +167,16 @@ export class DatabaseLockStore extends TableStore implements UniqueLockStore {
     const now = Math.floor(Date.now() / 1000);
     const expiration = seconds > 0 ? now + seconds : now + 86_400;
     const name = this.prefix + key;
+    const [keyColumn, ownerColumn, expirationColumn] = [this.columns(['key']), this.columns(['owner']), this.columns(['expiration'])];
     try {
-      await this.db(this.table).insert({ key: name, owner, expiration });
+      await this.db.query(`insert into ${this.tableName} (${keyColumn}, ${ownerColumn}, ${expirationColumn}) values (?, ?, ?)`, [name, owner, expiration]);
       return true;
     } catch {
-      const updated = await this.db(this.table)
-        .where('key', name)
-        .andWhere((query) => query.where('owner', owner).orWhere('expiration', '<=', now))
-        .update({ owner, expiration });
-      return updated >= 1;
+      const updated = await this.db.query(
+        `update ${this.tableName} set ${ownerColumn} = ?, ${expirationColumn} = ? where ${keyColumn} = ? and (${ownerColumn} = ? or ${expirationColumn} <= ?)`,
+        [owner, expiration, name, owner, now],
+      );
+      return updated.affected >= 1;
     }
   }
 }

@@ -24,6 +24,8 @@ export {
   type HandlerJob,
   type HandlerMap,
   type TypedHandler,
+  type HandlerObject,
+  type FailedHook,
   type TypedHandlerJob,
   type TypedHandlerMap,
   type MailableArgs,
@@ -33,8 +35,9 @@ export {
   type NotificationJob,
 } from './handlers.js';
 export { QueueCache, PauseWatch, RESTART_KEY, ALL_PAUSED_KEY, pausedKey, phpTruthy } from './cache.js';
-export { DatabaseUuidFailedJobProvider, knexConfig, laravelTimestamp, type FailedJob, type FailedJobProvider } from './FailedJobProvider.js';
-export { MissingDriverError } from './knex.js';
+export { DatabaseUuidFailedJobProvider, laravelTimestamp, type FailedJob, type FailedJobProvider } from './FailedJobProvider.js';
+export { databaseConfig, openDatabase, quoteName, type Database, type DatabaseConfig, type Dialect, type Queryable, type QueryResult } from '../database/index.js';
+export { MissingDriverError, DRIVER_PACKAGES } from '../database/index.js';
 export { MaxAttemptsExceededError, TimeoutExceededError, ManuallyFailedError, NoHandlerError, UndecodableJobError, describeError, exceptionText } from './errors.js';
 export { resetAttempts, retryFailedJob, retryUntilFor, type RetryUntilChoice } from './retry.js';
 export { RedisLock } from './RedisLock.js';

@@ -55,7 +55,7 @@ describe('--env', () => {
     const raw = new Redis(`${REDIS_URL}/${DB}`);
     expect(await raw.llen(`${prefix}queues:mailq`)).toBe(1);
     raw.disconnect();
-    expect((await lqb(['size', env], shell())).stdout.trim()).toBe('1');
+    expect((await lqb(['size', env], shell())).stdout.trim()).toBe('mailq  1');
     const worked = await lqb(['work', `--handlers=${HANDLERS}`, '--once', '--json', env], shell());
     expect(worked.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l).event)).toEqual(['processing', 'processed', 'stopping']);
     expect(JSON.parse(readFileSync(join(dir, 'node-runs.jsonl'), 'utf8'))).toMatchObject({ queue: 'mailq', props: { label: 'env' } });

@@ -7,9 +7,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import knex from 'knex';
+import { databaseConfig, openDatabase, quoteName } from '../../src/database/index.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { knexConfig } from '../../src/worker/index.js';
 import { lqb, php, run, scratchPerTest, type Scratch } from '../helpers/processes.js';
 import { root } from '../helpers/php.js';
 
@@ -38,9 +37,9 @@ describe.each(DATABASES)('Bus::batch on %s', (_, where) => {
   });
 
   afterEach(async () => {
-    const db = knex(knexConfig(url));
-    await db.schema.dropTableIfExists(table);
-    await db.destroy();
+    const db = openDatabase(databaseConfig(url));
+    await db.query(`drop table if exists ${quoteName(db.dialect, table)}`);
+    await db.close();
   });
 
   const bookkeeping = async (kind: string, options: object) => {
@@ -142,12 +141,9 @@ describe('a batch that is not where lqb work looks (--batch-db not the app’s d
     const { batch } = JSON.parse(made.stdout) as { batch: string };
     const other = join(s.dir, 'other.sqlite');
     // The other database has a batches table too, without this batch's row.
-    const otherDb = knex(knexConfig(other));
-    await otherDb.schema.createTable(table, (t) => {
-      t.string('id').primary();
-      t.integer('pending_jobs');
-    });
-    await otherDb.destroy();
+    const otherDb = openDatabase(databaseConfig(other));
+    await otherDb.query(`create table ${quoteName(otherDb.dialect, table)} (id varchar(255) primary key, pending_jobs integer)`);
+    await otherDb.close();
 
     const node = await lqb(['work', `--handlers=${HANDLERS}`, `--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0', `--batch-db=sqlite://${other}`, `--batch-table=${table}`, '--concurrency=2'], s.env);
     expect(node.status, node.stderr).toBe(0);

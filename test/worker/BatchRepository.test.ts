@@ -7,10 +7,9 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import knex from 'knex';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DatabaseBatchRepository, databaseOf } from '../../src/worker/BatchRepository.js';
-import { knexConfig } from '../../src/worker/FailedJobProvider.js';
+import { databaseConfig, openDatabase, quoteName } from '../../src/database/index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'lqb-batch-repo-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -28,18 +27,16 @@ describe.each(DATABASES)('find on %s', (_, url) => {
     try {
       expect(await batches.find('nope'), `${table} is not there`).toBeUndefined();
       expect(await batches.hasTable()).toBe(false);
-      const db = knex(knexConfig(url));
-      await db.schema.createTable(table, (t) => {
-        t.string('id').primary();
-      });
-      await db.destroy();
+      const db = openDatabase(databaseConfig(url));
+      await db.query(`create table ${quoteName(db.dialect, table)} (id varchar(255) primary key)`);
+      await db.close();
       expect(await batches.find('nope'), `no row nope in ${table}`).toBeUndefined();
       expect(await batches.hasTable()).toBe(true);
     } finally {
       await batches.close();
-      const db = knex(knexConfig(url));
-      await db.schema.dropTableIfExists(table);
-      await db.destroy();
+      const db = openDatabase(databaseConfig(url));
+      await db.query(`drop table if exists ${quoteName(db.dialect, table)}`);
+      await db.close();
     }
   });
 });
@@ -49,7 +46,7 @@ describe('where', () => {
     expect(DatabaseBatchRepository.fromUrl('mysql://app:s3cret@db.internal:3306/shop', 'job_batches').where).toBe('table job_batches in mysql://app:***@db.internal:3306/shop');
     expect(DatabaseBatchRepository.fromUrl('postgres://app:s3cret@pg/shop?sslmode=require', 'batches').where).toBe('table batches in postgres://app:***@pg/shop?sslmode=require');
     expect(DatabaseBatchRepository.fromUrl('/var/app/database.sqlite').where).toBe('table job_batches in sqlite:///var/app/database.sqlite');
-    // A knex config of fields, as the library takes one: never the password.
-    expect(databaseOf({ client: 'mysql2', connection: { host: 'db', port: 3306, user: 'app', password: 's3cret', database: 'shop' } })).toBe('mysql2://app@db:3306/shop');
+    // A config as the library takes one: never the password.
+    expect(databaseOf({ dialect: 'mysql', url: 'mysql://app:s3cret@db:3306/shop' })).toBe('mysql://app:***@db:3306/shop');
   });
 });
