@@ -9,6 +9,7 @@
 import { PhpArray, PhpFloat, PhpObject, fromJS, mangle, serialize, unserialize, type PhpValue } from '../php/index.js';
 import { Encrypter, buildDate, buildModelIdentifier, buildPayload, type BuiltPayload, type LaravelProfile, type PayloadOptions } from '../laravel/index.js';
 import type { ClassShape, PropertyShape, ShapesFile } from './shape.js';
+import { backoffOfValue, evaluate, retryUntilOfValue, translatedMethod, type ExpressionValue } from './expression.js';
 
 /** A value the shape refuses, or a class it does not know: one line, naming class and property. */
 export class ShapeError extends Error {
@@ -271,7 +272,8 @@ function collectionIdentifier(shapes: ShapesFile, where: string, collectionClass
 /**
  * What Laravel 8's createPayloadArray reads off the command: `$tries`, `$timeout`,
  * `$maxExceptions`, `$failOnTimeout`, `$backoff` (its property before its method), `$retryUntil`.
- * A backoff() or retryUntil() method whose property is unset is PHP that Node cannot run.
+ * A backoff() or retryUntil() method whose property is unset gives its value when `lqb shapes`
+ * translated it; otherwise it is PHP that Node cannot run (`notRun`).
  */
 export function declaredForEnvelope(shape: ClassShape, command: PhpObject): Omit<ShapedCommand, 'command' | 'shape' | 'encrypted'> {
   // The command's value; one Laravel 9.4+ left out for equalling its default is the declared one.
@@ -287,20 +289,37 @@ export function declaredForEnvelope(shape: ClassShape, command: PhpObject): Omit
     return typeof value === 'number' ? value : value instanceof PhpFloat ? value.value : typeof value === 'bigint' ? Number(value) : null;
   };
   const backoffValue = read('backoff');
-  const notRun = ['backoff', 'retryUntil'].filter((method) => shape.methods.includes(method) && (read(method) ?? null) === null).map((method) => `${method}()`);
+  // The property first, as Laravel reads it (`$job->backoff ?? $job->backoff()`); then the method as translated.
+  const backoffMethod = (backoffValue ?? null) === null ? translatedResult(shape, 'backoff', command) : undefined;
+  const retryUntilMethod = (read('retryUntil') ?? null) === null ? translatedResult(shape, 'retryUntil', command) : undefined;
+  const notRun = (['backoff', 'retryUntil'] as const)
+    .filter((method) => shape.methods.includes(method) && (read(method) ?? null) === null && (method === 'backoff' ? backoffMethod : retryUntilMethod) === undefined)
+    .map((method) => `${method}()`);
   const queue = read('queue');
+  const retryUntil = retryUntilMethod === undefined ? number('retryUntil') : retryUntilOfValue(retryUntilMethod);
   return {
     envelope: {
       maxTries: number('tries'),
       timeout: number('timeout'),
       maxExceptions: number('maxExceptions'),
       failOnTimeout: read('failOnTimeout') === true,
-      backoff: backoffText(backoffValue),
-      retryUntil: number('retryUntil'),
+      backoff: backoffMethod === undefined ? backoffText(backoffValue) : backoffOfValue(backoffMethod),
+      retryUntil: typeof retryUntil === 'number' ? retryUntil : null,
     },
     queue: typeof queue === 'string' && queue !== '' ? queue : null,
     notRun,
   };
+}
+
+/** A backoff() or retryUntil() method's value as `lqb shapes` translated it; undefined when it is not translated or cannot be evaluated. */
+function translatedResult(shape: ClassShape, method: 'backoff' | 'retryUntil', command: PhpObject): ExpressionValue | undefined {
+  const translated = translatedMethod(shape, method);
+  if (!translated || !('expression' in translated)) return undefined;
+  try {
+    return evaluate(translated.expression, command);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Arr::wrap($backoff) joined with commas, as Laravel writes it. */

@@ -16,7 +16,7 @@ import { UnnamedLockError, uniquenessOf, type Uniqueness } from './UniqueLock.js
 import type { WorkerDependencies, WorkerEvent } from './Worker.js';
 import type { WorkerOptions } from './WorkerOptions.js';
 import { describeError } from './errors.js';
-import { jobName } from './handlers.js';
+import { jobName, type JobMethods } from './handlers.js';
 
 export class CallQueuedHandler {
   /** Classes whose PHP-only methods the log has named already. */
@@ -31,6 +31,8 @@ export class CallQueuedHandler {
     private readonly options: WorkerOptions,
     private readonly deps: WorkerDependencies,
     private readonly log: (event: WorkerEvent) => void,
+    /** The JavaScript a class's handler gives for its PHP methods (uniqueId), if any. */
+    private readonly methodsFor: (className: string) => JobMethods | undefined = () => undefined,
   ) {}
 
   /**
@@ -180,7 +182,9 @@ export class CallQueuedHandler {
     if (!this.deps.locks) return Promise.resolve(undefined);
     let found = this.uniqueness.get(payload);
     if (!found) {
-      found = uniquenessOf(payload, command, this.deps.shapes).catch((error: unknown) => {
+      const object = command === undefined ? undefined : deref(command);
+      const methods = object instanceof PhpObject ? this.methodsFor(object.className) : undefined;
+      found = uniquenessOf(payload, command, this.deps.shapes, methods).catch((error: unknown) => {
         if (!(error instanceof UnnamedLockError)) throw error;
         this.log({ event: 'error', job: jobName(payload), uuid: uuidOf(payload), error: error.message });
         return undefined;

@@ -10,7 +10,9 @@
  *     'App\\Mail\\OrderShippedMail': async (job) => { … },                   // a queued mailable
  *   };
  *
- * A handler may carry a `failed(job, error)` function too, the way a Laravel job has `failed()`.
+ * A handler may carry a `failed(job, error)` function too, the way a Laravel job has `failed()`,
+ * and JavaScript for the PHP methods Node needs and cannot run (`JobMethods`): `uniqueId`,
+ * `backoff`, `retryUntil`, `tags`, `displayName`, functions of the job.
  */
 import { pathToFileURL } from 'node:url';
 import { resolve } from 'node:path';
@@ -74,7 +76,35 @@ export interface MailableJob extends HandlerJob<MailableArgs> {
   view: MailableView;
 }
 
-export type Handler = ((job: HandlerJob) => unknown) & { failed?: (job: HandlerJob, error: unknown) => unknown };
+/** What the methods of `JobMethods` are given: the job's class and its command's properties (`toJS`). */
+export interface MethodJob {
+  name: string;
+  command: Record<string, unknown>;
+}
+
+/**
+ * JavaScript for the PHP methods whose results Laravel writes into a payload or a lock's key,
+ * for classes where `lqb shapes` could not translate them. Each is a function of the job, and
+ * may return a promise. The worker uses `uniqueId` (a unique job's lock key); Node's producer
+ * (`dispatch`) all five. What each returns is what the PHP method would.
+ */
+export interface JobMethods<Job = MethodJob> {
+  /** ShouldBeUnique's uniqueId(): what the lock key ends with. */
+  uniqueId?: (job: Job) => unknown;
+  /** backoff(): seconds, one number or one per attempt. */
+  backoff?: (job: Job) => number | number[] | string | null | Promise<number | number[] | string | null>;
+  /** retryUntil(): when the job stops being retried, a Date or UNIX seconds. */
+  retryUntil?: (job: Job) => Date | number | null | Promise<Date | number | null>;
+  /** Horizon's tags(). */
+  tags?: (job: Job) => string[] | Promise<string[]>;
+  /** displayName(): the envelope's displayName (and, 12.41+, the lock key's name). */
+  displayName?: (job: Job) => string | Promise<string>;
+}
+
+/** The names of `JobMethods`, as a handler carries them. */
+export const JOB_METHODS = ['uniqueId', 'backoff', 'retryUntil', 'tags', 'displayName'] as const;
+
+export type Handler = ((job: HandlerJob) => unknown) & { failed?: (job: HandlerJob, error: unknown) => unknown } & JobMethods;
 export type HandlerMap = Record<string, Handler>;
 
 /**
@@ -83,7 +113,7 @@ export type HandlerMap = Record<string, Handler>;
  */
 export type TypedHandlerJob<Entry> = Omit<HandlerJob, keyof Entry & keyof HandlerJob> & Entry;
 
-export type TypedHandler<Entry> = ((job: TypedHandlerJob<Entry>) => unknown) & { failed?: (job: TypedHandlerJob<Entry>, error: unknown) => unknown };
+export type TypedHandler<Entry> = ((job: TypedHandlerJob<Entry>) => unknown) & { failed?: (job: TypedHandlerJob<Entry>, error: unknown) => unknown } & JobMethods<{ name: string; command: TypedHandlerJob<Entry>['command' & keyof TypedHandlerJob<Entry>] }>;
 
 /** A handler map checked against `Jobs`: only its names, each handler given its entry's types. */
 export type TypedHandlerMap<Jobs> = { [Name in keyof Jobs]?: TypedHandler<Jobs[Name]> };
@@ -148,6 +178,10 @@ export function checkedHandlers(file: string, handlers: unknown): HandlerMap {
   if (entries.length === 0) throw new Error(`${file} exports default an object with no handlers: name at least one job class`);
   for (const [name, handler] of entries) {
     if (typeof handler !== 'function') throw new Error(`${file}: the handler for ${name} is not a function but ${kindOf(handler)}`);
+    for (const method of JOB_METHODS) {
+      const given = (handler as JobMethods)[method];
+      if (given !== undefined && typeof given !== 'function') throw new Error(`${file}: the handler for ${name} carries ${method}, which must be a function of the job, not ${kindOf(given)}`);
+    }
   }
   return handlers as HandlerMap;
 }
