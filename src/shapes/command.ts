@@ -48,6 +48,10 @@ export interface ShapedPayloadOptions extends ShapedCommandOptions {
   maxTries?: number | null;
   timeout?: number | null;
   backoff?: number | number[] | string | null;
+  /** UNIX seconds after which the job is not retried (what a retryUntil() gives). */
+  retryUntil?: number | null;
+  /** The envelope's displayName (what a displayName() gives); else the class's translated displayName(), else its name. */
+  displayName?: string;
   /** 12.11+: the dispatch delay in seconds, written into the envelope. */
   delay?: number | null;
   /** Said once per payload: PHP methods whose results Laravel writes and Node cannot call. */
@@ -66,7 +70,11 @@ export function buildShapedPayload(shapes: ShapesFile, className: string, values
   const profile = options.profile ?? profileOfShapes(shapes) ?? '8';
   const shaped = shapedCommand(shapes, className, values, { ...options, profile });
   if (shaped.encrypted && !options.encrypter) throw new ShapeError(`${className} is ShouldBeEncrypted: give the APP_KEY (--key, APP_KEY or --env) to encrypt it with; it is never pushed in clear text`);
-  if (shaped.notRun.length > 0) options.onNotRun?.(className, shaped.notRun);
+  const displayName = options.displayName ?? translatedDisplayName(shaped.shape, shaped.command);
+  // What the caller gave is not missing.
+  const given = new Set([options.backoff != null ? 'backoff()' : '', options.retryUntil != null ? 'retryUntil()' : '']);
+  const notRun = [...shaped.notRun.filter((method) => !given.has(method)), ...(shaped.shape.methods.includes('displayName') && displayName === undefined ? ['displayName()'] : [])];
+  if (notRun.length > 0) options.onNotRun?.(className, notRun);
   const declared = shaped.envelope;
   const payload: PayloadOptions = {
     profile,
@@ -75,7 +83,8 @@ export function buildShapedPayload(shapes: ShapesFile, className: string, values
     backoff: options.backoff ?? declared.backoff,
     maxExceptions: declared.maxExceptions,
     failOnTimeout: declared.failOnTimeout,
-    retryUntil: declared.retryUntil,
+    retryUntil: options.retryUntil ?? declared.retryUntil,
+    ...(displayName !== undefined ? { displayName } : {}),
     delay: (profile === '12' || profile === '13') && options.delay ? options.delay : null,
     ...(shaped.encrypted ? { encrypter: options.encrypter } : {}),
     ...(options.extra ? { extra: options.extra } : {}),
@@ -309,6 +318,18 @@ export function declaredForEnvelope(shape: ClassShape, command: PhpObject): Omit
     queue: typeof queue === 'string' && queue !== '' ? queue : null,
     notRun,
   };
+}
+
+/** displayName() as `lqb shapes` translated it, when it did and it gives a string here. */
+function translatedDisplayName(shape: ClassShape, command: PhpObject): string | undefined {
+  const translated = translatedMethod(shape, 'displayName');
+  if (!translated || !('expression' in translated)) return undefined;
+  try {
+    const value = evaluate(translated.expression, command);
+    return typeof value === 'string' ? value : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** A backoff() or retryUntil() method's value as `lqb shapes` translated it; undefined when it is not translated or cannot be evaluated. */
