@@ -178,6 +178,15 @@ describe('lqb shapes --app on the sample app', () => {
     expect(shapes.classes['App\\Models\\User']).toMatchObject({ kind: 'model', connection: 'mysql', parent: 'Illuminate\\Database\\Eloquent\\Model' });
   });
 
+  it('translates what it can of uniqueId(), backoff() and retryUntil(), and says why not of the rest', () => {
+    const c = shapes.classes;
+    expect(c['App\\Jobs\\ShipOrder']!.expressions).toEqual({ backoff: { array: [{ lit: 1 }, { lit: 2 }] } });
+    expect(c['App\\Jobs\\PlainReport']!.expressions).toEqual({ uniqueId: { untranslated: 'it calls or names sprintf, which is not translated' } });
+    expect(c['App\\Jobs\\RetryLater']!.expressions).toEqual({ backoff: { untranslated: 'it uses `*` inside an array' }, retryUntil: { untranslated: 'it uses `*` where `)` was expected' } });
+    // A class without such methods carries no expressions.
+    expect(c['App\\Jobs\\ChargeCard']!.expressions).toBeUndefined();
+  });
+
   it('reads declared retry rules, the methods a class defines, interfaces, traits and serializer', () => {
     const c = shapes.classes;
     expect(c['App\\Jobs\\ShipOrder']!.declared).toEqual({ tries: 4, timeout: 30, backoff: [1, 2], maxExceptions: 3 });

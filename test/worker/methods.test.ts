@@ -93,9 +93,12 @@ describe('a ShouldBeUnique class with a uniqueId() method', () => {
 });
 
 describe('a worker without shapes', () => {
-  it('says once at start that a uniqueId() method’s lock cannot be known before Laravel 11.39', async () => {
-    const stop = await worker({ 'App\\Jobs\\ReserveProduct': async () => undefined }, { shapes: undefined }).run();
+  it('says once at start that a uniqueId() method’s lock cannot be known before Laravel 11.39; a handler’s uniqueId still names it', async () => {
+    await dispatched('App\\Jobs\\ReserveProduct', reserve, 'laravel_unique_job:App\\Jobs\\ReserveProductp-42');
+    const handler = Object.assign(async () => undefined, { uniqueId: (job: { command: Record<string, any> }) => `p-${job.command.product.id}` });
+    const stop = await worker({ 'App\\Jobs\\ReserveProduct': handler }, { shapes: undefined }).run();
     expect(stop.status).toBe(0);
+    expect(await locks.owner('laravel_unique_job:App\\Jobs\\ReserveProductp-42'), 'the lock after the job').toBeNull();
     expect(env.events.filter((e) => e.event === 'warning').map((e) => e.reason)).toEqual([expect.stringMatching(/^without class shapes \(--shapes\), the unique lock of a ShouldBeUnique job whose class defines uniqueId\(\) cannot be known before Laravel 11\.39/)]);
   });
 });
