@@ -43,6 +43,9 @@ function lqbExpressions(ReflectionClass $class, callable $owns): array
             $expressions[$name] = lqbTranslate($class, $class->getMethod($name));
         } catch (LqbUntranslatable $e) {
             $expressions[$name] = ['untranslated' => $e->getMessage()];
+        } catch (Throwable $e) {
+            // Reading one method never costs the whole shapes file (a model whose constructor throws, …).
+            $expressions[$name] = ['untranslated' => 'it could not be read: ' . get_class($e) . ': ' . $e->getMessage()];
         }
     }
     return $expressions;

@@ -9,7 +9,7 @@ import type { ShapesFile } from '../shapes/shape.js';
 import { findShape } from '../shapes/command.js';
 import { translatedMethod } from '../shapes/expression.js';
 import type { HandlerMap, JobMethods } from './handlers.js';
-import { SHOULD_BE_UNIQUE } from './UniqueLock.js';
+import { SHOULD_BE_UNIQUE, parseVersion } from './UniqueLock.js';
 
 /** A class the worker handles and must not run: the method it cannot know, and why. */
 export interface Unanswerable {
@@ -20,6 +20,9 @@ export interface Unanswerable {
 
 /** Each handled job class whose lock's key no one can give the worker. */
 export function unanswerableMethods(handlers: HandlerMap, shapes: ShapesFile | undefined): Unanswerable[] {
+  // From 11.39 the payload carries the key its dispatch locked: nothing to compute.
+  const version = parseVersion(shapes?.laravel);
+  if (version && (version[0] > 11 || (version[0] === 11 && version[1] >= 39))) return [];
   const found: Unanswerable[] = [];
   for (const [name, handler] of Object.entries(handlers)) {
     const shape = findShape(shapes, name);

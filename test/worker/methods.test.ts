@@ -77,6 +77,12 @@ describe('a ShouldBeUnique class with a uniqueId() method', () => {
     expect(await locks.owner('laravel_unique_job:App\\Jobs\\Untranslatable-opaque')).toBe('php-owner');
   });
 
+  it('untranslated, on Laravel 11.39+ (whose payload carries the lock key): not refused', async () => {
+    const stop = await worker({ 'App\\Jobs\\Untranslatable': async () => undefined }, { shapes: { ...shapes, laravel: '11.39.0' } }).run();
+    expect(stop.status).toBe(0);
+    expect(env.events.filter((e) => e.event === 'error')).toEqual([]);
+  });
+
   it('untranslated, with share: its jobs are given back for PHP, the others run', async () => {
     await dispatched('App\\Jobs\\Untranslatable', opaque, 'laravel_unique_job:App\\Jobs\\Untranslatable-opaque');
     const w = worker({ 'App\\Jobs\\Untranslatable': async () => undefined }, { share: true });
