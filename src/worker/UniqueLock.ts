@@ -386,7 +386,13 @@ function uniqueIdOfDispatch(command: PhpObject, shape: ClassShape): Promise<stri
 
 /** A handler's (or dispatch's) uniqueId function, its result as PHP's string conversion makes it. */
 async function givenUniqueId(command: PhpObject, given: NonNullable<JobMethods['uniqueId']>): Promise<string> {
-  const value = await given({ name: command.className, command: toJS(command) as Record<string, unknown> });
+  let value: unknown;
+  try {
+    value = await given({ name: command.className, command: toJS(command) as Record<string, unknown> });
+  } catch (error) {
+    // The job has run: a throw here names the lock as unknown, and never fails the job.
+    throw new UnnamedLockError(`the uniqueId function given for ${command.className} threw: ${(error as Error)?.message ?? String(error)}`);
+  }
   try {
     return expressionString(typeof value === 'number' && !Number.isInteger(value) ? new PhpFloat(value) : (value as PhpValue));
   } catch (error) {

@@ -64,6 +64,20 @@ describe('a ShouldBeUnique class with a uniqueId() method', () => {
     expect(await locks.owner('laravel_unique_job:App\\Jobs\\Untranslatableb2-7'), 'the lock after the job').toBeNull();
   });
 
+  it('a uniqueId function that throws: the job still succeeds, the log names the class, the lock stays', async () => {
+    await dispatched('App\\Jobs\\Untranslatable', opaque, 'laravel_unique_job:App\\Jobs\\Untranslatable-thrown');
+    const handler = Object.assign(async () => undefined, {
+      uniqueId: () => {
+        throw new Error('no id today');
+      },
+    });
+    const stop = await worker({ 'App\\Jobs\\Untranslatable': handler }).run();
+    expect(stop.status).toBe(0);
+    expect(env.events.filter((e) => e.event === 'processed').map((e) => e.job)).toEqual(['App\\Jobs\\Untranslatable']);
+    expect(env.events.filter((e) => e.event === 'error').map((e) => e.error)).toEqual(['the uniqueId function given for App\\Jobs\\Untranslatable threw: no id today']);
+    expect(await locks.owner('laravel_unique_job:App\\Jobs\\Untranslatable-thrown')).toBe('php-owner');
+  });
+
   it('untranslated and no uniqueId function: refused at start, naming the class and the method; status 2, the job untouched', async () => {
     await dispatched('App\\Jobs\\Untranslatable', opaque, 'laravel_unique_job:App\\Jobs\\Untranslatable-opaque');
     let ran = 0;
