@@ -19,6 +19,7 @@ declare(strict_types=1);
 
 require __DIR__ . '/methods-app/vendor/autoload.php';
 
+use App\Jobs\Literals;
 use App\Jobs\ReserveProduct;
 use App\Jobs\SyncPrice;
 use App\Models\Product;
@@ -85,6 +86,7 @@ function instance(string $class): object
 {
     return match ($class) {
         ReserveProduct::class => new ReserveProduct(model(Product::class, pick([mt_rand(1, 1000000), randomInt()])), model(Warehouse::class, randomString()), randomString(), randomInt()),
+        Literals::class => new Literals(randomScalar()),
         SyncPrice::class => new SyncPrice(randomString(), randomInt(), mt_rand(0, 5) === 0 ? null : randomFloat(), (bool) mt_rand(0, 1), randomScalar(), randomString()),
     };
 }
@@ -108,7 +110,7 @@ $methods = [
 ];
 
 for ($i = 0; $i < (int) $count; $i++) {
-    foreach ([ReserveProduct::class, SyncPrice::class] as $class) {
+    foreach ([ReserveProduct::class, SyncPrice::class, Literals::class] as $class) {
         $job = instance($class);
         $results = [];
         foreach ($methods as $name => $call) {

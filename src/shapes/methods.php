@@ -181,7 +181,9 @@ final class LqbParser
             return $this->property();
         }
         if ($token->is(T_LNUMBER)) {
-            $value = intval(str_replace('_', '', $token->text), 0);
+            // 0x…, 0b…, 0… and 8.1's 0o… octal, underscores aside.
+            $digits = str_replace('_', '', $token->text);
+            $value = preg_match('/^0[oO]/', $digits) ? intval(substr($digits, 2), 8) : intval($digits, 0);
             return ['lit' => $value];
         }
         if ($token->is(T_DNUMBER)) {
