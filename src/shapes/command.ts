@@ -321,7 +321,7 @@ export function declaredForEnvelope(shape: ClassShape, command: PhpObject): Omit
 }
 
 /** displayName() as `lqb shapes` translated it, when it did and it gives a string here. */
-function translatedDisplayName(shape: ClassShape, command: PhpObject): string | undefined {
+export function translatedDisplayName(shape: ClassShape, command: PhpObject): string | undefined {
   const translated = translatedMethod(shape, 'displayName');
   if (!translated || !('expression' in translated)) return undefined;
   try {

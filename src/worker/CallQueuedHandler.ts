@@ -10,7 +10,7 @@
 import { PhpArray, PhpObject, deref, toJS, unserialize, type PhpValue } from '../php/index.js';
 import { buildPayload, type DecodedPayload, type Encrypter } from '../laravel/index.js';
 import type { RedisQueue } from '../redis/index.js';
-import { SHOULD_BE_ENCRYPTED, declaredForEnvelope, findShape } from '../shapes/command.js';
+import { SHOULD_BE_ENCRYPTED, declaredForEnvelope, findShape, translatedDisplayName } from '../shapes/command.js';
 import { allJobsHaveRanExactlyOnce, type BatchRow, type DatabaseBatchRepository } from './BatchRepository.js';
 import { UnnamedLockError, uniquenessOf, type Uniqueness } from './UniqueLock.js';
 import type { WorkerDependencies, WorkerEvent } from './Worker.js';
@@ -238,8 +238,12 @@ export class CallQueuedHandler {
     };
     const delay = toJS(next.get('delay') ?? null);
     const shaped = this.shapedLink(next);
+    // A displayName() `lqb shapes` translated names the link as Laravel's dispatch names it.
+    const shape = findShape(this.deps.shapes, next.className);
+    const displayName = shape?.methods.includes('displayName') ? translatedDisplayName(shape, next) : undefined;
     const built = buildPayload(next, {
       profile: payload.profile,
+      ...(displayName !== undefined ? { displayName } : {}),
       ...(shaped?.envelope ?? {
         maxTries: own('tries'),
         timeout: own('timeout'),

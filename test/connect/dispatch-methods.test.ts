@@ -9,11 +9,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, type LaravelQueue } from '../../src/connect/index.js';
 import { decodePayload } from '../../src/laravel/index.js';
-import { php, root } from '../helpers/php.js';
+import { METHODS_APP, RESERVE, laravelWritesReserve } from '../helpers/methods-app.js';
 import { lqb, scratch, type Scratch } from '../helpers/processes.js';
 import { REDIS_URL, rawClient, removePrefix, uniquePrefix } from '../helpers/redis.js';
 
-const APP = join(root, 'php-fixture-gen/methods-app');
+const APP = METHODS_APP;
 const prefix = uniquePrefix('dispatch-methods');
 const s: Scratch = scratch(prefix, 'q');
 let queue: LaravelQueue;
@@ -34,20 +34,6 @@ afterAll(async () => {
   s.remove();
 });
 
-/** What Laravel 8.83's Queue writes for ReserveProduct(product 42, warehouse W-1, 'A1', 2) at `now`, and its lock key. */
-function laravelWrites(now: number): { backoff: string; retryUntil: number; displayName: string; lockKey: string } {
-  const code = `
-    require ${JSON.stringify(join(APP, 'vendor/autoload.php'))};
-    Illuminate\\Support\\Carbon::setTestNow(Illuminate\\Support\\Carbon::createFromTimestamp(${now}));
-    $model = function ($class, $key) { $m = new $class(); $m->setAttribute($m->getKeyName(), $key); $m->exists = true; return $m; };
-    $job = new App\\Jobs\\ReserveProduct($model(App\\Models\\Product::class, 42), $model(App\\Models\\Warehouse::class, 'W-1'), 'A1', 2);
-    $queue = (new ReflectionClass(Illuminate\\Queue\\RedisQueue::class))->newInstanceWithoutConstructor();
-    $call = function ($name) use ($queue, $job) { $m = new ReflectionMethod(Illuminate\\Queue\\Queue::class, $name); $m->setAccessible(true); return $m->invoke($queue, $job); };
-    echo json_encode(['backoff' => $call('getJobBackoff'), 'retryUntil' => $call('getJobExpiration'), 'displayName' => $call('getDisplayName'), 'lockKey' => 'laravel_unique_job:' . get_class($job) . $job->uniqueId()]);
-  `;
-  return JSON.parse(php(code).toString('utf8'));
-}
-
 async function envelopeOf(queueName: string): Promise<Record<string, unknown>> {
   const raw = rawClient();
   const [payload] = await raw.lrange(`${prefix}queues:${queueName}`, 0, -1);
@@ -59,13 +45,13 @@ async function envelopeOf(queueName: string): Promise<Record<string, unknown>> {
 describe('dispatch of classes whose methods Laravel calls', () => {
   it('translated methods: backoff, retryUntil and displayName in the envelope and the lock key, as Laravel 8.83 writes them', async () => {
     const before = Math.floor(Date.now() / 1000);
-    const pushed = await queue.dispatch('App\\Jobs\\ReserveProduct', { product: { class: 'App\\Models\\Product', id: 42 }, warehouse: { class: 'App\\Models\\Warehouse', id: 'W-1' }, sku: 'A1', count: 2 }, { queue: 'translated', shapes: shapesFile });
+    const pushed = await queue.dispatch('App\\Jobs\\ReserveProduct', RESERVE, { queue: 'translated', shapes: shapesFile });
     const envelope = await envelopeOf('translated');
-    const expected = laravelWrites(Number(envelope.retryUntil) - 300);
+    const expected = laravelWritesReserve(Number(envelope.retryUntil) - 300);
     expect(Number(envelope.retryUntil) - 300, 'retryUntil is now()->addMinutes(5)').toBeGreaterThanOrEqual(before);
     expect({ backoff: envelope.backoff, retryUntil: envelope.retryUntil, displayName: envelope.displayName }).toEqual({ backoff: expected.backoff, retryUntil: expected.retryUntil, displayName: expected.displayName });
     expect(pushed.uuid).toEqual(expect.any(String));
-    const again = await queue.dispatch('App\\Jobs\\ReserveProduct', { product: { class: 'App\\Models\\Product', id: 42 }, warehouse: { class: 'App\\Models\\Warehouse', id: 'W-1' }, sku: 'A1', count: 2 }, { queue: 'translated', shapes: shapesFile });
+    const again = await queue.dispatch('App\\Jobs\\ReserveProduct', RESERVE, { queue: 'translated', shapes: shapesFile });
     expect(again, 'the second dispatch, refused under the lock Laravel names').toEqual({ uuid: null, id: null, queue: 'translated', duplicate: true, lockKey: expected.lockKey });
   });
 

@@ -8,9 +8,11 @@
  */
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { buildPayload } from '../../src/laravel/index.js';
+import { buildJob, buildPayload, decodePayload } from '../../src/laravel/index.js';
+import { serialize } from '../../src/php/index.js';
 import { reflectShapes, shapedCommand, type ShapesFile } from '../../src/shapes/index.js';
 import { RedisLockStore, Worker, type HandlerMap } from '../../src/worker/index.js';
+import { RESERVE, laravelWritesReserve } from '../helpers/methods-app.js';
 import { root } from '../helpers/php.js';
 import { workerSetup, type WorkerSetup } from '../helpers/worker.js';
 
@@ -28,7 +30,7 @@ beforeEach(() => {
 });
 afterEach(() => env.cleanup());
 
-const reserve = { product: { class: 'App\\Models\\Product', id: 42 }, warehouse: { class: 'App\\Models\\Warehouse', id: 'W-1' }, sku: 'A1', count: 2 };
+const reserve = RESERVE;
 const opaque = { product: { class: 'App\\Models\\Product', id: 7 }, sku: 'B2' };
 
 /** Pushes the class's job as Laravel 8.83 would, its lock taken under `key` first (as PendingDispatch takes it). */
@@ -109,6 +111,22 @@ describe('a ShouldBeUnique class with a uniqueId() method', () => {
     expect(said.filter((e) => e.event === 'given-back').map((e) => e.job)).toEqual(['App\\Jobs\\Untranslatable']);
     expect(await env.queue.size(QUEUE), 'the job is back in the queue').toBe(1);
     expect(await locks.owner('laravel_unique_job:App\\Jobs\\Untranslatable-opaque')).toBe('php-owner');
+  });
+});
+
+describe('a chain’s next link, pushed by the worker with the shapes', () => {
+  it('carries the translated backoff(), retryUntil() and displayName() as Laravel 8.83 writes them', async () => {
+    const next = shapedCommand(shapes, 'App\\Jobs\\ReserveProduct', RESERVE, { profile: '8' }).command;
+    const first = buildJob({ className: 'App\\Jobs\\First', properties: {}, queueable: { chained: [Buffer.from(serialize(next)).toString('utf8')] } });
+    await env.queue.pushRaw(buildPayload(first, { profile: '8' }).raw, QUEUE);
+    const stop = await worker({ 'App\\Jobs\\First': async () => undefined }).run();
+    expect(stop.status).toBe(0);
+    const [raw] = await env.client.lrange('queues:default', 0, -1);
+    expect(raw, 'the next link in Redis').toBeDefined();
+    const envelope = decodePayload(raw!).envelope as Record<string, unknown>;
+    const expected = laravelWritesReserve(Number(envelope.retryUntil) - 300);
+    expect({ backoff: envelope.backoff, retryUntil: envelope.retryUntil, displayName: envelope.displayName }).toEqual({ backoff: expected.backoff, retryUntil: expected.retryUntil, displayName: expected.displayName });
+    expect(env.events.filter((e) => e.event === 'warning'), 'a notice of methods not run').toEqual([]);
   });
 });
 
