@@ -41,7 +41,7 @@ export {
   Worker, WorkerUsageError, type WorkerOptions, type WorkerDependencies, type WorkerEvent, type WorkerEventMap,
   type WorkerLogger, type WorkerStats, type WorkerCounts, type FailedJobInfo, type StopOptions, type StopReason,
   loadHandlers, defineHandlers, type Handler, type HandlerJob, type HandlerMap, type HandlerObject, type FailedHook, type TypedHandler,
-  type TypedHandlerJob, type TypedHandlerMap, type MailableArgs, type MailableJob, type Notifiable,
+  type TypedHandlerJob, type TypedHandlerMap, type TypedJobMethods, type JobMethods, type MethodJob, type MailableArgs, type MailableJob, type Notifiable,
   type NotificationArgs, type NotificationJob, DatabaseUuidFailedJobProvider, MissingDriverError,
   type FailedJob, type FailedJobProvider, MaxAttemptsExceededError, TimeoutExceededError,
   ManuallyFailedError, NoHandlerError, UndecodableJobError, withoutOverlapping, rateLimited,

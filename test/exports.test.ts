@@ -37,7 +37,7 @@ const ROOT = {
   worker: [
     'Worker', 'WorkerUsageError', 'WorkerOptions', 'WorkerDependencies', 'WorkerEvent', 'WorkerEventMap',
     'WorkerLogger', 'WorkerStats', 'WorkerCounts', 'FailedJobInfo', 'StopOptions', 'StopReason', 'loadHandlers',
-    'defineHandlers', 'Handler', 'HandlerJob', 'HandlerMap', 'HandlerObject', 'FailedHook', 'TypedHandler', 'TypedHandlerJob', 'TypedHandlerMap',
+    'defineHandlers', 'Handler', 'HandlerJob', 'HandlerMap', 'HandlerObject', 'FailedHook', 'TypedHandler', 'TypedHandlerJob', 'TypedHandlerMap', 'TypedJobMethods', 'JobMethods', 'MethodJob',
     'MailableArgs', 'MailableJob', 'Notifiable', 'NotificationArgs', 'NotificationJob',
     'DatabaseUuidFailedJobProvider', 'MissingDriverError', 'FailedJob', 'FailedJobProvider',
     'MaxAttemptsExceededError', 'TimeoutExceededError', 'ManuallyFailedError', 'NoHandlerError',

@@ -5,16 +5,17 @@
  */
 import { dirname, resolve } from 'node:path';
 import { Encrypter, LARAVEL_PROFILES, buildDate, buildJob, buildPayload, supportsCipher, type BuiltPayload, type JsonObject, type LaravelProfile } from '../laravel/index.js';
-import { PhpObject } from '../php/index.js';
+import { PhpFloat, PhpObject, toJS, type PhpValue } from '../php/index.js';
 import { RedisQueue, type RedisClient } from '../redis/index.js';
-import { buildShapedPayload, profileOfShapes } from '../shapes/command.js';
+import { buildShapedPayload, profileOfShapes, shapedCommand } from '../shapes/command.js';
+import { phpString } from '../shapes/expression.js';
 import { readShapes } from '../shapes/read.js';
 import type { ShapesFile } from '../shapes/shape.js';
 import { DatabaseBatchRepository } from '../worker/BatchRepository.js';
 import { QueueCache } from '../worker/cache.js';
 import { DatabaseUuidFailedJobProvider, type FailedJobProvider } from '../worker/FailedJobProvider.js';
 import { databaseConfig } from '../database/index.js';
-import type { HandlerMap } from '../worker/handlers.js';
+import type { HandlerMap, JobMethods, MethodJob } from '../worker/handlers.js';
 import { DatabaseLockStore, RedisLockStore, parseVersion, planUniqueLock, uniqueLockFields, type UniqueLockStore } from '../worker/UniqueLock.js';
 import { Worker, WorkerUsageError, type FailedJobInfo, type WorkerEvent, type WorkerLogger } from '../worker/Worker.js';
 import { workerOptionsProblem, type WorkerOptions } from '../worker/WorkerOptions.js';
@@ -53,14 +54,20 @@ export interface DispatchOptions {
   delay?: number | Date;
   /** The envelope's maxTries ($tries). */
   tries?: number;
-  /** Seconds between retries: one, or one per attempt ($backoff). */
-  backoff?: number | number[];
+  /** Seconds between retries: one, or one per attempt ($backoff); or a function of the job, for a backoff() method. */
+  backoff?: number | number[] | NonNullable<JobMethods['backoff']>;
+  /** When the job stops being retried ($retryUntil): a Date or UNIX seconds, or a function of the job, for a retryUntil() method. */
+  retryUntil?: Date | number | NonNullable<JobMethods['retryUntil']>;
+  /** Horizon's tags, or a function of the job for a tags() method (accepted for Horizon's records; the envelope Laravel writes without Horizon has none). */
+  tags?: string[] | NonNullable<JobMethods['tags']>;
+  /** The envelope's displayName, or a function of the job, for a displayName() method. */
+  displayName?: string | NonNullable<JobMethods['displayName']>;
   /** Seconds a worker lets it run ($timeout). */
   timeout?: number;
   /** The app's shapes: each property written as the class declares it, ShouldBeUnique's lock taken, ShouldBeEncrypted's command encrypted. */
   shapes?: ShapesFile | string;
-  /** The uniqueId() a ShouldBeUnique class computes in PHP, which Node cannot run. */
-  uniqueId?: string;
+  /** The uniqueId() a ShouldBeUnique class computes in PHP, when `lqb shapes` could not translate it: the id, or a function of the job. */
+  uniqueId?: string | NonNullable<JobMethods['uniqueId']>;
   /** The Laravel version whose layout to write (else the shapes', else the connection's: the app's own from vendor/, else 8). */
   laravel?: string;
   /** Told of a class's PHP methods Node cannot run (backoff(), retryUntil()), whose results the payload goes without, with the line the logger would warn; else the logger warns. */
@@ -239,7 +246,16 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
     const queueable: Record<string, unknown> = { ...(options.queue !== undefined ? { queue: options.queue } : {}), ...(delayed ? { delay: delay instanceof Date ? buildDate(delay) : delaySeconds } : {}) };
     const shapes = this.#shapes(options.shapes);
     const profile = options.laravel !== undefined ? profileOf(options.laravel) : shapes ? (profileOfShapes(shapes) ?? this.options.profile) : this.options.profile;
-    const envelope = { maxTries: options.tries ?? null, timeout: options.timeout ?? null, backoff: options.backoff ?? null, ...(extra ? { extra } : {}) };
+    const methodJob = (): MethodJob => ({ name: typeof job === 'string' ? job : job.className, command: toJS(commandForMethods(job, props, shapes, profile, queueable)) as Record<string, unknown> });
+    const given = await givenMethods(options, methodJob);
+    const envelope = {
+      maxTries: options.tries ?? null,
+      timeout: options.timeout ?? null,
+      backoff: given.backoff ?? null,
+      ...(given.retryUntil != null ? { retryUntil: given.retryUntil } : {}),
+      ...(given.displayName !== undefined ? { displayName: given.displayName } : {}),
+      ...(extra ? { extra } : {}),
+    };
     let built: BuiltPayload;
     let queue: string;
     if (job instanceof PhpObject) {
@@ -267,7 +283,7 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
       });
       let shaped = build();
       // PendingDispatch: the lock is named, written into the payload as the version writes it, taken; a duplicate is not pushed.
-      const lock = await planUniqueLock(shapes, shaped.command, profile, options.uniqueId !== undefined ? { uniqueId: options.uniqueId } : {});
+      const lock = await planUniqueLock(shapes, shaped.command, profile, given.uniqueId !== undefined ? { uniqueId: given.uniqueId } : {});
       if (lock) {
         const written = uniqueLockFields({ ...lock, store: this.locks.storeName }, parseVersion(options.laravel ?? shapes.laravel ?? this.options.version), profile);
         if (written) shaped = build(written);
@@ -462,7 +478,7 @@ export function profileOf(version: string): LaravelProfile {
 }
 
 /** The options dispatch() takes, so that a misspelt one is refused rather than ignored. */
-const DISPATCH_OPTIONS = ['queue', 'delay', 'tries', 'backoff', 'timeout', 'shapes', 'uniqueId', 'laravel', 'onNotRun'] as const satisfies readonly (keyof DispatchOptions)[];
+const DISPATCH_OPTIONS = ['queue', 'delay', 'tries', 'backoff', 'retryUntil', 'tags', 'displayName', 'timeout', 'shapes', 'uniqueId', 'laravel', 'onNotRun'] as const satisfies readonly (keyof DispatchOptions)[];
 
 /**
  * What is wrong with a dispatch's arguments, as one line, or undefined: each is written into the
@@ -479,8 +495,57 @@ function dispatchProblem(job: unknown, props: unknown, options: DispatchOptions)
   if (delay !== undefined && !(delay instanceof Date ? Number.isFinite(delay.getTime()) : isSeconds(delay))) return `delay must be seconds (0 or more) or a valid Date, not ${String(delay)}`;
   if (tries !== undefined && !(Number.isInteger(tries) && tries >= 0)) return `tries must be a whole number, 0 (no limit) or more, not ${JSON.stringify(tries)}`;
   if (timeout !== undefined && !(Number.isInteger(timeout) && timeout >= 0)) return `timeout must be whole seconds, 0 (no limit) or more, not ${JSON.stringify(timeout)}`;
-  if (backoff !== undefined && !(Array.isArray(backoff) ? backoff.length > 0 && backoff.every(isSeconds) : isSeconds(backoff))) return `backoff must be seconds (0 or more), or a list of them, not ${JSON.stringify(backoff)}`;
+  for (const name of ['uniqueId', 'displayName'] as const) {
+    const value = options[name];
+    if (value !== undefined && typeof value !== 'string' && typeof value !== 'function') return `${name} must be a string or a function of the job, not ${JSON.stringify(value)}`;
+  }
+  const { retryUntil, tags } = options;
+  if (retryUntil !== undefined && typeof retryUntil !== 'function' && !(retryUntil instanceof Date ? Number.isFinite(retryUntil.getTime()) : isSeconds(retryUntil))) return `retryUntil must be a Date, UNIX seconds or a function of the job, not ${String(retryUntil)}`;
+  if (tags !== undefined && typeof tags !== 'function' && !(Array.isArray(tags) && tags.every((tag) => typeof tag === 'string'))) return `tags must be a list of strings or a function of the job, not ${JSON.stringify(tags)}`;
+  if (backoff !== undefined && typeof backoff !== 'function' && !(Array.isArray(backoff) ? backoff.length > 0 && backoff.every(isSeconds) : isSeconds(backoff))) return `backoff must be seconds (0 or more), or a list of them, not ${JSON.stringify(backoff)}`;
   return undefined;
+}
+
+/** The command the JavaScript methods of a dispatch are given (through toJS): as it will be pushed. */
+function commandForMethods(job: string | PhpObject, props: Record<string, unknown>, shapes: ShapesFile | undefined, profile: LaravelProfile, queueable: Record<string, unknown>): PhpObject {
+  if (job instanceof PhpObject) return job;
+  const properties = withCarbons(props) as Record<string, unknown>;
+  return shapes ? shapedCommand(shapes, job, properties, { profile, queueable }).command : buildJob({ className: job, properties, queueable }, profile);
+}
+
+/**
+ * The values a dispatch's options give for the PHP methods (DESIGN.md §5): each a value, or a
+ * function of the job (whose command is built only when one is given). Undefined where none is.
+ */
+async function givenMethods(options: DispatchOptions, job: () => MethodJob): Promise<{ backoff?: number | number[] | string | null; retryUntil?: number | null; displayName?: string; uniqueId?: string }> {
+  let view: MethodJob | undefined;
+  const of = async <T>(value: T | ((job: MethodJob) => unknown) | undefined): Promise<unknown> => (typeof value === 'function' ? (value as (job: MethodJob) => unknown)((view ??= job())) : value);
+  const backoff = await of(options.backoff);
+  const retryUntil = await of(options.retryUntil);
+  const displayName = await of(options.displayName);
+  const uniqueId = await of(options.uniqueId);
+  const given: { backoff?: number | number[] | string | null; retryUntil?: number | null; displayName?: string; uniqueId?: string } = {};
+  if (backoff !== undefined) {
+    if (!(backoff === null || typeof backoff === 'string' || isSeconds(backoff) || (Array.isArray(backoff) && backoff.every(isSeconds)))) throw new TypeError(`dispatch: backoff gave ${JSON.stringify(backoff)}, not seconds or a list of them`);
+    given.backoff = backoff as number | number[] | string | null;
+  }
+  if (retryUntil !== undefined) {
+    const seconds = retryUntil instanceof Date ? Math.floor(retryUntil.getTime() / 1000) : retryUntil;
+    if (!(seconds === null || (typeof seconds === 'number' && Number.isFinite(seconds)))) throw new TypeError(`dispatch: retryUntil gave ${String(retryUntil)}, not a Date or UNIX seconds`);
+    given.retryUntil = seconds;
+  }
+  if (displayName !== undefined) {
+    if (typeof displayName !== 'string') throw new TypeError(`dispatch: displayName gave ${JSON.stringify(displayName)}, not a string`);
+    given.displayName = displayName;
+  }
+  if (uniqueId !== undefined) {
+    try {
+      given.uniqueId = phpString(typeof uniqueId === 'number' && !Number.isInteger(uniqueId) ? new PhpFloat(uniqueId) : (uniqueId as PhpValue));
+    } catch (error) {
+      throw new TypeError(`dispatch: uniqueId gave what has no string form: ${(error as Error).message}`);
+    }
+  }
+  return given;
 }
 
 function isSeconds(value: unknown): value is number {

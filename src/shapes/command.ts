@@ -10,6 +10,7 @@ import { PhpArray, PhpFloat, PhpObject, formatPhpFloat, fromJS, mangle, serializ
 import { isInt64 } from '../php/int64.js';
 import { Encrypter, buildDate, buildModelIdentifier, buildPayload, type BuiltPayload, type LaravelProfile, type PayloadOptions } from '../laravel/index.js';
 import type { ClassShape, PropertyShape, ShapesFile } from './shape.js';
+import { backoffOfValue, evaluate, retryUntilOfValue, translatedMethod, type ExpressionValue } from './expression.js';
 
 /** A value the shape refuses, or a class it does not know: one line, naming class and property. */
 export class ShapeError extends Error {
@@ -48,6 +49,10 @@ export interface ShapedPayloadOptions extends ShapedCommandOptions {
   maxTries?: number | null;
   timeout?: number | null;
   backoff?: number | number[] | string | null;
+  /** UNIX seconds after which the job is not retried (what a retryUntil() gives). */
+  retryUntil?: number | null;
+  /** The envelope's displayName (what a displayName() gives); else the class's translated displayName(), else its name. */
+  displayName?: string;
   /** 12.11+: the dispatch delay in seconds, written into the envelope. */
   delay?: number | null;
   /** Said once per payload: PHP methods whose results Laravel writes and Node cannot call. */
@@ -66,7 +71,11 @@ export function buildShapedPayload(shapes: ShapesFile, className: string, values
   const profile = options.profile ?? profileOfShapes(shapes) ?? '8';
   const shaped = shapedCommand(shapes, className, values, { ...options, profile });
   if (shaped.encrypted && !options.encrypter) throw new ShapeError(`${className} is ShouldBeEncrypted: give the APP_KEY (--key, APP_KEY or --env) to encrypt it with; it is never pushed in clear text`);
-  if (shaped.notRun.length > 0) options.onNotRun?.(className, shaped.notRun);
+  const displayName = options.displayName ?? translatedDisplayName(shaped.shape, shaped.command);
+  // What the caller gave is not missing.
+  const given = new Set([options.backoff != null ? 'backoff()' : '', options.retryUntil != null ? 'retryUntil()' : '']);
+  const notRun = [...shaped.notRun.filter((method) => !given.has(method)), ...(shaped.shape.methods.includes('displayName') && displayName === undefined ? ['displayName()'] : [])];
+  if (notRun.length > 0) options.onNotRun?.(className, notRun);
   const declared = shaped.envelope;
   const payload: PayloadOptions = {
     profile,
@@ -75,7 +84,8 @@ export function buildShapedPayload(shapes: ShapesFile, className: string, values
     backoff: options.backoff ?? declared.backoff,
     maxExceptions: declared.maxExceptions,
     failOnTimeout: declared.failOnTimeout,
-    retryUntil: declared.retryUntil,
+    retryUntil: options.retryUntil ?? declared.retryUntil,
+    ...(displayName !== undefined ? { displayName } : {}),
     delay: (profile === '12' || profile === '13') && options.delay ? options.delay : null,
     ...(shaped.encrypted ? { encrypter: options.encrypter } : {}),
     ...(options.extra ? { extra: options.extra } : {}),
@@ -305,7 +315,8 @@ function collectionIdentifier(shapes: ShapesFile, where: string, collectionClass
 /**
  * What Laravel 8's createPayloadArray reads off the command: `$tries`, `$timeout`,
  * `$maxExceptions`, `$failOnTimeout`, `$backoff` (its property before its method), `$retryUntil`.
- * A backoff() or retryUntil() method whose property is unset is PHP that Node cannot run.
+ * A backoff() or retryUntil() method whose property is unset gives its value when `lqb shapes`
+ * translated it; otherwise it is PHP that Node cannot run (`notRun`).
  */
 export function declaredForEnvelope(shape: ClassShape, command: PhpObject): Omit<ShapedCommand, 'command' | 'shape' | 'encrypted'> {
   // The command's value; one Laravel 9.4+ left out for equalling its default is the declared one.
@@ -321,20 +332,49 @@ export function declaredForEnvelope(shape: ClassShape, command: PhpObject): Omit
     return typeof value === 'number' ? value : value instanceof PhpFloat ? value.value : typeof value === 'bigint' ? Number(value) : null;
   };
   const backoffValue = read('backoff');
-  const notRun = ['backoff', 'retryUntil'].filter((method) => shape.methods.includes(method) && (read(method) ?? null) === null).map((method) => `${method}()`);
+  // The property first, as Laravel reads it (`$job->backoff ?? $job->backoff()`); then the method as translated.
+  const backoffMethod = (backoffValue ?? null) === null ? translatedResult(shape, 'backoff', command) : undefined;
+  const retryUntilMethod = (read('retryUntil') ?? null) === null ? translatedResult(shape, 'retryUntil', command) : undefined;
+  const notRun = (['backoff', 'retryUntil'] as const)
+    .filter((method) => shape.methods.includes(method) && (read(method) ?? null) === null && (method === 'backoff' ? backoffMethod : retryUntilMethod) === undefined)
+    .map((method) => `${method}()`);
   const queue = read('queue');
+  const retryUntil = retryUntilMethod === undefined ? number('retryUntil') : retryUntilOfValue(retryUntilMethod);
   return {
     envelope: {
       maxTries: number('tries'),
       timeout: number('timeout'),
       maxExceptions: number('maxExceptions'),
       failOnTimeout: read('failOnTimeout') === true,
-      backoff: backoffText(backoffValue),
-      retryUntil: number('retryUntil'),
+      backoff: backoffMethod === undefined ? backoffText(backoffValue) : backoffOfValue(backoffMethod),
+      retryUntil: typeof retryUntil === 'number' ? retryUntil : null,
     },
     queue: typeof queue === 'string' && queue !== '' ? queue : null,
     notRun,
   };
+}
+
+/** displayName() as `lqb shapes` translated it, when it did and it gives a string here. */
+export function translatedDisplayName(shape: ClassShape, command: PhpObject): string | undefined {
+  const translated = translatedMethod(shape, 'displayName');
+  if (!translated || !('expression' in translated)) return undefined;
+  try {
+    const value = evaluate(translated.expression, command);
+    return typeof value === 'string' ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A backoff() or retryUntil() method's value as `lqb shapes` translated it; undefined when it is not translated or cannot be evaluated. */
+function translatedResult(shape: ClassShape, method: 'backoff' | 'retryUntil', command: PhpObject): ExpressionValue | undefined {
+  const translated = translatedMethod(shape, method);
+  if (!translated || !('expression' in translated)) return undefined;
+  try {
+    return evaluate(translated.expression, command);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Arr::wrap($backoff) joined with commas, as Laravel writes it. */

@@ -19,6 +19,8 @@
 declare(strict_types=1);
 
 ini_set('display_errors', '0');
+// The translation of uniqueId(), backoff(), retryUntil(), tags() and displayName() (lqbExpressions).
+require __DIR__ . '/methods.php';
 ini_set('log_errors', '0');
 error_reporting(E_ALL);
 
@@ -451,6 +453,10 @@ function shape(ReflectionClass $class, string $kind): array
         'declared' => (object) $declared,
         'methods' => array_values(array_filter(METHODS, fn ($m) => ownMethod($class, $m))),
     ];
+    $expressions = lqbExpressions($class, 'ownMethod');
+    if ($expressions !== []) {
+        $shape['expressions'] = $expressions;
+    }
     $constructor = $class->getConstructor();
     if ($constructor !== null && $kind !== 'model') {
         // The constructor's parameters: one without a default that sets a typed property makes

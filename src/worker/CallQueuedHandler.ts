@@ -10,13 +10,13 @@
 import { PhpArray, PhpObject, deref, toJS, unserialize, type PhpValue } from '../php/index.js';
 import { buildPayload, type DecodedPayload, type Encrypter } from '../laravel/index.js';
 import type { RedisQueue } from '../redis/index.js';
-import { SHOULD_BE_ENCRYPTED, declaredForEnvelope, findShape } from '../shapes/command.js';
+import { SHOULD_BE_ENCRYPTED, declaredForEnvelope, findShape, translatedDisplayName } from '../shapes/command.js';
 import { allJobsHaveRanExactlyOnce, type BatchRow, type DatabaseBatchRepository } from './BatchRepository.js';
 import { UnnamedLockError, uniquenessOf, type Uniqueness } from './UniqueLock.js';
 import type { WorkerDependencies, WorkerEvent } from './Worker.js';
 import type { WorkerOptions } from './WorkerOptions.js';
 import { describeError } from './errors.js';
-import { jobName } from './handlers.js';
+import { jobName, type JobMethods } from './handlers.js';
 
 /** How many batch ids the warning for a batch not found remembers. */
 const SAID_NO_BATCH_LIMIT = 10_000;
@@ -36,6 +36,8 @@ export class CallQueuedHandler {
     private readonly options: WorkerOptions,
     private readonly deps: WorkerDependencies,
     private readonly log: (event: WorkerEvent) => void,
+    /** The JavaScript a class's handler gives for its PHP methods (uniqueId), if any. */
+    private readonly methodsFor: (className: string) => JobMethods | undefined = () => undefined,
   ) {}
 
   /**
@@ -208,7 +210,9 @@ export class CallQueuedHandler {
     if (!this.deps.locks) return Promise.resolve(undefined);
     let found = this.uniqueness.get(payload);
     if (!found) {
-      found = uniquenessOf(payload, command, this.deps.shapes).catch((error: unknown) => {
+      const object = command === undefined ? undefined : deref(command);
+      const methods = object instanceof PhpObject ? this.methodsFor(object.className) : undefined;
+      found = uniquenessOf(payload, command, this.deps.shapes, methods).catch((error: unknown) => {
         if (!(error instanceof UnnamedLockError)) throw error;
         this.log({ event: 'error', job: jobName(payload), uuid: uuidOf(payload), error: error.message });
         return undefined;
@@ -275,8 +279,12 @@ export class CallQueuedHandler {
     };
     const delay = toJS(next.get('delay') ?? null);
     const shaped = this.shapedLink(next);
+    // A displayName() `lqb shapes` translated names the link as Laravel's dispatch names it.
+    const shape = findShape(this.deps.shapes, next.className);
+    const displayName = shape?.methods.includes('displayName') ? translatedDisplayName(shape, next) : undefined;
     const built = buildPayload(next, {
       profile: payload.profile,
+      ...(displayName !== undefined ? { displayName } : {}),
       ...(shaped?.envelope ?? {
         maxTries: own('tries'),
         timeout: own('timeout'),

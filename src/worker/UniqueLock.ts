@@ -34,6 +34,8 @@ import { randomId, type DecodedPayload, type JsonObject, type LaravelProfile } f
 import type { RedisClient } from '../redis/index.js';
 import type { ClassShape, ShapesFile } from '../shapes/shape.js';
 import { findShape } from '../shapes/command.js';
+import { ExpressionError, evaluate, phpString as expressionString, translatedMethod, uniqueIdOfValue } from '../shapes/expression.js';
+import type { JobMethods } from './handlers.js';
 
 export const SHOULD_BE_UNIQUE = 'Illuminate\\Contracts\\Queue\\ShouldBeUnique';
 export const SHOULD_BE_UNIQUE_UNTIL_PROCESSING = 'Illuminate\\Contracts\\Queue\\ShouldBeUniqueUntilProcessing';
@@ -291,7 +293,7 @@ function phpFloat(value: number): string {
  * What the payload and the shapes say of the job's lock, or undefined when it has none to
  * release. Throws UnnamedLockError when the class is unique but its key cannot be known.
  */
-export async function uniquenessOf(payload: DecodedPayload, command: PhpValue | undefined, shapes: ShapesFile | undefined): Promise<Uniqueness | undefined> {
+export async function uniquenessOf(payload: DecodedPayload, command: PhpValue | undefined, shapes: ShapesFile | undefined, methods?: JobMethods): Promise<Uniqueness | undefined> {
   const object = command === undefined ? undefined : deref(command);
   if (!(object instanceof PhpObject)) return undefined;
   const className = object.className;
@@ -310,16 +312,29 @@ export async function uniquenessOf(payload: DecodedPayload, command: PhpValue | 
   // A 12.11+ envelope without that context was not locked by its dispatch; a shape saying unique is released as Laravel's worker would.
   if (!shape && writesUniqueContext(payload.profile)) return undefined;
   const version = parseVersion(shapes?.laravel);
-  const uniqueId = uniqueIdOf(object, shape);
+  const uniqueId = await uniqueIdOf(object, shape, methods?.uniqueId);
   const displayName = displayNameMethod(payload, shape, className);
   const keys = await uniqueLockKeys(className, uniqueId, version, payload.profile, displayName);
   return keys.length > 0 ? { ...base, keys } : undefined;
 }
 
-/** The uniqueId Laravel appends: uniqueId() when defined (which Node cannot run), else the property. */
-function uniqueIdOf(command: PhpObject, shape: ClassShape | undefined): string {
-  if (shape?.methods.includes('uniqueId')) {
-    throw new UnnamedLockError(`${command.className} defines uniqueId(), PHP that Node cannot run, and the payload carries no lock key (Laravel 11.39+ does): its unique lock cannot be released`);
+/**
+ * The uniqueId Laravel appends: the handler's uniqueId function when it has one; else uniqueId()
+ * as `lqb shapes` translated it (refused when it could not); else the property.
+ */
+async function uniqueIdOf(command: PhpObject, shape: ClassShape | undefined, given?: JobMethods['uniqueId']): Promise<string> {
+  if (given) return givenUniqueId(command, given);
+  const translated = translatedMethod(shape, 'uniqueId');
+  if (translated && 'untranslated' in translated) {
+    throw new UnnamedLockError(`${command.className} defines uniqueId(), which lqb shapes could not translate (${translated.untranslated}), its handler gives no uniqueId function, and the payload carries no lock key (Laravel 11.39+ does): its unique lock cannot be released`);
+  }
+  if (translated) {
+    try {
+      return uniqueIdOfValue(evaluate(translated.expression, command));
+    } catch (error) {
+      if (error instanceof ExpressionError) throw new UnnamedLockError(`${command.className}'s uniqueId() as translated cannot be evaluated on this job: ${error.message}`);
+      throw error;
+    }
   }
   const property = command.get('uniqueId');
   if (property !== undefined) return phpString(property);
@@ -449,14 +464,31 @@ export async function planUniqueLock(shapes: ShapesFile, command: PhpObject, pro
   if (shape.methods.includes('uniqueVia')) throw new UnnamedLockError(`${shape.name} defines uniqueVia(), PHP that Node cannot run: the store its lock belongs in is unknown`);
   const version = parseVersion(shapes.laravel);
   if (shape.methods.includes('displayName') && (!version || atLeast(version, 12, 41))) throw new UnnamedLockError(`${shape.name} defines displayName(), PHP that Node cannot run, and its lock is named by it`);
-  const uniqueId = options.uniqueId ?? uniqueIdOfDispatch(command, shape);
+  const uniqueId = options.uniqueId ?? (await uniqueIdOfDispatch(command, shape));
   const [key] = await uniqueLockKeys(shape.name, uniqueId, version, profile, undefined);
   if (key === undefined) return undefined;
   const uniqueFor = Number(toJS(command.get('uniqueFor') ?? null) ?? shape.declared.uniqueFor ?? 0) || 0;
   return { key, owner: randomId(16), seconds: Math.max(0, Math.floor(uniqueFor)) };
 }
 
-function uniqueIdOfDispatch(command: PhpObject, shape: ClassShape): string {
-  if (shape.methods.includes('uniqueId')) throw new UnnamedLockError(`${shape.name} defines uniqueId(), PHP that Node cannot run: give the id it would return (--unique-id)`);
+function uniqueIdOfDispatch(command: PhpObject, shape: ClassShape): Promise<string> {
+  const translated = translatedMethod(shape, 'uniqueId');
+  if (translated && 'untranslated' in translated) throw new UnnamedLockError(`${shape.name} defines uniqueId(), which lqb shapes could not translate (${translated.untranslated}): give the id it would return (--unique-id, or a uniqueId function)`);
   return uniqueIdOf(command, shape);
+}
+
+/** A handler's (or dispatch's) uniqueId function, its result as PHP's string conversion makes it. */
+async function givenUniqueId(command: PhpObject, given: NonNullable<JobMethods['uniqueId']>): Promise<string> {
+  let value: unknown;
+  try {
+    value = await given({ name: command.className, command: toJS(command) as Record<string, unknown> });
+  } catch (error) {
+    // The job has run: a throw here names the lock as unknown, and never fails the job.
+    throw new UnnamedLockError(`the uniqueId function given for ${command.className} threw: ${(error as Error)?.message ?? String(error)}`);
+  }
+  try {
+    return expressionString(typeof value === 'number' && !Number.isInteger(value) ? new PhpFloat(value) : (value as PhpValue));
+  } catch (error) {
+    throw new UnnamedLockError(`the uniqueId function given for ${command.className} returned what has no string form: ${(error as Error).message}`);
+  }
 }

@@ -14,6 +14,7 @@ import { commandOf, plainJson, type DecodedPayload, type Encrypter, type JobView
 import type { RedisJob, RedisQueue } from '../redis/index.js';
 import { PauseWatch, type QueueCache } from './cache.js';
 import { MiddlewareNotices } from './middleware.js';
+import { WITHOUT_SHAPES_LINE, unanswerableLine, unanswerableMethods } from './methods.js';
 import { MaxAttemptsExceededError, NoHandlerError, TimeoutExceededError, UndecodableJobError, describeError, exceptionText, manualFailure } from './errors.js';
 import type { FailedJobProvider } from './FailedJobProvider.js';
 import { argsOf, handlerNames, jobName, releaseDelay, type Handler, type HandlerJob, type HandlerMap } from './handlers.js';
@@ -129,7 +130,7 @@ export interface WorkerDependencies {
 /** Why the loop ended, and the exit status Laravel's worker would use. */
 export interface StopReason {
   status: number;
-  reason: 'once' | 'empty' | 'signal' | 'stopped' | 'restart' | 'max-jobs' | 'max-time' | 'memory';
+  reason: 'once' | 'empty' | 'signal' | 'stopped' | 'restart' | 'max-jobs' | 'max-time' | 'memory' | 'refused';
   /** Jobs still running when stop()'s deadline passed: left reserved, they come back after retry_after. */
   leftReserved?: number;
   /** Said when there is more to say than the reason (what stop()'s deadline left behind). */
@@ -338,6 +339,8 @@ export class Worker extends EventEmitter {
   private pauses: PauseWatch | undefined;
   /** CallQueuedHandler's duties around the handler: the chain, unique locks, batches. */
   private readonly handler: CallQueuedHandler;
+  /** With `share`: classes whose lock Node could not release, given back for PHP (see methods.ts). */
+  private refused = new Map<string, string>();
   /** Spans and metrics, while running with OpenTelemetry present. */
   private telemetry: WorkerTelemetry | undefined;
 
@@ -358,7 +361,7 @@ export class Worker extends EventEmitter {
     }
     this.now = deps.now ?? (() => Math.floor(Date.now() / 1000));
     this.logEvent = deps.log ?? (() => undefined);
-    this.handler = new CallQueuedHandler(queue, this.options, deps, (event) => this.log(event));
+    this.handler = new CallQueuedHandler(queue, this.options, deps, (event) => this.log(event), (className) => ownHandler(this.handlers, className));
   }
 
   /** Counters since the worker was made: processed, failed, released, in flight, and per queue. */
@@ -466,6 +469,8 @@ export class Worker extends EventEmitter {
 
   private async runOnce(): Promise<StopReason> {
     this.warnOfShortRetryAfter();
+    const refused = this.refuseUnanswerable();
+    if (refused) return refused;
     this.telemetry = await WorkerTelemetry.open(this.deps.telemetry, this.options.connectionName, () => this.inFlightPerQueue()).catch((error: unknown) => {
       // A broken @opentelemetry/api install costs the spans, never the jobs.
       this.log({ event: 'warning', reason: `running without OpenTelemetry: @opentelemetry/api did not load (${describeError(error)})` });
@@ -503,6 +508,23 @@ export class Worker extends EventEmitter {
     if (retryAfter === null || (timeout > 0 && timeout < retryAfter)) return;
     const limit = timeout > 0 ? `${timeout} s` : 'no limit';
     this.log({ event: 'warning', reason: `--timeout (${limit}) is not below --retry-after (${retryAfter} s): a job that outlives a worker killed mid-job runs again while the first may still be at work; keep --timeout a few seconds below --retry-after` });
+  }
+
+  /**
+   * Classes whose unique lock Node could not release (methods.ts), named at start: without
+   * `share` the run ends before taking any job, status 2; with it their jobs are given back.
+   * Without shapes the worker cannot tell which they are, and says so once.
+   */
+  private refuseUnanswerable(): StopReason | undefined {
+    if (!this.deps.locks) return undefined;
+    if (!this.deps.shapes) {
+      this.log({ event: 'warning', reason: WITHOUT_SHAPES_LINE });
+      return undefined;
+    }
+    const found = unanswerableMethods(this.handlers, this.deps.shapes);
+    this.refused = new Map(found.map((refusal) => [refusal.className, unanswerableLine(refusal, true)]));
+    for (const refusal of found) this.log({ event: 'error', job: refusal.className, error: unanswerableLine(refusal, this.options.share) });
+    return found.length > 0 && !this.options.share ? { status: 2, reason: 'refused', detail: `${found.length} handled class${found.length > 1 ? 'es' : ''} whose unique lock Node could not release` } : undefined;
   }
 
   /**
@@ -815,7 +837,7 @@ export class Worker extends EventEmitter {
         // A closure's body is PHP: say so first, rather than only ask for a handler of Laravel's wrapper.
         throw new NoHandlerError(view.kind === 'closure' ? `${name}: ${view.reason} (${missing})` : missing);
       }
-      const forPhp = await this.handler.phpShouldRun(payload, command);
+      const forPhp = this.refused.get(found.name) ?? (await this.handler.phpShouldRun(payload, command));
       if (forPhp) {
         await job.giveBack(this.options.shareDelay);
         return this.jobLog(state, { event: 'given-back', job: name, ...base, reason: forPhp });

@@ -10,8 +10,10 @@
  *     'App\\Mail\\OrderShippedMail': async (job) => { … },                   // a queued mailable
  *   };
  *
- * A handler may carry a `failed(job, error)` function too, the way a Laravel job has `failed()`:
- * as a property of the function, or as `{ handle, failed }`.
+ * A handler may carry a `failed(job, error)` function too, the way a Laravel job has `failed()`
+ * (as a property of the function, or as `{ handle, failed }`), and JavaScript for the PHP methods
+ * Node needs and cannot run (`JobMethods`): `uniqueId`, `backoff`, `retryUntil`, `tags`,
+ * `displayName`, functions of the job.
  */
 import { pathToFileURL } from 'node:url';
 import { resolve } from 'node:path';
@@ -82,7 +84,36 @@ export interface MailableJob extends HandlerJob<MailableArgs> {
  */
 export type FailedHook<Job = HandlerJob> = (job: Job, error: unknown) => unknown;
 
-export type Handler = ((job: HandlerJob) => unknown) & { failed?: FailedHook };
+
+/** What the methods of `JobMethods` are given: the job's class and its command's properties (`toJS`). */
+export interface MethodJob {
+  name: string;
+  command: Record<string, unknown>;
+}
+
+/**
+ * JavaScript for the PHP methods whose results Laravel writes into a payload or a lock's key,
+ * for classes where `lqb shapes` could not translate them. Each is a function of the job, and
+ * may return a promise. The worker uses `uniqueId` (a unique job's lock key); Node's producer
+ * (`dispatch`) all five. What each returns is what the PHP method would.
+ */
+export interface JobMethods<Job = MethodJob> {
+  /** ShouldBeUnique's uniqueId(): what the lock key ends with. */
+  uniqueId?: (job: Job) => unknown;
+  /** backoff(): seconds, one number or one per attempt. */
+  backoff?: (job: Job) => number | number[] | string | null | Promise<number | number[] | string | null>;
+  /** retryUntil(): when the job stops being retried, a Date or UNIX seconds. */
+  retryUntil?: (job: Job) => Date | number | null | Promise<Date | number | null>;
+  /** Horizon's tags(). */
+  tags?: (job: Job) => string[] | Promise<string[]>;
+  /** displayName(): the envelope's displayName (and, 12.41+, the lock key's name). */
+  displayName?: (job: Job) => string | Promise<string>;
+}
+
+/** The names of `JobMethods`, as a handler carries them. */
+export const JOB_METHODS = ['uniqueId', 'backoff', 'retryUntil', 'tags', 'displayName'] as const;
+
+export type Handler = ((job: HandlerJob) => unknown) & { failed?: FailedHook } & JobMethods;
 export type HandlerMap = Record<string, Handler>;
 
 /**
@@ -100,10 +131,13 @@ export interface HandlerObject<Job = HandlerJob> {
  */
 export type TypedHandlerJob<Entry> = Omit<HandlerJob, keyof Entry & keyof HandlerJob> & Entry;
 
-export type TypedHandler<Entry> = ((job: TypedHandlerJob<Entry>) => unknown) & { failed?: FailedHook<TypedHandlerJob<Entry>> };
+export type TypedHandler<Entry> = ((job: TypedHandlerJob<Entry>) => unknown) & { failed?: FailedHook<TypedHandlerJob<Entry>> } & TypedJobMethods<Entry>;
+
+/** JobMethods as a class of `Jobs` gives them: the job's command typed by its entry. */
+export type TypedJobMethods<Entry> = JobMethods<{ name: string; command: TypedHandlerJob<Entry>['command' & keyof TypedHandlerJob<Entry>] }>;
 
 /** A handler map checked against `Jobs`: only its names, each handler (a function, or `{ handle, failed }`) given its entry's types. */
-export type TypedHandlerMap<Jobs> = { [Name in keyof Jobs]?: TypedHandler<Jobs[Name]> | HandlerObject<TypedHandlerJob<Jobs[Name]>> };
+export type TypedHandlerMap<Jobs> = { [Name in keyof Jobs]?: TypedHandler<Jobs[Name]> | (HandlerObject<TypedHandlerJob<Jobs[Name]>> & TypedJobMethods<Jobs[Name]>) };
 
 /** Keeps TypeScript from reading Jobs off the map: it comes from the type argument or the default. */
 type NoInference<T> = [T][T extends unknown ? 0 : never];
@@ -139,6 +173,11 @@ function handlerOf(entry: HandlerObject<never>): Handler {
   if (entry.failed !== undefined) {
     const failed = entry.failed;
     handler.failed = (job, error) => failed.call(entry, job as never, error);
+  }
+  // The PHP methods' JavaScript goes along, bound to the object as handle is.
+  for (const method of JOB_METHODS) {
+    const given = (entry as JobMethods)[method];
+    if (typeof given === 'function') (handler as JobMethods)[method] = (job: MethodJob) => (given as (job: MethodJob) => never).call(entry, job);
   }
   return handler;
 }
@@ -184,6 +223,10 @@ export function checkedHandlers(file: string, handlers: unknown): HandlerMap {
   if (entries.length === 0) throw new Error(`${file} exports default an object with no handlers: name at least one job class`);
   for (const [name, handler] of entries) {
     if (typeof handler !== 'function' && !isHandlerObject(handler)) throw new Error(`${file}: the handler for ${name} is not a function (or { handle, failed }) but ${kindOf(handler)}`);
+    for (const method of JOB_METHODS) {
+      const given = (handler as JobMethods)[method];
+      if (given !== undefined && typeof given !== 'function') throw new Error(`${file}: the handler for ${name} carries ${method}, which must be a function of the job, not ${kindOf(given)}`);
+    }
   }
   return defineHandlers(handlers as TypedHandlerMap<Record<string, object>>);
 }

@@ -57,7 +57,9 @@ describe('--env', () => {
     raw.disconnect();
     expect((await lqb(['size', env], shell())).stdout.trim()).toBe('mailq  1');
     const worked = await lqb(['work', `--handlers=${HANDLERS}`, '--once', '--json', env], shell());
-    expect(worked.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l).event)).toEqual(['processing', 'processed', 'stopping']);
+    // The start line of a worker without shapes (unique locks of uniqueId() methods cannot be known) aside.
+    const events = worked.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l)).filter((e) => !String(e.reason ?? '').startsWith('without class shapes'));
+    expect(events.map((e) => e.event)).toEqual(['processing', 'processed', 'stopping']);
     expect(JSON.parse(readFileSync(join(dir, 'node-runs.jsonl'), 'utf8'))).toMatchObject({ queue: 'mailq', props: { label: 'env' } });
     await lqb(['dispatch', 'App\\Jobs\\X', env], shell());
     expect((await lqb(['clear', env], shell())).stdout.trim()).toBe('Cleared 1 jobs from the [mailq] queue');

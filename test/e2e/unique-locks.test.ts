@@ -7,6 +7,7 @@
  * skeleton's two Redis connections, where locks live on `lock_connection` (`default`), not with
  * the cache's values, in both directions (Laravel dispatches and lqb works, lqb dispatches and Laravel works).
  */
+import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
@@ -30,6 +31,7 @@ interface Spec {
   uniqueId?: string;
   until?: boolean;
   byMethod?: boolean;
+  opaque?: boolean;
 }
 
 const bookkeeping = async (kind: string, options: object) => {
@@ -108,14 +110,56 @@ describe('Laravel dispatches a ShouldBeUnique job; Laravel’s worker or lqb wor
     expect(node.lockAfter).toBe(true);
     expect(node.requeued).toBe(false);
   });
+});
 
-  it('a uniqueId() method (PHP) with no key in the payload: the log names the class, the lock is not silently dropped', async () => {
-    expect(await bookkeeping('unique', { n: 1, byMethod: true })).toEqual({ queued: true });
-    const run = await lqb(['work', `--handlers=${HANDLERS}`, `--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0', `--shapes=${await shapesFile()}`], s.env);
-    expect(run.status).toBe(0);
-    expect(run.stdout).toMatch(/Error: +App\\Jobs\\Bookkeeping\\UniqueByMethodJob: App\\Jobs\\Bookkeeping\\UniqueByMethodJob defines uniqueId\(\)/);
-    // Laravel's key holds uniqueId()'s result, which only PHP knows: the lock stays, and the log said so.
-    expect((await bookkeeping('lock', { byMethod: true, uniqueId: 'method-1' })).owner).not.toBeNull();
+describe('a uniqueId() method, Laravel 8.83 (the payload carries no lock key): lqb work with the class shapes', () => {
+  const opaqueId = createHash('md5').update('opaque-1').digest('hex');
+  const queued = async () => {
+    const raw = rawClient();
+    const counts = await Promise.all([raw.llen(`${prefix}queues:${QUEUE}`), raw.zcard(`${prefix}queues:${QUEUE}:delayed`), raw.zcard(`${prefix}queues:${QUEUE}:reserved`)]);
+    raw.disconnect();
+    return { ready: counts[0], delayed: counts[1], reserved: counts[2] };
+  };
+
+  it('translated by lqb shapes (\'method-\' . $this->n): the lock is released as Laravel’s worker releases it', async () => {
+    const { node } = await sameOnBothSides({ byMethod: true, uniqueId: 'method-1' }, async () => [`--shapes=${await shapesFile()}`]);
+    expect(node.runs).toMatchObject([{ lockHeld: true }]);
+    expect(node.lockAfter).toBe(false);
+    expect(node.requeued).toBe(true);
+  });
+
+  it('untranslated (md5()), the handler giving uniqueId in JavaScript: the lock is released as Laravel’s worker releases it', async () => {
+    const { node } = await sameOnBothSides({ opaque: true, uniqueId: opaqueId }, async () => [`--shapes=${await shapesFile()}`]);
+    expect(node.runs).toMatchObject([{ lockHeld: true }]);
+    expect(node.lockAfter).toBe(false);
+    expect(node.requeued).toBe(true);
+  });
+
+  it('untranslated and no uniqueId function: exit 2 before taking any job, naming class and method; with --share given back, and PHP frees the lock', async () => {
+    const spec = { n: 1, opaque: true, uniqueId: opaqueId };
+    expect(await bookkeeping('unique', spec)).toEqual({ queued: true });
+    const work = (flags: string[]) => lqb(['work', `--handlers=${join(root, 'test/e2e/fixtures/opaque-unique-handlers.mjs')}`, `--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0', ...flags], s.env);
+    const shapes = await shapesFile();
+
+    const refused = await work([`--shapes=${shapes}`]);
+    expect(refused.status, refused.stderr).toBe(2);
+    expect(refused.stdout).toMatch(/App\\Jobs\\Bookkeeping\\UniqueByOpaqueMethodJob is ShouldBeUnique and defines uniqueId\(\), which lqb shapes could not translate \(it calls or names md5, which is not translated\)/);
+    expect(refused.stdout, 'lqb work took a job').not.toMatch(/Processing:/);
+    expect(await queued(), 'the job after lqb work refused').toEqual({ ready: 1, delayed: 0, reserved: 0 });
+    expect((await bookkeeping('lock', spec)).owner, 'the lock after lqb work refused').not.toBeNull();
+
+    const shared = await work([`--shapes=${shapes}`, '--share', '--share-delay=1']);
+    expect(shared.status, shared.stderr).toBe(0);
+    expect(shared.stdout).toMatch(/Given back: +App\\Jobs\\Bookkeeping\\UniqueByOpaqueMethodJob/);
+    const back = await queued();
+    expect({ queued: back.ready + back.delayed, reserved: back.reserved }, 'the job after lqb work --share').toEqual({ queued: 1, reserved: 0 });
+    expect((await bookkeeping('lock', spec)).owner, 'the lock after lqb work --share').not.toBeNull();
+    // Given back with --share-delay=1: visible to Laravel's worker a second later.
+    await new Promise((resolve) => setTimeout(resolve, 1200));
+    const laravel = await php('laravel-worker.php', [`--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0'], s.env);
+    expect(laravel.status, laravel.stderr).toBe(0);
+    expect(s.phpRuns().map((r) => r.class)).toEqual(['App\\Jobs\\Bookkeeping\\UniqueByOpaqueMethodJob']);
+    expect((await bookkeeping('lock', spec)).owner, 'the lock after Laravel’s worker ran the job').toBeNull();
   });
 });
 

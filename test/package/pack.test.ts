@@ -66,7 +66,7 @@ describe('npm pack', () => {
   it('ships dist/, schemas/ and the README, and no sources or fixture generators', () => {
     expect(files.filter((path) => path.startsWith('src/') || path.startsWith('php-fixture-gen/') || path.startsWith('test/'))).toEqual([]);
     expect(files.filter((path) => !path.startsWith('dist/') && !path.startsWith('schemas/')).sort()).toEqual(['README.md', 'package.json']);
-    for (const path of ['dist/index.js', 'dist/cjs/index.js', 'dist/cjs/package.json', 'dist/cli/main.js', 'dist/redis/lua.generated.js', 'dist/cjs/redis/lua.generated.js', 'dist/shapes/reflect.php', 'dist/cjs/shapes/reflect.php', 'dist/cjs/php/index.d.ts', 'schemas/payload-8.json']) {
+    for (const path of ['dist/index.js', 'dist/cjs/index.js', 'dist/cjs/package.json', 'dist/cli/main.js', 'dist/redis/lua.generated.js', 'dist/cjs/redis/lua.generated.js', 'dist/shapes/reflect.php', 'dist/cjs/shapes/reflect.php', 'dist/shapes/methods.php', 'dist/cjs/shapes/methods.php', 'dist/cjs/php/index.d.ts', 'schemas/payload-8.json']) {
       expect(files).toContain(path);
     }
     // The Lua steps are built into the modules (a bundle carries them); source maps would point at the unshipped src/.

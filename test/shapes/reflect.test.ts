@@ -178,6 +178,15 @@ describe('lqb shapes --app on the sample app', () => {
     expect(shapes.classes['App\\Models\\User']).toMatchObject({ kind: 'model', connection: 'mysql', parent: 'Illuminate\\Database\\Eloquent\\Model' });
   });
 
+  it('translates what it can of uniqueId(), backoff() and retryUntil(), and says why not of the rest', () => {
+    const c = shapes.classes;
+    expect(c['App\\Jobs\\ShipOrder']!.expressions).toEqual({ backoff: { array: [{ lit: 1 }, { lit: 2 }] } });
+    expect(c['App\\Jobs\\PlainReport']!.expressions).toEqual({ uniqueId: { untranslated: 'it calls or names sprintf, which is not translated' } });
+    expect(c['App\\Jobs\\RetryLater']!.expressions).toEqual({ backoff: { untranslated: 'it uses `*` inside an array' }, retryUntil: { untranslated: 'it uses `*` where `)` was expected' } });
+    // A class without such methods carries no expressions.
+    expect(c['App\\Jobs\\ChargeCard']!.expressions).toBeUndefined();
+  });
+
   it('reads declared retry rules, the methods a class defines, interfaces, traits and serializer', () => {
     const c = shapes.classes;
     expect(c['App\\Jobs\\ShipOrder']!.declared).toEqual({ tries: 4, timeout: 30, backoff: [1, 2], maxExceptions: 3 });
@@ -210,10 +219,16 @@ describe('lqb shapes --app on the sample app', () => {
     expect(shapes.classes['App\\Listeners\\SendShipmentNotification']!.handles).toEqual([{ method: 'handle', event: 'App\\Events\\OrderShipped' }]);
   });
 
-  it('prints one line: the count of each kind and where it wrote', () => {
+  it('prints one line: the count of each kind and where it wrote; then one per method it could not translate', () => {
     const { status, stdout } = lqb(['shapes', `--app=${APP}`, '--out=summary.json']);
     expect(status).toBe(0);
-    expect(stdout).toBe('7 jobs, 1 listener, 1 notification, 1 mailable, 1 event, 1 model, 1 class (Laravel 8.83.26) written to summary.json\n');
+    expect(stdout.split('\n')).toEqual([
+      '7 jobs, 1 listener, 1 notification, 1 mailable, 1 event, 1 model, 1 class (Laravel 8.83.26) written to summary.json',
+      'untranslated: App\\Jobs\\PlainReport::uniqueId() (it calls or names sprintf, which is not translated): give its handler, or dispatch, a uniqueId(job) function',
+      'untranslated: App\\Jobs\\RetryLater::backoff() (it uses `*` inside an array): give its handler, or dispatch, a backoff(job) function',
+      'untranslated: App\\Jobs\\RetryLater::retryUntil() (it uses `*` where `)` was expected): give its handler, or dispatch, a retryUntil(job) function',
+      '',
+    ]);
   });
 });
 

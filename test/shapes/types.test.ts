@@ -31,6 +31,12 @@ const ship = async (job: TypedHandlerJob<Jobs['App\\\\Jobs\\\\ShipOrder']>) => {
   return [id?.toFixed(), secret?.toUpperCase(), notes, coupon?.toUpperCase(), express, weight, job.attempts, job.signal.aborted];
 };
 ship.failed = async (job: TypedHandlerJob<Jobs['App\\\\Jobs\\\\ShipOrder']>, error: unknown) => [job.command.orderId, error];
+// JavaScript for the PHP methods Node cannot run, typed by the class's command.
+ship.uniqueId = (job: { name: string; command: App.Jobs.ShipOrder }) => String(job.command.orderId ?? job.command.weight);
+ship.backoff = () => [1, 2];
+ship.retryUntil = () => new Date();
+ship.tags = (job: { command: App.Jobs.ShipOrder }) => [job.command.express ? 'express' : 'plain'];
+ship.displayName = async (job: { name: string }) => job.name;
 
 export default defineHandlers<Jobs>({
   'App\\\\Jobs\\\\ShipOrder': ship,
@@ -100,6 +106,14 @@ export default defineHandlers<Jobs>({
 });
 `;
 
+const METHOD_MISUSED = `
+import { defineHandlers } from '${pkg}';
+import type { Jobs } from './jobs.js';
+const ship = async () => undefined;
+ship.uniqueId = (job: { name: string; command: { weight: string } }) => job.command.weight.toUpperCase();
+export default defineHandlers<Jobs>({ 'App\\\\Jobs\\\\ShipOrder': ship });
+`;
+
 const UNKNOWN = `
 import { defineHandlers } from '${pkg}';
 import type { Jobs } from './jobs.js';
@@ -131,10 +145,11 @@ describe('lqb shapes --types', () => {
     writeFileSync(join(dir, 'not-serialized.ts'), NOT_SERIALIZED);
     writeFileSync(join(dir, 'dispatch.ts'), DISPATCH);
     writeFileSync(join(dir, 'dispatch-wrong.ts'), DISPATCH_WRONG);
+    writeFileSync(join(dir, 'method-misused.ts'), METHOD_MISUSED);
     // One tsc run for all the files: each file's errors are its own.
     const tsc = spawnSync(
       process.execPath,
-      [join(root, 'node_modules/typescript/bin/tsc'), '--strict', '--noEmit', '--target', 'es2022', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--skipLibCheck', '--types', 'node', '--typeRoots', join(root, 'node_modules/@types'), '--pretty', 'false', 'good.ts', 'misused.ts', 'unknown.ts', 'not-serialized.ts', 'dispatch.ts', 'dispatch-wrong.ts'],
+      [join(root, 'node_modules/typescript/bin/tsc'), '--strict', '--noEmit', '--target', 'es2022', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--skipLibCheck', '--types', 'node', '--typeRoots', join(root, 'node_modules/@types'), '--pretty', 'false', 'good.ts', 'misused.ts', 'unknown.ts', 'not-serialized.ts', 'dispatch.ts', 'dispatch-wrong.ts', 'method-misused.ts'],
       { cwd: dir, encoding: 'utf8', timeout: 60_000 },
     );
     diagnostics = tsc.stdout.split('\n').filter((line) => /error TS\d+/.test(line));
@@ -154,6 +169,10 @@ describe('lqb shapes --types', () => {
 
   it('a property misused for its PHP type does not compile (TS2339)', () => {
     expect(diagnostics.filter((line) => line.startsWith('misused.ts'))).toEqual([expect.stringMatching(/^misused\.ts\(5,\d+\): error TS2339: Property 'toUpperCase' does not exist on type 'number'/)]);
+  });
+
+  it('a uniqueId function that reads a property as the wrong PHP type does not compile (TS2322)', () => {
+    expect(diagnostics.filter((line) => line.startsWith('method-misused.ts'))).toEqual([expect.stringMatching(/^method-misused\.ts\(6,\d+\): error TS2322: .*uniqueId/)]);
   });
 
   it('a handler name that is not in Jobs does not compile (TS2353)', () => {
