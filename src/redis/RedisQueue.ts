@@ -50,6 +50,13 @@ export function hasHashTag(name: string): boolean {
   return close > open + 1;
 }
 
+/**
+ * How much one step of `find` looks at: at most this many jobs, or about this many bytes of
+ * them, whichever comes first (a step reads one job at least, however large). Measured at a
+ * fraction of a millisecond of Redis's time per step on 2 KB jobs (docs/redis-faults.md).
+ */
+export const FIND_STEP = { jobs: 500, bytes: 256 * 1024 };
+
 export class RedisQueue {
   readonly defaultQueue: string;
   readonly retryAfter: number | null;
@@ -234,20 +241,54 @@ export class RedisQueue {
 
   /**
    * The job with this id or uuid, if the queue holds it: ready, delayed or reserved. Laravel's
-   * queue keeps no index of its jobs, so this looks through all of them (in Redis: only
-   * matches come back), and is meant for an operator's lookup, not for every job.
+   * queue keeps no index of its jobs, so this looks through all of them, in Redis (only matches
+   * come back), in short steps (`findStep`: a few hundred jobs each) so that Redis answers every
+   * other client between two of them however long the queue is. It is meant for an operator's
+   * lookup, not for every job. The walk is no snapshot: delayed first, then ready, then reserved,
+   * the order jobs move in as they become due and are reserved, so a job moving that way while
+   * the walk goes on is still met; one released or given back meanwhile may be missed.
    */
   async find(idOrUuid: string, queue?: string): Promise<QueuedJob | undefined> {
     const key = this.key(queue);
+    const name = queue ?? this.defaultQueue;
     // Spelled as json_encode writes them (an id with a "/" has it escaped), whichever side pushed.
     const needles = ['uuid', 'id'].map((field) => `"${field}":${encodeString(idOrUuid, false)}`);
-    const found = await runStep<string[]>(this.client, 'lqbFind', [key, `${key}:delayed`, `${key}:reserved`], needles);
-    for (let i = 0; i + 2 < found.length; i += 3) {
-      const payload = found[i + 1]!;
-      if (!isTheJob(payload, idOrUuid)) continue;
-      const state = found[i] as QueuedJob['state'];
-      return { state, queue: queue ?? this.defaultQueue, payload, ...(state === 'ready' ? {} : { until: Number(found[i + 2]) }) };
+    const theJob = (payload: string) => isTheJob(payload, idOrUuid);
+    const delayed = await this.walkZset(`${key}:delayed`, needles, theJob);
+    if (delayed) return { state: 'delayed', queue: name, ...delayed };
+    const ready = await this.walkList(key, needles, theJob);
+    if (ready !== undefined) return { state: 'ready', queue: name, payload: ready };
+    const reserved = await this.walkZset(`${key}:reserved`, needles, theJob);
+    if (reserved) return { state: 'reserved', queue: name, ...reserved };
+    return undefined;
+  }
+
+  /**
+   * The list's first payload that is the job, walking it from the tail in steps of about
+   * FIND_STEP.bytes: each step's count is sized by the bytes the one before read.
+   */
+  private async walkList(key: string, needles: string[], theJob: (payload: string) => boolean): Promise<string | undefined> {
+    let count = 32;
+    for (let looked = 0; looked >= 0; ) {
+      const [next, bytes, ...payloads] = await runStep<[number, number, ...string[]]>(this.client, 'lqbFindList', [key], [looked, ...needles, count]);
+      const payload = payloads.find(theJob);
+      if (payload !== undefined) return payload;
+      if (next > looked) count = Math.max(1, Math.min(FIND_STEP.jobs, Math.floor((FIND_STEP.bytes * (next - looked)) / Math.max(1, bytes))));
+      looked = next;
     }
+    return undefined;
+  }
+
+  /** The zset's first member that is the job, with its score, walking it from the lowest score in steps. */
+  private async walkZset(key: string, needles: string[], theJob: (payload: string) => boolean): Promise<{ payload: string; until: number } | undefined> {
+    let after: [string, string] = ['', ''];
+    do {
+      const [score, member, ...found] = await runStep<string[]>(this.client, 'lqbFindZset', [key], [...after, ...needles, FIND_STEP.jobs, FIND_STEP.bytes]);
+      for (let i = 0; i + 1 < found.length; i += 2) {
+        if (theJob(found[i + 1]!)) return { payload: found[i + 1]!, until: Number(found[i]) };
+      }
+      after = [score!, member!];
+    } while (after[0] !== '');
     return undefined;
   }
 

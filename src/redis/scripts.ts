@@ -19,7 +19,8 @@ const STEPS = {
   lqbSize: { file: 'size.lua', keys: 3 },
   lqbClear: { file: 'clear.lua', keys: 4 },
   lqbReleaseLock: { file: 'release-lock.lua', keys: 1 },
-  lqbFind: { file: 'find.lua', keys: 3 },
+  lqbFindList: { file: 'find-list.lua', keys: 1 },
+  lqbFindZset: { file: 'find-zset.lua', keys: 1 },
 } as const;
 
 export type StepName = keyof typeof STEPS;
