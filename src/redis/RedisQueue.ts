@@ -11,6 +11,7 @@ import type { Redis } from 'ioredis';
 import { registerSteps, runStep, type RedisClient } from './scripts.js';
 import { RedisJob } from './RedisJob.js';
 import { encodeString } from '../laravel/json.js';
+import { BookkeepingError, whileBusy } from './busy.js';
 
 /** A job a queue holds, as `find` found it. */
 export interface QueuedJob {
@@ -91,19 +92,21 @@ export class RedisQueue {
   /** Appends a payload (a job's JSON) to the queue and wakes a blocked worker. */
   async pushRaw(payload: string, queue?: string): Promise<void> {
     const key = this.key(queue);
-    await runStep(this.client, 'lqbPushMany', [key, `${key}:notify`], [payload]);
+    await whileBusy(() => runStep(this.client, 'lqbPushMany', [key, `${key}:notify`], [payload]));
   }
 
   /** Schedules a payload to become ready after `delay` seconds (or at a Date). */
   async laterRaw(delay: number | Date, payload: string, queue?: string): Promise<void> {
-    await this.client.zadd(`${this.key(queue)}:delayed`, this.availableAt(delay), payload);
+    const at = this.availableAt(delay);
+    await whileBusy(() => this.client.zadd(`${this.key(queue)}:delayed`, at, payload));
   }
 
   /** Pushes many payloads, in order, a thousand per round trip: the effect of that many pushes. */
   async bulkRaw(payloads: string[], queue?: string): Promise<void> {
     const key = this.key(queue);
     for (let i = 0; i < payloads.length; i += 1000) {
-      await runStep(this.client, 'lqbPushMany', [key, `${key}:notify`], payloads.slice(i, i + 1000));
+      const batch = payloads.slice(i, i + 1000);
+      await whileBusy(() => runStep(this.client, 'lqbPushMany', [key, `${key}:notify`], batch));
     }
   }
 
@@ -161,7 +164,8 @@ export class RedisQueue {
   /** Takes a reserved job back to run again after `delay` seconds. */
   async release(job: RedisJob, delay = 0): Promise<void> {
     const key = this.key(job.queue);
-    await runStep(this.client, 'lqbRelease', [`${key}:delayed`, `${key}:reserved`], [job.reservedBytes, this.availableAt(delay)]);
+    const at = this.availableAt(delay);
+    await whileBusy(() => runStep(this.client, 'lqbRelease', [`${key}:delayed`, `${key}:reserved`], [job.reservedBytes, at]));
   }
 
   /**
@@ -170,7 +174,8 @@ export class RedisQueue {
    */
   async giveBack(job: RedisJob, delay = 0): Promise<void> {
     const key = this.key(job.queue);
-    await runStep(this.client, 'lqbGiveBack', [`${key}:delayed`, `${key}:reserved`], [job.reservedBytes, job.raw, this.availableAt(delay)]);
+    const at = this.availableAt(delay);
+    await whileBusy(() => runStep(this.client, 'lqbGiveBack', [`${key}:delayed`, `${key}:reserved`], [job.reservedBytes, job.raw, at]));
   }
 
   /**
@@ -194,10 +199,13 @@ export class RedisQueue {
     const batch = this.pendingDeletes.get(key)!;
     this.pendingDeletes.delete(key);
     try {
-      await this.client.zrem(key, ...batch.members);
+      await whileBusy(() => this.client.zrem(key, ...batch.members));
       for (const { resolve } of batch.done) resolve();
     } catch (error) {
-      for (const { reject } of batch.done) reject(error);
+      // The jobs stay reserved and come back after retry_after: said as bookkeeping, so that a
+      // worker never fails a job that ran for a delete Redis did not take.
+      const failure = new BookkeepingError(`Redis did not take the delete of a finished job (${(error as Error)?.message ?? String(error)}): it stays reserved until retry_after`, { cause: error });
+      for (const { reject } of batch.done) reject(failure);
     }
   }
 

@@ -6,3 +6,4 @@ export { RedisJob, type ReservedFields } from './RedisJob.js';
 export { connectRedis, type ConnectOptions } from './connect.js';
 export { describeConnectionError, isCertificateError, whenReady } from './ready.js';
 export { luaSource, registerSteps, releaseLockStep, type RedisClient, type StepName } from './scripts.js';
+export { BUSY_RETRY_MS, BookkeepingError, isBusyError, whileBusy } from './busy.js';

@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Cluster, Redis } from 'ioredis';
+import { whileBusy } from './busy.js';
 
 export type RedisClient = Redis | Cluster;
 
@@ -64,5 +65,5 @@ export function runStep<T>(
 /** The release-lock step on any client (the cache's, for locks): 1 when the owner's lock went. */
 export function releaseLockStep(client: RedisClient, key: string, owner: string): Promise<number> {
   registerSteps(client);
-  return runStep<number>(client, 'lqbReleaseLock', [key], [owner]);
+  return whileBusy(() => runStep<number>(client, 'lqbReleaseLock', [key], [owner]));
 }
