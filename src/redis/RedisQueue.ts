@@ -33,8 +33,14 @@ export interface RedisQueueOptions {
   blockFor?: number | null;
   /** Most jobs to move per migration (Laravel 9.23+'s `migration_batch_size`); all when not positive. */
   migrationBatchSize?: number;
-  /** The clock, in UNIX seconds; tests may stand in their own. */
+  /**
+   * The clock, in UNIX seconds; tests may stand in their own. Without one, the reserve step
+   * reads Redis's own clock (a stall between asking and Redis running it cannot shorten a
+   * reservation); delays and release times are this process's, as Laravel's.
+   */
   now?: () => number;
+  /** The most payload bytes one reserve takes (at least one job whatever its size); RESERVE_BYTES by default. */
+  reserveBytes?: number;
   /**
    * Keys as Laravel 13.5+ writes them on a Redis Cluster: `queues:{NAME}` (one slot for all
    * four keys) unless NAME has a hash tag of its own. On by default for a cluster client:
@@ -58,13 +64,33 @@ export function hasHashTag(name: string): boolean {
  */
 export const FIND_STEP = { jobs: 500, bytes: 256 * 1024 };
 
+/**
+ * The most payload bytes one reserve takes: the step decodes and encodes each job it reserves
+ * while Redis waits, so a few huge payloads in one call would hold Redis as long as all of them.
+ */
+export const RESERVE_BYTES = 8 * 1024 * 1024;
+
+/** A reserve reply later than this (ms) means Redis stalled: the jobs in hand are renewed at once. */
+const LATE_REPLY_MS = 1000;
+
 export class RedisQueue {
   readonly defaultQueue: string;
   readonly retryAfter: number | null;
   readonly blockFor: number | null;
   private readonly migrationBatchSize: number;
   private readonly now: () => number;
+  /** Whether the caller's clock stands in for Redis's (a test's). */
+  private readonly ownClock: boolean;
+  private readonly reserveBytes: number;
   private readonly hashTags: boolean;
+  /**
+   * The jobs this worker holds, by uuid: those it last renewed and those reserved since, less the
+   * ones it deleted, released or gave back. A reserve that finds one of them come back (its
+   * reservation ran out while Redis stalled) hands it back to its run instead of running it twice.
+   */
+  private held = new Map<string, RedisJob>();
+  /** Renewals with the allow-oom step (Redis 7+), until a server refuses its shebang. */
+  private renewStep: 'lqbRenew' | 'lqbRenewPlain' = 'lqbRenew';
   /** Deletes waiting to go out together, by reserved-zset key. */
   private readonly pendingDeletes = new Map<string, { members: (string | Buffer)[]; done: { resolve: () => void; reject: (error: unknown) => void }[] }>();
   /** BLPOP holds a connection: blocking gets one of its own, made on first need. */
@@ -80,6 +106,8 @@ export class RedisQueue {
     this.blockFor = options.blockFor ?? null;
     this.migrationBatchSize = options.migrationBatchSize ?? -1;
     this.now = options.now ?? (() => Math.floor(Date.now() / 1000));
+    this.ownClock = options.now !== undefined;
+    this.reserveBytes = options.reserveBytes ?? RESERVE_BYTES;
     this.hashTags = options.hashTags ?? (client as { isCluster?: boolean }).isCluster === true;
   }
 
@@ -132,6 +160,7 @@ export class RedisQueue {
 
   private async reserve(name: string, count: number, migrate: boolean): Promise<RedisJob[]> {
     const key = this.key(name);
+    const asked = performance.now();
     // The reply comes as bytes: the reserved copy is only ever sent back to Redis (delete,
     // release), which bytes do without a round of UTF-8 encoding; only the pushed payload is
     // read, so only it becomes a string.
@@ -139,12 +168,49 @@ export class RedisQueue {
       this.client,
       'lqbReserve',
       [key, `${key}:delayed`, `${key}:reserved`, `${key}:notify`],
-      [this.now(), this.availableAt(this.retryAfter ?? 0), Math.max(0, Math.floor(count)), migrate ? 1 : 0, migrate && this.retryAfter !== null ? 1 : 0, this.migrationBatchSize],
+      [this.ownClock ? this.now() : '', this.retryAfter ?? 0, Math.max(0, Math.floor(count)), migrate ? 1 : 0, migrate && this.retryAfter !== null ? 1 : 0, this.migrationBatchSize, this.reserveBytes],
       true,
     );
     const jobs: RedisJob[] = [];
     for (let i = 0; i + 1 < flat.length; i += 2) jobs.push(new RedisJob(this, name, flat[i]!.toString('utf8'), flat[i + 1]!));
-    return jobs;
+    if (this.retryAfter === null) return jobs;
+    // A late reply: Redis stalled, and the reservations in hand may be near their end.
+    if (performance.now() - asked > LATE_REPLY_MS && this.held.size > 0) await this.renew([...this.held.values()]).catch(() => undefined);
+    const fresh = await this.reclaimOwn(jobs);
+    for (const job of fresh) this.hold(job);
+    return fresh;
+  }
+
+  /**
+   * The reserved jobs less those this worker is running already: a reservation that ran out while
+   * Redis stalled came back and was reserved again by this very reserve. Its new reservation is
+   * undone and the running one restored, so the job runs once. A job on its first attempt cannot
+   * be one (a job that came back has its attempts counted), so only retried ones are looked at.
+   */
+  private async reclaimOwn(jobs: RedisJob[]): Promise<RedisJob[]> {
+    if (this.held.size === 0) return jobs;
+    const fresh: RedisJob[] = [];
+    for (const job of jobs) {
+      const uuid = job.firstAttempt ? undefined : uuidOf(job);
+      const running = uuid === undefined ? undefined : this.held.get(uuid);
+      if (running === undefined || running.queue !== job.queue) {
+        fresh.push(job);
+        continue;
+      }
+      await whileBusy(() => runStep(this.client, 'lqbReclaim', [`${this.key(job.queue)}:reserved`], [this.retryAfter ?? 0, job.reservedBytes, running.reservedBytes]));
+    }
+    return fresh;
+  }
+
+  private hold(job: RedisJob): void {
+    const uuid = uuidOf(job);
+    if (uuid !== undefined) this.held.set(uuid, job);
+  }
+
+  /** The job is no longer this worker's: deleted, released or given back. */
+  private letGo(job: RedisJob): void {
+    const uuid = uuidOf(job);
+    if (uuid !== undefined && this.held.get(uuid) === job) this.held.delete(uuid);
   }
 
   private async waitForNotify(key: string): Promise<boolean> {
@@ -163,6 +229,7 @@ export class RedisQueue {
 
   /** Takes a reserved job back to run again after `delay` seconds. */
   async release(job: RedisJob, delay = 0): Promise<void> {
+    this.letGo(job);
     const key = this.key(job.queue);
     const at = this.availableAt(delay);
     await whileBusy(() => runStep(this.client, 'lqbRelease', [`${key}:delayed`, `${key}:reserved`], [job.reservedBytes, at]));
@@ -173,6 +240,7 @@ export class RedisQueue {
    * for `delay` seconds. For jobs this worker has no handler for, on a queue PHP also works.
    */
   async giveBack(job: RedisJob, delay = 0): Promise<void> {
+    this.letGo(job);
     const key = this.key(job.queue);
     const at = this.availableAt(delay);
     await whileBusy(() => runStep(this.client, 'lqbGiveBack', [`${key}:delayed`, `${key}:reserved`], [job.reservedBytes, job.raw, at]));
@@ -184,6 +252,7 @@ export class RedisQueue {
    * one ZREM each, in fewer round trips when many jobs finish together.
    */
   deleteReserved(job: RedisJob): Promise<void> {
+    this.letGo(job);
     const key = `${this.key(job.queue)}:reserved`;
     let batch = this.pendingDeletes.get(key);
     if (!batch) {
@@ -210,23 +279,38 @@ export class RedisQueue {
   }
 
   /**
-   * Extends the reservations of jobs still running to `retryAfter` seconds from now, so no
-   * worker, PHP or Node, takes a job while it runs (as BullMQ renews its locks). `ZADD XX` only
-   * moves a member that is still there: a job deleted, released or already taken back is left
-   * alone. The score keeps its fraction of a second, so a reservation never runs out sooner than
-   * `retryAfter` after its last renewal (Laravel compares whole seconds against it).
+   * Extends the reservations of jobs still running to `retryAfter` seconds from now, by Redis's
+   * clock, so no worker, PHP or Node, takes a job while it runs (as BullMQ renews its locks). The
+   * renew step only moves a member that is still there (a job deleted, released or already taken
+   * back is left alone), so it never grows memory, and it runs when a full Redis refuses writes.
+   * The jobs given are the ones this worker holds from now on (see reclaimOwn).
    */
   async renew(jobs: Iterable<RedisJob>): Promise<void> {
     if (this.retryAfter === null) return;
-    const until = Date.now() / 1000 + this.retryAfter;
-    const byKey = new Map<string, (string | number | Buffer)[]>();
+    const byKey = new Map<string, (string | Buffer)[]>();
+    const held = new Map<string, RedisJob>();
     for (const job of jobs) {
       const key = `${this.key(job.queue)}:reserved`;
-      let args = byKey.get(key);
-      if (!args) byKey.set(key, (args = []));
-      args.push(until, job.reservedBytes);
+      let members = byKey.get(key);
+      if (!members) byKey.set(key, (members = []));
+      members.push(job.reservedBytes);
+      const uuid = uuidOf(job);
+      if (uuid !== undefined) held.set(uuid, job);
     }
-    await Promise.all([...byKey].map(([key, args]) => this.client.zadd(key, 'XX', ...(args as [number, Buffer]))));
+    this.held = held;
+    await Promise.all([...byKey].map(([key, members]) => this.renewStepOn(key, members)));
+  }
+
+  /** The renew step on one reserved zset: allow-oom on Redis 7+, the same step without the flag before. */
+  private async renewStepOn(key: string, members: (string | Buffer)[]): Promise<void> {
+    try {
+      await runStep(this.client, this.renewStep, [key], [this.retryAfter ?? 0, ...members]);
+    } catch (error) {
+      // A server before Redis 7 reads the shebang line as Lua, and fails to compile the step.
+      if (this.renewStep === 'lqbRenewPlain' || !/Error compiling script|unexpected symbol|shebang/i.test((error as Error)?.message ?? '')) throw error;
+      this.renewStep = 'lqbRenewPlain';
+      await runStep(this.client, this.renewStep, [key], [this.retryAfter ?? 0, ...members]);
+    }
   }
 
   /** Jobs a queue holds: ready, delayed and reserved. */
@@ -331,6 +415,22 @@ export class RedisQueue {
       this.blocking = undefined;
     }
   }
+}
+
+/**
+ * A job's uuid, cheaply when it can be: a job as pushed opens with it; one that came back (cjson
+ * wrote it again, in its own key order) is parsed, as the worker parses it anyway.
+ */
+function uuidOf(job: RedisJob): string | undefined {
+  return leadingUuid(job.raw) ?? (job.firstAttempt ? undefined : job.uuid);
+}
+
+/**
+ * The uuid a payload opens with, as Laravel 7+ writes every payload (`{"uuid":"…"`), read without
+ * parsing the rest: the reserve path looks at every job it takes. Undefined for other payloads.
+ */
+function leadingUuid(raw: string): string | undefined {
+  return /^\{"uuid":"([0-9a-zA-Z-]{1,64})"/.exec(raw.slice(0, 80))?.[1];
 }
 
 /** The envelope's own id or uuid is this one (not a value deeper in the job's data). */

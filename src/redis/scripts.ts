@@ -21,8 +21,12 @@ const STEPS = {
   lqbClear: { file: 'clear.lua', keys: 4 },
   lqbReleaseLock: { file: 'release-lock.lua', keys: 1 },
   lqbFindList: { file: 'find-list.lua', keys: 1 },
+  lqbRenew: { file: 'renew.lua', keys: 1 },
+  // The renew step for servers before Redis 7, which know no shebang line: the same file without it.
+  lqbRenewPlain: { file: 'renew.lua', keys: 1, withoutShebang: true },
+  lqbReclaim: { file: 'reclaim.lua', keys: 1 },
   lqbFindZset: { file: 'find-zset.lua', keys: 1 },
-} as const;
+} as const satisfies Record<string, { file: string; keys: number; withoutShebang?: boolean }>;
 
 export type StepName = keyof typeof STEPS;
 
@@ -31,7 +35,12 @@ const sources = new Map<StepName, string>();
 /** The Lua source of a step, read once. */
 export function luaSource(step: StepName): string {
   let source = sources.get(step);
-  if (source === undefined) sources.set(step, (source = readFileSync(new URL(STEPS[step].file, LUA_DIR), 'utf8')));
+  if (source === undefined) {
+    source = readFileSync(new URL(STEPS[step].file, LUA_DIR), 'utf8');
+    // The shebang line made a comment, so line numbers in Redis's errors stay the file's.
+    if ('withoutShebang' in STEPS[step]) source = source.replace(/^#!.*/, (line) => `--${line}`);
+    sources.set(step, source);
+  }
   return source;
 }
 

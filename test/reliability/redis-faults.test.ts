@@ -77,3 +77,140 @@ describe('Redis busy with a long script (BUSY replies) while a worker on another
     expect(await queue.size(), 'jobs left in the queue').toBe(0);
   }, 60_000);
 });
+
+/** Redis's own clock, in UNIX seconds. */
+async function redisNow(admin: Redis): Promise<number> {
+  const [seconds, micros] = await admin.time();
+  return Number(seconds) + Number(micros) / 1e6;
+}
+
+describe('a reserve sent just before Redis stalls', () => {
+  for (const [stall, command] of [
+    ['DEBUG SLEEP 3', (admin: Redis) => admin.call('DEBUG', 'SLEEP', '3')],
+    ['CLIENT PAUSE 3000', (admin: Redis) => admin.call('CLIENT', 'PAUSE', '3000')],
+  ] as const) {
+    it(`${stall}: the reservation runs retry_after from when Redis ran the reserve, by its clock`, async () => {
+      const { url, admin } = await ownServer(['--enable-debug-command', 'yes']);
+      const queue = new RedisQueue(client(url), { defaultQueue: 'stall', retryAfter: 4 });
+      await queue.pushRaw(job('App\\Jobs\\Work', 1));
+      const stalling = command(admin);
+      // Sent while Redis sleeps: it runs once the stall is over, 3 s after it was asked for.
+      const popping = queue.pop();
+      await stalling;
+      const popped = await popping;
+      const ranAt = await redisNow(admin);
+      expect(popped, 'the reserve sent into the stall took no job').not.toBeNull();
+      const until = Number(await admin.zscore('queues:stall:reserved', popped!.reservedBytes));
+      // Whole seconds, as Laravel scores a reservation: at least retry_after - 1 from when it ran.
+      expect(until - ranAt, `the reservation ends ${(until - ranAt).toFixed(2)} s after the reserve ran, not retry_after (4 s)`).toBeGreaterThan(2.9);
+    }, 30_000);
+  }
+
+  it('DEBUG SLEEP 6 with retry_after 4 under a worker at work: every job runs once', async () => {
+    const { url, admin } = await ownServer(['--enable-debug-command', 'yes']);
+    const queue = new RedisQueue(client(url), { defaultQueue: 'stall', retryAfter: 4 });
+    const JOBS = 60;
+    await queue.bulkRaw(Array.from({ length: JOBS }, (_, n) => job('App\\Jobs\\Work', n)));
+    const runs = new Map<number, number>();
+    const worker = new Worker(
+      queue,
+      {
+        'App\\Jobs\\Work': async (j) => {
+          runs.set(Number(j.command.n), (runs.get(Number(j.command.n)) ?? 0) + 1);
+          await pause(200);
+        },
+      },
+      { queues: ['stall'], sleep: 0.05, concurrency: 4, tries: 0, memory: 0 },
+      { failer: false, log: () => undefined },
+    );
+    const running = worker.run();
+    await pause(800);
+    await admin.call('DEBUG', 'SLEEP', '6');
+    const deadline = Date.now() + 30_000;
+    while (Date.now() < deadline && ((await queue.size()) > 0 || runs.size < JOBS)) await pause(100);
+    // A job taken back by mistake would come round again within retry_after: wait that long too.
+    await pause(4500);
+    worker.stop();
+    await running;
+    expect([...runs].filter(([, times]) => times !== 1), 'jobs run other than once ([n, runs])').toEqual([]);
+    expect(runs.size, 'jobs that ran').toBe(JOBS);
+  }, 60_000);
+});
+
+describe('a reserve that finds this worker’s own running job come back (its reservation ran out in a stall)', () => {
+  it('restores the running reservation instead of running the job twice', async () => {
+    const { url, admin } = await ownServer();
+    const queue = new RedisQueue(client(url), { defaultQueue: 'own', retryAfter: 60 });
+    await queue.pushRaw(job('App\\Jobs\\Work', 1));
+    const running = await queue.pop();
+    expect(running, 'no job to run').not.toBeNull();
+    // As a stall does: the reservation of the job in hand runs out.
+    await admin.zadd('queues:own:reserved', 'XX', 1, running!.reservedBytes);
+    const again = await queue.pop();
+    expect(again?.uuid, 'the running job was reserved a second time').toBeUndefined();
+    const reserved = await admin.zrange('queues:own:reserved', 0, -1, 'WITHSCORES');
+    expect(reserved[0], 'the reservation in the zset is not the running job’s').toBe(running!.reserved);
+    expect(Number(reserved[1]) - (await redisNow(admin)), 'the restored reservation was not renewed to retry_after').toBeGreaterThan(58);
+    expect(await admin.llen('queues:own'), 'jobs left on the list').toBe(0);
+  });
+});
+
+describe('Redis full (maxmemory, noeviction) while jobs run', () => {
+  it('renewals still extend the reservations, and each job runs once', async () => {
+    const { url, admin } = await ownServer(['--maxmemory-policy', 'noeviction']);
+    const queue = new RedisQueue(client(url), { defaultQueue: 'full', retryAfter: 2 });
+    const JOBS = 4;
+    await queue.bulkRaw(Array.from({ length: JOBS }, (_, n) => job('App\\Jobs\\Work', n)));
+    const runs = new Map<number, number>();
+    const worker = new Worker(
+      queue,
+      {
+        'App\\Jobs\\Work': async (j) => {
+          runs.set(Number(j.command.n), (runs.get(Number(j.command.n)) ?? 0) + 1);
+          await pause(7000);
+        },
+      },
+      { queues: ['full'], sleep: 0.05, concurrency: 8, tries: 0, memory: 0 },
+      { failer: false, log: () => undefined },
+    );
+    const running = worker.run();
+    while (runs.size < JOBS) await pause(20);
+    // Redis full: a few MB of data, and maxmemory set a MB below what it uses.
+    for (let i = 0; i < 40; i++) await admin.set(`filler:${i}`, 'x'.repeat(64 * 1024));
+    const used = Number(/used_memory:(\d+)/.exec(await admin.info('memory'))![1]);
+    await admin.config('SET', 'maxmemory', String(used - 1024 * 1024));
+    const refused = await admin.set('one-more', 'x').then(() => 'accepted', (error: Error) => error.message);
+    expect(refused, 'Redis did not refuse a write').toMatch(/^OOM/);
+    // Twice retry_after, full all along: every reservation must have been renewed meanwhile.
+    await pause(4000);
+    const now = await redisNow(admin);
+    const scores = (await admin.zrange('queues:full:reserved', 0, -1, 'WITHSCORES')).filter((_, i) => i % 2 === 1).map(Number);
+    expect(scores.filter((score) => score <= now), 'reservations that ran out while Redis was full').toEqual([]);
+    expect(scores, 'reservations').toHaveLength(JOBS);
+    await admin.config('SET', 'maxmemory', '0');
+    while (runs.size < JOBS || (await queue.size()) > 0) await pause(100);
+    await pause(2500);
+    worker.stop();
+    await running;
+    expect([...runs].filter(([, times]) => times !== 1), 'jobs run other than once ([n, runs])').toEqual([]);
+  }, 60_000);
+});
+
+describe('a reserve of huge jobs', () => {
+  it('takes jobs up to the byte cap (one at least), not a whole batch of them in one call', async () => {
+    const { url, admin } = await ownServer();
+    const queue = new RedisQueue(client(url), { defaultQueue: 'big', retryAfter: 60 });
+    const big = (n: number) => job('App\\Jobs\\Big', n, { blob: 'b'.repeat(5 * 1024 * 1024) });
+    await queue.bulkRaw([big(1), big(2), big(3), big(4)]);
+    await admin.config('SET', 'slowlog-log-slower-than', '0');
+    await admin.call('SLOWLOG', 'RESET');
+    const first = await queue.popMany('big', 64);
+    const entries = (await admin.call('SLOWLOG', 'GET', '10')) as [number, number, number, string[]][];
+    const reserveMs = Math.max(...entries.filter(([, , , args]) => /^eval(sha)?$/i.test(args[0]!)).map(([, , micros]) => micros / 1000));
+    // 5 MB each against a cap of 8 MB: the second one crosses it, and no third is taken.
+    expect(first, 'jobs one reserve took').toHaveLength(2);
+    const rest = await queue.popMany('big', 64);
+    expect(rest, 'jobs the second reserve took').toHaveLength(2);
+    process.stdout.write(`a reserve of two 5 MB jobs held Redis ${reserveMs} ms\n`);
+  }, 60_000);
+});
