@@ -6,7 +6,7 @@
 import { dirname, resolve } from 'node:path';
 import { Encrypter, LARAVEL_PROFILES, buildDate, buildJob, buildPayload, supportsCipher, type BuiltPayload, type JsonObject, type LaravelProfile } from '../laravel/index.js';
 import { PhpObject } from '../php/index.js';
-import { RedisQueue, type RedisClient } from '../redis/index.js';
+import { RedisQueue, outcomeUnknown, readyAgain, type RedisClient } from '../redis/index.js';
 import { buildShapedPayload, profileOfShapes } from '../shapes/command.js';
 import { readShapes } from '../shapes/read.js';
 import type { ShapesFile } from '../shapes/shape.js';
@@ -240,15 +240,48 @@ export class LaravelQueue {
       built = buildPayload(command, { profile, ...envelope, delay: since12(profile) && delayed ? delaySeconds : null });
       queue = options.queue || this.settings.defaultQueue;
     }
+    const uuid = typeof built.envelope.uuid === 'string' ? built.envelope.uuid : null;
     try {
-      if (delayed) await this.connection.laterRaw(delay instanceof Date ? delay : delaySeconds, built.raw, queue);
-      else await this.connection.pushRaw(built.raw, queue);
+      await this.#push(built.raw, uuid, queue, delayed ? (delay instanceof Date ? delay : delaySeconds) : undefined);
     } catch (error) {
-      // Never a silent drop: the caller hears that this job was not pushed, and why (no password).
-      throw new Error(redactSecrets(`the job was not pushed: Redis at ${whereRedisIs(this.settings)} did not take it (${(error as Error).message})`), { cause: error });
+      // Never a silent drop: the caller hears that this job was not pushed, and why (no password);
+      // or, when Redis never answered, that it may have been.
+      const line = outcomeUnknown(error)
+        ? `the job may or may not have been pushed: Redis at ${whereRedisIs(this.settings)} did not confirm it (${(error as Error).message})${uuid ? `; find it by its uuid ${uuid}` : ''}`
+        : `the job was not pushed: Redis at ${whereRedisIs(this.settings)} did not take it (${(error as Error).message})`;
+      throw new Error(redactSecrets(line), { cause: error });
     }
     const name = String(built.envelope.displayName ?? built.command.className);
     return { name, delay: delaySeconds, dispatched: { uuid: typeof built.envelope.uuid === 'string' ? built.envelope.uuid : null, id: String(built.envelope.id), queue } };
+  }
+
+  /**
+   * Pushes once, or fails: a push whose reply was lost (its connection dropped, or Redis did not
+   * answer in time) is sent again once Redis is back, for as long as one command may wait, and
+   * the push step's marker of the uuid makes that second send a no-op when the first went
+   * through. A payload without a uuid (Laravel before 7) is sent once and its failure reported.
+   */
+  async #push(raw: string, uuid: string | null, queue: string, delay: number | Date | undefined): Promise<void> {
+    if (uuid === null) {
+      if (delay !== undefined) await this.connection.laterRaw(delay, raw, queue);
+      else await this.connection.pushRaw(raw, queue);
+      return;
+    }
+    const commandTimeout = this.options.commandTimeout ?? 10_000;
+    // Due at one moment however often it is sent.
+    const due = delay === undefined ? undefined : new Date(this.connection.availableAt(delay) * 1000);
+    const markerMs = Math.max(60_000, 3 * commandTimeout);
+    const deadline = Date.now() + commandTimeout;
+    for (;;) {
+      try {
+        await this.connection.pushOnce(raw, uuid, { queue, markerMs, ...(due ? { delay: due } : {}) });
+        return;
+      } catch (error) {
+        const left = deadline - Date.now();
+        if (!outcomeUnknown(error) || left <= 0) throw error;
+        if (!(await readyAgain(this.connection.client, left))) throw error;
+      }
+    }
   }
 
   /**

@@ -129,6 +129,20 @@ export class RedisQueue {
     await whileBusy(() => this.client.zadd(`${this.key(queue)}:delayed`, at, payload));
   }
 
+  /**
+   * Pushes a payload (ready, or delayed by `delay`) once however often it is sent: a marker named
+   * by its uuid, kept `markerMs`, makes a second send of the same push do nothing. For a producer
+   * that sends a push again when it did not hear whether the first went through. Resolves true
+   * when this send pushed it, false when an earlier one had.
+   */
+  async pushOnce(payload: string, uuid: string, options: { queue?: string; delay?: number | Date; markerMs: number }): Promise<boolean> {
+    const key = this.key(options.queue);
+    const due = options.delay === undefined ? '' : this.availableAt(options.delay);
+    const marker = `lqb-pushed:${key.slice('queues:'.length)}:${uuid}`;
+    const send = () => whileBusy(() => runStep<number>(this.client, 'lqbPushOnce', [key, `${key}:notify`, `${key}:delayed`, marker], [payload, due, options.markerMs]));
+    return (await send()) === 1;
+  }
+
   /** Pushes many payloads, in order, a thousand per round trip: the effect of that many pushes. */
   async bulkRaw(payloads: string[], queue?: string): Promise<void> {
     const key = this.key(queue);

@@ -14,6 +14,7 @@ const LUA_DIR = new URL('./lua/', import.meta.url);
 
 const STEPS = {
   lqbPushMany: { file: 'push-many.lua', keys: 2 },
+  lqbPushOnce: { file: 'push-once.lua', keys: 4 },
   lqbReserve: { file: 'reserve.lua', keys: 4 },
   lqbRelease: { file: 'release.lua', keys: 2 },
   lqbGiveBack: { file: 'give-back.lua', keys: 2 },

@@ -7,7 +7,11 @@
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildJob, buildPayload } from '../../src/laravel/index.js';
-import { RedisQueue, connectRedis } from '../../src/redis/index.js';
+import { connect } from '../../src/connect/index.js';
+import { openBoundedClient } from '../../src/connect/clients.js';
+import { resolveFromEnv } from '../../src/connect/settings.js';
+import { RedisQueue, UnconfirmedCommandError, connectRedis } from '../../src/redis/index.js';
+import { bySize } from '../helpers/tier.js';
 import { Worker } from '../../src/worker/index.js';
 import { startOwnRedis } from '../helpers/redis.js';
 
@@ -213,4 +217,66 @@ describe('a reserve of huge jobs', () => {
     expect(rest, 'jobs the second reserve took').toHaveLength(2);
     process.stdout.write(`a reserve of two 5 MB jobs held Redis ${reserveMs} ms\n`);
   }, 60_000);
+});
+
+describe('a producer whose connection is killed while a command is out', () => {
+  it('settles the command at once with an error saying its outcome is unknown (it is not sent again)', async () => {
+    const { url, admin } = await ownServer();
+    const settings = resolveFromEnv({ redis: url, prefix: 'p:' }, undefined);
+    const producer = await openBoundedClient(settings, url, { connectTimeout: 2000, commandTimeout: 60_000, reconnect: true });
+    cleanups.push(() => producer.disconnect());
+    const started = Date.now();
+    const waiting = producer.blpop('nothing-comes', 30).then(
+      () => 'answered',
+      (error: Error) => error,
+    );
+    await pause(100);
+    await admin.client('KILL', 'TYPE', 'normal', 'SKIPME', 'yes');
+    const outcome = await waiting;
+    expect(outcome, 'the command in flight when its connection dropped').toBeInstanceOf(UnconfirmedCommandError);
+    expect(Date.now() - started, 'ms before it settled').toBeLessThan(5000);
+  });
+});
+
+const KILL_SECONDS = bySize(6, 25);
+
+describe(`dispatch while CLIENT KILL drops every connection each 100 ms, for ${KILL_SECONDS} s`, () => {
+  it('each acknowledged push is queued exactly once, no uuid twice, every other one reported', async () => {
+    const { url, admin } = await ownServer();
+    const queue = await connect({ redis: url, prefix: 'p:', defaultQueue: 'once', commandTimeout: 60_000, telemetry: false });
+    cleanups.push(() => queue.close());
+    const acknowledged: string[] = [];
+    const reported: string[] = [];
+    let killing = true;
+    const killer = (async () => {
+      while (killing) {
+        await admin.client('KILL', 'TYPE', 'normal', 'SKIPME', 'yes').catch(() => undefined);
+        await pause(100);
+      }
+    })();
+    const until = Date.now() + KILL_SECONDS * 1000;
+    const producer = async (lane: number) => {
+      for (let n = 0; Date.now() < until; n++) {
+        try {
+          const pushed = await queue.dispatch('App\\Jobs\\Tick', { lane, n });
+          acknowledged.push(pushed.uuid!);
+        } catch (error) {
+          reported.push((error as Error).message);
+        }
+      }
+    };
+    await Promise.all([0, 1, 2, 3].map(producer));
+    killing = false;
+    await killer;
+    const counts = new Map<string, number>();
+    for (const payload of await admin.lrange('p:queues:once', 0, -1)) {
+      const uuid = JSON.parse(payload).uuid as string;
+      counts.set(uuid, (counts.get(uuid) ?? 0) + 1);
+    }
+    process.stdout.write(`${acknowledged.length} pushes acknowledged, ${reported.length} reported as failed, ${counts.size} distinct uuids queued\n`);
+    expect([...counts].filter(([, times]) => times > 1), 'uuids queued more than once ([uuid, times])').toEqual([]);
+    expect(acknowledged.filter((uuid) => counts.get(uuid) !== 1), 'acknowledged pushes not queued exactly once').toEqual([]);
+    expect(reported.filter((message) => !/pushed/.test(message)), 'failures that do not say whether the job was pushed').toEqual([]);
+    expect(acknowledged.length, 'pushes acknowledged').toBeGreaterThan(100);
+  }, 120_000);
 });
