@@ -77,8 +77,10 @@ export interface FoundJob {
   name: string;
   /** The envelope's attempts: attempts made, a reserved job's current one included. */
   attempts: number;
-  /** When a delayed job is due, or when a reserved job's reservation runs out. */
+  /** When a delayed job is due, or when a reserved job's reservation runs out (an invalid Date past what a Date holds, the year 275760). */
   until?: Date;
+  /** The same moment in UNIX seconds, as Redis scores it: whatever the year. */
+  untilSeconds?: number;
   /** A failed job's failed_at ("Y-m-d H:i:s", as Laravel stores it) and exception. */
   failedAt?: string;
   exception?: string;
@@ -268,13 +270,13 @@ export class LaravelQueue {
       return;
     }
     const commandTimeout = this.options.commandTimeout ?? 10_000;
-    // Due at one moment however often it is sent.
-    const due = delay === undefined ? undefined : new Date(this.connection.availableAt(delay) * 1000);
+    // Due at one moment however often it is sent (in seconds: a Date ends in the year 275760).
+    const due = delay === undefined ? undefined : this.connection.availableAt(delay);
     const markerMs = Math.max(60_000, 3 * commandTimeout);
     const deadline = Date.now() + commandTimeout;
     for (;;) {
       try {
-        await this.connection.pushOnce(raw, uuid, { queue, markerMs, ...(due ? { delay: due } : {}) });
+        await this.connection.pushOnce(raw, uuid, { queue, markerMs, ...(due !== undefined ? { due } : {}) });
         return;
       } catch (error) {
         const left = deadline - Date.now();
@@ -294,7 +296,7 @@ export class LaravelQueue {
     this.#open();
     for (const name of options.queues ?? [this.settings.defaultQueue]) {
       const queued = await this.connection.find(idOrUuid, name);
-      if (queued) return foundJob(queued.state, queued.queue, queued.payload, { ...(queued.until !== undefined ? { until: new Date(queued.until * 1000) } : {}) });
+      if (queued) return foundJob(queued.state, queued.queue, queued.payload, { ...(queued.until !== undefined ? { until: new Date(queued.until * 1000), untilSeconds: queued.until } : {}) });
     }
     const failed = await this.failer.find(idOrUuid);
     return failed ? foundJob('failed', failed.queue, failed.payload, { failedAt: failed.failed_at, exception: failed.exception }) : undefined;
@@ -509,7 +511,7 @@ function withCarbons(value: unknown, copies = new Map<object, unknown>()): unkno
 }
 
 /** A found job's facts, read from its envelope (whatever the envelope holds, never a throw). */
-function foundJob(state: FoundJob['state'], queue: string, payload: string, extra: Pick<FoundJob, 'until' | 'failedAt' | 'exception'>): FoundJob {
+function foundJob(state: FoundJob['state'], queue: string, payload: string, extra: Pick<FoundJob, 'until' | 'untilSeconds' | 'failedAt' | 'exception'>): FoundJob {
   let envelope: Record<string, unknown> = {};
   try {
     const parsed = JSON.parse(payload) as unknown;

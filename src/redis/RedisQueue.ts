@@ -130,14 +130,14 @@ export class RedisQueue {
   }
 
   /**
-   * Pushes a payload (ready, or delayed by `delay`) once however often it is sent: a marker named
+   * Pushes a payload (ready, or delayed until `due`, UNIX seconds) once however often it is sent: a marker named
    * by its uuid, kept `markerMs`, makes a second send of the same push do nothing. For a producer
    * that sends a push again when it did not hear whether the first went through. Resolves true
    * when this send pushed it, false when an earlier one had.
    */
-  async pushOnce(payload: string, uuid: string, options: { queue?: string; delay?: number | Date; markerMs: number }): Promise<boolean> {
+  async pushOnce(payload: string, uuid: string, options: { queue?: string; due?: number; markerMs: number }): Promise<boolean> {
     const key = this.key(options.queue);
-    const due = options.delay === undefined ? '' : this.availableAt(options.delay);
+    const due = options.due ?? '';
     const marker = `lqb-pushed:${key.slice('queues:'.length)}:${uuid}`;
     const send = () => whileBusy(() => runStep<number>(this.client, 'lqbPushOnce', [key, `${key}:notify`, `${key}:delayed`, marker], [payload, due, options.markerMs]));
     return (await send()) === 1;
