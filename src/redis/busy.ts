@@ -37,3 +37,12 @@ export async function whileBusy<T>(command: () => Promise<T>, limitMs = BUSY_RET
 export class BookkeepingError extends Error {
   override name = 'BookkeepingError';
 }
+
+/** Whether a thrown value is a BookkeepingError; never throws itself (a handler may throw a hostile Proxy). */
+export function isBookkeepingError(error: unknown): boolean {
+  try {
+    return error instanceof BookkeepingError;
+  } catch {
+    return false;
+  }
+}
