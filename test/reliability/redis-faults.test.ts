@@ -280,3 +280,21 @@ describe(`dispatch while CLIENT KILL drops every connection each 100 ms, for ${K
     expect(acknowledged.length, 'pushes acknowledged').toBeGreaterThan(100);
   }, 120_000);
 });
+
+describe('a reserve whose reply comes back late (Redis stalled)', () => {
+  it('renews the jobs in hand at once, by Redis’s clock', async () => {
+    const { url, admin } = await ownServer(['--enable-debug-command', 'yes']);
+    const queue = new RedisQueue(client(url), { defaultQueue: 'late', retryAfter: 30 });
+    await queue.pushRaw(job('App\\Jobs\\Work', 1));
+    const inHand = await queue.pop();
+    const before = Number(await admin.zscore('queues:late:reserved', inHand!.reservedBytes));
+    const stalling = admin.call('DEBUG', 'SLEEP', '2');
+    const popping = queue.pop();
+    await stalling;
+    expect(await popping, 'a job the late reserve took').toBeNull();
+    const after = Number(await admin.zscore('queues:late:reserved', inHand!.reservedBytes));
+    const now = await redisNow(admin);
+    expect(after - before, 'the reservation in hand was not renewed after the late reply').toBeGreaterThan(1);
+    expect(after - now, 'the renewed reservation does not run retry_after from Redis’s now').toBeGreaterThan(29);
+  }, 30_000);
+});

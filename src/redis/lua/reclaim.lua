@@ -6,6 +6,10 @@
 -- ARGV[2]  the new reservation, as the reserve step wrote it
 -- ARGV[3]  the running job's reservation, as it was reserved
 -- Returns 1.
+-- Redis 3.2 and 4 allow writes after TIME only with effects replication (5+ always use it).
+if redis.replicate_commands then
+  redis.replicate_commands()
+end
 local time = redis.call('TIME')
 redis.call('ZREM', KEYS[1], ARGV[2])
 redis.call('ZADD', KEYS[1], tonumber(time[1]) + tonumber(time[2]) / 1000000 + tonumber(ARGV[1]), ARGV[3])

@@ -9,6 +9,10 @@
 -- ARGV[1]  retry_after (seconds)
 -- ARGV[2…] the reserved payloads, byte for byte as the reserve step wrote them
 -- Returns the positions (1-based, among ARGV[2…]) of the members that were no longer there.
+-- Redis 3.2 and 4 allow writes after TIME only with effects replication (5+ always use it).
+if redis.replicate_commands then
+  redis.replicate_commands()
+end
 local time = redis.call('TIME')
 -- The fraction of a second is kept: a reservation never runs out sooner than retry_after after
 -- its last renewal (Laravel compares whole seconds against it).

@@ -17,6 +17,10 @@
 -- ARGV[6]  the most jobs to move from each zset; all when not positive
 -- ARGV[7]  the most payload bytes to reserve (the first job is taken whatever its size); none when not positive
 -- Returns {payload1, reserved1, payload2, reserved2, …}, empty when the queue is.
+-- Redis 3.2 and 4 allow writes after TIME only with effects replication (5+ always use it).
+if redis.replicate_commands then
+  redis.replicate_commands()
+end
 local now = tonumber(ARGV[1])
 if not now then
   now = tonumber(redis.call('TIME')[1])
