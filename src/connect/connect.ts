@@ -6,7 +6,7 @@
 import { dirname, resolve } from 'node:path';
 import { Encrypter, LARAVEL_PROFILES, buildDate, buildJob, buildPayload, supportsCipher, type BuiltPayload, type JsonObject, type LaravelProfile } from '../laravel/index.js';
 import { PhpFloat, PhpObject, toJS, type PhpValue } from '../php/index.js';
-import { RedisQueue, type RedisClient } from '../redis/index.js';
+import { RedisQueue, outcomeUnknown, readyAgain, type RedisClient } from '../redis/index.js';
 import { buildShapedPayload, profileOfShapes, shapedCommand } from '../shapes/command.js';
 import { phpString } from '../shapes/expression.js';
 import { readShapes } from '../shapes/read.js';
@@ -85,8 +85,10 @@ export interface FoundJob {
   name: string;
   /** The envelope's attempts: attempts made, a reserved job's current one included. */
   attempts: number;
-  /** When a delayed job is due, or when a reserved job's reservation runs out. */
+  /** When a delayed job is due, or when a reserved job's reservation runs out (an invalid Date past what a Date holds, the year 275760). */
   until?: Date;
+  /** The same moment in UNIX seconds, as Redis scores it: whatever the year. */
+  untilSeconds?: number;
   /** A failed job's failed_at ("Y-m-d H:i:s", as Laravel stores it) and exception. */
   failedAt?: string;
   exception?: string;
@@ -296,15 +298,48 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
       built = buildPayload(command, { profile, ...envelope, delay: since12(profile) && delayed ? delaySeconds : null });
       queue = options.queue || this.settings.defaultQueue;
     }
+    const uuid = typeof built.envelope.uuid === 'string' ? built.envelope.uuid : null;
     try {
-      if (delayed) await this.connection.laterRaw(delay instanceof Date ? delay : delaySeconds, built.raw, queue);
-      else await this.connection.pushRaw(built.raw, queue);
+      await this.#push(built.raw, uuid, queue, delayed ? (delay instanceof Date ? delay : delaySeconds) : undefined);
     } catch (error) {
-      // Never a silent drop: the caller hears that this job was not pushed, and why (no password).
-      throw new Error(redactSecrets(`the job was not pushed: Redis at ${whereRedisIs(this.settings)} did not take it (${(error as Error).message})`), { cause: error });
+      // Never a silent drop: the caller hears that this job was not pushed, and why (no password);
+      // or, when Redis never answered, that it may have been.
+      const line = outcomeUnknown(error)
+        ? `the job may or may not have been pushed: Redis at ${whereRedisIs(this.settings)} did not confirm it (${(error as Error).message})${uuid ? `; find it by its uuid ${uuid}` : ''}`
+        : `the job was not pushed: Redis at ${whereRedisIs(this.settings)} did not take it (${(error as Error).message})`;
+      throw new Error(redactSecrets(line), { cause: error });
     }
     const name = String(built.envelope.displayName ?? built.command.className);
     return { name, delay: delaySeconds, dispatched: { uuid: typeof built.envelope.uuid === 'string' ? built.envelope.uuid : null, id: String(built.envelope.id), queue } };
+  }
+
+  /**
+   * Pushes once, or fails: a push whose reply was lost (its connection dropped, or Redis did not
+   * answer in time) is sent again once Redis is back, for as long as one command may wait, and
+   * the push step's marker of the uuid makes that second send a no-op when the first went
+   * through. A payload without a uuid (Laravel before 7) is sent once and its failure reported.
+   */
+  async #push(raw: string, uuid: string | null, queue: string, delay: number | Date | undefined): Promise<void> {
+    if (uuid === null) {
+      if (delay !== undefined) await this.connection.laterRaw(delay, raw, queue);
+      else await this.connection.pushRaw(raw, queue);
+      return;
+    }
+    const commandTimeout = this.options.commandTimeout ?? 10_000;
+    // Due at one moment however often it is sent (in seconds: a Date ends in the year 275760).
+    const due = delay === undefined ? undefined : this.connection.availableAt(delay);
+    const markerMs = Math.max(60_000, 3 * commandTimeout);
+    const deadline = Date.now() + commandTimeout;
+    for (;;) {
+      try {
+        await this.connection.pushOnce(raw, uuid, { queue, markerMs, ...(due !== undefined ? { due } : {}) });
+        return;
+      } catch (error) {
+        const left = deadline - Date.now();
+        if (!outcomeUnknown(error) || left <= 0) throw error;
+        if (!(await readyAgain(this.connection.client, left))) throw error;
+      }
+    }
   }
 
   /**
@@ -317,7 +352,7 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
     this.#open();
     for (const name of options.queues ?? [this.settings.defaultQueue]) {
       const queued = await this.connection.find(idOrUuid, name);
-      if (queued) return foundJob(queued.state, queued.queue, queued.payload, { ...(queued.until !== undefined ? { until: new Date(queued.until * 1000) } : {}) });
+      if (queued) return foundJob(queued.state, queued.queue, queued.payload, { ...(queued.until !== undefined ? { until: new Date(queued.until * 1000), untilSeconds: queued.until } : {}) });
     }
     const failed = await this.failer.find(idOrUuid);
     return failed ? foundJob('failed', failed.queue, failed.payload, { failedAt: failed.failed_at, exception: failed.exception }) : undefined;
@@ -587,7 +622,7 @@ function withCarbons(value: unknown, copies = new Map<object, unknown>()): unkno
 }
 
 /** A found job's facts, read from its envelope (whatever the envelope holds, never a throw). */
-function foundJob(state: FoundJob['state'], queue: string, payload: string, extra: Pick<FoundJob, 'until' | 'failedAt' | 'exception'>): FoundJob {
+function foundJob(state: FoundJob['state'], queue: string, payload: string, extra: Pick<FoundJob, 'until' | 'untilSeconds' | 'failedAt' | 'exception'>): FoundJob {
   let envelope: Record<string, unknown> = {};
   try {
     const parsed = JSON.parse(payload) as unknown;

@@ -11,7 +11,7 @@ import { EventEmitter } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { toJS, type PhpValue } from '../php/index.js';
 import { commandOf, plainJson, type DecodedPayload, type Encrypter, type JobView } from '../laravel/index.js';
-import type { RedisJob, RedisQueue } from '../redis/index.js';
+import { isBookkeepingError, type RedisJob, type RedisQueue } from '../redis/index.js';
 import { PauseWatch, type QueueCache } from './cache.js';
 import { MiddlewareNotices } from './middleware.js';
 import { WITHOUT_SHAPES_LINE, unanswerableLine, unanswerableMethods } from './methods.js';
@@ -859,6 +859,9 @@ export class Worker extends EventEmitter {
       }
       finish(state.outcome('processed'));
     } catch (error) {
+      // Redis refused the delete of a job that ran (busy past the retries): no exception of the
+      // job's, so it is not failed; it stays reserved and comes back after retry_after.
+      if (isBookkeepingError(error)) throw error;
       await this.handleException(state, payload, name, context, error);
       finish(state.outcome('deleted'), error);
     }
