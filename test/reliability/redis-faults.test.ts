@@ -98,7 +98,9 @@ describe('a reserve sent just before Redis stalls', () => {
       const queue = new RedisQueue(client(url), { defaultQueue: 'stall', retryAfter: 4 });
       await queue.pushRaw(job('App\\Jobs\\Work', 1));
       const stalling = command(admin);
-      // Sent while Redis sleeps: it runs once the stall is over, 3 s after it was asked for.
+      // The stall reaches Redis first (on a loaded machine a pop sent at once could overtake it on its own connection).
+      await pause(300);
+      // Sent while Redis sleeps: it runs once the stall is over, about 3 s after it was asked for.
       const popping = queue.pop();
       await stalling;
       const popped = await popping;
