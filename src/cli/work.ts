@@ -124,6 +124,8 @@ function workerOptions(values: Flags, defaultQueue: string, connectionArgument: 
     concurrency: count('concurrency', 1, 1),
     share: values.share === true,
     shareDelay: num('share-delay', 1),
+    // As Laravel's alarm: a handler that blocks the event loop past its timeout ends the process.
+    exitOnBlock: true,
     // The connection's name is what failed_jobs records, and what queue:retry pushes back to.
     ...(connectionArgument !== undefined ? { connectionName: connectionArgument } : {}),
   };
