@@ -127,3 +127,37 @@ describe('a handler that blocks the event loop past its timeout, as Laravel’s 
     expect(await failedFirstLines()).toEqual([]);
   }, 60_000);
 });
+
+describe('lqb work --sandbox: the handlers in worker threads', () => {
+  it('runs the jobs Laravel pushes with what Laravel sent, its rules unchanged: a retry, a failure in failed_jobs', async () => {
+    const pushed = await php('laravel-dispatch.php', ['record', JSON.stringify({ queue: QUEUE, n: 1, label: 'sandboxed', ratio: 0.25, items: [1, 'two', { three: 3 }], flag: true })], current.s.env);
+    expect(pushed.status, pushed.stderr).toBe(0);
+    expect((await php('laravel-dispatch.php', ['flaky', JSON.stringify({ queue: QUEUE, n: 2, failTimes: 1 })], current.s.env)).status).toBe(0);
+    expect((await php('laravel-dispatch.php', ['failing', JSON.stringify({ queue: QUEUE, n: 3, message: 'no luck in a thread' })], current.s.env)).status).toBe(0);
+    const node = await lqb(['work', `--handlers=${join(root, 'test/e2e/fixtures/handlers.mjs')}`, `--queue=${QUEUE}`, '--sandbox', '--concurrency=2', '--tries=2', '--stop-when-empty', '--sleep=0.1'], current.s.env, { timeoutMs: 30_000 });
+    expect(node.status, node.stderr).toBe(0);
+    const runs = current.s.nodeRuns();
+    expect(runs.find((run) => run.class === 'App\\Jobs\\Bridge\\RecordJob')?.props).toMatchObject({ n: 1, label: 'sandboxed', ratio: 0.25, items: [1, 'two', { three: 3 }], flag: true });
+    expect(runs.filter((run) => run.class === 'App\\Jobs\\Bridge\\FlakyJob').map((run) => run.attempts), 'FlakyJob n=2 failing once, --tries=2').toEqual([1, 2]);
+    expect(await failedFirstLines()).toEqual(['Error: no luck in a thread']);
+    expect(new Set(runs.map((run) => run.pid)).size, 'the threads run in the worker’s process').toBe(1);
+  }, 60_000);
+
+  it('a blocking handler holds its thread only: the thread is ended at the timeout, the process goes on, each job completes once', async () => {
+    await dispatchSlow({ n: 1, seconds: 6 });
+    await dispatchSlow({ n: 2, count: 7, seconds: 1 });
+    const node = await work(['--sandbox', '--concurrency=4', '--timeout=2', '--retry-after=3', '--tries=2', '--max-time=9']);
+    expect(node.status, `lqb work --sandbox ended with ${node.signal ?? node.status}: ${node.stderr}`).toBe(0);
+    expect(node.stdout).toMatch(/Timed out:\s+App\\Jobs\\Bridge\\SlowJob/);
+    expect(node.stderr, 'the watchdog spoke: the event loop was blocked').not.toContain('lqb watchdog');
+    const runs = current.s.nodeRuns();
+    const done = new Map<number, number>();
+    for (const run of runs.filter((r) => r.phase === 'done')) done.set(run.props.n, (done.get(run.props.n) ?? 0) + 1);
+    expect([1, 2, 3, 4, 5, 6, 7, 8].filter((n) => done.get(n) !== 1).map((n) => `job ${n} completed ${done.get(n) ?? 0} times`)).toEqual([]);
+    expect(runs.filter((run) => run.props.n === 1 && run.phase === 'start').map((run) => run.attempts), 'the blocking job’s attempts').toEqual([1, 2]);
+    // The async jobs ran beside the blocking one, on the other three threads, not after it.
+    const beside = runs.filter((run) => run.props.n > 1 && run.phase === 'done' && run.t - startOf(1)!.t < 2000);
+    expect(beside.length, 'async jobs done within the blocking job’s 2 s').toBeGreaterThanOrEqual(3);
+    expect(await failedFirstLines()).toEqual([]);
+  }, 60_000);
+});
