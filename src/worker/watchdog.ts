@@ -15,6 +15,7 @@
  * emits `blocked` once its loop turns again (an embedded worker must not end its host unasked).
  */
 import { Worker as Thread } from 'node:worker_threads';
+import { threadSource } from './sandbox/thread.js';
 
 /** The job a watched slot holds, as the report names it. */
 export interface WatchedJob {
@@ -118,7 +119,7 @@ export class Watchdog {
   private start(): Thread {
     if (this.thread) return this.thread;
     this.tick();
-    const thread = new Thread(`(${watchdogThread.toString()})()`, {
+    const thread = new Thread(threadSource(watchdogThread), {
       eval: true,
       workerData: { heartbeat: this.heartbeat, exitOnBlock: this.options.exitOnBlock, beatMs: BEAT_MS, graceMs: GRACE_MS },
       // The thread needs little: a small heap keeps its cost to a few MB.

@@ -18,7 +18,7 @@ import { pathToFileURL } from 'node:url';
 import { resolve } from 'node:path';
 import { Worker as Thread } from 'node:worker_threads';
 import type { Handler, HandlerJob, HandlerMap } from '../handlers.js';
-import { sandboxThread } from './thread.js';
+import { sandboxThread, threadSource } from './thread.js';
 
 export interface SandboxOptions {
   /** Threads in the pool, each running one job at a time (1). */
@@ -60,7 +60,7 @@ class SandboxThread {
   readonly ready: Promise<{ names: string[]; failedHooks: string[] }>;
 
   constructor(url: string, onGone: (thread: SandboxThread, error: Error) => void) {
-    this.thread = new Thread(`(${sandboxThread.toString()})()`, { eval: true, workerData: { url } });
+    this.thread = new Thread(threadSource(sandboxThread), { eval: true, workerData: { url } });
     this.thread.unref();
     this.ready = new Promise((resolve, reject) => {
       this.thread.on('message', (message: FromThread) => {

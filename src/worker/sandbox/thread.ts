@@ -10,6 +10,15 @@
  * or `{ loadError }` once the module is read, `{ call, action, arg }` (job.release / fail / delete),
  * `{ done, error? }`. Errors cross as `{ name, message, stack }`.
  */
+/**
+ * A function's source as a thread's script. A loader that keeps function names (tsx, esbuild's
+ * keepNames) wraps them in calls to its own `__name` helper, which the thread does not have: it
+ * gets one that does nothing.
+ */
+export function threadSource(main: () => void): string {
+  return `var __name = (target) => target;\n(${main.toString()})()`;
+}
+
 export function sandboxThread(): void {
   /* eslint-disable @typescript-eslint/no-require-imports */
   const { parentPort, workerData } = require('node:worker_threads') as typeof import('node:worker_threads');
