@@ -478,7 +478,7 @@ export class Worker extends EventEmitter {
     });
     const renewing = this.renewReservations();
     if (this.options.memory > 0) watchLiveHeap();
-    if (this.options.watchdog) this.watchdog = new Watchdog({ exitOnBlock: this.options.exitOnBlock, onBlocked: (job) => this.reportBlocked(job) });
+    if (this.options.watchdog) this.watchdog = new Watchdog({ exitOnBlock: this.options.exitOnBlock, onBlocked: (job) => this.reportBlocked(job), onError: (error) => this.log({ event: 'warning', reason: `the watchdog thread failed, so a handler that blocks the event loop outruns its timeout: ${describeError(error)}` }) }, Math.max(1, this.options.concurrency));
     try {
       const stop = await this.loop();
       this.log({ event: 'stopping', reason: stop.reason });

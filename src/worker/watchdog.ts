@@ -39,45 +39,71 @@ export interface WatchdogOptions {
   exitOnBlock: boolean;
   /** Told of each blocked job, on the main thread, once its loop turns again. */
   onBlocked: (job: BlockedJob) => void;
+  /** Told when the thread itself fails: the timeouts of blocking handlers are then not held. */
+  onError: (error: Error) => void;
 }
 
 /** How often the loop writes its heartbeat, and the thread looks, in ms. */
 const BEAT_MS = 100;
 /** How long past a deadline the loop has to show it is not blocked, in ms. */
 const GRACE_MS = 200;
+/** Bytes of a slot's label: the job's fields, tab-separated (a longer one loses its name's tail). */
+const LABEL_BYTES = 512;
+
+/**
+ * The shared memory: `beat` holds the loop's last turn (Date.now()); slot i holds its job's
+ * deadline in `deadlines[i]` (Date.now()'s whole ms, 0 when free), its label's length in `lengths[i]`
+ * and the label at `labels[i * LABEL_BYTES]`. Watching a job writes memory and wakes nothing:
+ * a message per job would cost the thread a turn per job.
+ */
+interface Shared {
+  beat: BigInt64Array;
+  deadlines: BigInt64Array;
+  lengths: Int32Array;
+  labels: Uint8Array;
+}
+
+function sharedViews(buffer: SharedArrayBuffer, slots: number, labelBytes: number): Shared {
+  return {
+    beat: new BigInt64Array(buffer, 0, 1),
+    deadlines: new BigInt64Array(buffer, 8, slots),
+    lengths: new Int32Array(buffer, 8 + slots * 8, slots),
+    labels: new Uint8Array(buffer, 8 + slots * 12, slots * labelBytes),
+  };
+}
 
 /**
  * The thread's code, run with `eval` so that it needs no file of its own beside the compiled
- * one (the tests run the TypeScript sources). It reads only Node's own modules.
+ * one (the tests run the TypeScript sources). It reads only Node's own modules, and gets
+ * `sharedViews` as a parameter's source.
  */
 function watchdogThread(): void {
   /* eslint-disable @typescript-eslint/no-require-imports */
   const { parentPort, workerData } = require('node:worker_threads') as typeof import('node:worker_threads');
   const { writeSync } = require('node:fs') as typeof import('node:fs');
-  const { heartbeat, exitOnBlock, beatMs, graceMs } = workerData as { heartbeat: SharedArrayBuffer; exitOnBlock: boolean; beatMs: number; graceMs: number };
-  const beat = new BigInt64Array(heartbeat);
-  const watched = new Map<number, { deadline: number; info: WatchedJob; reported: boolean }>();
-  parentPort!.on('message', (message: { watch?: number; unwatch?: number; deadline?: number; info?: WatchedJob }) => {
-    if (message.watch !== undefined) watched.set(message.watch, { deadline: message.deadline!, info: message.info!, reported: false });
-    else if (message.unwatch !== undefined) watched.delete(message.unwatch);
-  });
+  const { buffer, slots, exitOnBlock, beatMs, graceMs, labelBytes, views } = workerData as { buffer: SharedArrayBuffer; slots: number; exitOnBlock: boolean; beatMs: number; graceMs: number; labelBytes: number; views: string };
+  const shared = (new Function(`return ${views}`)() as typeof sharedViews)(buffer, slots, labelBytes);
+  const decoder = new TextDecoder();
+  // The deadline each slot was last reported for: one report per job.
+  const reported = new Float64Array(slots);
   setInterval(() => {
     const now = Date.now();
-    // The loop's last turn (Date.now()), written by the main thread.
-    const lastBeat = Number(Atomics.load(beat, 0));
-    for (const [slot, entry] of watched) {
+    const lastBeat = Number(Atomics.load(shared.beat, 0));
+    for (let slot = 0; slot < slots; slot++) {
+      const deadline = Number(Atomics.load(shared.deadlines, slot));
       // Past its deadline, and the loop has not turned since: the worker's own timer cannot fire.
-      if (entry.reported || now < entry.deadline + graceMs || lastBeat >= entry.deadline) continue;
-      entry.reported = true;
-      const blockedMs = now - lastBeat;
-      const { job, id, timeout } = entry.info;
-      const what = `job ${job} [${id}] has blocked the event loop for ${(blockedMs / 1000).toFixed(1)} s, past its timeout of ${timeout} s`;
+      if (deadline === 0 || reported[slot] === deadline || now < deadline + graceMs || lastBeat >= deadline) continue;
+      reported[slot] = deadline;
+      const label = decoder.decode(shared.labels.slice(slot * labelBytes, slot * labelBytes + shared.lengths[slot]!));
+      const [timeout, attempts, queue, id, uuid, ...name] = label.split('\t');
+      const job = { job: name.join('\t'), id: id!, uuid: uuid === '' ? undefined : uuid, queue: queue!, attempts: Number(attempts), timeout: Number(timeout), blockedMs: now - lastBeat };
+      const what = `job ${job.job} [${job.id}] has blocked the event loop for ${(job.blockedMs / 1000).toFixed(1)} s, past its timeout of ${job.timeout} s`;
       if (exitOnBlock) {
         writeSync(2, `lqb watchdog: ${what}: ending the process as Laravel's timeout does (SIGKILL); the job comes back after retry_after\n`);
         process.kill(process.pid, 'SIGKILL');
       }
       writeSync(2, `lqb watchdog: ${what} (exitOnBlock is off: the process goes on)\n`);
-      parentPort!.postMessage({ blocked: slot, job: { ...entry.info, blockedMs } });
+      parentPort!.postMessage({ job });
     }
   }, beatMs);
 }
@@ -85,26 +111,42 @@ function watchdogThread(): void {
 /** The watchdog thread and the heartbeat that tells it the loop still turns. */
 export class Watchdog {
   private thread: Thread | undefined;
-  private readonly heartbeat = new SharedArrayBuffer(8);
-  private readonly beat = new BigInt64Array(this.heartbeat);
+  private readonly buffer: SharedArrayBuffer;
+  private readonly shared: Shared;
+  private readonly free: number[];
+  private readonly encoder = new TextEncoder();
   private ticker: NodeJS.Timeout | undefined;
-  private nextSlot = 1;
 
-  constructor(private readonly options: WatchdogOptions) {}
+  /** `slots`: the jobs watched at once at most (the worker's concurrency). */
+  constructor(
+    private readonly options: WatchdogOptions,
+    private readonly slots: number,
+  ) {
+    this.buffer = new SharedArrayBuffer(8 + slots * (12 + LABEL_BYTES));
+    this.shared = sharedViews(this.buffer, slots, LABEL_BYTES);
+    this.free = Array.from({ length: slots }, (_, i) => slots - 1 - i);
+  }
 
   /**
    * Watches a job until unwatch(): `deadline` in performance.now()'s milliseconds. The thread
    * starts with the first job watched, so a worker that never runs one costs no thread.
+   * Undefined when every slot is taken (the job is then not watched).
    */
-  watch(deadline: number, info: WatchedJob): number {
-    const thread = this.start();
-    const slot = this.nextSlot++;
-    thread.postMessage({ watch: slot, deadline: Date.now() + (deadline - performance.now()), info });
+  watch(deadline: number, info: WatchedJob): number | undefined {
+    this.start();
+    const slot = this.free.pop();
+    if (slot === undefined) return undefined;
+    const label = `${info.timeout}\t${info.attempts}\t${info.queue}\t${info.id}\t${info.uuid ?? ''}\t${info.job}`;
+    const { written } = this.encoder.encodeInto(label, this.shared.labels.subarray(slot * LABEL_BYTES, (slot + 1) * LABEL_BYTES));
+    // The deadline last: a thread that sees it sees the label.
+    Atomics.store(this.shared.lengths, slot, written);
+    Atomics.store(this.shared.deadlines, slot, BigInt(Math.ceil(Date.now() + (deadline - performance.now()))));
     return slot;
   }
 
   unwatch(slot: number): void {
-    this.thread?.postMessage({ unwatch: slot });
+    Atomics.store(this.shared.deadlines, slot, 0n);
+    this.free.push(slot);
   }
 
   /** Ends the thread and the heartbeat (the end of a run). */
@@ -116,31 +158,30 @@ export class Watchdog {
     await thread?.terminate();
   }
 
-  private start(): Thread {
-    if (this.thread) return this.thread;
+  private start(): void {
+    if (this.thread) return;
     this.tick();
     const thread = new Thread(threadSource(watchdogThread), {
       eval: true,
-      workerData: { heartbeat: this.heartbeat, exitOnBlock: this.options.exitOnBlock, beatMs: BEAT_MS, graceMs: GRACE_MS },
+      workerData: { buffer: this.buffer, slots: this.slots, exitOnBlock: this.options.exitOnBlock, beatMs: BEAT_MS, graceMs: GRACE_MS, labelBytes: LABEL_BYTES, views: sharedViews.toString() },
       // The thread needs little: a small heap keeps its cost to a few MB.
       resourceLimits: { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 4 },
       stdout: false,
       stderr: false,
     });
-    thread.on('message', (message: { blocked?: number; job?: BlockedJob }) => {
+    thread.on('message', (message: { job?: BlockedJob }) => {
       if (message.job) this.options.onBlocked(message.job);
     });
-    // A thread that fails is one watchdog less, never the worker's end.
-    thread.on('error', () => undefined);
+    // A thread that fails is one watchdog less, never the worker's end: said, not thrown.
+    thread.on('error', (error) => this.options.onError(error));
     // Neither holds the process open: an embedding service exits when it is done.
     thread.unref();
     this.ticker = setInterval(() => this.tick(), BEAT_MS);
     this.ticker.unref();
     this.thread = thread;
-    return thread;
   }
 
   private tick(): void {
-    Atomics.store(this.beat, 0, BigInt(Date.now()));
+    Atomics.store(this.shared.beat, 0, BigInt(Date.now()));
   }
 }
