@@ -8,6 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildJob, buildPayload, sandboxedHandlers, type PayloadOptions, type SandboxedHandlers } from '../../src/index.js';
+import { once } from 'node:events';
+import { Worker as Thread } from 'node:worker_threads';
+import { threadSource } from '../../src/worker/sandbox/thread.js';
 import { root } from '../helpers/php.js';
 import { workerSetup, type WorkerSetup } from '../helpers/worker.js';
 
@@ -98,6 +101,18 @@ describe('sandboxed handlers', () => {
     expect(runs().filter((run) => run.name === 'App\\Jobs\\Hello'), 'the job after the spinning one').toHaveLength(1);
     expect(blocked, 'the main thread was blocked').toEqual([]);
     expect(await env.queue.reservedSize(), 'App\\Jobs\\Spin, left reserved to come back after retry_after').toBe(1);
+  });
+
+  it('a thread’s script runs when a loader wrapped its functions in __name calls (tsx, esbuild’s keepNames)', async () => {
+    // What tsx makes of `const f = () => …` inside a function: a call to a helper the thread lacks.
+    const main = new Function("const f = __name(() => require('node:worker_threads').parentPort.postMessage('ran'), 'f'); f();") as () => void;
+    const thread = new Thread(threadSource(main), { eval: true });
+    try {
+      const [message] = await Promise.race([once(thread, 'message'), once(thread, 'error').then(([error]) => [`the thread failed: ${error}`])]);
+      expect(message).toBe('ran');
+    } finally {
+      await thread.terminate();
+    }
   });
 
   it('a module that cannot be read is refused at start, naming the file', async () => {
