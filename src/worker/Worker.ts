@@ -960,14 +960,22 @@ export class Worker extends EventEmitter {
     // A handler that blocked the event loop past its timeout settles before the timer can fire:
     // it ran too long all the same (Laravel's alarm would have ended it), whether it then
     // returned or threw, so it is a timeout and not a success.
-    const settled = Promise.resolve(run()).then(
-      () => (performance.now() < deadline ? ('done' as const) : ('late' as const)),
-      (error: unknown) => {
-        if (performance.now() < deadline) throw error;
-        return 'late' as const;
-      },
-    );
+    const settle = (running: Promise<unknown>) =>
+      running.then(
+        () => (performance.now() < deadline ? ('done' as const) : ('late' as const)),
+        (error: unknown) => {
+          if (performance.now() < deadline) throw error;
+          return 'late' as const;
+        },
+      );
     try {
+      let settled: Promise<'done' | 'late'>;
+      try {
+        settled = settle(Promise.resolve(run()));
+      } catch (error) {
+        // A handler that is no async function may throw as it is called.
+        settled = settle(Promise.reject(error));
+      }
       const outcome = await Promise.race([settled, expired]);
       if (outcome === 'done') return undefined;
     } finally {

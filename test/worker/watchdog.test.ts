@@ -79,6 +79,28 @@ describe('the watchdog, in an embedded worker', () => {
     expect(eventsOf('App\\Jobs\\Quick'), 'the job after the blocking one').toContain('processed');
   });
 
+  it('watches the next job after a handler that threw as it was called (its slot is not lost), and a plain function blocking past its timeout is timed out', async () => {
+    await env.queue.pushRaw(payload('App\\Jobs\\Throws', { timeout: 5, maxTries: 1 }));
+    await env.queue.pushRaw(payload('App\\Jobs\\Crunch', { timeout: 1, maxTries: 3 }));
+    const handlers = {
+      'App\\Jobs\\Throws': () => {
+        throw new Error('thrown as it was called');
+      },
+      // No async: the throw comes out of the call itself, after the timeout.
+      'App\\Jobs\\Crunch': () => {
+        blockFor(1500);
+        throw new Error('crunched too long');
+      },
+    };
+    const worker = env.worker(handlers, { stopWhenEmpty: true, concurrency: 1 });
+    const heard: WorkerEvent[] = [];
+    worker.on('blocked', (event) => heard.push(event));
+    await worker.run();
+    expect((await env.failer.all()).map((record) => record.exception.split('\n')[0]!.replace(/ in \S+$/, ''))).toEqual(['Error: thrown as it was called']);
+    expect(heard.map((e) => e.job), 'no blocked event for the job after the one that threw').toEqual(['App\\Jobs\\Crunch']);
+    expect(eventsOf('App\\Jobs\\Crunch')).toEqual(['processing', 'timed-out', 'blocked']);
+  });
+
   it('says nothing of a handler that blocks the loop within its timeout', async () => {
     await env.queue.pushRaw(payload('App\\Jobs\\Crunch', { timeout: 2, maxTries: 3 }));
     const worker = env.worker({ 'App\\Jobs\\Crunch': async () => blockFor(800) }, { stopWhenEmpty: true });
