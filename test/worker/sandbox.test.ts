@@ -115,6 +115,17 @@ describe('sandboxed handlers', () => {
     }
   });
 
+  it('a handler that ends its thread (process.exit, an uncaught error) fails its job with the reason; a fresh thread runs the next', async () => {
+    await env.queue.pushRaw(payload('App\\Jobs\\Exit', {}, { maxTries: 1 }));
+    await env.queue.pushRaw(payload('App\\Jobs\\Stray', {}, { maxTries: 1 }));
+    await env.queue.pushRaw(payload('App\\Jobs\\Hello', { n: 3 }));
+    sandbox = await sandboxedHandlers(MODULE, { threads: 1 });
+    await env.worker(sandbox.handlers, { stopWhenEmpty: true }).run();
+    const exceptions = (await env.failer.all()).map((record) => record.exception.split('\n')[0]!.replace(/ in \S+$/, '')).sort();
+    expect(exceptions).toEqual(['Error: the sandbox thread ended (exit code 3) while running the job', 'RangeError: stray']);
+    expect(runs().filter((run) => run.name === 'App\\Jobs\\Hello'), 'the job after them').toHaveLength(1);
+  });
+
   it('a module that cannot be read is refused at start, naming the file', async () => {
     const broken = join(dir, 'broken.mjs');
     await import('node:fs').then((fs) => fs.writeFileSync(broken, 'export default {\n'));
