@@ -25,7 +25,7 @@ import type { ShapesFile } from '../shapes/shape.js';
 import type { UniqueLockStore } from './UniqueLock.js';
 import type { DatabaseBatchRepository } from './BatchRepository.js';
 import { WorkerTelemetry, type JobOutcome, type JobSpan } from '../telemetry/jobs.js';
-import { Watchdog, type BlockedJob } from './watchdog.js';
+import { Watchdog, renewalFor, type BlockedJob } from './watchdog.js';
 import type { TelemetryOptions } from '../telemetry/options.js';
 
 export interface WorkerEvent {
@@ -478,7 +478,17 @@ export class Worker extends EventEmitter {
     });
     const renewing = this.renewReservations();
     if (this.options.memory > 0) watchLiveHeap();
-    if (this.options.watchdog) this.watchdog = new Watchdog({ exitOnBlock: this.options.exitOnBlock, onBlocked: (job) => this.reportBlocked(job), onError: (error) => this.log({ event: 'warning', reason: `the watchdog thread failed, so a handler that blocks the event loop outruns its timeout: ${describeError(error)}` }) }, Math.max(1, this.options.concurrency));
+    if (this.options.watchdog) {
+      this.watchdog = new Watchdog(
+        {
+          exitOnBlock: this.options.exitOnBlock,
+          onBlocked: (job) => this.reportBlocked(job),
+          onError: (error) => this.log({ event: 'warning', reason: `the watchdog thread failed, so a handler that blocks the event loop outruns its timeout: ${describeError(error)}` }),
+          renewal: renewalFor(this.queue),
+        },
+        Math.max(1, this.options.concurrency),
+      );
+    }
     try {
       const stop = await this.loop();
       this.log({ event: 'stopping', reason: stop.reason });
@@ -956,7 +966,9 @@ export class Worker extends EventEmitter {
       timer = setTimeout(() => resolve('timeout'), seconds * 1000);
     });
     const deadline = performance.now() + seconds * 1000;
-    const watched = this.watchdog?.watch(deadline, { job: jobName(payload), id: state.job.id, uuid: state.job.uuid, queue: state.job.queue, attempts: state.job.attempts(), timeout: seconds });
+    const job = state.job;
+    // The reservation goes too, so the thread can renew it while a handler blocks the loop.
+    const watched = this.watchdog?.watch(deadline, { job: jobName(payload), id: job.id, uuid: job.uuid, queue: job.queue, attempts: job.attempts(), timeout: seconds }, { key: `${this.queue.key(job.queue)}:reserved`, member: job.reservedBytes });
     // A handler that blocked the event loop past its timeout settles before the timer can fire:
     // it ran too long all the same (Laravel's alarm would have ended it), whether it then
     // returned or threw, so it is a timeout and not a success.

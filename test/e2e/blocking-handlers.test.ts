@@ -9,7 +9,9 @@
 import { describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { DatabaseUuidFailedJobProvider } from '../../src/worker/index.js';
+import { DatabaseUuidFailedJobProvider, Worker } from '../../src/worker/index.js';
+import { RedisQueue } from '../../src/redis/index.js';
+import { prefixedClient } from '../helpers/redis.js';
 import { lqb, php, scratchPerTest, type RunResult } from '../helpers/processes.js';
 import { root } from '../helpers/php.js';
 
@@ -127,6 +129,37 @@ describe('a handler that blocks the event loop past its timeout, as Laravel’s 
     expect(retriedAt - blockingStart, 'the blocking job came back well before retry_after (4 s)').toBeGreaterThanOrEqual(2800);
     expect(await failedFirstLines()).toEqual([]);
   }, 60_000);
+});
+
+describe('an embedded worker whose handler blocks the event loop', () => {
+  it('keeps its jobs: the watchdog renews their reservations from its thread, and Laravel’s worker, polling the queue, takes none', async () => {
+    await dispatchSlow({ n: 5, seconds: 3 });
+    const client = prefixedClient(current.prefix);
+    const queue = new RedisQueue(client, { retryAfter: 1 });
+    const failer = DatabaseUuidFailedJobProvider.fromUrl(current.s.env.LQB_FAILED_DB!);
+    let laravel: Promise<RunResult> | undefined;
+    const handlers = {
+      'App\\Jobs\\Bridge\\SlowJob': async () => {
+        // Laravel's worker starts polling now, with retry_after 1 s; the loop is then held 3.5 s.
+        laravel = php('laravel-worker.php', [`--queue=${QUEUE}`, '--retry-after=1', '--sleep=0', '--max-time=5'], current.s.env, { timeoutMs: 20_000 });
+        const until = Date.now() + 3500;
+        while (Date.now() < until);
+      },
+    };
+    const events: string[] = [];
+    try {
+      await new Worker(queue, handlers, { queues: [QUEUE], timeout: 10, stopWhenEmpty: true, sleep: 0.05, memory: 0 }, { failer, log: (e) => void events.push(`${e.event} ${e.job ?? ''}`.trim()) }).run();
+      const polled = await laravel!;
+      expect(polled.status, polled.stderr).toBe(0);
+      expect(polled.stdout.split('\n').filter((line) => line.includes('Processing:')), 'Laravel’s worker took the job the blocked Node worker held').toEqual([]);
+      expect(events).toContain('processed App\\Jobs\\Bridge\\SlowJob');
+      expect(await failedFirstLines()).toEqual([]);
+    } finally {
+      await queue.close();
+      await failer.close();
+      client.disconnect();
+    }
+  }, 30_000);
 });
 
 describe('lqb work --sandbox: the handlers in worker threads', () => {
