@@ -231,17 +231,27 @@ export class Watchdog {
 
   /** The reservation's key and member, for the thread to renew; one that does not fit is not renewed. */
   private shareReservation(slot: number, reservation: Reservation | undefined): void {
-    const region = this.shared.reservations.subarray(slot * this.reservationBytes, (slot + 1) * this.reservationBytes);
-    const member = reservation && (typeof reservation.member === 'string' ? Buffer.from(reservation.member) : reservation.member);
-    const key = reservation && Buffer.from(reservation.key);
-    if (!key || !member || key.length + member.length > region.length) {
-      Atomics.store(this.shared.memberLengths, slot, -1);
-      return;
+    const start = slot * this.reservationBytes;
+    const end = start + this.reservationBytes;
+    const bytes = this.shared.reservations;
+    // Written in place (encodeInto, set): no copy of the payload is made on the way.
+    const key = reservation ? this.encoder.encodeInto(reservation.key, bytes.subarray(start, end)) : undefined;
+    const member = reservation?.member;
+    let memberLength = -1;
+    if (key && member !== undefined && key.read === reservation!.key.length) {
+      const at = start + key.written;
+      if (typeof member !== 'string') {
+        if (member.length <= end - at) {
+          bytes.set(member, at);
+          memberLength = member.length;
+        }
+      } else {
+        const { read, written } = this.encoder.encodeInto(member, bytes.subarray(at, end));
+        if (read === member.length) memberLength = written;
+      }
     }
-    region.set(key, 0);
-    region.set(member, key.length);
-    this.shared.keyLengths[slot] = key.length;
-    Atomics.store(this.shared.memberLengths, slot, member.length);
+    this.shared.keyLengths[slot] = key?.written ?? 0;
+    Atomics.store(this.shared.memberLengths, slot, memberLength);
   }
 
   unwatch(slot: number): void {
