@@ -13,6 +13,10 @@
  * process as Laravel's alarm does (`exitOnBlock`, what `lqb work` turns on: SIGKILL, so the
  * job's reservation comes back once, after retry_after) or reports the job to the worker, which
  * emits `blocked` once its loop turns again (an embedded worker must not end its host unasked).
+ *
+ * Until then, while the loop is blocked, the thread renews the reservations of the jobs in hand
+ * that are short of their timeout, over a connection of its own, as the worker's own timer would:
+ * a job still at work is not taken by another worker (BullMQ's promise, kept off the loop).
  */
 import { createRequire } from 'node:module';
 import { Worker as Thread } from 'node:worker_threads';
