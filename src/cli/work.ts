@@ -1,6 +1,7 @@
 /**
  * `lqb work`: runs jobs with Node handlers, as `php artisan queue:work` runs them with PHP.
  * SIGTERM and SIGINT finish the jobs in hand, then exit 0; SIGUSR2 pauses, SIGCONT resumes.
+ * A handler that blocks the event loop past its timeout ends the process (the watchdog, SIGKILL).
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -20,7 +21,8 @@ export const work: Command = {
   synopsis: 'lqb work [CONNECTION]',
   summary:
     'Runs jobs with Node handlers, as php artisan queue:work runs them with PHP. CONNECTION is the name failed_jobs records.\n' +
-    'SIGTERM and SIGINT finish the jobs in hand, then exit 0; SIGUSR2 pauses, SIGCONT resumes.',
+    'SIGTERM and SIGINT finish the jobs in hand, then exit 0; SIGUSR2 pauses, SIGCONT resumes.\n' +
+    'A handler that blocks the event loop past its timeout ends the process by SIGKILL, as Laravel\'s timeout ends queue:work.',
   options: {
     handlers: { type: 'string', value: 'FILE', required: true, description: 'the module whose default export maps job classes (or Listener@method) to handlers: .js, .mjs, .cjs, or .ts/.mts/.cts through tsx' },
     queue: { type: 'string', value: 'a,b', description: 'the queues to work, in order', default: 'the connection\'s queue' },
