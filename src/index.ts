@@ -46,7 +46,7 @@ export {
   type FailedJob, type FailedJobProvider, MaxAttemptsExceededError, TimeoutExceededError,
   ManuallyFailedError, NoHandlerError, UndecodableJobError, withoutOverlapping, rateLimited,
   type GuardedHandler, type GuardKey, type Limit, type Limits, type WithoutOverlappingOptions,
-  type RateLimitedOptions,
+  type RateLimitedOptions, sandboxedHandlers, type SandboxedHandlers, type SandboxOptions,
 } from './worker/index.js';
 
 // Laravel's job envelope: decode, encode, build, validate, view, encrypt.

@@ -42,7 +42,7 @@ const ROOT = {
     'DatabaseUuidFailedJobProvider', 'MissingDriverError', 'FailedJob', 'FailedJobProvider',
     'MaxAttemptsExceededError', 'TimeoutExceededError', 'ManuallyFailedError', 'NoHandlerError',
     'UndecodableJobError', 'withoutOverlapping', 'rateLimited', 'GuardedHandler', 'GuardKey', 'Limit', 'Limits',
-    'WithoutOverlappingOptions', 'RateLimitedOptions',
+    'WithoutOverlappingOptions', 'RateLimitedOptions', 'sandboxedHandlers', 'SandboxedHandlers', 'SandboxOptions',
   ],
   laravel: [
     'decodePayload', 'encodePayload', 'commandOf', 'PayloadError', 'DecodedPayload', 'Envelope', 'LaravelProfile',

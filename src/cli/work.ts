@@ -1,13 +1,17 @@
 /**
  * `lqb work`: runs jobs with Node handlers, as `php artisan queue:work` runs them with PHP.
  * SIGTERM and SIGINT finish the jobs in hand, then exit 0; SIGUSR2 pauses, SIGCONT resumes.
+ * A handler that blocks the event loop past its timeout ends the process (the watchdog, SIGKILL).
  */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { Encrypter, supportsCipher } from '../laravel/index.js';
 import { RedisQueue, type RedisClient } from '../redis/index.js';
 import { QueueCache, Worker, type DatabaseUuidFailedJobProvider, type WorkerOptions } from '../worker/index.js';
 import { cacheClient, connectionFlags, connectionFrom, failedJobStore, lockClient, queueClient, type Connection } from './connection.js';
 import { formatEvent } from './output.js';
 import { loadHandlersModule } from './handlers-module.js';
+import { sandboxedHandlers, type SandboxedHandlers } from '../worker/sandbox/pool.js';
 import { shapesFlag, shapesFrom } from './shapes-file.js';
 import { bookkeepingFlags, bookkeepingFrom, type Bookkeeping } from './bookkeeping.js';
 import { redactSecrets, redactUrl } from '../connect/redact.js';
@@ -17,7 +21,8 @@ export const work: Command = {
   synopsis: 'lqb work [CONNECTION]',
   summary:
     'Runs jobs with Node handlers, as php artisan queue:work runs them with PHP. CONNECTION is the name failed_jobs records.\n' +
-    'SIGTERM and SIGINT finish the jobs in hand, then exit 0; SIGUSR2 pauses, SIGCONT resumes.',
+    'SIGTERM and SIGINT finish the jobs in hand, then exit 0; SIGUSR2 pauses, SIGCONT resumes.\n' +
+    'A handler that blocks the event loop past its timeout ends the process by SIGKILL, as Laravel\'s timeout ends queue:work.',
   options: {
     handlers: { type: 'string', value: 'FILE', required: true, description: 'the module whose default export maps job classes (or Listener@method) to handlers: .js, .mjs, .cjs, or .ts/.mts/.cts through tsx' },
     queue: { type: 'string', value: 'a,b', description: 'the queues to work, in order', default: 'the connection\'s queue' },
@@ -34,6 +39,7 @@ export const work: Command = {
     'retry-after': { type: 'string', value: 'S', description: 'seconds a reserved job is held before another worker may take it (Laravel\'s retry_after; null: never)', default: '90' },
     'block-for': { type: 'string', value: 'S', description: 'seconds to wait on Redis for a job (Laravel\'s block_for)', default: 'none: poll' },
     concurrency: { type: 'string', value: 'N', description: 'jobs run at once in this process', default: '1' },
+    sandbox: { type: 'boolean', description: 'run the handlers in a pool of worker threads, one per --concurrency slot, so CPU-bound handlers block neither the other jobs nor the renewals; a job past its timeout ends its thread, not the process (docs/speed.md has the cost per job)' },
     share: { type: 'boolean', description: 'the queues are shared with PHP workers: a job with no Node handler, one it cannot read, or one whose PHP callbacks must run, is given back for PHP' },
     'share-delay': { type: 'string', value: 'S', description: 'with --share, seconds before a job given back is visible again', default: '1' },
     json: { type: 'boolean', description: 'log one JSON object a line instead of text' },
@@ -56,7 +62,8 @@ export const work: Command = {
     const blockFor = typeof values['block-for'] === 'string' ? numberFlag(values['block-for'], 'block-for', 0, 0) : null;
     const encrypter = encrypterFor(values, connection);
     const bookkeepingFor = bookkeepingFrom(values, connection);
-    const handlers = await loadHandlersModule(values.handlers);
+    const sandbox = values.sandbox === true ? await sandboxFor(values.handlers, options.concurrency ?? 1) : undefined;
+    const handlers = sandbox ? sandbox.handlers : await loadHandlersModule(values.handlers);
     const shapes = shapesFrom(values);
     // Everything a worker needs is checked before it opens Redis, and what it opened is closed
     // on any error: an open client would keep the process alive after the error was printed.
@@ -94,6 +101,7 @@ export const work: Command = {
       return stop.status;
     } finally {
       for (const [signal, handler] of signals) process.off(signal, handler);
+      await sandbox?.close();
       await queue?.close();
       await failer.close();
       await bookkeeping?.close();
@@ -128,6 +136,8 @@ function workerOptions(values: Flags, defaultQueue: string, connectionArgument: 
     concurrency: count('concurrency', 1, 1),
     share: values.share === true,
     shareDelay: num('share-delay', 1),
+    // As Laravel's alarm: a handler that blocks the event loop past its timeout ends the process.
+    exitOnBlock: true,
     // The connection's name is what failed_jobs records, and what queue:retry pushes back to.
     ...(connectionArgument !== undefined ? { connectionName: connectionArgument } : {}),
   };
@@ -162,4 +172,15 @@ async function reachableFailedJobStore(connection: Connection): Promise<Database
     await failer.close();
     throw new Error(`the failed-jobs database ${redactUrl(connection.failedDb)} cannot be reached: ${(error as Error).message.split('\n')[0]}`);
   }
+}
+
+/**
+ * The handlers module in a pool of threads (--sandbox), one per --concurrency slot. JavaScript
+ * only: a thread imports the file itself, without the tsx loader the main thread registers.
+ */
+async function sandboxFor(file: string, threads: number): Promise<SandboxedHandlers> {
+  const path = file.startsWith('file:') ? fileURLToPath(file) : file;
+  if (!existsSync(path)) throw new UsageError(`--handlers=${file}: no such file`);
+  if (/\.[cm]?tsx?$/i.test(path)) throw new UsageError(`--sandbox runs JavaScript handler modules: compile ${file} to .js first`);
+  return sandboxedHandlers(file, { threads });
 }

@@ -26,10 +26,11 @@ import type { ShapesFile } from '../shapes/shape.js';
 import type { UniqueLockStore } from './UniqueLock.js';
 import type { DatabaseBatchRepository } from './BatchRepository.js';
 import { WorkerTelemetry, type JobOutcome, type JobSpan } from '../telemetry/jobs.js';
+import { Watchdog, renewalFor, type BlockedJob } from './watchdog.js';
 import type { TelemetryOptions } from '../telemetry/options.js';
 
 export interface WorkerEvent {
-  event: 'processing' | 'processed' | 'failed' | 'released' | 'deleted' | 'given-back' | 'timed-out' | 'stopping' | 'error' | 'warning';
+  event: 'processing' | 'processed' | 'failed' | 'released' | 'deleted' | 'given-back' | 'timed-out' | 'blocked' | 'stopping' | 'error' | 'warning';
   job?: string;
   id?: string;
   uuid?: string;
@@ -276,6 +277,8 @@ export interface WorkerEventMap {
   failed: [event: WorkerEvent, error?: Error];
   'given-back': [event: WorkerEvent];
   'timed-out': [event: WorkerEvent, error?: Error];
+  /** A handler blocked the event loop past its timeout (said once the loop turns again; see watchdog.ts). */
+  blocked: [event: WorkerEvent];
   stopping: [event: WorkerEvent];
   warning: [event: WorkerEvent];
   error: [error: Error, event: WorkerEvent];
@@ -290,7 +293,7 @@ export interface Worker {
 
 /**
  * Events: `processing`, `processed`, `released`, `deleted`, `failed`, `given-back`, `timed-out`,
- * `stopping`, `warning`, each with the WorkerEvent and the Error itself when there is one;
+ * `blocked`, `stopping`, `warning`, each with the WorkerEvent and the Error itself when there is one;
  * `error` as Node's convention has it, `(error, event)`, emitted only while someone listens
  * (an unheard `error` would otherwise end the process), else to the logger.
  */
@@ -343,6 +346,8 @@ export class Worker extends EventEmitter {
   private refused = new Map<string, string>();
   /** Spans and metrics, while running with OpenTelemetry present. */
   private telemetry: WorkerTelemetry | undefined;
+  /** The thread that holds the timeout when a handler blocks the event loop, while running. */
+  private watchdog: Watchdog | undefined;
 
   constructor(
     readonly queue: RedisQueue,
@@ -390,7 +395,7 @@ export class Worker extends EventEmitter {
     this.emit(event.event, event, error);
     if (!logger) return;
     const fields = { ...event, ...(error ? { err: error } : {}) };
-    if (event.event === 'failed' || event.event === 'timed-out' || event.event === 'warning') logger.warn(fields, lineOf(event));
+    if (event.event === 'failed' || event.event === 'timed-out' || event.event === 'blocked' || event.event === 'warning') logger.warn(fields, lineOf(event));
     else if (event.event === 'processing') logger.debug(fields, lineOf(event));
     else logger.info(fields, lineOf(event));
   }
@@ -478,16 +483,35 @@ export class Worker extends EventEmitter {
     });
     const renewing = this.renewReservations();
     if (this.options.memory > 0) watchLiveHeap();
+    if (this.options.watchdog) {
+      this.watchdog = new Watchdog(
+        {
+          exitOnBlock: this.options.exitOnBlock,
+          onBlocked: (job) => this.reportBlocked(job),
+          onError: (error) => this.log({ event: 'warning', reason: `the watchdog thread failed, so a handler that blocks the event loop outruns its timeout: ${describeError(error)}` }),
+          renewal: renewalFor(this.queue),
+        },
+        Math.max(1, this.options.concurrency),
+      );
+    }
     try {
       const stop = await this.loop();
       this.log({ event: 'stopping', reason: stop.reason });
       return stop;
     } finally {
       clearInterval(renewing);
+      await this.watchdog?.close();
+      this.watchdog = undefined;
       if (this.options.memory > 0) unwatchLiveHeap();
       this.telemetry?.close();
       this.telemetry = undefined;
     }
+  }
+
+  /** The watchdog saw a handler block the event loop past its timeout: said now the loop turns again. */
+  private reportBlocked(job: BlockedJob): void {
+    const reason = `blocked the event loop for ${(job.blockedMs / 1000).toFixed(1)} s, past its timeout of ${job.timeout} s: it is treated as timed out (exitOnBlock would have ended the process)`;
+    this.log({ event: 'blocked', job: job.job, id: job.id, uuid: job.uuid, queue: job.queue, attempts: job.attempts, reason });
   }
 
   /** Jobs in hand per queue, for the in-flight metric. */
@@ -966,11 +990,34 @@ export class Worker extends EventEmitter {
     const expired = new Promise<'timeout'>((resolve) => {
       timer = setTimeout(() => resolve('timeout'), seconds * 1000);
     });
+    const deadline = performance.now() + seconds * 1000;
+    const job = state.job;
+    // The reservation goes too, so the thread can renew it while a handler blocks the loop.
+    const watched = this.watchdog?.watch(deadline, { job: jobName(payload), id: job.id, uuid: job.uuid, queue: job.queue, attempts: job.attempts(), timeout: seconds }, { key: `${this.queue.key(job.queue)}:reserved`, member: job.reservedBytes });
+    // A handler that blocked the event loop past its timeout settles before the timer can fire:
+    // it ran too long all the same (Laravel's alarm would have ended it), whether it then
+    // returned or threw, so it is a timeout and not a success.
+    const settle = (running: Promise<unknown>) =>
+      running.then(
+        () => (performance.now() < deadline ? ('done' as const) : ('late' as const)),
+        (error: unknown) => {
+          if (performance.now() < deadline) throw error;
+          return 'late' as const;
+        },
+      );
     try {
-      const outcome = await Promise.race([Promise.resolve(run()).then(() => 'done' as const), expired]);
+      let settled: Promise<'done' | 'late'>;
+      try {
+        settled = settle(Promise.resolve(run()));
+      } catch (error) {
+        // A handler that is no async function may throw as it is called.
+        settled = settle(Promise.reject(error));
+      }
+      const outcome = await Promise.race([settled, expired]);
       if (outcome === 'done') return undefined;
     } finally {
       clearTimeout(timer);
+      if (watched !== undefined) this.watchdog?.unwatch(watched);
     }
     const name = jobName(payload);
     const error = new TimeoutExceededError(name, seconds);

@@ -39,6 +39,16 @@ export interface WorkerOptions {
   shareDelay: number;
   /** The connection name failed-job records carry (Laravel's `redis`). */
   connectionName: string;
+  /**
+   * A thread that holds the timeout when a handler blocks the event loop (true; see
+   * watchdog.ts): it reports such a job (`blocked`), or with `exitOnBlock` ends the process.
+   */
+  watchdog: boolean;
+  /**
+   * End the process, as Laravel's timeout does (SIGKILL), when a handler blocks the event loop
+   * past its timeout (false; `lqb work` turns it on). The job comes back after retry_after.
+   */
+  exitOnBlock: boolean;
 }
 
 export const defaultWorkerOptions: WorkerOptions = {
@@ -57,10 +67,12 @@ export const defaultWorkerOptions: WorkerOptions = {
   share: false,
   shareDelay: 1,
   connectionName: 'redis',
+  watchdog: true,
+  exitOnBlock: false,
 };
 
 const NUMBER_OPTIONS = ['tries', 'timeout', 'sleep', 'maxJobs', 'maxTime', 'memory', 'rest', 'shareDelay'] as const;
-const BOOLEAN_OPTIONS = ['once', 'stopWhenEmpty', 'share'] as const;
+const BOOLEAN_OPTIONS = ['once', 'stopWhenEmpty', 'share', 'watchdog', 'exitOnBlock'] as const;
 
 /**
  * What is wrong with worker options given in code (the CLI's flags are checked where they are
