@@ -19,6 +19,7 @@
  * a job still at work is not taken by another worker (BullMQ's promise, kept off the loop).
  */
 import { createRequire } from 'node:module';
+import { moduleUrl } from '../internal/module-url.js';
 import { Worker as Thread } from 'node:worker_threads';
 import { threadSource } from './sandbox/thread.js';
 
@@ -323,5 +324,13 @@ export function renewalFor(queue: { retryAfter: number | null; client: object })
   if (queue.retryAfter === null || queue.retryAfter <= 0 || client.isCluster === true || !client.options) return undefined;
   const connection: Record<string, unknown> = {};
   for (const name of CONNECTION_SETTINGS) if (client.options[name] !== undefined) connection[name] = client.options[name];
-  return { retryAfter: queue.retryAfter, connection, ioredis: createRequire(import.meta.url).resolve('ioredis') };
+  // The thread loads ioredis by path. A service bundled without node_modules has none to give:
+  // the watchdog then still holds the timeout, without renewals while the loop is blocked.
+  let ioredis: string;
+  try {
+    ioredis = createRequire(moduleUrl(import.meta.url)).resolve('ioredis');
+  } catch {
+    return undefined;
+  }
+  return { retryAfter: queue.retryAfter, connection, ioredis };
 }
