@@ -15,6 +15,7 @@ const LABELS: Record<WorkerEvent['event'], string> = {
   warning: 'Warning:   ',
   stopping: 'Stopping:  ',
   error: 'Error:     ',
+  reconnected: 'Reconnected:',
 };
 
 /** Laravel's "Y-m-d H:i:s", in local time as artisan prints it. */

@@ -2,10 +2,14 @@
  * `lqb work`: runs jobs with Node handlers, as `php artisan queue:work` runs them with PHP.
  * SIGTERM and SIGINT finish the jobs in hand, then exit 0; SIGUSR2 pauses, SIGCONT resumes.
  */
+import { dirname, resolve } from 'node:path';
 import { Encrypter, supportsCipher } from '../laravel/index.js';
 import { RedisQueue, type RedisClient } from '../redis/index.js';
 import { QueueCache, Worker, type DatabaseUuidFailedJobProvider, type WorkerOptions } from '../worker/index.js';
-import { cacheClient, connectionFlags, connectionFrom, failedJobStore, queueClient, type Connection } from './connection.js';
+import { cacheClient, connectionFlags, connectionFrom, failedJobStore, installedLaravel, queueClient, type Connection } from './connection.js';
+import { whereRedisIs } from '../connect/clients.js';
+import { handlerKeysProblem } from '../worker/handlerKeys.js';
+import type { ShapesFile } from '../shapes/shape.js';
 import { formatEvent } from './output.js';
 import { loadHandlersModule } from './handlers-module.js';
 import { shapesFlag, shapesFrom } from './shapes-file.js';
@@ -34,8 +38,9 @@ export const work: Command = {
     'retry-after': { type: 'string', value: 'S', description: 'seconds a reserved job is held before another worker may take it (Laravel\'s retry_after; null: never)', default: '90' },
     'block-for': { type: 'string', value: 'S', description: 'seconds to wait on Redis for a job (Laravel\'s block_for)', default: 'none: poll' },
     concurrency: { type: 'string', value: 'N', description: 'jobs run at once in this process', default: '1' },
-    share: { type: 'boolean', description: 'the queues are shared with PHP workers: a job with no Node handler, one it cannot read, or one whose PHP callbacks must run, is given back for PHP' },
-    'share-delay': { type: 'string', value: 'S', description: 'with --share, seconds before a job given back is visible again', default: '1' },
+    share: { type: 'boolean', description: 'the queues are shared with PHP workers (the default): a job with no Node handler, one it cannot read, or one whose PHP callbacks must run, is given back for PHP' },
+    'no-share': { type: 'boolean', description: 'no PHP worker reads these queues: such jobs are failed into failed_jobs with the reason instead' },
+    'share-delay': { type: 'string', value: 'S', description: 'seconds before a job given back is visible again', default: '1' },
     json: { type: 'boolean', description: 'log one JSON object a line instead of text' },
     ...shapesFlag,
     // queue:work's own, so a command line copied from a Laravel deployment runs as it is:
@@ -49,6 +54,7 @@ export const work: Command = {
   },
   async run({ values, positionals, out }) {
     if (typeof values.handlers !== 'string') throw new UsageError('--handlers=FILE is required: the module mapping job classes to handlers');
+    if (values.share === true && values['no-share'] === true) throw new UsageError('--share and --no-share say opposite things: give one');
     const connectionArgument = connectionName(positionals, 'work');
     const connection = connectionFrom(values);
     const options = workerOptions(values, connection.defaultQueue, connectionArgument);
@@ -57,6 +63,8 @@ export const work: Command = {
     const encrypter = encrypterFor(values, connection);
     const bookkeepingFor = bookkeepingFrom(values, connection);
     const handlers = await loadHandlersModule(values.handlers);
+    const keyProblem = handlerKeysProblem(Object.keys(handlers));
+    if (keyProblem) throw new UsageError(`${values.handlers}: ${keyProblem}`);
     const shapes = shapesFrom(values);
     // Everything a worker needs is checked before it opens Redis, and what it opened is closed
     // on any error: an open client would keep the process alive after the error was printed.
@@ -69,8 +77,9 @@ export const work: Command = {
     let bookkeeping: Bookkeeping | undefined;
     try {
       // Inside the try: a --redis-ca that cannot be read throws here, with the failer open.
-      client = queueClient(connection);
-      cache = cacheClient(connection);
+      // The worker says an outage once, and when Redis is back, rather than a line per retry.
+      client = queueClient(connection, () => undefined);
+      cache = cacheClient(connection, () => undefined);
       // A chained job naming no queue goes to the connection's queue, as Laravel's dispatch sends it,
       // not to the first queue this worker happens to read.
       queue = new RedisQueue(client, { retryAfter, blockFor, defaultQueue: connection.defaultQueue });
@@ -84,7 +93,10 @@ export const work: Command = {
         ...(shapes ? { shapes } : {}),
         // A job's error may quote a URL or a key the handler was given; the log shows none.
         log: (event) => out(redactSecrets(formatEvent(event, json))),
+        connection: { redis: whereRedisIs(connection), prefix: connection.prefix, laravel: laravelOf(values, shapes) },
       });
+      // One line on standard error before the first job: where, what, and what becomes of PHP's jobs.
+      process.stderr.write(`${redactSecrets(`lqb work: ${worker.startLine()}`)}\n`);
       signals.push(['SIGTERM', () => void worker.stop({ reason: 'signal' })], ['SIGINT', () => void worker.stop({ reason: 'signal' })], ['SIGUSR2', () => worker.pause()], ['SIGCONT', () => worker.resume()]);
       for (const [signal, handler] of signals) process.on(signal, handler);
       const stop = await worker.run();
@@ -122,7 +134,8 @@ function workerOptions(values: Flags, defaultQueue: string, connectionArgument: 
     memory: count('memory', 128),
     rest: num('rest', 0),
     concurrency: count('concurrency', 1, 1),
-    share: values.share === true,
+    // Shared with PHP workers unless told otherwise: giving a job back loses nothing, failing PHP's jobs would.
+    share: values['no-share'] !== true,
     shareDelay: num('share-delay', 1),
     // The connection's name is what failed_jobs records, and what queue:retry pushes back to.
     ...(connectionArgument !== undefined ? { connectionName: connectionArgument } : {}),
@@ -149,6 +162,13 @@ function encrypterFor(values: Flags, connection: Connection): Encrypter | undefi
  * The failed-jobs store, once it answers: a database that cannot be reached ends the worker
  * at start with the cause (exit 1), rather than losing its first failed job to it.
  */
+/** The Laravel version the worker follows, for its start line: --laravel, the shapes', or 8's layout when neither says. */
+function laravelOf(values: Flags, shapes: ShapesFile | undefined): string {
+  if (typeof values.laravel === 'string') return values.laravel;
+  const fromApp = typeof values.env === 'string' ? installedLaravel(dirname(resolve(values.env))) : undefined;
+  return fromApp ?? shapes?.laravel ?? '8 (no version given: 8\'s layout)';
+}
+
 async function reachableFailedJobStore(connection: Connection): Promise<DatabaseUuidFailedJobProvider> {
   const failer = failedJobStore(connection);
   try {

@@ -277,21 +277,17 @@ export class LaravelQueue {
     const problem = workerOptionsProblem(options as Record<string, unknown>, QUEUE_WORKER_OPTIONS);
     if (problem) throw new WorkerUsageError(problem);
     const { retryAfter, blockFor, failer, onFailed, logger = this.options.logger, onError, log, shapes: givenShapes, telemetry = this.options.telemetry, ...workerOptions } = options;
-    let worker: Worker | undefined;
-    const trouble = (line: string) => {
-      const error = new RedisUnavailable(redactSecrets(line.replace(/^redis: /, '')));
-      if (onError) onError(error);
-      else logger?.error({ err: error }, error.message);
-      if (worker && worker.listenerCount('error') > 0) worker.emit('error', error, { event: 'error', error: error.message });
-    };
-    const client = patientClient(this.settings, this.settings.url, trouble);
-    const cacheClient = patientClient(this.settings, this.settings.cacheUrl, trouble);
+    // The worker watches both clients itself: one line, one `error` event and onError call per
+    // outage, and a line when Redis is back (health.ts), rather than one per retry here.
+    const quiet = () => undefined;
+    const client = patientClient(this.settings, this.settings.url, quiet);
+    const cacheClient = patientClient(this.settings, this.settings.cacheUrl, quiet);
     const queue = new RedisQueue(client, { defaultQueue: this.settings.defaultQueue, ...(retryAfter !== undefined ? { retryAfter } : {}), ...(blockFor !== undefined ? { blockFor } : {}) });
     const shapes = this.#shapes(givenShapes);
     const locks = this.options.cacheStore === 'database' ? this.locks : new RedisLockStore(cacheClient, this.settings.cachePrefix, this.settings.cacheSeparator);
     const batches = new DatabaseBatchRepository(knexConfig(this.settings.failedDb), 'job_batches');
     const chosenFailer = failer === undefined ? (onFailed ? false : this.failer) : failer;
-    worker = new Worker(
+    const worker = new Worker(
       queue,
       handlers,
       { queues: [this.settings.defaultQueue], ...workerOptions },
@@ -307,6 +303,7 @@ export class LaravelQueue {
         locks,
         batches,
         ...(telemetry !== undefined ? { telemetry } : {}),
+        connection: { redis: whereRedisIs(this.settings), prefix: this.settings.prefix, laravel: this.options.profile },
       },
     );
     const made = worker;

@@ -19,6 +19,9 @@ import type { FailedJobProvider } from './FailedJobProvider.js';
 import { argsOf, handlerNames, jobName, releaseDelay, type Handler, type HandlerJob, type HandlerMap } from './handlers.js';
 import { defaultWorkerOptions, workerOptionsProblem, type WorkerOptions } from './WorkerOptions.js';
 import { liveHeapMb, unwatchLiveHeap, watchLiveHeap } from './memory.js';
+import { ConnectionWatch, type WorkerHealth } from './health.js';
+import { handlerKeysProblem, nearestHandlerKey } from './handlerKeys.js';
+import { startLine, type StartConnection } from './startLine.js';
 import { alreadyExceedsMaxAttempts, attemptsUsedUp, backoffFor, timeoutOf } from './rules.js';
 import { CallQueuedHandler } from './CallQueuedHandler.js';
 import type { ShapesFile } from '../shapes/shape.js';
@@ -28,7 +31,7 @@ import { WorkerTelemetry, type JobOutcome, type JobSpan } from '../telemetry/job
 import type { TelemetryOptions } from '../telemetry/options.js';
 
 export interface WorkerEvent {
-  event: 'processing' | 'processed' | 'failed' | 'released' | 'deleted' | 'given-back' | 'timed-out' | 'stopping' | 'error' | 'warning';
+  event: 'processing' | 'processed' | 'failed' | 'released' | 'deleted' | 'given-back' | 'timed-out' | 'stopping' | 'error' | 'warning' | 'reconnected';
   job?: string;
   id?: string;
   uuid?: string;
@@ -79,6 +82,10 @@ export interface WorkerStats extends WorkerCounts {
   /** Jobs reserved and not yet finished. */
   inFlight: number;
   running: boolean;
+  /** Every Redis connection the worker uses is ready (see health()). */
+  connected: boolean;
+  /** Connection errors its Redis clients reported, every retry counted; each outage is also one of `errors`. */
+  connectionErrors: number;
   perQueue: Record<string, WorkerCounts>;
 }
 
@@ -122,6 +129,8 @@ export interface WorkerDependencies {
    * `@opentelemetry/api` is installed, or to the providers given here; `false` turns them off.
    */
   telemetry?: TelemetryOptions | false;
+  /** Where the worker reads, for the line it says at start (connect() and lqb give it). */
+  connection?: StartConnection;
   /** UNIX seconds. */
   now?: () => number;
 }
@@ -276,6 +285,7 @@ export interface WorkerEventMap {
   'given-back': [event: WorkerEvent];
   'timed-out': [event: WorkerEvent, error?: Error];
   stopping: [event: WorkerEvent];
+  reconnected: [event: WorkerEvent];
   warning: [event: WorkerEvent];
   error: [error: Error, event: WorkerEvent];
 }
@@ -340,6 +350,8 @@ export class Worker extends EventEmitter {
   private readonly handler: CallQueuedHandler;
   /** Spans and metrics, while running with OpenTelemetry present. */
   private telemetry: WorkerTelemetry | undefined;
+  /** Whether Redis answers, for health() and the outage lines. */
+  private readonly connectionWatch: ConnectionWatch;
 
   constructor(
     readonly queue: RedisQueue,
@@ -353,19 +365,49 @@ export class Worker extends EventEmitter {
     // An option given as undefined keeps its default, as an option not given does.
     this.options = { ...defaultWorkerOptions, ...Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) };
     if (this.options.queues.length === 0) throw new WorkerUsageError('queues: [] names no queue to take jobs from: give at least one queue name');
+    const keyProblem = handlerKeysProblem(Object.keys(handlers));
+    if (keyProblem) throw new WorkerUsageError(keyProblem);
     if (deps.failer === undefined && deps.onFailed === undefined) {
       throw new WorkerUsageError('a worker needs to know where failed jobs go: give a failer (a FailedJobProvider, e.g. DatabaseUuidFailedJobProvider), an onFailed callback, or failer: false to keep them only in the events');
     }
     this.now = deps.now ?? (() => Math.floor(Date.now() / 1000));
     this.logEvent = deps.log ?? (() => undefined);
     this.handler = new CallQueuedHandler(queue, this.options, deps, (event) => this.log(event));
+    const clients = deps.cache && deps.cache.client !== queue.client ? [queue.client, deps.cache.client] : [queue.client];
+    this.connectionWatch = new ConnectionWatch(clients, {
+      down: (line, error) => this.log({ event: 'error', error: line }, error),
+      up: (downMs) => this.log({ event: 'reconnected', reason: `Redis answers again, after ${(downMs / 1000).toFixed(1)} s` }),
+    });
+  }
+
+  /** What the worker says at start: where it reads, what, and what becomes of a job with no Node handler. */
+  startLine(): string {
+    return startLine({ queues: this.options.queues, handlers: Object.keys(this.handlers), share: this.options.share, ...(this.deps.connection ? { connection: this.deps.connection } : {}) });
+  }
+
+  /**
+   * For a service's health check: whether Redis answers, when a reserve last got its answer, the
+   * jobs in hand, and the error counts. A worker stuck on an outage shows `connected: false` and
+   * a `lastPoll` that no longer moves.
+   */
+  health(): WorkerHealth {
+    const watch = this.connectionWatch;
+    return {
+      connected: watch.connected,
+      lastPoll: watch.lastPoll === undefined ? null : new Date(watch.lastPoll),
+      jobsInHand: this.inFlight,
+      running: this.running !== undefined,
+      errors: this.counts.errors,
+      connectionErrors: watch.connectionErrors,
+      downSince: watch.downSince === undefined ? null : new Date(watch.downSince),
+    };
   }
 
   /** Counters since the worker was made: processed, failed, released, in flight, and per queue. */
   stats(): WorkerStats {
     const perQueue: Record<string, WorkerCounts> = {};
     for (const [name, counts] of this.perQueue) perQueue[name] = { ...counts };
-    return { ...this.counts, inFlight: this.inFlight, running: this.running !== undefined, perQueue };
+    return { ...this.counts, inFlight: this.inFlight, running: this.running !== undefined, connected: this.connectionWatch.connected, connectionErrors: this.connectionWatch.connectionErrors, perQueue };
   }
 
   /**
@@ -465,6 +507,9 @@ export class Worker extends EventEmitter {
   }
 
   private async runOnce(): Promise<StopReason> {
+    this.deps.logger?.info({ event: 'starting', queues: this.options.queues, share: this.options.share, ...(this.deps.connection ?? {}) }, this.startLine());
+    this.connectionWatch.start();
+    const signals = this.options.handleSignals ? this.handleSignals() : undefined;
     this.warnOfShortRetryAfter();
     this.telemetry = await WorkerTelemetry.open(this.deps.telemetry, this.options.connectionName, () => this.inFlightPerQueue()).catch((error: unknown) => {
       // A broken @opentelemetry/api install costs the spans, never the jobs.
@@ -475,14 +520,30 @@ export class Worker extends EventEmitter {
     if (this.options.memory > 0) watchLiveHeap();
     try {
       const stop = await this.loop();
-      this.log({ event: 'stopping', reason: stop.reason });
+      this.log({ event: 'stopping', reason: stop.detail ? `${stop.reason}: ${stop.detail}` : stop.reason });
       return stop;
     } finally {
+      signals?.();
+      this.connectionWatch.stop();
       clearInterval(renewing);
       if (this.options.memory > 0) unwatchLiveHeap();
       this.telemetry?.close();
       this.telemetry = undefined;
     }
+  }
+
+  /**
+   * `handleSignals`: SIGTERM and SIGINT stop the worker as lqb's do (the jobs in hand finish),
+   * instead of killing the process mid-job. Returns what removes the listeners.
+   */
+  private handleSignals(): () => void {
+    const stop = () => void this.stop({ reason: 'signal' });
+    process.on('SIGTERM', stop);
+    process.on('SIGINT', stop);
+    return () => {
+      process.off('SIGTERM', stop);
+      process.off('SIGINT', stop);
+    };
   }
 
   /** Jobs in hand per queue, for the in-flight metric. */
@@ -670,6 +731,7 @@ export class Worker extends EventEmitter {
       try {
         const popping = this.queue.popMany(name, count);
         const jobs = await this.untilStopped(popping, undefined);
+        if (jobs !== undefined) this.connectionWatch.polled();
         if (jobs === undefined) {
           // Told to stop while Redis had not answered (it may be gone): jobs it reserves after
           // all are given back as they were pushed, or come back after retry_after.
@@ -693,7 +755,7 @@ export class Worker extends EventEmitter {
     if (this.shouldQuit) return { status: 0, reason: this.stopAs };
     if (this.options.maxJobs > 0 && this.jobsProcessed >= this.options.maxJobs) return { status: 0, reason: 'max-jobs' };
     if (this.options.maxTime > 0 && Date.now() - startedAt >= this.options.maxTime * 1000) return { status: 0, reason: 'max-time' };
-    if (this.memoryExceeded()) return { status: 12, reason: 'memory' };
+    if (this.memoryExceeded()) return { status: 12, reason: 'memory', detail: `the JS heap live after the last full collection holds ${Math.round(liveHeapMb())} MB, at or past the memory limit of ${this.options.memory} MB` };
     // Laravel asks its cache after every job; one round trip per loop would cost a busy worker a
     // good part of its throughput, so the signal is read at most once a second.
     if (this.deps.cache && Date.now() - this.restartCheckedAt >= 1000) {
@@ -807,11 +869,13 @@ export class Worker extends EventEmitter {
     if (middleware) this.log({ event: 'warning', job: name, reason: middleware });
     try {
       if (!found || !context) {
+        const nearest = nearestHandlerKey(handlerNames(payload, view)[0] ?? name, Object.keys(this.handlers));
+        const near = nearest === undefined ? '' : ` (the nearest handler key is ${JSON.stringify(nearest)})`;
         if (this.options.share) {
           await job.giveBack(this.options.shareDelay);
-          return finish('given-back');
+          return this.jobLog(state, { event: 'given-back', job: name, ...base, durationMs: performance.now() - started, reason: `no Node handler, left for a PHP worker${near}` });
         }
-        const missing = `no handler for ${handlerNames(payload, view).join(' or ')} in the handlers module`;
+        const missing = `no handler for ${handlerNames(payload, view).join(' or ')} in the handlers module${near}`;
         // A closure's body is PHP: say so first, rather than only ask for a handler of Laravel's wrapper.
         throw new NoHandlerError(view.kind === 'closure' ? `${name}: ${view.reason} (${missing})` : missing);
       }
