@@ -40,6 +40,8 @@ export interface WorkerEvent {
   durationMs?: number;
   error?: string;
   reason?: string;
+  /** More than the reason says: why a stop came (the heap for `memory`, what a deadline left). */
+  detail?: string;
 }
 
 /**
@@ -520,7 +522,7 @@ export class Worker extends EventEmitter {
     if (this.options.memory > 0) watchLiveHeap();
     try {
       const stop = await this.loop();
-      this.log({ event: 'stopping', reason: stop.detail ? `${stop.reason}: ${stop.detail}` : stop.reason });
+      this.log({ event: 'stopping', reason: stop.reason, ...(stop.detail ? { detail: stop.detail } : {}) });
       return stop;
     } finally {
       signals?.();
@@ -1219,5 +1221,6 @@ function isRedisTrouble(event: WorkerEvent): boolean {
 
 /** The event as one line: what happened, to which job, and why. */
 function lineOf(event: WorkerEvent): string {
-  return [event.event, event.job, event.reason ?? event.error].filter((part) => part !== undefined && part !== '').join(' ');
+  const why = event.reason ?? event.error;
+  return [event.event, event.job, event.detail ? `${why}: ${event.detail}` : why].filter((part) => part !== undefined && part !== '').join(' ');
 }
