@@ -32,5 +32,7 @@ export function formatEvent(event: WorkerEvent, json: boolean): string {
   const detail = event.error ? `: ${event.error.split('\n')[0]}` : event.job !== undefined && event.reason ? `: ${event.reason}` : event.detail ? `: ${event.detail}` : '';
   // A job's events carry its id, as artisan prints them; the worker's own (stopping) have none.
   const id = event.id === undefined ? '' : `[${event.id}]`;
-  return `[${timestamp()}]${id} ${LABELS[event.event]} ${subject}${duration}${detail}`;
+  // The worker's own error (Redis unreachable) has no subject: its text stands alone.
+  const text = subject === '' ? detail.replace(/^: /, '') : `${subject}${duration}${detail}`;
+  return `[${timestamp()}]${id} ${LABELS[event.event]} ${text}`;
 }

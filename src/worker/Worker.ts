@@ -377,7 +377,7 @@ export class Worker extends EventEmitter {
     this.handler = new CallQueuedHandler(queue, this.options, deps, (event) => this.log(event));
     const clients = deps.cache && deps.cache.client !== queue.client ? [queue.client, deps.cache.client] : [queue.client];
     this.connectionWatch = new ConnectionWatch(clients, {
-      down: (line, error) => this.log({ event: 'error', error: line }, error),
+      down: (error) => this.log({ event: 'error', error: error.message }, error),
       up: (downMs) => this.log({ event: 'reconnected', reason: `Redis answers again, after ${(downMs / 1000).toFixed(1)} s` }),
     });
   }

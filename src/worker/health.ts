@@ -25,9 +25,14 @@ export interface WorkerHealth {
   downSince: Date | null;
 }
 
+/** Redis does not answer: the message says where and why, the `cause` is the client's own error. */
+export class RedisUnreachableError extends Error {
+  override name = 'RedisUnreachableError';
+}
+
 export interface ConnectionEvents {
-  /** Redis became unreachable (or is still, after a reminder's interval), with the cause. */
-  down(line: string, error: Error | undefined): void;
+  /** Redis became unreachable (or is still, after a reminder's interval): the line, and the client's error as its cause. */
+  down(error: RedisUnreachableError): void;
   /** Redis answers again after `downMs`. */
   up(downMs: number): void;
 }
@@ -91,7 +96,7 @@ export class ConnectionWatch {
     this.#saidAt = now;
     const cause = describeConnectionError(client, error);
     const lasting = now - this.downSince >= 1000 ? ` (for ${Math.round((now - this.downSince) / 1000)} s)` : '';
-    this.events.down(`Redis is unreachable${lasting}: ${cause}; retrying, and no job is taken until it answers`, error);
+    this.events.down(new RedisUnreachableError(`Redis is unreachable${lasting}: ${cause}; retrying, and no job is taken until it answers`, { cause: error }));
   }
 
   private ready(): void {

@@ -15,7 +15,7 @@ export {
   type StopReason,
 } from './Worker.js';
 export { defaultWorkerOptions, type WorkerOptions } from './WorkerOptions.js';
-export type { WorkerHealth } from './health.js';
+export { RedisUnreachableError, type WorkerHealth } from './health.js';
 export {
   loadHandlers,
   handlerNames,
