@@ -107,7 +107,7 @@ describe('Laravel dispatches a ShouldBeUnique job; Laravel’s worker or lqb wor
 
   it('a uniqueId() method (PHP) with no key in the payload: the log names the class, the lock is not silently dropped', async () => {
     expect(await bookkeeping('unique', { n: 1, byMethod: true })).toEqual({ queued: true });
-    const run = await lqb(['work', `--handlers=${HANDLERS}`, `--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0', `--shapes=${await shapesFile()}`], s.env);
+    const run = await lqb(['work', `--handlers=${HANDLERS}`, `--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0', '--no-share', `--shapes=${await shapesFile()}`], s.env);
     expect(run.status).toBe(0);
     expect(run.stdout).toMatch(/Error: +App\\Jobs\\Bookkeeping\\UniqueByMethodJob: App\\Jobs\\Bookkeeping\\UniqueByMethodJob defines uniqueId\(\)/);
     // Laravel's key holds uniqueId()'s result, which only PHP knows: the lock stays, and the log said so.
