@@ -21,7 +21,9 @@ export const work: Command = {
   synopsis: 'lqb work [CONNECTION]',
   summary:
     'Runs jobs with Node handlers, as php artisan queue:work runs them with PHP. CONNECTION is the name failed_jobs records.\n' +
-    'SIGTERM and SIGINT finish the jobs in hand, then exit 0; SIGUSR2 pauses, SIGCONT resumes.',
+    'SIGTERM and SIGINT finish the jobs in hand, then exit 0; SIGUSR2 pauses, SIGCONT resumes.\n' +
+    'The queues are taken to be shared with PHP workers: a job with no Node handler is given back for them (--no-share fails it).\n' +
+    'One line on standard error at start says where it reads (Redis, prefix, queues), the handlers, and what becomes of such jobs.',
   options: {
     handlers: { type: 'string', value: 'FILE', required: true, description: 'the module whose default export maps job classes (or Listener@method) to handlers: .js, .mjs, .cjs, or .ts/.mts/.cts through tsx' },
     queue: { type: 'string', value: 'a,b', description: 'the queues to work, in order', default: 'the connection\'s queue' },

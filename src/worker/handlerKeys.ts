@@ -1,7 +1,7 @@
 /**
  * Handler keys as JavaScript source can spoil them. A PHP class name holds backslashes, and in a
  * JS string `'App\Jobs\ResizeImage'` is `AppJobsResizeImage` (`\J` is just `J`), while
- * `'App\Notifications\…'` holds a newline (`\n`). Such a key matches no job, so every job of that
+ * `'App\Jobs\notify\Send'` holds a newline (`\n`). Such a key matches no job, so every job of that
  * class would fail (or be given back) "for want of a handler": it is refused when the worker is
  * made, naming the key and how to write it.
  */
@@ -9,7 +9,12 @@ import { editDistance } from './WorkerOptions.js';
 
 /** The namespace words Laravel apps put their classes under; one glued to the next word is a lost backslash. */
 const NAMESPACE_WORDS = ['App', 'Jobs', 'Listeners', 'Events', 'Notifications', 'Mail', 'Models', 'Domain', 'Modules'];
-const SQUASHED = new RegExp(`^App[A-Z]|(?:${NAMESPACE_WORDS.slice(1).join('|')})[A-Z]`);
+/**
+ * A class name that starts as a namespace would, glued: `App` then a capital (`AppJobs…`), or two
+ * namespace words in a row (`DomainJobs…`). A class of the global namespace (`SendEmail`,
+ * `MailHandler`) is left alone.
+ */
+const SQUASHED = new RegExp(`^App[A-Z]|^(?:${NAMESPACE_WORDS.join('|')})(?:${NAMESPACE_WORDS.slice(1).join('|')})[A-Z]`);
 
 /** What is wrong with one handler key, as one line, or undefined. */
 export function handlerKeyProblem(key: string): string | undefined {

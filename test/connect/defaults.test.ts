@@ -138,7 +138,7 @@ describe('the line a worker says at start', () => {
 describe('handler keys whose backslashes JavaScript ate', () => {
   it('are refused when the worker is made, naming the key and how to write it', async () => {
     queue = await connect({ redis: REDIS_URL, prefix, failedDb: failedDb() });
-    // What 'App\Jobs\ResizeImage' and 'App\Notifications\InvoicePaid' are in JavaScript source.
+    // What 'App\Jobs\ResizeImage' and 'App\notifications\InvoicePaid' are in JavaScript source.
     expect(() => queue!.worker({ AppJobsResizeImage: async () => undefined }), 'a squashed key was taken').toThrow(
       'handler key "AppJobsResizeImage" has no backslashes, so it matches no PHP class (probably "App\\\\Jobs\\\\ResizeImage" was meant): write each backslash twice in JavaScript source, e.g. \'App\\\\Jobs\\\\ResizeImage\' (or String.raw`App\\Jobs\\ResizeImage`)',
     );
