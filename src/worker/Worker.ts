@@ -4,8 +4,8 @@
  * Each loop tries the queues in order and runs what it reserves. A job's attempts, tries,
  * retryUntil, maxExceptions, backoff and timeout are judged as Laravel 8's Worker judges
  * them, so a job behaves the same whichever side runs it. A job that cannot be decoded, or
- * has no handler, is failed with the reason (never dropped), unless the queue is shared with
- * PHP workers, in which case it is given back for them.
+ * has no handler, is never dropped: given back for the PHP workers the queue is shared with (the
+ * default), or failed with the reason when the queue is Node's alone (`share: false`).
  */
 import { EventEmitter } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
