@@ -44,8 +44,9 @@ const failedDb = () => join(dir, 'failed.sqlite');
 
 describe('the memory limit is the CLI’s, not an embedded worker’s', () => {
   it('a service holding 200 MB of its own heap runs its jobs with the default options', async () => {
-    // The service's own data: 200 arrays of 1 MB, live for the whole run.
-    const held = Array.from({ length: 200 }, (_, i) => new Float64Array(131_072).fill(i));
+    // The service's own data: 200 arrays of 1 MB of doubles on the JS heap (a typed array's bytes
+    // would be outside it), live for the whole run.
+    const held = Array.from({ length: 200 }, (_, i) => new Array<number>(131_072).fill(i + 0.5));
     queue = await connect({ redis: REDIS_URL, prefix, failedDb: failedDb() });
     await queue.dispatch('App\\Jobs\\ResizeImage', { id: 1 }, { queue: 'images' });
     let ran = 0;
@@ -54,6 +55,7 @@ describe('the memory limit is the CLI’s, not an embedded worker’s', () => {
     expect(stop, 'the embedded worker stopped for memory at once (the CLI’s 128 MB applied to the whole service)').toEqual({ status: 0, reason: 'empty' });
     expect(ran, 'the job did not run').toBe(1);
     expect(held.length, 'the service’s heap was not held through the run').toBe(200);
+    expect(process.memoryUsage().heapUsed / 1024 / 1024, 'MB of JS heap the service held').toBeGreaterThan(200);
   });
 
   it('a limit given stops the worker, and the logger hears why, with the heap’s size', async () => {
@@ -184,12 +186,14 @@ describe('handleSignals', () => {
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
     const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.on('close', (code, signal) => resolve([code, signal])));
-    await new Promise<void>((resolve) =>
+    const started = await new Promise<boolean>((resolve) => {
       child.stdout.on('data', (d) => {
         stdout += d;
-        if (stdout.includes('started')) resolve();
-      }),
-    );
+        if (stdout.includes('started')) resolve(true);
+      });
+      child.on('close', () => resolve(false));
+    });
+    expect(started, `the service ended before its job started: ${stderr}`).toBe(true);
     child.kill('SIGINT');
     expect(await exited, `the service did not exit 0 after SIGINT: ${stderr}`).toEqual([0, null]);
     expect(stdout.split('\n').filter(Boolean), 'the job did not finish before the worker stopped').toEqual(['started', 'finished', 'run ended: signal']);
