@@ -18,6 +18,7 @@
  *   UniqueJob             ShouldBeUnique (int n, string label, ?string uniqueId)
  *   UntilProcessingJob    ShouldBeUniqueUntilProcessing, the same
  *   UniqueByMethodJob     UniqueJob whose uniqueId() method says "method-N"
+ *   UniqueByOpaqueMethodJob  UniqueJob whose uniqueId() is md5("opaque-N"), which lqb shapes leaves untranslated
  *   BatchJob              Batchable (int n, string label)
  *   ChainJob              (int n, string label): a chain's link
  * Each handle() records a run as worker-app.php's jobs do, plus "lockHeld" (whether its unique
@@ -181,6 +182,15 @@ namespace App\Jobs\Bookkeeping {
         public function uniqueId(): string
         {
             return 'method-' . $this->n;
+        }
+    }
+
+    /** A uniqueId() `lqb shapes` cannot translate (a function call): only PHP, or a handler's uniqueId function, knows it. */
+    class UniqueByOpaqueMethodJob extends UniqueJob
+    {
+        public function uniqueId(): string
+        {
+            return md5('opaque-' . $this->n);
         }
     }
 

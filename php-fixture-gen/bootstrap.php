@@ -4,7 +4,8 @@
  * Redis manager (phpredis) and a Queue Capsule with one `redis` connection. Everything the
  * scripts beside this file do goes through Laravel's own classes from here.
  *
- * Environment: REDIS_HOST (127.0.0.1), REDIS_PORT (6379), REDIS_PREFIX (none), QUEUE_NAME (default).
+ * Environment: REDIS_HOST (127.0.0.1), REDIS_PORT (6379), REDIS_PREFIX (none), REDIS_DB (0),
+ * REDIS_CACHE_DB (see laravel_redis_config), QUEUE_NAME (default).
  */
 declare(strict_types=1);
 
@@ -19,9 +20,10 @@ use Illuminate\Queue\Capsule\Manager as Queue;
 use Illuminate\Redis\RedisManager;
 
 /**
- * Laravel's `database.redis` config from the environment: REDIS_HOST, REDIS_PORT, REDIS_PREFIX,
- * and REDIS_CLUSTER=host:port,… to make `default` a Redis Cluster (phpredis's RedisCluster), as
- * Laravel's config does with `clusters` and options.cluster = 'redis'.
+ * Laravel's `database.redis` config from the environment: REDIS_HOST, REDIS_PORT, REDIS_PASSWORD,
+ * REDIS_DB for `default`, REDIS_PREFIX, and REDIS_CLUSTER=host:port,… to make `default` a Redis Cluster
+ * (phpredis's RedisCluster), as Laravel's config does with `clusters` and options.cluster = 'redis'.
+ * With REDIS_CACHE_DB, also the stock skeleton's second connection `cache` on that database.
  */
 function laravel_redis_config(): array
 {
@@ -37,8 +39,12 @@ function laravel_redis_config(): array
     $config['default'] = [
         'host' => getenv('REDIS_HOST') ?: '127.0.0.1',
         'port' => (int) (getenv('REDIS_PORT') ?: 6379),
-        'database' => 0,
+        'password' => getenv('REDIS_PASSWORD') ?: null,
+        'database' => (int) (getenv('REDIS_DB') ?: 0),
     ];
+    if (getenv('REDIS_CACHE_DB') !== false) {
+        $config['cache'] = ['database' => (int) getenv('REDIS_CACHE_DB')] + $config['default'];
+    }
     return $config;
 }
 

@@ -6,9 +6,10 @@
  *   php laravel-bookkeeping.php KIND [JSON]
  *
  *   unique      {"n":1,"label":"ok","uniqueId":"u1","until":false,"uniqueFor":null}: dispatch()
- *               of a UniqueJob (UntilProcessingJob with "until"), through PendingDispatch, which
+ *               of a UniqueJob (UntilProcessingJob with "until", UniqueByMethodJob with "byMethod",
+ *               UniqueByOpaqueMethodJob with "opaque"), through PendingDispatch, which
  *               takes the lock and drops a duplicate. Prints {"queued": <bool>, "uuid": ..}.
- *   lock        {"uniqueId":"u1","until":false}: {"owner": <the lock's owner, or null>}
+ *   lock        {"uniqueId":"u1","until":false}: {"owner": <the lock's owner, or null>} (the class as for unique)
  *   batch       {"labels":["ok","fail","ok"],"allowFailures":false,"callbacks":true}:
  *               Bus::batch of BatchJobs (n = 1..), with then/catch/finally callbacks that
  *               record {"side":"php","callback":"then"|"catch"|"finally","batch":id,
@@ -28,6 +29,7 @@ use App\Bridge\Recorder;
 use App\Jobs\Bookkeeping\BatchJob;
 use App\Jobs\Bookkeeping\ChainJob;
 use App\Jobs\Bookkeeping\UniqueByMethodJob;
+use App\Jobs\Bookkeeping\UniqueByOpaqueMethodJob;
 use App\Jobs\Bookkeeping\UniqueJob;
 use App\Jobs\Bookkeeping\UntilProcessingJob;
 use Illuminate\Bus\Batch;
@@ -44,9 +46,20 @@ $app['events']->listen(JobQueued::class, function (JobQueued $event) use (&$queu
 });
 $queue = getenv('QUEUE_NAME') ?: 'default';
 
+/** The unique job class the options name: "until", "byMethod", "opaque", else UniqueJob. */
+function unique_class(array $options): string
+{
+    return match (true) {
+        !empty($options['until']) => UntilProcessingJob::class,
+        !empty($options['byMethod']) => UniqueByMethodJob::class,
+        !empty($options['opaque']) => UniqueByOpaqueMethodJob::class,
+        default => UniqueJob::class,
+    };
+}
+
 switch ($kind) {
     case 'unique':
-        $class = !empty($options['until']) ? UntilProcessingJob::class : (!empty($options['byMethod']) ? UniqueByMethodJob::class : UniqueJob::class);
+        $class = unique_class($options);
         $job = new $class((int) ($options['n'] ?? 1), (string) ($options['label'] ?? 'ok'), $options['uniqueId'] ?? null);
         if (isset($options['uniqueFor'])) {
             $job->uniqueFor = (int) $options['uniqueFor'];
@@ -56,18 +69,24 @@ switch ($kind) {
         break;
 
     case 'lock':
-        $class = !empty($options['until']) ? UntilProcessingJob::class : (!empty($options['byMethod']) ? UniqueByMethodJob::class : UniqueJob::class);
+        $class = unique_class($options);
         $print(['owner' => App\Bridge\Bookkeeping\lock_owner('laravel_unique_job:' . $class . ($options['uniqueId'] ?? ''))]);
         break;
 
     case 'shapes':
         // What `lqb shapes` says of these classes that the worker reads: the Laravel version,
-        // interfaces, methods, declared uniqueId; read by PHP's reflection here.
+        // interfaces, methods, declared uniqueId, and the methods translated as lqb shapes
+        // translates them (src/shapes/methods.php); read by PHP's reflection here.
+        require_once __DIR__ . '/../src/shapes/methods.php';
         $classes = [];
-        foreach ([UniqueJob::class, UntilProcessingJob::class, UniqueByMethodJob::class, BatchJob::class, ChainJob::class] as $class) {
+        foreach ([UniqueJob::class, UntilProcessingJob::class, UniqueByMethodJob::class, UniqueByOpaqueMethodJob::class, BatchJob::class, ChainJob::class] as $class) {
             $reflection = new ReflectionClass($class);
             $methods = array_values(array_filter(['uniqueId', 'uniqueVia', 'displayName', 'failed', 'middleware', 'backoff', 'retryUntil', 'tags'], fn ($m) => $reflection->hasMethod($m) && !str_starts_with($reflection->getMethod($m)->getDeclaringClass()->getName(), 'Illuminate\\')));
             $classes[$class] = ['name' => $class, 'kind' => 'job', 'parent' => get_parent_class($class) ?: null, 'interfaces' => array_values(class_implements($class)), 'traits' => array_values(class_uses_recursive($class)), 'serializer' => 'SerializesModels', 'properties' => [], 'declared' => (object) [], 'methods' => $methods];
+            $expressions = lqbExpressions($reflection, fn (ReflectionClass $c, string $m) => in_array($m, $methods, true));
+            if ($expressions !== []) {
+                $classes[$class]['expressions'] = $expressions;
+            }
         }
         $print(['version' => 1, 'laravel' => Illuminate\Foundation\Application::VERSION, 'php' => PHP_VERSION, 'classes' => $classes]);
         break;

@@ -26,7 +26,8 @@
  * FailingJob::failed(): {"side","class","props","failed":true,"message","exception","pid"}; with
  * LQB_RECORD_PAYLOAD set, each run's record also has "payload": $job->payload(), as the job sees it.
  *
- * Environment: REDIS_HOST (127.0.0.1), REDIS_PORT (6379), REDIS_PREFIX (''), QUEUE_NAME
+ * Environment: REDIS_HOST (127.0.0.1), REDIS_PORT (6379), REDIS_PREFIX (''), REDIS_DB (0),
+ * REDIS_CACHE_DB (unset: one connection for the queue and the cache, values and locks), QUEUE_NAME
  * (default), LQB_FAILED_DB (/tmp/lqb-failed.sqlite), LQB_CACHE_PREFIX (laravel_cache),
  * LQB_RECORD_FILE, LQB_RECORD_PAYLOAD.
  */
@@ -130,7 +131,8 @@ namespace App\Bridge {
      *   Dispatcher with the queue resolver), Bus\Dispatcher (BusServiceProvider), db (Database
      *   Capsule, sqlite connection `failed` = LQB_FAILED_DB), queue.failer
      *   (DatabaseUuidFailedJobProvider, table failed_jobs), cache.store (Cache\Repository over
-     *   RedisStore on the same Redis connection, prefix LQB_CACHE_PREFIX), ExceptionHandler.
+     *   RedisStore on the same Redis connection, prefix LQB_CACHE_PREFIX; with REDIS_CACHE_DB the
+ *   stock skeleton's store from CacheManager: values on `cache`, locks on `default`), ExceptionHandler.
      */
     function boot(array $options = []): Application
     {
@@ -194,9 +196,18 @@ namespace App\Bridge {
             return new \Illuminate\Queue\Failed\DatabaseUuidFailedJobProvider($app['db'], $config['database'], $config['table']);
         });
 
-        $app->singleton('cache.store', fn ($app) => new \Illuminate\Cache\Repository(
-            new \Illuminate\Cache\RedisStore($app['redis'], $app['config']['cache.prefix'], 'default')
-        ));
+        if (getenv('REDIS_CACHE_DB') !== false) {
+            // The stock skeleton's config/cache.php: the redis store keeps values on the `cache`
+            // connection and takes locks on `default`; Laravel's CacheManager builds it.
+            $app['config']['cache.default'] = 'redis';
+            $app['config']['cache.stores'] = ['redis' => ['driver' => 'redis', 'connection' => 'cache', 'lock_connection' => 'default']];
+            $app->singleton('cache', fn ($app) => new \Illuminate\Cache\CacheManager($app));
+            $app->singleton('cache.store', fn ($app) => $app['cache']->driver());
+        } else {
+            $app->singleton('cache.store', fn ($app) => new \Illuminate\Cache\Repository(
+                new \Illuminate\Cache\RedisStore($app['redis'], $app['config']['cache.prefix'], 'default')
+            ));
+        }
         $app->alias('cache.store', \Illuminate\Cache\Repository::class);
         $app->alias('cache.store', \Illuminate\Contracts\Cache\Repository::class);
 

@@ -1,11 +1,14 @@
 // The package's build: the ES module build and declarations by tsc into dist/, a CommonJS build
 // of the library (not the CLI, which stays an ES module) by esbuild into dist/cjs/, one file per
-// source file, and the files the code reads at run time (Lua steps, reflect.php) beside both.
+// source file, and reflect.php (which PHP runs, so it stays a file) beside both. The Lua steps, the
+// schemas and the version are built into modules first (scripts/embed.mjs), so that a bundle of a
+// service carries them. No source maps: they would point at src/, which is not shipped.
 import { execFileSync } from 'node:child_process';
 import { chmodSync, copyFileSync, cpSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { embed } from './embed.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const src = join(root, 'src');
@@ -21,10 +24,11 @@ function walk(dir, base = dir) {
 }
 
 const isCli = (path) => path.split(/[\\/]/)[0] === 'cli';
-/** What the code reads beside itself at run time. */
-const isAsset = (path) => path.endsWith('.lua') || path.endsWith('.php');
+/** What the code reads beside itself at run time: the PHP that `lqb shapes` runs. */
+const isAsset = (path) => path.endsWith('.php');
 
 rmSync(dist, { recursive: true, force: true });
+embed();
 
 // 1. ES modules and declarations.
 execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
@@ -41,7 +45,7 @@ await build({
   platform: 'node',
   target: 'node20',
   bundle: false,
-  sourcemap: true,
+  sourcemap: false,
   logLevel: 'warning',
   define: { 'import.meta.url': '__lqbModuleUrl' },
   banner: { js: '"use strict";\nconst __lqbModuleUrl = require("node:url").pathToFileURL(__filename).href;' },

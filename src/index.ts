@@ -30,7 +30,7 @@ export {
 // connect() to a Laravel app's queue: dispatch, work, close.
 export {
   connect, LaravelQueue, resolveConnection, ConnectionSettingsError, RedisUnavailable, type ConnectOptions,
-  type DispatchOptions, type Dispatched, type FoundJob, type QueueWorkerOptions, type ConnectionOptions,
+  type DispatchOptions, type DispatchName, type DispatchProps, type UntypedJobs, type Dispatched, type FoundJob, type QueueWorkerOptions, type ConnectionOptions,
   type ConnectionSettings,
 } from './connect/index.js';
 // Where connect()'s and a worker's OpenTelemetry spans and metrics go (`telemetry`).
@@ -40,13 +40,13 @@ export type { TelemetryOptions } from './telemetry/options.js';
 export {
   Worker, WorkerUsageError, type WorkerOptions, type WorkerDependencies, type WorkerEvent, type WorkerEventMap,
   type WorkerLogger, type WorkerStats, type WorkerCounts, type WorkerHealth, type FailedJobInfo, type StopOptions, type StopReason,
-  loadHandlers, defineHandlers, type Handler, type HandlerJob, type HandlerMap, type TypedHandler,
-  type TypedHandlerJob, type TypedHandlerMap, type MailableArgs, type MailableJob, type Notifiable,
+  loadHandlers, defineHandlers, type Handler, type HandlerJob, type HandlerMap, type HandlerObject, type FailedHook, type TypedHandler,
+  type TypedHandlerJob, type TypedHandlerMap, type TypedJobMethods, type JobMethods, type MethodJob, type MailableArgs, type MailableJob, type Notifiable,
   type NotificationArgs, type NotificationJob, DatabaseUuidFailedJobProvider, MissingDriverError,
   type FailedJob, type FailedJobProvider, MaxAttemptsExceededError, TimeoutExceededError,
   ManuallyFailedError, NoHandlerError, UndecodableJobError, withoutOverlapping, rateLimited,
   type GuardedHandler, type GuardKey, type Limit, type Limits, type WithoutOverlappingOptions,
-  type RateLimitedOptions,
+  type RateLimitedOptions, sandboxedHandlers, type SandboxedHandlers, type SandboxOptions,
 } from './worker/index.js';
 
 // Laravel's job envelope: decode, encode, build, validate, view, encrypt.

@@ -31,18 +31,18 @@ const ROOT = {
   ],
   connect: [
     'connect', 'LaravelQueue', 'resolveConnection', 'ConnectionSettingsError', 'RedisUnavailable', 'ConnectOptions',
-    'DispatchOptions', 'Dispatched', 'FoundJob', 'QueueWorkerOptions', 'ConnectionOptions', 'ConnectionSettings',
+    'DispatchOptions', 'DispatchName', 'DispatchProps', 'UntypedJobs', 'Dispatched', 'FoundJob', 'QueueWorkerOptions', 'ConnectionOptions', 'ConnectionSettings',
     'TelemetryOptions',
   ],
   worker: [
     'Worker', 'WorkerUsageError', 'WorkerOptions', 'WorkerDependencies', 'WorkerEvent', 'WorkerEventMap',
     'WorkerLogger', 'WorkerStats', 'WorkerCounts', 'WorkerHealth', 'FailedJobInfo', 'StopOptions', 'StopReason', 'loadHandlers',
-    'defineHandlers', 'Handler', 'HandlerJob', 'HandlerMap', 'TypedHandler', 'TypedHandlerJob', 'TypedHandlerMap',
+    'defineHandlers', 'Handler', 'HandlerJob', 'HandlerMap', 'HandlerObject', 'FailedHook', 'TypedHandler', 'TypedHandlerJob', 'TypedHandlerMap', 'TypedJobMethods', 'JobMethods', 'MethodJob',
     'MailableArgs', 'MailableJob', 'Notifiable', 'NotificationArgs', 'NotificationJob',
     'DatabaseUuidFailedJobProvider', 'MissingDriverError', 'FailedJob', 'FailedJobProvider',
     'MaxAttemptsExceededError', 'TimeoutExceededError', 'ManuallyFailedError', 'NoHandlerError',
     'UndecodableJobError', 'withoutOverlapping', 'rateLimited', 'GuardedHandler', 'GuardKey', 'Limit', 'Limits',
-    'WithoutOverlappingOptions', 'RateLimitedOptions',
+    'WithoutOverlappingOptions', 'RateLimitedOptions', 'sandboxedHandlers', 'SandboxedHandlers', 'SandboxOptions',
   ],
   laravel: [
     'decodePayload', 'encodePayload', 'commandOf', 'PayloadError', 'DecodedPayload', 'Envelope', 'LaravelProfile',
@@ -66,7 +66,7 @@ const SUBPATH_ONLY = {
   laravel: ['plainJson', 'jsonNumber', 'isJsonObject', 'LARAVEL_PROFILES', 'QUEUEABLE_FIELDS', 'parseAppKey', 'schemaFor'],
   redis: ['registerSteps', 'luaSource', 'whenReady', 'hasHashTag', 'describeConnectionError'],
   worker: [
-    'knexConfig', 'laravelTimestamp', 'xxh128', 'hiddenContextKey', 'overlapLockName', 'rateLimitKeys',
+    'databaseConfig', 'openDatabase', 'quoteName', 'DRIVER_PACKAGES', 'laravelTimestamp', 'xxh128', 'hiddenContextKey', 'overlapLockName', 'rateLimitKeys',
     'allJobsHaveRanExactlyOnce', 'uniqueLockKeys', 'uniquenessOf', 'phpTruthy', 'RESTART_KEY', 'pausedKey',
     'CallQueuedHandler', 'QueueCache', 'RedisLock', 'RedisLockStore', 'DatabaseLockStore', 'acquireUniqueLock',
     'DatabaseBatchRepository', 'retryFailedJob', 'handlerNames', 'defaultWorkerOptions',

@@ -4,8 +4,8 @@
  * unique and which Laravel the app runs.
  *
  *   --cache-store=redis|database  Laravel's default cache store (else CACHE_DRIVER, 11+'s
- *                                 CACHE_STORE, else redis): redis keeps locks on the cache
- *                                 connection under the cache prefix; database in `cache_locks`.
+ *                                 CACHE_STORE, else redis): redis keeps locks on the store's
+ *                                 lock connection under the cache prefix; database in `cache_locks`.
  *   --lock-db=URL                 the database store's database (default: the failed-jobs one,
  *                                 the app's database as DB_* names it)
  *   --lock-table=cache_locks      its lock table
@@ -13,12 +13,12 @@
  *   --batch-table=job_batches
  */
 import type { RedisClient } from '../redis/index.js';
-import { DatabaseBatchRepository, DatabaseLockStore, RedisLockStore, knexConfig, type UniqueLockStore } from '../worker/index.js';
+import { DatabaseBatchRepository, DatabaseLockStore, RedisLockStore, databaseConfig, type UniqueLockStore } from '../worker/index.js';
 import type { Connection } from './connection.js';
 import { UsageError, type Options } from './command.js';
 
 export const bookkeepingFlags = {
-  'cache-store': { type: 'string', value: 'redis|database', group: 'The app\'s bookkeeping', description: 'the cache store unique jobs\' locks live in: redis (the cache connection, under the cache prefix) or database (cache_locks)', env: 'CACHE_DRIVER or CACHE_STORE', default: 'redis' },
+  'cache-store': { type: 'string', value: 'redis|database', group: 'The app\'s bookkeeping', description: 'the cache store unique jobs\' locks live in: redis (its lock connection, under the cache prefix) or database (cache_locks)', env: 'CACHE_DRIVER or CACHE_STORE', default: 'redis' },
   'lock-db': { type: 'string', value: 'URL', group: 'The app\'s bookkeeping', description: 'the database store\'s database', default: 'the failed-jobs database' },
   'lock-table': { type: 'string', value: 'NAME', group: 'The app\'s bookkeeping', description: 'the database store\'s lock table', default: 'cache_locks' },
   'batch-db': { type: 'string', value: 'URL', group: 'The app\'s bookkeeping', description: 'the job_batches database', default: 'the failed-jobs database' },
@@ -47,22 +47,22 @@ export function lockStoreFrom(values: Values): LockStoreFlags {
   if (store !== 'redis' && store !== 'database') throw new UsageError(`--cache-store: unique locks are kept in the redis or the database store, not ${JSON.stringify(store)}`);
   const lockDb = text(values['lock-db']);
   // Given, it is checked now; by default it is the failed-jobs database, checked where it is used.
-  if (store === 'database' && lockDb) knexConfigOf('--lock-db', lockDb);
+  if (store === 'database' && lockDb) databaseConfigOf('--lock-db', lockDb);
   return { cacheStore: store, ...(store === 'database' && lockDb ? { lockDb } : {}), lockTable: text(values['lock-table']) ?? 'cache_locks' };
 }
 
-/** Reads the flags; a malformed one is a usage error now, before Redis is opened. */
-export function bookkeepingFrom(values: Values, connection: Connection): (cache: RedisClient) => Bookkeeping {
+/** Reads the flags; a malformed one is a usage error now, before Redis is opened. The function takes the cache store's lock connection. */
+export function bookkeepingFrom(values: Values, connection: Connection): (lockConnection: RedisClient) => Bookkeeping {
   const { cacheStore: store, lockDb, lockTable } = lockStoreFrom(values);
   const batchDb = text(values['batch-db']);
   const batchTable = text(values['batch-table']) ?? 'job_batches';
   // Given, each is checked now; by default each is the failed-jobs database, which the worker
   // checks (and names in its refusal) before this is used.
-  const lockConfig = lockDb ? knexConfigOf('--lock-db', lockDb) : undefined;
-  const batchConfig = batchDb ? knexConfigOf('--batch-db', batchDb) : undefined;
-  return (cache) => {
-    const locks = store === 'database' ? new DatabaseLockStore(lockConfig ?? knexConfig(connection.failedDb), lockTable, connection.cachePrefix) : new RedisLockStore(cache, connection.cachePrefix, connection.cacheSeparator);
-    const batches = new DatabaseBatchRepository(batchConfig ?? knexConfig(connection.failedDb), batchTable);
+  const lockConfig = lockDb ? databaseConfigOf('--lock-db', lockDb) : undefined;
+  const batchConfig = batchDb ? databaseConfigOf('--batch-db', batchDb) : undefined;
+  return (lockConnection) => {
+    const locks = store === 'database' ? new DatabaseLockStore(lockConfig ?? databaseConfig(connection.failedDb), lockTable, connection.cachePrefix) : new RedisLockStore(lockConnection, connection.cachePrefix, connection.cacheSeparator);
+    const batches = new DatabaseBatchRepository(batchConfig ?? databaseConfig(connection.failedDb), batchTable);
     return {
       locks,
       batches,
@@ -74,10 +74,10 @@ export function bookkeepingFrom(values: Values, connection: Connection): (cache:
   };
 }
 
-/** A database URL as knex takes it; one it cannot take is a usage error naming the flag. */
-function knexConfigOf(flag: string, url: string): ReturnType<typeof knexConfig> {
+/** A database URL read; one no driver here takes is a usage error naming the flag. */
+function databaseConfigOf(flag: string, url: string): ReturnType<typeof databaseConfig> {
   try {
-    return knexConfig(url);
+    return databaseConfig(url);
   } catch (error) {
     throw new UsageError(`${flag}: ${(error as Error).message}`);
   }

@@ -24,7 +24,8 @@ export const connectionFlags = {
   prefix: { type: 'string', value: 'P', group: 'Connection', description: 'the key prefix (Laravel\'s database.redis.options.prefix), as the app\'s default config derives it from APP_NAME (the .env\'s, else the environment\'s); an empty value is none', env: 'REDIS_PREFIX', default: '{slug of APP_NAME}_database_: laravel_database_' },
   'default-queue': { type: 'string', value: 'Q', group: 'Connection', description: 'the connection\'s own queue: used without --queue, and where a chained job naming none goes', env: 'REDIS_QUEUE', default: 'default' },
   env: { type: 'string', value: 'PATH', group: 'Connection', description: 'a Laravel .env, read as Laravel\'s default config reads it (the process\'s environment wins over it)' },
-  'cache-db': { type: 'string', value: 'N', group: 'Connection', description: 'the cache connection\'s Redis database (restart signals, pauses, maxExceptions, unique locks)', env: 'REDIS_CACHE_DB', default: '1 with --env, else the queue\'s' },
+  'cache-db': { type: 'string', value: 'N', group: 'Connection', description: 'the cache connection\'s Redis database (restart signals, pauses, maxExceptions, rate limits)', env: 'REDIS_CACHE_DB', default: '1 with --env, else the queue\'s' },
+  'cache-lock-db': { type: 'string', value: 'N', group: 'Connection', description: 'the Redis database of the cache store\'s lock connection (unique and withoutOverlapping locks); with --env, the connection REDIS_CACHE_LOCK_CONNECTION names, as the app\'s config does', env: 'LQB_CACHE_LOCK_DB', default: 'the queue\'s (lock_connection `default`)' },
   'cache-prefix': { type: 'string', value: 'P', group: 'Connection', description: 'Laravel\'s cache.prefix', env: 'CACHE_PREFIX', default: '{slug of APP_NAME}_cache, as the app\'s version spells it' },
   'failed-db': { type: 'string', value: 'URL', group: 'Connection', description: 'the failed_jobs database: sqlite:///path, mysql://, mariadb://, postgres://; with --env, the .env\'s DB_*', env: 'LQB_FAILED_DB', default: 'failed-jobs.sqlite' },
   'failed-table': { type: 'string', value: 'NAME', group: 'Connection', description: 'the failed-jobs table (Laravel\'s queue.failed.table)', env: 'LQB_FAILED_TABLE', default: 'failed_jobs' },
@@ -47,6 +48,7 @@ export function connectionFrom(values: Flags): Connection {
     prefix: text(values.prefix),
     defaultQueue: text(values['default-queue']),
     cacheDb: text(values['cache-db']),
+    cacheLockDb: text(values['cache-lock-db']),
     cachePrefix: text(values['cache-prefix']),
     failedDb: text(values['failed-db']),
     failedTable: text(values['failed-table']),
@@ -88,6 +90,11 @@ export function queueClient(connection: Connection, log: (line: string) => void 
 /** The cache connection (for restart signals and maxExceptions), under the same client prefix. */
 export function cacheClient(connection: Connection, log?: (line: string) => void): RedisClient {
   return queueClient({ ...connection, url: connection.cacheUrl }, log);
+}
+
+/** The cache store's lock connection (unique and overlap locks), under the same client prefix. */
+export function lockClient(connection: Connection): RedisClient {
+  return queueClient({ ...connection, url: connection.lockUrl });
 }
 
 /**

@@ -1,8 +1,10 @@
 /**
  * `lqb demo`: both directions, live. Real Laravel 8.83 (Debian's, through php-fixture-gen/)
  * pushes jobs that the Node worker runs; Node pushes jobs that Laravel's own worker runs.
- * Uses Redis at 127.0.0.1:6379, or starts `redis-server` on a free port when none answers,
- * and keeps everything under a key prefix of its own, removed at the end.
+ * Uses the Redis --redis (or REDIS_URL) names, else 127.0.0.1:6379, else starts `redis-server` on a free port,
+ * and keeps everything under a key prefix of its own, removed at the end. It runs from a clone
+ * of the repository, where php-fixture-gen/ is: the installed package does not list it, and says
+ * what it needs when it is asked for.
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -17,23 +19,28 @@ import { RedisQueue, connectRedis } from '../redis/index.js';
 import { redisAnswers, startRedisServer } from '../testing/index.js';
 import { DatabaseUuidFailedJobProvider, Worker } from '../worker/index.js';
 import { formatEvent } from './output.js';
-import type { Command } from './command.js';
+import { UsageError, type Command } from './command.js';
 
 const PHP_DIR = fileURLToPath(new URL('../../php-fixture-gen/', import.meta.url));
 const QUEUE = 'demo';
 
 export const demo: Command = {
   synopsis: 'lqb demo',
-  summary: 'Both directions, live, with real Laravel 8.83 (php-fixture-gen/): Laravel pushes and the Node worker runs; Node pushes and Laravel\'s worker runs.',
-  options: { jobs: { type: 'string', value: 'N', description: 'jobs each way', default: '3' } },
+  summary: 'Both directions, live, with real Laravel 8.83 (php-fixture-gen/): Laravel pushes and the Node worker runs; Node pushes and Laravel\'s worker runs. From a clone of the repository (npm run demo); the installed package does not ship the Laravel side.',
+  options: {
+    jobs: { type: 'string', value: 'N', description: 'jobs each way', default: '3' },
+    redis: { type: 'string', value: 'URL', description: 'the Redis both sides use (redis://[:password@]host:port[/db])', env: 'REDIS_URL', default: '127.0.0.1:6379, else a redis-server of its own' },
+  },
   noArguments: true,
+  unavailable: () => (existsSync(PHP_DIR) ? undefined : NEEDS),
   async run({ values, out }) {
     const count = Math.max(1, Number(values.jobs ?? 3) || 3);
     const prefix = `lqb-demo-${randomBytes(3).toString('hex')}:`;
-    const server = await findRedis(out, prefix);
+    const url = typeof values.redis === 'string' ? values.redis : process.env.REDIS_URL || undefined;
+    const server = url !== undefined ? givenRedis(url, out, prefix) : await findRedis(out, prefix);
     const dir = mkdtempSync(join(tmpdir(), 'lqb-demo-'));
-    const env = { ...process.env, REDIS_HOST: '127.0.0.1', REDIS_PORT: String(server.port), REDIS_PREFIX: prefix, QUEUE_NAME: QUEUE, LQB_RECORD_FILE: join(dir, 'php-runs.jsonl'), LQB_FAILED_DB: join(dir, 'failed.sqlite') };
-    const client = connectRedis({ url: `redis://127.0.0.1:${server.port}`, prefix });
+    const env = { ...process.env, ...server.phpEnv, REDIS_PREFIX: prefix, QUEUE_NAME: QUEUE, LQB_RECORD_FILE: join(dir, 'php-runs.jsonl'), LQB_FAILED_DB: join(dir, 'failed.sqlite') };
+    const client = connectRedis({ url: server.url, prefix });
     const queue = new RedisQueue(client, { defaultQueue: QUEUE });
     const failer = DatabaseUuidFailedJobProvider.fromUrl(join(dir, 'failed.sqlite'));
     try {
@@ -72,7 +79,7 @@ export const demo: Command = {
     } finally {
       await queue.close();
       client.disconnect();
-      await removeKeysUnder(server.port, prefix);
+      await removeKeysUnder(server.url, prefix);
       await failer.close();
       rmSync(dir, { recursive: true, force: true });
       server.stop();
@@ -102,9 +109,10 @@ export function bridgeRecordJob(values: { n: number; label: string; ratio: numbe
   });
 }
 
+/** What the demo needs that the installed package does not ship: the Laravel side lives in the repository. */
+const NEEDS = 'lqb demo runs from a clone of the repository, where Debian\'s Laravel 8.83 plays the PHP side: git clone the repository, then npm ci && npm run demo (php-fixture-gen/install-deps.sh installs PHP and Laravel)';
+
 function php(args: string[], env: NodeJS.ProcessEnv): string {
-  // The Laravel side of the demo lives in the repository, not in the published package.
-  if (!existsSync(PHP_DIR)) throw new Error('lqb demo runs from a clone of the repository (npm ci && npm run demo): the installed package does not ship php-fixture-gen/');
   const result = spawnSync('php', [join(PHP_DIR, args[0]!), ...args.slice(1)], { env, encoding: 'utf8' });
   if (result.error) throw new Error(`could not run php (install it with php-fixture-gen/install-deps.sh): ${result.error.message}`);
   if (result.status !== 0) throw new Error(`php ${args[0]} failed (${result.status}): ${result.stderr.trim().split('\n')[0]}`);
@@ -116,16 +124,42 @@ function laravelVersion(): string {
   return result.status === 0 ? result.stdout.split('+')[0]! : '8.83';
 }
 
+/** The Redis the demo uses: its URL for Node, its REDIS_* for the PHP side, and how to let it go. */
+interface DemoRedis {
+  url: string;
+  phpEnv: Record<string, string>;
+  stop: () => void;
+}
+
+/** The Redis --redis (or REDIS_URL) names (the PHP side is told its host, port, password and database). */
+function givenRedis(url: string, out: (line: string) => void, prefix: string): DemoRedis {
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(url);
+  } catch {
+    // Refused below, naming what was given.
+  }
+  if (parsed?.protocol !== 'redis:' || !parsed.hostname) throw new UsageError(`--redis must be a redis://host:port URL (the demo's PHP side speaks plain Redis), not ${JSON.stringify(url)}`);
+  const host = parsed.hostname.replace(/^\[|\]$/g, '');
+  const port = parsed.port || '6379';
+  const db = parsed.pathname.replace(/^\//, '') || '0';
+  out(`Using Redis at ${host}:${port}${db === '0' ? '' : `/${db}`}, keys under ${prefix}`);
+  const phpEnv: Record<string, string> = { REDIS_HOST: host, REDIS_PORT: port, REDIS_DB: db };
+  if (parsed.password) phpEnv.REDIS_PASSWORD = decodeURIComponent(parsed.password);
+  return { url, phpEnv, stop: () => undefined };
+}
+
 /** Redis on 6379 if it answers; otherwise a redis-server of our own on a free port. */
-async function findRedis(out: (line: string) => void, prefix: string): Promise<{ port: number; stop: () => void }> {
+async function findRedis(out: (line: string) => void, prefix: string): Promise<DemoRedis> {
   // The prefix is printed so that what the demo leaves (nothing, once it ends) can be looked for.
+  const local = (port: number) => ({ url: `redis://127.0.0.1:${port}`, phpEnv: { REDIS_HOST: '127.0.0.1', REDIS_PORT: String(port) } });
   if (await redisAnswers(6379)) {
     out(`Using Redis at 127.0.0.1:6379, keys under ${prefix}`);
-    return { port: 6379, stop: () => undefined };
+    return { ...local(6379), stop: () => undefined };
   }
   const server = await startRedisServer();
   out(`No Redis on 6379: started redis-server on 127.0.0.1:${server.port}, keys under ${prefix}`);
-  return server;
+  return { ...local(server.port), stop: server.stop };
 }
 
 /**
@@ -134,8 +168,8 @@ async function findRedis(out: (line: string) => void, prefix: string): Promise<{
  * whole and a prefixed client would prefix them once more when deleting; SCAN, unlike KEYS,
  * does not stall a Redis others use.
  */
-async function removeKeysUnder(port: number, prefix: string): Promise<void> {
-  const raw = new Redis(port, '127.0.0.1');
+async function removeKeysUnder(url: string, prefix: string): Promise<void> {
+  const raw = new Redis(url);
   try {
     // Glob characters in the prefix are matched as themselves.
     const pattern = `${prefix.replace(/[*?[\]\\]/g, '\\$&')}*`;

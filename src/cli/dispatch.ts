@@ -96,8 +96,8 @@ function inTheCliWords(error: unknown, connection: Connection): Error {
   if (error instanceof UsageError) return error;
   if (error instanceof QueueablePropertyError) return new UsageError(`--props: ${error.message}; ${error.property === 'queue' || error.property === 'delay' ? `use --${error.property}` : 'leave it out'}`);
   if (error instanceof ShapeError || error instanceof UnnamedLockError || error instanceof ConnectionSettingsError) return new UsageError(error.message);
-  // dispatch() already said so, in these words.
-  if (error instanceof Error && error.message.startsWith('the job was not pushed')) return error;
+  // dispatch() already said so, in these words (or that Redis never confirmed the push).
+  if (error instanceof Error && /^the job (was not|may or may not have been) pushed/.test(error.message)) return error;
   // connect() wraps why Redis would not connect in where and how long; the line says where once.
   const cause = error instanceof RedisUnavailable && error.cause instanceof RedisUnavailable ? error.cause : error;
   const reason = cause instanceof RedisUnavailable ? cause.reason : (cause as Error).message;

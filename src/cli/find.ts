@@ -31,8 +31,12 @@ export const find: Command = {
   },
 };
 
-/** The found job without its payload (`lqb decode` reads one), times as ISO strings. */
+/**
+ * The found job without its payload (`lqb decode` reads one), times as ISO strings; a moment past
+ * what a Date holds (a delay beyond the year 275760, which Redis scores fine) as its UNIX seconds.
+ */
 function readable(found: FoundJob): Record<string, unknown> {
-  const { payload: _payload, until, ...facts } = found;
-  return { ...facts, ...(until ? { until: until.toISOString() } : {}) };
+  const { payload: _payload, until, untilSeconds, ...facts } = found;
+  if (!until) return facts;
+  return { ...facts, until: Number.isNaN(until.getTime()) ? untilSeconds : until.toISOString() };
 }

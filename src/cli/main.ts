@@ -3,13 +3,17 @@
  * `lqb`: the command line. Commands and flags mirror `php artisan queue:*`.
  * Exit status: 0 success, 1 failure, 2 usage error, each failure with a one-line reason.
  */
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { UsageError, helpText, parserOptions } from './command.js';
 import { commands } from './commands.js';
+import { nearest } from './suggest.js';
 import { redactSecrets } from '../connect/redact.js';
+import { VERSION } from '../internal/version.generated.js';
 
 const HELP = new Set(['help', '--help', '-h']);
+
+/** The commands that can run from here (`lqb demo` only from a clone of the repository). */
+const listed = (): string[] => Object.keys(commands).filter((name) => commands[name]!.unavailable?.() === undefined);
 
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
@@ -21,21 +25,26 @@ export async function main(argv: string[]): Promise<number> {
   if (name !== undefined && HELP.has(name) && rest[0] !== undefined) {
     if (commands[rest[0]]) return main([rest[0], '--help']);
     // As `php artisan help bogus`: naming a command that is not there is an error.
-    process.stderr.write(`lqb: unknown command "${rest[0]}" (commands: ${Object.keys(commands).join(', ')})\n`);
+    process.stderr.write(`lqb: unknown command "${rest[0]}"${didYouMean(rest[0], listed())} (commands: ${listed().join(', ')})\n`);
     return 2;
   }
   const command = name === undefined ? undefined : commands[name];
   if (!command) {
-    const list = Object.keys(commands).join(', ');
+    const list = listed().join(', ');
     const asked = name === undefined || HELP.has(name);
     if (asked) process.stdout.write(`usage: lqb <command> …  (commands: ${list}; lqb help COMMAND for its flags)\n\n${overview()}\n`);
-    else process.stderr.write(`lqb: unknown command "${name}" (commands: ${list})\n`);
+    else process.stderr.write(`lqb: unknown command "${name}"${didYouMean(name, listed())} (commands: ${list})\n`);
     return asked ? 0 : 2;
   }
   const end = rest.indexOf('--');
   if ((end < 0 ? rest : rest.slice(0, end)).some((arg) => arg === '--help' || arg === '-h')) {
     process.stdout.write(`${helpText(command)}\n`);
     return 0;
+  }
+  const unavailable = command.unavailable?.();
+  if (unavailable !== undefined) {
+    process.stderr.write(`lqb ${name}: ${unavailable}\n`);
+    return 1;
   }
   try {
     const { values, positionals } = parseArgs({ args: rest, options: parserOptions(command.options), allowPositionals: !command.noArguments, strict: true });
@@ -44,23 +53,41 @@ export async function main(argv: string[]): Promise<number> {
   } catch (error) {
     const usage = error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
     // One line, as the contract says; the usage itself is one --help away. No password or key in it.
-    process.stderr.write(`lqb ${name}: ${redactSecrets(oneLine(error))}${usage ? ` (lqb ${name} --help for usage)` : ''}\n`);
+    const reason = unknownFlag(error, Object.keys(command.options)) ?? oneLine(error);
+    process.stderr.write(`lqb ${name}: ${redactSecrets(reason)}${usage ? ` (lqb ${name} --help for usage)` : ''}\n`);
     return usage ? 2 : 1;
   }
 }
 
 /** Each command's usage synopsis and the first sentence of what it does. */
 function overview(): string {
-  const width = Math.max(...Object.values(commands).map((command) => command.synopsis.length)) + 2;
-  return Object.values(commands)
+  const width = Math.max(...listed().map((name) => commands[name]!.synopsis.length)) + 2;
+  return listed()
+    .map((name) => commands[name]!)
     .map((command) => `  ${command.synopsis.padEnd(width)}${command.summary.split(/(?<=\.) |\n/)[0]}`)
     .join('\n');
 }
 
-/** The package's version, from its package.json (two levels up from dist/cli/). */
+/** The package's name and version, as its package.json gives them (built in by scripts/embed.mjs). */
 function version(): string {
-  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { name: string; version: string };
-  return `${manifest.name} ${manifest.version}`;
+  return `laravel-queue-bridge ${VERSION}`;
+}
+
+const didYouMean = (word: string, known: string[]): string => {
+  const near = nearest(word, known);
+  return near === undefined ? '' : `; did you mean "${near}"?`;
+};
+
+/**
+ * parseArgs's unknown-flag error in one line, with the command's nearest flag when one is near:
+ * node's own message goes on about positionals after `--`, which is seldom what happened.
+ */
+function unknownFlag(error: unknown, flags: string[]): string | undefined {
+  if ((error as { code?: string }).code !== 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return undefined;
+  const given = /Unknown option '([^']+)'/.exec((error as Error).message)?.[1];
+  if (given === undefined) return undefined;
+  const near = given.startsWith('--') ? nearest(given.slice(2).split('=')[0]!, flags) : undefined;
+  return `Unknown option '${given}'${near === undefined ? '' : `; did you mean --${near}?`}`;
 }
 
 function oneLine(error: unknown): string {

@@ -12,6 +12,7 @@ const LABELS: Record<WorkerEvent['event'], string> = {
   deleted: 'Deleted:   ',
   'given-back': 'Given back:',
   'timed-out': 'Timed out: ',
+  blocked: 'Blocked:   ',
   warning: 'Warning:   ',
   stopping: 'Stopping:  ',
   error: 'Error:     ',

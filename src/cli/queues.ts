@@ -11,18 +11,21 @@ const queueFlag = { queue: { type: 'string', value: 'Q[,Q…]', description: 'th
 
 export const size: Command = {
   synopsis: 'lqb size',
-  summary: 'Prints each queue\'s size: its ready, delayed and reserved jobs together, as Queue::size counts them.',
+  summary: 'Prints each queue\'s name and size (`mail  3`): its ready, delayed and reserved jobs together, as Queue::size counts them.',
   options: { ...queueFlag, json: { type: 'boolean', description: 'one JSON line a queue: {"queue","size","ready","delayed","reserved"}' }, ...connectionFlags },
   noArguments: true,
   async run({ values, out }) {
     const connection = connectionFrom(values);
     await withQueueClient(connection, async (client) => {
       const queue = new RedisQueue(client);
-      for (const name of queueNames(values.queue, connection.defaultQueue)) {
+      const names = queueNames(values.queue, connection.defaultQueue);
+      // Names padded to the longest, so the sizes line up in a column.
+      const width = Math.max(...names.map((name) => name.length));
+      for (const name of names) {
         const [ready, delayed, reserved] = await Promise.all([queue.readySize(name), queue.delayedSize(name), queue.reservedSize(name)]);
         // Queue::size: ready, delayed and reserved together; --json breaks it down.
         const total = ready + delayed + reserved;
-        out(values.json ? JSON.stringify({ queue: name, size: total, ready, delayed, reserved }) : String(total));
+        out(values.json ? JSON.stringify({ queue: name, size: total, ready, delayed, reserved }) : `${name.padEnd(width)}  ${total}`);
       }
     });
   },

@@ -5,7 +5,7 @@
  * Prints one line: how many classes of each kind, and where they were written.
  */
 import { writeFile } from 'node:fs/promises';
-import { declarationsFor, reflectShapes, type ClassKind } from '../shapes/index.js';
+import { declarationsFor, reflectShapes, type ClassKind, type ShapesFile } from '../shapes/index.js';
 import { UsageError, type Command } from './command.js';
 
 const KINDS: ClassKind[] = ['job', 'listener', 'notification', 'mailable', 'event', 'model', 'class'];
@@ -32,13 +32,27 @@ export const shapes: Command = {
     const types = stringFlag(values.types, 'types');
     const read = await reflectShapes({ ...(app !== undefined ? { app } : { bootstrap: bootstrap! }), ...(classes ? { classes } : {}) });
     await writeFile(file, JSON.stringify(read, null, 2) + '\n');
+    // Read what could be read; name each class that could not, once, on stderr.
+    for (const { class: name, reason } of read.unreadable ?? []) process.stderr.write(`lqb shapes: cannot read ${name}: ${reason}\n`);
     if (types !== undefined) await writeFile(types, declarationsFor(read));
     const counts = new Map<ClassKind, number>();
     for (const shape of Object.values(read.classes)) counts.set(shape.kind, (counts.get(shape.kind) ?? 0) + 1);
     const summary = KINDS.filter((kind) => counts.has(kind)).map((kind) => `${counts.get(kind)} ${plural(kind, counts.get(kind)!)}`);
     out(`${summary.length ? summary.join(', ') : 'no queueable classes'} (Laravel ${read.laravel ?? 'unknown'}) written to ${file}${types !== undefined ? ` and ${types}` : ''}`);
+    for (const line of untranslatedLines(read)) out(line);
   },
 };
+
+/** One line per method Node will need and `lqb shapes` could not translate, and what to do about it. */
+function untranslatedLines(read: ShapesFile): string[] {
+  const lines: string[] = [];
+  for (const shape of Object.values(read.classes)) {
+    for (const [method, expression] of Object.entries(shape.expressions ?? {})) {
+      if (expression && 'untranslated' in expression) lines.push(`untranslated: ${shape.name}::${method}() (${expression.untranslated}): give its handler, or dispatch, a ${method}(job) function`);
+    }
+  }
+  return lines;
+}
 
 function stringFlag(value: unknown, name: string): string | undefined {
   if (value === undefined) return undefined;

@@ -1,17 +1,21 @@
 /**
  * `lqb work`: runs jobs with Node handlers, as `php artisan queue:work` runs them with PHP.
  * SIGTERM and SIGINT finish the jobs in hand, then exit 0; SIGUSR2 pauses, SIGCONT resumes.
+ * A handler that blocks the event loop past its timeout ends the process (the watchdog, SIGKILL).
  */
 import { dirname, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { Encrypter, supportsCipher } from '../laravel/index.js';
 import { RedisQueue, type RedisClient } from '../redis/index.js';
 import { QueueCache, Worker, type DatabaseUuidFailedJobProvider, type WorkerOptions } from '../worker/index.js';
-import { cacheClient, connectionFlags, connectionFrom, failedJobStore, installedLaravel, queueClient, type Connection } from './connection.js';
+import { cacheClient, connectionFlags, connectionFrom, failedJobStore, installedLaravel, lockClient, queueClient, type Connection } from './connection.js';
 import { whereRedisIs } from '../connect/clients.js';
 import { handlerKeysProblem } from '../worker/handlerKeys.js';
 import type { ShapesFile } from '../shapes/shape.js';
 import { formatEvent } from './output.js';
 import { loadHandlersModule } from './handlers-module.js';
+import { sandboxedHandlers, type SandboxedHandlers } from '../worker/sandbox/pool.js';
 import { shapesFlag, shapesFrom } from './shapes-file.js';
 import { bookkeepingFlags, bookkeepingFrom, type Bookkeeping } from './bookkeeping.js';
 import { redactSecrets, redactUrl } from '../connect/redact.js';
@@ -23,7 +27,8 @@ export const work: Command = {
     'Runs jobs with Node handlers, as php artisan queue:work runs them with PHP. CONNECTION is the name failed_jobs records.\n' +
     'SIGTERM and SIGINT finish the jobs in hand, then exit 0; SIGUSR2 pauses, SIGCONT resumes.\n' +
     'The queues are taken to be shared with PHP workers: a job with no Node handler is given back for them (--no-share fails it).\n' +
-    'One line on standard error at start says where it reads (Redis, prefix, queues), the handlers, and what becomes of such jobs.',
+    'One line on standard error at start says where it reads (Redis, prefix, queues), the handlers, and what becomes of such jobs.\n' +
+    'A handler that blocks the event loop past its timeout ends the process by SIGKILL, as Laravel\'s timeout ends queue:work.',
   options: {
     handlers: { type: 'string', value: 'FILE', required: true, description: 'the module whose default export maps job classes (or Listener@method) to handlers: .js, .mjs, .cjs, or .ts/.mts/.cts through tsx' },
     queue: { type: 'string', value: 'a,b', description: 'the queues to work, in order', default: 'the connection\'s queue' },
@@ -40,6 +45,7 @@ export const work: Command = {
     'retry-after': { type: 'string', value: 'S', description: 'seconds a reserved job is held before another worker may take it (Laravel\'s retry_after; null: never)', default: '90' },
     'block-for': { type: 'string', value: 'S', description: 'seconds to wait on Redis for a job (Laravel\'s block_for)', default: 'none: poll' },
     concurrency: { type: 'string', value: 'N', description: 'jobs run at once in this process', default: '1' },
+    sandbox: { type: 'boolean', description: 'run the handlers in a pool of worker threads, one per --concurrency slot, so CPU-bound handlers block neither the other jobs nor the renewals; a job past its timeout ends its thread, not the process (docs/speed.md has the cost per job)' },
     share: { type: 'boolean', description: 'the queues are shared with PHP workers (the default): a job with no Node handler, one it cannot read, or one whose PHP callbacks must run, is given back for PHP' },
     'no-share': { type: 'boolean', description: 'no PHP worker reads these queues: such jobs are failed into failed_jobs with the reason instead' },
     'share-delay': { type: 'string', value: 'S', description: 'seconds before a job given back is visible again', default: '1' },
@@ -64,7 +70,8 @@ export const work: Command = {
     const blockFor = typeof values['block-for'] === 'string' ? numberFlag(values['block-for'], 'block-for', 0, 0) : null;
     const encrypter = encrypterFor(values, connection);
     const bookkeepingFor = bookkeepingFrom(values, connection);
-    const handlers = await loadHandlersModule(values.handlers);
+    const sandbox = values.sandbox === true ? await sandboxFor(values.handlers, options.concurrency ?? 1) : undefined;
+    const handlers = sandbox ? sandbox.handlers : await loadHandlersModule(values.handlers);
     const keyProblem = handlerKeysProblem(Object.keys(handlers));
     if (keyProblem) throw new UsageError(`${values.handlers}: ${keyProblem}`);
     const shapes = shapesFrom(values);
@@ -75,6 +82,7 @@ export const work: Command = {
     const signals: [NodeJS.Signals, () => void][] = [];
     let client: RedisClient | undefined;
     let cache: RedisClient | undefined;
+    let locks: RedisClient | undefined;
     let queue: RedisQueue | undefined;
     let bookkeeping: Bookkeeping | undefined;
     try {
@@ -82,15 +90,17 @@ export const work: Command = {
       // The worker says an outage once, and when Redis is back, rather than a line per retry.
       client = queueClient(connection, () => undefined);
       cache = cacheClient(connection, () => undefined);
+      // Locks go where the app's cache store takes them (lock_connection), not with its values.
+      locks = connection.lockUrl === connection.cacheUrl ? cache : lockClient(connection);
       // A chained job naming no queue goes to the connection's queue, as Laravel's dispatch sends it,
       // not to the first queue this worker happens to read.
       queue = new RedisQueue(client, { retryAfter, blockFor, defaultQueue: connection.defaultQueue });
-      bookkeeping = bookkeepingFor(cache);
+      bookkeeping = bookkeepingFor(locks);
       const worker = new Worker(queue, handlers, options, {
         failer,
         locks: bookkeeping.locks,
         batches: bookkeeping.batches,
-        cache: new QueueCache(cache, connection.cachePrefix, connection.cacheSeparator),
+        cache: new QueueCache(cache, connection.cachePrefix, connection.cacheSeparator, locks),
         encrypter,
         ...(shapes ? { shapes } : {}),
         // A job's error may quote a URL or a key the handler was given; the log shows none.
@@ -105,11 +115,13 @@ export const work: Command = {
       return stop.status;
     } finally {
       for (const [signal, handler] of signals) process.off(signal, handler);
+      await sandbox?.close();
       await queue?.close();
       await failer.close();
       await bookkeeping?.close();
       client?.disconnect();
       cache?.disconnect();
+      if (locks !== cache) locks?.disconnect();
     }
   },
 };
@@ -139,6 +151,8 @@ function workerOptions(values: Flags, defaultQueue: string, connectionArgument: 
     // Shared with PHP workers unless told otherwise: giving a job back loses nothing, failing PHP's jobs would.
     share: values['no-share'] !== true,
     shareDelay: num('share-delay', 1),
+    // As Laravel's alarm: a handler that blocks the event loop past its timeout ends the process.
+    exitOnBlock: true,
     // The connection's name is what failed_jobs records, and what queue:retry pushes back to.
     ...(connectionArgument !== undefined ? { connectionName: connectionArgument } : {}),
   };
@@ -180,4 +194,15 @@ async function reachableFailedJobStore(connection: Connection): Promise<Database
     await failer.close();
     throw new Error(`the failed-jobs database ${redactUrl(connection.failedDb)} cannot be reached: ${(error as Error).message.split('\n')[0]}`);
   }
+}
+
+/**
+ * The handlers module in a pool of threads (--sandbox), one per --concurrency slot. JavaScript
+ * only: a thread imports the file itself, without the tsx loader the main thread registers.
+ */
+async function sandboxFor(file: string, threads: number): Promise<SandboxedHandlers> {
+  const path = file.startsWith('file:') ? fileURLToPath(file) : file;
+  if (!existsSync(path)) throw new UsageError(`--handlers=${file}: no such file`);
+  if (/\.[cm]?tsx?$/i.test(path)) throw new UsageError(`--sandbox runs JavaScript handler modules: compile ${file} to .js first`);
+  return sandboxedHandlers(file, { threads });
 }

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
 import type { RedisOptions } from 'ioredis';
-import { connectRedis, isCertificateError, whenReady, type RedisClient } from '../redis/index.js';
+import { connectRedis, isCertificateError, settleUnansweredOnClose, whenReady, type RedisClient } from '../redis/index.js';
 import { redactUrl } from './redact.js';
 import { ConnectionSettingsError, type ConnectionSettings } from './settings.js';
 
@@ -41,8 +41,9 @@ export interface BoundedClientOptions {
 /**
  * A client that is ready, or an error naming why not within the connect timeout, never a wait
  * for a Redis that is not coming. Once it was ready, a dropped connection is retried a few times
- * and then fails the command (never a maxRetriesPerRequest of null). Its errors are not logged:
- * the one thrown says why.
+ * and then fails the command (never a maxRetriesPerRequest of null); a command already sent when
+ * it dropped is never sent again but fails with an UnconfirmedCommandError (its outcome is
+ * unknown). Its errors are not logged: the one thrown says why.
  */
 export async function openBoundedClient(settings: ConnectionSettings, url: string, timeouts: BoundedClientOptions): Promise<RedisClient> {
   const options: RedisOptions = {
@@ -50,8 +51,12 @@ export async function openBoundedClient(settings: ConnectionSettings, url: strin
     retryStrategy: timeouts.reconnect ? (times) => Math.min(times * 100, 2000) : (times) => (times > 3 ? null : times * 200),
     connectTimeout: timeouts.connectTimeout,
     commandTimeout: timeouts.commandTimeout,
+    // A command sent again on a new connection may run twice (a push: the job queued twice);
+    // one whose connection dropped fails instead, as phpredis throws, and the caller decides.
+    autoResendUnfulfilledCommands: false,
   };
   const client = clientFor(settings, url, options, timeouts.log ?? (() => undefined));
+  settleUnansweredOnClose(client);
   try {
     // Past the connect timeout, the ready check (INFO) is given as long again unless told otherwise.
     await whenReady(client, timeouts.readyTimeout ?? 2 * timeouts.connectTimeout);

@@ -5,16 +5,18 @@
  */
 import { dirname, resolve } from 'node:path';
 import { Encrypter, LARAVEL_PROFILES, buildDate, buildJob, buildPayload, supportsCipher, type BuiltPayload, type JsonObject, type LaravelProfile } from '../laravel/index.js';
-import { PhpObject } from '../php/index.js';
-import { RedisQueue, type RedisClient } from '../redis/index.js';
-import { buildShapedPayload, profileOfShapes } from '../shapes/command.js';
+import { PhpFloat, PhpObject, toJS, type PhpValue } from '../php/index.js';
+import { RedisQueue, outcomeUnknown, readyAgain, type RedisClient } from '../redis/index.js';
+import { buildShapedPayload, profileOfShapes, shapedCommand } from '../shapes/command.js';
+import { phpString } from '../shapes/expression.js';
 import { readShapes } from '../shapes/read.js';
 import type { ShapesFile } from '../shapes/shape.js';
 import { DatabaseBatchRepository } from '../worker/BatchRepository.js';
 import { QueueCache } from '../worker/cache.js';
-import { DatabaseUuidFailedJobProvider, knexConfig, type FailedJobProvider } from '../worker/FailedJobProvider.js';
-import type { HandlerMap } from '../worker/handlers.js';
-import { DatabaseLockStore, RedisLockStore, acquireUniqueLock, type UniqueLockStore } from '../worker/UniqueLock.js';
+import { DatabaseUuidFailedJobProvider, type FailedJobProvider } from '../worker/FailedJobProvider.js';
+import { databaseConfig } from '../database/index.js';
+import type { HandlerMap, JobMethods, MethodJob } from '../worker/handlers.js';
+import { DatabaseLockStore, RedisLockStore, parseVersion, planUniqueLock, uniqueLockFields, type UniqueLockStore } from '../worker/UniqueLock.js';
 import { Worker, WorkerUsageError, type FailedJobInfo, type WorkerEvent, type WorkerLogger } from '../worker/Worker.js';
 import { workerOptionsProblem, type WorkerOptions } from '../worker/WorkerOptions.js';
 import { redactSecrets } from './redact.js';
@@ -52,14 +54,20 @@ export interface DispatchOptions {
   delay?: number | Date;
   /** The envelope's maxTries ($tries). */
   tries?: number;
-  /** Seconds between retries: one, or one per attempt ($backoff). */
-  backoff?: number | number[];
+  /** Seconds between retries: one, or one per attempt ($backoff); or a function of the job, for a backoff() method. */
+  backoff?: number | number[] | NonNullable<JobMethods['backoff']>;
+  /** When the job stops being retried ($retryUntil): a Date or UNIX seconds, or a function of the job, for a retryUntil() method. */
+  retryUntil?: Date | number | NonNullable<JobMethods['retryUntil']>;
+  /** Horizon's tags, or a function of the job for a tags() method (accepted for Horizon's records; the envelope Laravel writes without Horizon has none). */
+  tags?: string[] | NonNullable<JobMethods['tags']>;
+  /** The envelope's displayName, or a function of the job, for a displayName() method. */
+  displayName?: string | NonNullable<JobMethods['displayName']>;
   /** Seconds a worker lets it run ($timeout). */
   timeout?: number;
   /** The app's shapes: each property written as the class declares it, ShouldBeUnique's lock taken, ShouldBeEncrypted's command encrypted. */
   shapes?: ShapesFile | string;
-  /** The uniqueId() a ShouldBeUnique class computes in PHP, which Node cannot run. */
-  uniqueId?: string;
+  /** The uniqueId() a ShouldBeUnique class computes in PHP, when `lqb shapes` could not translate it: the id, or a function of the job. */
+  uniqueId?: string | NonNullable<JobMethods['uniqueId']>;
   /** The Laravel version whose layout to write (else the shapes', else the connection's: the app's own from vendor/, else 8). */
   laravel?: string;
   /** Told of a class's PHP methods Node cannot run (backoff(), retryUntil()), whose results the payload goes without, with the line the logger would warn; else the logger warns. */
@@ -77,14 +85,34 @@ export interface FoundJob {
   name: string;
   /** The envelope's attempts: attempts made, a reserved job's current one included. */
   attempts: number;
-  /** When a delayed job is due, or when a reserved job's reservation runs out. */
+  /** When a delayed job is due, or when a reserved job's reservation runs out (an invalid Date past what a Date holds, the year 275760). */
   until?: Date;
+  /** The same moment in UNIX seconds, as Redis scores it: whatever the year. */
+  untilSeconds?: number;
   /** A failed job's failed_at ("Y-m-d H:i:s", as Laravel stores it) and exception. */
   failedAt?: string;
   exception?: string;
   /** The payload as Redis or failed_jobs holds it. */
   payload: string;
 }
+
+/** The jobs an untyped connection dispatches: any class, any properties. */
+export interface UntypedJobs {
+  [className: string]: { command: Record<string, unknown> };
+}
+
+/**
+ * The classes `dispatch` takes on a connection typed by the `Jobs` interface `lqb shapes --types`
+ * writes (`connect<Jobs>()`): the job classes, not the listeners, notifications or mailables
+ * (which the app sends as events, notifications and mail).
+ */
+export type DispatchName<Jobs> = { [Name in keyof Jobs]: Jobs[Name] extends { args: unknown } ? never : Jobs[Name] extends { command: unknown } ? Name : never }[keyof Jobs] & string;
+
+/**
+ * The properties `dispatch` takes for a class: its command's, as the shapes declare them. Each
+ * may be left out (the class's default, or uninitialized, as a constructor that does not set it).
+ */
+export type DispatchProps<Jobs, Name extends keyof Jobs> = Jobs[Name] extends { command: infer Command } ? Partial<Command> : never;
 
 /** What dispatch pushed: the envelope's uuid and id, and the queue; or that a unique lock is held. */
 export type Dispatched = { uuid: string | null; id: string; queue: string; duplicate?: undefined } | { uuid: null; id: null; queue: string; duplicate: true; lockKey: string };
@@ -114,7 +142,12 @@ const QUEUE_WORKER_OPTIONS = ['retryAfter', 'blockFor', 'failer', 'onFailed', 'l
 /** How long close() lets running workers finish their jobs before leaving them reserved. */
 const CLOSE_DEADLINE_MS = 10_000;
 
-export class LaravelQueue {
+/**
+ * A connection to a Laravel app's queue. `Jobs` (the interface `lqb shapes --types` writes, given
+ * as `connect<Jobs>()`) types dispatch's class names and properties, as defineHandlers<Jobs> types
+ * handlers; without it any class and properties are taken.
+ */
+export class LaravelQueue<Jobs extends object = UntypedJobs> {
   /** The queue connection (RedisQueue) dispatch and size use: bounded waits, reconnecting. */
   readonly connection: RedisQueue;
   /** Restart signals, maxExceptions counts and queue:pause switches, as Laravel's workers keep them. */
@@ -122,6 +155,8 @@ export class LaravelQueue {
   /** APP_KEY's Encrypter, when there is a key. */
   readonly encrypter: Encrypter | undefined;
   readonly #cacheClient: RedisClient;
+  /** The cache store's lock connection: one of the two above, or a client of its own. */
+  readonly #lockClient: RedisClient;
   #failer: DatabaseUuidFailedJobProvider | undefined;
   #locks: UniqueLockStore | undefined;
   readonly #closers: (() => Promise<void> | void)[] = [];
@@ -133,11 +168,13 @@ export class LaravelQueue {
     readonly settings: ConnectionSettings,
     client: RedisClient,
     cacheClient: RedisClient,
-    private readonly options: Omit<ConnectOptions, 'shapes'> & { profile: LaravelProfile; cacheStore: 'redis' | 'database'; shapes?: ShapesFile },
+    private readonly options: Omit<ConnectOptions, 'shapes'> & { profile: LaravelProfile; cacheStore: 'redis' | 'database'; shapes?: ShapesFile; /** The app's Laravel version, when known (`laravel`, else vendor/). */ version?: string },
+    lockClient: RedisClient = cacheClient,
   ) {
     this.connection = new RedisQueue(client, { defaultQueue: settings.defaultQueue });
     this.#cacheClient = cacheClient;
-    this.cache = new QueueCache(cacheClient, settings.cachePrefix, settings.cacheSeparator);
+    this.#lockClient = lockClient;
+    this.cache = new QueueCache(cacheClient, settings.cachePrefix, settings.cacheSeparator, lockClient);
     this.encrypter = settings.appKey ? new Encrypter(settings.appKey, settings.cipher) : undefined;
   }
 
@@ -167,8 +204,8 @@ export class LaravelQueue {
     if (!this.#locks) {
       const store =
         this.options.cacheStore === 'database'
-          ? new DatabaseLockStore(knexConfig(this.options.lockDb ?? this.settings.failedDb), this.options.lockTable ?? 'cache_locks', this.settings.cachePrefix)
-          : new RedisLockStore(this.#cacheClient, this.settings.cachePrefix, this.settings.cacheSeparator);
+          ? new DatabaseLockStore(databaseConfig(this.options.lockDb ?? this.settings.failedDb), this.options.lockTable ?? 'cache_locks', this.settings.cachePrefix)
+          : new RedisLockStore(this.#lockClient, this.settings.cachePrefix, this.settings.cacheSeparator);
       if (store instanceof DatabaseLockStore) this.#closers.push(() => store.close());
       this.#locks = store;
     }
@@ -187,6 +224,8 @@ export class LaravelQueue {
    * properties is a Carbon. With shapes each property is written as the class declares it and
    * a ShouldBeUnique job takes its lock first: a duplicate is not pushed (`duplicate: true`).
    */
+  // One signature, not overloads, so that a wrong property is reported as itself (TS2322), not as "no overload matches".
+  dispatch<Job extends DispatchName<Jobs> | PhpObject>(job: Job, props?: Job extends PhpObject ? Record<string, never> : DispatchProps<Jobs, Job & keyof Jobs>, options?: DispatchOptions): Promise<Dispatched>;
   async dispatch(job: string | PhpObject, props: Record<string, unknown> = {}, options: DispatchOptions = {}): Promise<Dispatched> {
     this.#open();
     const telemetry = await (this.#telemetry ??= DispatchTelemetry.open(this.options.telemetry, 'redis').catch((error: unknown) => {
@@ -209,7 +248,16 @@ export class LaravelQueue {
     const queueable: Record<string, unknown> = { ...(options.queue !== undefined ? { queue: options.queue } : {}), ...(delayed ? { delay: delay instanceof Date ? buildDate(delay) : delaySeconds } : {}) };
     const shapes = this.#shapes(options.shapes);
     const profile = options.laravel !== undefined ? profileOf(options.laravel) : shapes ? (profileOfShapes(shapes) ?? this.options.profile) : this.options.profile;
-    const envelope = { maxTries: options.tries ?? null, timeout: options.timeout ?? null, backoff: options.backoff ?? null, ...(extra ? { extra } : {}) };
+    const methodJob = (): MethodJob => ({ name: typeof job === 'string' ? job : job.className, command: toJS(commandForMethods(job, props, shapes, profile, queueable)) as Record<string, unknown> });
+    const given = await givenMethods(options, methodJob);
+    const envelope = {
+      maxTries: options.tries ?? null,
+      timeout: options.timeout ?? null,
+      backoff: given.backoff ?? null,
+      ...(given.retryUntil != null ? { retryUntil: given.retryUntil } : {}),
+      ...(given.displayName !== undefined ? { displayName: given.displayName } : {}),
+      ...(extra ? { extra } : {}),
+    };
     let built: BuiltPayload;
     let queue: string;
     if (job instanceof PhpObject) {
@@ -218,37 +266,80 @@ export class LaravelQueue {
       built = buildPayload(job, { profile, ...envelope, delay: since12(profile) && delayed ? delaySeconds : null });
       queue = options.queue || this.settings.defaultQueue;
     } else if (shapes) {
-      const shaped = buildShapedPayload(shapes, job, withCarbons(props) as Record<string, unknown>, {
+      const onNotRun = (name: string, methods: string[]) => {
+        const line = `${name} defines ${methods.join(' and ')}, PHP that Node cannot run: the payload goes without ${methods.length > 1 ? 'their results' : 'its result'}`;
+        if (options.onNotRun) options.onNotRun(name, methods, line);
+        else this.options.logger?.warn({ job: name, methods }, line);
+      };
+      // What the version writes of a unique job's lock (13.24+ its owner in the command, 11.39+ the hidden context) comes in when known.
+      const build = (unique?: { extra: JsonObject; queueable: Record<string, unknown> }) => buildShapedPayload(shapes, job, withCarbons(props) as Record<string, unknown>, {
         // The layout the lock is named by: `laravel`, else the shapes' version, else the connection's.
         profile,
-        queueable,
+        queueable: { ...queueable, ...unique?.queueable },
         ...envelope,
+        ...(unique ? { extra: { ...unique.extra, ...extra } } : {}),
         delay: delaySeconds,
         ...(this.encrypter ? { encrypter: this.encrypter } : {}),
-        onNotRun: (name, methods) => {
-          const line = `${name} defines ${methods.join(' and ')}, PHP that Node cannot run: the payload goes without ${methods.length > 1 ? 'their results' : 'its result'}`;
-          if (options.onNotRun) options.onNotRun(name, methods, line);
-          else this.options.logger?.warn({ job: name, methods }, line);
-        },
+        // Said once, by the first build, not again by the one with the lock's fields.
+        ...(unique ? {} : { onNotRun }),
       });
+      let shaped = build();
+      // PendingDispatch: the lock is named, written into the payload as the version writes it, taken; a duplicate is not pushed.
+      const lock = await planUniqueLock(shapes, shaped.command, profile, given.uniqueId !== undefined ? { uniqueId: given.uniqueId } : {});
+      if (lock) {
+        const written = uniqueLockFields({ ...lock, store: this.locks.storeName }, parseVersion(options.laravel ?? shapes.laravel ?? this.options.version), profile);
+        if (written) shaped = build(written);
+      }
       built = shaped;
       queue = options.queue || shaped.queue || this.settings.defaultQueue;
-      const lock = await acquireUniqueLock(this.locks, shapes, shaped.command, profile, options.uniqueId !== undefined ? { uniqueId: options.uniqueId } : {});
-      if (lock && !lock.acquired) return { name: job, delay: delaySeconds, dispatched: { uuid: null, id: null, queue, duplicate: true, lockKey: lock.key } };
+      if (lock && !(await this.locks.acquire(lock.key, lock.owner, lock.seconds))) return { name: job, delay: delaySeconds, dispatched: { uuid: null, id: null, queue, duplicate: true, lockKey: lock.key } };
     } else {
       const command = buildJob({ className: job, properties: withCarbons(props) as Record<string, unknown>, queueable }, profile);
       built = buildPayload(command, { profile, ...envelope, delay: since12(profile) && delayed ? delaySeconds : null });
       queue = options.queue || this.settings.defaultQueue;
     }
+    const uuid = typeof built.envelope.uuid === 'string' ? built.envelope.uuid : null;
     try {
-      if (delayed) await this.connection.laterRaw(delay instanceof Date ? delay : delaySeconds, built.raw, queue);
-      else await this.connection.pushRaw(built.raw, queue);
+      await this.#push(built.raw, uuid, queue, delayed ? (delay instanceof Date ? delay : delaySeconds) : undefined);
     } catch (error) {
-      // Never a silent drop: the caller hears that this job was not pushed, and why (no password).
-      throw new Error(redactSecrets(`the job was not pushed: Redis at ${whereRedisIs(this.settings)} did not take it (${(error as Error).message})`), { cause: error });
+      // Never a silent drop: the caller hears that this job was not pushed, and why (no password);
+      // or, when Redis never answered, that it may have been.
+      const line = outcomeUnknown(error)
+        ? `the job may or may not have been pushed: Redis at ${whereRedisIs(this.settings)} did not confirm it (${(error as Error).message})${uuid ? `; find it by its uuid ${uuid}` : ''}`
+        : `the job was not pushed: Redis at ${whereRedisIs(this.settings)} did not take it (${(error as Error).message})`;
+      throw new Error(redactSecrets(line), { cause: error });
     }
     const name = String(built.envelope.displayName ?? built.command.className);
     return { name, delay: delaySeconds, dispatched: { uuid: typeof built.envelope.uuid === 'string' ? built.envelope.uuid : null, id: String(built.envelope.id), queue } };
+  }
+
+  /**
+   * Pushes once, or fails: a push whose reply was lost (its connection dropped, or Redis did not
+   * answer in time) is sent again once Redis is back, for as long as one command may wait, and
+   * the push step's marker of the uuid makes that second send a no-op when the first went
+   * through. A payload without a uuid (Laravel before 7) is sent once and its failure reported.
+   */
+  async #push(raw: string, uuid: string | null, queue: string, delay: number | Date | undefined): Promise<void> {
+    if (uuid === null) {
+      if (delay !== undefined) await this.connection.laterRaw(delay, raw, queue);
+      else await this.connection.pushRaw(raw, queue);
+      return;
+    }
+    const commandTimeout = this.options.commandTimeout ?? 10_000;
+    // Due at one moment however often it is sent (in seconds: a Date ends in the year 275760).
+    const due = delay === undefined ? undefined : this.connection.availableAt(delay);
+    const markerMs = Math.max(60_000, 3 * commandTimeout);
+    const deadline = Date.now() + commandTimeout;
+    for (;;) {
+      try {
+        await this.connection.pushOnce(raw, uuid, { queue, markerMs, ...(due !== undefined ? { due } : {}) });
+        return;
+      } catch (error) {
+        const left = deadline - Date.now();
+        if (!outcomeUnknown(error) || left <= 0) throw error;
+        if (!(await readyAgain(this.connection.client, left))) throw error;
+      }
+    }
   }
 
   /**
@@ -261,7 +352,7 @@ export class LaravelQueue {
     this.#open();
     for (const name of options.queues ?? [this.settings.defaultQueue]) {
       const queued = await this.connection.find(idOrUuid, name);
-      if (queued) return foundJob(queued.state, queued.queue, queued.payload, { ...(queued.until !== undefined ? { until: new Date(queued.until * 1000) } : {}) });
+      if (queued) return foundJob(queued.state, queued.queue, queued.payload, { ...(queued.until !== undefined ? { until: new Date(queued.until * 1000), untilSeconds: queued.until } : {}) });
     }
     const failed = await this.failer.find(idOrUuid);
     return failed ? foundJob('failed', failed.queue, failed.payload, { failedAt: failed.failed_at, exception: failed.exception }) : undefined;
@@ -277,15 +368,17 @@ export class LaravelQueue {
     const problem = workerOptionsProblem(options as Record<string, unknown>, QUEUE_WORKER_OPTIONS);
     if (problem) throw new WorkerUsageError(problem);
     const { retryAfter, blockFor, failer, onFailed, logger = this.options.logger, onError, log, shapes: givenShapes, telemetry = this.options.telemetry, ...workerOptions } = options;
-    // The worker watches both clients itself: one line, one `error` event and onError call per
-    // outage, and a line when Redis is back (health.ts), rather than one per retry here.
+    // The worker watches the queue and cache clients itself: one line, one `error` event and
+    // onError call per outage, and a line when Redis is back (health.ts), not one per retry here.
     const quiet = () => undefined;
     const client = patientClient(this.settings, this.settings.url, quiet);
     const cacheClient = patientClient(this.settings, this.settings.cacheUrl, quiet);
+    // The lock connection is the queue's in the stock config; its own client, since a blocking pop may hold the queue's.
+    const lockClient = this.settings.lockUrl === this.settings.cacheUrl ? cacheClient : patientClient(this.settings, this.settings.lockUrl, quiet);
     const queue = new RedisQueue(client, { defaultQueue: this.settings.defaultQueue, ...(retryAfter !== undefined ? { retryAfter } : {}), ...(blockFor !== undefined ? { blockFor } : {}) });
     const shapes = this.#shapes(givenShapes);
-    const locks = this.options.cacheStore === 'database' ? this.locks : new RedisLockStore(cacheClient, this.settings.cachePrefix, this.settings.cacheSeparator);
-    const batches = new DatabaseBatchRepository(knexConfig(this.settings.failedDb), 'job_batches');
+    const locks = this.options.cacheStore === 'database' ? this.locks : new RedisLockStore(lockClient, this.settings.cachePrefix, this.settings.cacheSeparator);
+    const batches = new DatabaseBatchRepository(databaseConfig(this.settings.failedDb), 'job_batches');
     const chosenFailer = failer === undefined ? (onFailed ? false : this.failer) : failer;
     const worker = new Worker(
       queue,
@@ -297,7 +390,7 @@ export class LaravelQueue {
         ...(logger ? { logger } : {}),
         ...(onError ? { onError } : {}),
         ...(log ? { log } : {}),
-        cache: new QueueCache(cacheClient, this.settings.cachePrefix, this.settings.cacheSeparator),
+        cache: new QueueCache(cacheClient, this.settings.cachePrefix, this.settings.cacheSeparator, lockClient),
         ...(this.encrypter ? { encrypter: this.encrypter } : {}),
         ...(shapes ? { shapes } : {}),
         locks,
@@ -313,6 +406,7 @@ export class LaravelQueue {
       await batches.close();
       client.disconnect();
       cacheClient.disconnect();
+      if (lockClient !== cacheClient) lockClient.disconnect();
     });
     return made;
   }
@@ -327,6 +421,7 @@ export class LaravelQueue {
     await this.connection.close();
     this.connection.client.disconnect();
     this.#cacheClient.disconnect();
+    if (this.#lockClient !== this.#cacheClient && this.#lockClient !== this.connection.client) this.#lockClient.disconnect();
   }
 
   #open(): void {
@@ -344,9 +439,9 @@ export class LaravelQueue {
  * cache connections) ready, or a rejection naming where Redis was looked for, within
  * `connectTimeout`.
  */
-export async function connect(options: ConnectOptions = {}): Promise<LaravelQueue> {
+export async function connect<Jobs extends object = UntypedJobs>(options: ConnectOptions = {}): Promise<LaravelQueue<Jobs>> {
   const fromFile = envFileOf(options);
-  return connectWith(resolveFromEnv(options, fromFile), options, fromFile);
+  return connectWith<Jobs>(resolveFromEnv(options, fromFile), options, fromFile);
 }
 
 /**
@@ -354,7 +449,7 @@ export async function connect(options: ConnectOptions = {}): Promise<LaravelQueu
  * the flags); `options` give the rest (env for the app's Laravel and cache store, timeouts…);
  * `fromFile` is that .env when the caller has read it already, and it is read only if the cache store is not given.
  */
-export async function connectWith(settings: ConnectionSettings, options: ConnectOptions = {}, fromFile?: LaravelEnv): Promise<LaravelQueue> {
+export async function connectWith<Jobs extends object = UntypedJobs>(settings: ConnectionSettings, options: ConnectOptions = {}, fromFile?: LaravelEnv): Promise<LaravelQueue<Jobs>> {
   if (!supportsCipher(settings.cipher)) throw new ConnectionSettingsError(`unsupported cipher ${JSON.stringify(settings.cipher)} (supported: AES-128-CBC, AES-256-CBC, AES-128-GCM, AES-256-GCM)`);
   if (settings.appKey) {
     try {
@@ -386,16 +481,18 @@ export async function connectWith(settings: ConnectionSettings, options: Connect
     }
   };
   // Both at once, so the whole wait is one connectTimeout; either failing closes the other.
-  const [queueOpened, cacheOpened] = await Promise.allSettled([open(settings.url), open(settings.cacheUrl)]);
-  if (queueOpened.status === 'rejected' || cacheOpened.status === 'rejected') {
-    if (queueOpened.status === 'fulfilled') queueOpened.value.disconnect();
-    if (cacheOpened.status === 'fulfilled') cacheOpened.value.disconnect();
-    throw queueOpened.status === 'rejected' ? queueOpened.reason : (cacheOpened as PromiseRejectedResult).reason;
+  // The lock connection is the queue's (the stock `default`) or the cache's, else one of its own.
+  const ownLock = settings.lockUrl !== settings.url && settings.lockUrl !== settings.cacheUrl;
+  const opened = await Promise.allSettled([open(settings.url), open(settings.cacheUrl), ...(ownLock ? [open(settings.lockUrl)] : [])]);
+  const failed = opened.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+  if (failed) {
+    for (const result of opened) if (result.status === 'fulfilled') result.value.disconnect();
+    throw failed.reason;
   }
-  const client = queueOpened.value;
-  const cacheClient = cacheOpened.value;
+  const [client, cacheClient, lockClient] = opened.map((result) => (result as PromiseFulfilledResult<RedisClient>).value) as [RedisClient, RedisClient, RedisClient | undefined];
   const { shapes: _given, ...rest } = options;
-  return new LaravelQueue(settings, client, cacheClient, { ...rest, profile, cacheStore, ...(shapes ? { shapes } : {}) });
+  const locksOn = lockClient ?? (settings.lockUrl === settings.url ? client : cacheClient);
+  return new LaravelQueue<Jobs>(settings, client, cacheClient, { ...rest, profile, cacheStore, ...(shapes ? { shapes } : {}), ...(version !== undefined ? { version } : {}) }, locksOn);
 }
 
 /** Laravel's default cache store: CACHE_DRIVER, else 11+'s CACHE_STORE, else redis (the process's environment wins over the .env). */
@@ -413,7 +510,7 @@ export function profileOf(version: string): LaravelProfile {
 }
 
 /** The options dispatch() takes, so that a misspelt one is refused rather than ignored. */
-const DISPATCH_OPTIONS = ['queue', 'delay', 'tries', 'backoff', 'timeout', 'shapes', 'uniqueId', 'laravel', 'onNotRun'] as const satisfies readonly (keyof DispatchOptions)[];
+const DISPATCH_OPTIONS = ['queue', 'delay', 'tries', 'backoff', 'retryUntil', 'tags', 'displayName', 'timeout', 'shapes', 'uniqueId', 'laravel', 'onNotRun'] as const satisfies readonly (keyof DispatchOptions)[];
 
 /**
  * What is wrong with a dispatch's arguments, as one line, or undefined: each is written into the
@@ -430,8 +527,57 @@ function dispatchProblem(job: unknown, props: unknown, options: DispatchOptions)
   if (delay !== undefined && !(delay instanceof Date ? Number.isFinite(delay.getTime()) : isSeconds(delay))) return `delay must be seconds (0 or more) or a valid Date, not ${String(delay)}`;
   if (tries !== undefined && !(Number.isInteger(tries) && tries >= 0)) return `tries must be a whole number, 0 (no limit) or more, not ${JSON.stringify(tries)}`;
   if (timeout !== undefined && !(Number.isInteger(timeout) && timeout >= 0)) return `timeout must be whole seconds, 0 (no limit) or more, not ${JSON.stringify(timeout)}`;
-  if (backoff !== undefined && !(Array.isArray(backoff) ? backoff.length > 0 && backoff.every(isSeconds) : isSeconds(backoff))) return `backoff must be seconds (0 or more), or a list of them, not ${JSON.stringify(backoff)}`;
+  for (const name of ['uniqueId', 'displayName'] as const) {
+    const value = options[name];
+    if (value !== undefined && typeof value !== 'string' && typeof value !== 'function') return `${name} must be a string or a function of the job, not ${JSON.stringify(value)}`;
+  }
+  const { retryUntil, tags } = options;
+  if (retryUntil !== undefined && typeof retryUntil !== 'function' && !(retryUntil instanceof Date ? Number.isFinite(retryUntil.getTime()) : isSeconds(retryUntil))) return `retryUntil must be a Date, UNIX seconds or a function of the job, not ${String(retryUntil)}`;
+  if (tags !== undefined && typeof tags !== 'function' && !(Array.isArray(tags) && tags.every((tag) => typeof tag === 'string'))) return `tags must be a list of strings or a function of the job, not ${JSON.stringify(tags)}`;
+  if (backoff !== undefined && typeof backoff !== 'function' && !(Array.isArray(backoff) ? backoff.length > 0 && backoff.every(isSeconds) : isSeconds(backoff))) return `backoff must be seconds (0 or more), or a list of them, not ${JSON.stringify(backoff)}`;
   return undefined;
+}
+
+/** The command the JavaScript methods of a dispatch are given (through toJS): as it will be pushed. */
+function commandForMethods(job: string | PhpObject, props: Record<string, unknown>, shapes: ShapesFile | undefined, profile: LaravelProfile, queueable: Record<string, unknown>): PhpObject {
+  if (job instanceof PhpObject) return job;
+  const properties = withCarbons(props) as Record<string, unknown>;
+  return shapes ? shapedCommand(shapes, job, properties, { profile, queueable }).command : buildJob({ className: job, properties, queueable }, profile);
+}
+
+/**
+ * The values a dispatch's options give for the PHP methods (DESIGN.md §5): each a value, or a
+ * function of the job (whose command is built only when one is given). Undefined where none is.
+ */
+async function givenMethods(options: DispatchOptions, job: () => MethodJob): Promise<{ backoff?: number | number[] | string | null; retryUntil?: number | null; displayName?: string; uniqueId?: string }> {
+  let view: MethodJob | undefined;
+  const of = async <T>(value: T | ((job: MethodJob) => unknown) | undefined): Promise<unknown> => (typeof value === 'function' ? (value as (job: MethodJob) => unknown)((view ??= job())) : value);
+  const backoff = await of(options.backoff);
+  const retryUntil = await of(options.retryUntil);
+  const displayName = await of(options.displayName);
+  const uniqueId = await of(options.uniqueId);
+  const given: { backoff?: number | number[] | string | null; retryUntil?: number | null; displayName?: string; uniqueId?: string } = {};
+  if (backoff !== undefined) {
+    if (!(backoff === null || typeof backoff === 'string' || isSeconds(backoff) || (Array.isArray(backoff) && backoff.every(isSeconds)))) throw new TypeError(`dispatch: backoff gave ${JSON.stringify(backoff)}, not seconds or a list of them`);
+    given.backoff = backoff as number | number[] | string | null;
+  }
+  if (retryUntil !== undefined) {
+    const seconds = retryUntil instanceof Date ? Math.floor(retryUntil.getTime() / 1000) : retryUntil;
+    if (!(seconds === null || (typeof seconds === 'number' && Number.isFinite(seconds)))) throw new TypeError(`dispatch: retryUntil gave ${String(retryUntil)}, not a Date or UNIX seconds`);
+    given.retryUntil = seconds;
+  }
+  if (displayName !== undefined) {
+    if (typeof displayName !== 'string') throw new TypeError(`dispatch: displayName gave ${JSON.stringify(displayName)}, not a string`);
+    given.displayName = displayName;
+  }
+  if (uniqueId !== undefined) {
+    try {
+      given.uniqueId = phpString(typeof uniqueId === 'number' && !Number.isInteger(uniqueId) ? new PhpFloat(uniqueId) : (uniqueId as PhpValue));
+    } catch (error) {
+      throw new TypeError(`dispatch: uniqueId gave what has no string form: ${(error as Error).message}`);
+    }
+  }
+  return given;
 }
 
 function isSeconds(value: unknown): value is number {
@@ -473,7 +619,7 @@ function withCarbons(value: unknown, copies = new Map<object, unknown>()): unkno
 }
 
 /** A found job's facts, read from its envelope (whatever the envelope holds, never a throw). */
-function foundJob(state: FoundJob['state'], queue: string, payload: string, extra: Pick<FoundJob, 'until' | 'failedAt' | 'exception'>): FoundJob {
+function foundJob(state: FoundJob['state'], queue: string, payload: string, extra: Pick<FoundJob, 'until' | 'untilSeconds' | 'failedAt' | 'exception'>): FoundJob {
   let envelope: Record<string, unknown> = {};
   try {
     const parsed = JSON.parse(payload) as unknown;

@@ -63,8 +63,13 @@ export interface ConnectionSettings {
    * on when no --queue is given, and where a job naming none goes.
    */
   defaultQueue: string;
-  /** The cache connection's URL (Laravel's `cache` Redis connection). */
+  /** The cache connection's URL (Laravel's `cache` Redis connection): where cached values live. */
   cacheUrl: string;
+  /**
+   * The cache store's lock connection (`cache.stores.redis.lock_connection`, `default` in every
+   * skeleton since 8.x): where `Cache::lock()` takes unique and overlap locks.
+   */
+  lockUrl: string;
   /** Laravel's `cache.prefix`. */
   cachePrefix: string;
   /** What RedisStore puts between the cache prefix and a key: ':' in 8–10, nothing from 11. */
@@ -98,6 +103,11 @@ export interface ConnectionOptions {
   cacheDb?: string | number;
   /** Laravel's `cache.prefix` (else CACHE_PREFIX, or APP_NAME's). */
   cachePrefix?: string;
+  /**
+   * The Redis database of the cache store's lock connection (else LQB_CACHE_LOCK_DB, else the
+   * connection REDIS_CACHE_LOCK_CONNECTION names: `default`, the queue's, unless it says `cache`).
+   */
+  cacheLockDb?: string | number;
   /** The failed-jobs database URL (else LQB_FAILED_DB, the .env's DB_*, or failed-jobs.sqlite). */
   failedDb?: string;
   /** The failed-jobs table (else LQB_FAILED_TABLE, or failed_jobs). */
@@ -136,7 +146,8 @@ export function resolveFromEnv(options: ConnectionOptions, fromFile: LaravelEnv 
   // Laravel's config keeps the cache on database 1 (REDIS_CACHE_DB); without a .env, the queue's own.
   const givenCacheDb = options.cacheDb === undefined ? undefined : String(options.cacheDb);
   const cacheDb = givenCacheDb ?? env('REDIS_CACHE_DB') ?? (fromFile ? '1' : undefined);
-  const cacheUrl = laravel && givenCacheDb === undefined ? redisUrl(laravelRedisUrl(env, cacheDb!)) : cacheDb === undefined ? url : withDatabase(url, cacheDb);
+  const cacheUrl = cacheConnectionUrl(givenCacheDb, cacheDb, env('REDIS_CACHE_CONNECTION'), url, laravel ? (db) => redisUrl(laravelRedisUrl(env, db)) : undefined);
+  const lockUrl = lockConnectionUrl(options.cacheLockDb ?? process.env.LQB_CACHE_LOCK_DB, env('REDIS_CACHE_LOCK_CONNECTION'), url, cacheUrl);
   const cachePrefix = options.cachePrefix ?? env('CACHE_PREFIX') ?? (style ?? PREFIX_STYLES.colon).cache(appName);
   const cacheSeparator = (style ?? PREFIX_STYLES.colon).separator;
   const failedDb = options.failedDb ?? process.env.LQB_FAILED_DB ?? databaseUrlFrom(fromFile, appDir) ?? 'failed-jobs.sqlite';
@@ -147,8 +158,8 @@ export function resolveFromEnv(options: ConnectionOptions, fromFile: LaravelEnv 
   const failedTable = options.failedTable ?? process.env.LQB_FAILED_TABLE ?? 'failed_jobs';
   const caFile = options.redisCa ?? env('REDIS_CA');
   const redisCa = caFile ? { file: caFile, from: options.redisCa === undefined ? 'REDIS_CA' : 'redisCa' } : undefined;
-  keepSecrets([passwordOf(url), passwordOf(cacheUrl), passwordOf(failedDb), env('REDIS_PASSWORD'), fromFile?.DB_PASSWORD, appKey]);
-  return { url, prefix, defaultQueue, cacheUrl, cachePrefix, cacheSeparator, failedDb, failedTable, ...(appKey ? { appKey } : {}), cipher, ...(cluster?.length ? { cluster } : {}), ...(redisCa ? { redisCa } : {}) };
+  keepSecrets([passwordOf(url), passwordOf(cacheUrl), passwordOf(lockUrl), passwordOf(failedDb), env('REDIS_PASSWORD'), fromFile?.DB_PASSWORD, appKey]);
+  return { url, prefix, defaultQueue, cacheUrl, lockUrl, cachePrefix, cacheSeparator, failedDb, failedTable, ...(appKey ? { appKey } : {}), cipher, ...(cluster?.length ? { cluster } : {}), ...(redisCa ? { redisCa } : {}) };
 }
 
 /**
@@ -288,8 +299,33 @@ function databaseNumber(db: string, what: string): string {
   return db;
 }
 
-function withDatabase(url: string, db: string): string {
-  databaseNumber(db, 'the cache database (--cache-db, REDIS_CACHE_DB)');
+/**
+ * Where the cache store keeps its values: the `cache` connection (REDIS_CACHE_DB) unless 11+'s
+ * REDIS_CACHE_CONNECTION says `default` (the queue's); a database given (--cache-db) on the
+ * queue's server; without a .env, the queue's own. `laravelUrl` is the .env's connection URL for a database.
+ */
+function cacheConnectionUrl(givenDb: string | undefined, db: string | undefined, connection: string | undefined, url: string, laravelUrl: ((db: string) => string) | undefined): string {
+  if (givenDb === undefined && connection === 'default') return url;
+  if (givenDb === undefined && laravelUrl && db !== undefined) return laravelUrl(db);
+  return db === undefined ? url : withDatabase(url, db, 'the cache database (--cache-db, REDIS_CACHE_DB)');
+}
+
+/**
+ * Where the cache store takes its locks. Every skeleton since 8.x sets the Redis store's
+ * `lock_connection` to `default` (the queue's connection and database), 11+ through
+ * REDIS_CACHE_LOCK_CONNECTION, whose other stock connection is `cache`; a database given
+ * (--cache-lock-db, LQB_CACHE_LOCK_DB) is taken on the queue's server.
+ */
+function lockConnectionUrl(givenDb: string | number | undefined, connection: string | undefined, url: string, cacheUrl: string): string {
+  if (givenDb !== undefined) return withDatabase(url, String(givenDb), 'the lock database (--cache-lock-db, LQB_CACHE_LOCK_DB)');
+  const name = connection ?? 'default';
+  if (name === 'default') return url;
+  if (name === 'cache') return cacheUrl;
+  throw new ConnectionSettingsError(`REDIS_CACHE_LOCK_CONNECTION=${JSON.stringify(name)} names a Redis connection the stock config/database.php does not have (default or cache): give its database with --cache-lock-db`);
+}
+
+function withDatabase(url: string, db: string, what: string): string {
+  databaseNumber(db, what);
   const parsed = new URL(url);
   parsed.pathname = `/${db}`;
   return parsed.toString();

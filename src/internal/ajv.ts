@@ -5,10 +5,11 @@
  */
 import { createRequire } from 'node:module';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
+import { moduleUrl } from './module-url.js';
 
 let loaded: typeof Ajv2020 | undefined;
 
 /** ajv's draft 2020-12 class. */
 export function loadAjv2020(): typeof Ajv2020 {
-  return (loaded ??= (createRequire(import.meta.url)('ajv/dist/2020.js') as { Ajv2020: typeof Ajv2020 }).Ajv2020);
+  return (loaded ??= (createRequire(moduleUrl(import.meta.url))('ajv/dist/2020.js') as { Ajv2020: typeof Ajv2020 }).Ajv2020);
 }

@@ -2,14 +2,13 @@
  * JSON Schemas (draft 2020-12) for the job envelope Laravel's RedisQueue writes, one per version
  * profile, plus the keys Horizon adds. The schemas live in `schemas/` at the package root so that
  * other tools can use them too; this module loads and compiles them and reports problems as JSON
- * pointers into the payload.
+ * pointers into the payload. The package carries them built in (src/internal/schemas.ts).
  */
-import { readFileSync } from 'node:fs';
 // ajv is loaded when a schema is first used, not at import: `laravel-queue-bridge/laravel` stays light.
 import type { Ajv2020, ErrorObject, SchemaObject, ValidateFunction } from 'ajv/dist/2020.js';
 
 import { loadAjv2020 } from '../internal/ajv.js';
-import { packageUrl } from '../internal/root.js';
+import { readSchemaFile } from '../internal/schemas.js';
 
 import { LARAVEL_PROFILES, type LaravelProfile } from './payload.js';
 
@@ -37,17 +36,7 @@ export class PayloadSchemaError extends Error {
   }
 }
 
-function readSchema(file: string): SchemaObject {
-  // `schemas/` sits at the package root, whether this runs from src/, dist/ or dist/cjs/.
-  return JSON.parse(readFileSync(new URL(file, packageUrl('schemas/')), 'utf8')) as SchemaObject;
-}
-
-const schemas = new Map<string, SchemaObject>();
-function loadSchema(file: string): SchemaObject {
-  let schema = schemas.get(file);
-  if (!schema) schemas.set(file, (schema = readSchema(file)));
-  return schema;
-}
+const loadSchema = (file: string): SchemaObject => readSchemaFile(file) as SchemaObject;
 
 let ajv: Ajv2020 | undefined;
 const validators = new Map<string, ValidateFunction>();

@@ -11,6 +11,7 @@ import type { Redis } from 'ioredis';
 import { registerSteps, runStep, type RedisClient } from './scripts.js';
 import { RedisJob } from './RedisJob.js';
 import { encodeString } from '../laravel/json.js';
+import { BookkeepingError, whileBusy } from './busy.js';
 
 /** A job a queue holds, as `find` found it. */
 export interface QueuedJob {
@@ -32,8 +33,14 @@ export interface RedisQueueOptions {
   blockFor?: number | null;
   /** Most jobs to move per migration (Laravel 9.23+'s `migration_batch_size`); all when not positive. */
   migrationBatchSize?: number;
-  /** The clock, in UNIX seconds; tests may stand in their own. */
+  /**
+   * The clock, in UNIX seconds; tests may stand in their own. Without one, the reserve step
+   * reads Redis's own clock (a stall between asking and Redis running it cannot shorten a
+   * reservation); delays and release times are this process's, as Laravel's.
+   */
   now?: () => number;
+  /** The most payload bytes one reserve takes (at least one job whatever its size); RESERVE_BYTES by default. */
+  reserveBytes?: number;
   /**
    * Keys as Laravel 13.5+ writes them on a Redis Cluster: `queues:{NAME}` (one slot for all
    * four keys) unless NAME has a hash tag of its own. On by default for a cluster client:
@@ -50,13 +57,40 @@ export function hasHashTag(name: string): boolean {
   return close > open + 1;
 }
 
+/**
+ * How much one step of `find` looks at: at most this many jobs, or about this many bytes of
+ * them, whichever comes first (a step reads one job at least, however large). Measured at a
+ * fraction of a millisecond of Redis's time per step on 2 KB jobs (docs/redis-faults.md).
+ */
+export const FIND_STEP = { jobs: 500, bytes: 256 * 1024 };
+
+/**
+ * The most payload bytes one reserve takes: the step decodes and encodes each job it reserves
+ * while Redis waits, so a few huge payloads in one call would hold Redis as long as all of them.
+ */
+export const RESERVE_BYTES = 8 * 1024 * 1024;
+
+/** A reserve reply later than this (ms) means Redis stalled: the jobs in hand are renewed at once. */
+const LATE_REPLY_MS = 1000;
+
 export class RedisQueue {
   readonly defaultQueue: string;
   readonly retryAfter: number | null;
   readonly blockFor: number | null;
   private readonly migrationBatchSize: number;
   private readonly now: () => number;
+  /** Whether the caller's clock stands in for Redis's (a test's). */
+  private readonly ownClock: boolean;
+  private readonly reserveBytes: number;
   private readonly hashTags: boolean;
+  /**
+   * The jobs this worker holds, by uuid: those it last renewed and those reserved since, less the
+   * ones it deleted, released or gave back. A reserve that finds one of them come back (its
+   * reservation ran out while Redis stalled) hands it back to its run instead of running it twice.
+   */
+  private held = new Map<string, RedisJob>();
+  /** Renewals with the allow-oom step (Redis 7+), until a server refuses its shebang. */
+  private renewStep: 'lqbRenew' | 'lqbRenewPlain' = 'lqbRenew';
   /** Deletes waiting to go out together, by reserved-zset key. */
   private readonly pendingDeletes = new Map<string, { members: (string | Buffer)[]; done: { resolve: () => void; reject: (error: unknown) => void }[] }>();
   /** BLPOP holds a connection: blocking gets one of its own, made on first need. */
@@ -72,6 +106,8 @@ export class RedisQueue {
     this.blockFor = options.blockFor ?? null;
     this.migrationBatchSize = options.migrationBatchSize ?? -1;
     this.now = options.now ?? (() => Math.floor(Date.now() / 1000));
+    this.ownClock = options.now !== undefined;
+    this.reserveBytes = options.reserveBytes ?? RESERVE_BYTES;
     this.hashTags = options.hashTags ?? (client as { isCluster?: boolean }).isCluster === true;
   }
 
@@ -84,19 +120,35 @@ export class RedisQueue {
   /** Appends a payload (a job's JSON) to the queue and wakes a blocked worker. */
   async pushRaw(payload: string, queue?: string): Promise<void> {
     const key = this.key(queue);
-    await runStep(this.client, 'lqbPushMany', [key, `${key}:notify`], [payload]);
+    await whileBusy(() => runStep(this.client, 'lqbPushMany', [key, `${key}:notify`], [payload]));
   }
 
   /** Schedules a payload to become ready after `delay` seconds (or at a Date). */
   async laterRaw(delay: number | Date, payload: string, queue?: string): Promise<void> {
-    await this.client.zadd(`${this.key(queue)}:delayed`, this.availableAt(delay), payload);
+    const at = this.availableAt(delay);
+    await whileBusy(() => this.client.zadd(`${this.key(queue)}:delayed`, at, payload));
+  }
+
+  /**
+   * Pushes a payload (ready, or delayed until `due`, UNIX seconds) once however often it is sent: a marker named
+   * by its uuid, kept `markerMs`, makes a second send of the same push do nothing. For a producer
+   * that sends a push again when it did not hear whether the first went through. Resolves true
+   * when this send pushed it, false when an earlier one had.
+   */
+  async pushOnce(payload: string, uuid: string, options: { queue?: string; due?: number; markerMs: number }): Promise<boolean> {
+    const key = this.key(options.queue);
+    const due = options.due ?? '';
+    const marker = `lqb-pushed:${key.slice('queues:'.length)}:${uuid}`;
+    const send = () => whileBusy(() => runStep<number>(this.client, 'lqbPushOnce', [key, `${key}:notify`, `${key}:delayed`, marker], [payload, due, options.markerMs]));
+    return (await send()) === 1;
   }
 
   /** Pushes many payloads, in order, a thousand per round trip: the effect of that many pushes. */
   async bulkRaw(payloads: string[], queue?: string): Promise<void> {
     const key = this.key(queue);
     for (let i = 0; i < payloads.length; i += 1000) {
-      await runStep(this.client, 'lqbPushMany', [key, `${key}:notify`], payloads.slice(i, i + 1000));
+      const batch = payloads.slice(i, i + 1000);
+      await whileBusy(() => runStep(this.client, 'lqbPushMany', [key, `${key}:notify`], batch));
     }
   }
 
@@ -122,6 +174,7 @@ export class RedisQueue {
 
   private async reserve(name: string, count: number, migrate: boolean): Promise<RedisJob[]> {
     const key = this.key(name);
+    const asked = performance.now();
     // The reply comes as bytes: the reserved copy is only ever sent back to Redis (delete,
     // release), which bytes do without a round of UTF-8 encoding; only the pushed payload is
     // read, so only it becomes a string.
@@ -129,12 +182,49 @@ export class RedisQueue {
       this.client,
       'lqbReserve',
       [key, `${key}:delayed`, `${key}:reserved`, `${key}:notify`],
-      [this.now(), this.availableAt(this.retryAfter ?? 0), Math.max(0, Math.floor(count)), migrate ? 1 : 0, migrate && this.retryAfter !== null ? 1 : 0, this.migrationBatchSize],
+      [this.ownClock ? this.now() : '', this.retryAfter ?? 0, Math.max(0, Math.floor(count)), migrate ? 1 : 0, migrate && this.retryAfter !== null ? 1 : 0, this.migrationBatchSize, this.reserveBytes],
       true,
     );
     const jobs: RedisJob[] = [];
     for (let i = 0; i + 1 < flat.length; i += 2) jobs.push(new RedisJob(this, name, flat[i]!.toString('utf8'), flat[i + 1]!));
-    return jobs;
+    if (this.retryAfter === null) return jobs;
+    // A late reply: Redis stalled, and the reservations in hand may be near their end.
+    if (performance.now() - asked > LATE_REPLY_MS && this.held.size > 0) await this.renew([...this.held.values()]).catch(() => undefined);
+    const fresh = await this.reclaimOwn(jobs);
+    for (const job of fresh) this.hold(job);
+    return fresh;
+  }
+
+  /**
+   * The reserved jobs less those this worker is running already: a reservation that ran out while
+   * Redis stalled came back and was reserved again by this very reserve. Its new reservation is
+   * undone and the running one restored, so the job runs once. A job on its first attempt cannot
+   * be one (a job that came back has its attempts counted), so only retried ones are looked at.
+   */
+  private async reclaimOwn(jobs: RedisJob[]): Promise<RedisJob[]> {
+    if (this.held.size === 0) return jobs;
+    const fresh: RedisJob[] = [];
+    for (const job of jobs) {
+      const uuid = job.firstAttempt ? undefined : uuidOf(job);
+      const running = uuid === undefined ? undefined : this.held.get(uuid);
+      if (running === undefined || running.queue !== job.queue) {
+        fresh.push(job);
+        continue;
+      }
+      await whileBusy(() => runStep(this.client, 'lqbReclaim', [`${this.key(job.queue)}:reserved`], [this.retryAfter ?? 0, job.reservedBytes, running.reservedBytes]));
+    }
+    return fresh;
+  }
+
+  private hold(job: RedisJob): void {
+    const uuid = uuidOf(job);
+    if (uuid !== undefined) this.held.set(uuid, job);
+  }
+
+  /** The job is no longer this worker's: deleted, released or given back. */
+  private letGo(job: RedisJob): void {
+    const uuid = uuidOf(job);
+    if (uuid !== undefined && this.held.get(uuid) === job) this.held.delete(uuid);
   }
 
   private async waitForNotify(key: string): Promise<boolean> {
@@ -153,8 +243,10 @@ export class RedisQueue {
 
   /** Takes a reserved job back to run again after `delay` seconds. */
   async release(job: RedisJob, delay = 0): Promise<void> {
+    this.letGo(job);
     const key = this.key(job.queue);
-    await runStep(this.client, 'lqbRelease', [`${key}:delayed`, `${key}:reserved`], [job.reservedBytes, this.availableAt(delay)]);
+    const at = this.availableAt(delay);
+    await whileBusy(() => runStep(this.client, 'lqbRelease', [`${key}:delayed`, `${key}:reserved`], [job.reservedBytes, at]));
   }
 
   /**
@@ -162,8 +254,10 @@ export class RedisQueue {
    * for `delay` seconds. For jobs this worker has no handler for, on a queue PHP also works.
    */
   async giveBack(job: RedisJob, delay = 0): Promise<void> {
+    this.letGo(job);
     const key = this.key(job.queue);
-    await runStep(this.client, 'lqbGiveBack', [`${key}:delayed`, `${key}:reserved`], [job.reservedBytes, job.raw, this.availableAt(delay)]);
+    const at = this.availableAt(delay);
+    await whileBusy(() => runStep(this.client, 'lqbGiveBack', [`${key}:delayed`, `${key}:reserved`], [job.reservedBytes, job.raw, at]));
   }
 
   /**
@@ -172,6 +266,7 @@ export class RedisQueue {
    * one ZREM each, in fewer round trips when many jobs finish together.
    */
   deleteReserved(job: RedisJob): Promise<void> {
+    this.letGo(job);
     const key = `${this.key(job.queue)}:reserved`;
     let batch = this.pendingDeletes.get(key);
     if (!batch) {
@@ -187,31 +282,49 @@ export class RedisQueue {
     const batch = this.pendingDeletes.get(key)!;
     this.pendingDeletes.delete(key);
     try {
-      await this.client.zrem(key, ...batch.members);
+      await whileBusy(() => this.client.zrem(key, ...batch.members));
       for (const { resolve } of batch.done) resolve();
     } catch (error) {
-      for (const { reject } of batch.done) reject(error);
+      // The jobs stay reserved and come back after retry_after: said as bookkeeping, so that a
+      // worker never fails a job that ran for a delete Redis did not take.
+      const failure = new BookkeepingError(`Redis did not take the delete of a finished job (${(error as Error)?.message ?? String(error)}): it stays reserved until retry_after`, { cause: error });
+      for (const { reject } of batch.done) reject(failure);
     }
   }
 
   /**
-   * Extends the reservations of jobs still running to `retryAfter` seconds from now, so no
-   * worker, PHP or Node, takes a job while it runs (as BullMQ renews its locks). `ZADD XX` only
-   * moves a member that is still there: a job deleted, released or already taken back is left
-   * alone. The score keeps its fraction of a second, so a reservation never runs out sooner than
-   * `retryAfter` after its last renewal (Laravel compares whole seconds against it).
+   * Extends the reservations of jobs still running to `retryAfter` seconds from now, by Redis's
+   * clock, so no worker, PHP or Node, takes a job while it runs (as BullMQ renews its locks). The
+   * renew step only moves a member that is still there (a job deleted, released or already taken
+   * back is left alone), so it never grows memory, and it runs when a full Redis refuses writes.
+   * The jobs given are the ones this worker holds from now on (see reclaimOwn).
    */
   async renew(jobs: Iterable<RedisJob>): Promise<void> {
     if (this.retryAfter === null) return;
-    const until = Date.now() / 1000 + this.retryAfter;
-    const byKey = new Map<string, (string | number | Buffer)[]>();
+    const byKey = new Map<string, (string | Buffer)[]>();
+    const held = new Map<string, RedisJob>();
     for (const job of jobs) {
       const key = `${this.key(job.queue)}:reserved`;
-      let args = byKey.get(key);
-      if (!args) byKey.set(key, (args = []));
-      args.push(until, job.reservedBytes);
+      let members = byKey.get(key);
+      if (!members) byKey.set(key, (members = []));
+      members.push(job.reservedBytes);
+      const uuid = uuidOf(job);
+      if (uuid !== undefined) held.set(uuid, job);
     }
-    await Promise.all([...byKey].map(([key, args]) => this.client.zadd(key, 'XX', ...(args as [number, Buffer]))));
+    this.held = held;
+    await Promise.all([...byKey].map(([key, members]) => this.renewStepOn(key, members)));
+  }
+
+  /** The renew step on one reserved zset: allow-oom on Redis 7+, the same step without the flag before. */
+  private async renewStepOn(key: string, members: (string | Buffer)[]): Promise<void> {
+    try {
+      await runStep(this.client, this.renewStep, [key], [this.retryAfter ?? 0, ...members]);
+    } catch (error) {
+      // A server before Redis 7 reads the shebang line as Lua, and fails to compile the step.
+      if (this.renewStep === 'lqbRenewPlain' || !/Error compiling script|unexpected symbol|shebang/i.test((error as Error)?.message ?? '')) throw error;
+      this.renewStep = 'lqbRenewPlain';
+      await runStep(this.client, this.renewStep, [key], [this.retryAfter ?? 0, ...members]);
+    }
   }
 
   /** Jobs a queue holds: ready, delayed and reserved. */
@@ -234,20 +347,54 @@ export class RedisQueue {
 
   /**
    * The job with this id or uuid, if the queue holds it: ready, delayed or reserved. Laravel's
-   * queue keeps no index of its jobs, so this looks through all of them (in Redis: only
-   * matches come back), and is meant for an operator's lookup, not for every job.
+   * queue keeps no index of its jobs, so this looks through all of them, in Redis (only matches
+   * come back), in short steps (`findStep`: a few hundred jobs each) so that Redis answers every
+   * other client between two of them however long the queue is. It is meant for an operator's
+   * lookup, not for every job. The walk is no snapshot: delayed first, then ready, then reserved,
+   * the order jobs move in as they become due and are reserved, so a job moving that way while
+   * the walk goes on is still met; one released or given back meanwhile may be missed.
    */
   async find(idOrUuid: string, queue?: string): Promise<QueuedJob | undefined> {
     const key = this.key(queue);
+    const name = queue ?? this.defaultQueue;
     // Spelled as json_encode writes them (an id with a "/" has it escaped), whichever side pushed.
     const needles = ['uuid', 'id'].map((field) => `"${field}":${encodeString(idOrUuid, false)}`);
-    const found = await runStep<string[]>(this.client, 'lqbFind', [key, `${key}:delayed`, `${key}:reserved`], needles);
-    for (let i = 0; i + 2 < found.length; i += 3) {
-      const payload = found[i + 1]!;
-      if (!isTheJob(payload, idOrUuid)) continue;
-      const state = found[i] as QueuedJob['state'];
-      return { state, queue: queue ?? this.defaultQueue, payload, ...(state === 'ready' ? {} : { until: Number(found[i + 2]) }) };
+    const theJob = (payload: string) => isTheJob(payload, idOrUuid);
+    const delayed = await this.walkZset(`${key}:delayed`, needles, theJob);
+    if (delayed) return { state: 'delayed', queue: name, ...delayed };
+    const ready = await this.walkList(key, needles, theJob);
+    if (ready !== undefined) return { state: 'ready', queue: name, payload: ready };
+    const reserved = await this.walkZset(`${key}:reserved`, needles, theJob);
+    if (reserved) return { state: 'reserved', queue: name, ...reserved };
+    return undefined;
+  }
+
+  /**
+   * The list's first payload that is the job, walking it from the tail in steps of about
+   * FIND_STEP.bytes: each step's count is sized by the bytes the one before read.
+   */
+  private async walkList(key: string, needles: string[], theJob: (payload: string) => boolean): Promise<string | undefined> {
+    let count = 32;
+    for (let looked = 0; looked >= 0; ) {
+      const [next, bytes, ...payloads] = await runStep<[number, number, ...string[]]>(this.client, 'lqbFindList', [key], [looked, ...needles, count]);
+      const payload = payloads.find(theJob);
+      if (payload !== undefined) return payload;
+      if (next > looked) count = Math.max(1, Math.min(FIND_STEP.jobs, Math.floor((FIND_STEP.bytes * (next - looked)) / Math.max(1, bytes))));
+      looked = next;
     }
+    return undefined;
+  }
+
+  /** The zset's first member that is the job, with its score, walking it from the lowest score in steps. */
+  private async walkZset(key: string, needles: string[], theJob: (payload: string) => boolean): Promise<{ payload: string; until: number } | undefined> {
+    let after: [string, string] = ['', ''];
+    do {
+      const [score, member, ...found] = await runStep<string[]>(this.client, 'lqbFindZset', [key], [...after, ...needles, FIND_STEP.jobs, FIND_STEP.bytes]);
+      for (let i = 0; i + 1 < found.length; i += 2) {
+        if (theJob(found[i + 1]!)) return { payload: found[i + 1]!, until: Number(found[i]) };
+      }
+      after = [score!, member!];
+    } while (after[0] !== '');
     return undefined;
   }
 
@@ -282,6 +429,22 @@ export class RedisQueue {
       this.blocking = undefined;
     }
   }
+}
+
+/**
+ * A job's uuid, cheaply when it can be: a job as pushed opens with it; one that came back (cjson
+ * wrote it again, in its own key order) is parsed, as the worker parses it anyway.
+ */
+function uuidOf(job: RedisJob): string | undefined {
+  return leadingUuid(job.raw) ?? (job.firstAttempt ? undefined : job.uuid);
+}
+
+/**
+ * The uuid a payload opens with, as Laravel 7+ writes every payload (`{"uuid":"…"`), read without
+ * parsing the rest: the reserve path looks at every job it takes. Undefined for other payloads.
+ */
+function leadingUuid(raw: string): string | undefined {
+  return /^\{"uuid":"([0-9a-zA-Z-]{1,64})"/.exec(raw.slice(0, 80))?.[1];
 }
 
 /** The envelope's own id or uuid is this one (not a value deeper in the job's data). */

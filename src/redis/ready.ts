@@ -71,3 +71,22 @@ export function whenReady(client: RedisClient, ms: number): Promise<void> {
     client.on('error', onError);
   });
 }
+
+/**
+ * Resolves true once the client is ready again, false when `ms` pass first. Unlike whenReady,
+ * connection errors meanwhile are no answer: the client reconnects on its own, and a caller
+ * waiting to send a command again waits out a short outage.
+ */
+export function readyAgain(client: RedisClient, ms: number): Promise<boolean> {
+  if (client.status === 'ready') return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const settle = (ready: boolean) => {
+      clearTimeout(timer);
+      client.off('ready', onReady);
+      resolve(ready);
+    };
+    const onReady = () => settle(true);
+    const timer = setTimeout(() => settle(false), ms);
+    client.on('ready', onReady);
+  });
+}

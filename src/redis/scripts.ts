@@ -2,34 +2,46 @@
  * The atomic steps of the queue, one Lua file each (see `lua/`), registered on an ioredis
  * client (or Cluster) so ioredis loads each once and calls it by SHA from then on.
  */
-import { readFileSync } from 'node:fs';
 import type { Cluster, Redis } from 'ioredis';
+import { LUA_FILES } from './lua.generated.js';
+import { whileBusy } from './busy.js';
 
 export type RedisClient = Redis | Cluster;
 
-// The Lua files sit beside this module: in src/redis/lua/, and copied by the build into
-// dist/redis/lua/ and dist/cjs/redis/lua/.
-const LUA_DIR = new URL('./lua/', import.meta.url);
-
 const STEPS = {
   lqbPushMany: { file: 'push-many.lua', keys: 2 },
+  lqbPushOnce: { file: 'push-once.lua', keys: 4 },
   lqbReserve: { file: 'reserve.lua', keys: 4 },
   lqbRelease: { file: 'release.lua', keys: 2 },
   lqbGiveBack: { file: 'give-back.lua', keys: 2 },
   lqbSize: { file: 'size.lua', keys: 3 },
   lqbClear: { file: 'clear.lua', keys: 4 },
   lqbReleaseLock: { file: 'release-lock.lua', keys: 1 },
-  lqbFind: { file: 'find.lua', keys: 3 },
-} as const;
+  lqbFindList: { file: 'find-list.lua', keys: 1 },
+  lqbRenew: { file: 'renew.lua', keys: 1 },
+  // The renew step for servers before Redis 7, which know no shebang line: the same file without it.
+  lqbRenewPlain: { file: 'renew.lua', keys: 1, withoutShebang: true },
+  lqbReclaim: { file: 'reclaim.lua', keys: 1 },
+  lqbFindZset: { file: 'find-zset.lua', keys: 1 },
+} as const satisfies Record<string, { file: string; keys: number; withoutShebang?: boolean }>;
 
 export type StepName = keyof typeof STEPS;
 
 const sources = new Map<StepName, string>();
 
-/** The Lua source of a step, read once. */
+/**
+ * The Lua source of a step. The files in src/redis/lua/ are built into the module (see
+ * scripts/embed.mjs) rather than read beside it, so that a bundled service carries them.
+ */
 export function luaSource(step: StepName): string {
   let source = sources.get(step);
-  if (source === undefined) sources.set(step, (source = readFileSync(new URL(STEPS[step].file, LUA_DIR), 'utf8')));
+  if (source === undefined) {
+    source = LUA_FILES[STEPS[step].file];
+    if (source === undefined) throw new Error(`the Lua step ${STEPS[step].file} is not built into this package`);
+    // The shebang line made a comment, so line numbers in Redis's errors stay the file's.
+    if ('withoutShebang' in STEPS[step]) source = source.replace(/^#!.*/, (line) => `--${line}`);
+    sources.set(step, source);
+  }
   return source;
 }
 
@@ -63,5 +75,5 @@ export function runStep<T>(
 /** The release-lock step on any client (the cache's, for locks): 1 when the owner's lock went. */
 export function releaseLockStep(client: RedisClient, key: string, owner: string): Promise<number> {
   registerSteps(client);
-  return runStep<number>(client, 'lqbReleaseLock', [key], [owner]);
+  return whileBusy(() => runStep<number>(client, 'lqbReleaseLock', [key], [owner]));
 }

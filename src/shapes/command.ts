@@ -6,9 +6,11 @@
  * does not declare, a required one missing, or a value of the wrong type is refused before
  * anything is pushed, naming the class and the property.
  */
-import { PhpArray, PhpFloat, PhpObject, fromJS, mangle, serialize, unserialize, type PhpValue } from '../php/index.js';
+import { PhpArray, PhpFloat, PhpObject, formatPhpFloat, fromJS, mangle, serialize, unserialize, type PhpValue } from '../php/index.js';
+import { isInt64 } from '../php/int64.js';
 import { Encrypter, buildDate, buildModelIdentifier, buildPayload, type BuiltPayload, type LaravelProfile, type PayloadOptions } from '../laravel/index.js';
 import type { ClassShape, PropertyShape, ShapesFile } from './shape.js';
+import { backoffOfValue, evaluate, retryUntilOfValue, translatedMethod, type ExpressionValue } from './expression.js';
 
 /** A value the shape refuses, or a class it does not know: one line, naming class and property. */
 export class ShapeError extends Error {
@@ -47,6 +49,10 @@ export interface ShapedPayloadOptions extends ShapedCommandOptions {
   maxTries?: number | null;
   timeout?: number | null;
   backoff?: number | number[] | string | null;
+  /** UNIX seconds after which the job is not retried (what a retryUntil() gives). */
+  retryUntil?: number | null;
+  /** The envelope's displayName (what a displayName() gives); else the class's translated displayName(), else its name. */
+  displayName?: string;
   /** 12.11+: the dispatch delay in seconds, written into the envelope. */
   delay?: number | null;
   /** Said once per payload: PHP methods whose results Laravel writes and Node cannot call. */
@@ -65,7 +71,11 @@ export function buildShapedPayload(shapes: ShapesFile, className: string, values
   const profile = options.profile ?? profileOfShapes(shapes) ?? '8';
   const shaped = shapedCommand(shapes, className, values, { ...options, profile });
   if (shaped.encrypted && !options.encrypter) throw new ShapeError(`${className} is ShouldBeEncrypted: give the APP_KEY (--key, APP_KEY or --env) to encrypt it with; it is never pushed in clear text`);
-  if (shaped.notRun.length > 0) options.onNotRun?.(className, shaped.notRun);
+  const displayName = options.displayName ?? translatedDisplayName(shaped.shape, shaped.command);
+  // What the caller gave is not missing.
+  const given = new Set([options.backoff != null ? 'backoff()' : '', options.retryUntil != null ? 'retryUntil()' : '']);
+  const notRun = [...shaped.notRun.filter((method) => !given.has(method)), ...(shaped.shape.methods.includes('displayName') && displayName === undefined ? ['displayName()'] : [])];
+  if (notRun.length > 0) options.onNotRun?.(className, notRun);
   const declared = shaped.envelope;
   const payload: PayloadOptions = {
     profile,
@@ -74,7 +84,8 @@ export function buildShapedPayload(shapes: ShapesFile, className: string, values
     backoff: options.backoff ?? declared.backoff,
     maxExceptions: declared.maxExceptions,
     failOnTimeout: declared.failOnTimeout,
-    retryUntil: declared.retryUntil,
+    retryUntil: options.retryUntil ?? declared.retryUntil,
+    ...(displayName !== undefined ? { displayName } : {}),
     delay: (profile === '12' || profile === '13') && options.delay ? options.delay : null,
     ...(shaped.encrypted ? { encrypter: options.encrypter } : {}),
     ...(options.extra ? { extra: options.extra } : {}),
@@ -171,7 +182,8 @@ function isQueueableProperty(property: PropertyShape): boolean {
   return property.visibility === 'public' && QUEUEABLE.has(property.name);
 }
 
-const QUEUEABLE = new Set(['job', 'connection', 'queue', 'chainConnection', 'chainQueue', 'chainCatchCallbacks', 'delay', 'afterCommit', 'middleware', 'chained', 'messageGroup', 'deduplicator']);
+// uniqueLockOwner (13.24+): what UniqueLock::acquire sets on a unique job before it is pushed.
+const QUEUEABLE = new Set(['job', 'connection', 'queue', 'chainConnection', 'chainQueue', 'chainCatchCallbacks', 'delay', 'afterCommit', 'middleware', 'chained', 'messageGroup', 'deduplicator', 'uniqueLockOwner']);
 
 /** A JavaScript value as the property's declared type has it, or a one-line refusal. */
 function typed(shapes: ShapesFile, shape: ClassShape, property: PropertyShape, js: unknown, profile: LaravelProfile): PhpValue {
@@ -184,11 +196,38 @@ function typed(shapes: ShapesFile, shape: ClassShape, property: PropertyShape, j
   }
   if (property.model) return modelIdentifier(where, property.model, js, null, profile);
   if (property.collection) return collectionIdentifier(shapes, where, property.collection, js, profile);
-  for (const member of members) {
+  // A value of a member's own kind first, as PHP keeps it: 7 for int|float stays an int.
+  const ordered = wholeInt(js) !== undefined ? [...members].sort((a, b) => Number(b === 'int') - Number(a === 'int')) : members;
+  for (const member of ordered) {
     const value = asMember(shapes, where, member, js, profile);
     if (value !== NO_MATCH) return value;
   }
+  // A whole float (`1.0` in --props JSON) for an int: the int, as PHP's coercion gives it when
+  // the job is made with `new`, and as the library gets it from JavaScript, where 1.0 is 1.
+  const whole = js instanceof PhpFloat ? wholeInt(js.value) : undefined;
+  if (members.includes('int') && whole !== undefined) return whole;
   throw new ShapeError(`${where} is ${property.type}; ${describe(js)} is not`);
+}
+
+/** An int64 int as PHP holds it (a bigint past 2^53), or undefined for anything else (a float, a number past int64). */
+function wholeInt(js: unknown): number | bigint | undefined {
+  if (typeof js === 'bigint') return isInt64(js) ? js : undefined;
+  if (typeof js !== 'number' || !Number.isInteger(js)) return undefined;
+  if (Number.isSafeInteger(js)) return js === 0 ? 0 : js;
+  return isInt64(BigInt(js)) ? BigInt(js) : undefined;
+}
+
+/** A number of any kind --props or JavaScript gives (a JSON float comes as a PhpFloat). */
+function numberOf(js: unknown): number | undefined {
+  if (typeof js === 'number') return js;
+  if (typeof js === 'bigint') return Number(js);
+  return js instanceof PhpFloat ? js.value : undefined;
+}
+
+/** A JSON object as --props gives it (a Map when a key is integer-like) or as JavaScript does, as a plain record. */
+function recordOf(js: unknown): Record<string, unknown> | undefined {
+  if (isPlainObject(js)) return js;
+  return js instanceof Map ? Object.fromEntries([...js].map(([key, value]) => [String(key), value])) : undefined;
 }
 
 const NO_MATCH = Symbol('no match');
@@ -205,9 +244,11 @@ const DATE_CLASSES = new Set(['DateTimeInterface', 'DateTime', 'DateTimeImmutabl
 function asMember(shapes: ShapesFile, where: string, member: string, js: unknown, profile: LaravelProfile): PhpValue | typeof NO_MATCH {
   switch (member.toLowerCase()) {
     case 'int':
-      return (typeof js === 'number' && Number.isInteger(js)) || typeof js === 'bigint' ? fromJS(js, 'int') : NO_MATCH;
-    case 'float':
-      return typeof js === 'number' ? new PhpFloat(js) : typeof js === 'bigint' ? new PhpFloat(Number(js)) : NO_MATCH;
+      return wholeInt(js) ?? NO_MATCH;
+    case 'float': {
+      const number = numberOf(js);
+      return number === undefined ? NO_MATCH : new PhpFloat(number);
+    }
     case 'string':
       return typeof js === 'string' ? js : NO_MATCH;
     case 'bool':
@@ -220,15 +261,18 @@ function asMember(shapes: ShapesFile, where: string, member: string, js: unknown
       return Array.isArray(js) || js instanceof Map || isPlainObject(js) ? fromJS(js) : NO_MATCH;
     case 'mixed':
       return fromJS(js);
-    case 'object':
-      return isPlainObject(js) ? fromJS(js, { class: 'stdClass' }) : NO_MATCH;
+    case 'object': {
+      const record = recordOf(js);
+      return record ? fromJS(record, { class: 'stdClass' }) : NO_MATCH;
+    }
   }
   if (DATE_CLASSES.has(member)) return asDate(member, js);
   const shape = Object.hasOwn(shapes.classes, member) ? shapes.classes[member] : undefined;
   if (shape?.kind === 'model') return modelIdentifier(where, { class: member, connection: shape.connection ?? null }, js, null, profile);
-  if (shape && isPlainObject(js)) {
-    refuseUndeclared(shape, js);
-    return buildObject(shapes, shape, js, {}, profile);
+  const record = recordOf(js);
+  if (shape && record) {
+    refuseUndeclared(shape, record);
+    return buildObject(shapes, shape, record, {}, profile);
   }
   if (!shape) throw new ShapeError(`${where} holds a ${member}, which the shapes file does not describe: it cannot be written from JSON`);
   return NO_MATCH;
@@ -271,7 +315,8 @@ function collectionIdentifier(shapes: ShapesFile, where: string, collectionClass
 /**
  * What Laravel 8's createPayloadArray reads off the command: `$tries`, `$timeout`,
  * `$maxExceptions`, `$failOnTimeout`, `$backoff` (its property before its method), `$retryUntil`.
- * A backoff() or retryUntil() method whose property is unset is PHP that Node cannot run.
+ * A backoff() or retryUntil() method whose property is unset gives its value when `lqb shapes`
+ * translated it; otherwise it is PHP that Node cannot run (`notRun`).
  */
 export function declaredForEnvelope(shape: ClassShape, command: PhpObject): Omit<ShapedCommand, 'command' | 'shape' | 'encrypted'> {
   // The command's value; one Laravel 9.4+ left out for equalling its default is the declared one.
@@ -287,20 +332,49 @@ export function declaredForEnvelope(shape: ClassShape, command: PhpObject): Omit
     return typeof value === 'number' ? value : value instanceof PhpFloat ? value.value : typeof value === 'bigint' ? Number(value) : null;
   };
   const backoffValue = read('backoff');
-  const notRun = ['backoff', 'retryUntil'].filter((method) => shape.methods.includes(method) && (read(method) ?? null) === null).map((method) => `${method}()`);
+  // The property first, as Laravel reads it (`$job->backoff ?? $job->backoff()`); then the method as translated.
+  const backoffMethod = (backoffValue ?? null) === null ? translatedResult(shape, 'backoff', command) : undefined;
+  const retryUntilMethod = (read('retryUntil') ?? null) === null ? translatedResult(shape, 'retryUntil', command) : undefined;
+  const notRun = (['backoff', 'retryUntil'] as const)
+    .filter((method) => shape.methods.includes(method) && (read(method) ?? null) === null && (method === 'backoff' ? backoffMethod : retryUntilMethod) === undefined)
+    .map((method) => `${method}()`);
   const queue = read('queue');
+  const retryUntil = retryUntilMethod === undefined ? number('retryUntil') : retryUntilOfValue(retryUntilMethod);
   return {
     envelope: {
       maxTries: number('tries'),
       timeout: number('timeout'),
       maxExceptions: number('maxExceptions'),
       failOnTimeout: read('failOnTimeout') === true,
-      backoff: backoffText(backoffValue),
-      retryUntil: number('retryUntil'),
+      backoff: backoffMethod === undefined ? backoffText(backoffValue) : backoffOfValue(backoffMethod),
+      retryUntil: typeof retryUntil === 'number' ? retryUntil : null,
     },
     queue: typeof queue === 'string' && queue !== '' ? queue : null,
     notRun,
   };
+}
+
+/** displayName() as `lqb shapes` translated it, when it did and it gives a string here. */
+export function translatedDisplayName(shape: ClassShape, command: PhpObject): string | undefined {
+  const translated = translatedMethod(shape, 'displayName');
+  if (!translated || !('expression' in translated)) return undefined;
+  try {
+    const value = evaluate(translated.expression, command);
+    return typeof value === 'string' ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A backoff() or retryUntil() method's value as `lqb shapes` translated it; undefined when it is not translated or cannot be evaluated. */
+function translatedResult(shape: ClassShape, method: 'backoff' | 'retryUntil', command: PhpObject): ExpressionValue | undefined {
+  const translated = translatedMethod(shape, method);
+  if (!translated || !('expression' in translated)) return undefined;
+  try {
+    return evaluate(translated.expression, command);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Arr::wrap($backoff) joined with commas, as Laravel writes it. */
@@ -323,9 +397,18 @@ function isPlainObject(js: unknown): js is Record<string, unknown> {
 function describe(js: unknown): string {
   if (js === null) return 'null';
   if (Array.isArray(js)) return 'an array';
+  // --props JSON gives a float as a PhpFloat: it is a number, not an object.
+  if (js instanceof PhpFloat) return `the float ${floatText(js.value)}`;
   if (typeof js === 'object') return 'an object';
   if (typeof js === 'string') return `the string ${JSON.stringify(js.length > 40 ? `${js.slice(0, 40)}…` : js)}`;
   if (typeof js === 'bigint') return `the int ${js}`;
-  if (typeof js === 'number') return Number.isInteger(js) ? `the int ${js}` : `the float ${js}`;
+  // A number past int64 is a float to PHP, as json_decode reads it.
+  if (typeof js === 'number') return wholeInt(js) !== undefined ? `the int ${js}` : `the float ${floatText(js)}`;
   return `a ${typeof js}`;
+}
+
+/** A float as var_export() writes it: 1.0 for a whole one, so it does not read as an int. */
+function floatText(value: number): string {
+  const text = formatPhpFloat(value);
+  return /^-?\d+$/.test(text) ? `${text}.0` : text;
 }

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { loadAjv2020 } from '../internal/ajv.js';
-import { packageUrl } from '../internal/root.js';
+import { readSchemaFile } from '../internal/schemas.js';
 import type { ShapesFile } from './shape.js';
 
 export class ShapesError extends Error {
@@ -20,21 +20,19 @@ export class ShapesError extends Error {
   }
 }
 
-// The package root ships schemas/, whether this runs from src/, dist/ or dist/cjs/.
-const schemaFile = (): URL => packageUrl('schemas/shapes.schema.json');
 
 let validate: ValidateFunction | undefined;
 function validator(): ValidateFunction {
   if (!validate) {
     const ajv = new (loadAjv2020())({ allErrors: false, strict: true, allowUnionTypes: true });
-    validate = ajv.compile(JSON.parse(readFileSync(schemaFile(), 'utf8')));
+    validate = ajv.compile(readSchemaFile('shapes.schema.json'));
   }
   return validate;
 }
 
 /** The shapes file's JSON Schema, as read from `schemas/shapes.schema.json`. */
 export function shapesSchema(): object {
-  return JSON.parse(readFileSync(schemaFile(), 'utf8')) as object;
+  return structuredClone(readSchemaFile('shapes.schema.json'));
 }
 
 /** Reads and checks a shapes file. */

@@ -13,11 +13,14 @@
  * handle…/__invoke method whose first parameter is a class: the event), queued notifications
  * (extend Notification) and mailables (extend Mailable); then what those reference: the events a
  * listener handles (`event`), Eloquent models named by property types (`model`), and the app's
- * own classes named by property types (`class`), recursively.
+ * own classes named by property types (`class`), recursively. A class that cannot be loaded (its
+ * parent, interface or trait is not installed) is listed under `unreadable` with PHP's reason.
  */
 declare(strict_types=1);
 
 ini_set('display_errors', '0');
+// The translation of uniqueId(), backoff(), retryUntil(), tags() and displayName() (lqbExpressions).
+require __DIR__ . '/methods.php';
 ini_set('log_errors', '0');
 error_reporting(E_ALL);
 
@@ -60,8 +63,51 @@ function loading(string $file, callable $load): mixed
     try {
         return $load();
     } catch (Throwable $e) {
-        $where = $e->getFile() === $file ? "{$file}:{$e->getLine()}" : "{$file} ({$e->getFile()}:{$e->getLine()})";
-        fail("PHP error loading {$where}: " . get_class($e) . ': ' . $e->getMessage());
+        fail("PHP error loading " . thrownWhere($e, $file) . ': ' . get_class($e) . ': ' . $e->getMessage());
+    } finally {
+        $GLOBALS['lqbLoading'] = null;
+    }
+}
+
+function thrownWhere(Throwable $e, string $file): string
+{
+    return $e->getFile() === $file ? "{$file}:{$e->getLine()}" : "{$file} ({$e->getFile()}:{$e->getLine()})";
+}
+
+/** PHP's message and where it was thrown: `Class "Illuminate\Mail\Mailable" not found (…/Mail/Ready.php:10)`. */
+function thrownReason(Throwable $e): string
+{
+    return "{$e->getMessage()} ({$e->getFile()}:{$e->getLine()})";
+}
+
+/**
+ * The classes that could not be read, each with why: an app that runs illuminate/queue without
+ * illuminate/notifications or illuminate/mail (Capsule, Lumen) may still hold a class extending
+ * Notification or Mailable. Named in the shapes file (`unreadable`); the rest is read.
+ */
+$GLOBALS['lqbUnreadable'] = [];
+
+function unreadable(string $class, string $reason): void
+{
+    if (!isset($GLOBALS['lqbUnreadable'][$class])) {
+        $GLOBALS['lqbUnreadable'][$class] = str_replace(["\r", "\n"], ' ', $reason);
+    }
+}
+
+/**
+ * Loads $class from $file as loading() does, but a class that cannot be loaded for a reason other
+ * than its own syntax (a parent, interface or trait that is not installed) is named as unreadable.
+ */
+function loadingClass(string $class, string $file, callable $load): mixed
+{
+    $GLOBALS['lqbLoading'] = $file;
+    try {
+        return $load();
+    } catch (ParseError $e) {
+        fail("PHP error loading " . thrownWhere($e, $file) . ': ' . get_class($e) . ': ' . $e->getMessage());
+    } catch (Throwable $e) {
+        unreadable($class, thrownReason($e));
+        return false;
     } finally {
         $GLOBALS['lqbLoading'] = null;
     }
@@ -108,9 +154,9 @@ if ($options['app'] !== null) {
         foreach ($files as $file) {
             foreach (classesIn($file) as $class) {
                 // The autoloader first (PSR-4 App\ => app/); the file itself when it maps elsewhere.
-                $found = loading($file, fn () => class_exists($class) || interface_exists($class, false) || trait_exists($class, false));
-                if (!$found) {
-                    loading($file, function () use ($file) {
+                $found = loadingClass($class, $file, fn () => class_exists($class) || interface_exists($class, false) || trait_exists($class, false));
+                if (!$found && !isset($GLOBALS['lqbUnreadable'][$class])) {
+                    loadingClass($class, $file, function () use ($file) {
                         require_once $file;
                     });
                 }
@@ -232,13 +278,14 @@ function kindOf(ReflectionClass $class): ?string
     if (!$class->isInstantiable() && !$class->isAbstract()) {
         return null;
     }
-    if ($class->isAbstract() || $class->isInterface() || $class->isTrait() || !$class->implementsInterface(SHOULD_QUEUE)) {
+    if ($class->isAbstract() || $class->isInterface() || $class->isTrait() || !isA($class->getName(), SHOULD_QUEUE)) {
         return null;
     }
-    if ($class->isSubclassOf(NOTIFICATION)) {
+    // isA, not isSubclassOf: that throws when the app has no illuminate/notifications or /mail.
+    if (isA($class->getName(), NOTIFICATION)) {
         return 'notification';
     }
-    if ($class->isSubclassOf(MAILABLE)) {
+    if (isA($class->getName(), MAILABLE)) {
         return 'mailable';
     }
     if (!in_array(DISPATCHABLE, allTraits($class), true)) {
@@ -406,6 +453,10 @@ function shape(ReflectionClass $class, string $kind): array
         'declared' => (object) $declared,
         'methods' => array_values(array_filter(METHODS, fn ($m) => ownMethod($class, $m))),
     ];
+    $expressions = lqbExpressions($class, 'ownMethod');
+    if ($expressions !== []) {
+        $shape['expressions'] = $expressions;
+    }
     $constructor = $class->getConstructor();
     if ($constructor !== null && $kind !== 'model') {
         // The constructor's parameters: one without a default that sets a typed property makes
@@ -430,12 +481,27 @@ function shape(ReflectionClass $class, string $kind): array
 // --- the set of classes -------------------------------------------------------------------------
 
 if ($only !== null) {
+    // Of the app's files that could not be loaded, only the classes asked for count.
+    $GLOBALS['lqbUnreadable'] = array_intersect_key($GLOBALS['lqbUnreadable'], array_flip($only));
     foreach ($only as $name) {
-        if (!class_exists($name)) {
+        if (!classLoads($name) && !isset($GLOBALS['lqbUnreadable'][$name])) {
             fail("--class: no class {$name} in the app");
         }
     }
-    $candidates = $only;
+    $candidates = array_values(array_filter($only, fn ($name) => !isset($GLOBALS['lqbUnreadable'][$name])));
+}
+
+/** class_exists(), but a class whose file throws (a parent not installed) is named as unreadable. */
+function classLoads(string $name): bool
+{
+    try {
+        return class_exists($name);
+    } catch (ParseError $e) {
+        fail("PHP error loading {$e->getFile()}:{$e->getLine()}: ParseError: {$e->getMessage()}");
+    } catch (Throwable $e) {
+        unreadable($name, thrownReason($e));
+        return false;
+    }
 }
 
 $shapes = [];
@@ -447,7 +513,7 @@ foreach (array_unique($candidates) as $name) {
         $pending[] = [$class, $kind];
     } elseif ($only !== null) {
         // Named on purpose: kept as what it is (an event, a model, a class).
-        $pending[] = [$class, $class->isSubclassOf(MODEL) ? 'model' : 'class'];
+        $pending[] = [$class, isA($name, MODEL) ? 'model' : 'class'];
     }
 }
 while ($pending) {
@@ -456,10 +522,16 @@ while ($pending) {
     if (isset($shapes[$name])) {
         continue;
     }
-    $shape = $shapes[$name] = shape($class, $kind);
+    try {
+        $shape = $shapes[$name] = shape($class, $kind);
+    } catch (Throwable $e) {
+        // A default or a trait naming what is not installed: this class only.
+        unreadable($name, thrownReason($e));
+        continue;
+    }
     // What it references: a listener's events, the models and app classes its properties name.
     foreach ($shape['handles'] ?? [] as $handle) {
-        if ($handle['event'] !== null && class_exists($handle['event'])) {
+        if ($handle['event'] !== null && classLoads($handle['event'])) {
             $pending[] = [new ReflectionClass($handle['event']), 'event'];
         }
     }
@@ -468,11 +540,11 @@ while ($pending) {
     }
     foreach ($class->getProperties() as $p) {
         foreach (typeClasses($p->getType()) as $named) {
-            if (!class_exists($named)) {
+            if (!classLoads($named)) {
                 continue;
             }
             $ref = new ReflectionClass($named);
-            if ($ref->isSubclassOf(MODEL)) {
+            if (isA($named, MODEL)) {
                 $pending[] = [$ref, 'model'];
             } elseif (!$ref->isInternal() && !$ref->implementsInterface(DateTimeInterface::class) && !isA($named, ELOQUENT_COLLECTION)
                 && !str_starts_with($named, 'Illuminate\\') && !str_starts_with($named, 'Carbon\\')) {
@@ -483,8 +555,13 @@ while ($pending) {
 }
 ksort($shapes, SORT_STRING);
 
+$file = ['version' => 1, 'laravel' => $laravel, 'php' => PHP_VERSION, 'classes' => (object) $shapes];
+if ($GLOBALS['lqbUnreadable']) {
+    ksort($GLOBALS['lqbUnreadable'], SORT_STRING);
+    $file['unreadable'] = array_map(fn ($class, $reason) => ['class' => $class, 'reason' => $reason], array_keys($GLOBALS['lqbUnreadable']), $GLOBALS['lqbUnreadable']);
+}
 $json = json_encode(
-    ['version' => 1, 'laravel' => $laravel, 'php' => PHP_VERSION, 'classes' => (object) $shapes],
+    $file,
     JSON_PRETTY_PRINT | JSON_UNESCAPED_SLASHES | JSON_UNESCAPED_UNICODE | JSON_PRESERVE_ZERO_FRACTION | JSON_THROW_ON_ERROR,
 );
 echo $json, "\n";

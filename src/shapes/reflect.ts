@@ -6,8 +6,9 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseShapes } from './read.js';
 import type { ShapesFile } from './shape.js';
+import { moduleUrl } from '../internal/module-url.js';
 
-export const REFLECT_PHP = fileURLToPath(new URL('./reflect.php', import.meta.url));
+export const REFLECT_PHP = fileURLToPath(new URL('./reflect.php', moduleUrl(import.meta.url)));
 
 export interface ReflectOptions {
   /** A Laravel app's root: its vendor/autoload.php is loaded and the classes under app/ read. */

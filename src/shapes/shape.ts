@@ -14,6 +14,11 @@ export interface ShapesFile {
   /** PHP_VERSION of the PHP that read the classes. */
   php: string;
   classes: Record<string, ClassShape>;
+  /**
+   * Classes PHP could not load, and why (a parent, interface or trait that is not installed: a
+   * Capsule app without illuminate/notifications). Absent when every class was read.
+   */
+  unreadable?: { class: string; reason: string }[];
 }
 
 /** What kind of queueable a class is (`class` for one only referenced: a model, an event's payload). */
@@ -44,6 +49,12 @@ export interface ClassShape {
    * of its name without a default) is required; a parameter's default fills its property.
    */
   constructorParams?: { name: string; default?: string }[];
+  /**
+   * Each of uniqueId(), backoff(), retryUntil(), tags(), displayName() the class defines, its body
+   * translated into an expression Node evaluates on the command (expression.ts), or why it was not.
+   * (Added after the format was fixed: optional, so older files still read.)
+   */
+  expressions?: Partial<Record<TranslatedMethod, Expression | Untranslated>>;
   /** A model's `$connection` default (kind `model`). */
   connection?: string | null;
   /** A listener's handled events: method name and the class of its first parameter. */
@@ -76,3 +87,23 @@ export interface PropertyShape {
   /** When the type is an Eloquent collection (Illuminate\Database\Eloquent\Collection or a subclass). */
   collection?: string;
 }
+
+/** The methods `lqb shapes` translates: their results go into a payload or a lock's key. */
+export type TranslatedMethod = 'uniqueId' | 'backoff' | 'retryUntil' | 'tags' | 'displayName';
+
+/** A method's body that is not a pure expression over the command's properties, and why. */
+export interface Untranslated {
+  untranslated: string;
+}
+
+/** A pure expression over the command's properties (src/shapes/methods.php writes them). */
+export type Expression =
+  | { prop: string }
+  | { modelKey: string }
+  | { lit: string | number | boolean | null }
+  | { float: number }
+  | { concat: Expression[] }
+  | { cast: 'string' | 'int' | 'float' | 'bool'; of: Expression }
+  | { array: Expression[] }
+  | { now: { addSeconds: number } }
+  | { commandClass: true };

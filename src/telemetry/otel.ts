@@ -8,7 +8,7 @@
  */
 import type * as Api from '@opentelemetry/api';
 import type { TelemetryOptions } from './options.js';
-import { packageVersion } from '../internal/root.js';
+import { packageVersion } from '../internal/version.js';
 
 export type OpenTelemetryApi = typeof Api;
 

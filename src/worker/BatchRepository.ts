@@ -9,10 +9,10 @@
  * and the then/catch/finally callbacks (PHP closures, which only PHP can run).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Knex } from 'knex';
-import { TableStore } from './knex.js';
+import { databaseConfig, type Database, type DatabaseConfig } from '../database/index.js';
+import { TableStore } from './tables.js';
 import { PhpArray, deref, unserialize } from '../php/index.js';
-import { knexConfig } from './FailedJobProvider.js';
+import { redactUrl } from '../connect/redact.js';
 
 /** Laravel's UpdatedBatchJobCounts. */
 export interface BatchCounts {
@@ -47,22 +47,30 @@ export const allJobsHaveRanExactlyOnce = (counts: BatchCounts): boolean => count
 
 export class DatabaseBatchRepository extends TableStore {
   /** `table` is Laravel's `queue.batching.table`. */
-  constructor(db: Knex | Knex.Config, table = 'job_batches') {
+  constructor(db: Database | DatabaseConfig, table = 'job_batches') {
     super(db, table);
   }
 
   /** A repository on a database URL (as `--failed-db` takes one). */
   static fromUrl(url: string, table = 'job_batches'): DatabaseBatchRepository {
-    return new DatabaseBatchRepository(knexConfig(url), table);
+    return new DatabaseBatchRepository(databaseConfig(url), table);
   }
 
-  private get client(): string {
-    return String(this.db.client.config.client);
-  }
-
+  /** The batch's row; undefined when it is not there, or the table is not (a --batch-db that is not the app's). */
   async find(batchId: string): Promise<BatchRow | undefined> {
-    const row = (await this.db(this.table).where('id', batchId).first()) as Record<string, unknown> | undefined;
+    let row: Record<string, unknown> | undefined;
+    try {
+      [row] = (await this.db.query(`select * from ${this.tableName} where ${this.columns(['id'])} = ? limit 1`, [batchId])).rows;
+    } catch (error) {
+      if (await this.hasTable().catch(() => true)) throw error;
+      return undefined;
+    }
     return row ? this.toBatch(row) : undefined;
+  }
+
+  /** Where batches are looked up, for a line a person reads: `table job_batches in mysql://app:***@db/app`. */
+  get where(): string {
+    return `table ${this.table} in ${this.config ? databaseOf(this.config) : `the ${this.db.dialect} database given`}`;
   }
 
   /** Laravel's decrementPendingJobs: pending − 1, the uuid out of failed_job_ids; undefined when the batch is gone. */
@@ -87,11 +95,11 @@ export class DatabaseBatchRepository extends TableStore {
   }
 
   async markAsFinished(batchId: string, now = unixNow()): Promise<void> {
-    await this.db(this.table).where('id', batchId).update({ finished_at: now });
+    await this.db.query(`update ${this.tableName} set ${this.columns(['finished_at'])} = ? where ${this.columns(['id'])} = ?`, [now, batchId]);
   }
 
   async cancel(batchId: string, now = unixNow()): Promise<void> {
-    await this.db(this.table).where('id', batchId).update({ cancelled_at: now, finished_at: now });
+    await this.db.query(`update ${this.tableName} set ${this.columns(['cancelled_at'])} = ?, ${this.columns(['finished_at'])} = ? where ${this.columns(['id'])} = ?`, [now, now, batchId]);
   }
 
   /**
@@ -100,15 +108,16 @@ export class DatabaseBatchRepository extends TableStore {
    * file, and one that finds it busy tries again.
    */
   private async updateAtomicValues(batchId: string, update: (row: Record<string, unknown>) => Record<string, unknown>): Promise<BatchCounts | undefined> {
-    const sqlite = this.client === 'better-sqlite3' || this.client === 'sqlite3';
+    const sqlite = this.db.dialect === 'sqlite';
+    const where = `where ${this.columns(['id'])} = ?`;
     for (let attempt = 0; ; attempt++) {
       try {
-        return await this.db.transaction(async (trx) => {
-          const query = trx(this.table).where('id', batchId);
-          const row = (await (sqlite ? query : query.forUpdate()).first()) as Record<string, unknown> | undefined;
+        return await this.db.transaction(async (tx) => {
+          const [row] = (await tx.query(`select * from ${this.tableName} ${where} limit 1${sqlite ? '' : ' for update'}`, [batchId])).rows;
           if (!row) return undefined;
           const values = update(row);
-          await trx(this.table).where('id', batchId).update(values);
+          const names = Object.keys(values);
+          await tx.query(`update ${this.tableName} set ${names.map((name) => `${this.columns([name])} = ?`).join(', ')} ${where}`, [...names.map((name) => values[name]), batchId]);
           return { pendingJobs: Number(values.pending_jobs), failedJobs: Number(values.failed_jobs) };
         });
       } catch (error) {
@@ -136,7 +145,7 @@ export class DatabaseBatchRepository extends TableStore {
   /** The options column as DatabaseBatchRepository::unserialize reads it (base64 on PostgreSQL). */
   private options(column: unknown): BatchOptions {
     const text = column instanceof Uint8Array ? Buffer.from(column) : String(column ?? '');
-    const postgres = this.client === 'pg' || this.client === 'postgres' || this.client === 'postgresql';
+    const postgres = this.db.dialect === 'pgsql';
     const base64 = postgres && typeof text === 'string' && !text.includes(':') && !text.includes(';');
     const options = deref(unserialize(base64 ? Buffer.from(text, 'base64') : text));
     const count = (name: string) => {
@@ -153,6 +162,12 @@ export class DatabaseBatchRepository extends TableStore {
       failure: count('failure'),
     };
   }
+}
+
+/** A database as a URL with no password in it, from the config it was opened with. */
+export function databaseOf(config: DatabaseConfig): string {
+  if (config.dialect === 'sqlite') return config.filename === ':memory:' ? 'sqlite::memory:' : `sqlite://${config.filename}`;
+  return redactUrl(config.url);
 }
 
 function failedIds(row: Record<string, unknown>): string[] {

@@ -10,19 +10,24 @@
 import { PhpArray, PhpObject, deref, toJS, unserialize, type PhpValue } from '../php/index.js';
 import { buildPayload, type DecodedPayload, type Encrypter } from '../laravel/index.js';
 import type { RedisQueue } from '../redis/index.js';
-import { SHOULD_BE_ENCRYPTED, declaredForEnvelope, findShape } from '../shapes/command.js';
+import { SHOULD_BE_ENCRYPTED, declaredForEnvelope, findShape, translatedDisplayName } from '../shapes/command.js';
 import { allJobsHaveRanExactlyOnce, type BatchRow, type DatabaseBatchRepository } from './BatchRepository.js';
 import { UnnamedLockError, uniquenessOf, type Uniqueness } from './UniqueLock.js';
 import type { WorkerDependencies, WorkerEvent } from './Worker.js';
 import type { WorkerOptions } from './WorkerOptions.js';
 import { describeError } from './errors.js';
-import { jobName } from './handlers.js';
+import { jobName, type JobMethods } from './handlers.js';
+
+/** How many batch ids the warning for a batch not found remembers. */
+const SAID_NO_BATCH_LIMIT = 10_000;
 
 export class CallQueuedHandler {
   /** Classes whose PHP-only methods the log has named already. */
   private readonly saidNotRun = new Set<string>();
   /** Batches whose callbacks the log has said did not run. */
   private readonly saidBatch = new Set<string>();
+  /** Batch ids the log has said are not in the batches table (the latest few thousand). */
+  private readonly saidNoBatch = new Set<string>();
   /** What each job in hand is, unique-wise: worked out once per job. */
   private readonly uniqueness = new WeakMap<DecodedPayload, Promise<Uniqueness | undefined>>();
 
@@ -31,6 +36,8 @@ export class CallQueuedHandler {
     private readonly options: WorkerOptions,
     private readonly deps: WorkerDependencies,
     private readonly log: (event: WorkerEvent) => void,
+    /** The JavaScript a class's handler gives for its PHP methods (uniqueId), if any. */
+    private readonly methodsFor: (className: string) => JobMethods | undefined = () => undefined,
   ) {}
 
   /**
@@ -155,7 +162,30 @@ export class CallQueuedHandler {
     const batchId = deref(object.get('batchId') ?? null);
     if (typeof batchId !== 'string' || batchId === '') return undefined;
     const batch = await batches.find(batchId);
-    return batch ? { batches, batch, uuid } : undefined;
+    if (!batch) {
+      await this.sayBatchNotFound(payload, batchId, batches);
+      return undefined;
+    }
+    return { batches, batch, uuid };
+  }
+
+  /**
+   * A Batchable job whose batch is not where the worker looks: it runs, and the batch does not
+   * count it. Laravel says nothing there either, but for a worker beside the app the likeliest
+   * cause is --batch-db naming another database than the app's: said once per batch.
+   */
+  private async sayBatchNotFound(payload: DecodedPayload, batchId: string, batches: DatabaseBatchRepository): Promise<void> {
+    if (this.saidNoBatch.has(batchId)) return;
+    this.saidNoBatch.add(batchId);
+    // Bounded: the oldest id goes (a Set iterates in insertion order).
+    if (this.saidNoBatch.size > SAID_NO_BATCH_LIMIT) this.saidNoBatch.delete(this.saidNoBatch.values().next().value!);
+    const table = await batches.hasTable().catch(() => true);
+    this.log({
+      event: 'warning',
+      job: jobName(payload),
+      uuid: uuidOf(payload),
+      reason: `batch ${batchId} is not in ${batches.where}${table ? '' : ' (no such table)'}: its jobs run, but the batch does not count them; point --batch-db (and --batch-table) at the app's database, where Bus::batch() wrote it`,
+    });
   }
 
   /** Says, once per batch and kind of callback, which callbacks did not run. */
@@ -180,14 +210,29 @@ export class CallQueuedHandler {
     if (!this.deps.locks) return Promise.resolve(undefined);
     let found = this.uniqueness.get(payload);
     if (!found) {
-      found = uniquenessOf(payload, command, this.deps.shapes).catch((error: unknown) => {
+      const object = command === undefined ? undefined : deref(command);
+      const methods = object instanceof PhpObject ? this.methodsFor(object.className) : undefined;
+      found = uniquenessOf(payload, command, this.deps.shapes, methods).catch((error: unknown) => {
         if (!(error instanceof UnnamedLockError)) throw error;
         this.log({ event: 'error', job: jobName(payload), uuid: uuidOf(payload), error: error.message });
         return undefined;
       });
+      found = found.then((unique) => this.inThisStore(payload, unique));
       this.uniqueness.set(payload, found);
     }
     return found;
+  }
+
+  /**
+   * A lock the payload places in another cache store (uniqueVia(), or another default) is not
+   * this worker's to release: the log says where it stays, rather than deleting a key of that
+   * name in the wrong store.
+   */
+  private inThisStore(payload: DecodedPayload, unique: Uniqueness | undefined): Uniqueness | undefined {
+    const here = this.deps.locks?.storeName;
+    if (unique?.store === undefined || here === undefined || unique.store === here) return unique;
+    this.log({ event: 'error', job: jobName(payload), uuid: uuidOf(payload), error: `its unique lock ${unique.keys[0]} is in the cache store "${unique.store}", as its payload says, and this worker keeps locks in "${here}" (--cache-store): the lock was not released` });
+    return undefined;
   }
 
   /** Laravel's forceRelease() of each key; by owner (restoreLock()->release()) when the job carries one (13.24+). */
@@ -234,8 +279,12 @@ export class CallQueuedHandler {
     };
     const delay = toJS(next.get('delay') ?? null);
     const shaped = this.shapedLink(next);
+    // A displayName() `lqb shapes` translated names the link as Laravel's dispatch names it.
+    const shape = findShape(this.deps.shapes, next.className);
+    const displayName = shape?.methods.includes('displayName') ? translatedDisplayName(shape, next) : undefined;
     const built = buildPayload(next, {
       profile: payload.profile,
+      ...(displayName !== undefined ? { displayName } : {}),
       ...(shaped?.envelope ?? {
         maxTries: own('tries'),
         timeout: own('timeout'),

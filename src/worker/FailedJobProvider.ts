@@ -1,13 +1,12 @@
 /**
  * Where failed jobs go: Laravel's `failed_jobs` table as its `database-uuids` failer keeps it
  * (Laravel 8's default), so `php artisan queue:failed` and `queue:retry` see what Node failed
- * and `lqb failed` sees what PHP failed. One SQL library (knex) reaches SQLite, MySQL/MariaDB
- * and PostgreSQL.
+ * and `lqb failed` sees what PHP failed, on SQLite, MySQL/MariaDB or PostgreSQL (src/database/).
  */
 import { accessSync, constants } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import type { Knex } from 'knex';
-import { TableStore, ZONELESS_AS_TEXT } from './knex.js';
+import { databaseConfig, type Database, type DatabaseConfig } from '../database/index.js';
+import { TableStore } from './tables.js';
 
 export interface FailedJob {
   /** The auto-increment id. */
@@ -34,38 +33,21 @@ export interface FailedJobProvider {
   close(): Promise<void>;
 }
 
-/**
- * A database URL, as Laravel's DB_URL reads: `sqlite:///path/to/db.sqlite` (or a bare path),
- * `mysql://user:pass@host:3306/db`, `mariadb://…`, `postgres://user@host:5432/db`.
- */
-/** knex prints its own warnings (a refused connection, with its stack); every error reaches the caller anyway. */
-const QUIET: Knex.Config['log'] = { warn() {}, error() {}, deprecate() {}, debug() {} };
-
-export function knexConfig(url: string): Knex.Config {
-  const scheme = /^([a-z0-9+]+):/i.exec(url)?.[1]?.toLowerCase();
-  if (scheme === undefined || scheme === 'sqlite' || scheme === 'file') {
-    const filename = scheme ? decodeURIComponent(url.replace(/^[a-z]+:\/\//i, '')) : url;
-    return { client: 'better-sqlite3', connection: { filename }, useNullAsDefault: true, log: QUIET };
-  }
-  // Dates come back as the text the table holds, as PDO gives them to Laravel: the drivers would
-  // otherwise read a zone-less `failed_at` as this process's local time, and shift it by the offset.
-  if (scheme === 'mysql' || scheme === 'mariadb') return { client: 'mysql2', connection: { uri: url.replace(/^mariadb:/i, 'mysql:'), dateStrings: true }, log: QUIET };
-  if (scheme === 'postgres' || scheme === 'postgresql' || scheme === 'pgsql') return { client: 'pg', connection: { connectionString: url.replace(/^pgsql:/i, 'postgres:'), types: ZONELESS_AS_TEXT }, log: QUIET };
-  throw new Error(`unsupported failed-jobs database URL scheme "${scheme}" (use sqlite, mysql, mariadb or postgres)`);
-}
-
 export class DatabaseUuidFailedJobProvider extends TableStore implements FailedJobProvider {
   private ready: Promise<void> | undefined;
 
-  /** A knex instance, or the config to make one from when the store is first used. */
-  constructor(db: Knex | Knex.Config, table = 'failed_jobs') {
+  /** A database, or the config to open one from when the store is first used. */
+  constructor(db: Database | DatabaseConfig, table = 'failed_jobs') {
     super(db, table);
   }
 
-  /** A provider for a database URL; the table is made (with Laravel's schema) when missing. */
+  /**
+   * A provider for a database URL (`sqlite:///path` or a bare path, `mysql://`, `mariadb://`,
+   * `postgres://`); the table is made (with Laravel's schema) when missing.
+   */
   static fromUrl(url: string, table = 'failed_jobs'): DatabaseUuidFailedJobProvider {
-    // knexConfig refuses a bad URL now, not at the first failure.
-    return new DatabaseUuidFailedJobProvider(knexConfig(url), table);
+    // databaseConfig refuses a bad URL now, not at the first failure.
+    return new DatabaseUuidFailedJobProvider(databaseConfig(url), table);
   }
 
   /**
@@ -75,9 +57,9 @@ export class DatabaseUuidFailedJobProvider extends TableStore implements FailedJ
    * No SQLite file is made here: as before, that waits for a first failed job.
    */
   async check(): Promise<void> {
-    const filename = this.knex.config?.client === 'better-sqlite3' ? (this.knex.config.connection as { filename: string }).filename : undefined;
+    const filename = this.config?.dialect === 'sqlite' ? this.config.filename : undefined;
     if (filename === undefined) {
-      await this.db.raw('select 1');
+      await this.db.query('select 1');
       return;
     }
     const folder = dirname(resolve(filename));
@@ -86,10 +68,6 @@ export class DatabaseUuidFailedJobProvider extends TableStore implements FailedJ
     } catch (error) {
       throw new Error(`the folder ${folder} cannot be written (${(error as NodeJS.ErrnoException).code})`);
     }
-  }
-
-  private get isMysql(): boolean {
-    return /mysql/.test(String(this.db.client.config.client));
   }
 
   /** Laravel's `failed_jobs` migration (8.x), made here when the table is not there yet. */
@@ -108,36 +86,50 @@ export class DatabaseUuidFailedJobProvider extends TableStore implements FailedJ
       await this.createTableOnce();
     } catch (error) {
       // Another process made it between our look and our create: it is there, which is all we need.
-      if (await this.db.schema.hasTable(this.table).catch(() => false)) return;
+      if (await this.hasTable(this.db).catch(() => false)) return;
       throw error;
     }
   }
 
   /**
-   * In one transaction where the database allows it (SQLite, PostgreSQL): the table and its
-   * unique index on uuid are two statements, and a worker killed between them would leave a
-   * table whose records could repeat.
+   * In one transaction where the database allows it (SQLite, PostgreSQL; MySQL commits each DDL
+   * statement on its own): the table and its unique index on uuid are two statements, and a
+   * worker killed between them would leave a table whose records could repeat.
    */
   private createTableOnce(): Promise<void> {
-    return this.db.transaction(async (trx) => {
-      if (await trx.schema.hasTable(this.table)) return;
-      await trx.schema.createTable(this.table, (table) => {
-        table.bigIncrements('id');
-        table.string('uuid').notNullable().unique();
-        table.text('connection').notNullable();
-        table.text('queue').notNullable();
-        table.text('payload', 'longtext').notNullable();
-        table.text('exception', 'longtext').notNullable();
-        // Zone-less, to the second, as Laravel's timestamp(): PostgreSQL would otherwise make a
-        // timestamptz, which queue:failed shows with its offset ("… 03:43:23+00").
-        table.timestamp('failed_at', { useTz: false, precision: 0 }).notNullable().defaultTo(this.db.fn.now());
-        // Laravel's mysql connection: utf8mb4 whatever the server's default, so a payload's emoji fits.
-        if (this.isMysql) {
-          table.charset('utf8mb4');
-          table.collate('utf8mb4_unicode_ci');
-        }
-      });
+    return this.db.transaction(async (tx) => {
+      if (await this.hasTable(tx)) return;
+      for (const statement of this.createStatements()) await tx.query(statement);
     });
+  }
+
+  /**
+   * Laravel's `failed_jobs` migration (8.x) in each dialect: a big auto-increment id, a unique
+   * uuid, texts (long ones on MySQL), and `failed_at` zone-less to the second, as Laravel's
+   * timestamp() (PostgreSQL would otherwise make a timestamptz, which queue:failed shows with
+   * its offset, "… 03:43:23+00"); on MySQL utf8mb4 whatever the server's default, as Laravel's
+   * mysql connection, so a payload's emoji fits.
+   */
+  private createStatements(): string[] {
+    const table = this.tableName;
+    const unique = this.db.dialect === 'mysql' ? `\`${this.table}_uuid_unique\`` : `"${this.table}_uuid_unique"`;
+    switch (this.db.dialect) {
+      case 'sqlite':
+        return [
+          `create table ${table} ("id" integer not null primary key autoincrement, "uuid" varchar(255) not null, "connection" text not null, "queue" text not null, "payload" text not null, "exception" text not null, "failed_at" datetime not null default CURRENT_TIMESTAMP)`,
+          `create unique index ${unique} on ${table} ("uuid")`,
+        ];
+      case 'mysql':
+        return [
+          `create table ${table} (\`id\` bigint unsigned not null auto_increment primary key, \`uuid\` varchar(255) not null, \`connection\` text not null, \`queue\` text not null, \`payload\` longtext not null, \`exception\` longtext not null, \`failed_at\` timestamp(0) not null default CURRENT_TIMESTAMP) default character set utf8mb4 collate utf8mb4_unicode_ci`,
+          `alter table ${table} add unique ${unique}(\`uuid\`)`,
+        ];
+      case 'pgsql':
+        return [
+          `create table ${table} ("id" bigserial primary key, "uuid" varchar(255) not null, "connection" text not null, "queue" text not null, "payload" text not null, "exception" text not null, "failed_at" timestamp(0) not null default CURRENT_TIMESTAMP)`,
+          `alter table ${table} add constraint ${unique} unique ("uuid")`,
+        ];
+    }
   }
 
   async log(connection: string, queue: string, payload: string, exception: string): Promise<string> {
@@ -148,11 +140,17 @@ export class DatabaseUuidFailedJobProvider extends TableStore implements FailedJ
     // A plain insert whose duplicate is ignored, rather than ON CONFLICT, which a table without
     // the unique index (made by hand, or by an older release) would refuse for every record.
     try {
-      await this.db(this.table).insert({ uuid, connection, queue, payload, exception: this.storable(exception), failed_at: laravelTimestamp(new Date()) });
+      await this.db.query(`insert into ${this.tableName} (${this.columns(['uuid', 'connection', 'queue', 'payload', 'exception', 'failed_at'])}) values (?, ?, ?, ?, ?, ?)`, [
+        uuid,
+        connection,
+        queue,
+        payload,
+        this.storable(exception),
+        laravelTimestamp(new Date()),
+      ]);
     } catch (error) {
       if (isDuplicate(error)) return uuid;
-      // knex puts the whole statement, the job's payload and exception text included, before the
-      // driver's reason: the reason is what a log line needs.
+      // The driver's reason, on one line, is what a log line needs (never the payload).
       throw new Error(`could not insert into ${this.table}: ${driverReason(error)}`, { cause: error });
     }
     return uuid;
@@ -164,31 +162,31 @@ export class DatabaseUuidFailedJobProvider extends TableStore implements FailedJ
    * rather than the whole record refused.
    */
   private storable(text: string): string {
-    return this.db.client.config.client === 'pg' ? text.replaceAll('\0', '\\0') : text;
+    return this.db.dialect === 'pgsql' ? text.replaceAll('\0', '\\0') : text;
   }
 
   async all(): Promise<FailedJob[]> {
     await this.ensureTable();
-    const rows = await this.db(this.table).select('*').orderBy('id', 'desc');
+    const { rows } = await this.db.query(`select * from ${this.tableName} order by ${this.columns(['id'])} desc`);
     return rows.map(normalRow);
   }
 
   async find(uuid: string): Promise<FailedJob | undefined> {
     await this.ensureTable();
-    const row = await this.db(this.table).where({ uuid }).first();
+    const [row] = (await this.db.query(`select * from ${this.tableName} where ${this.columns(['uuid'])} = ? limit 1`, [uuid])).rows;
     return row ? normalRow(row) : undefined;
   }
 
   async forget(uuid: string): Promise<boolean> {
     await this.ensureTable();
-    return (await this.db(this.table).where({ uuid }).delete()) > 0;
+    return (await this.db.query(`delete from ${this.tableName} where ${this.columns(['uuid'])} = ?`, [uuid])).affected > 0;
   }
 
   async flush(hours?: number): Promise<number> {
     await this.ensureTable();
-    const query = this.db(this.table);
-    if (hours) query.where('failed_at', '<=', laravelTimestamp(new Date(Date.now() - hours * 3600_000)));
-    return query.delete();
+    if (!hours) return (await this.db.query(`delete from ${this.tableName}`)).affected;
+    const before = laravelTimestamp(new Date(Date.now() - hours * 3600_000));
+    return (await this.db.query(`delete from ${this.tableName} where ${this.columns(['failed_at'])} <= ?`, [before])).affected;
   }
 }
 
@@ -227,9 +225,7 @@ function isDuplicate(error: unknown): boolean {
   return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === 'ER_DUP_ENTRY' || code === '23505';
 }
 
-/** The driver's own words in a knex error ("insert into … - SQLITE_BUSY: database is locked"). */
+/** The driver's own words, the first line ("database is locked"). */
 function driverReason(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  const at = message.lastIndexOf(' - ');
-  return (at >= 0 ? message.slice(at + 3) : message).split('\n')[0]!;
+  return (error instanceof Error ? error.message : String(error)).split('\n')[0]!;
 }

@@ -12,23 +12,30 @@
  * | 11.0+          | `laravel_unique_job:` . class . `:` . uniqueId                        |
  * | 12.41+         | displayName() instead of the class, when the class defines it         |
  * | 12.54+         | hash('xxh128', displayName()) instead                                 |
- * | 11.39+         | the key itself is in the payload's hidden context                     |
- * | 13.24+         | the job carries `uniqueLockOwner`: released by owner, not by force    |
+ * | 11.39+         | the store and key are in the payload's hidden context                 |
+ * | 13.24+         | the job carries `uniqueLockOwner` (and the context the owner too):    |
+ * |                | released by owner, not by force                                       |
  *
- * It lives in the cache store: on Laravel's Redis store under the connection's prefix and
+ * From 11.39, PendingDispatch writes that context for every unique job it locks, so a payload
+ * of 12.11+ (whose envelope tells) without it took no lock, and the worker sends no release.
+ *
+ * It lives in the cache store: on Laravel's Redis store on its lock connection (`lock_connection`,
+ * the queue's `default` connection in the stock config, not the cache's), under the connection's prefix and
  * `{cache prefix}:` (an owner string set NX, deleted by force or by a compare-and-delete of
  * the owner); on the `database` store as a row of `cache_locks (key, owner, expiration)`, the
  * key under the cache prefix with no separator.
  */
 import { QueueCache } from './cache.js';
 import { RedisLock } from './RedisLock.js';
-import type { Knex } from 'knex';
-import { TableStore } from './knex.js';
-import { PhpEnum, PhpFloat, PhpObject, deref, toJS, unserialize, type PhpValue } from '../php/index.js';
-import { randomId, type DecodedPayload, type LaravelProfile } from '../laravel/index.js';
+import type { Database, DatabaseConfig } from '../database/index.js';
+import { TableStore } from './tables.js';
+import { PhpEnum, PhpFloat, PhpObject, deref, serialize, toJS, unserialize, type PhpValue } from '../php/index.js';
+import { randomId, type DecodedPayload, type JsonObject, type LaravelProfile } from '../laravel/index.js';
 import type { RedisClient } from '../redis/index.js';
 import type { ClassShape, ShapesFile } from '../shapes/shape.js';
 import { findShape } from '../shapes/command.js';
+import { ExpressionError, evaluate, phpString as expressionString, translatedMethod, uniqueIdOfValue } from '../shapes/expression.js';
+import type { JobMethods } from './handlers.js';
 
 export const SHOULD_BE_UNIQUE = 'Illuminate\\Contracts\\Queue\\ShouldBeUnique';
 export const SHOULD_BE_UNIQUE_UNTIL_PROCESSING = 'Illuminate\\Contracts\\Queue\\ShouldBeUniqueUntilProcessing';
@@ -36,6 +43,8 @@ const KEY_PREFIX = 'laravel_unique_job:';
 
 /** Where unique locks are kept: Laravel's default cache store, as `lock($key)` reaches it. */
 export interface UniqueLockStore {
+  /** The store's name in the app's config/cache.php (`cache.default`), as 11.39+ payloads name it. */
+  readonly storeName: string;
   /** Laravel's forceRelease(): the lock goes, whoever holds it. */
   forceRelease(key: string): Promise<void>;
   /** forceRelease() of several keys in one round trip (the spellings a payload allows). */
@@ -48,7 +57,7 @@ export interface UniqueLockStore {
   acquire(key: string, owner: string, seconds: number): Promise<boolean>;
 }
 
-/** Laravel's RedisStore locks (RedisLock / PhpRedisLock), on the cache connection. */
+/** Laravel's RedisStore locks (RedisLock / PhpRedisLock), on the store's lock connection. */
 export class RedisLockStore implements UniqueLockStore {
   /** Force releases waiting to go out together, and the DEL that sends them. */
   #pendingDeletes: { names: string[]; sent: Promise<void> } | undefined;
@@ -57,12 +66,16 @@ export class RedisLockStore implements UniqueLockStore {
   readonly #cache: QueueCache;
 
   constructor(
-    /** The cache connection, whose client prefix (Laravel's `database.redis.options.prefix`) comes first. */
+    /**
+     * The store's lock connection (`lock_connection`: `default`, the queue's, in the stock config),
+     * whose client prefix (Laravel's `database.redis.options.prefix`) comes first.
+     */
     private readonly client: RedisClient,
     /** Laravel's `cache.prefix`, e.g. `laravel_cache`. */
     prefix = 'laravel_cache',
     /** What RedisStore puts after a non-empty prefix: ':' in 8–10, nothing from 11. */
     separator = ':',
+    readonly storeName = 'redis',
   ) {
     this.#cache = new QueueCache(client, prefix, separator);
   }
@@ -120,29 +133,30 @@ export class RedisLockStore implements UniqueLockStore {
 /** Laravel's DatabaseStore locks: rows of `cache_locks (key, owner, expiration)`. */
 export class DatabaseLockStore extends TableStore implements UniqueLockStore {
   constructor(
-    db: Knex | Knex.Config,
+    db: Database | DatabaseConfig,
     /** Laravel's `cache.stores.database.lock_table`. */
     table = 'cache_locks',
     /** Laravel's `cache.prefix`; DatabaseStore puts nothing after it. */
     private readonly prefix = 'laravel_cache',
+    readonly storeName = 'database',
   ) {
     super(db, table);
   }
 
   async forceRelease(key: string): Promise<void> {
-    await this.db(this.table).where('key', this.prefix + key).delete();
+    await this.db.query(`delete from ${this.tableName} where ${this.columns(['key'])} = ?`, [this.prefix + key]);
   }
 
   async forceReleaseAll(keys: string[]): Promise<void> {
-    if (keys.length > 0) await this.db(this.table).whereIn('key', keys.map((key) => this.prefix + key)).delete();
+    if (keys.length > 0) await this.db.query(`delete from ${this.tableName} where ${this.columns(['key'])} in (${keys.map(() => '?').join(', ')})`, keys.map((key) => this.prefix + key));
   }
 
   async release(key: string, owner: string): Promise<boolean> {
-    return (await this.db(this.table).where({ key: this.prefix + key, owner }).delete()) > 0;
+    return (await this.db.query(`delete from ${this.tableName} where ${this.columns(['key'])} = ? and ${this.columns(['owner'])} = ?`, [this.prefix + key, owner])).affected > 0;
   }
 
   async owner(key: string): Promise<string | null> {
-    const row = (await this.db(this.table).where('key', this.prefix + key).first()) as { owner?: unknown; expiration?: unknown } | undefined;
+    const [row] = (await this.db.query<{ owner?: unknown; expiration?: unknown }>(`select * from ${this.tableName} where ${this.columns(['key'])} = ? limit 1`, [this.prefix + key])).rows;
     if (!row || Number(row.expiration) <= Math.floor(Date.now() / 1000)) return null;
     return String(row.owner);
   }
@@ -155,15 +169,16 @@ export class DatabaseLockStore extends TableStore implements UniqueLockStore {
     const now = Math.floor(Date.now() / 1000);
     const expiration = seconds > 0 ? now + seconds : now + 86_400;
     const name = this.prefix + key;
+    const [keyColumn, ownerColumn, expirationColumn] = [this.columns(['key']), this.columns(['owner']), this.columns(['expiration'])];
     try {
-      await this.db(this.table).insert({ key: name, owner, expiration });
+      await this.db.query(`insert into ${this.tableName} (${keyColumn}, ${ownerColumn}, ${expirationColumn}) values (?, ?, ?)`, [name, owner, expiration]);
       return true;
     } catch {
-      const updated = await this.db(this.table)
-        .where('key', name)
-        .andWhere((query) => query.where('owner', owner).orWhere('expiration', '<=', now))
-        .update({ owner, expiration });
-      return updated >= 1;
+      const updated = await this.db.query(
+        `update ${this.tableName} set ${ownerColumn} = ?, ${expirationColumn} = ? where ${keyColumn} = ? and (${ownerColumn} = ? or ${expirationColumn} <= ?)`,
+        [owner, expiration, name, owner, now],
+      );
+      return updated.affected >= 1;
     }
   }
 }
@@ -182,6 +197,8 @@ export interface Uniqueness {
   keys: string[];
   /** 13.24+: the owner the lock was taken with. */
   owner?: string;
+  /** 11.39+: the cache store the payload says the lock is in. */
+  store?: string;
 }
 
 /** Why a unique job's lock cannot be named: its uniqueId() is PHP that Node cannot run. */
@@ -276,7 +293,7 @@ function phpFloat(value: number): string {
  * What the payload and the shapes say of the job's lock, or undefined when it has none to
  * release. Throws UnnamedLockError when the class is unique but its key cannot be known.
  */
-export async function uniquenessOf(payload: DecodedPayload, command: PhpValue | undefined, shapes: ShapesFile | undefined): Promise<Uniqueness | undefined> {
+export async function uniquenessOf(payload: DecodedPayload, command: PhpValue | undefined, shapes: ShapesFile | undefined, methods?: JobMethods): Promise<Uniqueness | undefined> {
   const object = command === undefined ? undefined : deref(command);
   if (!(object instanceof PhpObject)) return undefined;
   const className = object.className;
@@ -286,20 +303,38 @@ export async function uniquenessOf(payload: DecodedPayload, command: PhpValue | 
   const ownerValue = toJS(object.get('uniqueLockOwner') ?? null);
   const owner = typeof ownerValue === 'string' && ownerValue !== '' ? ownerValue : undefined;
   const base = { untilProcessing, known: shape !== undefined, ...(owner ? { owner } : {}) };
-  // 11.39+: PendingDispatch wrote the key it locked into the hidden context.
-  const fromContext = hiddenContextKey(payload);
-  if (fromContext !== undefined) return { ...base, keys: [fromContext] };
+  // 11.39+: PendingDispatch wrote the store and key it locked into the hidden context (13.24+ the owner too).
+  const context = hiddenUniqueContext(payload);
+  if (context.key !== undefined && (await namesThisJob(context.key, className, payload))) {
+    const lockOwner = owner ?? context.owner;
+    return { ...base, keys: [context.key], ...(lockOwner ? { owner: lockOwner } : {}), ...(context.store !== undefined ? { store: context.store } : {}) };
+  }
+  // A 12.11+ envelope without that context was not locked by its dispatch; a shape saying unique is released as Laravel's worker would.
+  if (!shape && writesUniqueContext(payload.profile)) return undefined;
   const version = parseVersion(shapes?.laravel);
-  const uniqueId = uniqueIdOf(object, shape);
+  const uniqueId = await uniqueIdOf(object, shape, methods?.uniqueId);
   const displayName = displayNameMethod(payload, shape, className);
   const keys = await uniqueLockKeys(className, uniqueId, version, payload.profile, displayName);
   return keys.length > 0 ? { ...base, keys } : undefined;
 }
 
-/** The uniqueId Laravel appends: uniqueId() when defined (which Node cannot run), else the property. */
-function uniqueIdOf(command: PhpObject, shape: ClassShape | undefined): string {
-  if (shape?.methods.includes('uniqueId')) {
-    throw new UnnamedLockError(`${command.className} defines uniqueId(), PHP that Node cannot run, and the payload carries no lock key (Laravel 11.39+ does): its unique lock cannot be released`);
+/**
+ * The uniqueId Laravel appends: the handler's uniqueId function when it has one; else uniqueId()
+ * as `lqb shapes` translated it (refused when it could not); else the property.
+ */
+async function uniqueIdOf(command: PhpObject, shape: ClassShape | undefined, given?: JobMethods['uniqueId']): Promise<string> {
+  if (given) return givenUniqueId(command, given);
+  const translated = translatedMethod(shape, 'uniqueId');
+  if (translated && 'untranslated' in translated) {
+    throw new UnnamedLockError(`${command.className} defines uniqueId(), which lqb shapes could not translate (${translated.untranslated}), its handler gives no uniqueId function, and the payload carries no lock key (Laravel 11.39+ does): its unique lock cannot be released`);
+  }
+  if (translated) {
+    try {
+      return uniqueIdOfValue(evaluate(translated.expression, command));
+    } catch (error) {
+      if (error instanceof ExpressionError) throw new UnnamedLockError(`${command.className}'s uniqueId() as translated cannot be evaluated on this job: ${error.message}`);
+      throw error;
+    }
   }
   const property = command.get('uniqueId');
   if (property !== undefined) return phpString(property);
@@ -318,20 +353,88 @@ function displayNameMethod(payload: DecodedPayload, shape: ClassShape | undefine
   return displayName !== className ? displayName : undefined;
 }
 
-/** `laravel_unique_job_key` in the payload's hidden context (`illuminate:log:context`), 11.39+. */
-export function hiddenContextKey(payload: DecodedPayload): string | undefined {
-  const context = payload.envelope['illuminate:log:context'];
-  if (context === null || typeof context !== 'object' || Array.isArray(context)) return undefined;
+/** Where the payload's hidden context (`illuminate:log:context`, 11.39+) keeps a unique job's lock. */
+const CONTEXT_KEYS = { store: 'laravel_unique_job_cache_store', key: 'laravel_unique_job_key', owner: 'laravel_unique_job_lock_owner' } as const;
+export const LOG_CONTEXT = 'illuminate:log:context';
+
+/** A unique job's lock as the payload's hidden context names it; each part only when there. */
+export interface UniqueContext {
+  store?: string;
+  key?: string;
+  owner?: string;
+}
+
+/** The store, key and (13.24+) owner in the payload's hidden context; a value that is not a serialized string is left out. */
+export function hiddenUniqueContext(payload: DecodedPayload): UniqueContext {
+  const context = payload.envelope[LOG_CONTEXT];
+  if (context === null || typeof context !== 'object' || Array.isArray(context)) return {};
   const hidden = (context as Record<string, unknown>).hidden;
-  if (hidden === null || typeof hidden !== 'object' || Array.isArray(hidden)) return undefined;
-  const serialized = (hidden as Record<string, unknown>).laravel_unique_job_key;
+  if (hidden === null || typeof hidden !== 'object' || Array.isArray(hidden)) return {};
+  const found: UniqueContext = {};
+  for (const [part, name] of Object.entries(CONTEXT_KEYS) as [keyof UniqueContext, string][]) {
+    const value = serializedString((hidden as Record<string, unknown>)[name]);
+    if (value !== undefined) found[part] = value;
+  }
+  return found;
+}
+
+/** A hidden context value (PHP-serialized, as Context keeps hidden values), when it is a non-empty string. */
+function serializedString(serialized: unknown): string | undefined {
   if (typeof serialized !== 'string') return undefined;
   try {
-    const key = toJS(unserialize(serialized));
-    return typeof key === 'string' && key !== '' ? key : undefined;
+    const value = toJS(unserialize(serialized));
+    return typeof value === 'string' && value !== '' ? value : undefined;
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Whether a context's key is this job's own lock. Laravel hydrates the context of the job it runs
+ * and writes it into every job that job dispatches (its chain's next link too), so a job that is
+ * not unique may carry the key of the unique job that dispatched it; a unique job's own dispatch
+ * writes its own. The key names the job by its class, or (12.41+) its displayName() or that
+ * name's xxh128 (12.54+), which the envelope's displayName gives.
+ */
+async function namesThisJob(key: string, className: string, payload: DecodedPayload): Promise<boolean> {
+  const names = [className];
+  const displayName = payload.envelope.displayName;
+  if (typeof displayName === 'string' && displayName !== className) names.push(displayName, await xxh128(displayName));
+  return names.some((name) => key.startsWith(`${KEY_PREFIX}${name}:`));
+}
+
+/** `laravel_unique_job_key` in the payload's hidden context (`illuminate:log:context`), 11.39+. */
+export function hiddenContextKey(payload: DecodedPayload): string | undefined {
+  return hiddenUniqueContext(payload).key;
+}
+
+/** Envelopes every version of which (12.11+) writes the hidden context for the unique jobs it locks. */
+function writesUniqueContext(profile: LaravelProfile): boolean {
+  return profile === '12' || profile === '13';
+}
+
+/**
+ * What the app's version writes of a lock its dispatch took: the hidden context (11.39+: store
+ * and key; 13.24+ the owner too), an envelope key that goes where createPayloadUsing hooks'
+ * keys go, and (13.24+) the command's `uniqueLockOwner`. Without a version, the profile's
+ * family decides: 12 writes the context, 13 the owner too; 11 and before nothing (11.0–11.38 did not).
+ */
+export function uniqueLockFields(lock: { key: string; owner: string; store: string }, version: [number, number] | null, profile: LaravelProfile): { extra: JsonObject; queueable: { uniqueLockOwner?: string } } | undefined {
+  const context = version ? atLeast(version, 11, 39) : writesUniqueContext(profile);
+  if (!context) return undefined;
+  const owner = version ? atLeast(version, 13, 24) : profile === '13';
+  const hidden: JsonObject = { [CONTEXT_KEYS.store]: phpSerialized(lock.store), [CONTEXT_KEYS.key]: phpSerialized(lock.key) };
+  if (owner) hidden[CONTEXT_KEYS.owner] = phpSerialized(lock.owner);
+  return { extra: { [LOG_CONTEXT]: { data: [], hidden } }, queueable: owner ? { uniqueLockOwner: lock.owner } : {} };
+}
+
+const phpSerialized = (value: string): string => Buffer.from(serialize(value)).toString('utf8');
+
+/** A unique job's lock as its dispatch will take it: the key, a fresh owner, and for how long (0: until released). */
+export interface PlannedLock {
+  key: string;
+  owner: string;
+  seconds: number;
 }
 
 /** A unique job's lock as its dispatch takes it: the key, and whether this dispatch got it. */
@@ -350,20 +453,42 @@ export interface DispatchLock {
  * caller gives the uniqueId.
  */
 export async function acquireUniqueLock(store: UniqueLockStore, shapes: ShapesFile, command: PhpObject, profile: LaravelProfile, options: { uniqueId?: string } = {}): Promise<DispatchLock | undefined> {
+  const lock = await planUniqueLock(shapes, command, profile, options);
+  return lock && { key: lock.key, owner: lock.owner, acquired: await store.acquire(lock.key, lock.owner, lock.seconds) };
+}
+
+/** The lock acquireUniqueLock takes, named before it is taken (13.24+ writes its owner into the payload first). */
+export async function planUniqueLock(shapes: ShapesFile, command: PhpObject, profile: LaravelProfile, options: { uniqueId?: string } = {}): Promise<PlannedLock | undefined> {
   const shape = findShape(shapes, command.className);
   if (!shape?.interfaces.includes(SHOULD_BE_UNIQUE)) return undefined;
   if (shape.methods.includes('uniqueVia')) throw new UnnamedLockError(`${shape.name} defines uniqueVia(), PHP that Node cannot run: the store its lock belongs in is unknown`);
   const version = parseVersion(shapes.laravel);
   if (shape.methods.includes('displayName') && (!version || atLeast(version, 12, 41))) throw new UnnamedLockError(`${shape.name} defines displayName(), PHP that Node cannot run, and its lock is named by it`);
-  const uniqueId = options.uniqueId ?? uniqueIdOfDispatch(command, shape);
+  const uniqueId = options.uniqueId ?? (await uniqueIdOfDispatch(command, shape));
   const [key] = await uniqueLockKeys(shape.name, uniqueId, version, profile, undefined);
   if (key === undefined) return undefined;
   const uniqueFor = Number(toJS(command.get('uniqueFor') ?? null) ?? shape.declared.uniqueFor ?? 0) || 0;
-  const owner = randomId(16);
-  return { key, owner, acquired: await store.acquire(key, owner, Math.max(0, Math.floor(uniqueFor))) };
+  return { key, owner: randomId(16), seconds: Math.max(0, Math.floor(uniqueFor)) };
 }
 
-function uniqueIdOfDispatch(command: PhpObject, shape: ClassShape): string {
-  if (shape.methods.includes('uniqueId')) throw new UnnamedLockError(`${shape.name} defines uniqueId(), PHP that Node cannot run: give the id it would return (--unique-id)`);
+function uniqueIdOfDispatch(command: PhpObject, shape: ClassShape): Promise<string> {
+  const translated = translatedMethod(shape, 'uniqueId');
+  if (translated && 'untranslated' in translated) throw new UnnamedLockError(`${shape.name} defines uniqueId(), which lqb shapes could not translate (${translated.untranslated}): give the id it would return (--unique-id, or a uniqueId function)`);
   return uniqueIdOf(command, shape);
+}
+
+/** A handler's (or dispatch's) uniqueId function, its result as PHP's string conversion makes it. */
+async function givenUniqueId(command: PhpObject, given: NonNullable<JobMethods['uniqueId']>): Promise<string> {
+  let value: unknown;
+  try {
+    value = await given({ name: command.className, command: toJS(command) as Record<string, unknown> });
+  } catch (error) {
+    // The job has run: a throw here names the lock as unknown, and never fails the job.
+    throw new UnnamedLockError(`the uniqueId function given for ${command.className} threw: ${(error as Error)?.message ?? String(error)}`);
+  }
+  try {
+    return expressionString(typeof value === 'number' && !Number.isInteger(value) ? new PhpFloat(value) : (value as PhpValue));
+  } catch (error) {
+    throw new UnnamedLockError(`the uniqueId function given for ${command.className} returned what has no string form: ${(error as Error).message}`);
+  }
 }

@@ -11,9 +11,10 @@ import { EventEmitter } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { toJS, type PhpValue } from '../php/index.js';
 import { commandOf, plainJson, type DecodedPayload, type Encrypter, type JobView } from '../laravel/index.js';
-import type { RedisJob, RedisQueue } from '../redis/index.js';
+import { isBookkeepingError, type RedisJob, type RedisQueue } from '../redis/index.js';
 import { PauseWatch, type QueueCache } from './cache.js';
 import { MiddlewareNotices } from './middleware.js';
+import { WITHOUT_SHAPES_LINE, unanswerableLine, unanswerableMethods } from './methods.js';
 import { MaxAttemptsExceededError, NoHandlerError, TimeoutExceededError, UndecodableJobError, describeError, exceptionText, manualFailure } from './errors.js';
 import type { FailedJobProvider } from './FailedJobProvider.js';
 import { argsOf, handlerNames, jobName, releaseDelay, type Handler, type HandlerJob, type HandlerMap } from './handlers.js';
@@ -28,10 +29,11 @@ import type { ShapesFile } from '../shapes/shape.js';
 import type { UniqueLockStore } from './UniqueLock.js';
 import type { DatabaseBatchRepository } from './BatchRepository.js';
 import { WorkerTelemetry, type JobOutcome, type JobSpan } from '../telemetry/jobs.js';
+import { Watchdog, renewalFor, type BlockedJob } from './watchdog.js';
 import type { TelemetryOptions } from '../telemetry/options.js';
 
 export interface WorkerEvent {
-  event: 'processing' | 'processed' | 'failed' | 'released' | 'deleted' | 'given-back' | 'timed-out' | 'stopping' | 'error' | 'warning' | 'reconnected';
+  event: 'processing' | 'processed' | 'failed' | 'released' | 'deleted' | 'given-back' | 'timed-out' | 'blocked' | 'stopping' | 'error' | 'warning' | 'reconnected';
   job?: string;
   id?: string;
   uuid?: string;
@@ -118,7 +120,7 @@ export interface WorkerDependencies {
    */
   shapes?: ShapesFile;
   /**
-   * Where unique jobs' locks live (Laravel's default cache store: RedisLockStore on the cache
+   * Where unique jobs' locks live (Laravel's default cache store: RedisLockStore on its lock
    * connection, or DatabaseLockStore on `cache_locks`); without it no lock is released.
    */
   locks?: UniqueLockStore;
@@ -140,7 +142,7 @@ export interface WorkerDependencies {
 /** Why the loop ended, and the exit status Laravel's worker would use. */
 export interface StopReason {
   status: number;
-  reason: 'once' | 'empty' | 'signal' | 'stopped' | 'restart' | 'max-jobs' | 'max-time' | 'memory';
+  reason: 'once' | 'empty' | 'signal' | 'stopped' | 'restart' | 'max-jobs' | 'max-time' | 'memory' | 'refused';
   /** Jobs still running when stop()'s deadline passed: left reserved, they come back after retry_after. */
   leftReserved?: number;
   /** Said when there is more to say than the reason (what stop()'s deadline left behind). */
@@ -286,6 +288,8 @@ export interface WorkerEventMap {
   failed: [event: WorkerEvent, error?: Error];
   'given-back': [event: WorkerEvent];
   'timed-out': [event: WorkerEvent, error?: Error];
+  /** A handler blocked the event loop past its timeout (said once the loop turns again; see watchdog.ts). */
+  blocked: [event: WorkerEvent];
   stopping: [event: WorkerEvent];
   reconnected: [event: WorkerEvent];
   warning: [event: WorkerEvent];
@@ -301,7 +305,7 @@ export interface Worker {
 
 /**
  * Events: `processing`, `processed`, `released`, `deleted`, `failed`, `given-back`, `timed-out`,
- * `stopping`, `warning`, each with the WorkerEvent and the Error itself when there is one;
+ * `blocked`, `stopping`, `warning`, each with the WorkerEvent and the Error itself when there is one;
  * `error` as Node's convention has it, `(error, event)`, emitted only while someone listens
  * (an unheard `error` would otherwise end the process), else to the logger.
  */
@@ -350,10 +354,14 @@ export class Worker extends EventEmitter {
   private pauses: PauseWatch | undefined;
   /** CallQueuedHandler's duties around the handler: the chain, unique locks, batches. */
   private readonly handler: CallQueuedHandler;
+  /** With `share`: classes whose lock Node could not release, given back for PHP (see methods.ts). */
+  private refused = new Map<string, string>();
   /** Spans and metrics, while running with OpenTelemetry present. */
   private telemetry: WorkerTelemetry | undefined;
   /** Whether Redis answers, for health() and the outage lines. */
   private readonly connectionWatch: ConnectionWatch;
+  /** The thread that holds the timeout when a handler blocks the event loop, while running. */
+  private watchdog: Watchdog | undefined;
 
   constructor(
     readonly queue: RedisQueue,
@@ -374,7 +382,7 @@ export class Worker extends EventEmitter {
     }
     this.now = deps.now ?? (() => Math.floor(Date.now() / 1000));
     this.logEvent = deps.log ?? (() => undefined);
-    this.handler = new CallQueuedHandler(queue, this.options, deps, (event) => this.log(event));
+    this.handler = new CallQueuedHandler(queue, this.options, deps, (event) => this.log(event), (className) => ownHandler(this.handlers, className));
     const clients = deps.cache && deps.cache.client !== queue.client ? [queue.client, deps.cache.client] : [queue.client];
     this.connectionWatch = new ConnectionWatch(clients, {
       down: (error) => this.log({ event: 'error', error: error.message }, error),
@@ -431,7 +439,7 @@ export class Worker extends EventEmitter {
     this.emit(event.event, event, error);
     if (!logger) return;
     const fields = { ...event, ...(error ? { err: error } : {}) };
-    if (event.event === 'failed' || event.event === 'timed-out' || event.event === 'warning') logger.warn(fields, lineOf(event));
+    if (event.event === 'failed' || event.event === 'timed-out' || event.event === 'blocked' || event.event === 'warning') logger.warn(fields, lineOf(event));
     else if (event.event === 'processing') logger.debug(fields, lineOf(event));
     else logger.info(fields, lineOf(event));
   }
@@ -513,6 +521,8 @@ export class Worker extends EventEmitter {
     this.connectionWatch.start();
     const signals = this.options.handleSignals ? this.handleSignals() : undefined;
     this.warnOfShortRetryAfter();
+    const refused = this.refuseUnanswerable();
+    if (refused) return refused;
     this.telemetry = await WorkerTelemetry.open(this.deps.telemetry, this.options.connectionName, () => this.inFlightPerQueue()).catch((error: unknown) => {
       // A broken @opentelemetry/api install costs the spans, never the jobs.
       this.log({ event: 'warning', reason: `running without OpenTelemetry: @opentelemetry/api did not load (${describeError(error)})` });
@@ -520,6 +530,17 @@ export class Worker extends EventEmitter {
     });
     const renewing = this.renewReservations();
     if (this.options.memory > 0) watchLiveHeap();
+    if (this.options.watchdog) {
+      this.watchdog = new Watchdog(
+        {
+          exitOnBlock: this.options.exitOnBlock,
+          onBlocked: (job) => this.reportBlocked(job),
+          onError: (error) => this.log({ event: 'warning', reason: `the watchdog thread failed, so a handler that blocks the event loop outruns its timeout: ${describeError(error)}` }),
+          renewal: renewalFor(this.queue),
+        },
+        Math.max(1, this.options.concurrency),
+      );
+    }
     try {
       const stop = await this.loop();
       this.log({ event: 'stopping', reason: stop.reason, ...(stop.detail ? { detail: stop.detail } : {}) });
@@ -528,6 +549,8 @@ export class Worker extends EventEmitter {
       signals?.();
       this.connectionWatch.stop();
       clearInterval(renewing);
+      await this.watchdog?.close();
+      this.watchdog = undefined;
       if (this.options.memory > 0) unwatchLiveHeap();
       this.telemetry?.close();
       this.telemetry = undefined;
@@ -548,6 +571,12 @@ export class Worker extends EventEmitter {
     };
   }
 
+  /** The watchdog saw a handler block the event loop past its timeout: said now the loop turns again. */
+  private reportBlocked(job: BlockedJob): void {
+    const reason = `blocked the event loop for ${(job.blockedMs / 1000).toFixed(1)} s, past its timeout of ${job.timeout} s: it is treated as timed out (exitOnBlock would have ended the process)`;
+    this.log({ event: 'blocked', job: job.job, id: job.id, uuid: job.uuid, queue: job.queue, attempts: job.attempts, reason });
+  }
+
   /** Jobs in hand per queue, for the in-flight metric. */
   private inFlightPerQueue(): Record<string, number> {
     const counts: Record<string, number> = {};
@@ -566,6 +595,23 @@ export class Worker extends EventEmitter {
     if (retryAfter === null || (timeout > 0 && timeout < retryAfter)) return;
     const limit = timeout > 0 ? `${timeout} s` : 'no limit';
     this.log({ event: 'warning', reason: `--timeout (${limit}) is not below --retry-after (${retryAfter} s): a job that outlives a worker killed mid-job runs again while the first may still be at work; keep --timeout a few seconds below --retry-after` });
+  }
+
+  /**
+   * Classes whose unique lock Node could not release (methods.ts), named at start: without
+   * `share` the run ends before taking any job, status 2; with it their jobs are given back.
+   * Without shapes the worker cannot tell which they are, and says so once.
+   */
+  private refuseUnanswerable(): StopReason | undefined {
+    if (!this.deps.locks) return undefined;
+    if (!this.deps.shapes) {
+      this.log({ event: 'warning', reason: WITHOUT_SHAPES_LINE });
+      return undefined;
+    }
+    const found = unanswerableMethods(this.handlers, this.deps.shapes);
+    this.refused = new Map(found.map((refusal) => [refusal.className, unanswerableLine(refusal, true)]));
+    for (const refusal of found) this.log({ event: 'error', job: refusal.className, error: unanswerableLine(refusal, this.options.share) });
+    return found.length > 0 && !this.options.share ? { status: 2, reason: 'refused', detail: `${found.length} handled class${found.length > 1 ? 'es' : ''} whose unique lock Node could not release` } : undefined;
   }
 
   /**
@@ -881,7 +927,7 @@ export class Worker extends EventEmitter {
         // A closure's body is PHP: say so first, rather than only ask for a handler of Laravel's wrapper.
         throw new NoHandlerError(view.kind === 'closure' ? `${name}: ${view.reason} (${missing})` : missing);
       }
-      const forPhp = await this.handler.phpShouldRun(payload, command);
+      const forPhp = this.refused.get(found.name) ?? (await this.handler.phpShouldRun(payload, command));
       if (forPhp) {
         await job.giveBack(this.options.shareDelay);
         return this.jobLog(state, { event: 'given-back', job: name, ...base, reason: forPhp });
@@ -903,6 +949,9 @@ export class Worker extends EventEmitter {
       }
       finish(state.outcome('processed'));
     } catch (error) {
+      // Redis refused the delete of a job that ran (busy past the retries): no exception of the
+      // job's, so it is not failed; it stays reserved and comes back after retry_after.
+      if (isBookkeepingError(error)) throw error;
       await this.handleException(state, payload, name, context, error);
       finish(state.outcome('deleted'), error);
     }
@@ -1007,11 +1056,34 @@ export class Worker extends EventEmitter {
     const expired = new Promise<'timeout'>((resolve) => {
       timer = setTimeout(() => resolve('timeout'), seconds * 1000);
     });
+    const deadline = performance.now() + seconds * 1000;
+    const job = state.job;
+    // The reservation goes too, so the thread can renew it while a handler blocks the loop.
+    const watched = this.watchdog?.watch(deadline, { job: jobName(payload), id: job.id, uuid: job.uuid, queue: job.queue, attempts: job.attempts(), timeout: seconds }, { key: `${this.queue.key(job.queue)}:reserved`, member: job.reservedBytes });
+    // A handler that blocked the event loop past its timeout settles before the timer can fire:
+    // it ran too long all the same (Laravel's alarm would have ended it), whether it then
+    // returned or threw, so it is a timeout and not a success.
+    const settle = (running: Promise<unknown>) =>
+      running.then(
+        () => (performance.now() < deadline ? ('done' as const) : ('late' as const)),
+        (error: unknown) => {
+          if (performance.now() < deadline) throw error;
+          return 'late' as const;
+        },
+      );
     try {
-      const outcome = await Promise.race([Promise.resolve(run()).then(() => 'done' as const), expired]);
+      let settled: Promise<'done' | 'late'>;
+      try {
+        settled = settle(Promise.resolve(run()));
+      } catch (error) {
+        // A handler that is no async function may throw as it is called.
+        settled = settle(Promise.reject(error));
+      }
+      const outcome = await Promise.race([settled, expired]);
       if (outcome === 'done') return undefined;
     } finally {
       clearTimeout(timer);
+      if (watched !== undefined) this.watchdog?.unwatch(watched);
     }
     const name = jobName(payload);
     const error = new TimeoutExceededError(name, seconds);

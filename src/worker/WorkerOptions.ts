@@ -46,6 +46,16 @@ export interface WorkerOptions {
    * finish, then run() resolves with reason `signal` (false: the process's signals are the caller's).
    */
   handleSignals: boolean;
+  /**
+   * A thread that holds the timeout when a handler blocks the event loop (true; see
+   * watchdog.ts): it reports such a job (`blocked`), or with `exitOnBlock` ends the process.
+   */
+  watchdog: boolean;
+  /**
+   * End the process, as Laravel's timeout does (SIGKILL), when a handler blocks the event loop
+   * past its timeout (false; `lqb work` turns it on). The job comes back after retry_after.
+   */
+  exitOnBlock: boolean;
 }
 
 export const defaultWorkerOptions: WorkerOptions = {
@@ -65,10 +75,12 @@ export const defaultWorkerOptions: WorkerOptions = {
   shareDelay: 1,
   connectionName: 'redis',
   handleSignals: false,
+  watchdog: true,
+  exitOnBlock: false,
 };
 
 const NUMBER_OPTIONS = ['tries', 'timeout', 'sleep', 'maxJobs', 'maxTime', 'memory', 'rest', 'shareDelay'] as const;
-const BOOLEAN_OPTIONS = ['once', 'stopWhenEmpty', 'share', 'handleSignals'] as const;
+const BOOLEAN_OPTIONS = ['once', 'stopWhenEmpty', 'share', 'watchdog', 'exitOnBlock', 'handleSignals'] as const;
 
 /**
  * What is wrong with worker options given in code (the CLI's flags are checked where they are

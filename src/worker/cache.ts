@@ -8,6 +8,7 @@
  * Laravel's RedisStore puts the cache prefix before each key, with ':' after it in 8–10 (the
  * prefix defaulting to `{APP_NAME slug}_cache`) and nothing from 11 (`{slug}_cache_`, or the
  * later skeletons' `{slug}-cache-`), on the cache connection, whose client prefix comes first.
+ * Locks (RedisLock) use the same names on the store's lock connection.
  */
 import { PhpArray, PhpFloat, deref, unserialize, type PhpValue } from '../php/index.js';
 import type { RedisClient } from '../redis/index.js';
@@ -29,6 +30,11 @@ export class QueueCache {
     readonly prefix = 'laravel_cache',
     /** What RedisStore puts after a non-empty prefix: ':' in 8–10, nothing from 11. */
     readonly separator = ':',
+    /**
+     * The store's lock connection (`lock_connection`, the `default` connection in the stock
+     * config): where Cache::lock() keys go, under the same names. The cache connection when not given.
+     */
+    readonly lockClient: RedisClient = client,
   ) {}
 
   /** The Redis key of a cache item, as RedisStore names it: `{cache prefix}{separator}{name}` (the client adds its own prefix). */

@@ -10,7 +10,10 @@
  *     'App\\Mail\\OrderShippedMail': async (job) => { … },                   // a queued mailable
  *   };
  *
- * A handler may carry a `failed(job, error)` function too, the way a Laravel job has `failed()`.
+ * A handler may carry a `failed(job, error)` function too, the way a Laravel job has `failed()`
+ * (as a property of the function, or as `{ handle, failed }`), and JavaScript for the PHP methods
+ * Node needs and cannot run (`JobMethods`): `uniqueId`, `backoff`, `retryUntil`, `tags`,
+ * `displayName`, functions of the job.
  */
 import { pathToFileURL } from 'node:url';
 import { resolve } from 'node:path';
@@ -74,8 +77,53 @@ export interface MailableJob extends HandlerJob<MailableArgs> {
   view: MailableView;
 }
 
-export type Handler = ((job: HandlerJob) => unknown) & { failed?: (job: HandlerJob, error: unknown) => unknown };
+/**
+ * A handler's `failed(job, error)` hook, as a Laravel job's `failed(Throwable $e)`: run once the
+ * job has failed for good (its tries used up, its timeout passed, or `job.fail()`), with what it
+ * failed with (an Error, or whatever the handler threw).
+ */
+export type FailedHook<Job = HandlerJob> = (job: Job, error: unknown) => unknown;
+
+
+/** What the methods of `JobMethods` are given: the job's class and its command's properties (`toJS`). */
+export interface MethodJob {
+  name: string;
+  command: Record<string, unknown>;
+}
+
+/**
+ * JavaScript for the PHP methods whose results Laravel writes into a payload or a lock's key,
+ * for classes where `lqb shapes` could not translate them. Each is a function of the job, and
+ * may return a promise. The worker uses `uniqueId` (a unique job's lock key); Node's producer
+ * (`dispatch`) all five. What each returns is what the PHP method would.
+ */
+export interface JobMethods<Job = MethodJob> {
+  /** ShouldBeUnique's uniqueId(): what the lock key ends with. */
+  uniqueId?: (job: Job) => unknown;
+  /** backoff(): seconds, one number or one per attempt. */
+  backoff?: (job: Job) => number | number[] | string | null | Promise<number | number[] | string | null>;
+  /** retryUntil(): when the job stops being retried, a Date or UNIX seconds. */
+  retryUntil?: (job: Job) => Date | number | null | Promise<Date | number | null>;
+  /** Horizon's tags(). */
+  tags?: (job: Job) => string[] | Promise<string[]>;
+  /** displayName(): the envelope's displayName (and, 12.41+, the lock key's name). */
+  displayName?: (job: Job) => string | Promise<string>;
+}
+
+/** The names of `JobMethods`, as a handler carries them. */
+export const JOB_METHODS = ['uniqueId', 'backoff', 'retryUntil', 'tags', 'displayName'] as const;
+
+export type Handler = ((job: HandlerJob) => unknown) & { failed?: FailedHook } & JobMethods;
 export type HandlerMap = Record<string, Handler>;
+
+/**
+ * A handler as a Laravel job class reads: `handle`, and the `failed` hook beside it. defineHandlers
+ * (and a handlers module) take it in place of a function.
+ */
+export interface HandlerObject<Job = HandlerJob> {
+  handle(job: Job): unknown;
+  failed?: FailedHook<Job>;
+}
 
 /**
  * A handler's job with what a `Jobs` entry declares (`command`, or a listener's `args`) in place
@@ -83,10 +131,13 @@ export type HandlerMap = Record<string, Handler>;
  */
 export type TypedHandlerJob<Entry> = Omit<HandlerJob, keyof Entry & keyof HandlerJob> & Entry;
 
-export type TypedHandler<Entry> = ((job: TypedHandlerJob<Entry>) => unknown) & { failed?: (job: TypedHandlerJob<Entry>, error: unknown) => unknown };
+export type TypedHandler<Entry> = ((job: TypedHandlerJob<Entry>) => unknown) & { failed?: FailedHook<TypedHandlerJob<Entry>> } & TypedJobMethods<Entry>;
 
-/** A handler map checked against `Jobs`: only its names, each handler given its entry's types. */
-export type TypedHandlerMap<Jobs> = { [Name in keyof Jobs]?: TypedHandler<Jobs[Name]> };
+/** JobMethods as a class of `Jobs` gives them: the job's command typed by its entry. */
+export type TypedJobMethods<Entry> = JobMethods<{ name: string; command: TypedHandlerJob<Entry>['command' & keyof TypedHandlerJob<Entry>] }>;
+
+/** A handler map checked against `Jobs`: only its names, each handler (a function, or `{ handle, failed }`) given its entry's types. */
+export type TypedHandlerMap<Jobs> = { [Name in keyof Jobs]?: TypedHandler<Jobs[Name]> | (HandlerObject<TypedHandlerJob<Jobs[Name]>> & TypedJobMethods<Jobs[Name]>) };
 
 /** Keeps TypeScript from reading Jobs off the map: it comes from the type argument or the default. */
 type NoInference<T> = [T][T extends unknown ? 0 : never];
@@ -95,16 +146,40 @@ type NoInference<T> = [T][T extends unknown ? 0 : never];
  * Declares a handler map. With the `Jobs` interface `lqb shapes --types` writes,
  *
  *   export default defineHandlers<Jobs>({
- *     'App\\Jobs\\ShipOrder': async (job) => { job.command.orderId; … },        // job.command: App.Jobs.ShipOrder
+ *     'App\\Jobs\\ShipOrder': {
+ *       handle: async (job) => { job.command.orderId; … },                  // job.command: App.Jobs.ShipOrder
+ *       failed: async (job, error) => { … },                                // once it has failed for good
+ *     },
  *     'App\\Listeners\\SendShipmentNotification@handle': async (job) => { job.args[0].orderId; },
  *   });
  *
  * each handler's `job.command` (a listener's `job.args`) has the class's type, and a name that is
  * not in `Jobs` is a compile error. Without a type argument it takes any HandlerMap. At run time
- * it returns the map unchanged.
+ * it returns the map with each `{ handle, failed }` made a function carrying `failed`.
  */
 export function defineHandlers<Jobs extends object = Record<string, object>>(map: NoInference<TypedHandlerMap<Jobs>>): HandlerMap {
-  return map as unknown as HandlerMap;
+  const entries = Object.entries(map as Record<string, unknown>);
+  if (!entries.some(([, entry]) => isHandlerObject(entry))) return map as unknown as HandlerMap;
+  return Object.fromEntries(entries.map(([name, entry]) => [name, isHandlerObject(entry) ? handlerOf(entry) : entry])) as HandlerMap;
+}
+
+function isHandlerObject(entry: unknown): entry is HandlerObject<never> {
+  return entry !== null && typeof entry === 'object' && typeof (entry as { handle?: unknown }).handle === 'function';
+}
+
+/** `{ handle, failed }` as the function the worker calls, `handle` bound to its object (so `this` works in it). */
+function handlerOf(entry: HandlerObject<never>): Handler {
+  const handler: Handler = (job) => entry.handle.call(entry, job as never);
+  if (entry.failed !== undefined) {
+    const failed = entry.failed;
+    handler.failed = (job, error) => failed.call(entry, job as never, error);
+  }
+  // The PHP methods' JavaScript goes along, bound to the object as handle is.
+  for (const method of JOB_METHODS) {
+    const given = (entry as JobMethods)[method];
+    if (typeof given === 'function') (handler as JobMethods)[method] = (job: MethodJob) => (given as (job: MethodJob) => never).call(entry, job);
+  }
+  return handler;
 }
 
 /** Loads a handlers module (a path or file URL) and checks its shape. */
@@ -147,9 +222,13 @@ export function checkedHandlers(file: string, handlers: unknown): HandlerMap {
   // No handler at all would fail every job the worker takes, for want of one.
   if (entries.length === 0) throw new Error(`${file} exports default an object with no handlers: name at least one job class`);
   for (const [name, handler] of entries) {
-    if (typeof handler !== 'function') throw new Error(`${file}: the handler for ${name} is not a function but ${kindOf(handler)}`);
+    if (typeof handler !== 'function' && !isHandlerObject(handler)) throw new Error(`${file}: the handler for ${name} is not a function (or { handle, failed }) but ${kindOf(handler)}`);
+    for (const method of JOB_METHODS) {
+      const given = (handler as JobMethods)[method];
+      if (given !== undefined && typeof given !== 'function') throw new Error(`${file}: the handler for ${name} carries ${method}, which must be a function of the job, not ${kindOf(given)}`);
+    }
   }
-  return handlers as HandlerMap;
+  return defineHandlers(handlers as TypedHandlerMap<Record<string, object>>);
 }
 
 /** What a value is, for a message: `a number`, `an object`, `undefined`. */

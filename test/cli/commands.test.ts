@@ -10,6 +10,8 @@ import { DatabaseUuidFailedJobProvider } from '../../src/worker/index.js';
 import { php } from '../helpers/php.js';
 import { HANDLERS, lqb, scratchPerTest } from '../helpers/processes.js';
 import { prefixedClient, rawClient } from '../helpers/redis.js';
+import { startRedisServer } from '../../src/testing/index.js';
+import { Redis } from 'ioredis';
 
 const current = scratchPerTest('cli');
 
@@ -56,7 +58,8 @@ describe('lqb size and clear', () => {
     await queue.laterRaw(60, job(3));
     await queue.pop();
     client.disconnect();
-    expect((await lqb(['size', '--queue=mail'], current.s.env)).stdout.trim()).toBe('3');
+    expect((await lqb(['size', '--queue=mail'], current.s.env)).stdout.trim()).toBe('mail  3');
+    expect((await lqb(['size', '--queue=mail,notifications'], current.s.env)).stdout, 'sizes beside their queue names').toBe('mail           3\nnotifications  0\n');
     const size = await lqb(['size', '--queue=mail,other', '--json'], current.s.env);
     expect(size.stdout.trim().split('\n').map((l) => JSON.parse(l))).toEqual([
       { queue: 'mail', size: 3, ready: 1, delayed: 1, reserved: 1 },
@@ -65,7 +68,7 @@ describe('lqb size and clear', () => {
     expect((await lqb(['clear', '--queue=mail'], current.s.env)).stdout.trim()).toBe('Cleared 3 jobs from the [mail] queue');
     // queue:clear's own command line: a connection name and --force.
     expect((await lqb(['clear', 'redis', '--force', '--queue=mail'], current.s.env)).stdout.trim()).toBe('Cleared 0 jobs from the [mail] queue');
-    expect((await lqb(['size', '--queue=mail'], current.s.env)).stdout.trim()).toBe('0');
+    expect((await lqb(['size', '--queue=mail'], current.s.env)).stdout.trim()).toBe('mail  0');
   });
 });
 
@@ -105,7 +108,8 @@ describe('lqb work --json', () => {
     await new RedisQueue(client).pushRaw(job(1));
     client.disconnect();
     const result = await lqb(['work', `--handlers=${HANDLERS}`, '--stop-when-empty', '--sleep=0', '--json'], current.s.env);
-    const events = result.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    // The start line of a worker without shapes (unique locks of uniqueId() methods cannot be known) aside.
+    const events = result.stdout.trim().split('\n').map((l) => JSON.parse(l)).filter((e) => !String(e.reason ?? '').startsWith('without class shapes'));
     expect(events.map((e) => e.event)).toEqual(['processing', 'processed', 'stopping']);
     expect(events[1]).toMatchObject({ job: 'App\\Jobs\\Bridge\\RecordJob', queue: 'default', attempts: 1 });
     expect(events[1].durationMs).toBeGreaterThanOrEqual(0);
@@ -188,7 +192,7 @@ describe('usage and failures', () => {
     const queue = new RedisQueue(client, { defaultQueue: 'default' });
     await queue.pushRaw(job(1));
     // `--queue=$QUEUES` that expanded to nothing: artisan falls back to the connection's queue.
-    expect((await lqb(['size', '--queue='], current.s.env)).stdout.trim()).toBe('1');
+    expect((await lqb(['size', '--queue='], current.s.env)).stdout.trim()).toBe('default  1');
     expect((await lqb(['clear', '--queue='], current.s.env)).stdout.trim()).toBe('Cleared 1 jobs from the [default] queue');
     const flaky = buildPayload(buildJob({ className: 'App\\Jobs\\Bridge\\FlakyJob', properties: { n: 2, failTimes: 1 } }), { maxTries: 3 }).raw;
     await queue.pushRaw(flaky);
@@ -234,5 +238,68 @@ describe('lqb demo', () => {
     const left = await watcher.keys(`${prefix}*`);
     watcher.disconnect();
     expect(left, `keys the demo left under ${prefix}`).toEqual([]);
+  });
+});
+
+describe('lqb demo --redis', () => {
+  it('runs against the Redis it is given (password, database): both sides use it, and it is left clean', async () => {
+    const server = await startRedisServer();
+    // A server of this test's own, so its password may be set.
+    const admin = new Redis(server.port, '127.0.0.1');
+    await admin.config('SET', 'requirepass', 'demo-secret');
+    admin.disconnect();
+    const url = `redis://:demo-secret@127.0.0.1:${server.port}/3`;
+    const watcher = new Redis(url);
+    const seen = new Set<string>();
+    let running = true;
+    const watching = (async () => {
+      while (running) {
+        for (const key of await watcher.keys('lqb-demo-*')) seen.add(key);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    })();
+    try {
+      const result = await lqb(['demo', '--jobs=1', `--redis=${url}`], current.s.env, { timeoutMs: 60_000 });
+      running = false;
+      await watching;
+      expect(result.stderr, 'what lqb demo --redis said on stderr').toBe('');
+      expect(result.stdout.split('\n')[0]).toMatch(new RegExp(`^Using Redis at 127\\.0\\.0\\.1:${server.port}/3, keys under lqb-demo-[0-9a-f]+:$`));
+      expect(result.stdout, 'the password in the demo\'s output').not.toContain('demo-secret');
+      expect(result.stdout).toMatch(/PHP handle\(\): n=101 \(int\)/);
+      expect(result.stdout).toMatch(/Done: 0 jobs left on the queue, 0 failed\./);
+      const prefix = /keys under (lqb-demo-[0-9a-f]+:)/.exec(result.stdout)![1]!;
+      // Laravel's side wrote to database 3 of the given server too: its queue keys were seen there.
+      expect([...seen].filter((key) => key.startsWith(`${prefix}queues:`)).length, `keys under ${prefix} seen in database 3`).toBeGreaterThan(0);
+      expect(await watcher.keys(`${prefix}*`), 'keys the demo left').toEqual([]);
+    } finally {
+      running = false;
+      watcher.disconnect();
+      server.stop();
+    }
+  });
+
+  it('refuses a --redis that is not a redis:// URL, naming it (exit 2)', async () => {
+    const result = await lqb(['demo', '--redis=rediss://127.0.0.1:6380'], current.s.env);
+    expect(result.stderr).toBe('lqb demo: --redis must be a redis://host:port URL (the demo\'s PHP side speaks plain Redis), not "rediss://127.0.0.1:6380" (lqb demo --help for usage)\n');
+    expect(result.status).toBe(2);
+  });
+});
+
+describe('a mistyped flag or command', () => {
+  it.each([
+    [['size', '--queu=mail'], "lqb size: Unknown option '--queu'; did you mean --queue? (lqb size --help for usage)\n"],
+    [['work', '--handler=x.mjs'], "lqb work: Unknown option '--handler'; did you mean --handlers? (lqb work --help for usage)\n"],
+    [['work', '--stop-when-emtpy'], "lqb work: Unknown option '--stop-when-emtpy'; did you mean --stop-when-empty? (lqb work --help for usage)\n"],
+    [['size', '--zzz'], "lqb size: Unknown option '--zzz' (lqb size --help for usage)\n"],
+  ])('lqb %j names the nearest flag the command takes, exit 2', async (args, stderr) => {
+    const result = await lqb(args, current.s.env);
+    expect(result.stderr).toBe(stderr);
+    expect(result.status).toBe(2);
+  });
+
+  it('lqb sise names the nearest command', async () => {
+    const result = await lqb(['sise'], current.s.env);
+    expect(result.stderr).toMatch(/^lqb: unknown command "sise"; did you mean "size"\? \(commands: work, /);
+    expect(result.status).toBe(2);
   });
 });

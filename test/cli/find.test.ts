@@ -42,6 +42,21 @@ describe('lqb find ID', () => {
     expect(gone.stderr, 'the not-found line').toBe(`lqb find: no job ${JSON.stringify(ready.uuid)} on ${QUEUE} or among the failed jobs: it ran and was deleted, or was never pushed\n`);
   });
 
+  it('gives a job delayed past the year 275760 (past what a Date holds) its due time in UNIX seconds', async () => {
+    const { s } = current;
+    const seconds = 9_000_000_000_000;
+    const pushed = await lqb(['dispatch', 'App\\Jobs\\Bridge\\RecordJob', '--props={"n":7}', `--queue=${QUEUE}`, `--delay=${seconds}`], s.env);
+    expect(pushed.status, `lqb dispatch failed: ${pushed.stderr}`).toBe(0);
+    const { uuid } = JSON.parse(pushed.stdout) as { uuid: string };
+    const result = await lqb(['find', uuid, `--queue=${QUEUE}`], s.env);
+    expect(result.stderr, 'lqb find’s error').toBe('');
+    expect(result.status, 'lqb find’s exit status').toBe(0);
+    const found = JSON.parse(result.stdout) as { state: string; until: unknown };
+    expect(found.state, 'where the far-delayed job is').toBe('delayed');
+    expect(Number(found.until) - seconds - Date.now() / 1000, 'until, in UNIX seconds, is not about now + the delay').toBeLessThan(60);
+    expect(Number(found.until) - seconds - Date.now() / 1000, 'until, in UNIX seconds, is not about now + the delay').toBeGreaterThan(-60);
+  });
+
   it('takes exactly one ID', async () => {
     const result = await lqb(['find'], current.s.env);
     expect(result.status, 'lqb find without an ID').toBe(2);

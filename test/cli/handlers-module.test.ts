@@ -92,8 +92,9 @@ describe('lqb work --handlers=FILE that cannot serve', () => {
   it.each([
     ['a number as default export', 'export default 42;\n', /^lqb work: \S+bad\.mjs must export default an object mapping job classes to handler functions\n$/],
     ['a list of handlers rather than a map', 'export default [async () => {}];\n', /^lqb work: \S+bad\.mjs must export default an object mapping job classes to handler functions\n$/],
-    ['a map with a value that is no function', "export default { 'App\\\\Jobs\\\\A': async () => {}, 'App\\\\Jobs\\\\B': 42 };\n", /^lqb work: \S+bad\.mjs: the handler for App\\Jobs\\B is not a function but a number\n$/],
-    ['a handler written as a PHP-style class with handle()', "export default { 'App\\\\Jobs\\\\A': { handle: async () => {} } };\n", /^lqb work: \S+bad\.mjs: the handler for App\\Jobs\\A is not a function but an object\n$/],
+    ['a map with a value that is no function', "export default { 'App\\\\Jobs\\\\A': async () => {}, 'App\\\\Jobs\\\\B': 42 };\n", /^lqb work: \S+bad\.mjs: the handler for App\\Jobs\\B is not a function \(or \{ handle, failed \}\) but a number\n$/],
+    ['a handler object whose handle is no function', "export default { 'App\\\\Jobs\\\\A': { handle: 'run' } };\n", /^lqb work: \S+bad\.mjs: the handler for App\\Jobs\\A is not a function \(or \{ handle, failed \}\) but an object\n$/],
+    ['a uniqueId given as a string rather than a function of the job', "const a = async () => {};\na.uniqueId = 'id';\nexport default { 'App\\\\Jobs\\\\A': a };\n", /^lqb work: \S+bad\.mjs: the handler for App\\Jobs\\A carries uniqueId, which must be a function of the job, not a string\n$/],
     ['a Map, whose entries are no properties', "export default new Map([['App\\\\Jobs\\\\A', async () => {}]]);\n", /^lqb work: \S+bad\.mjs must export default a plain object mapping job classes to handler functions, not a Map \(Object\.fromEntries\(map\) makes one\)\n$/],
     ['an empty map, which would fail every job for want of a handler', 'export default {};\n', /^lqb work: \S+bad\.mjs exports default an object with no handlers: name at least one job class\n$/],
     ['a throw at import', 'throw new Error("no config found");\n', /^lqb work: \S+bad\.mjs could not be loaded: Error: no config found\n$/],

@@ -56,7 +56,7 @@ describe('rediss:// for one-off commands', () => {
     expect(pushed.status).toBe(0);
     const counted = await lqb(['size', url], { ...current.s.env, REDIS_CA: ca });
     expect(counted.stderr).toBe('');
-    expect(counted.stdout.trim()).toBe('1');
+    expect(counted.stdout.trim()).toBe('default  1');
     expect((await lqb(['clear', url, `--redis-ca=${ca}`], current.s.env)).stdout.trim()).toBe('Cleared 1 jobs from the [default] queue');
   });
 

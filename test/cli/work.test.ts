@@ -5,6 +5,8 @@
  * Redis client or database pool left open to keep it alive). Real MariaDB and PostgreSQL refuse
  * the logins here.
  */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { freePort } from '../../src/testing/index.js';
 import { HANDLERS, lqb, scratchPerTest } from '../helpers/processes.js';
@@ -52,6 +54,20 @@ describe('lqb work refuses what it cannot use, before it starts', () => {
 
   it('a --redis-ca that cannot be read, with the failed-jobs pool already open: exit 2, nothing left to hold the process', async () => {
     await expectWorkerRefuses(['--failed-db=postgres://postgres@127.0.0.1:5432/test', '--redis=rediss://127.0.0.1:6379', '--redis-ca=/no/such/ca.pem'], 2, /--redis-ca=\/no\/such\/ca\.pem cannot be read: ENOENT/);
+  });
+
+  it('--sandbox with a TypeScript module (exit 2), or one that does not load in its threads (exit 1), naming the file', async () => {
+    const ts = join(current.s.dir, 'handlers.ts');
+    writeFileSync(ts, 'export default {};\n');
+    const typescript = await lqb(['work', `--handlers=${ts}`, '--sandbox', '--stop-when-empty'], current.s.env, { timeoutMs: 15_000 });
+    expect(typescript.status, typescript.stderr).toBe(2);
+    expect(typescript.stderr.trim()).toMatch(/--sandbox runs JavaScript handler modules: compile \S+handlers\.ts to \.js first \(lqb work --help for usage\)$/);
+    const broken = join(current.s.dir, 'broken.mjs');
+    writeFileSync(broken, 'export default {\n');
+    const unreadable = await lqb(['work', `--handlers=${broken}`, '--sandbox', '--stop-when-empty'], current.s.env, { timeoutMs: 15_000 });
+    expect(unreadable.status, unreadable.stderr).toBe(1);
+    expect(unreadable.stderr.trim().split('\n'), 'stderr is one line').toHaveLength(1);
+    expect(unreadable.stderr).toMatch(/broken\.mjs could not be loaded in a sandbox thread: SyntaxError/);
   });
 
   it('a database that answers is no obstacle: the worker runs and stops when empty', async () => {

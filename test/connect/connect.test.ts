@@ -61,6 +61,7 @@ describe('connect({ env })', () => {
     expect(queue.defaultQueue, 'the default queue is not REDIS_QUEUE').toBe(QUEUE);
     expect(queue.cachePrefix, 'the cache prefix is not APP_NAME’s').toBe(`lqb_connect_${prefix.split('_')[2]}_cache`);
     expect(queue.settings.cacheUrl, 'the cache is not on database 1').toMatch(/\/1$/);
+    expect(queue.settings.lockUrl, 'locks are not on the stock lock_connection, `default` (REDIS_DB 0)').toMatch(/\/0$/);
     expect(queue.settings.failedDb, 'the failed-jobs database is not DB_DATABASE beside the .env').toBe(`sqlite://${join(s.dir, 'failed.sqlite')}`);
     expect(queue.encrypter, 'APP_KEY gave no encrypter').toBeDefined();
   });

@@ -5,12 +5,14 @@
  * (in Redis, or in a database store's table on SQLite), the notice of PHP methods Node cannot
  * run, and one Laravel layout for a shaped payload and its lock.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import knex from 'knex';
+import { Redis } from 'ioredis';
+import { openDatabase } from '../../src/database/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, type LaravelQueue } from '../../src/connect/index.js';
 import { buildJob, decodePayload } from '../../src/laravel/index.js';
+import { toJS } from '../../src/php/index.js';
 import type { ShapesFile } from '../../src/shapes/shape.js';
 import { root } from '../helpers/php.js';
 import { lqb, scratch, type Scratch } from '../helpers/processes.js';
@@ -85,6 +87,8 @@ describe('dispatch', () => {
     const pushed = await queue.dispatch(command);
     expect(pushed.queue, 'a built command went elsewhere than the default queue').toBe('default');
     expect(await queue.size(), 'the built command is not in the default queue').toBe(1);
+    // Refused when compiled too; here, JavaScript's way in, at run time.
+    // @ts-expect-error a built command carries its own properties
     await expect(queue.dispatch(command, { id: 8 }), 'props beside a built command were taken').rejects.toThrow(/built command/);
   });
 
@@ -118,13 +122,9 @@ describe('dispatch options the CLI maps its flags onto', () => {
 
   it('lockDb and lockTable: a database store keeps ShouldBeUnique locks in that table of that database', async () => {
     const lockDb = join(s.dir, 'locks.sqlite');
-    const db = knex({ client: 'better-sqlite3', connection: { filename: lockDb }, useNullAsDefault: true });
-    // Laravel's cache_locks migration, under another name.
-    await db.schema.createTable('app_locks', (table) => {
-      table.string('key').primary();
-      table.string('owner');
-      table.integer('expiration');
-    });
+    const db = openDatabase({ dialect: 'sqlite', filename: lockDb });
+    // Laravel's cache_locks migration, under another name, as its SQLite grammar writes it.
+    await db.query('create table "app_locks" ("key" varchar not null, "owner" varchar not null, "expiration" integer not null, primary key ("key"))');
     const locked = await connect({ redis: REDIS_URL, prefix, failedDb: join(s.dir, 'failed.sqlite'), cacheStore: 'database', lockDb, lockTable: 'app_locks' });
     try {
       const first = await locked.dispatch('App\\Jobs\\ImportFeed', { feed: 'db' }, { queue: 'db-unique', shapes: shapesFile });
@@ -132,12 +132,12 @@ describe('dispatch options the CLI maps its flags onto', () => {
       const second = await locked.dispatch('App\\Jobs\\ImportFeed', { feed: 'db' }, { queue: 'db-unique', shapes: shapesFile });
       expect(second.duplicate, 'the duplicate was not refused by the database lock').toBe(true);
       // DatabaseStore puts the cache prefix straight before the key, no colon between.
-      const rows = (await db('app_locks').select('key', 'owner')) as { key: string; owner: string }[];
+      const { rows } = await db.query<{ key: string; owner: string }>('select "key", "owner" from "app_locks"');
       expect(rows, 'the lock row is not in app_locks of lockDb').toEqual([{ key: 'laravel_cachelaravel_unique_job:App\\Jobs\\ImportFeed', owner: expect.stringMatching(/^[A-Za-z0-9]{16}$/) }]);
       expect(await locked.size('db-unique'), 'the duplicate was pushed').toBe(1);
     } finally {
       await locked.close();
-      await db.destroy();
+      await db.close();
     }
   });
 
@@ -157,4 +157,117 @@ describe('dispatch options the CLI maps its flags onto', () => {
       await twelve.close();
     }
   });
+});
+
+describe('unique payloads as Laravel 12.67 and 13.26’s own dispatch() writes them (fixtures/laravel/unique-12-13.jsonl)', () => {
+  interface UniqueRecord {
+    laravel: string;
+    kind: string;
+    class: string;
+    payload: string;
+    lock: { db: number; key: string; value: string; ttl: number } | null;
+  }
+  const records = readFileSync(join(root, 'fixtures/laravel/unique-12-13.jsonl'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as UniqueRecord);
+  const SHOULD_BE_UNIQUE = 'Illuminate\\Contracts\\Queue\\ShouldBeUnique';
+  const UNTIL_PROCESSING = 'Illuminate\\Contracts\\Queue\\ShouldBeUniqueUntilProcessing';
+  const uniquePrefixOf = uniquePrefix('unique-1213');
+
+  /**
+   * The fixture classes (tools/laravel-live/app/Jobs) as `lqb shapes` describes a class: own
+   * properties, InteractsWithQueue's $job and the version's Queueable properties in that order,
+   * under SerializesModels, with the uniqueFor each declares.
+   */
+  const shapesFor = (laravel: string): ShapesFile => {
+    const untyped = (name: string, serializedDefault: string) => ({ name, visibility: 'public' as const, class: 'X', type: null, nullable: true, serialized: true, default: serializedDefault });
+    const queueable = [
+      untyped('job', 'N;'),
+      untyped('connection', 'N;'),
+      untyped('queue', 'N;'),
+      untyped('messageGroup', 'N;'),
+      untyped('deduplicator', 'N;'),
+      ...(laravel.startsWith('13.') ? [untyped('debounceOwner', 's:0:"";'), untyped('uniqueLockOwner', 's:0:"";')] : []),
+      untyped('delay', 'N;'),
+      untyped('afterCommit', 'N;'),
+      untyped('middleware', 'a:0:{}'),
+      untyped('chained', 'a:0:{}'),
+      untyped('chainConnection', 'N;'),
+      untyped('chainQueue', 'N;'),
+      untyped('chainCatchCallbacks', 'N;'),
+    ];
+    const own = (name: string, type: string) => ({ name, visibility: 'public' as const, class: 'X', type, nullable: false, serialized: true, promoted: true as const });
+    const job = (name: string, props: ReturnType<typeof own>[], interfaces: string[], uniqueFor: number | undefined, methods: string[]) => ({
+      name,
+      kind: 'job' as const,
+      parent: null,
+      interfaces: ['Illuminate\\Contracts\\Queue\\ShouldQueue', ...interfaces],
+      traits: [],
+      serializer: 'SerializesModels' as const,
+      properties: [...props, ...(uniqueFor !== undefined ? [untyped('uniqueFor', `i:${uniqueFor};`)] : []), ...queueable].map((p) => ({ ...p, class: name })),
+      declared: uniqueFor !== undefined ? { uniqueFor } : {},
+      methods,
+      constructorParams: props.map((p) => ({ name: p.name })),
+    });
+    const classes = [
+      job('App\\Jobs\\UniqueJob', [own('productId', 'int'), own('label', 'string')], [SHOULD_BE_UNIQUE], 3600, ['uniqueId']),
+      job('App\\Jobs\\UniquePropJob', [own('uniqueId', 'string'), own('orderId', 'int')], [SHOULD_BE_UNIQUE], undefined, []),
+      job('App\\Jobs\\UntilProcessingJob', [own('productId', 'int'), own('label', 'string')], [SHOULD_BE_UNIQUE, UNTIL_PROCESSING], 3600, ['uniqueId']),
+      job('App\\Jobs\\UniqueShortJob', [own('productId', 'int')], [SHOULD_BE_UNIQUE], 30, ['uniqueId']),
+    ];
+    return { version: 1, laravel, php: '8.2.0', classes: Object.fromEntries(classes.map((c) => [c.name, c])) };
+  };
+
+  /** uuid, id, createdAt and the lock's owner are Laravel's random values: masked on both sides. */
+  const masked = (payload: string, owner: string) =>
+    payload
+      .replace(/"uuid":"[0-9a-f-]{36}"/, '"uuid":"UUID"')
+      .replace(/"id":"[A-Za-z0-9]{32}"/, '"id":"ID"')
+      .replace(/"createdAt":\d+/, '"createdAt":0')
+      .replaceAll(owner, 'OWNER');
+
+  let app: string;
+  let queue13: LaravelQueue | undefined;
+  beforeAll(() => {
+    app = join(s.dir, 'live-bridge');
+    mkdirSync(join(app, 'config'), { recursive: true });
+    const url = new URL(REDIS_URL);
+    // The stock .env and config/cache.php's prefix line (skeleton 12.2+): `{slug}-cache-`, values on db 1, locks on db 0.
+    writeFileSync(join(app, '.env'), `APP_NAME="Live Bridge"\nCACHE_STORE=redis\nREDIS_HOST=${url.hostname}\nREDIS_PORT=${url.port || 6379}\nREDIS_PASSWORD=null\n`);
+    writeFileSync(join(app, 'config/cache.php'), "<?php\nreturn ['default' => env('CACHE_STORE', 'database'), 'prefix' => env('CACHE_PREFIX', Str::slug(env('APP_NAME', 'laravel')).'-cache-')];\n");
+  });
+  afterAll(async () => {
+    await queue13?.close();
+    for (const db of [0, 1]) {
+      const raw = new Redis(`${REDIS_URL}/${db}`);
+      await removePrefix(raw, uniquePrefixOf);
+      raw.disconnect();
+    }
+  });
+
+  const writable = records.filter((r) => r.lock !== null && r.kind !== 'unique-named');
+  for (const record of writable) {
+    it(`${record.laravel} ${record.kind}: the payload byte for byte (masked), its lock in the lock database with the payload's owner and the TTL`, async () => {
+      queue13 ??= await connect({ env: join(app, '.env'), prefix: uniquePrefixOf, failedDb: join(s.dir, 'failed.sqlite') });
+      const uniqueId = record.kind === 'unique-prop' ? {} : { uniqueId: '42' };
+      // The values Laravel's job held, read from its payload; the owner is the lock's, not a value given.
+      const props = Object.fromEntries(Object.entries(toJS(decodePayload(record.payload).command!) as Record<string, unknown>).filter(([name]) => name !== 'uniqueLockOwner'));
+      const pushed = await queue13.dispatch(record.class, props, { shapes: shapesFor(record.laravel), laravel: record.laravel, ...uniqueId });
+      expect(pushed.uuid, `${record.class} was not pushed: ${JSON.stringify(pushed)}`).toEqual(expect.any(String));
+      const [locks, values] = [new Redis(`${REDIS_URL}/0`), new Redis(`${REDIS_URL}/1`)];
+      try {
+        const key = record.lock!.key.replace(/^live-bridge-database-/, uniquePrefixOf);
+        const [owner, ttl, inValues] = [await locks.get(key), await locks.ttl(key), await values.exists(key)];
+        const payload = (await locks.lpop(`${uniquePrefixOf}queues:default`))!;
+        await locks.del(key);
+        expect({ owner: /^[A-Za-z0-9]{16}$/.test(owner ?? ''), inValues }, `the lock ${key}: in database ${record.lock!.db}, not with the cache’s values`).toEqual({ owner: true, inValues: 0 });
+        expect(record.lock!.ttl === -1 ? ttl : Math.abs(ttl - record.lock!.ttl) <= 5, 'the lock’s TTL, as Laravel’s').toBe(record.lock!.ttl === -1 ? -1 : true);
+        expect(masked(payload, owner!), `${record.class}'s payload as ${record.laravel} writes it`).toBe(masked(record.payload, record.lock!.value));
+      } finally {
+        locks.disconnect();
+        values.disconnect();
+      }
+    });
+  }
 });

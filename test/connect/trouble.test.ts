@@ -67,7 +67,8 @@ describe('a LaravelQueue whose Redis misbehaves', () => {
       let started = Date.now();
       const error = await queue.dispatch('App\\Jobs\\Anything', { n: 1 }).catch((e: unknown) => e);
       expect(Date.now() - started, 'dispatch waited past its command timeout').toBeLessThan(2000);
-      expect((error as Error).message, 'the dispatch error does not say the job was not pushed, nor where').toMatch(new RegExp(`the job was not pushed: Redis at redis://127\\.0\\.0\\.1:${server.port}`));
+      // A stalled Redis may still run the push once it wakes: the outcome is unknown, and said so.
+      expect((error as Error).message, 'the dispatch error does not say the push is unconfirmed, nor where').toMatch(new RegExp(`the job may or may not have been pushed: Redis at redis://127\\.0\\.0\\.1:${server.port}/0 did not confirm it \\(Command timed out\\)`));
       started = Date.now();
       await expect(queue.size('default'), 'size() did not reject').rejects.toThrow();
       expect(Date.now() - started, 'size waited past its command timeout').toBeLessThan(2000);

@@ -7,9 +7,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import knex from 'knex';
+import { databaseConfig, openDatabase, quoteName } from '../../src/database/index.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { knexConfig } from '../../src/worker/index.js';
 import { aloneUnlessShared, lqb, php, run, scratchPerTest, type Scratch } from '../helpers/processes.js';
 import { root } from '../helpers/php.js';
 
@@ -38,9 +37,9 @@ describe.each(DATABASES)('Bus::batch on %s', (_, where) => {
   });
 
   afterEach(async () => {
-    const db = knex(knexConfig(url));
-    await db.schema.dropTableIfExists(table);
-    await db.destroy();
+    const db = openDatabase(databaseConfig(url));
+    await db.query(`drop table if exists ${quoteName(db.dialect, table)}`);
+    await db.close();
   });
 
   const bookkeeping = async (kind: string, options: object) => {
@@ -127,5 +126,43 @@ describe.each(DATABASES)('Bus::batch on %s', (_, where) => {
     expect(await row(batch)).toMatchObject({ total_jobs: 8, pending_jobs: 0, failed_jobs: 0, finished: true, cancelled: false });
     expect(s.nodeRuns().length + s.phpRuns().filter((r) => r.props?.batchId === batch).length).toBe(8);
     expect(callbacks(batch)).toEqual(['then', 'finally']);
+  });
+});
+
+describe('a batch that is not where lqb work looks (--batch-db not the app’s database)', () => {
+  it('its jobs run, the batch does not move, and the log says so once per batch, naming the database and table', async () => {
+    const appDb = join(s.dir, 'app.sqlite');
+    const table = `job_batches_${randomBytes(4).toString('hex')}`;
+    // Laravel writes the batch into the app's database; the worker is pointed at another.
+    s.env.LQB_BATCH_DB = appDb;
+    s.env.LQB_BATCH_TABLE = table;
+    const made = await php('laravel-bookkeeping.php', ['batch', JSON.stringify({ labels: ['ok', 'ok', 'ok'] })], s.env);
+    expect(made.stderr, 'laravel-bookkeeping.php batch').toBe('');
+    const { batch } = JSON.parse(made.stdout) as { batch: string };
+    const other = join(s.dir, 'other.sqlite');
+    // The other database has a batches table too, without this batch's row.
+    const otherDb = openDatabase(databaseConfig(other));
+    await otherDb.query(`create table ${quoteName(otherDb.dialect, table)} (id varchar(255) primary key, pending_jobs integer)`);
+    await otherDb.close();
+
+    const node = await lqb(['work', `--handlers=${HANDLERS}`, `--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0', `--batch-db=sqlite://${other}`, `--batch-table=${table}`, '--concurrency=2'], s.env);
+    expect(node.status, node.stderr).toBe(0);
+    expect(s.nodeRuns().filter((r) => r.props?.batchId === batch), 'the batch’s jobs Node ran').toHaveLength(3);
+    const said = node.stdout.split('\n').filter((line) => line.includes(`batch ${batch} is not in`));
+    expect(said, `lqb work's lines about the missing batch:\n${node.stdout}`).toHaveLength(1);
+    expect(said[0]).toContain(`batch ${batch} is not in table ${table} in sqlite://${other}: its jobs run, but the batch does not count them; point --batch-db`);
+    const row = await php('laravel-bookkeeping.php', ['batch-row', JSON.stringify({ id: batch })], s.env);
+    expect(JSON.parse(row.stdout), 'the batch’s row in the app’s database').toMatchObject({ total_jobs: 3, pending_jobs: 3 });
+
+    // A database without the table at all: said as such, and the job still runs.
+    const second = await php('laravel-bookkeeping.php', ['batch', JSON.stringify({ labels: ['ok', 'ok'] })], s.env);
+    const { batch: again } = JSON.parse(second.stdout) as { batch: string };
+    const empty = join(s.dir, 'empty.sqlite');
+    const bare = await lqb(['work', `--handlers=${HANDLERS}`, `--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0', `--batch-db=${empty}`, `--batch-table=${table}`], s.env);
+    expect(bare.status, bare.stderr).toBe(0);
+    expect(s.nodeRuns().filter((r) => r.props?.batchId === again), 'the second batch’s jobs Node ran').toHaveLength(2);
+    const saidBare = bare.stdout.split('\n').filter((line) => line.includes(`batch ${again} is not in`));
+    expect(saidBare, bare.stdout).toHaveLength(1);
+    expect(saidBare[0]).toContain(`batch ${again} is not in table ${table} in sqlite://${empty} (no such table)`);
   });
 });

@@ -9,9 +9,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import knex, { type Knex } from 'knex';
+import { databaseConfig, openDatabase, quoteName, type Database } from '../../src/database/index.js';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { DatabaseUuidFailedJobProvider, knexConfig } from '../../src/worker/index.js';
+import { DatabaseUuidFailedJobProvider } from '../../src/worker/index.js';
 import { HANDLERS, lqb, php, scratchPerTest, type Scratch } from '../helpers/processes.js';
 
 const QUEUE = 'failed-table';
@@ -26,27 +26,33 @@ const DATABASES: [string, (dir: string) => string][] = [
 ];
 
 /** Each column as the database describes it: name, type, nullable (and MySQL's table collation). */
-async function describeTable(db: Knex, table: string): Promise<unknown[]> {
-  const client = String(db.client.config.client);
-  if (client === 'mysql2') {
-    const [columns] = await db.raw('select column_name as name, column_type as type, is_nullable as nullable, column_default as dflt from information_schema.columns where table_schema = database() and table_name = ? order by ordinal_position', [table]);
-    const [[{ collation }]] = await db.raw('select table_collation as collation from information_schema.tables where table_schema = database() and table_name = ?', [table]);
+async function describeTable(db: Database, table: string): Promise<unknown[]> {
+  if (db.dialect === 'mysql') {
+    const { rows: columns } = await db.query('select column_name as name, column_type as type, is_nullable as nullable, column_default as dflt from information_schema.columns where table_schema = database() and table_name = ? order by ordinal_position', [table]);
+    const { rows: [{ collation } = {}] } = await db.query<{ collation?: unknown }>('select table_collation as collation from information_schema.tables where table_schema = database() and table_name = ?', [table]);
     return [...columns.map((c: object) => ({ ...c })), { collation }];
   }
-  if (client === 'pg') {
-    const { rows } = await db.raw('select column_name as name, data_type as type, datetime_precision as precision, is_nullable as nullable from information_schema.columns where table_name = ? order by ordinal_position', [table]);
+  if (db.dialect === 'pgsql') {
+    const { rows } = await db.query('select column_name as name, data_type as type, datetime_precision as precision, is_nullable as nullable from information_schema.columns where table_name = ? order by ordinal_position', [table]);
     return rows;
   }
   // SQLite: the type's affinity is what counts (varchar and varchar(255) are one).
-  const rows = (await db.raw(`pragma table_info("${table}")`)) as { name: string; type: string; notnull: number }[];
+  const { rows } = await db.query<{ name: string; type: string; notnull: number }>(`pragma table_info("${table}")`);
   return rows.map((c) => ({ name: c.name, type: c.type.replace(/\(.*\)$/, '').toLowerCase(), notnull: c.notnull }));
+}
+
+/** Drops the tables named. */
+async function dropTables(url: string, ...tables: string[]): Promise<void> {
+  const db = openDatabase(databaseConfig(url));
+  for (const table of tables) await db.query(`drop table if exists ${quoteName(db.dialect, table)}`);
+  await db.close();
 }
 
 describe.each(DATABASES)('the failed_jobs table on %s', (_, where) => {
   it('Node makes the table Laravel makes', async () => {
     const url = where(s.dir);
     const [laravels, ours] = [`lqb_lar_${randomBytes(3).toString('hex')}`, `lqb_node_${randomBytes(3).toString('hex')}`];
-    const db = knex(knexConfig(url));
+    const db = openDatabase(databaseConfig(url));
     try {
       // Laravel's failer makes its table when first resolved; queue:failed resolves it.
       expect((await php('laravel-dispatch.php', ['failed'], { ...s.env, LQB_FAILED_DB: url, LQB_FAILED_TABLE: laravels })).stdout.trim()).toBe('[]');
@@ -55,9 +61,8 @@ describe.each(DATABASES)('the failed_jobs table on %s', (_, where) => {
       await failer.close();
       expect(await describeTable(db, ours), `the columns of the table Node made, beside ${laravels}`).toEqual(await describeTable(db, laravels));
     } finally {
-      await db.schema.dropTableIfExists(laravels);
-      await db.schema.dropTableIfExists(ours);
-      await db.destroy();
+      await db.close();
+      await dropTables(url, laravels, ours);
     }
   });
 
@@ -82,9 +87,7 @@ describe.each(DATABASES)('the failed_jobs table on %s', (_, where) => {
         expect(ours.find((o) => o.id === record.id)?.failed_at, `failed_at of ${record.id} as lqb failed reads it`).toBe(record.failed_at);
       }
     } finally {
-      const db = knex(knexConfig(url));
-      await db.schema.dropTableIfExists(table);
-      await db.destroy();
+      await dropTables(url, table);
     }
   });
 });

@@ -6,13 +6,13 @@
  *   - A job failed on one side is retried by the other side's retry and runs.
  */
 import { randomBytes } from 'node:crypto';
-import knex from 'knex';
+import { databaseConfig, openDatabase, quoteName } from '../../src/database/index.js';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { buildJob, buildListener, buildPayload } from '../../src/index.js';
 import { bridgeRecordJob } from '../../src/cli/demo.js';
 import { fromJS } from '../../src/php/index.js';
 import { RedisQueue } from '../../src/redis/index.js';
-import { DatabaseUuidFailedJobProvider, knexConfig } from '../../src/worker/index.js';
+import { DatabaseUuidFailedJobProvider } from '../../src/worker/index.js';
 import { HANDLERS, lqb, php, scratchPerTest, type Scratch } from '../helpers/processes.js';
 import { dump, prefixedClient, rawClient, removePrefix } from '../helpers/redis.js';
 
@@ -309,9 +309,9 @@ describe.each([
       expect((await lqb(['work', `--handlers=${HANDLERS}`, `--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0'], { ...env, LQB_NODE_FAILING_SUCCEEDS: '1' })).status).toBe(0);
       expect(s.nodeRuns().filter((r) => r.uuid === pushed!.uuid)).toHaveLength(1);
     } finally {
-      const db = knex(knexConfig(url));
-      await db.schema.dropTableIfExists(table);
-      await db.destroy();
+      const db = openDatabase(databaseConfig(url));
+      await db.query(`drop table if exists ${quoteName(db.dialect, table)}`);
+      await db.close();
     }
   });
 });

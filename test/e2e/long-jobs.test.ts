@@ -55,6 +55,7 @@ describe('Laravel pushes jobs that outlive retry_after; Node runs them beside La
   });
 
   it('warns at start that --timeout is not below --retry-after', () => {
-    expect(node.stdout.split('\n').filter((line) => line.includes('Warning:'))).toHaveLength(1);
+    // The other start line (without shapes, unique locks of uniqueId() methods cannot be known) aside.
+    expect(node.stdout.split('\n').filter((line) => line.includes('Warning:') && !line.includes('without class shapes'))).toHaveLength(1);
   });
 });

@@ -186,9 +186,9 @@ describe('a ShouldBeUnique job dispatched from Node takes its lock as PendingDis
     expect(await queued()).toBe(1);
   });
 
-  it('a class whose uniqueId() is PHP is refused without --unique-id, and locked under it with one', async () => {
+  it('a class whose uniqueId() lqb shapes could not translate is refused without --unique-id, and locked under it with one', async () => {
     const refused = await lqb(['dispatch', 'App\\Jobs\\PlainReport', '--props={"pages":3}', `--queue=${UNIQUE_QUEUE}-m`, `--shapes=${shapesFile}`], uniqueEnv);
-    expect([refused.status, refused.stderr]).toEqual([2, expect.stringMatching(/^lqb dispatch: App\\Jobs\\PlainReport defines uniqueId\(\), PHP that Node cannot run: give the id it would return \(--unique-id\)/)]);
+    expect([refused.status, refused.stderr]).toEqual([2, expect.stringMatching(/^lqb dispatch: App\\Jobs\\PlainReport defines uniqueId\(\), which lqb shapes could not translate \(it calls or names sprintf, which is not translated\): give the id it would return \(--unique-id/)]);
     const given = await lqb(['dispatch', 'App\\Jobs\\PlainReport', '--props={"pages":3}', `--queue=${UNIQUE_QUEUE}-m`, '--unique-id=3', `--shapes=${shapesFile}`], uniqueEnv);
     expect(given.status, given.stderr).toBe(0);
     const raw = rawClient();

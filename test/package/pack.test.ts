@@ -66,9 +66,30 @@ describe('npm pack', () => {
   it('ships dist/, schemas/ and the README, and no sources or fixture generators', () => {
     expect(files.filter((path) => path.startsWith('src/') || path.startsWith('php-fixture-gen/') || path.startsWith('test/'))).toEqual([]);
     expect(files.filter((path) => !path.startsWith('dist/') && !path.startsWith('schemas/')).sort()).toEqual(['README.md', 'package.json']);
-    for (const path of ['dist/index.js', 'dist/cjs/index.js', 'dist/cjs/package.json', 'dist/cli/main.js', 'dist/redis/lua/reserve.lua', 'dist/cjs/redis/lua/reserve.lua', 'dist/shapes/reflect.php', 'dist/cjs/shapes/reflect.php', 'dist/cjs/php/index.d.ts', 'schemas/payload-8.json']) {
+    for (const path of ['dist/index.js', 'dist/cjs/index.js', 'dist/cjs/package.json', 'dist/cli/main.js', 'dist/redis/lua.generated.js', 'dist/cjs/redis/lua.generated.js', 'dist/shapes/reflect.php', 'dist/cjs/shapes/reflect.php', 'dist/shapes/methods.php', 'dist/cjs/shapes/methods.php', 'dist/cjs/php/index.d.ts', 'schemas/payload-8.json']) {
       expect(files).toContain(path);
     }
+    // The Lua steps are built into the modules (a bundle carries them); source maps would point at the unshipped src/.
+    expect(files.filter((path) => path.endsWith('.lua') || path.endsWith('.map')), 'Lua files or source maps in the tarball').toEqual([]);
+  });
+});
+
+describe('what the install brings', () => {
+  it('ioredis, ajv and hash-wasm with theirs: 15 packages, no SQL library (the drivers are the user’s choice)', () => {
+    const modules = join(scratch, 'node_modules');
+    const brought = new Set<string>();
+    const walk = (name: string) => {
+      if (brought.has(name)) return;
+      brought.add(name);
+      const { dependencies = {} } = JSON.parse(readFileSync(join(modules, name, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
+      for (const dependency of Object.keys(dependencies)) walk(dependency);
+    };
+    const { dependencies = {} } = JSON.parse(readFileSync(join(modules, manifest.name, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
+    for (const dependency of Object.keys(dependencies)) walk(dependency);
+    expect([...brought].sort(), 'the packages laravel-queue-bridge installs').toEqual([
+      '@ioredis/commands', 'ajv', 'cluster-key-slot', 'debug', 'denque', 'fast-deep-equal', 'fast-uri', 'hash-wasm', 'ioredis',
+      'json-schema-traverse', 'ms', 'redis-errors', 'redis-parser', 'require-from-string', 'standard-as-callback',
+    ]);
   });
 });
 
@@ -98,7 +119,7 @@ console.log(JSON.stringify({
   reflect: existsSync(REFLECT_PHP),
   testing: typeof freePort,
   helpersAtRoot: 'freePort' in lqb || 'startRedisServer' in lqb,
-  internalsAtRoot: ['luaSource', 'registerSteps', 'knexConfig', 'xxh128', 'plainJson', 'REFLECT_PHP'].filter((name) => name in lqb),
+  internalsAtRoot: ['luaSource', 'registerSteps', 'databaseConfig', 'openDatabase', 'xxh128', 'plainJson', 'REFLECT_PHP'].filter((name) => name in lqb),
 }));
 `,
     );
@@ -224,6 +245,17 @@ export { handlers, toJS, Worker, MissingDriverError, RedisQueue, readShapes };
     const out = execFileSync('npx', ['--no-install', 'lqb', '--version'], { cwd: scratch, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
     expect(out.trim()).toBe(`${manifest.name} ${manifest.version}`);
   });
+
+  it('the installed CLI lists no demo, and `lqb demo` says what it needs (the Laravel side is not shipped)', () => {
+    const lqb = (args: string[]) => spawnSync('npx', ['--no-install', 'lqb', ...args], { cwd: scratch, encoding: 'utf8' });
+    const overview = lqb([]);
+    expect(overview.stdout, 'the installed lqb overview').toMatch(/commands: work, dispatch, /);
+    expect(overview.stdout, 'the installed lqb overview').not.toMatch(/\bdemo\b/);
+    const demo = lqb(['demo']);
+    expect(demo.stderr, 'lqb demo from the installed package').toMatch(/^lqb demo: lqb demo runs from a clone of the repository, where Debian's Laravel 8\.83 plays the PHP side: git clone the repository, then npm ci && npm run demo/);
+    expect(demo.stderr.trim().split('\n'), 'lines lqb demo printed').toHaveLength(1);
+    expect(demo.status).toBe(1);
+  });
 });
 
 /**
@@ -278,6 +310,54 @@ describe('OpenTelemetry is optional', () => {
 describe('an installed service beside real Laravel', () => {
   const RECORD_JOB = JSON.stringify('App\\Jobs\\Bridge\\RecordJob');
   const php = (script: string, args: string[], env: NodeJS.ProcessEnv) => spawnSync('php', [join(root, 'php-fixture-gen', script), ...args], { env: { ...process.env, ...env }, encoding: 'utf8', timeout: 60_000 });
+
+  it('bundled by esbuild into one file run where no node_modules is: dispatch to Laravel’s worker, consume what Laravel pushed (no file read from disk)', async () => {
+    const app = `packbundle${randomBytes(3).toString('hex')}`;
+    const prefix = `${app}_database_`;
+    const [toPhp, toNode] = ['bundle-to-php', 'bundle-to-node'];
+    // Beside the scratch project, not in it: nothing the bundle needs may come from a node_modules.
+    const deploy = join(scratch, '..', 'deploy');
+    mkdirSync(deploy, { recursive: true });
+    writeFileSync(join(deploy, '.env'), [`APP_NAME=${app}`, 'REDIS_HOST=127.0.0.1', 'REDIS_PORT=6379', `REDIS_QUEUE=${toPhp}`, 'DB_CONNECTION=sqlite', `DB_DATABASE=${join(deploy, 'app.sqlite')}`, ''].join('\n'));
+    writeFileSync(
+      join(scratch, 'bundled-service.mjs'),
+      `import { connect, defineHandlers } from 'laravel-queue-bridge';
+const main = async () => {
+  const queue = await connect({ env: '.env', connectTimeout: 3000 });
+  const dispatched = await queue.dispatch(${RECORD_JOB}, { n: 9, label: 'from-bundle', ratio: 0.25, items: [2], flag: false });
+  const seen = [];
+  const worker = queue.worker(defineHandlers({ [${RECORD_JOB}]: async (job) => { seen.push([job.command.n, job.command.label]); } }), { queues: ['${toNode}'], stopWhenEmpty: true, sleep: 0 });
+  const stopped = await worker.run();
+  await queue.close();
+  console.log(JSON.stringify({ dispatched, seen, stop: stopped.reason }));
+};
+main().catch((error) => { console.error(error); process.exit(1); });
+`,
+    );
+    const { build } = await import('esbuild');
+    // The SQL drivers (native, or loaded by name) and OpenTelemetry are optional peers: left out, as a user leaves them out.
+    const bundled = await build({ entryPoints: [join(scratch, 'bundled-service.mjs')], bundle: true, platform: 'node', format: 'cjs', target: 'node20', outfile: join(deploy, 'service.cjs'), external: ['better-sqlite3', 'mysql2', 'pg', '@opentelemetry/api'], logLevel: 'silent' });
+    expect(bundled.errors, 'esbuild errors').toEqual([]);
+    const laravelEnv = { REDIS_PREFIX: prefix, LQB_FAILED_DB: join(deploy, 'app.sqlite'), LQB_RECORD_FILE: join(deploy, `php-runs-${app}.jsonl`) };
+    try {
+      const pushed = php('laravel-dispatch.php', ['record', JSON.stringify({ n: 43, label: 'php-to-bundle', queue: toNode })], { ...laravelEnv, QUEUE_NAME: toNode });
+      expect(pushed.status, pushed.stderr).toBe(0);
+      const ran = spawnSync(process.execPath, ['service.cjs'], { cwd: deploy, encoding: 'utf8', timeout: 60_000 });
+      expect(ran.stderr, 'what the bundled service printed on stderr').toBe('');
+      expect(ran.status).toBe(0);
+      const out = JSON.parse(ran.stdout) as { dispatched: { uuid: string; queue: string }; seen: unknown[]; stop: string };
+      expect(out.seen, 'what the bundled handler got of the job Laravel pushed').toEqual([[43, 'php-to-bundle']]);
+      expect(out.stop).toBe('empty');
+      expect(out.dispatched.queue).toBe(toPhp);
+      const worker = php('laravel-worker.php', [`--queue=${toPhp}`, '--stop-when-empty', '--sleep=0'], { ...laravelEnv, QUEUE_NAME: toPhp });
+      expect(worker.status, worker.stderr).toBe(0);
+      const runs = readFileSync(laravelEnv.LQB_RECORD_FILE, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { uuid: string; props: Record<string, unknown> });
+      expect(runs.map((r) => [r.uuid, r.props.n, r.props.label]), 'what Laravel’s worker ran of the bundle’s dispatch').toEqual([[out.dispatched.uuid, 9, 'from-bundle']]);
+    } finally {
+      const redis = new Redis();
+      await redis.keys(`${prefix}*`).then((keys) => (keys.length ? redis.del(...keys) : 0)).finally(() => redis.disconnect());
+    }
+  }, 90_000);
 
   for (const [kind, file, head] of [
     ['an ES module', 'service.mjs', "import { connect, defineHandlers } from 'laravel-queue-bridge';\nconst main = async () => {"],

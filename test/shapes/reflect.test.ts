@@ -178,6 +178,15 @@ describe('lqb shapes --app on the sample app', () => {
     expect(shapes.classes['App\\Models\\User']).toMatchObject({ kind: 'model', connection: 'mysql', parent: 'Illuminate\\Database\\Eloquent\\Model' });
   });
 
+  it('translates what it can of uniqueId(), backoff() and retryUntil(), and says why not of the rest', () => {
+    const c = shapes.classes;
+    expect(c['App\\Jobs\\ShipOrder']!.expressions).toEqual({ backoff: { array: [{ lit: 1 }, { lit: 2 }] } });
+    expect(c['App\\Jobs\\PlainReport']!.expressions).toEqual({ uniqueId: { untranslated: 'it calls or names sprintf, which is not translated' } });
+    expect(c['App\\Jobs\\RetryLater']!.expressions).toEqual({ backoff: { untranslated: 'it uses `*` inside an array' }, retryUntil: { untranslated: 'it uses `*` where `)` was expected' } });
+    // A class without such methods carries no expressions.
+    expect(c['App\\Jobs\\ChargeCard']!.expressions).toBeUndefined();
+  });
+
   it('reads declared retry rules, the methods a class defines, interfaces, traits and serializer', () => {
     const c = shapes.classes;
     expect(c['App\\Jobs\\ShipOrder']!.declared).toEqual({ tries: 4, timeout: 30, backoff: [1, 2], maxExceptions: 3 });
@@ -210,10 +219,16 @@ describe('lqb shapes --app on the sample app', () => {
     expect(shapes.classes['App\\Listeners\\SendShipmentNotification']!.handles).toEqual([{ method: 'handle', event: 'App\\Events\\OrderShipped' }]);
   });
 
-  it('prints one line: the count of each kind and where it wrote', () => {
+  it('prints one line: the count of each kind and where it wrote; then one per method it could not translate', () => {
     const { status, stdout } = lqb(['shapes', `--app=${APP}`, '--out=summary.json']);
     expect(status).toBe(0);
-    expect(stdout).toBe('7 jobs, 1 listener, 1 notification, 1 mailable, 1 event, 1 model, 1 class (Laravel 8.83.26) written to summary.json\n');
+    expect(stdout.split('\n')).toEqual([
+      '7 jobs, 1 listener, 1 notification, 1 mailable, 1 event, 1 model, 1 class (Laravel 8.83.26) written to summary.json',
+      'untranslated: App\\Jobs\\PlainReport::uniqueId() (it calls or names sprintf, which is not translated): give its handler, or dispatch, a uniqueId(job) function',
+      'untranslated: App\\Jobs\\RetryLater::backoff() (it uses `*` inside an array): give its handler, or dispatch, a backoff(job) function',
+      'untranslated: App\\Jobs\\RetryLater::retryUntil() (it uses `*` where `)` was expected): give its handler, or dispatch, a retryUntil(job) function',
+      '',
+    ]);
   });
 });
 
@@ -250,6 +265,56 @@ class NotQueued { public int $n = 1; }
       { name: 'n', visibility: 'public', class: 'Scratch\\Ping', type: 'int', nullable: false, serialized: true, default: 'i:1;' },
       { name: 'why', visibility: 'private', class: 'Scratch\\Ping', type: '?string', nullable: true, serialized: true },
     ]);
+  });
+});
+
+describe('lqb shapes on an app with illuminate/queue but not illuminate/notifications or illuminate/mail', () => {
+  // php-fixture-gen/queue-only-app: Debian's illuminate/queue and /bus only, as a Capsule app has.
+  const QUEUE_ONLY = join(root, 'php-fixture-gen/queue-only-app');
+  const NOT_INSTALLED = {
+    'App\\Mail\\PhotoReady': /^Class "Illuminate\\Mail\\Mailable" not found \(\S+\/app\/Mail\/PhotoReady\.php:10\)$/,
+    'App\\Notifications\\PhotoResized': /^Class "Illuminate\\Notifications\\Notification" not found \(\S+\/app\/Notifications\/PhotoResized\.php:10\)$/,
+  };
+
+  it('writes the shapes of what it can read, and names each class it cannot (stderr, one line each, and the file)', () => {
+    const { status, stdout, stderr } = lqb(['shapes', `--app=${QUEUE_ONLY}`, '--out=queue-only.json']);
+    expect(status, `lqb shapes said: ${stderr}`).toBe(0);
+    expect(stdout).toBe('1 job, 1 model (Laravel unknown) written to queue-only.json\n');
+    const lines = stderr.trimEnd().split('\n');
+    expect(lines, 'one stderr line per unreadable class').toHaveLength(2);
+    expect(lines[0]).toMatch(/^lqb shapes: cannot read App\\Mail\\PhotoReady: Class "Illuminate\\Mail\\Mailable" not found \(/);
+    expect(lines[1]).toMatch(/^lqb shapes: cannot read App\\Notifications\\PhotoResized: Class "Illuminate\\Notifications\\Notification" not found \(/);
+    const shapes = readShapes(join(dir, 'queue-only.json'));
+    expect(Object.keys(shapes.classes)).toEqual(['App\\Jobs\\ResizeImage', 'App\\Models\\Photo']);
+    expect(shapes.unreadable!.map((u) => u.class)).toEqual(Object.keys(NOT_INSTALLED));
+    for (const { class: name, reason } of shapes.unreadable!) expect(reason, `the reason ${name} is unreadable`).toMatch(NOT_INSTALLED[name as keyof typeof NOT_INSTALLED]);
+    const job = shapes.classes['App\\Jobs\\ResizeImage']!;
+    expect(job.kind).toBe('job');
+    expect(job.serializer).toBe('SerializesModels');
+    expect(job.declared).toEqual({ tries: 3 });
+    expect(job.properties.find((p) => p.name === 'photo')!.model).toEqual({ class: 'App\\Models\\Photo', connection: null });
+  });
+
+  it('--class naming an unreadable class names it and reads the others', () => {
+    const { status, stderr } = lqb(['shapes', `--app=${QUEUE_ONLY}`, '--class=App\\Jobs\\ResizeImage,App\\Notifications\\PhotoResized', '--out=queue-only-class.json']);
+    expect(status, `lqb shapes said: ${stderr}`).toBe(0);
+    expect(stderr).toMatch(/^lqb shapes: cannot read App\\Notifications\\PhotoResized: Class "Illuminate\\Notifications\\Notification" not found \([^\n]+\)\n$/);
+    const shapes = readShapes(join(dir, 'queue-only-class.json'));
+    expect(Object.keys(shapes.classes)).toEqual(['App\\Jobs\\ResizeImage', 'App\\Models\\Photo']);
+    expect(shapes.unreadable!.map((u) => u.class)).toEqual(['App\\Notifications\\PhotoResized']);
+  });
+
+  it('--bootstrap, as a Capsule app is read: its jobs, without a ReflectionException for Notification', () => {
+    const file = join(dir, 'capsule-bootstrap.php');
+    writeFileSync(file, `<?php\nrequire ${JSON.stringify(join(QUEUE_ONLY, 'vendor/autoload.php'))};\nclass_exists(\\App\\Jobs\\ResizeImage::class);\n`);
+    const shapes = shapesOf([`--bootstrap=${file}`], 'capsule.json');
+    expect(Object.keys(shapes.classes)).toEqual(['App\\Jobs\\ResizeImage', 'App\\Models\\Photo']);
+    expect(shapes.classes['App\\Jobs\\ResizeImage']!.kind).toBe('job');
+    expect(shapes.unreadable).toBeUndefined();
+  });
+
+  it('a full app\'s file has no unreadable list', () => {
+    expect(JSON.parse(readFileSync(join(dir, 'lqb-shapes.json'), 'utf8'))).not.toHaveProperty('unreadable');
   });
 });
 

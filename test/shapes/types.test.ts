@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defineHandlers, type HandlerMap } from '../../src/index.js';
+import { defineHandlers, type HandlerJob, type HandlerMap } from '../../src/index.js';
 import { root } from '../helpers/php.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'lqb-types-'));
@@ -31,6 +31,12 @@ const ship = async (job: TypedHandlerJob<Jobs['App\\\\Jobs\\\\ShipOrder']>) => {
   return [id?.toFixed(), secret?.toUpperCase(), notes, coupon?.toUpperCase(), express, weight, job.attempts, job.signal.aborted];
 };
 ship.failed = async (job: TypedHandlerJob<Jobs['App\\\\Jobs\\\\ShipOrder']>, error: unknown) => [job.command.orderId, error];
+// JavaScript for the PHP methods Node cannot run, typed by the class's command.
+ship.uniqueId = (job: { name: string; command: App.Jobs.ShipOrder }) => String(job.command.orderId ?? job.command.weight);
+ship.backoff = () => [1, 2];
+ship.retryUntil = () => new Date();
+ship.tags = (job: { command: App.Jobs.ShipOrder }) => [job.command.express ? 'express' : 'plain'];
+ship.displayName = async (job: { name: string }) => job.name;
 
 export default defineHandlers<Jobs>({
   'App\\\\Jobs\\\\ShipOrder': ship,
@@ -44,7 +50,11 @@ export default defineHandlers<Jobs>({
     const month: number = job.command.month;
     return [month, job.command.version];
   },
-  'App\\\\Jobs\\\\PlainReport': async (job) => [job.command.tenant.toUpperCase(), job.command.options?.landscape, job.command.pages ?? 0],
+  // As a Laravel job class reads: handle() and failed(), both given the class's type.
+  'App\\\\Jobs\\\\PlainReport': {
+    handle: async (job) => [job.command.tenant.toUpperCase(), job.command.options?.landscape, job.command.pages ?? 0],
+    failed: async (job, error) => [job.command.tenant.toUpperCase(), error instanceof Error ? error.message : String(error)],
+  },
   'App\\\\Listeners\\\\SendShipmentNotification@handle': async (job) => {
     const event: App.Events.OrderShipped = job.args[0];
     return event.orderId.toFixed() + event.carrier;
@@ -64,12 +74,44 @@ export const loose = defineHandlers({
 });
 `;
 
+// connect<Jobs>() types dispatch as defineHandlers<Jobs> types handlers; connect() takes anything.
+const DISPATCH = `
+import { connect } from '${pkg}';
+import type { Jobs } from './jobs.js';
+export async function send() {
+  const typed = await connect<Jobs>();
+  await typed.dispatch('App\\\\Jobs\\\\ShipOrder', { orderId: 7, express: true, weight: 1.5 }, { queue: 'orders' });
+  await typed.dispatch('App\\\\Jobs\\\\SyncUser');
+  const loose = await connect();
+  await loose.dispatch('Anything\\\\At\\\\All', { whatever: [1, 'two'] });
+}
+`;
+
+const DISPATCH_WRONG = `
+import { connect } from '${pkg}';
+import type { Jobs } from './jobs.js';
+export async function send() {
+  const queue = await connect<Jobs>();
+  await queue.dispatch('App\\\\Jobs\\\\ShipOrder', { orderId: 'x' });
+  await queue.dispatch('App\\\\Jobs\\\\ShipOrdr', {});
+  await queue.dispatch('App\\\\Listeners\\\\SendShipmentNotification@handle', {});
+}
+`;
+
 const MISUSED = `
 import { defineHandlers } from '${pkg}';
 import type { Jobs } from './jobs.js';
 export default defineHandlers<Jobs>({
   'App\\\\Jobs\\\\ShipOrder': async (job) => job.command.orderId?.toUpperCase(),
 });
+`;
+
+const METHOD_MISUSED = `
+import { defineHandlers } from '${pkg}';
+import type { Jobs } from './jobs.js';
+const ship = async () => undefined;
+ship.uniqueId = (job: { name: string; command: { weight: string } }) => job.command.weight.toUpperCase();
+export default defineHandlers<Jobs>({ 'App\\\\Jobs\\\\ShipOrder': ship });
 `;
 
 const UNKNOWN = `
@@ -101,10 +143,13 @@ describe('lqb shapes --types', () => {
     writeFileSync(join(dir, 'misused.ts'), MISUSED);
     writeFileSync(join(dir, 'unknown.ts'), UNKNOWN);
     writeFileSync(join(dir, 'not-serialized.ts'), NOT_SERIALIZED);
-    // One tsc run for all four files: each file's errors are its own.
+    writeFileSync(join(dir, 'dispatch.ts'), DISPATCH);
+    writeFileSync(join(dir, 'dispatch-wrong.ts'), DISPATCH_WRONG);
+    writeFileSync(join(dir, 'method-misused.ts'), METHOD_MISUSED);
+    // One tsc run for all the files: each file's errors are its own.
     const tsc = spawnSync(
       process.execPath,
-      [join(root, 'node_modules/typescript/bin/tsc'), '--strict', '--noEmit', '--target', 'es2022', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--skipLibCheck', '--types', 'node', '--typeRoots', join(root, 'node_modules/@types'), '--pretty', 'false', 'good.ts', 'misused.ts', 'unknown.ts', 'not-serialized.ts'],
+      [join(root, 'node_modules/typescript/bin/tsc'), '--strict', '--noEmit', '--target', 'es2022', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--skipLibCheck', '--types', 'node', '--typeRoots', join(root, 'node_modules/@types'), '--pretty', 'false', 'good.ts', 'misused.ts', 'unknown.ts', 'not-serialized.ts', 'dispatch.ts', 'dispatch-wrong.ts', 'method-misused.ts'],
       { cwd: dir, encoding: 'utf8', timeout: 60_000 },
     );
     diagnostics = tsc.stdout.split('\n').filter((line) => /error TS\d+/.test(line));
@@ -126,6 +171,10 @@ describe('lqb shapes --types', () => {
     expect(diagnostics.filter((line) => line.startsWith('misused.ts'))).toEqual([expect.stringMatching(/^misused\.ts\(5,\d+\): error TS2339: Property 'toUpperCase' does not exist on type 'number'/)]);
   });
 
+  it('a uniqueId function that reads a property as the wrong PHP type does not compile (TS2322)', () => {
+    expect(diagnostics.filter((line) => line.startsWith('method-misused.ts'))).toEqual([expect.stringMatching(/^method-misused\.ts\(6,\d+\): error TS2322: .*uniqueId/)]);
+  });
+
   it('a handler name that is not in Jobs does not compile (TS2353)', () => {
     const errors = diagnostics.filter((line) => line.startsWith('unknown.ts'));
     expect(errors[0]).toMatch(/^unknown\.ts\(5,\d+\): error TS2353: Object literal may only specify known properties, and ''App\\\\Jobs\\\\ShipOrdr'' does not exist/);
@@ -137,8 +186,42 @@ describe('lqb shapes --types', () => {
     expect(diagnostics.filter((line) => line.startsWith('not-serialized.ts'))).toEqual([expect.stringMatching(/^not-serialized\.ts\(5,\d+\): error TS2339: Property 'tenant' does not exist/)]);
   });
 
+  it('connect<Jobs>() dispatches the classes of Jobs with their properties\' types; connect() takes any', () => {
+    expect(diagnostics.filter((line) => line.startsWith('dispatch.ts')), 'errors in dispatch.ts').toEqual([]);
+  });
+
+  it('a dispatch with a property of the wrong type, a class not in Jobs, or a listener does not compile', () => {
+    const errors = diagnostics.filter((line) => line.startsWith('dispatch-wrong.ts'));
+    expect(errors, 'tsc on dispatch-wrong.ts').toEqual([
+      expect.stringMatching(/^dispatch-wrong\.ts\(6,\d+\): error TS2322: Type 'string' is not assignable to type 'number'/),
+      expect.stringMatching(/^dispatch-wrong\.ts\(7,\d+\): error TS2345: Argument of type '"App\\\\Jobs\\\\ShipOrdr"' is not assignable/),
+      expect.stringMatching(/^dispatch-wrong\.ts\(8,\d+\): error TS2345: Argument of type '"App\\\\Listeners\\\\SendShipmentNotification@handle"' is not assignable/),
+    ]);
+  });
+
   it('defineHandlers returns the map it is given', () => {
     const map: HandlerMap = { 'App\\Jobs\\X': async () => undefined };
     expect(defineHandlers(map)).toBe(map);
+  });
+
+  it('defineHandlers makes { handle, failed } the function the worker calls, failed beside it, this kept', async () => {
+    const calls: unknown[] = [];
+    const map = defineHandlers({
+      'App\\Jobs\\X': {
+        prefix: 'x:',
+        async handle(job) {
+          calls.push(`${this.prefix}handle ${job.name}`);
+        },
+        async failed(job, error) {
+          calls.push(`${this.prefix}failed ${job.name} ${(error as Error).message}`);
+        },
+      } as { prefix: string; handle(job: HandlerJob): Promise<void>; failed(job: HandlerJob, error: unknown): Promise<void> },
+    });
+    const handler = map['App\\Jobs\\X']!;
+    expect(typeof handler, 'what the worker calls').toBe('function');
+    const job = { name: 'App\\Jobs\\X' } as HandlerJob;
+    await handler(job);
+    await handler.failed!(job, new Error('boom'));
+    expect(calls).toEqual(['x:handle App\\Jobs\\X', 'x:failed App\\Jobs\\X boom']);
   });
 });

@@ -6,9 +6,9 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import knex from 'knex';
+import { databaseConfig, openDatabase, quoteName } from '../../src/database/index.js';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DatabaseUuidFailedJobProvider, knexConfig } from '../../src/worker/index.js';
+import { DatabaseUuidFailedJobProvider } from '../../src/worker/index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'lqb-failer-'));
 const table = `lqb_failed_${randomBytes(4).toString('hex')}`;
@@ -20,9 +20,9 @@ const databases: [string, string][] = [
 
 afterAll(async () => {
   for (const [, url] of databases) {
-    const db = knex(knexConfig(url));
-    await db.schema.dropTableIfExists(table);
-    await db.destroy();
+    const db = openDatabase(databaseConfig(url));
+    await db.query(`drop table if exists ${quoteName(db.dialect, table)}`);
+    await db.close();
   }
   rmSync(dir, { recursive: true, force: true });
 });
@@ -75,19 +75,13 @@ describe.each(databases)('an exception text with a NUL character, on %s', (name,
 describe('a failed_jobs table without its unique index (a create cut short between its two statements)', () => {
   it('still takes every record, where an insert … on conflict (uuid) is refused', async () => {
     const url = `sqlite://${join(dir, 'no-index.sqlite')}`;
-    const db = knex(knexConfig(url));
-    await db.schema.createTable('failed_jobs', (t) => {
-      t.bigIncrements('id');
-      t.string('uuid');
-      t.text('connection');
-      t.text('queue');
-      t.text('payload');
-      t.text('exception');
-      t.timestamp('failed_at');
-    });
-    const onConflict = await db('failed_jobs').insert({ uuid: 'x', connection: 'redis', queue: 'q', payload: '{}', exception: 'E', failed_at: '2026-01-01 00:00:00' }).onConflict('uuid').ignore().then(() => 'taken', (error: Error) => error.message);
+    const db = openDatabase(databaseConfig(url));
+    await db.query('create table "failed_jobs" ("id" integer not null primary key autoincrement, "uuid" varchar(255), "connection" text, "queue" text, "payload" text, "exception" text, "failed_at" datetime)');
+    const onConflict = await db
+      .query('insert into "failed_jobs" ("uuid", "connection", "queue", "payload", "exception", "failed_at") values (?, ?, ?, ?, ?, ?) on conflict ("uuid") do nothing', ['x', 'redis', 'q', '{}', 'E', '2026-01-01 00:00:00'])
+      .then(() => 'taken', (error: Error) => error.message);
     expect(onConflict, 'what SQLite says of on conflict without a unique index').toMatch(/ON CONFLICT clause does not match any PRIMARY KEY or UNIQUE constraint/);
-    await db.destroy();
+    await db.close();
     const failer = DatabaseUuidFailedJobProvider.fromUrl(url);
     try {
       const uuid = randomUUID();

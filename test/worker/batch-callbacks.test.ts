@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { knex } from 'knex';
+import { openDatabase } from '../../src/database/index.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildJob, buildPayload } from '../../src/laravel/index.js';
 import { DatabaseBatchRepository, Worker, type WorkerEvent } from '../../src/worker/index.js';
@@ -28,25 +28,16 @@ afterEach(async () => {
 describe('a batch with progress and failure callbacks', () => {
   it('each job is recorded; the log says once that progress, and once that failure, callbacks did not run', async () => {
     const file = join(dir, 'batches.sqlite');
-    const db = knex({ client: 'better-sqlite3', connection: { filename: file }, useNullAsDefault: true });
-    // Laravel's job_batches migration.
-    await db.schema.createTable('job_batches', (t) => {
-      t.string('id').primary();
-      t.string('name');
-      t.integer('total_jobs');
-      t.integer('pending_jobs');
-      t.integer('failed_jobs');
-      t.text('failed_job_ids', 'longtext');
-      t.text('options', 'mediumtext').nullable();
-      t.integer('cancelled_at').nullable();
-      t.integer('created_at');
-      t.integer('finished_at').nullable();
-    });
+    const db = openDatabase({ dialect: 'sqlite', filename: file });
+    // Laravel's job_batches migration, as its SQLite grammar writes it.
+    await db.query(
+      'create table "job_batches" ("id" varchar not null, "name" varchar not null, "total_jobs" integer not null, "pending_jobs" integer not null, "failed_jobs" integer not null, "failed_job_ids" text not null, "options" text, "cancelled_at" integer, "created_at" integer not null, "finished_at" integer, primary key ("id"))',
+    );
     const options = php('echo serialize(["allowFailures" => true, "progress" => ["p"], "failure" => ["f"]]);').toString();
-    await db('job_batches').insert({ id: 'b-1', name: '', total_jobs: 4, pending_jobs: 4, failed_jobs: 0, failed_job_ids: '[]', options, created_at: 1 });
+    await db.query('insert into "job_batches" ("id", "name", "total_jobs", "pending_jobs", "failed_jobs", "failed_job_ids", "options", "created_at") values (?, ?, ?, ?, ?, ?, ?, ?)', ['b-1', '', 4, 4, 0, '[]', options, 1]);
     const job = (n: number) => buildPayload(buildJob({ className: 'App\\Jobs\\Part', properties: [{ name: 'n', value: n }, { name: 'batchId', value: 'b-1' }] })).raw;
     await env.queue.bulkRaw([job(1), job(2), job(3), job(4)]);
-    const batches = new DatabaseBatchRepository({ client: 'better-sqlite3', connection: { filename: file }, useNullAsDefault: true });
+    const batches = new DatabaseBatchRepository({ dialect: 'sqlite', filename: file });
     const events: WorkerEvent[] = [];
     const worker = new Worker(
       env.queue,
@@ -60,9 +51,9 @@ describe('a batch with progress and failure callbacks', () => {
     );
     await worker.run();
     await batches.close();
-    const row = (await db('job_batches').where('id', 'b-1').first()) as Record<string, unknown>;
-    await db.destroy();
-    expect([row.pending_jobs, row.failed_jobs, row.cancelled_at], 'the batch row: pending, failed, cancelled').toEqual([2, 2, null]);
+    const [row] = (await db.query('select * from "job_batches" where "id" = ?', ['b-1'])).rows;
+    await db.close();
+    expect([row!.pending_jobs, row!.failed_jobs, row!.cancelled_at], 'the batch row: pending, failed, cancelled').toEqual([2, 2, null]);
     const said = events.filter((e) => e.event === 'warning' && e.reason?.includes('batch b-1')).map((e) => /its (.+) callbacks? are PHP closures/.exec(e.reason!)?.[1]);
     expect(said.sort()).toEqual(['failure', 'progress']);
   });

@@ -5,12 +5,14 @@
  * real Redis and must keep the same keys, values and TTLs, and honour what PHP left there.
  */
 import { createHash } from 'node:crypto';
+import { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Worker, rateLimited, withoutOverlapping, type HandlerJob } from '../../src/index.js';
-import { RedisLock, rateLimitKeys } from '../../src/worker/index.js';
+import { QueueCache, RedisLock, rateLimitKeys } from '../../src/worker/index.js';
+import { connectRedis } from '../../src/redis/index.js';
 import type { ShapesFile } from '../../src/shapes/shape.js';
 import { php } from '../helpers/processes.js';
-import { rawClient } from '../helpers/redis.js';
+import { REDIS_URL, rawClient, removePrefix } from '../helpers/redis.js';
 import { workerSetup, type WorkerSetup } from '../helpers/worker.js';
 
 let env: WorkerSetup;
@@ -23,8 +25,8 @@ const OVERLAP = 'App\\Jobs\\Bridge\\OverlapJob';
 const LIMITED = 'App\\Jobs\\Bridge\\LimitedJob';
 
 /** Runs guards-dispatch.php under this test's prefix; its JSON lines. */
-async function laravel(kind: string, options: Record<string, unknown> = {}): Promise<any[]> {
-  const result = await php('guards-dispatch.php', [kind, JSON.stringify(options)], { ...process.env, REDIS_PREFIX: env.prefix, QUEUE_NAME: 'default' });
+async function laravel(kind: string, options: Record<string, unknown> = {}, extraEnv: Record<string, string> = {}): Promise<any[]> {
+  const result = await php('guards-dispatch.php', [kind, JSON.stringify(options)], { ...process.env, REDIS_PREFIX: env.prefix, QUEUE_NAME: 'default', ...extraEnv });
   if (result.status !== 0) throw new Error(`guards-dispatch.php ${kind} exited ${result.status}: ${result.stderr}`);
   return result.stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line));
 }
@@ -115,6 +117,41 @@ describe('withoutOverlapping', () => {
     await env.worker({ [OVERLAP]: handler }, { once: true }).run();
     expect(failedWith).toEqual(['inside the lock']);
     expect(Object.keys(await cacheKeys()).filter((key) => key.startsWith('laravel_cache:'))).toEqual([]);
+  });
+});
+
+describe('withoutOverlapping with the stock skeleton’s two connections (values on `cache`, locks on `default`)', () => {
+  const VALUES_DB = 1;
+  afterEach(async () => {
+    const raw = new Redis(`${REDIS_URL}/${VALUES_DB}`);
+    await removePrefix(raw, env.prefix);
+    raw.disconnect();
+  });
+
+  it('takes its lock where Laravel’s WithoutOverlapping takes it: on the lock connection, not with the cache’s values', async () => {
+    const name = `laravel_cache:laravel-queue-overlap:${OVERLAP}:k9`;
+    // Laravel's CacheManager with config/cache.php's redis store: connection cache (db 1), lock_connection default (db 0).
+    const [fromPhp] = await laravel('probe-overlap', { key: 'k9', expireAfter: 30 }, { REDIS_CACHE_DB: String(VALUES_DB) });
+    expect(Object.keys(fromPhp.keys), 'Laravel’s WithoutOverlapping lock on the default connection').toEqual([name]);
+    await laravel('overlap', { key: 'k9' });
+    const values = connectRedis({ url: `${REDIS_URL}/${VALUES_DB}`, prefix: env.prefix });
+    const cache = new QueueCache(values, 'laravel_cache', ':', env.client);
+    let inLocksDb: Awaited<ReturnType<typeof cacheKeys>> = {};
+    let inValuesDb: string[] = [];
+    const handler = withoutOverlapping('k9', { expireAfter: 30 }, async () => {
+      inLocksDb = await cacheKeys();
+      inValuesDb = await values.keys('*');
+    });
+    try {
+      await new Worker(env.queue, { [OVERLAP]: handler }, { once: true, sleep: 0.05, memory: 0 }, { failer: false, cache, log: (e) => env.events.push(e) }).run();
+    } finally {
+      values.disconnect();
+    }
+    expect(env.events.map((e) => e.event)).toEqual(['processing', 'processed', 'stopping']);
+    expect(Object.keys(inLocksDb).filter((key) => key.startsWith('laravel_cache:')), 'the lock on the lock connection while the handler ran').toEqual([name]);
+    expect(comparable({ [name]: inLocksDb[name]! }), 'owner and TTL as Laravel’s').toEqual(comparable({ [name]: fromPhp.keys[name] }));
+    expect(inValuesDb, 'keys on the cache connection while the handler ran').toEqual([]);
+    expect(Object.keys(await cacheKeys()).filter((key) => key.startsWith('laravel_cache:')), 'the lock after').toEqual([]);
   });
 });
 

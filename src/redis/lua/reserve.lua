@@ -3,24 +3,38 @@
 -- every pop; then up to COUNT jobs are reserved, each as Laravel's pop reserves one: its
 -- payload decoded and encoded again by cjson with attempts + 1 is what goes into the zset.
 -- With COUNT 0 this is Laravel's migrate; with COUNT 1 and both migrations, its pop.
+-- "Now" is Redis's own clock, read when the step runs: a reply held up by a stalled server
+-- (DEBUG SLEEP, CLIENT PAUSE) cannot leave a reservation that ran out before it began.
 -- KEYS[1]  the queue's list (queues:NAME)
 -- KEYS[2]  its delayed zset (queues:NAME:delayed)
 -- KEYS[3]  its reserved zset (queues:NAME:reserved)
 -- KEYS[4]  its notify list (queues:NAME:notify)
--- ARGV[1]  now (UNIX seconds)
--- ARGV[2]  when the reservations run out (now + retry_after)
+-- ARGV[1]  now (UNIX seconds), or '' for Redis's clock (TIME, whole seconds as Laravel's time())
+-- ARGV[2]  retry_after: the reservations run out this many seconds after now
 -- ARGV[3]  COUNT: the most jobs to reserve
 -- ARGV[4]  1 to move due delayed jobs first, else 0
 -- ARGV[5]  1 to give back expired reservations first (not when retry_after is null), else 0
 -- ARGV[6]  the most jobs to move from each zset; all when not positive
+-- ARGV[7]  the most payload bytes to reserve (the first job is taken whatever its size); none when not positive
 -- Returns {payload1, reserved1, payload2, reserved2, …}, empty when the queue is.
+-- Redis 3.2 and 4 allow writes after TIME only with effects replication (5+ always use it).
+if redis.replicate_commands then
+  redis.replicate_commands()
+end
+local now = tonumber(ARGV[1])
+if not now then
+  now = tonumber(redis.call('TIME')[1])
+end
+local reservedUntil = now + tonumber(ARGV[2])
+local byteCap = tonumber(ARGV[7]) or 0
+
 local function migrate(from)
   local limit = tonumber(ARGV[6])
   local due
   if limit and limit > 0 then
-    due = redis.call('ZRANGEBYSCORE', from, '-inf', ARGV[1], 'LIMIT', 0, limit)
+    due = redis.call('ZRANGEBYSCORE', from, '-inf', now, 'LIMIT', 0, limit)
   else
-    due = redis.call('ZRANGEBYSCORE', from, '-inf', ARGV[1])
+    due = redis.call('ZRANGEBYSCORE', from, '-inf', now)
   end
   if #due == 0 then
     return
@@ -47,11 +61,18 @@ if ARGV[5] == '1' then
 end
 
 local taken = {}
+local bytes = 0
 for _ = 1, tonumber(ARGV[3]) do
+  -- Past the byte cap no further job is taken: re-encoding a few huge payloads in one call
+  -- would hold Redis (and the worker's memory) for as long as all of them together.
+  if byteCap > 0 and bytes >= byteCap then
+    break
+  end
   local payload = redis.call('LPOP', KEYS[1])
   if not payload then
     break
   end
+  bytes = bytes + #payload
   -- A payload that is not a job (not JSON, no numeric attempts) is reserved as it is: the
   -- worker then fails it with the reason, where an error here would lose it.
   local reserved = payload
@@ -63,7 +84,7 @@ for _ = 1, tonumber(ARGV[3]) do
       reserved = text
     end
   end
-  redis.call('ZADD', KEYS[3], ARGV[2], reserved)
+  redis.call('ZADD', KEYS[3], reservedUntil, reserved)
   redis.call('LPOP', KEYS[4])
   taken[#taken + 1] = payload
   taken[#taken + 1] = reserved

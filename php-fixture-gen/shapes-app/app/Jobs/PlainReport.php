@@ -35,6 +35,7 @@ class PlainReport extends BaseReport implements ShouldQueue, ShouldBeUnique
 
     public function uniqueId(): string
     {
-        return (string) $this->pages;
+        // A function call: `lqb shapes` leaves it untranslated.
+        return sprintf('%d', $this->pages);
     }
 }

@@ -8,7 +8,10 @@ use Illuminate\Foundation\Bus\Dispatchable;
 use Illuminate\Queue\InteractsWithQueue;
 use Illuminate\Queue\SerializesModels;
 
-/** Its backoff and expiry are PHP methods, whose results Laravel's dispatch writes into the payload. */
+/**
+ * Its backoff and expiry are PHP methods, whose results Laravel's dispatch writes into the payload,
+ * with arithmetic `lqb shapes` does not translate.
+ */
 class RetryLater implements ShouldQueue
 {
     use Dispatchable, InteractsWithQueue, Queueable, SerializesModels;
@@ -23,11 +26,11 @@ class RetryLater implements ShouldQueue
 
     public function backoff(): array
     {
-        return [5, 10];
+        return [5, 5 * 2];
     }
 
     public function retryUntil(): \DateTimeInterface
     {
-        return now()->addMinutes(10);
+        return now()->addMinutes(5 * 2);
     }
 }

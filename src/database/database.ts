@@ -1,0 +1,300 @@
+/**
+ * A small SQL layer over the three drivers, in place of a query builder: the stores write their
+ * few statements themselves (with `?` placeholders), and this runs them. What differs between
+ * the databases is here: placeholders, identifier quoting, how a transaction holds its
+ * connection, how rows and counts come back.
+ *
+ * A transaction runs on one connection, and `FOR UPDATE` (with `SKIP LOCKED` on MySQL 8 /
+ * MariaDB 10.6 / PostgreSQL) works inside it as the database gives it; SQLite has no row locks,
+ * so its transactions begin IMMEDIATE (the write lock taken at the start, as a reader that will
+ * write needs) and run one at a time in this process.
+ */
+import { loadDriver } from './drivers.js';
+import type { DatabaseConfig, Dialect } from './url.js';
+
+/** What a statement gave: its rows (a select), and how many rows it changed (insert, update, delete). */
+export interface QueryResult<Row = Record<string, unknown>> {
+  rows: Row[];
+  affected: number;
+}
+
+/** Something statements run on: the database, or one transaction of it. */
+export interface Queryable {
+  readonly dialect: Dialect;
+  /** Runs one statement; `?` marks each parameter, in order. */
+  query<Row = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<QueryResult<Row>>;
+}
+
+export interface Database extends Queryable {
+  /** Runs `work` in a transaction: committed when it resolves, rolled back when it throws. */
+  transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
+  /** Closes the connections, if any were opened. */
+  close(): Promise<void>;
+}
+
+/** A statement on a database after its close(): a store closed with its owner is not opened again behind its back. */
+export class DatabaseClosedError extends Error {
+  override name = 'DatabaseClosedError';
+  constructor() {
+    super('the database was closed');
+  }
+}
+
+/** An identifier quoted for the dialect (`schema.table` part by part), as Laravel's grammars quote. */
+export function quoteName(dialect: Dialect, name: string): string {
+  const quote = dialect === 'mysql' ? '`' : '"';
+  return name
+    .split('.')
+    .map((part) => quote + part.replaceAll(quote, quote + quote) + quote)
+    .join('.');
+}
+
+/** `?` placeholders as PostgreSQL's `$1, $2, …` (the stores' statements hold no `?` in a literal). */
+function numbered(sql: string): string {
+  let n = 0;
+  return sql.replace(/\?/g, () => `$${++n}`);
+}
+
+/** A database opened on its first statement, so a store that is never used never connects. */
+export function openDatabase(config: DatabaseConfig): Database {
+  switch (config.dialect) {
+    case 'sqlite':
+      return new SqliteDatabase(config.filename);
+    case 'mysql':
+      return new MysqlDatabase(config.url);
+    case 'pgsql':
+      return new PostgresDatabase(config.url);
+  }
+}
+
+// ---- SQLite (better-sqlite3: synchronous, one connection) ----
+
+interface SqliteStatement {
+  reader: boolean;
+  all(...params: unknown[]): unknown[];
+  run(...params: unknown[]): { changes: number };
+}
+interface SqliteConnection {
+  prepare(sql: string): SqliteStatement;
+  exec(sql: string): void;
+  close(): void;
+}
+
+/** better-sqlite3 takes numbers, strings, bigints, Buffers and null: a boolean is stored as SQLite stores one, 0 or 1. */
+const sqliteValue = (value: unknown): unknown => (typeof value === 'boolean' ? Number(value) : value);
+
+class SqliteDatabase implements Database {
+  readonly dialect = 'sqlite' as const;
+  #connection: SqliteConnection | undefined;
+  /** One transaction at a time on the one connection; a statement outside waits for it too. */
+  #turn: Promise<unknown> = Promise.resolve();
+
+  constructor(readonly filename: string) {}
+
+  #closed = false;
+
+  #open(): SqliteConnection {
+    if (this.#connection) return this.#connection;
+    if (this.#closed) throw new DatabaseClosedError();
+    const Sqlite = loadDriver<new (filename: string) => SqliteConnection>('sqlite');
+    return (this.#connection = new Sqlite(this.filename));
+  }
+
+  #run<Row>(sql: string, params: readonly unknown[]): QueryResult<Row> {
+    const statement = this.#open().prepare(sql);
+    const values = params.map(sqliteValue);
+    if (statement.reader) return { rows: statement.all(...values) as Row[], affected: 0 };
+    return { rows: [], affected: statement.run(...values).changes };
+  }
+
+  /** Runs `work` once the transaction before it (if any) has ended. */
+  #inTurn<T>(work: () => Promise<T>): Promise<T> {
+    const result = this.#turn.then(work);
+    this.#turn = result.catch(() => undefined);
+    return result;
+  }
+
+  async query<Row = Record<string, unknown>>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<Row>> {
+    return this.#inTurn(async () => this.#run<Row>(sql, params));
+  }
+
+  transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
+    return this.#inTurn(async () => {
+      const connection = this.#open();
+      connection.exec('BEGIN IMMEDIATE');
+      const tx: Queryable = { dialect: 'sqlite', query: async <Row>(sql: string, params: readonly unknown[] = []) => this.#run<Row>(sql, params) };
+      try {
+        const result = await work(tx);
+        connection.exec('COMMIT');
+        return result;
+      } catch (error) {
+        connection.exec('ROLLBACK');
+        throw error;
+      }
+    });
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    await this.#turn;
+    this.#connection?.close();
+    this.#connection = undefined;
+  }
+}
+
+// ---- MySQL and MariaDB (mysql2's promise pool) ----
+
+interface MysqlRunner {
+  query(sql: string, params?: readonly unknown[]): Promise<[unknown, unknown]>;
+}
+interface MysqlConnection extends MysqlRunner {
+  beginTransaction(): Promise<void>;
+  commit(): Promise<void>;
+  rollback(): Promise<void>;
+  release(): void;
+}
+interface MysqlPool extends MysqlRunner {
+  getConnection(): Promise<MysqlConnection>;
+  end(): Promise<void>;
+}
+
+/** A select gives an array of rows; an insert, update or delete a header with affectedRows. */
+async function mysqlQuery<Row>(runner: MysqlRunner, sql: string, params: readonly unknown[]): Promise<QueryResult<Row>> {
+  const [result] = await runner.query(sql, params);
+  return Array.isArray(result) ? { rows: result as Row[], affected: 0 } : { rows: [], affected: Number((result as { affectedRows?: number }).affectedRows ?? 0) };
+}
+
+class MysqlDatabase implements Database {
+  readonly dialect = 'mysql' as const;
+  #pool: MysqlPool | undefined;
+
+  constructor(private readonly url: string) {}
+
+  #closed = false;
+
+  #open(): MysqlPool {
+    if (this.#pool) return this.#pool;
+    if (this.#closed) throw new DatabaseClosedError();
+    const mysql = loadDriver<{ createPool(options: object): MysqlPool }>('mysql', 'mysql2/promise');
+    // Dates come back as the text the table holds, as PDO gives them to Laravel: the driver would
+    // otherwise read a zone-less `failed_at` as this process's local time, and shift it by the offset.
+    return (this.#pool = mysql.createPool({ uri: this.url, dateStrings: true }));
+  }
+
+  async query<Row = Record<string, unknown>>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<Row>> {
+    return mysqlQuery<Row>(this.#open(), sql, params);
+  }
+
+  async transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
+    const connection = await this.#open().getConnection();
+    try {
+      await connection.beginTransaction();
+      try {
+        const result = await work({ dialect: 'mysql', query: (sql, params = []) => mysqlQuery(connection, sql, params) });
+        await connection.commit();
+        return result;
+      } catch (error) {
+        await connection.rollback().catch(() => undefined);
+        throw error;
+      }
+    } finally {
+      connection.release();
+    }
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    const pool = this.#pool;
+    this.#pool = undefined;
+    await pool?.end();
+  }
+}
+
+// ---- PostgreSQL (pg's pool) ----
+
+interface PgRunner {
+  query(sql: string, params?: readonly unknown[]): Promise<{ rows: unknown[]; rowCount: number | null; command: string }>;
+}
+interface PgClient extends PgRunner {
+  release(error?: Error | boolean): void;
+}
+interface PgPool extends PgRunner {
+  connect(): Promise<PgClient>;
+  end(): Promise<void>;
+  on(event: 'error', listener: (error: Error) => void): void;
+}
+/** The type parsers node-postgres takes per connection (its `types` option). */
+interface PgTypes {
+  getTypeParser(oid: number, format?: string): (value: string) => unknown;
+}
+
+/** PostgreSQL's `timestamp` (without time zone): a wall-clock time with no zone to read it in. */
+const PG_TIMESTAMP = 1114;
+
+/**
+ * node-postgres's parsers, but a zone-less timestamp kept as its text. Laravel's `timestamp`
+ * columns are zone-less; pg would read them in this process's time zone.
+ */
+function zonelessAsText(types: PgTypes): PgTypes {
+  return {
+    getTypeParser(oid, format) {
+      if (oid === PG_TIMESTAMP && format !== 'binary') return (value) => value;
+      return types.getTypeParser(oid, format);
+    },
+  };
+}
+
+async function pgQuery<Row>(runner: PgRunner, sql: string, params: readonly unknown[]): Promise<QueryResult<Row>> {
+  const result = await runner.query(numbered(sql), params);
+  return { rows: result.rows as Row[], affected: result.command === 'SELECT' ? 0 : Number(result.rowCount ?? 0) };
+}
+
+class PostgresDatabase implements Database {
+  readonly dialect = 'pgsql' as const;
+  #pool: PgPool | undefined;
+
+  constructor(private readonly url: string) {}
+
+  #closed = false;
+
+  #open(): PgPool {
+    if (this.#pool) return this.#pool;
+    if (this.#closed) throw new DatabaseClosedError();
+    const pg = loadDriver<{ Pool: new (options: object) => PgPool; types: PgTypes }>('pgsql');
+    const pool = new pg.Pool({ connectionString: this.url, types: zonelessAsText(pg.types) });
+    // An idle connection the server drops is an 'error' on the pool: without a listener it would
+    // end the process. The next statement opens another connection, and reports its own trouble.
+    pool.on('error', () => undefined);
+    return (this.#pool = pool);
+  }
+
+  async query<Row = Record<string, unknown>>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<Row>> {
+    return pgQuery<Row>(this.#open(), sql, params);
+  }
+
+  async transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
+    const client = await this.#open().connect();
+    let broken: Error | undefined;
+    try {
+      await client.query('BEGIN');
+      try {
+        const result = await work({ dialect: 'pgsql', query: (sql, params = []) => pgQuery(client, sql, params) });
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK').catch((rollback: Error) => (broken = rollback));
+        throw error;
+      }
+    } finally {
+      // A connection whose rollback failed is not given back to the pool to be used again.
+      client.release(broken ?? false);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    const pool = this.#pool;
+    this.#pool = undefined;
+    await pool?.end();
+  }
+}

@@ -1,0 +1,206 @@
+/**
+ * The evaluator of the expressions `lqb shapes` translates uniqueId(), backoff(), retryUntil(),
+ * tags() and displayName() into (src/shapes/methods.php writes them): pure functions of the
+ * serialized command, with PHP 8's own conversions (concatenation, casts), and each method's
+ * result turned into what Laravel writes (a lock key's id, the envelope's backoff string, its
+ * retryUntil timestamp, Horizon's tags, the displayName).
+ */
+import { PhpArray, PhpFloat, PhpObject, deref, toJS, type PhpValue } from '../php/index.js';
+import type { ClassShape, Expression, TranslatedMethod, Untranslated } from './shape.js';
+
+const MODEL_IDENTIFIER = 'Illuminate\\Contracts\\Database\\ModelIdentifier';
+
+/** An expression that cannot give a value for this command: a property missing, a value PHP would not convert. */
+export class ExpressionError extends Error {
+  override name = 'ExpressionError';
+}
+
+/** A Carbon instant: now() and its additions, in UNIX seconds. */
+export class Instant {
+  constructor(readonly timestamp: number) {}
+}
+
+/** A value an expression yields: a PHP value, or a Carbon instant. */
+export type ExpressionValue = PhpValue | Instant;
+
+export interface EvaluateOptions {
+  /** UNIX seconds for now() (the clock by default). */
+  now?: number;
+}
+
+/** The translated expression of a method the class defines, or why there is none. */
+export function translatedMethod(shape: ClassShape | undefined, method: TranslatedMethod): { expression: Expression } | { untranslated: string } | undefined {
+  if (!shape?.methods.includes(method)) return undefined;
+  const found = shape.expressions?.[method];
+  if (!found) return { untranslated: 'the shapes file carries no translation of it (run lqb shapes again)' };
+  return 'untranslated' in found ? { untranslated: (found as Untranslated).untranslated } : { expression: found };
+}
+
+/** The expression's value on the command, as PHP would compute it on the object. */
+export function evaluate(expression: Expression, command: PhpObject, options: EvaluateOptions = {}): ExpressionValue {
+  if ('prop' in expression) return property(command, expression.prop);
+  if ('modelKey' in expression) return modelKey(command, expression.modelKey);
+  if ('lit' in expression) return expression.lit;
+  if ('float' in expression) return new PhpFloat(expression.float);
+  if ('concat' in expression) return expression.concat.map((part) => phpString(evaluate(part, command, options))).join('');
+  if ('cast' in expression) return cast(expression.cast, evaluate(expression.of, command, options));
+  if ('array' in expression) return PhpArray.list(expression.array.map((item) => toPhp(evaluate(item, command, options))));
+  if ('now' in expression) return new Instant((options.now ?? Math.floor(Date.now() / 1000)) + expression.now.addSeconds);
+  if ('commandClass' in expression) return command.className;
+  throw new ExpressionError(`unknown expression ${JSON.stringify(expression)}`);
+}
+
+function property(command: PhpObject, name: string): PhpValue {
+  const value = command.get(name);
+  if (value === undefined) throw new ExpressionError(`${command.className}'s payload has no $${name} (uninitialized when it was dispatched)`);
+  return deref(value);
+}
+
+/** The key a model property's ModelIdentifier carries: what `$this->model->getKey()` gave at dispatch. */
+function modelKey(command: PhpObject, name: string): PhpValue {
+  const identifier = property(command, name);
+  if (!(identifier instanceof PhpObject) || identifier.className !== MODEL_IDENTIFIER) {
+    throw new ExpressionError(`${command.className}'s $${name} is not a model in the payload`);
+  }
+  const id = deref(identifier.get('id') ?? null);
+  if (id instanceof PhpArray) throw new ExpressionError(`${command.className}'s $${name} holds a collection, which has no single key`);
+  return id;
+}
+
+function toPhp(value: ExpressionValue): PhpValue {
+  if (value instanceof Instant) throw new ExpressionError('a Carbon inside an array is not translated');
+  return value;
+}
+
+function cast(to: 'string' | 'int' | 'float' | 'bool', value: ExpressionValue): PhpValue {
+  switch (to) {
+    case 'string':
+      return phpString(value);
+    case 'int':
+      return phpInt(value);
+    case 'float':
+      return new PhpFloat(phpFloatOf(value));
+    case 'bool':
+      return phpBool(value);
+  }
+}
+
+/** PHP's string conversion, as `.` and `(string)` make it. */
+export function phpString(value: ExpressionValue): string {
+  const v = value instanceof Instant ? value : deref(value);
+  if (v === null || v === false) return '';
+  if (v === true) return '1';
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number') return Number.isInteger(v) ? String(v) : floatString(v);
+  if (typeof v === 'bigint') return v.toString();
+  if (v instanceof PhpFloat) return floatString(v.value);
+  if (v instanceof Uint8Array) return Buffer.from(v).toString('latin1');
+  if (v instanceof Instant) throw new ExpressionError('a Carbon as a string (its format) is not translated');
+  if (v instanceof PhpArray) throw new ExpressionError('an array has no string form ("Array", with a warning, in PHP)');
+  throw new ExpressionError(`${(v as { className?: string }).className ?? 'an object'} has no string form Node can know`);
+}
+
+/** PHP's (string) of a float: %.14G (the `precision` setting), ".0" kept before an exponent. */
+function floatString(value: number): string {
+  if (Number.isNaN(value)) return 'NAN';
+  if (!Number.isFinite(value)) return value > 0 ? 'INF' : '-INF';
+  if (value === 0) return Object.is(value, -0) ? '-0' : '0';
+  const [mantissa, power] = value.toExponential(13).split('e') as [string, string];
+  const exponent = Number(power);
+  if (exponent < -4 || exponent >= 14) {
+    const trimmed = mantissa.replace(/\.?0+$/, '');
+    return `${trimmed.includes('.') ? trimmed : `${trimmed}.0`}E${exponent < 0 ? '-' : '+'}${Math.abs(exponent)}`;
+  }
+  const fixed = value.toPrecision(14);
+  return fixed.includes('.') ? fixed.replace(/\.?0+$/, '') : fixed;
+}
+
+/** The leading number of a string, as PHP 8 reads one (leading whitespace allowed), or undefined. */
+const NUMERIC_PREFIX = /^[ \t\n\r\v\f]*([+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)/;
+
+function phpInt(value: ExpressionValue): number | bigint {
+  const v = value instanceof Instant ? value : deref(value);
+  if (v === null || v === false) return 0;
+  if (v === true) return 1;
+  if (typeof v === 'number' && Number.isInteger(v)) return v;
+  if (typeof v === 'bigint') return v;
+  if (v instanceof PhpFloat || typeof v === 'number') return floatToInt(typeof v === 'number' ? v : v.value);
+  if (typeof v === 'string' || v instanceof Uint8Array) {
+    const text = typeof v === 'string' ? v : Buffer.from(v).toString('latin1');
+    const prefix = NUMERIC_PREFIX.exec(text)?.[1];
+    if (prefix === undefined) return 0;
+    // An integer's digits are read as one, saturating; a float's as a float, then capped.
+    if (/^[+-]?\d+$/.test(prefix)) return narrow(clamp(BigInt(prefix)));
+    // An infinite one ("1e400") is 0, as PHP caps only finite floats.
+    const float = Number(prefix);
+    if (!Number.isFinite(float)) return 0;
+    return narrow(clamp(BigInt(Math.trunc(float))));
+  }
+  if (v instanceof Instant) throw new ExpressionError('(int) of a Carbon is not translated');
+  throw new ExpressionError('(int) of an array or an object is not translated');
+}
+
+const INT_MAX = (1n << 63n) - 1n;
+const INT_MIN = -(1n << 63n);
+const clamp = (n: bigint) => (n > INT_MAX ? INT_MAX : n < INT_MIN ? INT_MIN : n);
+const narrow = (n: bigint) => (n >= BigInt(Number.MIN_SAFE_INTEGER) && n <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(n) : n);
+
+/** (int) of a float on 64-bit PHP: NaN and infinities are 0, the rest wraps modulo 2^64. */
+function floatToInt(value: number): number | bigint {
+  if (!Number.isFinite(value)) return 0;
+  return narrow(BigInt.asIntN(64, BigInt(Math.trunc(value))));
+}
+
+function phpFloatOf(value: ExpressionValue): number {
+  const v = value instanceof Instant ? value : deref(value);
+  if (v === null || v === false) return 0;
+  if (v === true) return 1;
+  if (typeof v === 'number') return v;
+  if (typeof v === 'bigint') return Number(v);
+  if (v instanceof PhpFloat) return v.value;
+  if (typeof v === 'string' || v instanceof Uint8Array) {
+    const prefix = NUMERIC_PREFIX.exec(typeof v === 'string' ? v : Buffer.from(v).toString('latin1'))?.[1];
+    return prefix === undefined ? 0 : Number(prefix);
+  }
+  throw new ExpressionError('(float) of an array, an object or a Carbon is not translated');
+}
+
+function phpBool(value: ExpressionValue): boolean {
+  const v = value instanceof Instant ? value : deref(value);
+  if (v === null) return false;
+  if (typeof v === 'boolean') return v;
+  if (typeof v === 'number') return v !== 0;
+  if (typeof v === 'bigint') return v !== 0n;
+  if (v instanceof PhpFloat) return v.value !== 0;
+  if (typeof v === 'string') return v !== '' && v !== '0';
+  if (v instanceof Uint8Array) return !(v.length === 0 || (v.length === 1 && v[0] === 0x30));
+  if (v instanceof PhpArray) return v.size > 0;
+  return true;
+}
+
+// --- what Laravel writes of each method's result -------------------------------------------------
+
+/** A lock key's uniqueId: `'laravel_unique_job:'.$class.$uniqueId` converts it to a string. */
+export const uniqueIdOfValue = (value: ExpressionValue): string => phpString(value);
+
+/**
+ * The envelope's backoff (Queue::getJobBackoff): Arr::wrap of the value, a Carbon as the seconds
+ * until it, joined with commas; null for null.
+ */
+export function backoffOfValue(value: ExpressionValue, now = Math.floor(Date.now() / 1000)): string | null {
+  const v = value instanceof Instant ? value : deref(value);
+  if (v === null) return null;
+  const items = v instanceof PhpArray ? v.values.map((item) => deref(item)) : [v];
+  return items.map((item) => (item instanceof Instant ? String(Math.max(0, item.timestamp - now)) : phpString(item))).join(',');
+}
+
+/** The envelope's retryUntil (Queue::getJobExpiration): a Carbon's timestamp, else the value as it is. */
+export function retryUntilOfValue(value: ExpressionValue): unknown {
+  return value instanceof Instant ? value.timestamp : toJS(value);
+}
+
+/** Horizon's tags, and the envelope's displayName: the value as JSON. */
+export function jsonOfValue(value: ExpressionValue): unknown {
+  if (value instanceof Instant) throw new ExpressionError('a Carbon as JSON is not translated');
+  return toJS(value);
+}

@@ -1,0 +1,240 @@
+/**
+ * Sandboxed handlers: the handlers module runs in a pool of worker threads, as BullMQ's
+ * sandboxed processors run in child processes, so a CPU-bound handler starves neither the other
+ * jobs nor the reservations' renewals on the main thread.
+ *
+ * `sandboxedHandlers(file, { threads })` returns a HandlerMap like the module's own, whose
+ * handlers (and `failed` hooks) send the job to a free thread and wait for it; the worker runs
+ * them as any others, with the same rules. In the thread a handler gets the same job API:
+ * `name`, `command`, `args`, `attempts`, `uuid`, `id`, `queue`, `payload` (copies, by structured
+ * clone), `signal`, and `release()`, `fail()`, `delete()`, which the worker carries out on the
+ * real job. Not there: `decoded`, `view` and `cache`, which hold what does not cross threads.
+ *
+ * One job at a time per thread. When a job's signal fires (its timeout, or stop()'s deadline)
+ * its thread is ended at once, whatever the handler is doing, and a fresh one takes its place:
+ * the process goes on.
+ */
+import { pathToFileURL } from 'node:url';
+import { resolve } from 'node:path';
+import { Worker as Thread } from 'node:worker_threads';
+import type { Handler, HandlerJob, HandlerMap } from '../handlers.js';
+import { sandboxThread, threadSource } from './thread.js';
+
+export interface SandboxOptions {
+  /** Threads in the pool, each running one job at a time (1). */
+  threads?: number;
+}
+
+/** The handlers of a sandbox, and the pool to close when the worker is done. */
+export interface SandboxedHandlers {
+  handlers: HandlerMap;
+  /** Ends the pool's threads. */
+  close(): Promise<void>;
+  /** How many threads were ended for a job that ran out of time, and replaced. */
+  replaced(): number;
+}
+
+type Flat = { name: string; message: string; stack?: string };
+
+/** A thread's message. */
+interface FromThread {
+  ready?: string[];
+  failedHooks?: string[];
+  loadError?: string;
+  call?: number;
+  action?: 'release' | 'fail' | 'delete';
+  arg?: unknown;
+  done?: number;
+  error?: Flat;
+}
+
+/** A job sent to a thread, until it is done. */
+interface Running {
+  job: HandlerJob;
+  settle: (error?: Error) => void;
+}
+
+class SandboxThread {
+  readonly thread: Thread;
+  running: Running | undefined;
+  readonly ready: Promise<{ names: string[]; failedHooks: string[] }>;
+
+  constructor(url: string, onGone: (thread: SandboxThread, error: Error) => void) {
+    this.thread = new Thread(threadSource(sandboxThread), { eval: true, workerData: { url } });
+    this.thread.unref();
+    this.ready = new Promise((resolve, reject) => {
+      this.thread.on('message', (message: FromThread) => {
+        if (message.ready) resolve({ names: message.ready, failedHooks: message.failedHooks ?? [] });
+        else if (message.loadError !== undefined) reject(new Error(`${url} could not be loaded in a sandbox thread: ${message.loadError}`));
+        else this.heard(message);
+      });
+      this.thread.on('error', (error) => {
+        reject(error);
+        onGone(this, error);
+      });
+      this.thread.on('exit', (code) => onGone(this, new Error(`the sandbox thread ended (exit code ${code}) while running the job`)));
+    });
+  }
+
+  /** An action the handler asked for, or its end. */
+  private heard(message: FromThread): void {
+    const running = this.running;
+    if (!running) return;
+    if (message.done !== undefined) {
+      this.running = undefined;
+      running.settle(message.error ? rebuild(message.error) : undefined);
+      return;
+    }
+    if (message.call === undefined) return;
+    const id = message.call;
+    const job = running.job;
+    const act = message.action === 'release' ? job.release(message.arg as number) : message.action === 'fail' ? job.fail(typeof message.arg === 'object' && message.arg !== null ? rebuild(message.arg as Flat) : message.arg) : job.delete();
+    act.then(
+      () => this.thread.postMessage({ reply: id }),
+      (error: unknown) => this.thread.postMessage({ reply: id, error: flatten(error) }),
+    );
+  }
+}
+
+/** The pool: threads, the jobs waiting for one, and the replacement of a thread ended mid-job. */
+class SandboxPool {
+  private readonly idle: SandboxThread[] = [];
+  private readonly waiting: ((thread: SandboxThread) => void)[] = [];
+  private readonly all = new Set<SandboxThread>();
+  private closed = false;
+  replacedCount = 0;
+
+  constructor(private readonly url: string) {}
+
+  /** A new thread, ready once the module is read. */
+  async add(): Promise<{ names: string[]; failedHooks: string[] }> {
+    const thread = this.spawn();
+    const found = await thread.ready;
+    this.release(thread);
+    return found;
+  }
+
+  /** Runs `name`'s handler (or its failed hook, given the error) on a free thread. */
+  async run(name: string, job: HandlerJob, hook?: { error: unknown }): Promise<void> {
+    const thread = await this.acquire();
+    const signal = job.signal;
+    return new Promise<void>((resolve, reject) => {
+      const stop = () => {
+        // The job ran out of time (or the worker's stop() deadline passed): the thread goes, whatever it is doing.
+        thread.running = undefined;
+        this.replacedCount++;
+        this.replace(thread);
+        reject(signal.reason instanceof Error ? signal.reason : new Error('the job was stopped'));
+      };
+      thread.running = {
+        job,
+        settle: (error) => {
+          signal.removeEventListener('abort', stop);
+          this.release(thread);
+          if (error) reject(error);
+          else resolve();
+        },
+      };
+      // A failed() hook runs after the job's signal fired (a timeout fails the job on its last
+      // attempt): the worker bounds it by the job's timeout, the signal does not end it.
+      if (!hook) {
+        if (signal.aborted) return stop();
+        signal.addEventListener('abort', stop, { once: true });
+      }
+      thread.thread.postMessage({ run: 1, name, job: plainJob(job), ...(hook ? { hook: 'failed', error: flatten(hook.error) } : {}) });
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const threads = [...this.all];
+    this.all.clear();
+    await Promise.all(threads.map((thread) => thread.thread.terminate()));
+  }
+
+  private spawn(): SandboxThread {
+    const thread = new SandboxThread(this.url, (gone, error) => {
+      if (!this.all.has(gone)) return;
+      // A thread that died on its own (an uncaught error in the handler's stray code, a
+      // process.exit() in it): its job fails with the reason, and a fresh thread takes its place.
+      const running = gone.running;
+      gone.running = undefined;
+      this.replace(gone);
+      running?.settle(error);
+    });
+    this.all.add(thread);
+    return thread;
+  }
+
+  private replace(thread: SandboxThread): void {
+    this.all.delete(thread);
+    const index = this.idle.indexOf(thread);
+    if (index >= 0) this.idle.splice(index, 1);
+    void thread.thread.terminate();
+    if (this.closed) return;
+    const fresh = this.spawn();
+    fresh.ready.then(
+      () => this.release(fresh),
+      () => undefined,
+    );
+  }
+
+  private acquire(): Promise<SandboxThread> {
+    const thread = this.idle.pop();
+    if (thread) return Promise.resolve(thread);
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  private release(thread: SandboxThread): void {
+    if (!this.all.has(thread)) return;
+    const next = this.waiting.shift();
+    if (next) next(thread);
+    else this.idle.push(thread);
+  }
+}
+
+/**
+ * The handlers of the module at `file`, each run in a thread of a pool of `threads`. Resolves
+ * once every thread has read the module; rejects, naming the file, when it cannot be read.
+ */
+export async function sandboxedHandlers(file: string, options: SandboxOptions = {}): Promise<SandboxedHandlers> {
+  const threads = options.threads ?? 1;
+  if (!Number.isInteger(threads) || threads < 1) throw new Error(`sandbox threads must be a whole number, 1 or more, not ${JSON.stringify(threads)}`);
+  const url = file.startsWith('file:') ? file : pathToFileURL(resolve(file)).href;
+  const pool = new SandboxPool(url);
+  let found: { names: string[]; failedHooks: string[] }[];
+  try {
+    found = await Promise.all(Array.from({ length: threads }, () => pool.add()));
+  } catch (error) {
+    await pool.close();
+    throw error;
+  }
+  const { names, failedHooks } = found[0]!;
+  if (names.length === 0) {
+    await pool.close();
+    throw new Error(`${file} exports default no handler functions: name at least one job class`);
+  }
+  const handlers: HandlerMap = {};
+  for (const name of names) {
+    const handler: Handler = (job) => pool.run(name, job);
+    if (failedHooks.includes(name)) handler.failed = (job, error) => pool.run(name, job, { error });
+    handlers[name] = handler;
+  }
+  return { handlers, close: () => pool.close(), replaced: () => pool.replacedCount };
+}
+
+/** What crosses to the thread: the job's plain fields. */
+function plainJob(job: HandlerJob): Record<string, unknown> {
+  return { name: job.name, command: job.command, args: job.args, attempts: job.attempts, uuid: job.uuid, id: job.id, queue: job.queue, payload: job.payload };
+}
+
+function flatten(error: unknown): Flat | string | undefined {
+  if (error === undefined || error === null || typeof error === 'string') return error ?? undefined;
+  if (error instanceof Error) return { name: error.name, message: error.message, stack: error.stack };
+  return { name: 'Error', message: String(error) };
+}
+
+/** An Error as the thread threw it: its name, message and stack, which failed_jobs records. */
+function rebuild(flat: Flat): Error {
+  return Object.assign(new Error(flat.message), { name: flat.name, stack: flat.stack });
+}

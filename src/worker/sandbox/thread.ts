@@ -1,0 +1,85 @@
+/**
+ * The code a sandbox thread runs (see pool.ts): it imports the handlers module and runs one job
+ * at a time, with the handler API proxied by messages to the worker on the main thread.
+ *
+ * It is a function run with `eval`, so that it needs no file of its own beside the compiled one
+ * (the tests run the TypeScript sources), and it reads only Node's own modules.
+ *
+ * Messages, main → thread: `{ run, name, job, hook?, error? }` (run a handler, or its `failed`
+ * hook with the error), `{ reply, error? }` (an action done). Thread → main: `{ ready, failedHooks }`
+ * or `{ loadError }` once the module is read, `{ call, action, arg }` (job.release / fail / delete),
+ * `{ done, error? }`. Errors cross as `{ name, message, stack }`.
+ */
+/**
+ * A function's source as a thread's script. A loader that keeps function names (tsx, esbuild's
+ * keepNames) wraps them in calls to its own `__name` helper, which the thread does not have: it
+ * gets one that does nothing.
+ */
+export function threadSource(main: () => void): string {
+  return `var __name = (target) => target;\n(${main.toString()})()`;
+}
+
+export function sandboxThread(): void {
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  const { parentPort, workerData } = require('node:worker_threads') as typeof import('node:worker_threads');
+  type Flat = { name: string; message: string; stack?: string };
+  type Handler = ((job: object, error?: unknown) => unknown) & { failed?: (job: object, error: unknown) => unknown };
+  const port = parentPort!;
+  const flatten = (error: unknown): Flat | string | undefined => {
+    if (error === undefined || error === null || typeof error === 'string') return error ?? undefined;
+    if (error instanceof Error) return { name: error.name, message: error.message, stack: error.stack };
+    return { name: 'Error', message: String(error) };
+  };
+  const rebuild = (flat: Flat): Error => Object.assign(new Error(flat.message), { name: flat.name, stack: flat.stack });
+  let handlers: Record<string, Handler> = {};
+  const pending = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
+  let nextCall = 1;
+  const call = (action: string, arg?: unknown) =>
+    new Promise<void>((resolve, reject) => {
+      const id = nextCall++;
+      pending.set(id, { resolve, reject });
+      port.postMessage({ call: id, action, arg });
+    });
+
+  // import() through Function: a test runner that rewrites the sources' import() calls must
+  // not rewrite this one, which runs in the thread with none of its helpers.
+  const load = new Function('url', 'return import(url)') as (url: string) => Promise<{ default?: unknown }>;
+  load(workerData.url as string).then(
+    (module: { default?: unknown }) => {
+      // CommonJS compiled from `export default` has it under .default, beside __esModule.
+      let map = module.default as Record<string, unknown> & { __esModule?: unknown; default?: unknown };
+      if (map !== null && typeof map === 'object' && map.__esModule === true) map = map.default as typeof map;
+      handlers = (map ?? {}) as Record<string, Handler>;
+      const names = Object.keys(handlers).filter((name) => typeof handlers[name] === 'function');
+      port.postMessage({ ready: names, failedHooks: names.filter((name) => typeof handlers[name]!.failed === 'function') });
+    },
+    (error: unknown) => port.postMessage({ loadError: error instanceof Error ? `${error.name}: ${error.message}` : String(error) }),
+  );
+
+  port.on('message', (message: { reply?: number; error?: Flat; run?: number; name?: string; job?: Record<string, unknown>; hook?: 'failed' }) => {
+    if (message.reply !== undefined) {
+      const waiting = pending.get(message.reply);
+      pending.delete(message.reply);
+      if (message.error) waiting?.reject(rebuild(message.error));
+      else waiting?.resolve();
+      return;
+    }
+    if (message.run === undefined) return;
+    const run = message.run;
+    const controller = new AbortController();
+    const job = {
+      ...message.job,
+      signal: controller.signal,
+      release: (seconds: unknown = 0) => call('release', seconds),
+      fail: (error?: unknown) => call('fail', flatten(error)),
+      delete: () => call('delete'),
+    };
+    const handler = handlers[message.name!]!;
+    Promise.resolve()
+      .then(() => (message.hook === 'failed' ? handler.failed!(job, message.error ? rebuild(message.error) : undefined) : handler(job)))
+      .then(
+        () => port.postMessage({ done: run }),
+        (error: unknown) => port.postMessage({ done: run, error: flatten(error) ?? { name: 'Error', message: 'undefined' } }),
+      );
+  });
+}

@@ -1,0 +1,48 @@
+/**
+ * A store on one table of a database (failed jobs, unique locks, batches): the database given,
+ * or opened from its config when first used (so a worker that never fails a job never opens
+ * it), and closed with the store.
+ */
+import { openDatabase, quoteName, type Database, type DatabaseConfig, type Queryable } from '../database/index.js';
+
+export abstract class TableStore {
+  protected readonly db: Database;
+  /** The config the database was opened from, when it was not given open. */
+  readonly config: DatabaseConfig | undefined;
+
+  constructor(
+    db: Database | DatabaseConfig,
+    protected readonly table: string,
+  ) {
+    if ('query' in db) this.db = db;
+    else {
+      this.config = db;
+      this.db = openDatabase(db);
+    }
+  }
+
+  /** The table's name, quoted for the database's SQL. */
+  protected get tableName(): string {
+    return quoteName(this.db.dialect, this.table);
+  }
+
+  /** Column names, quoted for the database's SQL and joined by commas. */
+  protected columns(names: string[]): string {
+    return names.map((name) => quoteName(this.db.dialect, name)).join(', ');
+  }
+
+  /** Whether the table is there, as the dialect's catalogue says (on `db`, a transaction, when given). */
+  async hasTable(db: Queryable = this.db): Promise<boolean> {
+    const sql = {
+      sqlite: "select name from sqlite_master where type = 'table' and name = ?",
+      mysql: 'select table_name from information_schema.tables where table_name = ? and table_schema = database()',
+      pgsql: 'select table_name from information_schema.tables where table_name = ? and table_schema = current_schema()',
+    }[db.dialect];
+    return (await db.query(sql, [this.table])).rows.length > 0;
+  }
+
+  /** Closes the database's connections, if any were opened. */
+  async close(): Promise<void> {
+    await this.db.close();
+  }
+}

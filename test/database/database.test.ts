@@ -1,0 +1,105 @@
+/**
+ * The small SQL layer under the failed-jobs, lock and batch stores, on real SQLite, MariaDB and
+ * PostgreSQL: rows and counts come back alike, a transaction commits or rolls back as a whole,
+ * and inside one a row taken FOR UPDATE SKIP LOCKED is skipped by a second transaction (what a
+ * database queue driver's reserve needs); SQLite's transactions take turns.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { DatabaseClosedError, databaseConfig, openDatabase, quoteName, type Database } from '../../src/database/index.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'lqb-database-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const DATABASES: [string, () => string][] = [
+  ['SQLite', () => join(dir, `db-${randomBytes(3).toString('hex')}.sqlite`)],
+  ['MariaDB', () => process.env.LQB_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/test'],
+  ['PostgreSQL', () => process.env.LQB_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test'],
+];
+
+/** A table of this test's own, made for `work` and dropped after it. */
+async function withTable(url: string, work: (db: Database, table: string) => Promise<void>): Promise<void> {
+  const db = openDatabase(databaseConfig(url));
+  const table = quoteName(db.dialect, `lqb_db_${randomBytes(4).toString('hex')}`);
+  await db.query(`create table ${table} (${quoteName(db.dialect, 'id')} integer not null primary key, ${quoteName(db.dialect, 'key')} varchar(50) not null)`);
+  try {
+    await work(db, table);
+  } finally {
+    await db.query(`drop table if exists ${table}`);
+    await db.close();
+  }
+}
+
+describe.each(DATABASES)('on %s', (_, where) => {
+  it('rows come back as objects, changes as counts; `key` (a MySQL keyword) is quoted', () =>
+    withTable(where(), async (db, table) => {
+      const key = quoteName(db.dialect, 'key');
+      expect((await db.query(`insert into ${table} (id, ${key}) values (?, ?), (?, ?)`, [1, 'a', 2, 'b'])).affected, 'rows inserted').toBe(2);
+      expect((await db.query(`update ${table} set ${key} = ? where id = ?`, ['c', 2])).affected, 'rows updated').toBe(1);
+      const { rows } = await db.query<{ id: number; key: string }>(`select id, ${key} from ${table} order by id`);
+      expect(rows.map((row) => [Number(row.id), row.key]), 'rows read').toEqual([[1, 'a'], [2, 'c']]);
+      expect((await db.query(`delete from ${table} where id in (?, ?)`, [1, 2])).affected, 'rows deleted').toBe(2);
+    }));
+
+  it('a transaction commits as a whole, and one that throws leaves nothing', () =>
+    withTable(where(), async (db, table) => {
+      const key = quoteName(db.dialect, 'key');
+      await db.transaction(async (tx) => {
+        await tx.query(`insert into ${table} (id, ${key}) values (?, ?)`, [1, 'kept']);
+      });
+      const failed = await db
+        .transaction(async (tx) => {
+          await tx.query(`insert into ${table} (id, ${key}) values (?, ?)`, [2, 'rolled back']);
+          throw new Error('the work failed');
+        })
+        .catch((error: Error) => error.message);
+      expect(failed).toBe('the work failed');
+      expect((await db.query(`select id from ${table}`)).rows.map((row) => Number(row.id)), 'ids left after the rollback').toEqual([1]);
+    }));
+
+  it('after close() a statement is refused rather than a connection opened again', async () => {
+    const db = openDatabase(databaseConfig(where()));
+    await db.query('select 1');
+    await db.close();
+    await expect(db.query('select 1')).rejects.toThrow(DatabaseClosedError);
+  });
+});
+
+describe.each(DATABASES.slice(1))('FOR UPDATE SKIP LOCKED on %s', (_, where) => {
+  it('a row one transaction holds is skipped by another, which takes the next', () =>
+    withTable(where(), async (db, table) => {
+      const key = quoteName(db.dialect, 'key');
+      await db.query(`insert into ${table} (id, ${key}) values (?, ?), (?, ?)`, [1, 'first', 2, 'second']);
+      const second = openDatabase(databaseConfig(where()));
+      try {
+        const taken = await db.transaction(async (tx) => {
+          const [mine] = (await tx.query(`select id from ${table} order by id limit 1 for update skip locked`)).rows;
+          // While this transaction holds row 1, another connection's reserve skips it.
+          const [theirs] = (await second.transaction((other) => other.query(`select id from ${table} order by id limit 1 for update skip locked`))).rows;
+          return [Number(mine!.id), Number(theirs!.id)];
+        });
+        expect(taken, 'ids taken by the first and the second transaction').toEqual([1, 2]);
+      } finally {
+        await second.close();
+      }
+    }));
+});
+
+describe('SQLite transactions', () => {
+  it('take turns on the one connection: a statement outside waits for the transaction to end', async () => {
+    await withTable(DATABASES[0]![1](), async (db, table) => {
+      const order: string[] = [];
+      const inside = db.transaction(async (tx) => {
+        await tx.query(`insert into ${table} (id, "key") values (1, 'tx')`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        order.push('transaction ends');
+      });
+      const outside = db.query(`select count(*) as n from ${table}`).then(({ rows }) => order.push(`outside sees ${String(rows[0]!.n)}`));
+      await Promise.all([inside, outside]);
+      expect(order).toEqual(['transaction ends', 'outside sees 1']);
+    });
+  });
+});
