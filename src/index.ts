@@ -39,7 +39,7 @@ export type { TelemetryOptions } from './telemetry/options.js';
 // The worker, its handlers, failed jobs and the errors a job fails with.
 export {
   Worker, WorkerUsageError, type WorkerOptions, type WorkerDependencies, type WorkerEvent, type WorkerEventMap,
-  type WorkerLogger, type WorkerStats, type WorkerCounts, type FailedJobInfo, type StopOptions, type StopReason,
+  type WorkerLogger, type WorkerStats, type WorkerCounts, type WorkerHealth, type FailedJobInfo, type StopOptions, type StopReason,
   loadHandlers, defineHandlers, type Handler, type HandlerJob, type HandlerMap, type HandlerObject, type FailedHook, type TypedHandler,
   type TypedHandlerJob, type TypedHandlerMap, type TypedJobMethods, type JobMethods, type MethodJob, type MailableArgs, type MailableJob, type Notifiable,
   type NotificationArgs, type NotificationJob, DatabaseUuidFailedJobProvider, MissingDriverError,

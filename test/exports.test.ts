@@ -36,7 +36,7 @@ const ROOT = {
   ],
   worker: [
     'Worker', 'WorkerUsageError', 'WorkerOptions', 'WorkerDependencies', 'WorkerEvent', 'WorkerEventMap',
-    'WorkerLogger', 'WorkerStats', 'WorkerCounts', 'FailedJobInfo', 'StopOptions', 'StopReason', 'loadHandlers',
+    'WorkerLogger', 'WorkerStats', 'WorkerCounts', 'WorkerHealth', 'FailedJobInfo', 'StopOptions', 'StopReason', 'loadHandlers',
     'defineHandlers', 'Handler', 'HandlerJob', 'HandlerMap', 'HandlerObject', 'FailedHook', 'TypedHandler', 'TypedHandlerJob', 'TypedHandlerMap', 'TypedJobMethods', 'JobMethods', 'MethodJob',
     'MailableArgs', 'MailableJob', 'Notifiable', 'NotificationArgs', 'NotificationJob',
     'DatabaseUuidFailedJobProvider', 'MissingDriverError', 'FailedJob', 'FailedJobProvider',

@@ -21,7 +21,7 @@ export const connectionFlags = {
   redis: { type: 'string', value: 'URL', group: 'Connection', description: 'the Redis server (rediss:// for TLS); with --env, the .env\'s REDIS_URL or REDIS_HOST, REDIS_PORT, REDIS_PASSWORD, REDIS_DB', env: 'REDIS_URL', default: 'redis://127.0.0.1:6379' },
   'redis-ca': { type: 'string', value: 'FILE', group: 'Connection', description: 'a PEM file of the CA that signed a rediss:// server\'s certificate, trusted beside the system\'s', env: 'REDIS_CA' },
   cluster: { type: 'string', value: 'HOST:PORT,…', group: 'Connection', description: 'seed nodes of a Redis Cluster, instead of --redis', env: 'REDIS_CLUSTER' },
-  prefix: { type: 'string', value: 'P', group: 'Connection', description: 'the key prefix (Laravel\'s database.redis.options.prefix); with --env, derived from APP_NAME as the app\'s config does', env: 'REDIS_PREFIX', default: 'none' },
+  prefix: { type: 'string', value: 'P', group: 'Connection', description: 'the key prefix (Laravel\'s database.redis.options.prefix), as the app\'s default config derives it from APP_NAME (the .env\'s, else the environment\'s); an empty value is none', env: 'REDIS_PREFIX', default: '{slug of APP_NAME}_database_: laravel_database_' },
   'default-queue': { type: 'string', value: 'Q', group: 'Connection', description: 'the connection\'s own queue: used without --queue, and where a chained job naming none goes', env: 'REDIS_QUEUE', default: 'default' },
   env: { type: 'string', value: 'PATH', group: 'Connection', description: 'a Laravel .env, read as Laravel\'s default config reads it (the process\'s environment wins over it)' },
   'cache-db': { type: 'string', value: 'N', group: 'Connection', description: 'the cache connection\'s Redis database (restart signals, pauses, maxExceptions, rate limits)', env: 'REDIS_CACHE_DB', default: '1 with --env, else the queue\'s' },
@@ -78,14 +78,18 @@ function asUsage<T>(make: () => T): T {
  */
 const ONE_OFF_TIMEOUTS = { connectTimeout: 3000, commandTimeout: 30_000 } as const;
 
-/** The queue connection, prefixed as Laravel prefixes it, for a worker: it waits out an outage, logging why. */
-export function queueClient(connection: Connection): RedisClient {
-  return asUsage(() => patientClient(connection, connection.url, (line) => process.stderr.write(`${redactSecrets(line)}\n`)));
+/**
+ * The queue connection, prefixed as Laravel prefixes it, for a worker: it waits out an outage,
+ * logging why to standard error, unless `log` takes the lines (a Worker watching its clients says
+ * an outage once itself).
+ */
+export function queueClient(connection: Connection, log: (line: string) => void = (line) => process.stderr.write(`${redactSecrets(line)}\n`)): RedisClient {
+  return asUsage(() => patientClient(connection, connection.url, log));
 }
 
 /** The cache connection (for restart signals and maxExceptions), under the same client prefix. */
-export function cacheClient(connection: Connection): RedisClient {
-  return queueClient({ ...connection, url: connection.cacheUrl });
+export function cacheClient(connection: Connection, log?: (line: string) => void): RedisClient {
+  return queueClient({ ...connection, url: connection.cacheUrl }, log);
 }
 
 /** The cache store's lock connection (unique and overlap locks), under the same client prefix. */

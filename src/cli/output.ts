@@ -16,6 +16,7 @@ const LABELS: Record<WorkerEvent['event'], string> = {
   warning: 'Warning:   ',
   stopping: 'Stopping:  ',
   error: 'Error:     ',
+  reconnected: 'Reconnected:',
 };
 
 /** Laravel's "Y-m-d H:i:s", in local time as artisan prints it. */
@@ -29,8 +30,10 @@ export function formatEvent(event: WorkerEvent, json: boolean): string {
   const duration = event.durationMs === undefined ? '' : ` (${event.durationMs.toFixed(2)}ms)`;
   const subject = event.job ?? event.reason ?? event.queue ?? '';
   // A job's warning or given-back line says why after the job's name.
-  const detail = event.error ? `: ${event.error.split('\n')[0]}` : event.job !== undefined && event.reason ? `: ${event.reason}` : '';
+  const detail = event.error ? `: ${event.error.split('\n')[0]}` : event.job !== undefined && event.reason ? `: ${event.reason}` : event.detail ? `: ${event.detail}` : '';
   // A job's events carry its id, as artisan prints them; the worker's own (stopping) have none.
   const id = event.id === undefined ? '' : `[${event.id}]`;
-  return `[${timestamp()}]${id} ${LABELS[event.event]} ${subject}${duration}${detail}`;
+  // The worker's own error (Redis unreachable) has no subject: its text stands alone.
+  const text = subject === '' ? detail.replace(/^: /, '') : `${subject}${duration}${detail}`;
+  return `[${timestamp()}]${id} ${LABELS[event.event]} ${text}`;
 }

@@ -3,12 +3,16 @@
  * SIGTERM and SIGINT finish the jobs in hand, then exit 0; SIGUSR2 pauses, SIGCONT resumes.
  * A handler that blocks the event loop past its timeout ends the process (the watchdog, SIGKILL).
  */
+import { dirname, resolve } from 'node:path';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Encrypter, supportsCipher } from '../laravel/index.js';
 import { RedisQueue, type RedisClient } from '../redis/index.js';
 import { QueueCache, Worker, type DatabaseUuidFailedJobProvider, type WorkerOptions } from '../worker/index.js';
-import { cacheClient, connectionFlags, connectionFrom, failedJobStore, lockClient, queueClient, type Connection } from './connection.js';
+import { cacheClient, connectionFlags, connectionFrom, failedJobStore, installedLaravel, lockClient, queueClient, type Connection } from './connection.js';
+import { whereRedisIs } from '../connect/clients.js';
+import { handlerKeysProblem } from '../worker/handlerKeys.js';
+import type { ShapesFile } from '../shapes/shape.js';
 import { formatEvent } from './output.js';
 import { loadHandlersModule } from './handlers-module.js';
 import { sandboxedHandlers, type SandboxedHandlers } from '../worker/sandbox/pool.js';
@@ -22,6 +26,8 @@ export const work: Command = {
   summary:
     'Runs jobs with Node handlers, as php artisan queue:work runs them with PHP. CONNECTION is the name failed_jobs records.\n' +
     'SIGTERM and SIGINT finish the jobs in hand, then exit 0; SIGUSR2 pauses, SIGCONT resumes.\n' +
+    'The queues are taken to be shared with PHP workers: a job with no Node handler is given back for them (--no-share fails it).\n' +
+    'One line on standard error at start says where it reads (Redis, prefix, queues), the handlers, and what becomes of such jobs.\n' +
     'A handler that blocks the event loop past its timeout ends the process by SIGKILL, as Laravel\'s timeout ends queue:work.',
   options: {
     handlers: { type: 'string', value: 'FILE', required: true, description: 'the module whose default export maps job classes (or Listener@method) to handlers: .js, .mjs, .cjs, or .ts/.mts/.cts through tsx' },
@@ -40,8 +46,9 @@ export const work: Command = {
     'block-for': { type: 'string', value: 'S', description: 'seconds to wait on Redis for a job (Laravel\'s block_for)', default: 'none: poll' },
     concurrency: { type: 'string', value: 'N', description: 'jobs run at once in this process', default: '1' },
     sandbox: { type: 'boolean', description: 'run the handlers in a pool of worker threads, one per --concurrency slot, so CPU-bound handlers block neither the other jobs nor the renewals; a job past its timeout ends its thread, not the process (docs/speed.md has the cost per job)' },
-    share: { type: 'boolean', description: 'the queues are shared with PHP workers: a job with no Node handler, one it cannot read, or one whose PHP callbacks must run, is given back for PHP' },
-    'share-delay': { type: 'string', value: 'S', description: 'with --share, seconds before a job given back is visible again', default: '1' },
+    share: { type: 'boolean', description: 'the queues are shared with PHP workers (the default): a job with no Node handler, one it cannot read, or one whose PHP callbacks must run, is given back for PHP' },
+    'no-share': { type: 'boolean', description: 'no PHP worker reads these queues: such jobs are failed into failed_jobs with the reason instead' },
+    'share-delay': { type: 'string', value: 'S', description: 'seconds before a job given back is visible again', default: '1' },
     json: { type: 'boolean', description: 'log one JSON object a line instead of text' },
     ...shapesFlag,
     // queue:work's own, so a command line copied from a Laravel deployment runs as it is:
@@ -55,6 +62,7 @@ export const work: Command = {
   },
   async run({ values, positionals, out }) {
     if (typeof values.handlers !== 'string') throw new UsageError('--handlers=FILE is required: the module mapping job classes to handlers');
+    if (values.share === true && values['no-share'] === true) throw new UsageError('--share and --no-share say opposite things: give one');
     const connectionArgument = connectionName(positionals, 'work');
     const connection = connectionFrom(values);
     const options = workerOptions(values, connection.defaultQueue, connectionArgument);
@@ -64,6 +72,8 @@ export const work: Command = {
     const bookkeepingFor = bookkeepingFrom(values, connection);
     const sandbox = values.sandbox === true ? await sandboxFor(values.handlers, options.concurrency ?? 1) : undefined;
     const handlers = sandbox ? sandbox.handlers : await loadHandlersModule(values.handlers);
+    const keyProblem = handlerKeysProblem(Object.keys(handlers));
+    if (keyProblem) throw new UsageError(`${values.handlers}: ${keyProblem}`);
     const shapes = shapesFrom(values);
     // Everything a worker needs is checked before it opens Redis, and what it opened is closed
     // on any error: an open client would keep the process alive after the error was printed.
@@ -77,8 +87,9 @@ export const work: Command = {
     let bookkeeping: Bookkeeping | undefined;
     try {
       // Inside the try: a --redis-ca that cannot be read throws here, with the failer open.
-      client = queueClient(connection);
-      cache = cacheClient(connection);
+      // The worker says an outage once, and when Redis is back, rather than a line per retry.
+      client = queueClient(connection, () => undefined);
+      cache = cacheClient(connection, () => undefined);
       // Locks go where the app's cache store takes them (lock_connection), not with its values.
       locks = connection.lockUrl === connection.cacheUrl ? cache : lockClient(connection);
       // A chained job naming no queue goes to the connection's queue, as Laravel's dispatch sends it,
@@ -94,7 +105,10 @@ export const work: Command = {
         ...(shapes ? { shapes } : {}),
         // A job's error may quote a URL or a key the handler was given; the log shows none.
         log: (event) => out(redactSecrets(formatEvent(event, json))),
+        connection: { redis: whereRedisIs(connection), prefix: connection.prefix, laravel: laravelOf(values, shapes) },
       });
+      // One line on standard error before the first job: where, what, and what becomes of PHP's jobs.
+      process.stderr.write(`${redactSecrets(`lqb work: ${worker.startLine()}`)}\n`);
       signals.push(['SIGTERM', () => void worker.stop({ reason: 'signal' })], ['SIGINT', () => void worker.stop({ reason: 'signal' })], ['SIGUSR2', () => worker.pause()], ['SIGCONT', () => worker.resume()]);
       for (const [signal, handler] of signals) process.on(signal, handler);
       const stop = await worker.run();
@@ -134,7 +148,8 @@ function workerOptions(values: Flags, defaultQueue: string, connectionArgument: 
     memory: count('memory', 128),
     rest: num('rest', 0),
     concurrency: count('concurrency', 1, 1),
-    share: values.share === true,
+    // Shared with PHP workers unless told otherwise: giving a job back loses nothing, failing PHP's jobs would.
+    share: values['no-share'] !== true,
     shareDelay: num('share-delay', 1),
     // As Laravel's alarm: a handler that blocks the event loop past its timeout ends the process.
     exitOnBlock: true,
@@ -163,6 +178,13 @@ function encrypterFor(values: Flags, connection: Connection): Encrypter | undefi
  * The failed-jobs store, once it answers: a database that cannot be reached ends the worker
  * at start with the cause (exit 1), rather than losing its first failed job to it.
  */
+/** The Laravel version the worker follows, for its start line: --laravel, the shapes', or 8's layout when neither says. */
+function laravelOf(values: Flags, shapes: ShapesFile | undefined): string {
+  if (typeof values.laravel === 'string') return values.laravel;
+  const fromApp = typeof values.env === 'string' ? installedLaravel(dirname(resolve(values.env))) : undefined;
+  return fromApp ?? shapes?.laravel ?? '8 (no version given: 8\'s layout)';
+}
+
 async function reachableFailedJobStore(connection: Connection): Promise<DatabaseUuidFailedJobProvider> {
   const failer = failedJobStore(connection);
   try {

@@ -368,23 +368,19 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
     const problem = workerOptionsProblem(options as Record<string, unknown>, QUEUE_WORKER_OPTIONS);
     if (problem) throw new WorkerUsageError(problem);
     const { retryAfter, blockFor, failer, onFailed, logger = this.options.logger, onError, log, shapes: givenShapes, telemetry = this.options.telemetry, ...workerOptions } = options;
-    let worker: Worker | undefined;
-    const trouble = (line: string) => {
-      const error = new RedisUnavailable(redactSecrets(line.replace(/^redis: /, '')));
-      if (onError) onError(error);
-      else logger?.error({ err: error }, error.message);
-      if (worker && worker.listenerCount('error') > 0) worker.emit('error', error, { event: 'error', error: error.message });
-    };
-    const client = patientClient(this.settings, this.settings.url, trouble);
-    const cacheClient = patientClient(this.settings, this.settings.cacheUrl, trouble);
+    // The worker watches the queue and cache clients itself: one line, one `error` event and
+    // onError call per outage, and a line when Redis is back (health.ts), not one per retry here.
+    const quiet = () => undefined;
+    const client = patientClient(this.settings, this.settings.url, quiet);
+    const cacheClient = patientClient(this.settings, this.settings.cacheUrl, quiet);
     // The lock connection is the queue's in the stock config; its own client, since a blocking pop may hold the queue's.
-    const lockClient = this.settings.lockUrl === this.settings.cacheUrl ? cacheClient : patientClient(this.settings, this.settings.lockUrl, trouble);
+    const lockClient = this.settings.lockUrl === this.settings.cacheUrl ? cacheClient : patientClient(this.settings, this.settings.lockUrl, quiet);
     const queue = new RedisQueue(client, { defaultQueue: this.settings.defaultQueue, ...(retryAfter !== undefined ? { retryAfter } : {}), ...(blockFor !== undefined ? { blockFor } : {}) });
     const shapes = this.#shapes(givenShapes);
     const locks = this.options.cacheStore === 'database' ? this.locks : new RedisLockStore(lockClient, this.settings.cachePrefix, this.settings.cacheSeparator);
     const batches = new DatabaseBatchRepository(databaseConfig(this.settings.failedDb), 'job_batches');
     const chosenFailer = failer === undefined ? (onFailed ? false : this.failer) : failer;
-    worker = new Worker(
+    const worker = new Worker(
       queue,
       handlers,
       { queues: [this.settings.defaultQueue], ...workerOptions },
@@ -400,6 +396,7 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
         locks,
         batches,
         ...(telemetry !== undefined ? { telemetry } : {}),
+        connection: { redis: whereRedisIs(this.settings), prefix: this.settings.prefix, laravel: this.options.profile },
       },
     );
     const made = worker;

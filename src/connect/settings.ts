@@ -91,7 +91,11 @@ export interface ConnectionOptions {
   redisCa?: string;
   /** Seed nodes of a Redis Cluster, as a list or comma-separated (else REDIS_CLUSTER). */
   cluster?: string | string[];
-  /** The key prefix (Laravel's `database.redis.options.prefix`; else REDIS_PREFIX, or APP_NAME's with a .env). */
+  /**
+   * The key prefix (Laravel's `database.redis.options.prefix`): else REDIS_PREFIX (empty: none),
+   * else what the app's default config gives, .env or not: `{slug of APP_NAME}_database_`
+   * (`laravel_database_` with no APP_NAME; 13's `-database-` with `laravel: '13'`). `''` for none.
+   */
   prefix?: string;
   /** The connection's own queue (else REDIS_QUEUE, or `default`). */
   defaultQueue?: string;
@@ -137,7 +141,7 @@ export function resolveFromEnv(options: ConnectionOptions, fromFile: LaravelEnv 
   const appDir = options.env !== undefined ? dirname(resolve(options.env)) : process.cwd();
   const style = fromFile ? prefixStyle(appDir, options.laravel) : undefined;
   const appName = env('APP_NAME') ?? 'laravel';
-  const prefix = options.prefix ?? env('REDIS_PREFIX') ?? (style ? style.database(appName) : '');
+  const prefix = options.prefix ?? env('REDIS_PREFIX') ?? defaultRedisPrefix(appName, style, fromFile ? (options.laravel ?? installedLaravel(appDir)) : options.laravel);
   const defaultQueue = options.defaultQueue ?? (env('REDIS_QUEUE') || 'default');
   // Laravel's config keeps the cache on database 1 (REDIS_CACHE_DB); without a .env, the queue's own.
   const givenCacheDb = options.cacheDb === undefined ? undefined : String(options.cacheDb);
@@ -156,6 +160,24 @@ export function resolveFromEnv(options: ConnectionOptions, fromFile: LaravelEnv 
   const redisCa = caFile ? { file: caFile, from: options.redisCa === undefined ? 'REDIS_CA' : 'redisCa' } : undefined;
   keepSecrets([passwordOf(url), passwordOf(cacheUrl), passwordOf(lockUrl), passwordOf(failedDb), env('REDIS_PASSWORD'), fromFile?.DB_PASSWORD, appKey]);
   return { url, prefix, defaultQueue, cacheUrl, lockUrl, cachePrefix, cacheSeparator, failedDb, failedTable, ...(appKey ? { appKey } : {}), cipher, ...(cluster?.length ? { cluster } : {}), ...(redisCa ? { redisCa } : {}) };
+}
+
+/**
+ * The key prefix the app's default config/database.php gives when REDIS_PREFIX is not set, .env
+ * or none: from skeleton 5.8.16 on, APP_NAME's (`laravel_database_` with no APP_NAME); before it,
+ * none. Without a .env the style is the version's (`laravel`), else 8–12's `{slug}_database_`.
+ */
+function defaultRedisPrefix(appName: string, style: PrefixStyle | undefined, version: string | undefined): string {
+  if (version !== undefined && before5816(version)) return '';
+  return (style ?? styleOfVersion(laravelMajor(version))).database(appName);
+}
+
+/** A 5.x version before 5.8.16, whose skeleton gave Redis no prefix; a bare `5.8` is taken as 5.8's last. */
+function before5816(version: string): boolean {
+  const match = /^v?(\d+)(?:\.(\d+))?(?:\.(\d+))?/.exec(version);
+  if (!match || Number(match[1]) !== 5) return false;
+  const minor = Number(match[2] ?? 8);
+  return minor < 8 || (minor === 8 && match[3] !== undefined && Number(match[3]) < 16);
 }
 
 interface PrefixStyle {
@@ -190,6 +212,11 @@ export function prefixStyle(appDir: string, laravel?: string): PrefixStyle {
     if (/['"]_cache_['"]/.test(config)) return PREFIX_STYLES.underscore;
     if (/['"]_cache['"]/.test(config)) return major !== undefined && major >= 11 ? { ...PREFIX_STYLES.colon, separator: '' } : PREFIX_STYLES.colon;
   }
+  return styleOfVersion(major);
+}
+
+/** The prefixes the framework's own config of a major version gives (8–10's when unknown). */
+function styleOfVersion(major: number | undefined): PrefixStyle {
   if (major === undefined || major <= 10) return PREFIX_STYLES.colon;
   return major >= 13 ? PREFIX_STYLES.hyphen : PREFIX_STYLES.underscore;
 }

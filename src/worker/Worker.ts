@@ -4,8 +4,8 @@
  * Each loop tries the queues in order and runs what it reserves. A job's attempts, tries,
  * retryUntil, maxExceptions, backoff and timeout are judged as Laravel 8's Worker judges
  * them, so a job behaves the same whichever side runs it. A job that cannot be decoded, or
- * has no handler, is failed with the reason (never dropped), unless the queue is shared with
- * PHP workers, in which case it is given back for them.
+ * has no handler, is never dropped: given back for the PHP workers the queue is shared with (the
+ * default), or failed with the reason when the queue is Node's alone (`share: false`).
  */
 import { EventEmitter } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -20,6 +20,9 @@ import type { FailedJobProvider } from './FailedJobProvider.js';
 import { argsOf, handlerNames, jobName, releaseDelay, type Handler, type HandlerJob, type HandlerMap } from './handlers.js';
 import { defaultWorkerOptions, workerOptionsProblem, type WorkerOptions } from './WorkerOptions.js';
 import { liveHeapMb, unwatchLiveHeap, watchLiveHeap } from './memory.js';
+import { ConnectionWatch, type WorkerHealth } from './health.js';
+import { handlerKeysProblem, nearestHandlerKey } from './handlerKeys.js';
+import { startLine, type StartConnection } from './startLine.js';
 import { alreadyExceedsMaxAttempts, attemptsUsedUp, backoffFor, timeoutOf } from './rules.js';
 import { CallQueuedHandler } from './CallQueuedHandler.js';
 import type { ShapesFile } from '../shapes/shape.js';
@@ -30,7 +33,7 @@ import { Watchdog, renewalFor, type BlockedJob } from './watchdog.js';
 import type { TelemetryOptions } from '../telemetry/options.js';
 
 export interface WorkerEvent {
-  event: 'processing' | 'processed' | 'failed' | 'released' | 'deleted' | 'given-back' | 'timed-out' | 'blocked' | 'stopping' | 'error' | 'warning';
+  event: 'processing' | 'processed' | 'failed' | 'released' | 'deleted' | 'given-back' | 'timed-out' | 'blocked' | 'stopping' | 'error' | 'warning' | 'reconnected';
   job?: string;
   id?: string;
   uuid?: string;
@@ -39,6 +42,8 @@ export interface WorkerEvent {
   durationMs?: number;
   error?: string;
   reason?: string;
+  /** More than the reason says: why a stop came (the heap for `memory`, what a deadline left). */
+  detail?: string;
 }
 
 /**
@@ -81,6 +86,10 @@ export interface WorkerStats extends WorkerCounts {
   /** Jobs reserved and not yet finished. */
   inFlight: number;
   running: boolean;
+  /** Every Redis connection the worker uses is ready (see health()). */
+  connected: boolean;
+  /** Connection errors its Redis clients reported, every retry counted; each outage is also one of `errors`. */
+  connectionErrors: number;
   perQueue: Record<string, WorkerCounts>;
 }
 
@@ -124,6 +133,8 @@ export interface WorkerDependencies {
    * `@opentelemetry/api` is installed, or to the providers given here; `false` turns them off.
    */
   telemetry?: TelemetryOptions | false;
+  /** Where the worker reads, for the line it says at start (connect() and lqb give it). */
+  connection?: StartConnection;
   /** UNIX seconds. */
   now?: () => number;
 }
@@ -280,6 +291,7 @@ export interface WorkerEventMap {
   /** A handler blocked the event loop past its timeout (said once the loop turns again; see watchdog.ts). */
   blocked: [event: WorkerEvent];
   stopping: [event: WorkerEvent];
+  reconnected: [event: WorkerEvent];
   warning: [event: WorkerEvent];
   error: [error: Error, event: WorkerEvent];
 }
@@ -346,6 +358,8 @@ export class Worker extends EventEmitter {
   private refused = new Map<string, string>();
   /** Spans and metrics, while running with OpenTelemetry present. */
   private telemetry: WorkerTelemetry | undefined;
+  /** Whether Redis answers, for health() and the outage lines. */
+  private readonly connectionWatch: ConnectionWatch;
   /** The thread that holds the timeout when a handler blocks the event loop, while running. */
   private watchdog: Watchdog | undefined;
 
@@ -361,19 +375,49 @@ export class Worker extends EventEmitter {
     // An option given as undefined keeps its default, as an option not given does.
     this.options = { ...defaultWorkerOptions, ...Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) };
     if (this.options.queues.length === 0) throw new WorkerUsageError('queues: [] names no queue to take jobs from: give at least one queue name');
+    const keyProblem = handlerKeysProblem(Object.keys(handlers));
+    if (keyProblem) throw new WorkerUsageError(keyProblem);
     if (deps.failer === undefined && deps.onFailed === undefined) {
       throw new WorkerUsageError('a worker needs to know where failed jobs go: give a failer (a FailedJobProvider, e.g. DatabaseUuidFailedJobProvider), an onFailed callback, or failer: false to keep them only in the events');
     }
     this.now = deps.now ?? (() => Math.floor(Date.now() / 1000));
     this.logEvent = deps.log ?? (() => undefined);
     this.handler = new CallQueuedHandler(queue, this.options, deps, (event) => this.log(event), (className) => ownHandler(this.handlers, className));
+    const clients = deps.cache && deps.cache.client !== queue.client ? [queue.client, deps.cache.client] : [queue.client];
+    this.connectionWatch = new ConnectionWatch(clients, {
+      down: (error) => this.log({ event: 'error', error: error.message }, error),
+      up: (downMs) => this.log({ event: 'reconnected', reason: `Redis answers again, after ${(downMs / 1000).toFixed(1)} s` }),
+    });
+  }
+
+  /** What the worker says at start: where it reads, what, and what becomes of a job with no Node handler. */
+  startLine(): string {
+    return startLine({ queues: this.options.queues, handlers: Object.keys(this.handlers), share: this.options.share, ...(this.deps.connection ? { connection: this.deps.connection } : {}) });
+  }
+
+  /**
+   * For a service's health check: whether Redis answers, when a reserve last got its answer, the
+   * jobs in hand, and the error counts. A worker stuck on an outage shows `connected: false` and
+   * a `lastPoll` that no longer moves.
+   */
+  health(): WorkerHealth {
+    const watch = this.connectionWatch;
+    return {
+      connected: watch.connected,
+      lastPoll: watch.lastPoll === undefined ? null : new Date(watch.lastPoll),
+      jobsInHand: this.inFlight,
+      running: this.running !== undefined,
+      errors: this.counts.errors,
+      connectionErrors: watch.connectionErrors,
+      downSince: watch.downSince === undefined ? null : new Date(watch.downSince),
+    };
   }
 
   /** Counters since the worker was made: processed, failed, released, in flight, and per queue. */
   stats(): WorkerStats {
     const perQueue: Record<string, WorkerCounts> = {};
     for (const [name, counts] of this.perQueue) perQueue[name] = { ...counts };
-    return { ...this.counts, inFlight: this.inFlight, running: this.running !== undefined, perQueue };
+    return { ...this.counts, inFlight: this.inFlight, running: this.running !== undefined, connected: this.connectionWatch.connected, connectionErrors: this.connectionWatch.connectionErrors, perQueue };
   }
 
   /**
@@ -473,6 +517,9 @@ export class Worker extends EventEmitter {
   }
 
   private async runOnce(): Promise<StopReason> {
+    this.deps.logger?.info({ event: 'starting', queues: this.options.queues, share: this.options.share, ...(this.deps.connection ?? {}) }, this.startLine());
+    this.connectionWatch.start();
+    const signals = this.options.handleSignals ? this.handleSignals() : undefined;
     this.warnOfShortRetryAfter();
     const refused = this.refuseUnanswerable();
     if (refused) return refused;
@@ -496,9 +543,11 @@ export class Worker extends EventEmitter {
     }
     try {
       const stop = await this.loop();
-      this.log({ event: 'stopping', reason: stop.reason });
+      this.log({ event: 'stopping', reason: stop.reason, ...(stop.detail ? { detail: stop.detail } : {}) });
       return stop;
     } finally {
+      signals?.();
+      this.connectionWatch.stop();
       clearInterval(renewing);
       await this.watchdog?.close();
       this.watchdog = undefined;
@@ -506,6 +555,20 @@ export class Worker extends EventEmitter {
       this.telemetry?.close();
       this.telemetry = undefined;
     }
+  }
+
+  /**
+   * `handleSignals`: SIGTERM and SIGINT stop the worker as lqb's do (the jobs in hand finish),
+   * instead of killing the process mid-job. Returns what removes the listeners.
+   */
+  private handleSignals(): () => void {
+    const stop = () => void this.stop({ reason: 'signal' });
+    process.on('SIGTERM', stop);
+    process.on('SIGINT', stop);
+    return () => {
+      process.off('SIGTERM', stop);
+      process.off('SIGINT', stop);
+    };
   }
 
   /** The watchdog saw a handler block the event loop past its timeout: said now the loop turns again. */
@@ -716,6 +779,7 @@ export class Worker extends EventEmitter {
       try {
         const popping = this.queue.popMany(name, count);
         const jobs = await this.untilStopped(popping, undefined);
+        if (jobs !== undefined) this.connectionWatch.polled();
         if (jobs === undefined) {
           // Told to stop while Redis had not answered (it may be gone): jobs it reserves after
           // all are given back as they were pushed, or come back after retry_after.
@@ -739,7 +803,7 @@ export class Worker extends EventEmitter {
     if (this.shouldQuit) return { status: 0, reason: this.stopAs };
     if (this.options.maxJobs > 0 && this.jobsProcessed >= this.options.maxJobs) return { status: 0, reason: 'max-jobs' };
     if (this.options.maxTime > 0 && Date.now() - startedAt >= this.options.maxTime * 1000) return { status: 0, reason: 'max-time' };
-    if (this.memoryExceeded()) return { status: 12, reason: 'memory' };
+    if (this.memoryExceeded()) return { status: 12, reason: 'memory', detail: `the JS heap live after the last full collection holds ${Math.round(liveHeapMb())} MB, at or past the memory limit of ${this.options.memory} MB` };
     // Laravel asks its cache after every job; one round trip per loop would cost a busy worker a
     // good part of its throughput, so the signal is read at most once a second.
     if (this.deps.cache && Date.now() - this.restartCheckedAt >= 1000) {
@@ -853,11 +917,13 @@ export class Worker extends EventEmitter {
     if (middleware) this.log({ event: 'warning', job: name, reason: middleware });
     try {
       if (!found || !context) {
+        const nearest = nearestHandlerKey(handlerNames(payload, view)[0] ?? name, Object.keys(this.handlers));
+        const near = nearest === undefined ? '' : ` (the nearest handler key is ${JSON.stringify(nearest)})`;
         if (this.options.share) {
           await job.giveBack(this.options.shareDelay);
-          return finish('given-back');
+          return this.jobLog(state, { event: 'given-back', job: name, ...base, durationMs: performance.now() - started, reason: `no Node handler, left for a PHP worker${near}` });
         }
-        const missing = `no handler for ${handlerNames(payload, view).join(' or ')} in the handlers module`;
+        const missing = `no handler for ${handlerNames(payload, view).join(' or ')} in the handlers module${near}`;
         // A closure's body is PHP: say so first, rather than only ask for a handler of Laravel's wrapper.
         throw new NoHandlerError(view.kind === 'closure' ? `${name}: ${view.reason} (${missing})` : missing);
       }
@@ -1227,5 +1293,6 @@ function isRedisTrouble(event: WorkerEvent): boolean {
 
 /** The event as one line: what happened, to which job, and why. */
 function lineOf(event: WorkerEvent): string {
-  return [event.event, event.job, event.reason ?? event.error].filter((part) => part !== undefined && part !== '').join(' ');
+  const why = event.reason ?? event.error;
+  return [event.event, event.job, event.detail ? `${why}: ${event.detail}` : why].filter((part) => part !== undefined && part !== '').join(' ');
 }

@@ -17,9 +17,10 @@ export interface WorkerOptions {
   /** Stop after this many seconds (`--max-time`, 0: never). */
   maxTime: number;
   /**
-   * Stop (exit 12) once the JS heap live after a full collection holds this many MB (`--memory`,
-   * 128; 0: no limit): what Laravel's memory_get_usage() measures in PHP, the script's live
-   * values, not the process's RSS.
+   * Stop (exit 12) once the JS heap live after a full collection holds this many MB (`--memory`;
+   * 0: no limit): what Laravel's memory_get_usage() measures in PHP, the script's live values,
+   * not the process's RSS. `lqb work` defaults to 128, as queue:work does; a worker made in code
+   * has no limit unless given one, since the heap it would measure is the whole service's.
    */
   memory: number;
   /** Seconds to rest after each job (`--rest`, 0). */
@@ -31,14 +32,20 @@ export interface WorkerOptions {
   /** Jobs in flight at once in this process (`--concurrency`, 1). */
   concurrency: number;
   /**
-   * The queues are shared with PHP workers (`--share`): a job with no Node handler is given
-   * back, unchanged and without spending an attempt, instead of being failed.
+   * The queues are shared with PHP workers (the default; `--no-share` / `share: false` to turn it
+   * off): a job with no Node handler, or one Node cannot read, is given back, unchanged and
+   * without spending an attempt, for a PHP worker to run. Off, such a job is failed with the reason.
    */
   share: boolean;
   /** Seconds before a job given back may be taken again (`--share-delay`, 1). */
   shareDelay: number;
   /** The connection name failed-job records carry (Laravel's `redis`). */
   connectionName: string;
+  /**
+   * SIGTERM and SIGINT stop the worker as `lqb work` does, while run() runs: the jobs in hand
+   * finish, then run() resolves with reason `signal` (false: the process's signals are the caller's).
+   */
+  handleSignals: boolean;
   /**
    * A thread that holds the timeout when a handler blocks the event loop (true; see
    * watchdog.ts): it reports such a job (`blocked`), or with `exitOnBlock` ends the process.
@@ -59,20 +66,21 @@ export const defaultWorkerOptions: WorkerOptions = {
   sleep: 3,
   maxJobs: 0,
   maxTime: 0,
-  memory: 128,
+  memory: 0,
   rest: 0,
   once: false,
   stopWhenEmpty: false,
   concurrency: 1,
-  share: false,
+  share: true,
   shareDelay: 1,
   connectionName: 'redis',
+  handleSignals: false,
   watchdog: true,
   exitOnBlock: false,
 };
 
 const NUMBER_OPTIONS = ['tries', 'timeout', 'sleep', 'maxJobs', 'maxTime', 'memory', 'rest', 'shareDelay'] as const;
-const BOOLEAN_OPTIONS = ['once', 'stopWhenEmpty', 'share', 'watchdog', 'exitOnBlock'] as const;
+const BOOLEAN_OPTIONS = ['once', 'stopWhenEmpty', 'share', 'watchdog', 'exitOnBlock', 'handleSignals'] as const;
 
 /**
  * What is wrong with worker options given in code (the CLI's flags are checked where they are
@@ -103,7 +111,7 @@ function isSeconds(value: unknown): boolean {
 }
 
 /** Levenshtein distance, for "did you mean": names are short, so the plain table will do. */
-function editDistance(a: string, b: string): number {
+export function editDistance(a: string, b: string): number {
   let row = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const next = [i];

@@ -15,6 +15,7 @@ export {
   type StopReason,
 } from './Worker.js';
 export { defaultWorkerOptions, type WorkerOptions } from './WorkerOptions.js';
+export { RedisUnreachableError, type WorkerHealth } from './health.js';
 export { sandboxedHandlers, type SandboxedHandlers, type SandboxOptions } from './sandbox/pool.js';
 export {
   loadHandlers,

@@ -35,7 +35,7 @@ describe('lqb work --handlers=FILE.ts', () => {
     const dispatched = await lqb(['dispatch', 'App\\Jobs\\Bridge\\RecordJob', '--props={"n":41,"label":"from ts"}'], current.s.env);
     expect(dispatched.status).toBe(0);
     const worked = await lqb(['work', `--handlers=${file}`, '--stop-when-empty', '--sleep=0', '--json'], current.s.env, { timeoutMs: 30_000 });
-    expect(worked.stderr).toBe('');
+    expect(worked.stderr, 'lqb work said more than its start line on standard error').toMatch(/^lqb work: worker starting: [^\n]+\n$/);
     expect(worked.status).toBe(0);
     const lines = worked.stdout.trim().split('\n').map((line) => JSON.parse(line));
     expect(lines).toContainEqual({ ran: 41, label: 'from ts', attempts: 1, seen: 1 });
@@ -48,7 +48,7 @@ describe('lqb work --handlers=FILE.ts', () => {
     const dispatched = await lqb(['dispatch', 'App\\Jobs\\Bridge\\RecordJob', '--props={"n":43,"label":"from tsc"}'], current.s.env);
     expect(dispatched.status).toBe(0);
     const worked = await lqb(['work', `--handlers=${file}`, '--stop-when-empty', '--sleep=0', '--json'], current.s.env, { timeoutMs: 30_000 });
-    expect(worked.stderr).toBe('');
+    expect(worked.stderr, 'lqb work said more than its start line on standard error').toMatch(/^lqb work: worker starting: [^\n]+\n$/);
     expect(worked.status).toBe(0);
     expect(worked.stdout.trim().split('\n').map((line) => JSON.parse(line))).toContainEqual({ compiled: 43, label: 'from tsc', attempts: 1, seen: 1 });
   });
@@ -75,7 +75,7 @@ void unused;
     );
     await lqb(['dispatch', 'App\\Jobs\\Bridge\\RecordJob', '--props={"n":1,"label":"typed"}'], current.s.env);
     const worked = await lqb(['work', `--handlers=${file}`, '--stop-when-empty', '--sleep=0', '--json'], current.s.env, { timeoutMs: 30_000 });
-    expect(worked.stderr).toBe('');
+    expect(worked.stderr, 'lqb work said more than its start line on standard error').toMatch(/^lqb work: worker starting: [^\n]+\n$/);
     expect(worked.stdout.trim().split('\n').map((line) => JSON.parse(line))).toContainEqual({ typed: 2, label: 'typed' });
   });
 

@@ -146,7 +146,7 @@ describe('the worker', () => {
   it('logs Redis refusing its password without the password', async () => {
     // Whether the worker then waits or ends is its loop's business; what it printed is checked.
     const result = await lqb(['work', `--handlers=${HANDLERS}`, `--redis=redis://:${WRONG_PASSWORD}@127.0.0.1:${server.port}/0`], current.s.env, { timeoutMs: 2500 });
-    expect(result.stderr).toMatch(new RegExp(`redis: 127\\.0\\.0\\.1:${server.port}: WRONGPASS .*; reconnecting`));
+    expect(result.stdout).toMatch(new RegExp(`Redis is unreachable: 127\\.0\\.0\\.1:${server.port}: WRONGPASS .*; retrying`));
     expectNoSecret(result, 'work with a wrong password');
   });
 

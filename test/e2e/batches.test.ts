@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { databaseConfig, openDatabase, quoteName } from '../../src/database/index.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { lqb, php, run, scratchPerTest, type Scratch } from '../helpers/processes.js';
+import { aloneUnlessShared, lqb, php, run, scratchPerTest, type Scratch } from '../helpers/processes.js';
 import { root } from '../helpers/php.js';
 
 const QUEUE = 'batches';
@@ -53,7 +53,7 @@ describe.each(DATABASES)('Bus::batch on %s', (_, where) => {
     return result;
   };
   const nodeWork = async (...flags: string[]) => {
-    const result = await lqb(['work', `--handlers=${HANDLERS}`, `--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0', `--batch-db=${url}`, `--batch-table=${table}`, ...flags], s.env);
+    const result = await lqb(['work', `--handlers=${HANDLERS}`, `--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0', `--batch-db=${url}`, `--batch-table=${table}`, ...aloneUnlessShared(flags)], s.env);
     expect(result.status, result.stderr).toBe(0);
     return result;
   };

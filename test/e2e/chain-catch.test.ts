@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { DatabaseUuidFailedJobProvider } from '../../src/worker/index.js';
-import { lqb, php, scratchPerTest, type Scratch } from '../helpers/processes.js';
+import { aloneUnlessShared, lqb, php, scratchPerTest, type Scratch } from '../helpers/processes.js';
 import { root } from '../helpers/php.js';
 
 const QUEUE = 'chains';
@@ -21,7 +21,7 @@ const chain = async (labels: string[]) => {
   const result = await php('laravel-bookkeeping.php', ['chain', JSON.stringify({ labels, catch: true })], s.env);
   expect(result.stderr).toBe('');
 };
-const nodeWork = (...flags: string[]) => lqb(['work', `--handlers=${HANDLERS}`, `--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0', ...flags], s.env);
+const nodeWork = (...flags: string[]) => lqb(['work', `--handlers=${HANDLERS}`, `--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0', ...aloneUnlessShared(flags)], s.env);
 const laravelWork = () => php('laravel-worker.php', [`--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0'], s.env);
 const catches = () => s.phpRuns().filter((r) => r.callback === 'chain-catch');
 const failedRecords = async () => {

@@ -141,7 +141,7 @@ describe('a uniqueId() method, Laravel 8.83 (the payload carries no lock key): l
     const work = (flags: string[]) => lqb(['work', `--handlers=${join(root, 'test/e2e/fixtures/opaque-unique-handlers.mjs')}`, `--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0', ...flags], s.env);
     const shapes = await shapesFile();
 
-    const refused = await work([`--shapes=${shapes}`]);
+    const refused = await work([`--shapes=${shapes}`, '--no-share']);
     expect(refused.status, refused.stderr).toBe(2);
     expect(refused.stdout).toMatch(/App\\Jobs\\Bookkeeping\\UniqueByOpaqueMethodJob is ShouldBeUnique and defines uniqueId\(\), which lqb shapes could not translate \(it calls or names md5, which is not translated\)/);
     expect(refused.stdout, 'lqb work took a job').not.toMatch(/Processing:/);

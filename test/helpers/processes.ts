@@ -99,3 +99,9 @@ function recordLines(text: string): Record<string, any>[] {
   const whole = text.endsWith('\n') ? text : text.slice(0, text.lastIndexOf('\n') + 1);
   return whole.split('\n').filter(Boolean).map((line) => JSON.parse(line));
 }
+
+/** What `lqb work` writes to standard error when all goes well: its start line alone. */
+export const START_LINE_ONLY = /^lqb work: worker starting: [^\n]+\n$/;
+
+/** `lqb work`'s flags for a Node worker alone on its queues (`--no-share`), unless the test shares them. */
+export const aloneUnlessShared = (flags: string[]): string[] => (flags.includes('--share') ? flags : ['--no-share', ...flags]);

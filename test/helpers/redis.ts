@@ -59,10 +59,12 @@ export interface OwnRedis {
 /**
  * Starts `redis-server` on a free loopback port with the given arguments (use `{port}` where the
  * port goes, e.g. for --tls-port), keeping nothing on disk, and waits for its "Ready to accept
- * connections": a server with a password or on TLS does not answer a plain PING.
+ * connections": a server with a password or on TLS does not answer a plain PING. `onPort`
+ * starts it on that port (where a stopped one was) instead of a free one.
  */
-export async function startOwnRedis(args: string[]): Promise<OwnRedis> {
-  const port = await freePort();
+export async function startOwnRedis(args: string[], onPort?: number): Promise<OwnRedis> {
+  // A given port starts a server again where one was stopped (an outage that ends).
+  const port = onPort ?? (await freePort());
   const withPort = args.map((arg) => arg.replace('{port}', String(port)));
   const portArgs = withPort.includes('--tls-port') ? ['--port', '0'] : ['--port', String(port)];
   const child = spawn('redis-server', [...portArgs, '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...withPort], { stdio: ['ignore', 'pipe', 'pipe'] });

@@ -11,7 +11,9 @@ import { prefixedClient, rawClient, removePrefix, uniquePrefix } from './redis.j
 
 /**
  * The worker's --memory limit is off unless a test sets it: the limit reads the JS heap, and
- * here that is the test runner's, whatever it holds.
+ * here that is the test runner's, whatever it holds. These workers are Node's alone on their
+ * queues (`share: false`: a job with no handler is failed) unless a test shares them; the
+ * default, shared, has tests of its own (test/worker/defaults.test.ts).
  */
 export interface WorkerSetup {
   prefix: string;
@@ -42,7 +44,7 @@ export function workerSetup(label = 'worker', queueOptions: ConstructorParameter
     failedDb,
     cache,
     events,
-    worker: (handlers, options = {}) => new Worker(queue, handlers, { sleep: 0.05, memory: 0, ...options }, { failer, cache, log: (e) => events.push(e) }),
+    worker: (handlers, options = {}) => new Worker(queue, handlers, { sleep: 0.05, memory: 0, share: false, ...options }, { failer, cache, log: (e) => events.push(e) }),
     async cleanup() {
       await queue.close();
       await failer.close();

@@ -144,7 +144,7 @@ describe('OpenTelemetry, with the providers given to connect()', () => {
   it('a job that cannot be read has a span too: failed, with the reason', async () => {
     queue = await connect({ redis: REDIS_URL, prefix, defaultQueue: QUEUE, telemetry: { tracerProvider, meterProvider } });
     await queue.connection.pushRaw('{"uuid":"u-1","displayName":"Bad","job":"Illuminate\\\\Queue\\\\CallQueuedHandler@call","data":{"commandName":"Bad","command":"O:3:\\"Bad"},"id":"bad-1","attempts":0}', QUEUE);
-    const worker = queue.worker({}, { stopWhenEmpty: true, sleep: 0, failer: false });
+    const worker = queue.worker({}, { stopWhenEmpty: true, sleep: 0, failer: false, share: false });
     await worker.run();
     const [span] = named(`process ${QUEUE}`);
     expect(attributesOf(span), 'the unreadable job’s span').toMatchObject({ 'laravel.job.id': 'bad-1', 'laravel.job.outcome': 'failed', 'error.type': 'UndecodableJobError' });

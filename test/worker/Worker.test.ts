@@ -349,7 +349,7 @@ describe('jobs it cannot run', () => {
     await env.client.rpush('queues:default', poison);
     await env.queue.pushRaw(payload('App\\Jobs\\Good'));
     let good = false;
-    const worker = new Worker(env.queue, { 'App\\Jobs\\Good': async () => void (good = true), 'App\\Jobs\\X': async () => undefined }, { stopWhenEmpty: true, sleep: 0.05 }, { failer: env.failer, encrypter: new Encrypter(`base64:${Buffer.alloc(32, 1).toString('base64')}`) });
+    const worker = new Worker(env.queue, { 'App\\Jobs\\Good': async () => void (good = true), 'App\\Jobs\\X': async () => undefined }, { stopWhenEmpty: true, sleep: 0.05, share: false }, { failer: env.failer, encrypter: new Encrypter(`base64:${Buffer.alloc(32, 1).toString('base64')}`) });
     await worker.run();
     expect(good).toBe(true);
     const [record] = await env.failer.all();
@@ -420,7 +420,9 @@ describe('more of queue:work’s options', () => {
     const started = Date.now();
     expect(await env.worker({}, { maxTime: 0.3 }).run()).toEqual({ status: 0, reason: 'max-time' });
     expect(Date.now() - started).toBeGreaterThanOrEqual(250);
-    expect(await env.worker({}, { memory: 1 }).run()).toEqual({ status: 12, reason: 'memory' });
+    const memory = await env.worker({}, { memory: 1 }).run();
+    expect(memory, 'the stop for memory').toMatchObject({ status: 12, reason: 'memory' });
+    expect(memory.detail, 'the stop does not say how much the heap holds').toMatch(/holds \d+ MB, at or past the memory limit of 1 MB/);
   });
 
   it('pause takes no job until resume, and the job waits in the queue meanwhile', async () => {
