@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
+import { quickStartDefaults } from './quick-start-defaults.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { name: string; version: string };
@@ -422,4 +423,5 @@ main().catch((error) => { console.error(error); process.exit(1); });
       }
     }, 90_000);
   }
+  quickStartDefaults(() => scratch, php);
 });

@@ -1,12 +1,6 @@
 /**
- * TO COMPLETE AT MERGE (issue 23, with the wt-defaults branch): the README quick start, installed
- * from the packed package, against real Laravel, for the behaviours the defaults branch gives.
- * Each scenario fails on a branch without those defaults (checked on wt-package: the PHP job is
- * failed for want of a handler, the worker stops at once on memory, SIGINT leaves the job
- * reserved, no start line), so it is not run here (the name does not end in .test.ts); tsc checks it. At merge: call `quickStartDefaults(() => scratch, php)` at
- * the end of test/package/pack.test.ts (inside the describe 'an installed service beside real
- * Laravel', where `php` is defined), make the start-line pattern the one wt-defaults prints, and
- * delete this header.
+ * Issue 23's proof: the README quick start, installed from the packed package (pack.test.ts
+ * calls these inside its 'an installed service beside real Laravel'), against real Laravel.
  *
  * - PHP's jobs on shared queues are still run by PHP: Node has no handler for them, and gives
  *   them back (share on by default) rather than failing them.
@@ -53,9 +47,9 @@ async function withApp(scratch: string, work: (setting: Setting) => Promise<void
  * runs, worker(handlers, { queues }) with no other option, run until told to stop. Lines of JSON
  * on stdout say what it did.
  */
-const QUICK_START = (extra = '') => `import { connect, defineHandlers } from 'laravel-queue-bridge';
+const QUICK_START = (extra = '', connectOptions = '') => `import { connect, defineHandlers } from 'laravel-queue-bridge';
 ${extra}
-const queue = await connect({ env: '.env', connectTimeout: 5_000 });
+const queue = await connect({ env: '.env', connectTimeout: 5_000${connectOptions} });
 const handlers = defineHandlers({
   'App\\\\Jobs\\\\Bridge\\\\SlowJob': async (job) => {
     console.log(JSON.stringify({ event: 'node-start', n: job.command.n }));
@@ -63,8 +57,7 @@ const handlers = defineHandlers({
     console.log(JSON.stringify({ event: 'node-done', n: job.command.n }));
   },
 });
-const worker = queue.worker(handlers, { queues: ['shared'] });
-process.once('SIGTERM', () => void worker.stop());
+const worker = queue.worker(handlers, { queues: ['shared'], handleSignals: true });
 // The test says "stop" on stdin; stdin is let go after, so it holds the process no longer.
 process.stdin.once('data', () => void worker.stop());
 await worker.run();
@@ -144,9 +137,9 @@ export function quickStartDefaults(scratchDir: () => string, php: Php): void {
 
   it('quick start: the start line names the Redis, prefix and queues connect() resolved', () =>
     withApp(scratchDir(), async ({ prefix }) => {
-      const service = startService(scratchDir(), 'quick-start-line.mjs', QUICK_START());
-      // TO COMPLETE: the exact line wt-defaults prints (stdout or the logger).
-      const startLine = new RegExp(`127\\.0\\.0\\.1:6379.*${prefix}.*shared`);
+      // The library says it to its logger (here the console, which pino-style loggers stand in for).
+      const service = startService(scratchDir(), 'quick-start-line.mjs', QUICK_START('', ', logger: console'));
+      const startLine = new RegExp(`redis://127\\.0\\.0\\.1:6379.*prefix "${prefix}".*queues shared.*App\\\\Jobs\\\\Bridge\\\\SlowJob.*given back for a PHP worker`);
       const deadline = Date.now() + 10_000;
       while (!startLine.test(service.out.join('\n') + service.stderr()) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
       service.child.stdin.write('stop\n');
