@@ -22,7 +22,7 @@
 export {
   unserialize, PhpIncompleteObject, type UnserializeOptions, serialize, type SerializeOptions, toJS,
   fromJS, phpClassOf, PHP_CLASS, PHP_ENUM, PHP_SERIALIZED, type FromJSHint, type JSPhpObject,
-  formatPhpFloat, parsePhpFloat, PhpUnserializeError, PhpSerializeError, PhpArray, PhpObject,
+  formatPhpFloat, parsePhpFloat, phpStringOfFloat, PhpUnserializeError, PhpSerializeError, PhpArray, PhpObject,
   PhpFloat, PhpEnum, PhpRef, PhpSerializable, mangle, demangle, deref, type PhpKey, type PhpValue,
   type PropertyName, type Visibility,
 } from './php/index.js';

@@ -26,7 +26,7 @@ const ROOT = {
   php: [
     'unserialize', 'PhpIncompleteObject', 'UnserializeOptions', 'serialize', 'SerializeOptions', 'toJS', 'fromJS',
     'phpClassOf', 'PHP_CLASS', 'PHP_ENUM', 'PHP_SERIALIZED', 'FromJSHint', 'JSPhpObject', 'formatPhpFloat',
-    'parsePhpFloat', 'PhpUnserializeError', 'PhpSerializeError', 'PhpArray', 'PhpObject', 'PhpFloat', 'PhpEnum',
+    'parsePhpFloat', 'phpStringOfFloat', 'PhpUnserializeError', 'PhpSerializeError', 'PhpArray', 'PhpObject', 'PhpFloat', 'PhpEnum',
     'PhpRef', 'PhpSerializable', 'mangle', 'demangle', 'deref', 'PhpKey', 'PhpValue', 'PropertyName', 'Visibility',
   ],
   connect: [

@@ -86,3 +86,50 @@ export function parsePhpFloat(text: string): number | undefined {
 }
 
 const FLOAT_SYNTAX = /^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$/;
+
+/**
+ * PHP's string conversion of a float (`(string) $f`, `'…' . $f`): %.14G under the default
+ * `precision` of 14, with ".0" kept before an exponent, as lock keys and tags spell it (not
+ * serialize()'s shortest round-trip form, which formatPhpFloat writes).
+ */
+export function phpStringOfFloat(value: number): string {
+  if (Number.isNaN(value)) return 'NAN';
+  if (!Number.isFinite(value)) return value > 0 ? 'INF' : '-INF';
+  if (value === 0) return Object.is(value, -0) ? '-0' : '0';
+  const { digits, exponent, tieDown } = fourteenDigits(Math.abs(value));
+  const sign = value < 0 ? '-' : '';
+  // zend_dtoa hands back a tie it rounded down with its trailing zeros (1.0000000000010E+14).
+  const significant = tieDown ? digits : digits.replace(/0+$/, '');
+  if (exponent < -4 || exponent >= 14) {
+    const fraction = significant.slice(1) || '0';
+    return `${sign}${significant[0]}.${fraction}E${exponent < 0 ? '-' : '+'}${Math.abs(exponent)}`;
+  }
+  if (exponent < 0) return `${sign}0.${'0'.repeat(-exponent - 1)}${significant}`;
+  const whole = significant.slice(0, exponent + 1).padEnd(exponent + 1, '0');
+  const fraction = significant.slice(exponent + 1);
+  return `${sign}${whole}${fraction ? `.${fraction}` : ''}`;
+}
+
+/**
+ * A positive double rounded to 14 significant digits as PHP's zend_gcvt rounds (to nearest, a
+ * tie to even: 123456789012345 is 1.2345678901234E+14, where JavaScript's toPrecision rounds a
+ * tie up). The exact value is read to 100 digits, past where any double's expansion could hide
+ * a non-zero digit behind zeros that would make a tie look like one.
+ */
+function fourteenDigits(value: number): { digits: string; exponent: number; tieDown: boolean } {
+  const [mantissa, power] = value.toExponential(99).split('e') as [string, string];
+  const all = mantissa.replace('.', '');
+  let exponent = Number(power);
+  let digits = all.slice(0, 14);
+  const rest = all.slice(14);
+  const tie = rest[0] === '5' && !/[1-9]/.test(rest.slice(1));
+  const up = rest[0]! > '5' || (rest[0] === '5' && (!tie || Number(digits[13]) % 2 === 1));
+  if (up) {
+    const next = (BigInt(digits) + 1n).toString();
+    if (next.length > 14) {
+      digits = next.slice(0, 14);
+      exponent += 1;
+    } else digits = next;
+  }
+  return { digits, exponent, tieDown: tie && !up };
+}

@@ -5,7 +5,7 @@
  * result turned into what Laravel writes (a lock key's id, the envelope's backoff string, its
  * retryUntil timestamp, Horizon's tags, the displayName).
  */
-import { PhpArray, PhpFloat, PhpObject, deref, toJS, type PhpValue } from '../php/index.js';
+import { PhpArray, PhpFloat, PhpObject, deref, phpStringOfFloat, toJS, type PhpValue } from '../php/index.js';
 import type { ClassShape, Expression, TranslatedMethod, Untranslated } from './shape.js';
 
 const MODEL_IDENTIFIER = 'Illuminate\\Contracts\\Database\\ModelIdentifier';
@@ -91,29 +91,15 @@ export function phpString(value: ExpressionValue): string {
   if (v === null || v === false) return '';
   if (v === true) return '1';
   if (typeof v === 'string') return v;
-  if (typeof v === 'number') return Number.isInteger(v) ? String(v) : floatString(v);
+  if (typeof v === 'number') return Number.isInteger(v) ? String(v) : phpStringOfFloat(v);
   if (typeof v === 'bigint') return v.toString();
-  if (v instanceof PhpFloat) return floatString(v.value);
+  if (v instanceof PhpFloat) return phpStringOfFloat(v.value);
   if (v instanceof Uint8Array) return Buffer.from(v).toString('latin1');
   if (v instanceof Instant) throw new ExpressionError('a Carbon as a string (its format) is not translated');
   if (v instanceof PhpArray) throw new ExpressionError('an array has no string form ("Array", with a warning, in PHP)');
   throw new ExpressionError(`${(v as { className?: string }).className ?? 'an object'} has no string form Node can know`);
 }
 
-/** PHP's (string) of a float: %.14G (the `precision` setting), ".0" kept before an exponent. */
-function floatString(value: number): string {
-  if (Number.isNaN(value)) return 'NAN';
-  if (!Number.isFinite(value)) return value > 0 ? 'INF' : '-INF';
-  if (value === 0) return Object.is(value, -0) ? '-0' : '0';
-  const [mantissa, power] = value.toExponential(13).split('e') as [string, string];
-  const exponent = Number(power);
-  if (exponent < -4 || exponent >= 14) {
-    const trimmed = mantissa.replace(/\.?0+$/, '');
-    return `${trimmed.includes('.') ? trimmed : `${trimmed}.0`}E${exponent < 0 ? '-' : '+'}${Math.abs(exponent)}`;
-  }
-  const fixed = value.toPrecision(14);
-  return fixed.includes('.') ? fixed.replace(/\.?0+$/, '') : fixed;
-}
 
 /** The leading number of a string, as PHP 8 reads one (leading whitespace allowed), or undefined. */
 const NUMERIC_PREFIX = /^[ \t\n\r\v\f]*([+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)/;

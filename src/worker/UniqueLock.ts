@@ -29,7 +29,7 @@ import { QueueCache } from './cache.js';
 import { RedisLock } from './RedisLock.js';
 import type { Database, DatabaseConfig } from '../database/index.js';
 import { TableStore } from './tables.js';
-import { PhpEnum, PhpFloat, PhpObject, deref, serialize, toJS, unserialize, type PhpValue } from '../php/index.js';
+import { PhpEnum, PhpFloat, PhpObject, deref, phpStringOfFloat, serialize, toJS, unserialize, type PhpValue } from '../php/index.js';
 import { randomId, type DecodedPayload, type JsonObject, type LaravelProfile } from '../laravel/index.js';
 import type { RedisClient } from '../redis/index.js';
 import type { ClassShape, ShapesFile } from '../shapes/shape.js';
@@ -265,8 +265,8 @@ export function phpString(value: PhpValue | undefined): string {
   const v = value === undefined ? null : deref(value);
   if (v === null || v === false) return '';
   if (v === true) return '1';
-  if (v instanceof PhpFloat) return phpFloat(v.value);
-  if (typeof v === 'number') return Number.isInteger(v) ? String(v) : phpFloat(v);
+  if (v instanceof PhpFloat) return phpStringOfFloat(v.value);
+  if (typeof v === 'number') return Number.isInteger(v) ? String(v) : phpStringOfFloat(v);
   if (typeof v === 'bigint') return v.toString();
   if (typeof v === 'string') return v;
   if (v instanceof Uint8Array) return Buffer.from(v).toString('latin1');
@@ -274,20 +274,6 @@ export function phpString(value: PhpValue | undefined): string {
   throw new UnnamedLockError('a uniqueId that is an array or an object has no string form Node can know');
 }
 
-/** PHP's (string) of a float: %.14G (the `precision` setting), with ".0" kept before an exponent. */
-function phpFloat(value: number): string {
-  if (Number.isNaN(value)) return 'NAN';
-  if (!Number.isFinite(value)) return value > 0 ? 'INF' : '-INF';
-  if (value === 0) return Object.is(value, -0) ? '-0' : '0';
-  const [mantissa, power] = value.toExponential(13).split('e') as [string, string];
-  const exponent = Number(power);
-  if (exponent < -4 || exponent >= 14) {
-    const trimmed = mantissa.replace(/\.?0+$/, '');
-    return `${trimmed.includes('.') ? trimmed : `${trimmed}.0`}E${exponent < 0 ? '-' : '+'}${Math.abs(exponent)}`;
-  }
-  const fixed = value.toPrecision(14);
-  return fixed.includes('.') ? fixed.replace(/\.?0+$/, '') : fixed;
-}
 
 /**
  * What the payload and the shapes say of the job's lock, or undefined when it has none to
