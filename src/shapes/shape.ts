@@ -106,4 +106,6 @@ export type Expression =
   | { cast: 'string' | 'int' | 'float' | 'bool'; of: Expression }
   | { array: Expression[] }
   | { now: { addSeconds: number } }
-  | { commandClass: true };
+  | { commandClass: true }
+  /** The method's declared return type, applied to what its body returns (`instant`: a class Carbon is). */
+  | { returns: 'int' | 'float' | 'string' | 'bool' | 'array' | 'instant'; nullable: boolean; strict: boolean; of: Expression };
