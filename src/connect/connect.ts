@@ -23,7 +23,7 @@ import { redactSecrets } from './redact.js';
 import { RedisUnavailable, openBoundedClient, patientClient, whereRedisIs } from './clients.js';
 import { DispatchTelemetry, type SentJob } from '../telemetry/dispatch.js';
 import type { TelemetryOptions } from '../telemetry/options.js';
-import { ConnectionSettingsError, envFileOf, installedLaravel, resolveFromEnv, type ConnectionOptions, type ConnectionSettings, type LaravelEnv } from './settings.js';
+import { ConnectionSettingsError, envCacheStore, envFileOf, installedLaravel, resolveFromEnv, unreachableLockStore, type ConnectionOptions, type ConnectionSettings, type LaravelEnv } from './settings.js';
 
 export interface ConnectOptions extends ConnectionOptions {
   /** Milliseconds to wait for Redis before `connect` rejects (5000). */
@@ -168,7 +168,7 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
     readonly settings: ConnectionSettings,
     client: RedisClient,
     cacheClient: RedisClient,
-    private readonly options: Omit<ConnectOptions, 'shapes'> & { profile: LaravelProfile; cacheStore: 'redis' | 'database'; shapes?: ShapesFile; /** The app's Laravel version, when known (`laravel`, else vendor/). */ version?: string },
+    private readonly options: Omit<ConnectOptions, 'shapes'> & { profile: LaravelProfile; cacheStore: 'redis' | 'database'; /** Why the app's cache store keeps locks Node cannot reach, when it does. */ unreachableLocks?: string; shapes?: ShapesFile; /** The app's Laravel version, when known (`laravel`, else vendor/). */ version?: string },
     lockClient: RedisClient = cacheClient,
   ) {
     this.connection = new RedisQueue(client, { defaultQueue: settings.defaultQueue });
@@ -201,6 +201,7 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
   /** Where unique locks live (Laravel's default cache store), opened on first use. */
   get locks(): UniqueLockStore {
     this.#open();
+    if (this.options.unreachableLocks) throw new ConnectionSettingsError(this.options.unreachableLocks);
     if (!this.#locks) {
       const store =
         this.options.cacheStore === 'database'
@@ -381,7 +382,8 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
     const lockClient = this.settings.lockUrl === this.settings.cacheUrl ? cacheClient : patientClient(this.settings, this.settings.lockUrl, trouble);
     const queue = new RedisQueue(client, { defaultQueue: this.settings.defaultQueue, ...(retryAfter !== undefined ? { retryAfter } : {}), ...(blockFor !== undefined ? { blockFor } : {}) });
     const shapes = this.#shapes(givenShapes);
-    const locks = this.options.cacheStore === 'database' ? this.locks : new RedisLockStore(lockClient, this.settings.cachePrefix, this.settings.cacheSeparator);
+    // A store out of reach: its unique locks are left where they are (the worker says so at start).
+    const locks = this.options.unreachableLocks ? undefined : this.options.cacheStore === 'database' ? this.locks : new RedisLockStore(lockClient, this.settings.cachePrefix, this.settings.cacheSeparator);
     const batches = new DatabaseBatchRepository(databaseConfig(this.settings.failedDb), 'job_batches');
     const chosenFailer = failer === undefined ? (onFailed ? false : this.failer) : failer;
     worker = new Worker(
@@ -398,6 +400,7 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
         ...(this.encrypter ? { encrypter: this.encrypter } : {}),
         ...(shapes ? { shapes } : {}),
         locks,
+        ...(this.options.unreachableLocks ? { unreachableLocks: this.options.unreachableLocks } : {}),
         batches,
         ...(telemetry !== undefined ? { telemetry } : {}),
       },
@@ -461,8 +464,11 @@ export async function connectWith<Jobs extends object = UntypedJobs>(settings: C
       throw new ConnectionSettingsError(`APP_KEY: ${(error as Error).message}`);
     }
   }
-  const cacheStore = options.cacheStore ?? cacheStoreOf(fromFile ?? envFileOf(options));
-  if (cacheStore !== 'redis' && cacheStore !== 'database') throw new ConnectionSettingsError(`cacheStore: unique locks are kept in the redis or the database store, not ${JSON.stringify(cacheStore)}`);
+  if (options.cacheStore !== undefined && options.cacheStore !== 'redis' && options.cacheStore !== 'database') throw new ConnectionSettingsError(`cacheStore: unique locks are kept in the redis or the database store, not ${JSON.stringify(options.cacheStore)}`);
+  // A store the .env names that keeps locks out of Node's reach (Laravel 8's stock CACHE_DRIVER=file) refuses only a lock.
+  const fromEnv = options.cacheStore === undefined ? envCacheStore(fromFile ?? envFileOf(options), options.env) : undefined;
+  const unreachableLocks = unreachableLockStore(fromEnv);
+  const cacheStore = options.cacheStore ?? (fromEnv?.store === 'database' ? 'database' : 'redis');
   const appDir = options.env !== undefined ? dirname(resolve(options.env)) : process.cwd();
   const version = options.laravel ?? (options.env !== undefined ? installedLaravel(appDir) : undefined);
   const profile = version === undefined ? '8' : profileOf(version);
@@ -495,14 +501,9 @@ export async function connectWith<Jobs extends object = UntypedJobs>(settings: C
   const [client, cacheClient, lockClient] = opened.map((result) => (result as PromiseFulfilledResult<RedisClient>).value) as [RedisClient, RedisClient, RedisClient | undefined];
   const { shapes: _given, ...rest } = options;
   const locksOn = lockClient ?? (settings.lockUrl === settings.url ? client : cacheClient);
-  return new LaravelQueue<Jobs>(settings, client, cacheClient, { ...rest, profile, cacheStore, ...(shapes ? { shapes } : {}), ...(version !== undefined ? { version } : {}) }, locksOn);
+  return new LaravelQueue<Jobs>(settings, client, cacheClient, { ...rest, profile, cacheStore, ...(unreachableLocks ? { unreachableLocks } : {}), ...(shapes ? { shapes } : {}), ...(version !== undefined ? { version } : {}) }, locksOn);
 }
 
-/** Laravel's default cache store: CACHE_DRIVER, else 11+'s CACHE_STORE, else redis (the process's environment wins over the .env). */
-function cacheStoreOf(fromFile: LaravelEnv | undefined): string {
-  const env = (name: string) => process.env[name] ?? fromFile?.[name];
-  return env('CACHE_DRIVER') ?? env('CACHE_STORE') ?? 'redis';
-}
 
 /** 8, 8.83, 12.x, v11.2.0, 5.8…: the profile whose layout that version writes. */
 export function profileOf(version: string): LaravelProfile {

@@ -158,6 +158,37 @@ export function resolveFromEnv(options: ConnectionOptions, fromFile: LaravelEnv 
   return { url, prefix, defaultQueue, cacheUrl, lockUrl, cachePrefix, cacheSeparator, failedDb, failedTable, ...(appKey ? { appKey } : {}), cipher, ...(cluster?.length ? { cluster } : {}), ...(redisCa ? { redisCa } : {}) };
 }
 
+/** Laravel's default cache store as the app's environment names it, and the variable that does. */
+export interface EnvCacheStore {
+  store: string;
+  /** `CACHE_DRIVER` or `CACHE_STORE`, with the .env that said it when the process's environment did not. */
+  from: string;
+}
+
+/**
+ * The cache store the environment names: CACHE_DRIVER (8–10), else 11+'s CACHE_STORE, the
+ * process's environment winning over the .env, as env() reads them; undefined when neither is set.
+ * `lqb --env` and `connect({ env })` both read it here.
+ */
+export function envCacheStore(fromFile: LaravelEnv | undefined, envPath?: string): EnvCacheStore | undefined {
+  for (const name of ['CACHE_DRIVER', 'CACHE_STORE']) {
+    const fromProcess = process.env[name];
+    const store = envValue(fromProcess ?? fromFile?.[name]);
+    if (store !== undefined && store !== '') return { store, from: fromProcess === undefined && envPath !== undefined ? `${name} in ${resolve(envPath)}` : name };
+  }
+  return undefined;
+}
+
+/**
+ * Why an environment's cache store keeps locks Node cannot reach (file, array, memcached, …),
+ * or undefined for redis and database. Not a refusal: a queue whose jobs are not unique needs
+ * no lock, so only taking or releasing one is refused, with this reason.
+ */
+export function unreachableLockStore(found: EnvCacheStore | undefined): string | undefined {
+  if (found === undefined || found.store === 'redis' || found.store === 'database') return undefined;
+  return `the app's cache store is ${JSON.stringify(found.store)} (${found.from}), whose locks Node cannot reach: unique jobs' locks are taken and released only in the redis or the database store (--cache-store, cacheStore)`;
+}
+
 interface PrefixStyle {
   database(appName: string): string;
   cache(appName: string): string;

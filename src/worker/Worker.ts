@@ -115,6 +115,8 @@ export interface WorkerDependencies {
    * connection, or DatabaseLockStore on `cache_locks`); without it no lock is released.
    */
   locks?: UniqueLockStore;
+  /** Why no `locks` were given: the app's cache store keeps them out of reach (said once at start). */
+  unreachableLocks?: string;
   /** Laravel's job_batches table: batched jobs record their success and failure there. */
   batches?: DatabaseBatchRepository;
   /** One call per event; the CLI prints them. */
@@ -540,7 +542,10 @@ export class Worker extends EventEmitter {
    * Without shapes the worker cannot tell which they are, and says so once.
    */
   private refuseUnanswerable(): StopReason | undefined {
-    if (!this.deps.locks) return undefined;
+    if (!this.deps.locks) {
+      if (this.deps.unreachableLocks) this.log({ event: 'warning', reason: `${this.deps.unreachableLocks}; this worker releases no unique job's lock` });
+      return undefined;
+    }
     if (!this.deps.shapes) {
       this.log({ event: 'warning', reason: WITHOUT_SHAPES_LINE });
       return undefined;

@@ -120,6 +120,25 @@ describe('dispatch options the CLI maps its flags onto', () => {
     }
   });
 
+  it('a stock Laravel 8 .env (CACHE_DRIVER=file): connect({ env }) connects and dispatches; only a unique job’s lock is refused, naming the store and the .env', async () => {
+    const url = new URL(REDIS_URL);
+    const env = join(s.dir, 'file-cache.env');
+    writeFileSync(env, `APP_NAME=Laravel\nCACHE_DRIVER=file\nQUEUE_CONNECTION=redis\nREDIS_HOST=${url.hostname}\nREDIS_PASSWORD=null\nREDIS_PORT=${url.port || 6379}\n`);
+    const app = await connect({ env, prefix, failedDb: join(s.dir, 'failed.sqlite') });
+    try {
+      const plain = await app.dispatch('App\\Jobs\\RetryLater', { n: 1 }, { queue: 'file-cache', shapes: shapesFile });
+      expect(plain.uuid, 'a job that is not unique was not pushed').toEqual(expect.any(String));
+      await expect(app.dispatch('App\\Jobs\\ImportFeed', { feed: 'file' }, { queue: 'file-cache', shapes: shapesFile }), 'the unique job’s dispatch').rejects.toThrow(
+        `the app's cache store is "file" (CACHE_DRIVER in ${env}), whose locks Node cannot reach`,
+      );
+      const events: { event: string; reason?: string }[] = [];
+      await app.worker({}, { queues: ['file-cache-empty'], once: true, sleep: 0, log: (event) => void events.push(event) }).run();
+      expect(events.filter((e) => e.event === 'warning').map((e) => e.reason), 'the worker’s warnings at start').toContainEqual(expect.stringMatching(/cache store is "file" .*this worker releases no unique job's lock$/));
+    } finally {
+      await app.close();
+    }
+  });
+
   it('lockDb and lockTable: a database store keeps ShouldBeUnique locks in that table of that database', async () => {
     const lockDb = join(s.dir, 'locks.sqlite');
     const db = openDatabase({ dialect: 'sqlite', filename: lockDb });
