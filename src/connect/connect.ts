@@ -7,7 +7,7 @@ import { dirname, resolve } from 'node:path';
 import { Encrypter, LARAVEL_PROFILES, buildDate, buildJob, buildPayload, supportsCipher, type BuiltPayload, type JsonObject, type LaravelProfile } from '../laravel/index.js';
 import { PhpFloat, PhpObject, toJS, type PhpValue } from '../php/index.js';
 import { RedisQueue, outcomeUnknown, readyAgain, type RedisClient } from '../redis/index.js';
-import { buildShapedPayload, profileOfShapes, shapedCommand } from '../shapes/command.js';
+import { buildShapedPayload, findShape, profileOfShapes, shapedCommand, translatedDisplayName } from '../shapes/command.js';
 import { phpString } from '../shapes/expression.js';
 import { readShapes } from '../shapes/read.js';
 import type { ShapesFile } from '../shapes/shape.js';
@@ -286,7 +286,15 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
       });
       let shaped = build();
       // PendingDispatch: the lock is named, written into the payload as the version writes it, taken; a duplicate is not pushed.
-      const lock = await planUniqueLock(shapes, shaped.command, profile, given.uniqueId !== undefined ? { uniqueId: given.uniqueId } : {});
+      // displayName()'s result, given or as translated: what the envelope carries, and 12.41+ name the lock by.
+      const shape = findShape(shapes, shaped.command.className);
+      const displayName = given.displayName ?? (shape ? translatedDisplayName(shape, shaped.command) : undefined);
+      const laravel = options.laravel ?? shapes.laravel ?? this.options.version;
+      const lock = await planUniqueLock(shapes, shaped.command, profile, {
+        ...(given.uniqueId !== undefined ? { uniqueId: given.uniqueId } : {}),
+        ...(displayName !== undefined ? { displayName } : {}),
+        ...(laravel ? { laravel } : {}),
+      });
       if (lock) {
         const written = uniqueLockFields({ ...lock, store: this.locks.storeName }, parseVersion(options.laravel ?? shapes.laravel ?? this.options.version), profile);
         if (written) shaped = build(written);

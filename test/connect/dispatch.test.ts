@@ -234,6 +234,7 @@ describe('unique payloads as Laravel 12.67 and 13.26’s own dispatch() writes t
       job('App\\Jobs\\UniquePropJob', [own('uniqueId', 'string'), own('orderId', 'int')], [SHOULD_BE_UNIQUE], undefined, []),
       job('App\\Jobs\\UntilProcessingJob', [own('productId', 'int'), own('label', 'string')], [SHOULD_BE_UNIQUE, UNTIL_PROCESSING], 3600, ['uniqueId']),
       job('App\\Jobs\\UniqueShortJob', [own('productId', 'int')], [SHOULD_BE_UNIQUE], 30, ['uniqueId']),
+      job('App\\Jobs\\UniqueNamedJob', [own('uniqueId', 'string')], [SHOULD_BE_UNIQUE], 3600, ['displayName']),
     ];
     return { version: 1, laravel, php: '8.2.0', classes: Object.fromEntries(classes.map((c) => [c.name, c])) };
   };
@@ -263,6 +264,38 @@ describe('unique payloads as Laravel 12.67 and 13.26’s own dispatch() writes t
       await removePrefix(raw, uniquePrefixOf);
       raw.disconnect();
     }
+  });
+
+  /** Where dispatch took the lock (the key in the lock database, its prefix Laravel's) and the key its payload's hidden context names; the lock and the job are removed. */
+  const lockTaken = async (pushedQueue: string) => {
+    const locks = new Redis(`${REDIS_URL}/0`);
+    try {
+      const [key] = await locks.keys(`${uniquePrefixOf}*laravel_unique_job:*`);
+      const payload = JSON.parse((await locks.lpop(`${uniquePrefixOf}queues:${pushedQueue}`))!) as { 'illuminate:log:context'?: { hidden: Record<string, string> } };
+      if (key) await locks.del(key);
+      return { key: key?.replace(uniquePrefixOf, 'live-bridge-database-'), context: payload['illuminate:log:context']?.hidden.laravel_unique_job_key };
+    } finally {
+      locks.disconnect();
+    }
+  };
+
+  for (const record of records.filter((r) => r.kind === 'unique-named')) {
+    it(`${record.laravel} unique-named: a displayName() class, its name given, takes the lock under the xxh128 key Laravel took`, async () => {
+      queue13 ??= await connect({ env: join(app, '.env'), prefix: uniquePrefixOf, failedDb: join(s.dir, 'failed.sqlite') });
+      const pushed = await queue13.dispatch(record.class, { uniqueId: 'sku-7' }, { shapes: shapesFor(record.laravel), laravel: record.laravel, displayName: 'Reindex product' });
+      expect(pushed.uuid, `${record.class} was not pushed: ${JSON.stringify(pushed)}`).toEqual(expect.any(String));
+      const laravelContext = (JSON.parse(record.payload) as { 'illuminate:log:context': { hidden: Record<string, string> } })['illuminate:log:context'].hidden.laravel_unique_job_key;
+      expect(await lockTaken(pushed.queue), `${record.class}'s lock as ${record.laravel} takes it`).toEqual({ key: record.lock!.key, context: laravelContext });
+    });
+  }
+
+  it('shapes read from an 8.83 app, dispatched as 12.67: the lock is named as 12.67 names it, as the payload is written', async () => {
+    const record = records.find((r) => r.laravel.startsWith('12.') && r.kind === 'unique')!;
+    queue13 ??= await connect({ env: join(app, '.env'), prefix: uniquePrefixOf, failedDb: join(s.dir, 'failed.sqlite') });
+    const props = Object.fromEntries(Object.entries(toJS(decodePayload(record.payload).command!) as Record<string, unknown>).filter(([name]) => name !== 'uniqueLockOwner'));
+    const pushed = await queue13.dispatch(record.class, props, { shapes: { ...shapesFor(record.laravel), laravel: '8.83.27' }, laravel: record.laravel, uniqueId: '42' });
+    const laravelContext = (JSON.parse(record.payload) as { 'illuminate:log:context': { hidden: Record<string, string> } })['illuminate:log:context'].hidden.laravel_unique_job_key;
+    expect(await lockTaken(pushed.queue), `${record.class}'s lock as ${record.laravel} takes it`).toEqual({ key: record.lock!.key, context: laravelContext });
   });
 
   const writable = records.filter((r) => r.lock !== null && r.kind !== 'unique-named');
