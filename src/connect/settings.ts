@@ -268,7 +268,7 @@ function passwordOf(url: string): string | undefined {
 /**
  * A Redis connection of Laravel 8's default config/database.php: REDIS_HOST, REDIS_PORT,
  * REDIS_PASSWORD and the given database, each unless REDIS_URL has that part (Laravel's
- * ConfigurationUrlParser lets the URL's parts win). 8.83's connectors take no username, so
+ * ConfigurationUrlParser lets the URL's parts win, and its query's `database` over its path). 8.83's connectors take no username, so
  * REDIS_USERNAME means nothing to it; one in REDIS_URL is kept.
  */
 function laravelRedisUrl(env: (name: string) => string | undefined, database: string): string {
@@ -277,7 +277,8 @@ function laravelRedisUrl(env: (name: string) => string | undefined, database: st
   const auth = given.username || password ? `${given.username}${password ? `:${password}` : ''}@` : '';
   const host = given.hostname || env('REDIS_HOST') || '127.0.0.1';
   const port = given.port || env('REDIS_PORT') || '6379';
-  const db = given.pathname.length > 1 ? given.pathname.slice(1) : database;
+  // ConfigurationUrlParser merges the query's options last: `?database=3` wins over the path and REDIS_DB.
+  const db = given.searchParams.get('database') ?? (given.pathname.length > 1 ? given.pathname.slice(1) : database);
   return `${given.protocol}//${auth}${host}:${port}/${db}`;
 }
 
