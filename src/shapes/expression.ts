@@ -39,7 +39,7 @@ export function translatedMethod(shape: ClassShape | undefined, method: Translat
 /** The expression's value on the command, as PHP would compute it on the object. */
 export function evaluate(expression: Expression, command: PhpObject, options: EvaluateOptions = {}): ExpressionValue {
   if ('prop' in expression) return property(command, expression.prop);
-  if ('modelKey' in expression) return modelKey(command, expression.modelKey);
+  if ('modelKey' in expression) return modelKey(command, expression.modelKey, expression.orNull === true);
   if ('lit' in expression) return expression.lit;
   if ('float' in expression) return new PhpFloat(expression.float);
   if ('concat' in expression) return expression.concat.map((part) => phpString(evaluate(part, command, options))).join('');
@@ -58,8 +58,10 @@ function property(command: PhpObject, name: string): PhpValue {
 }
 
 /** The key a model property's ModelIdentifier carries: what `$this->model->getKey()` gave at dispatch. */
-function modelKey(command: PhpObject, name: string): PhpValue {
+function modelKey(command: PhpObject, name: string, orNull: boolean): PhpValue {
   const identifier = property(command, name);
+  // `$this->product?->id` of a null product is null; through `->` PHP warns, and no value is given.
+  if (identifier === null && orNull) return null;
   if (!(identifier instanceof PhpObject) || identifier.className !== MODEL_IDENTIFIER) {
     throw new ExpressionError(`${command.className}'s $${name} is not a model in the payload`);
   }

@@ -9,7 +9,8 @@
  * The tree's nodes:
  *   {"prop": name}                      $this->name
  *   {"modelKey": name}                  $this->name->getKey() (or ->{its key name}) of a model property:
- *                                       the key its ModelIdentifier carries
+ *                                       the key its ModelIdentifier carries; "orNull": true through ?->,
+ *                                       where a property holding null gives null
  *   {"lit": string|int|bool|null}       a literal; {"float": n} a float literal
  *   {"concat": [node, …]}               a . b . c
  *   {"cast": "string"|"int"|"float"|"bool", "of": node}
@@ -292,17 +293,17 @@ final class LqbParser
             return ['prop' => $name->text];
         }
         $model = $this->modelOf($this->class->getProperty($name->text));
-        $this->at++;
+        $nullsafe = $this->next()->is(T_NULLSAFE_OBJECT_OPERATOR) ? ['orNull' => true] : [];
         $member = $this->next();
         if ($model === null) {
             throw new LqbUntranslatable("it reads \$this->{$name->text}->{$member->text}, and \${$name->text} is not typed as an Eloquent model");
         }
         if ($member->text === 'getKey' && $this->peek()?->text === '(' && $this->peek(1)?->text === ')') {
             $this->at += 2;
-            return ['modelKey' => $name->text];
+            return ['modelKey' => $name->text] + $nullsafe;
         }
         if ($member->is(T_STRING) && $this->peek()?->text !== '(' && $member->text === (new $model())->getKeyName()) {
-            return ['modelKey' => $name->text];
+            return ['modelKey' => $name->text] + $nullsafe;
         }
         throw new LqbUntranslatable("it reads \$this->{$name->text}->{$member->text}, which the payload's ModelIdentifier does not carry (only the key)");
     }

@@ -99,7 +99,8 @@ export interface Untranslated {
 /** A pure expression over the command's properties (src/shapes/methods.php writes them). */
 export type Expression =
   | { prop: string }
-  | { modelKey: string }
+  /** `orNull`: read through `?->`, so a property holding null gives null. */
+  | { modelKey: string; orNull?: true }
   | { lit: string | number | boolean | null }
   | { float: number }
   | { concat: Expression[] }
