@@ -157,6 +157,7 @@ interface JobActions {
   fail(error: unknown): Promise<void>;
   delete(): Promise<void>;
   cache: QueueCache | undefined;
+  locks?: UniqueLockStore;
 }
 
 /**
@@ -213,6 +214,10 @@ class JobContext implements HandlerJob {
 
   get cache(): QueueCache | undefined {
     return this.#actions.cache;
+  }
+
+  get locks(): UniqueLockStore | undefined {
+    return this.#actions.locks;
   }
 
   // Own functions rather than methods, so `const { release } = job` still works.
@@ -1061,6 +1066,7 @@ export class Worker extends EventEmitter {
         await job.delete();
       },
       cache: this.deps.cache,
+      ...(this.deps.locks ? { locks: this.deps.locks } : {}),
     });
     return context;
   }
