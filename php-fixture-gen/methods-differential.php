@@ -20,8 +20,11 @@ declare(strict_types=1);
 require __DIR__ . '/methods-app/vendor/autoload.php';
 
 use App\Jobs\Literals;
+use App\Jobs\NullableProduct;
 use App\Jobs\ReserveProduct;
+use App\Jobs\StrictReturns;
 use App\Jobs\SyncPrice;
+use App\Jobs\TypedReturns;
 use App\Models\Product;
 use App\Models\Warehouse;
 use Illuminate\Support\Carbon;
@@ -87,6 +90,9 @@ function instance(string $class): object
     return match ($class) {
         ReserveProduct::class => new ReserveProduct(model(Product::class, pick([mt_rand(1, 1000000), randomInt()])), model(Warehouse::class, randomString()), randomString(), randomInt()),
         Literals::class => new Literals(randomScalar()),
+        TypedReturns::class => new TypedReturns(randomScalar()),
+        StrictReturns::class => new StrictReturns(randomScalar()),
+        NullableProduct::class => new NullableProduct(mt_rand(0, 2) === 0 ? null : model(Product::class, mt_rand(1, 1000000))),
         SyncPrice::class => new SyncPrice(randomString(), randomInt(), mt_rand(0, 5) === 0 ? null : randomFloat(), (bool) mt_rand(0, 1), randomScalar(), randomString()),
     };
 }
@@ -110,7 +116,7 @@ $methods = [
 ];
 
 for ($i = 0; $i < (int) $count; $i++) {
-    foreach ([ReserveProduct::class, SyncPrice::class, Literals::class] as $class) {
+    foreach ([ReserveProduct::class, SyncPrice::class, Literals::class, TypedReturns::class, StrictReturns::class, NullableProduct::class] as $class) {
         $job = instance($class);
         $results = [];
         foreach ($methods as $name => $call) {

@@ -15,6 +15,7 @@
 import type { RedisClient } from '../redis/index.js';
 import { DatabaseBatchRepository, DatabaseLockStore, RedisLockStore, databaseConfig, type UniqueLockStore } from '../worker/index.js';
 import type { Connection } from './connection.js';
+import { ConnectionSettingsError, envCacheStore, readEnvFile, unreachableLockStore, type LaravelEnv } from '../connect/settings.js';
 import { UsageError, type Options } from './command.js';
 
 export const bookkeepingFlags = {
@@ -26,7 +27,9 @@ export const bookkeepingFlags = {
 } satisfies Options;
 
 export interface Bookkeeping {
-  locks: UniqueLockStore;
+  /** None when the app's cache store keeps its locks out of reach (`unreachableLocks` says why). */
+  locks?: UniqueLockStore;
+  unreachableLocks?: string;
   batches: DatabaseBatchRepository;
   close(): Promise<void>;
 }
@@ -37,23 +40,43 @@ const text = (value: unknown): string | undefined => (typeof value === 'string' 
 /** Where unique locks live, as connect() takes it: the store, and the database store's database and table. */
 export interface LockStoreFlags {
   cacheStore: 'redis' | 'database';
+  /** Why the app's cache store (as its environment names it) keeps locks out of Node's reach. */
+  unreachableLocks?: string;
   lockDb?: string;
   lockTable: string;
 }
 
-/** --cache-store, --lock-db and --lock-table; a malformed one is a usage error now, before Redis is opened. */
+/**
+ * --cache-store, --lock-db and --lock-table; a malformed one is a usage error now, before Redis
+ * is opened. Without --cache-store, CACHE_DRIVER / CACHE_STORE of the environment or the --env
+ * file, as connect({ env }) reads them; one naming a store Node cannot reach (file, …) refuses
+ * only the locks, not the command.
+ */
 export function lockStoreFrom(values: Values): LockStoreFlags {
-  const store = text(values['cache-store']) ?? process.env.CACHE_DRIVER ?? process.env.CACHE_STORE ?? 'redis';
-  if (store !== 'redis' && store !== 'database') throw new UsageError(`--cache-store: unique locks are kept in the redis or the database store, not ${JSON.stringify(store)}`);
+  const given = text(values['cache-store']);
+  if (given !== undefined && given !== 'redis' && given !== 'database') throw new UsageError(`--cache-store: unique locks are kept in the redis or the database store, not ${JSON.stringify(given)}`);
+  const envPath = text(values.env);
+  const fromEnv = given === undefined ? envCacheStore(envPath === undefined ? undefined : readEnvFileForUsage(envPath), envPath) : undefined;
+  const unreachableLocks = unreachableLockStore(fromEnv);
+  const store = given ?? (fromEnv?.store === 'database' ? 'database' : 'redis');
   const lockDb = text(values['lock-db']);
   // Given, it is checked now; by default it is the failed-jobs database, checked where it is used.
   if (store === 'database' && lockDb) databaseConfigOf('--lock-db', lockDb);
-  return { cacheStore: store, ...(store === 'database' && lockDb ? { lockDb } : {}), lockTable: text(values['lock-table']) ?? 'cache_locks' };
+  return { cacheStore: store, ...(unreachableLocks ? { unreachableLocks } : {}), ...(store === 'database' && lockDb ? { lockDb } : {}), lockTable: text(values['lock-table']) ?? 'cache_locks' };
+}
+
+function readEnvFileForUsage(path: string): LaravelEnv {
+  try {
+    return readEnvFile(path);
+  } catch (error) {
+    if (error instanceof ConnectionSettingsError) throw new UsageError(error.message);
+    throw error;
+  }
 }
 
 /** Reads the flags; a malformed one is a usage error now, before Redis is opened. The function takes the cache store's lock connection. */
 export function bookkeepingFrom(values: Values, connection: Connection): (lockConnection: RedisClient) => Bookkeeping {
-  const { cacheStore: store, lockDb, lockTable } = lockStoreFrom(values);
+  const { cacheStore: store, unreachableLocks, lockDb, lockTable } = lockStoreFrom(values);
   const batchDb = text(values['batch-db']);
   const batchTable = text(values['batch-table']) ?? 'job_batches';
   // Given, each is checked now; by default each is the failed-jobs database, which the worker
@@ -61,10 +84,11 @@ export function bookkeepingFrom(values: Values, connection: Connection): (lockCo
   const lockConfig = lockDb ? databaseConfigOf('--lock-db', lockDb) : undefined;
   const batchConfig = batchDb ? databaseConfigOf('--batch-db', batchDb) : undefined;
   return (lockConnection) => {
-    const locks = store === 'database' ? new DatabaseLockStore(lockConfig ?? databaseConfig(connection.failedDb), lockTable, connection.cachePrefix) : new RedisLockStore(lockConnection, connection.cachePrefix, connection.cacheSeparator);
+    const locks = unreachableLocks ? undefined : store === 'database' ? new DatabaseLockStore(lockConfig ?? databaseConfig(connection.failedDb), lockTable, connection.cachePrefix) : new RedisLockStore(lockConnection, connection.cachePrefix, connection.cacheSeparator);
     const batches = new DatabaseBatchRepository(batchConfig ?? databaseConfig(connection.failedDb), batchTable);
     return {
-      locks,
+      ...(locks ? { locks } : {}),
+      ...(unreachableLocks ? { unreachableLocks } : {}),
       batches,
       async close() {
         await batches.close();

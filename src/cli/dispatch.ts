@@ -49,9 +49,10 @@ export const dispatch: Command = {
     const options = dispatchOptions(values);
     const connection = connectionFrom(values);
     // Without shapes no lock is taken, so the lock store's flags (and CACHE_DRIVER) are not read.
-    const lockStore = options.shapes ? lockStoreFrom(values) : { cacheStore: 'redis' as const };
+    // Without --cache-store, connect() reads CACHE_DRIVER / CACHE_STORE (of the --env file too), as lqb work does.
+    const { cacheStore, unreachableLocks: _unreachable, ...lockStore } = options.shapes ? lockStoreFrom(values) : { cacheStore: 'redis' as const };
     try {
-      return await withLaravelQueue(connection, values, { ...lockStore, ...(options.laravel ? { laravel: options.laravel } : {}) }, async (queue) => {
+      return await withLaravelQueue(connection, values, { ...lockStore, ...(typeof values['cache-store'] === 'string' ? { cacheStore } : {}), ...(options.laravel ? { laravel: options.laravel } : {}) }, async (queue) => {
         const pushed = await queue.dispatch(className, props, options);
         if (pushed.duplicate) {
           process.stderr.write(`lqb dispatch: not pushed: ${className} is ShouldBeUnique and its lock ${pushed.lockKey} is held (a job of it is queued or running)\n`);

@@ -98,7 +98,8 @@ export const work: Command = {
       bookkeeping = bookkeepingFor(locks);
       const worker = new Worker(queue, handlers, options, {
         failer,
-        locks: bookkeeping.locks,
+        ...(bookkeeping.locks ? { locks: bookkeeping.locks } : {}),
+        ...(bookkeeping.unreachableLocks ? { unreachableLocks: bookkeeping.unreachableLocks } : {}),
         batches: bookkeeping.batches,
         cache: new QueueCache(cache, connection.cachePrefix, connection.cacheSeparator, locks),
         encrypter,

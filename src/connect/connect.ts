@@ -7,7 +7,7 @@ import { dirname, resolve } from 'node:path';
 import { Encrypter, LARAVEL_PROFILES, buildDate, buildJob, buildPayload, supportsCipher, type BuiltPayload, type JsonObject, type LaravelProfile } from '../laravel/index.js';
 import { PhpFloat, PhpObject, toJS, type PhpValue } from '../php/index.js';
 import { RedisQueue, outcomeUnknown, readyAgain, type RedisClient } from '../redis/index.js';
-import { buildShapedPayload, profileOfShapes, shapedCommand } from '../shapes/command.js';
+import { buildShapedPayload, findShape, profileOfShapes, shapedCommand, translatedDisplayName } from '../shapes/command.js';
 import { phpString } from '../shapes/expression.js';
 import { readShapes } from '../shapes/read.js';
 import type { ShapesFile } from '../shapes/shape.js';
@@ -23,7 +23,7 @@ import { redactSecrets } from './redact.js';
 import { RedisUnavailable, openBoundedClient, patientClient, whereRedisIs } from './clients.js';
 import { DispatchTelemetry, type SentJob } from '../telemetry/dispatch.js';
 import type { TelemetryOptions } from '../telemetry/options.js';
-import { ConnectionSettingsError, envFileOf, installedLaravel, resolveFromEnv, type ConnectionOptions, type ConnectionSettings, type LaravelEnv } from './settings.js';
+import { ConnectionSettingsError, envCacheStore, envFileOf, installedLaravel, resolveFromEnv, unreachableLockStore, type ConnectionOptions, type ConnectionSettings, type LaravelEnv } from './settings.js';
 
 export interface ConnectOptions extends ConnectionOptions {
   /** Milliseconds to wait for Redis before `connect` rejects (5000). */
@@ -168,7 +168,7 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
     readonly settings: ConnectionSettings,
     client: RedisClient,
     cacheClient: RedisClient,
-    private readonly options: Omit<ConnectOptions, 'shapes'> & { profile: LaravelProfile; cacheStore: 'redis' | 'database'; shapes?: ShapesFile; /** The app's Laravel version, when known (`laravel`, else vendor/). */ version?: string },
+    private readonly options: Omit<ConnectOptions, 'shapes'> & { profile: LaravelProfile; cacheStore: 'redis' | 'database'; /** Why the app's cache store keeps locks Node cannot reach, when it does. */ unreachableLocks?: string; shapes?: ShapesFile; /** The app's Laravel version, when known (`laravel`, else vendor/). */ version?: string },
     lockClient: RedisClient = cacheClient,
   ) {
     this.connection = new RedisQueue(client, { defaultQueue: settings.defaultQueue });
@@ -201,6 +201,7 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
   /** Where unique locks live (Laravel's default cache store), opened on first use. */
   get locks(): UniqueLockStore {
     this.#open();
+    if (this.options.unreachableLocks) throw new ConnectionSettingsError(this.options.unreachableLocks);
     if (!this.#locks) {
       const store =
         this.options.cacheStore === 'database'
@@ -285,7 +286,15 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
       });
       let shaped = build();
       // PendingDispatch: the lock is named, written into the payload as the version writes it, taken; a duplicate is not pushed.
-      const lock = await planUniqueLock(shapes, shaped.command, profile, given.uniqueId !== undefined ? { uniqueId: given.uniqueId } : {});
+      // displayName()'s result, given or as translated: what the envelope carries, and 12.41+ name the lock by.
+      const shape = findShape(shapes, shaped.command.className);
+      const displayName = given.displayName ?? (shape ? translatedDisplayName(shape, shaped.command) : undefined);
+      const laravel = options.laravel ?? shapes.laravel ?? this.options.version;
+      const lock = await planUniqueLock(shapes, shaped.command, profile, {
+        ...(given.uniqueId !== undefined ? { uniqueId: given.uniqueId } : {}),
+        ...(displayName !== undefined ? { displayName } : {}),
+        ...(laravel ? { laravel } : {}),
+      });
       if (lock) {
         const written = uniqueLockFields({ ...lock, store: this.locks.storeName }, parseVersion(options.laravel ?? shapes.laravel ?? this.options.version), profile);
         if (written) shaped = build(written);
@@ -377,7 +386,8 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
     const lockClient = this.settings.lockUrl === this.settings.cacheUrl ? cacheClient : patientClient(this.settings, this.settings.lockUrl, quiet);
     const queue = new RedisQueue(client, { defaultQueue: this.settings.defaultQueue, ...(retryAfter !== undefined ? { retryAfter } : {}), ...(blockFor !== undefined ? { blockFor } : {}) });
     const shapes = this.#shapes(givenShapes);
-    const locks = this.options.cacheStore === 'database' ? this.locks : new RedisLockStore(lockClient, this.settings.cachePrefix, this.settings.cacheSeparator);
+    // A store out of reach: its unique locks are left where they are (the worker says so at start).
+    const locks = this.options.unreachableLocks ? undefined : this.options.cacheStore === 'database' ? this.locks : new RedisLockStore(lockClient, this.settings.cachePrefix, this.settings.cacheSeparator);
     const batches = new DatabaseBatchRepository(databaseConfig(this.settings.failedDb), 'job_batches');
     const chosenFailer = failer === undefined ? (onFailed ? false : this.failer) : failer;
     const worker = new Worker(
@@ -394,6 +404,7 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
         ...(this.encrypter ? { encrypter: this.encrypter } : {}),
         ...(shapes ? { shapes } : {}),
         locks,
+        ...(this.options.unreachableLocks ? { unreachableLocks: this.options.unreachableLocks } : {}),
         batches,
         ...(telemetry !== undefined ? { telemetry } : {}),
         connection: { redis: whereRedisIs(this.settings), prefix: this.settings.prefix, laravel: this.options.profile },
@@ -458,8 +469,11 @@ export async function connectWith<Jobs extends object = UntypedJobs>(settings: C
       throw new ConnectionSettingsError(`APP_KEY: ${(error as Error).message}`);
     }
   }
-  const cacheStore = options.cacheStore ?? cacheStoreOf(fromFile ?? envFileOf(options));
-  if (cacheStore !== 'redis' && cacheStore !== 'database') throw new ConnectionSettingsError(`cacheStore: unique locks are kept in the redis or the database store, not ${JSON.stringify(cacheStore)}`);
+  if (options.cacheStore !== undefined && options.cacheStore !== 'redis' && options.cacheStore !== 'database') throw new ConnectionSettingsError(`cacheStore: unique locks are kept in the redis or the database store, not ${JSON.stringify(options.cacheStore)}`);
+  // A store the .env names that keeps locks out of Node's reach (Laravel 8's stock CACHE_DRIVER=file) refuses only a lock.
+  const fromEnv = options.cacheStore === undefined ? envCacheStore(fromFile ?? envFileOf(options), options.env) : undefined;
+  const unreachableLocks = unreachableLockStore(fromEnv);
+  const cacheStore = options.cacheStore ?? (fromEnv?.store === 'database' ? 'database' : 'redis');
   const appDir = options.env !== undefined ? dirname(resolve(options.env)) : process.cwd();
   const version = options.laravel ?? (options.env !== undefined ? installedLaravel(appDir) : undefined);
   const profile = version === undefined ? '8' : profileOf(version);
@@ -492,14 +506,9 @@ export async function connectWith<Jobs extends object = UntypedJobs>(settings: C
   const [client, cacheClient, lockClient] = opened.map((result) => (result as PromiseFulfilledResult<RedisClient>).value) as [RedisClient, RedisClient, RedisClient | undefined];
   const { shapes: _given, ...rest } = options;
   const locksOn = lockClient ?? (settings.lockUrl === settings.url ? client : cacheClient);
-  return new LaravelQueue<Jobs>(settings, client, cacheClient, { ...rest, profile, cacheStore, ...(shapes ? { shapes } : {}), ...(version !== undefined ? { version } : {}) }, locksOn);
+  return new LaravelQueue<Jobs>(settings, client, cacheClient, { ...rest, profile, cacheStore, ...(unreachableLocks ? { unreachableLocks } : {}), ...(shapes ? { shapes } : {}), ...(version !== undefined ? { version } : {}) }, locksOn);
 }
 
-/** Laravel's default cache store: CACHE_DRIVER, else 11+'s CACHE_STORE, else redis (the process's environment wins over the .env). */
-function cacheStoreOf(fromFile: LaravelEnv | undefined): string {
-  const env = (name: string) => process.env[name] ?? fromFile?.[name];
-  return env('CACHE_DRIVER') ?? env('CACHE_STORE') ?? 'redis';
-}
 
 /** 8, 8.83, 12.x, v11.2.0, 5.8…: the profile whose layout that version writes. */
 export function profileOf(version: string): LaravelProfile {

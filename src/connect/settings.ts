@@ -180,6 +180,37 @@ function before5816(version: string): boolean {
   return minor < 8 || (minor === 8 && match[3] !== undefined && Number(match[3]) < 16);
 }
 
+/** Laravel's default cache store as the app's environment names it, and the variable that does. */
+export interface EnvCacheStore {
+  store: string;
+  /** `CACHE_DRIVER` or `CACHE_STORE`, with the .env that said it when the process's environment did not. */
+  from: string;
+}
+
+/**
+ * The cache store the environment names: CACHE_DRIVER (8–10), else 11+'s CACHE_STORE, the
+ * process's environment winning over the .env, as env() reads them; undefined when neither is set.
+ * `lqb --env` and `connect({ env })` both read it here.
+ */
+export function envCacheStore(fromFile: LaravelEnv | undefined, envPath?: string): EnvCacheStore | undefined {
+  for (const name of ['CACHE_DRIVER', 'CACHE_STORE']) {
+    const fromProcess = process.env[name];
+    const store = envValue(fromProcess ?? fromFile?.[name]);
+    if (store !== undefined && store !== '') return { store, from: fromProcess === undefined && envPath !== undefined ? `${name} in ${resolve(envPath)}` : name };
+  }
+  return undefined;
+}
+
+/**
+ * Why an environment's cache store keeps locks Node cannot reach (file, array, memcached, …),
+ * or undefined for redis and database. Not a refusal: a queue whose jobs are not unique needs
+ * no lock, so only taking or releasing one is refused, with this reason.
+ */
+export function unreachableLockStore(found: EnvCacheStore | undefined): string | undefined {
+  if (found === undefined || found.store === 'redis' || found.store === 'database') return undefined;
+  return `the app's cache store is ${JSON.stringify(found.store)} (${found.from}), whose locks Node cannot reach: unique jobs' locks are taken and released only in the redis or the database store (--cache-store, cacheStore)`;
+}
+
 interface PrefixStyle {
   database(appName: string): string;
   cache(appName: string): string;
@@ -264,7 +295,7 @@ function passwordOf(url: string): string | undefined {
 /**
  * A Redis connection of Laravel 8's default config/database.php: REDIS_HOST, REDIS_PORT,
  * REDIS_PASSWORD and the given database, each unless REDIS_URL has that part (Laravel's
- * ConfigurationUrlParser lets the URL's parts win). 8.83's connectors take no username, so
+ * ConfigurationUrlParser lets the URL's parts win, and its query's `database` over its path). 8.83's connectors take no username, so
  * REDIS_USERNAME means nothing to it; one in REDIS_URL is kept.
  */
 function laravelRedisUrl(env: (name: string) => string | undefined, database: string): string {
@@ -273,7 +304,8 @@ function laravelRedisUrl(env: (name: string) => string | undefined, database: st
   const auth = given.username || password ? `${given.username}${password ? `:${password}` : ''}@` : '';
   const host = given.hostname || env('REDIS_HOST') || '127.0.0.1';
   const port = given.port || env('REDIS_PORT') || '6379';
-  const db = given.pathname.length > 1 ? given.pathname.slice(1) : database;
+  // ConfigurationUrlParser merges the query's options last: `?database=3` wins over the path and REDIS_DB.
+  const db = given.searchParams.get('database') ?? (given.pathname.length > 1 ? given.pathname.slice(1) : database);
   return `${given.protocol}//${auth}${host}:${port}/${db}`;
 }
 

@@ -39,7 +39,7 @@ export function translatedMethod(shape: ClassShape | undefined, method: Translat
 /** The expression's value on the command, as PHP would compute it on the object. */
 export function evaluate(expression: Expression, command: PhpObject, options: EvaluateOptions = {}): ExpressionValue {
   if ('prop' in expression) return property(command, expression.prop);
-  if ('modelKey' in expression) return modelKey(command, expression.modelKey);
+  if ('modelKey' in expression) return modelKey(command, expression.modelKey, expression.orNull === true);
   if ('lit' in expression) return expression.lit;
   if ('float' in expression) return new PhpFloat(expression.float);
   if ('concat' in expression) return expression.concat.map((part) => phpString(evaluate(part, command, options))).join('');
@@ -47,6 +47,7 @@ export function evaluate(expression: Expression, command: PhpObject, options: Ev
   if ('array' in expression) return PhpArray.list(expression.array.map((item) => toPhp(evaluate(item, command, options))));
   if ('now' in expression) return new Instant((options.now ?? Math.floor(Date.now() / 1000)) + expression.now.addSeconds);
   if ('commandClass' in expression) return command.className;
+  if ('returns' in expression) return returned(expression, evaluate(expression.of, command, options));
   throw new ExpressionError(`unknown expression ${JSON.stringify(expression)}`);
 }
 
@@ -57,14 +58,101 @@ function property(command: PhpObject, name: string): PhpValue {
 }
 
 /** The key a model property's ModelIdentifier carries: what `$this->model->getKey()` gave at dispatch. */
-function modelKey(command: PhpObject, name: string): PhpValue {
+function modelKey(command: PhpObject, name: string, orNull: boolean): PhpValue {
   const identifier = property(command, name);
+  // `$this->product?->id` of a null product is null; through `->` PHP warns, and no value is given.
+  if (identifier === null && orNull) return null;
   if (!(identifier instanceof PhpObject) || identifier.className !== MODEL_IDENTIFIER) {
     throw new ExpressionError(`${command.className}'s $${name} is not a model in the payload`);
   }
   const id = deref(identifier.get('id') ?? null);
   if (id instanceof PhpArray) throw new ExpressionError(`${command.className}'s $${name} holds a collection, which has no single key`);
   return id;
+}
+
+type Returns = Extract<Expression, { returns: string }>;
+
+/**
+ * What a method declared `: type` gives back of the value its body returns, as PHP 8.2 checks a
+ * return type: in a strict_types file only the type itself (an int for a float); otherwise PHP's
+ * coercions. Where PHP would throw a TypeError, or only warn (a leading-numeric string, a float
+ * losing its fraction to an int, deprecated since 8.1), no value is given.
+ */
+function returned(type: Returns, value: ExpressionValue): ExpressionValue {
+  const v = value instanceof Instant ? value : deref(value);
+  const refuse = () => new ExpressionError(`a method declared to return ${type.nullable ? '?' : ''}${type.returns} returns ${describeValue(v)}, which PHP refuses or warns of`);
+  if (v === null) {
+    if (type.nullable) return null;
+    throw refuse();
+  }
+  if (type.returns === 'instant') {
+    if (v instanceof Instant) return v;
+    throw refuse();
+  }
+  if (type.returns === 'array') {
+    if (v instanceof PhpArray) return v;
+    throw refuse();
+  }
+  const scalar = typeof v === 'string' || v instanceof Uint8Array || typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean' || v instanceof PhpFloat;
+  if (!scalar) throw refuse();
+  const isInt = typeof v === 'bigint' || (typeof v === 'number' && Number.isInteger(v));
+  const isFloat = v instanceof PhpFloat || (typeof v === 'number' && !Number.isInteger(v));
+  const isString = typeof v === 'string' || v instanceof Uint8Array;
+  if (type.strict) {
+    if (type.returns === 'int' && isInt) return v;
+    if (type.returns === 'float' && (isInt || isFloat)) return new PhpFloat(phpFloatOf(v));
+    if (type.returns === 'string' && isString) return v;
+    if (type.returns === 'bool' && typeof v === 'boolean') return v;
+    throw refuse();
+  }
+  switch (type.returns) {
+    case 'string':
+      return phpString(v);
+    case 'bool':
+      return phpBool(v);
+    case 'float': {
+      if (!isString) return new PhpFloat(phpFloatOf(v));
+      const number = numericString(v);
+      if (number === undefined) throw refuse();
+      return new PhpFloat(Number(number));
+    }
+    case 'int': {
+      if (isInt) return v;
+      if (typeof v === 'boolean') return v ? 1 : 0;
+      if (isString) {
+        const number = numericString(v);
+        if (number === undefined) throw refuse();
+        if (/^[+-]?\d+$/.test(number)) {
+          const int = BigInt(number);
+          if (int <= INT_MAX && int >= INT_MIN) return narrow(int);
+        }
+        return integralFloat(Number(number), refuse);
+      }
+      return integralFloat(phpFloatOf(v), refuse);
+    }
+  }
+}
+
+/** A float PHP takes as an int without a word: finite, integral, in range. */
+function integralFloat(value: number, refuse: () => ExpressionError): number | bigint {
+  if (!Number.isFinite(value) || !Number.isInteger(value) || value >= 2 ** 63 || value < -(2 ** 63)) throw refuse();
+  return narrow(BigInt(value));
+}
+
+/** A PHP 8 numeric string's number (whitespace either side allowed), or undefined for any other string. */
+function numericString(value: string | Uint8Array): string | undefined {
+  const text = typeof value === 'string' ? value : Buffer.from(value).toString('latin1');
+  return /^[ \t\n\r\v\f]*([+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)[ \t\n\r\v\f]*$/.exec(text)?.[1];
+}
+
+function describeValue(value: ExpressionValue): string {
+  if (value instanceof Instant) return 'a Carbon';
+  if (value instanceof PhpArray) return 'an array';
+  if (value instanceof PhpFloat) return `the float ${phpStringOfFloat(value.value)}`;
+  if (value === null) return 'null';
+  if (typeof value === 'string') return `the string ${JSON.stringify(value)}`;
+  if (typeof value === 'object' && 'className' in (value as object)) return `an object`;
+  return `${typeof value === 'boolean' ? 'the bool' : 'the int'} ${String(value)}`;
 }
 
 function toPhp(value: ExpressionValue): PhpValue {

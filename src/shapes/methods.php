@@ -9,13 +9,18 @@
  * The tree's nodes:
  *   {"prop": name}                      $this->name
  *   {"modelKey": name}                  $this->name->getKey() (or ->{its key name}) of a model property:
- *                                       the key its ModelIdentifier carries
+ *                                       the key its ModelIdentifier carries; "orNull": true through ?->,
+ *                                       where a property holding null gives null
  *   {"lit": string|int|bool|null}       a literal; {"float": n} a float literal
  *   {"concat": [node, …]}               a . b . c
  *   {"cast": "string"|"int"|"float"|"bool", "of": node}
  *   {"array": [node, …]}                [a, b] (a list)
  *   {"now": {"addSeconds": n}}          now()->addSeconds(n), addMinutes, addHours, addDays, sub…
  *   {"commandClass": true}              static::class, get_class($this)
+ *   {"returns": type, "nullable": bool, "strict": bool, "of": node}
+ *                                       the method's declared return type (int, float, string, bool,
+ *                                       array, or "instant" for a class Carbon is): PHP converts or
+ *                                       refuses the returned value as that type, in its file's mode
  *
  * Loaded by reflect.php; php-fixture-gen's tests load it too.
  */
@@ -67,7 +72,46 @@ function lqbTranslate(ReflectionClass $class, ReflectionMethod $method): array
         throw new LqbUntranslatable('its body is not a single return statement');
     }
     $parser = new LqbParser(array_slice($body, 1, -1), $class, $method->getDeclaringClass());
-    return $parser->whole();
+    return lqbReturnType($method, $parser->whole(), $file);
+}
+
+/**
+ * The tree wrapped in the method's declared return type, which PHP applies to what the body
+ * returns: `uniqueId(): int { return $this->code; }` gives 7 for "007", not "007", and a lock
+ * key spelled from the body alone would be one no one frees. Union types are not translated.
+ */
+function lqbReturnType(ReflectionMethod $method, array $tree, string $file): array
+{
+    $type = $method->getReturnType();
+    if ($type === null || ($type instanceof ReflectionNamedType && $type->getName() === 'mixed')) {
+        return $tree;
+    }
+    if (!$type instanceof ReflectionNamedType) {
+        throw new LqbUntranslatable("it declares the return type {$type}, which is not translated");
+    }
+    $name = ltrim($type->getName(), '\\');
+    if (!$type->isBuiltin() && is_a('Illuminate\Support\Carbon', $name, true)) {
+        $name = 'instant';
+    } elseif (!in_array($name, ['int', 'float', 'string', 'bool', 'array'], true)) {
+        throw new LqbUntranslatable("it declares the return type {$type}, which is not translated");
+    }
+    return ['returns' => $name, 'nullable' => $type->allowsNull(), 'strict' => lqbStrictTypes($file), 'of' => $tree];
+}
+
+/** Whether the method's file declares strict_types=1: a return type is checked in the mode of the file that declares it. */
+function lqbStrictTypes(string $file): bool
+{
+    $tokens = array_values(array_filter(PhpToken::tokenize(file_get_contents($file)), fn (PhpToken $t) => !$t->isIgnorable()));
+    foreach ($tokens as $i => $token) {
+        if ($token->is(T_DECLARE)) {
+            $words = implode('', array_map(fn (PhpToken $t) => strtolower($t->text), array_slice($tokens, $i + 1, 5)));
+            return $words === '(strict_types=1)';
+        }
+        if ($token->is([T_NAMESPACE, T_CLASS, T_TRAIT, T_FUNCTION])) {
+            break;
+        }
+    }
+    return false;
 }
 
 /** The tokens between the method's braces. */
@@ -249,17 +293,17 @@ final class LqbParser
             return ['prop' => $name->text];
         }
         $model = $this->modelOf($this->class->getProperty($name->text));
-        $this->at++;
+        $nullsafe = $this->next()->is(T_NULLSAFE_OBJECT_OPERATOR) ? ['orNull' => true] : [];
         $member = $this->next();
         if ($model === null) {
             throw new LqbUntranslatable("it reads \$this->{$name->text}->{$member->text}, and \${$name->text} is not typed as an Eloquent model");
         }
         if ($member->text === 'getKey' && $this->peek()?->text === '(' && $this->peek(1)?->text === ')') {
             $this->at += 2;
-            return ['modelKey' => $name->text];
+            return ['modelKey' => $name->text] + $nullsafe;
         }
         if ($member->is(T_STRING) && $this->peek()?->text !== '(' && $member->text === (new $model())->getKeyName()) {
-            return ['modelKey' => $name->text];
+            return ['modelKey' => $name->text] + $nullsafe;
         }
         throw new LqbUntranslatable("it reads \$this->{$name->text}->{$member->text}, which the payload's ModelIdentifier does not carry (only the key)");
     }

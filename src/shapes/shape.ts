@@ -99,11 +99,14 @@ export interface Untranslated {
 /** A pure expression over the command's properties (src/shapes/methods.php writes them). */
 export type Expression =
   | { prop: string }
-  | { modelKey: string }
+  /** `orNull`: read through `?->`, so a property holding null gives null. */
+  | { modelKey: string; orNull?: true }
   | { lit: string | number | boolean | null }
   | { float: number }
   | { concat: Expression[] }
   | { cast: 'string' | 'int' | 'float' | 'bool'; of: Expression }
   | { array: Expression[] }
   | { now: { addSeconds: number } }
-  | { commandClass: true };
+  | { commandClass: true }
+  /** The method's declared return type, applied to what its body returns (`instant`: a class Carbon is). */
+  | { returns: 'int' | 'float' | 'string' | 'bool' | 'array' | 'instant'; nullable: boolean; strict: boolean; of: Expression };

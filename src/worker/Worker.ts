@@ -124,6 +124,8 @@ export interface WorkerDependencies {
    * connection, or DatabaseLockStore on `cache_locks`); without it no lock is released.
    */
   locks?: UniqueLockStore;
+  /** Why no `locks` were given: the app's cache store keeps them out of reach (said once at start). */
+  unreachableLocks?: string;
   /** Laravel's job_batches table: batched jobs record their success and failure there. */
   batches?: DatabaseBatchRepository;
   /** One call per event; the CLI prints them. */
@@ -166,6 +168,7 @@ interface JobActions {
   fail(error: unknown): Promise<void>;
   delete(): Promise<void>;
   cache: QueueCache | undefined;
+  locks?: UniqueLockStore;
 }
 
 /**
@@ -222,6 +225,10 @@ class JobContext implements HandlerJob {
 
   get cache(): QueueCache | undefined {
     return this.#actions.cache;
+  }
+
+  get locks(): UniqueLockStore | undefined {
+    return this.#actions.locks;
   }
 
   // Own functions rather than methods, so `const { release } = job` still works.
@@ -603,7 +610,10 @@ export class Worker extends EventEmitter {
    * Without shapes the worker cannot tell which they are, and says so once.
    */
   private refuseUnanswerable(): StopReason | undefined {
-    if (!this.deps.locks) return undefined;
+    if (!this.deps.locks) {
+      if (this.deps.unreachableLocks) this.log({ event: 'warning', reason: `${this.deps.unreachableLocks}; this worker releases no unique job's lock` });
+      return undefined;
+    }
     if (!this.deps.shapes) {
       this.log({ event: 'warning', reason: WITHOUT_SHAPES_LINE });
       return undefined;
@@ -1122,6 +1132,7 @@ export class Worker extends EventEmitter {
         await job.delete();
       },
       cache: this.deps.cache,
+      ...(this.deps.locks ? { locks: this.deps.locks } : {}),
     });
     return context;
   }

@@ -18,6 +18,7 @@
 import { pathToFileURL } from 'node:url';
 import { resolve } from 'node:path';
 import type { QueueCache } from './cache.js';
+import type { UniqueLockStore } from './UniqueLock.js';
 import { toJS } from '../php/index.js';
 import { describeError } from './errors.js';
 import type { DecodedPayload, JobView, MailableView, ModelIdentifierView, NotificationView } from '../laravel/index.js';
@@ -65,6 +66,12 @@ export interface HandlerJob<Args extends unknown[] = unknown[]> {
   delete(): Promise<void>;
   /** The worker's cache: Laravel's Redis cache store, where withoutOverlapping() and rateLimited() keep their locks and counts. */
   cache: QueueCache | undefined;
+  /**
+   * The cache store's locks, when the worker was given a store (the database store's
+   * `cache_locks`, or Redis on the lock connection): withoutOverlapping() takes its lock there,
+   * where Laravel's Cache::lock() takes it.
+   */
+  locks?: UniqueLockStore;
 }
 
 /** What a handler keyed by a notification class gets. */

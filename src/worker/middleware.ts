@@ -15,7 +15,7 @@
  */
 import { createHash } from 'node:crypto';
 import { PhpArray, PhpObject, deref, type PhpValue } from '../php/index.js';
-import type { JobView } from '../laravel/index.js';
+import { randomId, type JobView } from '../laravel/index.js';
 import type { ShapesFile } from '../shapes/shape.js';
 import { findShape } from '../shapes/command.js';
 import type { QueueCache } from './cache.js';
@@ -56,7 +56,7 @@ export function withoutOverlapping(key: GuardKey | ((job: HandlerJob) => GuardKe
   const expireAfter = seconds(options.expireAfter ?? 0, 'expireAfter');
   const prefix = options.prefix ?? 'laravel-queue-overlap:';
   return guard('withoutOverlapping', handler, async (job) => {
-    const lock = new RedisLock(cacheOf(job, 'withoutOverlapping'), overlapLockName(job, typeof key === 'function' ? key(job) : key, prefix), expireAfter);
+    const lock = overlapLock(job, overlapLockName(job, typeof key === 'function' ? key(job) : key, prefix), expireAfter);
     if (await lock.acquire()) {
       try {
         return await handler(job);
@@ -134,6 +134,18 @@ function guard(name: string, inner: Handler, run: (job: HandlerJob) => Promise<u
   const wrapped = Object.assign((job: HandlerJob) => run(job), { guards: [name, ...((inner as Partial<GuardedHandler>).guards ?? [])] });
   if (typeof inner.failed === 'function') Object.assign(wrapped, { failed: inner.failed });
   return wrapped;
+}
+
+/**
+ * Cache::lock() of the app's cache store: the worker's lock store when it has one (the database
+ * store keeps the lock in `cache_locks`, where PHP's WithoutOverlapping looks), else a RedisLock
+ * on the cache's lock connection.
+ */
+function overlapLock(job: HandlerJob, name: string, seconds: number): { acquire(): Promise<boolean>; release(): Promise<boolean> } {
+  const locks = job.locks;
+  if (!locks) return new RedisLock(cacheOf(job, 'withoutOverlapping'), name, seconds);
+  const owner = randomId(16);
+  return { acquire: () => locks.acquire(name, owner, seconds), release: () => locks.release(name, owner) };
 }
 
 function cacheOf(job: HandlerJob, guardName: string): QueueCache {

@@ -120,6 +120,25 @@ describe('dispatch options the CLI maps its flags onto', () => {
     }
   });
 
+  it('a stock Laravel 8 .env (CACHE_DRIVER=file): connect({ env }) connects and dispatches; only a unique job’s lock is refused, naming the store and the .env', async () => {
+    const url = new URL(REDIS_URL);
+    const env = join(s.dir, 'file-cache.env');
+    writeFileSync(env, `APP_NAME=Laravel\nCACHE_DRIVER=file\nQUEUE_CONNECTION=redis\nREDIS_HOST=${url.hostname}\nREDIS_PASSWORD=null\nREDIS_PORT=${url.port || 6379}\n`);
+    const app = await connect({ env, prefix, failedDb: join(s.dir, 'failed.sqlite') });
+    try {
+      const plain = await app.dispatch('App\\Jobs\\RetryLater', { n: 1 }, { queue: 'file-cache', shapes: shapesFile });
+      expect(plain.uuid, 'a job that is not unique was not pushed').toEqual(expect.any(String));
+      await expect(app.dispatch('App\\Jobs\\ImportFeed', { feed: 'file' }, { queue: 'file-cache', shapes: shapesFile }), 'the unique job’s dispatch').rejects.toThrow(
+        `the app's cache store is "file" (CACHE_DRIVER in ${env}), whose locks Node cannot reach`,
+      );
+      const events: { event: string; reason?: string }[] = [];
+      await app.worker({}, { queues: ['file-cache-empty'], once: true, sleep: 0, log: (event) => void events.push(event) }).run();
+      expect(events.filter((e) => e.event === 'warning').map((e) => e.reason), 'the worker’s warnings at start').toContainEqual(expect.stringMatching(/cache store is "file" .*this worker releases no unique job's lock$/));
+    } finally {
+      await app.close();
+    }
+  });
+
   it('lockDb and lockTable: a database store keeps ShouldBeUnique locks in that table of that database', async () => {
     const lockDb = join(s.dir, 'locks.sqlite');
     const db = openDatabase({ dialect: 'sqlite', filename: lockDb });
@@ -215,6 +234,7 @@ describe('unique payloads as Laravel 12.67 and 13.26’s own dispatch() writes t
       job('App\\Jobs\\UniquePropJob', [own('uniqueId', 'string'), own('orderId', 'int')], [SHOULD_BE_UNIQUE], undefined, []),
       job('App\\Jobs\\UntilProcessingJob', [own('productId', 'int'), own('label', 'string')], [SHOULD_BE_UNIQUE, UNTIL_PROCESSING], 3600, ['uniqueId']),
       job('App\\Jobs\\UniqueShortJob', [own('productId', 'int')], [SHOULD_BE_UNIQUE], 30, ['uniqueId']),
+      job('App\\Jobs\\UniqueNamedJob', [own('uniqueId', 'string')], [SHOULD_BE_UNIQUE], 3600, ['displayName']),
     ];
     return { version: 1, laravel, php: '8.2.0', classes: Object.fromEntries(classes.map((c) => [c.name, c])) };
   };
@@ -244,6 +264,38 @@ describe('unique payloads as Laravel 12.67 and 13.26’s own dispatch() writes t
       await removePrefix(raw, uniquePrefixOf);
       raw.disconnect();
     }
+  });
+
+  /** Where dispatch took the lock (the key in the lock database, its prefix Laravel's) and the key its payload's hidden context names; the lock and the job are removed. */
+  const lockTaken = async (pushedQueue: string) => {
+    const locks = new Redis(`${REDIS_URL}/0`);
+    try {
+      const [key] = await locks.keys(`${uniquePrefixOf}*laravel_unique_job:*`);
+      const payload = JSON.parse((await locks.lpop(`${uniquePrefixOf}queues:${pushedQueue}`))!) as { 'illuminate:log:context'?: { hidden: Record<string, string> } };
+      if (key) await locks.del(key);
+      return { key: key?.replace(uniquePrefixOf, 'live-bridge-database-'), context: payload['illuminate:log:context']?.hidden.laravel_unique_job_key };
+    } finally {
+      locks.disconnect();
+    }
+  };
+
+  for (const record of records.filter((r) => r.kind === 'unique-named')) {
+    it(`${record.laravel} unique-named: a displayName() class, its name given, takes the lock under the xxh128 key Laravel took`, async () => {
+      queue13 ??= await connect({ env: join(app, '.env'), prefix: uniquePrefixOf, failedDb: join(s.dir, 'failed.sqlite') });
+      const pushed = await queue13.dispatch(record.class, { uniqueId: 'sku-7' }, { shapes: shapesFor(record.laravel), laravel: record.laravel, displayName: 'Reindex product' });
+      expect(pushed.uuid, `${record.class} was not pushed: ${JSON.stringify(pushed)}`).toEqual(expect.any(String));
+      const laravelContext = (JSON.parse(record.payload) as { 'illuminate:log:context': { hidden: Record<string, string> } })['illuminate:log:context'].hidden.laravel_unique_job_key;
+      expect(await lockTaken(pushed.queue), `${record.class}'s lock as ${record.laravel} takes it`).toEqual({ key: record.lock!.key, context: laravelContext });
+    });
+  }
+
+  it('shapes read from an 8.83 app, dispatched as 12.67: the lock is named as 12.67 names it, as the payload is written', async () => {
+    const record = records.find((r) => r.laravel.startsWith('12.') && r.kind === 'unique')!;
+    queue13 ??= await connect({ env: join(app, '.env'), prefix: uniquePrefixOf, failedDb: join(s.dir, 'failed.sqlite') });
+    const props = Object.fromEntries(Object.entries(toJS(decodePayload(record.payload).command!) as Record<string, unknown>).filter(([name]) => name !== 'uniqueLockOwner'));
+    const pushed = await queue13.dispatch(record.class, props, { shapes: { ...shapesFor(record.laravel), laravel: '8.83.27' }, laravel: record.laravel, uniqueId: '42' });
+    const laravelContext = (JSON.parse(record.payload) as { 'illuminate:log:context': { hidden: Record<string, string> } })['illuminate:log:context'].hidden.laravel_unique_job_key;
+    expect(await lockTaken(pushed.queue), `${record.class}'s lock as ${record.laravel} takes it`).toEqual({ key: record.lock!.key, context: laravelContext });
   });
 
   const writable = records.filter((r) => r.lock !== null && r.kind !== 'unique-named');

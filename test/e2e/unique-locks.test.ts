@@ -179,6 +179,19 @@ describe('the database cache store (cache_locks on SQLite)', () => {
     expect(node.lockAfter).toBe(false);
   });
 
+  it('the store named only by the --env file (CACHE_DRIVER=database), as connect({ env }) reads it: lqb work --env deletes the row', async () => {
+    const env = () => {
+      const [, lockDb] = database();
+      const file = join(s.dir, '.env');
+      writeFileSync(file, 'APP_NAME=Laravel\nCACHE_DRIVER=database\nQUEUE_CONNECTION=redis\nREDIS_HOST=127.0.0.1\nREDIS_PASSWORD=null\nREDIS_PORT=6379\n');
+      return [`--env=${file}`, lockDb!];
+    };
+    env();
+    const { node } = await sameOnBothSides({ uniqueId: 'e1' }, env);
+    expect(node.runs, 'lqb work ran the job holding Laravel’s cache_locks row').toMatchObject([{ lockHeld: true }]);
+    expect(node.lockAfter, 'the cache_locks row after lqb work --env ran the job').toBe(false);
+  });
+
   it('failure and release: deleted on failure, kept on release', async () => {
     database();
     const failed = await sameOnBothSides({ label: 'fail', uniqueId: 'f' }, database);
