@@ -72,6 +72,8 @@ export interface WatchdogOptions {
 
 /** How often the loop writes its heartbeat, and the thread looks, in ms. */
 const BEAT_MS = 100;
+/** The deadline of a job with no timeout: never reached, so never reported, and always renewed. */
+const NO_DEADLINE = BigInt(Number.MAX_SAFE_INTEGER);
 /** How long past a deadline the loop has to show it is not blocked, in ms. */
 const GRACE_MS = 200;
 /** Bytes of a slot's label: the job's fields, tab-separated (a longer one loses its name's tail). */
@@ -217,11 +219,14 @@ export class Watchdog {
   }
 
   /**
-   * Watches a job until unwatch(): `deadline` in performance.now()'s milliseconds. The thread
+   * Watches a job until unwatch(): `deadline` in performance.now()'s milliseconds (Infinity: a
+   * job with no timeout, watched only for its reservation's renewals). The thread
    * starts with the first job watched, so a worker that never runs one costs no thread.
    * Undefined when every slot is taken (the job is then not watched).
    */
   watch(deadline: number, info: WatchedJob, reservation?: Reservation): number | undefined {
+    // With no deadline and no renewals there is nothing for a thread to do.
+    if (!Number.isFinite(deadline) && this.reservationBytes === 0) return undefined;
     this.start();
     const slot = this.free.pop();
     if (slot === undefined) return undefined;
@@ -230,7 +235,7 @@ export class Watchdog {
     const { written } = this.encoder.encodeInto(label, this.shared.labels.subarray(slot * LABEL_BYTES, (slot + 1) * LABEL_BYTES));
     // The deadline last: a thread that sees it sees the label.
     Atomics.store(this.shared.lengths, slot, written);
-    Atomics.store(this.shared.deadlines, slot, BigInt(Math.ceil(Date.now() + (deadline - performance.now()))));
+    Atomics.store(this.shared.deadlines, slot, Number.isFinite(deadline) ? BigInt(Math.ceil(Date.now() + (deadline - performance.now()))) : NO_DEADLINE);
     return slot;
   }
 

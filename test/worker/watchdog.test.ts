@@ -122,3 +122,31 @@ describe('the watchdog, in an embedded worker', () => {
     expect(eventsOf('App\\Jobs\\Crunch')).toContain('timed-out');
   });
 });
+
+describe('a job with no timeout (--timeout=0) that blocks the event loop', () => {
+  it('is never reported or ended, and its reservation is renewed by the thread while the loop is blocked', async () => {
+    const setup = workerSetup('watchdog-t0', { retryAfter: 1 });
+    try {
+      await setup.queue.pushRaw(payload('App\\Jobs\\Endless'));
+      const reserved = `${setup.queue.key('default')}:reserved`;
+      let expiredBy: number | undefined;
+      const handlers = {
+        'App\\Jobs\\Endless': async () => {
+          blockFor(2500);
+          // Sent before the loop's own renewal can run: what the thread alone left in Redis.
+          const [score, [seconds, micros]] = await Promise.all([setup.client.zrange(reserved, 0, 0, 'WITHSCORES'), setup.client.time()]);
+          expiredBy = Number(seconds) + Number(micros) / 1e6 - Number(score[1]);
+        },
+      };
+      const worker = setup.worker(handlers, { stopWhenEmpty: true, timeout: 0 });
+      const heard: WorkerEvent[] = [];
+      worker.on('blocked', (event) => heard.push(event));
+      await worker.run();
+      expect(heard, 'a job with no timeout was reported blocked').toEqual([]);
+      expect(expiredBy, 'App\\Jobs\\Endless (no timeout, retry_after 1 s) blocked the loop 2.5 s: its reservation ran out that many seconds before the loop turned, for any worker to take').toBeLessThanOrEqual(0);
+      expect(setup.events.filter((e) => e.job === 'App\\Jobs\\Endless').map((e) => e.event)).toEqual(['processing', 'processed']);
+    } finally {
+      await setup.cleanup();
+    }
+  });
+});
