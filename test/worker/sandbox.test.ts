@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, existsSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildJob, buildPayload, sandboxedHandlers, type PayloadOptions, type SandboxedHandlers } from '../../src/index.js';
+import { buildJob, buildPayload, loadHandlers, sandboxedHandlers, type PayloadOptions, type SandboxedHandlers } from '../../src/index.js';
 import { once } from 'node:events';
 import { Worker as Thread } from 'node:worker_threads';
 import { threadSource } from '../../src/worker/sandbox/thread.js';
@@ -130,5 +130,32 @@ describe('sandboxed handlers', () => {
     const broken = join(dir, 'broken.mjs');
     await import('node:fs').then((fs) => fs.writeFileSync(broken, 'export default {\n'));
     await expect(sandboxedHandlers(broken)).rejects.toThrow(/broken\.mjs could not be loaded in a sandbox thread: SyntaxError/);
+  });
+});
+
+describe('a handlers module of other shapes, sandboxed', () => {
+  const SHAPES = join(root, 'test/worker/fixtures/sandbox-shapes.mjs');
+  const jobs = ['App\\Jobs\\AsObject', 'App\\Jobs\\ThrowsString', 'App\\Jobs\\ThrowsNumber'];
+
+  /** Runs the three jobs once with `handlers`; what failed_jobs and the record hold after. */
+  async function outcome(handlers: Parameters<WorkerSetup['worker']>[0]) {
+    const setup = workerSetup('sandbox-shapes');
+    try {
+      for (const [n, name] of jobs.entries()) await setup.queue.pushRaw(payload(name, { n }, { maxTries: 1 }));
+      await setup.worker(handlers, { stopWhenEmpty: true }).run();
+      const failed = (await setup.failer.all()).map((record) => `${JSON.parse(record.payload).displayName} ${record.exception.split('\n')[0]!.replace(/ in \S+$/, '')}`).sort();
+      return { failed, runs: runs().map(({ name, n, hook, error }) => ({ name, n, hook, error })) };
+    } finally {
+      await setup.cleanup();
+      rmSync(process.env.LQB_SANDBOX_RECORD!, { force: true });
+    }
+  }
+
+  it('run `{ handle, failed }` objects and record a thrown non-Error as the in-process worker does', async () => {
+    const inProcess = await outcome(await loadHandlers(SHAPES));
+    expect(inProcess.failed, 'the in-process worker failed all three').toHaveLength(3);
+    sandbox = await sandboxedHandlers(SHAPES, { threads: 1 });
+    const sandboxed = await outcome(sandbox.handlers);
+    expect(sandboxed, 'sandboxed, the jobs (handle and failed of App\\Jobs\\AsObject, the exceptions recorded) differ from in-process').toEqual(inProcess);
   });
 });

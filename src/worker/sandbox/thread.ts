@@ -31,6 +31,23 @@ export function sandboxThread(): void {
     return { name: 'Error', message: String(error) };
   };
   const rebuild = (flat: Flat): Error => Object.assign(new Error(flat.message), { name: flat.name, stack: flat.stack });
+  // A thrown value that is no Error is an exception all the same: recorded as the worker records
+  // it in-process (an Error of its text), not as an action's string argument would cross.
+  const thrown = (error: unknown): Flat => {
+    const flat = flatten(error);
+    return flat === undefined ? { name: 'Error', message: 'undefined' } : typeof flat === 'string' ? { name: 'Error', message: flat } : flat;
+  };
+  // A handler as loadHandlers takes it: a function, or `{ handle, failed }` with `this` its object.
+  const handlerOf = (entry: unknown): Handler | undefined => {
+    if (typeof entry === 'function') return entry as Handler;
+    const object = entry as { handle?: unknown; failed?: unknown } | null;
+    if (object === null || typeof object !== 'object' || typeof object.handle !== 'function') return undefined;
+    const handle = object.handle as (job: object) => unknown;
+    const handler: Handler = (job) => handle.call(object, job);
+    const failed = object.failed;
+    if (typeof failed === 'function') handler.failed = (job, error) => (failed as Handler).call(object, job, error);
+    return handler;
+  };
   let handlers: Record<string, Handler> = {};
   const pending = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
   let nextCall = 1;
@@ -49,7 +66,11 @@ export function sandboxThread(): void {
       // CommonJS compiled from `export default` has it under .default, beside __esModule.
       let map = module.default as Record<string, unknown> & { __esModule?: unknown; default?: unknown };
       if (map !== null && typeof map === 'object' && map.__esModule === true) map = map.default as typeof map;
-      handlers = (map ?? {}) as Record<string, Handler>;
+      handlers = {};
+      for (const [name, entry] of Object.entries(map ?? {})) {
+        const handler = handlerOf(entry);
+        if (handler) handlers[name] = handler;
+      }
       const names = Object.keys(handlers).filter((name) => typeof handlers[name] === 'function');
       port.postMessage({ ready: names, failedHooks: names.filter((name) => typeof handlers[name]!.failed === 'function') });
     },
@@ -79,7 +100,7 @@ export function sandboxThread(): void {
       .then(() => (message.hook === 'failed' ? handler.failed!(job, message.error ? rebuild(message.error) : undefined) : handler(job)))
       .then(
         () => port.postMessage({ done: run }),
-        (error: unknown) => port.postMessage({ done: run, error: flatten(error) ?? { name: 'Error', message: 'undefined' } }),
+        (error: unknown) => port.postMessage({ done: run, error: thrown(error) }),
       );
   });
 }
