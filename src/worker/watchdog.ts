@@ -22,6 +22,7 @@ import { createRequire } from 'node:module';
 import { moduleUrl } from '../internal/module-url.js';
 import { Worker as Thread } from 'node:worker_threads';
 import { threadSource } from './sandbox/thread.js';
+import { luaSource } from '../redis/scripts.js';
 
 /** The job a watched slot holds, as the report names it. */
 export interface WatchedJob {
@@ -51,6 +52,11 @@ export interface WatchdogRenewal {
   connection: Record<string, unknown>;
   /** The ioredis module to require in the thread (the worker's own). */
   ioredis: string;
+  /**
+   * The renew step's Lua (allow-oom; and without the flag, for servers before Redis 7): the
+   * thread scores by Redis's clock as reserve and the worker's renewals do, never by the host's.
+   */
+  renewLua: { flagged: string; plain: string };
 }
 
 /** A watched job's reservation: the `:reserved` key and the member it is held under. */
@@ -144,11 +150,20 @@ function watchdogThread(): void {
   const reported = new Float64Array(slots);
   const renewEveryMs = renewal ? Math.max(100, (renewal.retryAfter * 1000) / 3) : Infinity;
   let renewedAt = 0;
-  let client: { zadd(...args: unknown[]): Promise<unknown>; on(event: string, listener: () => void): void } | undefined;
+  let client: { eval(...args: unknown[]): Promise<unknown>; on(event: string, listener: () => void): void } | undefined;
+  let renewLua = renewal?.renewLua.flagged;
+  /** One renew step; a server before Redis 7 fails to compile the flagged one, and gets the plain one from then on. */
+  const renewOne = (key: string, member: Buffer): Promise<unknown> =>
+    client!.eval(renewLua, 1, key, renewal!.retryAfter, member).catch((error: Error): Promise<unknown> | undefined => {
+      if (renewLua === renewal!.renewLua.plain || !/Error compiling script|unexpected symbol|shebang/i.test(error?.message ?? '')) return;
+      renewLua = renewal!.renewLua.plain;
+      return renewOne(key, member);
+    });
   /**
    * While the loop has not turned for a renewal period, the thread renews what the worker would:
-   * the reservations of the jobs in hand short of their timeout (`ZADD XX` moves only a member
-   * still there, so a job finished meanwhile is left alone). Errors are dropped: the worker's
+   * the reservations of the jobs in hand short of their timeout, with the worker's own renew step
+   * (Redis's clock; it moves only a member still there, so a job finished meanwhile is left
+   * alone). Errors are dropped: the worker's
    * own renewals say what is wrong with Redis once its loop turns.
    */
   const renew = (now: number, lastBeat: number) => {
@@ -161,7 +176,6 @@ function watchdogThread(): void {
       client = new Client({ ...renewal.connection, lazyConnect: false, enableOfflineQueue: true, maxRetriesPerRequest: 1 });
       client.on('error', () => undefined);
     }
-    const until = now / 1000 + renewal.retryAfter;
     for (let slot = 0; slot < slots; slot++) {
       const deadline = Number(Atomics.load(shared.deadlines, slot));
       const memberLength = Atomics.load(shared.memberLengths, slot);
@@ -170,7 +184,7 @@ function watchdogThread(): void {
       const keyLength = shared.keyLengths[slot]!;
       const key = decoder.decode(shared.reservations.slice(at, at + keyLength));
       const member = Buffer.from(shared.reservations.slice(at + keyLength, at + keyLength + memberLength));
-      client.zadd(key, 'XX', until, member).catch(() => undefined);
+      void renewOne(key, member);
     }
   };
   setInterval(() => {
@@ -337,5 +351,5 @@ export function renewalFor(queue: { retryAfter: number | null; client: object })
   } catch {
     return undefined;
   }
-  return { retryAfter: queue.retryAfter, connection, ioredis };
+  return { retryAfter: queue.retryAfter, connection, ioredis, renewLua: { flagged: luaSource('lqbRenew'), plain: luaSource('lqbRenewPlain') } };
 }

@@ -7,6 +7,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Worker, buildJob, buildPayload, type PayloadOptions, type WorkerEvent } from '../../src/index.js';
 import { workerSetup, type WorkerSetup } from '../helpers/worker.js';
+import { startShiftedRedis } from '../helpers/redis.js';
+import { RedisQueue, connectRedis } from '../../src/redis/index.js';
 
 let env: WorkerSetup;
 beforeEach(() => {
@@ -147,6 +149,34 @@ describe('a job with no timeout (--timeout=0) that blocks the event loop', () =>
       expect(setup.events.filter((e) => e.job === 'App\\Jobs\\Endless').map((e) => e.event)).toEqual(['processing', 'processed']);
     } finally {
       await setup.cleanup();
+    }
+  });
+});
+
+describe('the thread’s renewals, on a Redis whose clock is ahead of the host’s', () => {
+  it('extend a reservation by Redis’s clock, as reserve and the worker’s renewals score it, never shortening it', async () => {
+    // The host's clock an hour behind Redis's: scored by it, a renewal would end the reservation at once.
+    const server = await startShiftedRedis(3600);
+    const client = connectRedis({ url: `redis://127.0.0.1:${server.port}` });
+    const queue = new RedisQueue(client, { retryAfter: 2 });
+    try {
+      await queue.pushRaw(payload('App\\Jobs\\Crunch', { timeout: 10 }));
+      let expiredBy: number | undefined;
+      const handlers = {
+        'App\\Jobs\\Crunch': async () => {
+          blockFor(2500);
+          // Sent before the loop's own renewal can run: what the thread alone left in Redis.
+          const [score, [seconds, micros]] = await Promise.all([client.zrange('queues:default:reserved', 0, 0, 'WITHSCORES'), client.time()]);
+          expiredBy = Number(seconds) + Number(micros) / 1e6 - Number(score[1]);
+        },
+      };
+      await new Worker(queue, handlers, { sleep: 0.05, memory: 0, stopWhenEmpty: true }, { failer: env.failer, log: (e) => env.events.push(e) }).run();
+      expect(expiredBy, 'App\\Jobs\\Crunch (retry_after 2 s) blocked the loop 2.5 s: by Redis’s clock its reservation had run out by that many seconds').toBeLessThanOrEqual(0);
+      expect(eventsOf('App\\Jobs\\Crunch')).toEqual(['processing', 'processed']);
+    } finally {
+      await queue.close();
+      client.disconnect();
+      server.stop();
     }
   });
 });
