@@ -510,7 +510,12 @@ export class Worker extends EventEmitter {
 
   /** The watchdog saw a handler block the event loop past its timeout: said now the loop turns again. */
   private reportBlocked(job: BlockedJob): void {
-    const reason = `blocked the event loop for ${(job.blockedMs / 1000).toFixed(1)} s, past its timeout of ${job.timeout} s: it is treated as timed out (exitOnBlock would have ended the process)`;
+    const blocked = `${(job.blockedMs / 1000).toFixed(1)} s`;
+    const what =
+      job.others === 0
+        ? `blocked the event loop for ${blocked}, past its timeout of ${job.timeout} s`
+        : `was past its timeout of ${job.timeout} s while the event loop was blocked for ${blocked}, by it or by one of the ${job.others} other job${job.others === 1 ? '' : 's'} in hand`;
+    const reason = `${what}: it is treated as timed out (exitOnBlock would have ended the process)`;
     this.log({ event: 'blocked', job: job.job, id: job.id, uuid: job.uuid, queue: job.queue, attempts: job.attempts, reason });
   }
 

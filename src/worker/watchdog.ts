@@ -39,6 +39,11 @@ export interface WatchedJob {
 export interface BlockedJob extends WatchedJob {
   /** How long the loop had not turned when the thread saw it, in ms. */
   blockedMs: number;
+  /**
+   * The other jobs in hand then: any of them may be what holds the loop (the thread cannot tell
+   * which handler runs), so with others the job is named as past its timeout, not as the blocker.
+   */
+  others: number;
 }
 
 /**
@@ -198,8 +203,14 @@ function watchdogThread(): void {
       reported[slot] = deadline;
       const label = decoder.decode(shared.labels.slice(slot * labelBytes, slot * labelBytes + shared.lengths[slot]!));
       const [timeout, attempts, queue, id, uuid, ...name] = label.split('\t');
-      const job = { job: name.join('\t'), id: id!, uuid: uuid === '' ? undefined : uuid, queue: queue!, attempts: Number(attempts), timeout: Number(timeout), blockedMs: now - lastBeat };
-      const what = `job ${job.job} [${job.id}] has blocked the event loop for ${(job.blockedMs / 1000).toFixed(1)} s, past its timeout of ${job.timeout} s`;
+      let others = 0;
+      for (let other = 0; other < slots; other++) if (other !== slot && Atomics.load(shared.deadlines, other) !== 0n) others++;
+      const job = { job: name.join('\t'), id: id!, uuid: uuid === '' ? undefined : uuid, queue: queue!, attempts: Number(attempts), timeout: Number(timeout), blockedMs: now - lastBeat, others };
+      const blocked = `${(job.blockedMs / 1000).toFixed(1)} s`;
+      const what =
+        others === 0
+          ? `job ${job.job} [${job.id}] has blocked the event loop for ${blocked}, past its timeout of ${job.timeout} s`
+          : `job ${job.job} [${job.id}] is past its timeout of ${job.timeout} s while the event loop has been blocked for ${blocked}, by it or by one of the ${others} other job${others === 1 ? '' : 's'} in hand`;
       if (exitOnBlock) {
         writeSync(2, `lqb watchdog: ${what}: ending the process as Laravel's timeout does (SIGKILL); the job comes back after retry_after\n`);
         process.kill(process.pid, 'SIGKILL');

@@ -180,3 +180,22 @@ describe('the threadâ€™s renewals, on a Redis whose clock is ahead of the hostâ€
     }
   });
 });
+
+describe('the watchdog with jobs beside the one blocking the loop (--concurrency)', () => {
+  it('names a job whose timeout passed while another blocked the loop as past its timeout, not as the blocker', async () => {
+    await env.queue.pushRaw(payload('App\\Jobs\\Waits', { timeout: 1, maxTries: 3 }));
+    await env.queue.pushRaw(payload('App\\Jobs\\Crunch', { timeout: 10, maxTries: 3 }));
+    const handlers = {
+      // Waits on I/O (a timer), holding nothing; Crunch holds the loop 2 s, within its own timeout.
+      'App\\Jobs\\Waits': () => new Promise((resolve) => setTimeout(resolve, 3000)),
+      'App\\Jobs\\Crunch': async () => blockFor(2000),
+    };
+    const worker = env.worker(handlers, { stopWhenEmpty: true, concurrency: 2 });
+    const heard: WorkerEvent[] = [];
+    worker.on('blocked', (event) => heard.push(event));
+    await worker.run();
+    expect(heard.map((e) => e.job), 'the jobs reported').toEqual(['App\\Jobs\\Waits']);
+    expect(heard[0]!.reason, 'App\\Jobs\\Waits, waiting on a timer, was reported as blocking the loop').toMatch(/^was past its timeout of 1 s while the event loop was blocked for [12]\.\d s, by it or by one of the 1 other job in hand/);
+    expect(eventsOf('App\\Jobs\\Crunch'), 'App\\Jobs\\Crunch, blocking within its timeout').toEqual(['processing', 'processed']);
+  });
+});
