@@ -5,10 +5,10 @@
  * It is a function run with `eval`, so that it needs no file of its own beside the compiled one
  * (the tests run the TypeScript sources), and it reads only Node's own modules.
  *
- * Messages, main → thread: `{ run, name, job, hook?, error? }` (run a handler, or its `failed`
- * hook with the error), `{ reply, error? }` (an action done). Thread → main: `{ ready, failedHooks }`
+ * Messages, main → thread: `{ run, name, job, hook?, error?, method? }` (run a handler, its
+ * `failed` hook with the error, or one of its PHP methods' JavaScript), `{ reply, error? }` (an action done). Thread → main: `{ ready, failedHooks, methods }`
  * or `{ loadError }` once the module is read, `{ call, action, arg }` (job.release / fail / delete),
- * `{ done, error? }`. Errors cross as `{ name, message, stack }`.
+ * `{ done, error?, value? }`. Errors cross as `{ name, message, stack }`.
  */
 /**
  * A function's source as a thread's script. A loader that keeps function names (tsx, esbuild's
@@ -23,7 +23,9 @@ export function sandboxThread(): void {
   /* eslint-disable @typescript-eslint/no-require-imports */
   const { parentPort, workerData } = require('node:worker_threads') as typeof import('node:worker_threads');
   type Flat = { name: string; message: string; stack?: string };
-  type Handler = ((job: object, error?: unknown) => unknown) & { failed?: (job: object, error: unknown) => unknown };
+  type Handler = ((job: object, error?: unknown) => unknown) & { failed?: (job: object, error: unknown) => unknown } & Record<string, unknown>;
+  // The PHP methods' JavaScript a handler may carry (JOB_METHODS): run here when the worker asks.
+  const methodNames = workerData.methods as string[];
   const port = parentPort!;
   const flatten = (error: unknown): Flat | string | undefined => {
     if (error === undefined || error === null || typeof error === 'string') return error ?? undefined;
@@ -43,9 +45,13 @@ export function sandboxThread(): void {
     const object = entry as { handle?: unknown; failed?: unknown } | null;
     if (object === null || typeof object !== 'object' || typeof object.handle !== 'function') return undefined;
     const handle = object.handle as (job: object) => unknown;
-    const handler: Handler = (job) => handle.call(object, job);
+    const handler = ((job: object) => handle.call(object, job)) as Handler;
     const failed = object.failed;
     if (typeof failed === 'function') handler.failed = (job, error) => (failed as Handler).call(object, job, error);
+    for (const method of methodNames) {
+      const given = (object as Record<string, unknown>)[method];
+      if (typeof given === 'function') handler[method] = (job: object) => (given as Handler).call(object, job);
+    }
     return handler;
   };
   let handlers: Record<string, Handler> = {};
@@ -72,12 +78,13 @@ export function sandboxThread(): void {
         if (handler) handlers[name] = handler;
       }
       const names = Object.keys(handlers).filter((name) => typeof handlers[name] === 'function');
-      port.postMessage({ ready: names, failedHooks: names.filter((name) => typeof handlers[name]!.failed === 'function') });
+      const methods = Object.fromEntries(names.map((name) => [name, methodNames.filter((method) => typeof handlers[name]![method] === 'function')]));
+      port.postMessage({ ready: names, failedHooks: names.filter((name) => typeof handlers[name]!.failed === 'function'), methods });
     },
     (error: unknown) => port.postMessage({ loadError: error instanceof Error ? `${error.name}: ${error.message}` : String(error) }),
   );
 
-  port.on('message', (message: { reply?: number; error?: Flat; run?: number; name?: string; job?: Record<string, unknown>; hook?: 'failed' }) => {
+  port.on('message', (message: { reply?: number; error?: Flat; run?: number; name?: string; job?: Record<string, unknown>; hook?: 'failed'; method?: string }) => {
     if (message.reply !== undefined) {
       const waiting = pending.get(message.reply);
       pending.delete(message.reply);
@@ -97,9 +104,10 @@ export function sandboxThread(): void {
     };
     const handler = handlers[message.name!]!;
     Promise.resolve()
-      .then(() => (message.hook === 'failed' ? handler.failed!(job, message.error ? rebuild(message.error) : undefined) : handler(job)))
+      .then(() => (message.method !== undefined ? (handler[message.method] as Handler)(message.job!) : message.hook === 'failed' ? handler.failed!(job, message.error ? rebuild(message.error) : undefined) : handler(job)))
       .then(
-        () => port.postMessage({ done: run }),
+        // A method's result goes back (structured clone); a handler's is of no use to the worker.
+        (value) => port.postMessage({ done: run, ...(message.method !== undefined ? { value } : {}) }),
         (error: unknown) => port.postMessage({ done: run, error: thrown(error) }),
       );
   });
