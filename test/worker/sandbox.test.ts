@@ -133,6 +133,17 @@ describe('sandboxed handlers', () => {
   });
 });
 
+describe('more jobs than threads', () => {
+  it('a job whose timeout passes while it waits for a thread is not run, and ends no thread', async () => {
+    await env.queue.pushRaw(payload('App\\Jobs\\Wait', { n: 1, ms: 1500 }, { timeout: 10 }));
+    await env.queue.pushRaw(payload('App\\Jobs\\Wait', { n: 2, ms: 10 }, { timeout: 1, maxTries: 3 }));
+    sandbox = await sandboxedHandlers(MODULE, { threads: 1 });
+    await env.worker(sandbox.handlers, { stopWhenEmpty: true, concurrency: 2 }).run();
+    expect(runs().map((run) => run.command.n), 'the Wait jobs run').toEqual([1]);
+    expect(sandbox.replaced(), 'threads ended and replaced, though none ran a job past its timeout').toBe(0);
+  });
+});
+
 describe('a handlers module of other shapes, sandboxed', () => {
   const SHAPES = join(root, 'test/worker/fixtures/sandbox-shapes.mjs');
   const jobs = ['App\\Jobs\\AsObject', 'App\\Jobs\\ThrowsString', 'App\\Jobs\\ThrowsNumber'];

@@ -131,6 +131,11 @@ class SandboxPool {
   async run(name: string, job: HandlerJob, hook?: { error: unknown } | { method: string }): Promise<unknown> {
     const thread = await this.acquire();
     const signal = job.signal;
+    // Out of time while it waited for a thread: not run, and the thread, idle and sound, goes to the next job.
+    if (!hook && signal.aborted) {
+      this.release(thread);
+      throw signal.reason instanceof Error ? signal.reason : new Error('the job was stopped');
+    }
     return new Promise<unknown>((resolve, reject) => {
       const stop = () => {
         // The job ran out of time (or the worker's stop() deadline passed): the thread goes, whatever it is doing.
@@ -150,10 +155,7 @@ class SandboxPool {
       };
       // A failed() hook runs after the job's signal fired (a timeout fails the job on its last
       // attempt): the worker bounds it by the job's timeout, the signal does not end it.
-      if (!hook) {
-        if (signal.aborted) return stop();
-        signal.addEventListener('abort', stop, { once: true });
-      }
+      if (!hook) signal.addEventListener('abort', stop, { once: true });
       const what = hook === undefined ? {} : 'method' in hook ? { method: hook.method } : { hook: 'failed', error: flatten(hook.error) };
       thread.thread.postMessage({ run: 1, name, job: plainJob(job), ...what });
     });
