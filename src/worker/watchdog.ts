@@ -89,14 +89,19 @@ const NO_DEADLINE = BigInt(Number.MAX_SAFE_INTEGER);
 const GRACE_MS = 200;
 /** Bytes of a slot's label: the job's fields, tab-separated (a longer one loses its name's tail). */
 const LABEL_BYTES = 512;
-/** Bytes of a slot's reservation (key and member): a job whose payload is larger is not renewed by the thread. */
+/**
+ * Bytes of a slot's reservation (key and member). A job whose reservation is larger is sent to
+ * the thread in a message of its own (a shared copy of its payload), and marked LARGE.
+ */
 const RESERVATION_BYTES = 64 * 1024;
+/** memberLengths[i] of a slot whose reservation came by message (see RESERVATION_BYTES). */
+const LARGE = -2;
 
 /**
  * The shared memory: `beat` holds the loop's last turn (Date.now()); slot i holds its job's
  * deadline in `deadlines[i]` (Date.now()'s whole ms, 0 when free), its label's length in `lengths[i]`
  * and the label at `labels[i * LABEL_BYTES]`; with renewals, its reservation's key and member
- * lengths in `keyLengths[i]` and `memberLengths[i]` (-1: not renewed) and their bytes at
+ * lengths in `keyLengths[i]` and `memberLengths[i]` (-1: not renewed; LARGE: sent by message) and their bytes at
  * `reservations[i * RESERVATION_BYTES]`. Watching a job writes memory and wakes nothing: a
  * message per job would cost the thread a turn per job.
  */
@@ -138,7 +143,7 @@ function watchdogThread(): void {
   /* eslint-disable @typescript-eslint/no-require-imports */
   const { parentPort, workerData } = require('node:worker_threads') as typeof import('node:worker_threads');
   const { writeSync } = require('node:fs') as typeof import('node:fs');
-  const { buffer, slots, exitOnBlock, beatMs, graceMs, labelBytes, reservationBytes, views, renewal } = workerData as {
+  const { buffer, slots, exitOnBlock, beatMs, graceMs, labelBytes, reservationBytes, views, renewal, large: LARGE } = workerData as {
     buffer: SharedArrayBuffer;
     slots: number;
     exitOnBlock: boolean;
@@ -148,7 +153,11 @@ function watchdogThread(): void {
     reservationBytes: number;
     views: string;
     renewal: WatchdogRenewal | undefined;
+    large: number;
   };
+  // The reservations too large for a slot, by slot, each with the deadline of the job it is for.
+  const large = new Map<number, { deadline: bigint; key: string; member: SharedArrayBuffer }>();
+  parentPort!.on('message', (message: { slot: number; deadline: bigint; key: string; member: SharedArrayBuffer }) => large.set(message.slot, message));
   const shared = (new Function(`return ${views}`)() as typeof sharedViews)(buffer, slots, labelBytes, reservationBytes);
   const decoder = new TextDecoder();
   // The deadline each slot was last reported for: one report per job.
@@ -184,7 +193,13 @@ function watchdogThread(): void {
     for (let slot = 0; slot < slots; slot++) {
       const deadline = Number(Atomics.load(shared.deadlines, slot));
       const memberLength = Atomics.load(shared.memberLengths, slot);
-      if (deadline === 0 || deadline <= now || memberLength < 0) continue;
+      if (deadline === 0 || deadline <= now) continue;
+      if (memberLength === LARGE) {
+        const sent = large.get(slot);
+        if (sent && Number(sent.deadline) === deadline) void renewOne(sent.key, Buffer.from(sent.member));
+        continue;
+      }
+      if (memberLength < 0) continue;
       const at = slot * reservationBytes;
       const keyLength = shared.keyLengths[slot]!;
       const key = decoder.decode(shared.reservations.slice(at, at + keyLength));
@@ -195,6 +210,8 @@ function watchdogThread(): void {
   setInterval(() => {
     const now = Date.now();
     const lastBeat = Number(Atomics.load(shared.beat, 0));
+    // A large reservation goes with its job: one whose slot holds another job (or none) is let go.
+    for (const [slot, sent] of large) if (Atomics.load(shared.deadlines, slot) !== sent.deadline) large.delete(slot);
     renew(now, lastBeat);
     for (let slot = 0; slot < slots; slot++) {
       const deadline = Number(Atomics.load(shared.deadlines, slot));
@@ -255,17 +272,20 @@ export class Watchdog {
     this.start();
     const slot = this.free.pop();
     if (slot === undefined) return undefined;
-    if (this.reservationBytes > 0) this.shareReservation(slot, reservation);
+    const at = Number.isFinite(deadline) ? BigInt(Math.ceil(Date.now() + (deadline - performance.now()))) : NO_DEADLINE;
+    const large = this.reservationBytes > 0 ? this.shareReservation(slot, reservation) : undefined;
     const label = `${info.timeout}\t${info.attempts}\t${info.queue}\t${info.id}\t${info.uuid ?? ''}\t${info.job}`;
     const { written } = this.encoder.encodeInto(label, this.shared.labels.subarray(slot * LABEL_BYTES, (slot + 1) * LABEL_BYTES));
     // The deadline last: a thread that sees it sees the label.
     Atomics.store(this.shared.lengths, slot, written);
-    Atomics.store(this.shared.deadlines, slot, Number.isFinite(deadline) ? BigInt(Math.ceil(Date.now() + (deadline - performance.now()))) : NO_DEADLINE);
+    Atomics.store(this.shared.deadlines, slot, at);
+    // After the deadline: the thread keeps a large reservation only while its slot holds that deadline.
+    if (large) this.thread!.postMessage({ slot, deadline: at, ...large });
     return slot;
   }
 
-  /** The reservation's key and member, for the thread to renew; one that does not fit is not renewed. */
-  private shareReservation(slot: number, reservation: Reservation | undefined): void {
+  /** The reservation's key and member, for the thread to renew; one that does not fit goes by message. */
+  private shareReservation(slot: number, reservation: Reservation | undefined): { key: string; member: SharedArrayBuffer } | undefined {
     const start = slot * this.reservationBytes;
     const end = start + this.reservationBytes;
     const bytes = this.shared.reservations;
@@ -285,8 +305,17 @@ export class Watchdog {
         if (read === member.length) memberLength = written;
       }
     }
+    let large: { key: string; member: SharedArrayBuffer } | undefined;
+    if (reservation && member !== undefined && memberLength < 0) {
+      // Too large for the slot: a shared copy, sent once; the thread takes it for this job only.
+      const bytes = typeof member === 'string' ? Buffer.from(member) : member;
+      large = { key: reservation.key, member: new SharedArrayBuffer(bytes.length) };
+      new Uint8Array(large.member).set(bytes);
+      memberLength = LARGE;
+    }
     this.shared.keyLengths[slot] = key?.written ?? 0;
     Atomics.store(this.shared.memberLengths, slot, memberLength);
+    return large;
   }
 
   unwatch(slot: number): void {
@@ -318,6 +347,7 @@ export class Watchdog {
         reservationBytes: this.reservationBytes,
         views: sharedViews.toString(),
         renewal: this.options.renewal,
+        large: LARGE,
       },
       // The thread needs little: a small heap keeps its cost to a few MB (ioredis's client included).
       resourceLimits: { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 8 },

@@ -199,3 +199,28 @@ describe('the watchdog with jobs beside the one blocking the loop (--concurrency
     expect(eventsOf('App\\Jobs\\Crunch'), 'App\\Jobs\\Crunch, blocking within its timeout').toEqual(['processing', 'processed']);
   });
 });
+
+describe('the thread’s renewals of a large job', () => {
+  it('renew the reservation of a job whose payload is larger than a slot’s 64 KB while it blocks the loop', async () => {
+    const setup = workerSetup('watchdog-large', { retryAfter: 1 });
+    try {
+      const big = buildPayload(buildJob({ className: 'App\\Jobs\\Parse', properties: { csv: 'x'.repeat(200_000) }, serializesModels: false }), { timeout: 10 }).raw;
+      await setup.queue.pushRaw(big);
+      const reserved = `${setup.queue.key('default')}:reserved`;
+      let expiredBy: number | undefined;
+      const handlers = {
+        'App\\Jobs\\Parse': async () => {
+          blockFor(2500);
+          // Sent before the loop's own renewal can run: what the thread alone left in Redis.
+          const [score, [seconds, micros]] = await Promise.all([setup.client.zrange(reserved, 0, 0, 'WITHSCORES'), setup.client.time()]);
+          expiredBy = Number(seconds) + Number(micros) / 1e6 - Number(score[1]);
+        },
+      };
+      await setup.worker(handlers, { stopWhenEmpty: true }).run();
+      expect(expiredBy, 'App\\Jobs\\Parse (200 KB, retry_after 1 s) blocked the loop 2.5 s: its reservation ran out that many seconds before the loop turned').toBeLessThanOrEqual(0);
+      expect(setup.events.filter((e) => e.job === 'App\\Jobs\\Parse').map((e) => e.event)).toEqual(['processing', 'processed']);
+    } finally {
+      await setup.cleanup();
+    }
+  });
+});
