@@ -162,6 +162,13 @@ describe('a handlers module of other shapes, sandboxed', () => {
     }
   }
 
+  it('with an entry that is no handler is refused as in-process, naming the file and the class', async () => {
+    const bad = join(root, 'test/worker/fixtures/sandbox-bad.mjs');
+    const inProcess = await loadHandlers(bad).then(() => 'loaded', (error: Error) => error.message);
+    expect(inProcess).toMatch(/the handler for App\\Jobs\\Typo is not a function/);
+    await expect(sandboxedHandlers(bad, { threads: 1 }), 'sandboxedHandlers took a module whose App\\Jobs\\Typo is 42').rejects.toThrow(inProcess);
+  });
+
   it('run `{ handle, failed }` objects and record a thrown non-Error as the in-process worker does', async () => {
     const inProcess = await outcome(await loadHandlers(SHAPES));
     expect(inProcess.failed, 'the in-process worker failed all three').toHaveLength(3);

@@ -42,6 +42,7 @@ interface FromThread {
   ready?: string[];
   failedHooks?: string[];
   methods?: Record<string, string[]>;
+  refused?: [string, string][];
   value?: unknown;
   loadError?: string;
   call?: number;
@@ -62,6 +63,8 @@ interface Found {
   names: string[];
   failedHooks: string[];
   methods: Record<string, string[]>;
+  /** Entries that are no handler: their names and what they are. */
+  refused: [string, string][];
 }
 
 class SandboxThread {
@@ -74,7 +77,7 @@ class SandboxThread {
     this.thread.unref();
     this.ready = new Promise((resolve, reject) => {
       this.thread.on('message', (message: FromThread) => {
-        if (message.ready) resolve({ names: message.ready, failedHooks: message.failedHooks ?? [], methods: message.methods ?? {} });
+        if (message.ready) resolve({ names: message.ready, failedHooks: message.failedHooks ?? [], methods: message.methods ?? {}, refused: message.refused ?? [] });
         else if (message.loadError !== undefined) reject(new Error(`${url} could not be loaded in a sandbox thread: ${message.loadError}`));
         else this.heard(message);
       });
@@ -225,7 +228,12 @@ export async function sandboxedHandlers(file: string, options: SandboxOptions = 
     await pool.close();
     throw error;
   }
-  const { names, failedHooks, methods } = found[0]!;
+  const { names, failedHooks, methods, refused } = found[0]!;
+  if (refused.length > 0) {
+    await pool.close();
+    const [name, kind] = refused[0]!;
+    throw new Error(`${file}: the handler for ${name} is not a function (or { handle, failed }) but ${kind}`);
+  }
   if (names.length === 0) {
     await pool.close();
     throw new Error(`${file} exports default no handler functions: name at least one job class`);

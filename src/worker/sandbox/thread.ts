@@ -73,13 +73,16 @@ export function sandboxThread(): void {
       let map = module.default as Record<string, unknown> & { __esModule?: unknown; default?: unknown };
       if (map !== null && typeof map === 'object' && map.__esModule === true) map = map.default as typeof map;
       handlers = {};
+      // What is no handler is named, as loadHandlers names it in-process, rather than dropped.
+      const refused: [string, string][] = [];
       for (const [name, entry] of Object.entries(map ?? {})) {
         const handler = handlerOf(entry);
         if (handler) handlers[name] = handler;
+        else refused.push([name, entry === null || entry === undefined ? String(entry) : Array.isArray(entry) ? 'an array' : /^[aeiou]/.test(typeof entry) ? `an ${typeof entry}` : `a ${typeof entry}`]);
       }
       const names = Object.keys(handlers).filter((name) => typeof handlers[name] === 'function');
       const methods = Object.fromEntries(names.map((name) => [name, methodNames.filter((method) => typeof handlers[name]![method] === 'function')]));
-      port.postMessage({ ready: names, failedHooks: names.filter((name) => typeof handlers[name]!.failed === 'function'), methods });
+      port.postMessage({ ready: names, failedHooks: names.filter((name) => typeof handlers[name]!.failed === 'function'), methods, refused });
     },
     (error: unknown) => port.postMessage({ loadError: error instanceof Error ? `${error.name}: ${error.message}` : String(error) }),
   );
