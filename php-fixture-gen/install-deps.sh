@@ -6,7 +6,7 @@ set -euo pipefail
 
 packages=(php-cli php-redis php-sqlite3 php-mbstring php-illuminate-queue php-illuminate-redis php-illuminate-events
   php-illuminate-bus php-illuminate-database php-illuminate-encryption php-illuminate-notifications php-illuminate-mail php-laravel-framework php-mysql php-pgsql
-  redis-server redis-tools mariadb-server postgresql openssl)
+  redis-server redis-tools mariadb-server postgresql openssl gcc libc6-dev)
 
 # Root runs commands as they are; anyone else through sudo, when there is one.
 as_root() {

@@ -371,16 +371,25 @@ export class RedisQueue {
 
   /**
    * The list's first payload that is the job, walking it from the tail in steps of about
-   * FIND_STEP.bytes: each step's count is sized by the bytes the one before read.
+   * FIND_STEP.bytes: each step's count is sized by the bytes the one before read. When the walk
+   * ends without it, a second walk looks at the jobs that reached the tail meanwhile (up to the
+   * one that was the tail when the first began): an expired reservation given back to the list
+   * during the walk, which the walk of the reserved zset after it would no longer see.
    */
   private async walkList(key: string, needles: string[], theJob: (payload: string) => boolean): Promise<string | undefined> {
+    let tail = '';
     let count = 32;
-    for (let looked = 0; looked >= 0; ) {
-      const [next, bytes, ...payloads] = await runStep<[number, number, ...string[]]>(this.client, 'lqbFindList', [key], [looked, ...needles, count]);
-      const payload = payloads.find(theJob);
-      if (payload !== undefined) return payload;
-      if (next > looked) count = Math.max(1, Math.min(FIND_STEP.jobs, Math.floor((FIND_STEP.bytes * (next - looked)) / Math.max(1, bytes))));
-      looked = next;
+    for (const stopAt of ['', undefined]) {
+      // The second walk: to the first one's tail job, or the whole list when it began empty.
+      if (stopAt === undefined) count = 32;
+      for (let looked = 0; looked >= 0; ) {
+        const [next, bytes, first, ...payloads] = await runStep<[number, number, string, ...string[]]>(this.client, 'lqbFindList', [key], [looked, ...needles, count, stopAt ?? tail]);
+        if (stopAt === '' && looked === 0) tail = first;
+        const payload = payloads.find(theJob);
+        if (payload !== undefined) return payload;
+        if (next > looked) count = Math.max(1, Math.min(FIND_STEP.jobs, Math.floor((FIND_STEP.bytes * (next - looked)) / Math.max(1, bytes))));
+        looked = next;
+      }
     }
     return undefined;
   }

@@ -580,7 +580,12 @@ export class Worker extends EventEmitter {
 
   /** The watchdog saw a handler block the event loop past its timeout: said now the loop turns again. */
   private reportBlocked(job: BlockedJob): void {
-    const reason = `blocked the event loop for ${(job.blockedMs / 1000).toFixed(1)} s, past its timeout of ${job.timeout} s: it is treated as timed out (exitOnBlock would have ended the process)`;
+    const blocked = `${(job.blockedMs / 1000).toFixed(1)} s`;
+    const what =
+      job.others === 0
+        ? `blocked the event loop for ${blocked}, past its timeout of ${job.timeout} s`
+        : `was past its timeout of ${job.timeout} s while the event loop was blocked for ${blocked}, by it or by one of the ${job.others} other job${job.others === 1 ? '' : 's'} in hand`;
+    const reason = `${what}: it is treated as timed out (exitOnBlock would have ended the process)`;
     this.log({ event: 'blocked', job: job.job, id: job.id, uuid: job.uuid, queue: job.queue, attempts: job.attempts, reason });
   }
 
@@ -1058,8 +1063,19 @@ export class Worker extends EventEmitter {
     const seconds = this.timeoutFor(payload);
     const span = state.span;
     const run = span ? () => span.run(() => handler(context)) : () => handler(context);
+    const job = state.job;
+    // The reservation goes too, so the thread can renew it while a handler blocks the loop.
+    const watch = (deadline: number) =>
+      this.watchdog?.watch(deadline, { job: jobName(payload), id: job.id, uuid: job.uuid, queue: job.queue, attempts: job.attempts(), timeout: seconds }, { key: `${this.queue.key(job.queue)}:reserved`, member: job.reservedBytes });
     if (seconds <= 0) {
-      await run();
+      // No timeout to hold, but a reservation to keep: the worker renews it while the handler
+      // runs, so the thread must too while the handler blocks the loop (no deadline: never reported).
+      const watched = watch(Infinity);
+      try {
+        await run();
+      } finally {
+        if (watched !== undefined) this.watchdog?.unwatch(watched);
+      }
       return undefined;
     }
     let timer: NodeJS.Timeout | undefined;
@@ -1067,9 +1083,7 @@ export class Worker extends EventEmitter {
       timer = setTimeout(() => resolve('timeout'), seconds * 1000);
     });
     const deadline = performance.now() + seconds * 1000;
-    const job = state.job;
-    // The reservation goes too, so the thread can renew it while a handler blocks the loop.
-    const watched = this.watchdog?.watch(deadline, { job: jobName(payload), id: job.id, uuid: job.uuid, queue: job.queue, attempts: job.attempts(), timeout: seconds }, { key: `${this.queue.key(job.queue)}:reserved`, member: job.reservedBytes });
+    const watched = watch(deadline);
     // A handler that blocked the event loop past its timeout settles before the timer can fire:
     // it ran too long all the same (Laravel's alarm would have ended it), whether it then
     // returned or threw, so it is a timeout and not a success.

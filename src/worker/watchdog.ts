@@ -22,6 +22,7 @@ import { createRequire } from 'node:module';
 import { moduleUrl } from '../internal/module-url.js';
 import { Worker as Thread } from 'node:worker_threads';
 import { threadSource } from './sandbox/thread.js';
+import { luaSource } from '../redis/scripts.js';
 
 /** The job a watched slot holds, as the report names it. */
 export interface WatchedJob {
@@ -38,6 +39,11 @@ export interface WatchedJob {
 export interface BlockedJob extends WatchedJob {
   /** How long the loop had not turned when the thread saw it, in ms. */
   blockedMs: number;
+  /**
+   * The other jobs in hand then: any of them may be what holds the loop (the thread cannot tell
+   * which handler runs), so with others the job is named as past its timeout, not as the blocker.
+   */
+  others: number;
 }
 
 /**
@@ -51,6 +57,11 @@ export interface WatchdogRenewal {
   connection: Record<string, unknown>;
   /** The ioredis module to require in the thread (the worker's own). */
   ioredis: string;
+  /**
+   * The renew step's Lua (allow-oom; and without the flag, for servers before Redis 7): the
+   * thread scores by Redis's clock as reserve and the worker's renewals do, never by the host's.
+   */
+  renewLua: { flagged: string; plain: string };
 }
 
 /** A watched job's reservation: the `:reserved` key and the member it is held under. */
@@ -72,18 +83,25 @@ export interface WatchdogOptions {
 
 /** How often the loop writes its heartbeat, and the thread looks, in ms. */
 const BEAT_MS = 100;
+/** The deadline of a job with no timeout: never reached, so never reported, and always renewed. */
+const NO_DEADLINE = BigInt(Number.MAX_SAFE_INTEGER);
 /** How long past a deadline the loop has to show it is not blocked, in ms. */
 const GRACE_MS = 200;
 /** Bytes of a slot's label: the job's fields, tab-separated (a longer one loses its name's tail). */
 const LABEL_BYTES = 512;
-/** Bytes of a slot's reservation (key and member): a job whose payload is larger is not renewed by the thread. */
+/**
+ * Bytes of a slot's reservation (key and member). A job whose reservation is larger is sent to
+ * the thread in a message of its own (a shared copy of its payload), and marked LARGE.
+ */
 const RESERVATION_BYTES = 64 * 1024;
+/** memberLengths[i] of a slot whose reservation came by message (see RESERVATION_BYTES). */
+const LARGE = -2;
 
 /**
  * The shared memory: `beat` holds the loop's last turn (Date.now()); slot i holds its job's
  * deadline in `deadlines[i]` (Date.now()'s whole ms, 0 when free), its label's length in `lengths[i]`
  * and the label at `labels[i * LABEL_BYTES]`; with renewals, its reservation's key and member
- * lengths in `keyLengths[i]` and `memberLengths[i]` (-1: not renewed) and their bytes at
+ * lengths in `keyLengths[i]` and `memberLengths[i]` (-1: not renewed; LARGE: sent by message) and their bytes at
  * `reservations[i * RESERVATION_BYTES]`. Watching a job writes memory and wakes nothing: a
  * message per job would cost the thread a turn per job.
  */
@@ -125,7 +143,7 @@ function watchdogThread(): void {
   /* eslint-disable @typescript-eslint/no-require-imports */
   const { parentPort, workerData } = require('node:worker_threads') as typeof import('node:worker_threads');
   const { writeSync } = require('node:fs') as typeof import('node:fs');
-  const { buffer, slots, exitOnBlock, beatMs, graceMs, labelBytes, reservationBytes, views, renewal } = workerData as {
+  const { buffer, slots, exitOnBlock, beatMs, graceMs, labelBytes, reservationBytes, views, renewal, large: LARGE } = workerData as {
     buffer: SharedArrayBuffer;
     slots: number;
     exitOnBlock: boolean;
@@ -135,18 +153,31 @@ function watchdogThread(): void {
     reservationBytes: number;
     views: string;
     renewal: WatchdogRenewal | undefined;
+    large: number;
   };
+  // The reservations too large for a slot, by slot, each with the deadline of the job it is for.
+  const large = new Map<number, { deadline: bigint; key: string; member: SharedArrayBuffer }>();
+  parentPort!.on('message', (message: { slot: number; deadline: bigint; key: string; member: SharedArrayBuffer }) => large.set(message.slot, message));
   const shared = (new Function(`return ${views}`)() as typeof sharedViews)(buffer, slots, labelBytes, reservationBytes);
   const decoder = new TextDecoder();
   // The deadline each slot was last reported for: one report per job.
   const reported = new Float64Array(slots);
   const renewEveryMs = renewal ? Math.max(100, (renewal.retryAfter * 1000) / 3) : Infinity;
   let renewedAt = 0;
-  let client: { zadd(...args: unknown[]): Promise<unknown>; on(event: string, listener: () => void): void } | undefined;
+  let client: { eval(...args: unknown[]): Promise<unknown>; on(event: string, listener: () => void): void } | undefined;
+  let renewLua = renewal?.renewLua.flagged;
+  /** One renew step; a server before Redis 7 fails to compile the flagged one, and gets the plain one from then on. */
+  const renewOne = (key: string, member: Buffer): Promise<unknown> =>
+    client!.eval(renewLua, 1, key, renewal!.retryAfter, member).catch((error: Error): Promise<unknown> | undefined => {
+      if (renewLua === renewal!.renewLua.plain || !/Error compiling script|unexpected symbol|shebang/i.test(error?.message ?? '')) return;
+      renewLua = renewal!.renewLua.plain;
+      return renewOne(key, member);
+    });
   /**
    * While the loop has not turned for a renewal period, the thread renews what the worker would:
-   * the reservations of the jobs in hand short of their timeout (`ZADD XX` moves only a member
-   * still there, so a job finished meanwhile is left alone). Errors are dropped: the worker's
+   * the reservations of the jobs in hand short of their timeout, with the worker's own renew step
+   * (Redis's clock; it moves only a member still there, so a job finished meanwhile is left
+   * alone). Errors are dropped: the worker's
    * own renewals say what is wrong with Redis once its loop turns.
    */
   const renew = (now: number, lastBeat: number) => {
@@ -159,21 +190,28 @@ function watchdogThread(): void {
       client = new Client({ ...renewal.connection, lazyConnect: false, enableOfflineQueue: true, maxRetriesPerRequest: 1 });
       client.on('error', () => undefined);
     }
-    const until = now / 1000 + renewal.retryAfter;
     for (let slot = 0; slot < slots; slot++) {
       const deadline = Number(Atomics.load(shared.deadlines, slot));
       const memberLength = Atomics.load(shared.memberLengths, slot);
-      if (deadline === 0 || deadline <= now || memberLength < 0) continue;
+      if (deadline === 0 || deadline <= now) continue;
+      if (memberLength === LARGE) {
+        const sent = large.get(slot);
+        if (sent && Number(sent.deadline) === deadline) void renewOne(sent.key, Buffer.from(sent.member));
+        continue;
+      }
+      if (memberLength < 0) continue;
       const at = slot * reservationBytes;
       const keyLength = shared.keyLengths[slot]!;
       const key = decoder.decode(shared.reservations.slice(at, at + keyLength));
       const member = Buffer.from(shared.reservations.slice(at + keyLength, at + keyLength + memberLength));
-      client.zadd(key, 'XX', until, member).catch(() => undefined);
+      void renewOne(key, member);
     }
   };
   setInterval(() => {
     const now = Date.now();
     const lastBeat = Number(Atomics.load(shared.beat, 0));
+    // A large reservation goes with its job: one whose slot holds another job (or none) is let go.
+    for (const [slot, sent] of large) if (Atomics.load(shared.deadlines, slot) !== sent.deadline) large.delete(slot);
     renew(now, lastBeat);
     for (let slot = 0; slot < slots; slot++) {
       const deadline = Number(Atomics.load(shared.deadlines, slot));
@@ -182,8 +220,14 @@ function watchdogThread(): void {
       reported[slot] = deadline;
       const label = decoder.decode(shared.labels.slice(slot * labelBytes, slot * labelBytes + shared.lengths[slot]!));
       const [timeout, attempts, queue, id, uuid, ...name] = label.split('\t');
-      const job = { job: name.join('\t'), id: id!, uuid: uuid === '' ? undefined : uuid, queue: queue!, attempts: Number(attempts), timeout: Number(timeout), blockedMs: now - lastBeat };
-      const what = `job ${job.job} [${job.id}] has blocked the event loop for ${(job.blockedMs / 1000).toFixed(1)} s, past its timeout of ${job.timeout} s`;
+      let others = 0;
+      for (let other = 0; other < slots; other++) if (other !== slot && Atomics.load(shared.deadlines, other) !== 0n) others++;
+      const job = { job: name.join('\t'), id: id!, uuid: uuid === '' ? undefined : uuid, queue: queue!, attempts: Number(attempts), timeout: Number(timeout), blockedMs: now - lastBeat, others };
+      const blocked = `${(job.blockedMs / 1000).toFixed(1)} s`;
+      const what =
+        others === 0
+          ? `job ${job.job} [${job.id}] has blocked the event loop for ${blocked}, past its timeout of ${job.timeout} s`
+          : `job ${job.job} [${job.id}] is past its timeout of ${job.timeout} s while the event loop has been blocked for ${blocked}, by it or by one of the ${others} other job${others === 1 ? '' : 's'} in hand`;
       if (exitOnBlock) {
         writeSync(2, `lqb watchdog: ${what}: ending the process as Laravel's timeout does (SIGKILL); the job comes back after retry_after\n`);
         process.kill(process.pid, 'SIGKILL');
@@ -217,25 +261,31 @@ export class Watchdog {
   }
 
   /**
-   * Watches a job until unwatch(): `deadline` in performance.now()'s milliseconds. The thread
+   * Watches a job until unwatch(): `deadline` in performance.now()'s milliseconds (Infinity: a
+   * job with no timeout, watched only for its reservation's renewals). The thread
    * starts with the first job watched, so a worker that never runs one costs no thread.
    * Undefined when every slot is taken (the job is then not watched).
    */
   watch(deadline: number, info: WatchedJob, reservation?: Reservation): number | undefined {
+    // With no deadline and no renewals there is nothing for a thread to do.
+    if (!Number.isFinite(deadline) && this.reservationBytes === 0) return undefined;
     this.start();
     const slot = this.free.pop();
     if (slot === undefined) return undefined;
-    if (this.reservationBytes > 0) this.shareReservation(slot, reservation);
+    const at = Number.isFinite(deadline) ? BigInt(Math.ceil(Date.now() + (deadline - performance.now()))) : NO_DEADLINE;
+    const large = this.reservationBytes > 0 ? this.shareReservation(slot, reservation) : undefined;
     const label = `${info.timeout}\t${info.attempts}\t${info.queue}\t${info.id}\t${info.uuid ?? ''}\t${info.job}`;
     const { written } = this.encoder.encodeInto(label, this.shared.labels.subarray(slot * LABEL_BYTES, (slot + 1) * LABEL_BYTES));
     // The deadline last: a thread that sees it sees the label.
     Atomics.store(this.shared.lengths, slot, written);
-    Atomics.store(this.shared.deadlines, slot, BigInt(Math.ceil(Date.now() + (deadline - performance.now()))));
+    Atomics.store(this.shared.deadlines, slot, at);
+    // After the deadline: the thread keeps a large reservation only while its slot holds that deadline.
+    if (large) this.thread!.postMessage({ slot, deadline: at, ...large });
     return slot;
   }
 
-  /** The reservation's key and member, for the thread to renew; one that does not fit is not renewed. */
-  private shareReservation(slot: number, reservation: Reservation | undefined): void {
+  /** The reservation's key and member, for the thread to renew; one that does not fit goes by message. */
+  private shareReservation(slot: number, reservation: Reservation | undefined): { key: string; member: SharedArrayBuffer } | undefined {
     const start = slot * this.reservationBytes;
     const end = start + this.reservationBytes;
     const bytes = this.shared.reservations;
@@ -255,8 +305,17 @@ export class Watchdog {
         if (read === member.length) memberLength = written;
       }
     }
+    let large: { key: string; member: SharedArrayBuffer } | undefined;
+    if (reservation && member !== undefined && memberLength < 0) {
+      // Too large for the slot: a shared copy, sent once; the thread takes it for this job only.
+      const bytes = typeof member === 'string' ? Buffer.from(member) : member;
+      large = { key: reservation.key, member: new SharedArrayBuffer(bytes.length) };
+      new Uint8Array(large.member).set(bytes);
+      memberLength = LARGE;
+    }
     this.shared.keyLengths[slot] = key?.written ?? 0;
     Atomics.store(this.shared.memberLengths, slot, memberLength);
+    return large;
   }
 
   unwatch(slot: number): void {
@@ -288,6 +347,7 @@ export class Watchdog {
         reservationBytes: this.reservationBytes,
         views: sharedViews.toString(),
         renewal: this.options.renewal,
+        large: LARGE,
       },
       // The thread needs little: a small heap keeps its cost to a few MB (ioredis's client included).
       resourceLimits: { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 8 },
@@ -332,5 +392,5 @@ export function renewalFor(queue: { retryAfter: number | null; client: object })
   } catch {
     return undefined;
   }
-  return { retryAfter: queue.retryAfter, connection, ioredis };
+  return { retryAfter: queue.retryAfter, connection, ioredis, renewLua: { flagged: luaSource('lqbRenew'), plain: luaSource('lqbRenewPlain') } };
 }

@@ -4,10 +4,13 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { connectRedis, type RedisClient } from '../../src/redis/index.js';
 import { freePort } from '../../src/testing/index.js';
+import { root } from './php.js';
 
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -62,12 +65,12 @@ export interface OwnRedis {
  * connections": a server with a password or on TLS does not answer a plain PING. `onPort`
  * starts it on that port (where a stopped one was) instead of a free one.
  */
-export async function startOwnRedis(args: string[], onPort?: number): Promise<OwnRedis> {
+export async function startOwnRedis(args: string[], onPort?: number, env: NodeJS.ProcessEnv = process.env): Promise<OwnRedis> {
   // A given port starts a server again where one was stopped (an outage that ends).
   const port = onPort ?? (await freePort());
   const withPort = args.map((arg) => arg.replace('{port}', String(port)));
   const portArgs = withPort.includes('--tls-port') ? ['--port', '0'] : ['--port', String(port)];
-  const child = spawn('redis-server', [...portArgs, '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...withPort], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('redis-server', [...portArgs, '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...withPort], { stdio: ['ignore', 'pipe', 'pipe'], env });
   let log = '';
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`redis-server ${withPort.join(' ')} was not ready within 10 s: ${log.trim().split('\n').pop()}`)), 10_000);
@@ -90,4 +93,15 @@ export function selfSignedCertificate(dir: string): { cert: string; key: string 
   const key = join(dir, 'redis.key');
   execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
   return { cert, key };
+}
+
+/**
+ * A redis-server whose clock (TIME, and its expiries) runs `seconds` ahead of this host's (behind
+ * when negative), through a small LD_PRELOAD library built here with the system's C compiler.
+ */
+export async function startShiftedRedis(seconds: number): Promise<OwnRedis> {
+  const dir = mkdtempSync(join(tmpdir(), 'lqb-clock-'));
+  const library = join(dir, 'clock-shift.so');
+  execFileSync('cc', ['-shared', '-fPIC', '-O2', '-o', library, join(root, 'test/helpers/clock-shift.c'), '-ldl']);
+  return startOwnRedis([], undefined, { ...process.env, LD_PRELOAD: library, CLOCK_SHIFT_SECONDS: String(seconds) });
 }

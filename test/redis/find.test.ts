@@ -107,7 +107,7 @@ describe('a find step resumes after the member it stopped at, by score and bytes
     await raw.rpush(key, ...Array.from({ length: 300 }, (_, n) => `{"uuid":"l-${n}"}`));
     const seen = new Set<string>();
     for (let looked = 0, n = 300; looked >= 0; n++) {
-      const [next, , ...found] = await runStep<[number, number, ...string[]]>(client, 'lqbFindList', [key], [looked, '"uuid":"l-', '"uuid":"l-', 11]);
+      const [next, , , ...found] = await runStep<[number, number, string, ...string[]]>(client, 'lqbFindList', [key], [looked, '"uuid":"l-', '"uuid":"l-', 11]);
       for (const payload of found) seen.add(payload);
       looked = next;
       await raw.lpop(key, 3);
@@ -117,5 +117,35 @@ describe('a find step resumes after the member it stopped at, by score and bytes
     const before = left.filter((payload) => Number(JSON.parse(payload).uuid.slice(2)) < 300);
     expect(before.filter((payload) => !seen.has(payload)), 'jobs on the list from the start that no step saw').toEqual([]);
     await raw.del(key);
+  });
+});
+
+describe('find while an expired reservation is given back to the list during the walk', () => {
+  it('finds the job on the list, where it arrived after the list walk had passed the tail (and left the reserved zset it walks next)', async () => {
+    const name = 'given-back';
+    const key = `queues:${name}`;
+    await raw.rpush(key, ...Array.from({ length: 2000 }, (_, n) => `{"uuid":"r-${n}","id":"r-${n}","data":"${'x'.repeat(200)}"}`));
+    const expired = '{"uuid":"gone-1","displayName":"Expired","id":"gone-1","attempts":1}';
+    await raw.zadd(`${key}:reserved`, Math.floor(Date.now() / 1000) - 5, expired);
+    const own = connectRedis({ url: `redis://127.0.0.1:${server.port}` });
+    try {
+      const queue = new RedisQueue(own, { defaultQueue: name });
+      // After the first list step, a worker's reserve gives the expired reservation back to the
+      // tail of the list, as Laravel's migration of expired jobs does.
+      const steps = own as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+      const walk = steps.lqbFindList!;
+      let listSteps = 0;
+      steps.lqbFindList = async (...args: unknown[]) => {
+        const reply = await walk.apply(own, args);
+        if (++listSteps === 1) await raw.multi().zrem(`${key}:reserved`, expired).rpush(key, expired).rpush(`${key}:notify`, 1).exec();
+        return reply;
+      };
+      const found = await queue.find('gone-1');
+      expect(listSteps, 'the list was walked in one step: the move came after the walk').toBeGreaterThan(2);
+      expect(found?.state, 'gone-1, on the ready list from the first step on, was not found').toBe('ready');
+    } finally {
+      own.disconnect();
+      await raw.del(key, `${key}:reserved`, `${key}:notify`);
+    }
   });
 });

@@ -11,7 +11,7 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildJob, buildPayload, decodePayload } from '../../src/laravel/index.js';
 import { serialize } from '../../src/php/index.js';
 import { reflectShapes, shapedCommand, type ShapesFile } from '../../src/shapes/index.js';
-import { RedisLockStore, Worker, type HandlerMap } from '../../src/worker/index.js';
+import { RedisLockStore, Worker, sandboxedHandlers, type HandlerMap } from '../../src/worker/index.js';
 import { RESERVE, laravelWritesReserve } from '../helpers/methods-app.js';
 import { root } from '../helpers/php.js';
 import { workerSetup, type WorkerSetup } from '../helpers/worker.js';
@@ -64,6 +64,19 @@ describe('a ShouldBeUnique class with a uniqueId() method', () => {
     expect(stop.status).toBe(0);
     expect(env.events.filter((e) => e.event === 'processed').map((e) => e.job)).toEqual(['App\\Jobs\\Untranslatable']);
     expect(await locks.owner('laravel_unique_job:App\\Jobs\\Untranslatableb2-7'), 'the lock after the job').toBeNull();
+  });
+
+  it('untranslated, with the uniqueId function of a sandboxed handler: it runs in a thread, and its result names the lock, which is released', async () => {
+    await dispatched('App\\Jobs\\Untranslatable', opaque, 'laravel_unique_job:App\\Jobs\\Untranslatableb2-7');
+    const sandbox = await sandboxedHandlers(join(root, 'test/worker/fixtures/sandbox-unique.mjs'), { threads: 1 });
+    try {
+      const stop = await worker(sandbox.handlers).run();
+      expect(stop.status, `the sandboxed worker was refused: ${JSON.stringify(env.events.filter((e) => e.event !== 'processing'))}`).toBe(0);
+      expect(env.events.filter((e) => e.event === 'processed').map((e) => e.job)).toEqual(['App\\Jobs\\Untranslatable']);
+      expect(await locks.owner('laravel_unique_job:App\\Jobs\\Untranslatableb2-7'), 'the lock after the sandboxed job').toBeNull();
+    } finally {
+      await sandbox.close();
+    }
   });
 
   it('a uniqueId function that throws: the job still succeeds, the log names the class, the lock stays', async () => {

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, existsSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildJob, buildPayload, sandboxedHandlers, type PayloadOptions, type SandboxedHandlers } from '../../src/index.js';
+import { buildJob, buildPayload, loadHandlers, sandboxedHandlers, type PayloadOptions, type SandboxedHandlers } from '../../src/index.js';
 import { once } from 'node:events';
 import { Worker as Thread } from 'node:worker_threads';
 import { threadSource } from '../../src/worker/sandbox/thread.js';
@@ -130,5 +130,50 @@ describe('sandboxed handlers', () => {
     const broken = join(dir, 'broken.mjs');
     await import('node:fs').then((fs) => fs.writeFileSync(broken, 'export default {\n'));
     await expect(sandboxedHandlers(broken)).rejects.toThrow(/broken\.mjs could not be loaded in a sandbox thread: SyntaxError/);
+  });
+});
+
+describe('more jobs than threads', () => {
+  it('a job whose timeout passes while it waits for a thread is not run, and ends no thread', async () => {
+    await env.queue.pushRaw(payload('App\\Jobs\\Wait', { n: 1, ms: 1500 }, { timeout: 10 }));
+    await env.queue.pushRaw(payload('App\\Jobs\\Wait', { n: 2, ms: 10 }, { timeout: 1, maxTries: 3 }));
+    sandbox = await sandboxedHandlers(MODULE, { threads: 1 });
+    await env.worker(sandbox.handlers, { stopWhenEmpty: true, concurrency: 2 }).run();
+    expect(runs().map((run) => run.command.n), 'the Wait jobs run').toEqual([1]);
+    expect(sandbox.replaced(), 'threads ended and replaced, though none ran a job past its timeout').toBe(0);
+  });
+});
+
+describe('a handlers module of other shapes, sandboxed', () => {
+  const SHAPES = join(root, 'test/worker/fixtures/sandbox-shapes.mjs');
+  const jobs = ['App\\Jobs\\AsObject', 'App\\Jobs\\ThrowsString', 'App\\Jobs\\ThrowsNumber'];
+
+  /** Runs the three jobs once with `handlers`; what failed_jobs and the record hold after. */
+  async function outcome(handlers: Parameters<WorkerSetup['worker']>[0]) {
+    const setup = workerSetup('sandbox-shapes');
+    try {
+      for (const [n, name] of jobs.entries()) await setup.queue.pushRaw(payload(name, { n }, { maxTries: 1 }));
+      await setup.worker(handlers, { stopWhenEmpty: true }).run();
+      const failed = (await setup.failer.all()).map((record) => `${JSON.parse(record.payload).displayName} ${record.exception.split('\n')[0]!.replace(/ in \S+$/, '')}`).sort();
+      return { failed, runs: runs().map(({ name, n, hook, error }) => ({ name, n, hook, error })) };
+    } finally {
+      await setup.cleanup();
+      rmSync(process.env.LQB_SANDBOX_RECORD!, { force: true });
+    }
+  }
+
+  it('with an entry that is no handler is refused as in-process, naming the file and the class', async () => {
+    const bad = join(root, 'test/worker/fixtures/sandbox-bad.mjs');
+    const inProcess = await loadHandlers(bad).then(() => 'loaded', (error: Error) => error.message);
+    expect(inProcess).toMatch(/the handler for App\\Jobs\\Typo is not a function/);
+    await expect(sandboxedHandlers(bad, { threads: 1 }), 'sandboxedHandlers took a module whose App\\Jobs\\Typo is 42').rejects.toThrow(inProcess);
+  });
+
+  it('run `{ handle, failed }` objects and record a thrown non-Error as the in-process worker does', async () => {
+    const inProcess = await outcome(await loadHandlers(SHAPES));
+    expect(inProcess.failed, 'the in-process worker failed all three').toHaveLength(3);
+    sandbox = await sandboxedHandlers(SHAPES, { threads: 1 });
+    const sandboxed = await outcome(sandbox.handlers);
+    expect(sandboxed, 'sandboxed, the jobs (handle and failed of App\\Jobs\\AsObject, the exceptions recorded) differ from in-process').toEqual(inProcess);
   });
 });

@@ -9,6 +9,7 @@
  * `name`, `command`, `args`, `attempts`, `uuid`, `id`, `queue`, `payload` (copies, by structured
  * clone), `signal`, and `release()`, `fail()`, `delete()`, which the worker carries out on the
  * real job. Not there: `decoded`, `view` and `cache`, which hold what does not cross threads.
+ * The PHP methods' JavaScript a handler carries (`uniqueId`, …) runs in a thread too, when asked.
  *
  * One job at a time per thread. When a job's signal fires (its timeout, or stop()'s deadline)
  * its thread is ended at once, whatever the handler is doing, and a fresh one takes its place:
@@ -17,7 +18,7 @@
 import { pathToFileURL } from 'node:url';
 import { resolve } from 'node:path';
 import { Worker as Thread } from 'node:worker_threads';
-import type { Handler, HandlerJob, HandlerMap } from '../handlers.js';
+import { JOB_METHODS, type Handler, type HandlerJob, type HandlerMap, type MethodJob } from '../handlers.js';
 import { sandboxThread, threadSource } from './thread.js';
 
 export interface SandboxOptions {
@@ -40,6 +41,9 @@ type Flat = { name: string; message: string; stack?: string };
 interface FromThread {
   ready?: string[];
   failedHooks?: string[];
+  methods?: Record<string, string[]>;
+  refused?: [string, string][];
+  value?: unknown;
   loadError?: string;
   call?: number;
   action?: 'release' | 'fail' | 'delete';
@@ -51,20 +55,29 @@ interface FromThread {
 /** A job sent to a thread, until it is done. */
 interface Running {
   job: HandlerJob;
-  settle: (error?: Error) => void;
+  settle: (error?: Error, value?: unknown) => void;
+}
+
+/** What a thread found in the module: the handlers, those with a failed hook, and each one's PHP methods. */
+interface Found {
+  names: string[];
+  failedHooks: string[];
+  methods: Record<string, string[]>;
+  /** Entries that are no handler: their names and what they are. */
+  refused: [string, string][];
 }
 
 class SandboxThread {
   readonly thread: Thread;
   running: Running | undefined;
-  readonly ready: Promise<{ names: string[]; failedHooks: string[] }>;
+  readonly ready: Promise<Found>;
 
   constructor(url: string, onGone: (thread: SandboxThread, error: Error) => void) {
-    this.thread = new Thread(threadSource(sandboxThread), { eval: true, workerData: { url } });
+    this.thread = new Thread(threadSource(sandboxThread), { eval: true, workerData: { url, methods: JOB_METHODS } });
     this.thread.unref();
     this.ready = new Promise((resolve, reject) => {
       this.thread.on('message', (message: FromThread) => {
-        if (message.ready) resolve({ names: message.ready, failedHooks: message.failedHooks ?? [] });
+        if (message.ready) resolve({ names: message.ready, failedHooks: message.failedHooks ?? [], methods: message.methods ?? {}, refused: message.refused ?? [] });
         else if (message.loadError !== undefined) reject(new Error(`${url} could not be loaded in a sandbox thread: ${message.loadError}`));
         else this.heard(message);
       });
@@ -82,7 +95,7 @@ class SandboxThread {
     if (!running) return;
     if (message.done !== undefined) {
       this.running = undefined;
-      running.settle(message.error ? rebuild(message.error) : undefined);
+      running.settle(message.error ? rebuild(message.error) : undefined, message.value);
       return;
     }
     if (message.call === undefined) return;
@@ -107,18 +120,26 @@ class SandboxPool {
   constructor(private readonly url: string) {}
 
   /** A new thread, ready once the module is read. */
-  async add(): Promise<{ names: string[]; failedHooks: string[] }> {
+  async add(): Promise<Found> {
     const thread = this.spawn();
     const found = await thread.ready;
     this.release(thread);
     return found;
   }
 
-  /** Runs `name`'s handler (or its failed hook, given the error) on a free thread. */
-  async run(name: string, job: HandlerJob, hook?: { error: unknown }): Promise<void> {
+  /**
+   * Runs `name`'s handler (or its failed hook, given the error, or one of its PHP methods on a
+   * MethodJob, resolving to the method's result) on a free thread.
+   */
+  async run(name: string, job: HandlerJob, hook?: { error: unknown } | { method: string }): Promise<unknown> {
     const thread = await this.acquire();
     const signal = job.signal;
-    return new Promise<void>((resolve, reject) => {
+    // Out of time while it waited for a thread: not run, and the thread, idle and sound, goes to the next job.
+    if (!hook && signal.aborted) {
+      this.release(thread);
+      throw signal.reason instanceof Error ? signal.reason : new Error('the job was stopped');
+    }
+    return new Promise<unknown>((resolve, reject) => {
       const stop = () => {
         // The job ran out of time (or the worker's stop() deadline passed): the thread goes, whatever it is doing.
         thread.running = undefined;
@@ -128,20 +149,18 @@ class SandboxPool {
       };
       thread.running = {
         job,
-        settle: (error) => {
-          signal.removeEventListener('abort', stop);
+        settle: (error, value) => {
+          signal?.removeEventListener('abort', stop);
           this.release(thread);
           if (error) reject(error);
-          else resolve();
+          else resolve(value);
         },
       };
       // A failed() hook runs after the job's signal fired (a timeout fails the job on its last
       // attempt): the worker bounds it by the job's timeout, the signal does not end it.
-      if (!hook) {
-        if (signal.aborted) return stop();
-        signal.addEventListener('abort', stop, { once: true });
-      }
-      thread.thread.postMessage({ run: 1, name, job: plainJob(job), ...(hook ? { hook: 'failed', error: flatten(hook.error) } : {}) });
+      if (!hook) signal.addEventListener('abort', stop, { once: true });
+      const what = hook === undefined ? {} : 'method' in hook ? { method: hook.method } : { hook: 'failed', error: flatten(hook.error) };
+      thread.thread.postMessage({ run: 1, name, job: plainJob(job), ...what });
     });
   }
 
@@ -202,14 +221,19 @@ export async function sandboxedHandlers(file: string, options: SandboxOptions = 
   if (!Number.isInteger(threads) || threads < 1) throw new Error(`sandbox threads must be a whole number, 1 or more, not ${JSON.stringify(threads)}`);
   const url = file.startsWith('file:') ? file : pathToFileURL(resolve(file)).href;
   const pool = new SandboxPool(url);
-  let found: { names: string[]; failedHooks: string[] }[];
+  let found: Found[];
   try {
     found = await Promise.all(Array.from({ length: threads }, () => pool.add()));
   } catch (error) {
     await pool.close();
     throw error;
   }
-  const { names, failedHooks } = found[0]!;
+  const { names, failedHooks, methods, refused } = found[0]!;
+  if (refused.length > 0) {
+    await pool.close();
+    const [name, kind] = refused[0]!;
+    throw new Error(`${file}: the handler for ${name} is not a function (or { handle, failed }) but ${kind}`);
+  }
   if (names.length === 0) {
     await pool.close();
     throw new Error(`${file} exports default no handler functions: name at least one job class`);
@@ -217,13 +241,15 @@ export async function sandboxedHandlers(file: string, options: SandboxOptions = 
   const handlers: HandlerMap = {};
   for (const name of names) {
     const handler: Handler = (job) => pool.run(name, job);
-    if (failedHooks.includes(name)) handler.failed = (job, error) => pool.run(name, job, { error });
+    if (failedHooks.includes(name)) handler.failed = async (job, error) => void (await pool.run(name, job, { error }));
+    // The PHP methods' JavaScript (a unique job's uniqueId) runs in a thread too, as the worker asks.
+    for (const method of methods[name] ?? []) (handler as unknown as Record<string, unknown>)[method] = (job: MethodJob) => pool.run(name, job as unknown as HandlerJob, { method });
     handlers[name] = handler;
   }
   return { handlers, close: () => pool.close(), replaced: () => pool.replacedCount };
 }
 
-/** What crosses to the thread: the job's plain fields. */
+/** What crosses to the thread: the job's plain fields (a MethodJob's name and command). */
 function plainJob(job: HandlerJob): Record<string, unknown> {
   return { name: job.name, command: job.command, args: job.args, attempts: job.attempts, uuid: job.uuid, id: job.id, queue: job.queue, payload: job.payload };
 }

@@ -5,10 +5,10 @@
  * It is a function run with `eval`, so that it needs no file of its own beside the compiled one
  * (the tests run the TypeScript sources), and it reads only Node's own modules.
  *
- * Messages, main → thread: `{ run, name, job, hook?, error? }` (run a handler, or its `failed`
- * hook with the error), `{ reply, error? }` (an action done). Thread → main: `{ ready, failedHooks }`
+ * Messages, main → thread: `{ run, name, job, hook?, error?, method? }` (run a handler, its
+ * `failed` hook with the error, or one of its PHP methods' JavaScript), `{ reply, error? }` (an action done). Thread → main: `{ ready, failedHooks, methods }`
  * or `{ loadError }` once the module is read, `{ call, action, arg }` (job.release / fail / delete),
- * `{ done, error? }`. Errors cross as `{ name, message, stack }`.
+ * `{ done, error?, value? }`. Errors cross as `{ name, message, stack }`.
  */
 /**
  * A function's source as a thread's script. A loader that keeps function names (tsx, esbuild's
@@ -23,7 +23,9 @@ export function sandboxThread(): void {
   /* eslint-disable @typescript-eslint/no-require-imports */
   const { parentPort, workerData } = require('node:worker_threads') as typeof import('node:worker_threads');
   type Flat = { name: string; message: string; stack?: string };
-  type Handler = ((job: object, error?: unknown) => unknown) & { failed?: (job: object, error: unknown) => unknown };
+  type Handler = ((job: object, error?: unknown) => unknown) & { failed?: (job: object, error: unknown) => unknown } & Record<string, unknown>;
+  // The PHP methods' JavaScript a handler may carry (JOB_METHODS): run here when the worker asks.
+  const methodNames = workerData.methods as string[];
   const port = parentPort!;
   const flatten = (error: unknown): Flat | string | undefined => {
     if (error === undefined || error === null || typeof error === 'string') return error ?? undefined;
@@ -31,6 +33,27 @@ export function sandboxThread(): void {
     return { name: 'Error', message: String(error) };
   };
   const rebuild = (flat: Flat): Error => Object.assign(new Error(flat.message), { name: flat.name, stack: flat.stack });
+  // A thrown value that is no Error is an exception all the same: recorded as the worker records
+  // it in-process (an Error of its text), not as an action's string argument would cross.
+  const thrown = (error: unknown): Flat => {
+    const flat = flatten(error);
+    return flat === undefined ? { name: 'Error', message: 'undefined' } : typeof flat === 'string' ? { name: 'Error', message: flat } : flat;
+  };
+  // A handler as loadHandlers takes it: a function, or `{ handle, failed }` with `this` its object.
+  const handlerOf = (entry: unknown): Handler | undefined => {
+    if (typeof entry === 'function') return entry as Handler;
+    const object = entry as { handle?: unknown; failed?: unknown } | null;
+    if (object === null || typeof object !== 'object' || typeof object.handle !== 'function') return undefined;
+    const handle = object.handle as (job: object) => unknown;
+    const handler = ((job: object) => handle.call(object, job)) as Handler;
+    const failed = object.failed;
+    if (typeof failed === 'function') handler.failed = (job, error) => (failed as Handler).call(object, job, error);
+    for (const method of methodNames) {
+      const given = (object as Record<string, unknown>)[method];
+      if (typeof given === 'function') handler[method] = (job: object) => (given as Handler).call(object, job);
+    }
+    return handler;
+  };
   let handlers: Record<string, Handler> = {};
   const pending = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
   let nextCall = 1;
@@ -49,14 +72,22 @@ export function sandboxThread(): void {
       // CommonJS compiled from `export default` has it under .default, beside __esModule.
       let map = module.default as Record<string, unknown> & { __esModule?: unknown; default?: unknown };
       if (map !== null && typeof map === 'object' && map.__esModule === true) map = map.default as typeof map;
-      handlers = (map ?? {}) as Record<string, Handler>;
+      handlers = {};
+      // What is no handler is named, as loadHandlers names it in-process, rather than dropped.
+      const refused: [string, string][] = [];
+      for (const [name, entry] of Object.entries(map ?? {})) {
+        const handler = handlerOf(entry);
+        if (handler) handlers[name] = handler;
+        else refused.push([name, entry === null || entry === undefined ? String(entry) : Array.isArray(entry) ? 'an array' : /^[aeiou]/.test(typeof entry) ? `an ${typeof entry}` : `a ${typeof entry}`]);
+      }
       const names = Object.keys(handlers).filter((name) => typeof handlers[name] === 'function');
-      port.postMessage({ ready: names, failedHooks: names.filter((name) => typeof handlers[name]!.failed === 'function') });
+      const methods = Object.fromEntries(names.map((name) => [name, methodNames.filter((method) => typeof handlers[name]![method] === 'function')]));
+      port.postMessage({ ready: names, failedHooks: names.filter((name) => typeof handlers[name]!.failed === 'function'), methods, refused });
     },
     (error: unknown) => port.postMessage({ loadError: error instanceof Error ? `${error.name}: ${error.message}` : String(error) }),
   );
 
-  port.on('message', (message: { reply?: number; error?: Flat; run?: number; name?: string; job?: Record<string, unknown>; hook?: 'failed' }) => {
+  port.on('message', (message: { reply?: number; error?: Flat; run?: number; name?: string; job?: Record<string, unknown>; hook?: 'failed'; method?: string }) => {
     if (message.reply !== undefined) {
       const waiting = pending.get(message.reply);
       pending.delete(message.reply);
@@ -76,10 +107,11 @@ export function sandboxThread(): void {
     };
     const handler = handlers[message.name!]!;
     Promise.resolve()
-      .then(() => (message.hook === 'failed' ? handler.failed!(job, message.error ? rebuild(message.error) : undefined) : handler(job)))
+      .then(() => (message.method !== undefined ? (handler[message.method] as Handler)(message.job!) : message.hook === 'failed' ? handler.failed!(job, message.error ? rebuild(message.error) : undefined) : handler(job)))
       .then(
-        () => port.postMessage({ done: run }),
-        (error: unknown) => port.postMessage({ done: run, error: flatten(error) ?? { name: 'Error', message: 'undefined' } }),
+        // A method's result goes back (structured clone); a handler's is of no use to the worker.
+        (value) => port.postMessage({ done: run, ...(message.method !== undefined ? { value } : {}) }),
+        (error: unknown) => port.postMessage({ done: run, error: thrown(error) }),
       );
   });
 }
