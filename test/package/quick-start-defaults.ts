@@ -101,6 +101,9 @@ export function quickStartDefaults(scratchDir: () => string, php: Php): void {
       await service.waitFor(/"node-done","n":2/);
       service.child.stdin.write('stop\n');
       expect(await service.exited, service.stderr()).toBe(0);
+      // A job given back waits shareDelay (1 s) in :delayed before any worker sees it again; a
+      // --stop-when-empty worker started sooner would find the queue empty and stop.
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
       const worker = php('laravel-worker.php', ['--queue=shared', '--stop-when-empty', '--sleep=0'], laravelEnv);
       expect(worker.status, worker.stderr).toBe(0);
       expect(records().map((r) => [r.class, r.props.label]), 'what Laravel’s worker ran after the Node service').toEqual([['App\\Jobs\\Bridge\\RecordJob', 'for-php']]);

@@ -180,7 +180,8 @@ describe('lqb shapes --app on the sample app', () => {
 
   it('translates what it can of uniqueId(), backoff() and retryUntil(), and says why not of the rest', () => {
     const c = shapes.classes;
-    expect(c['App\\Jobs\\ShipOrder']!.expressions).toEqual({ backoff: { array: [{ lit: 1 }, { lit: 2 }] } });
+    // backoff(): array — the declared return type wraps the body, as PHP applies it to the result.
+    expect(c['App\\Jobs\\ShipOrder']!.expressions).toEqual({ backoff: { returns: 'array', nullable: false, strict: false, of: { array: [{ lit: 1 }, { lit: 2 }] } } });
     expect(c['App\\Jobs\\PlainReport']!.expressions).toEqual({ uniqueId: { untranslated: 'it calls or names sprintf, which is not translated' } });
     expect(c['App\\Jobs\\RetryLater']!.expressions).toEqual({ backoff: { untranslated: 'it uses `*` inside an array' }, retryUntil: { untranslated: 'it uses `*` where `)` was expected' } });
     // A class without such methods carries no expressions.
