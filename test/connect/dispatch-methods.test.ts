@@ -11,7 +11,7 @@ import { connect, type LaravelQueue } from '../../src/connect/index.js';
 import { decodePayload } from '../../src/laravel/index.js';
 import { METHODS_APP, RESERVE, laravelWritesReserve } from '../helpers/methods-app.js';
 import { lqb, scratch, type Scratch } from '../helpers/processes.js';
-import { REDIS_URL, rawClient, removePrefix, uniquePrefix } from '../helpers/redis.js';
+import { REDIS_URL, rawClient, uniquePrefix, dropQueue } from '../helpers/redis.js';
 
 const APP = METHODS_APP;
 const prefix = uniquePrefix('dispatch-methods');
@@ -26,13 +26,7 @@ beforeAll(async () => {
   queue = await connect({ redis: REDIS_URL, prefix, failedDb: join(s.dir, 'failed.sqlite') });
 });
 
-afterAll(async () => {
-  await queue?.close();
-  const raw = rawClient();
-  await removePrefix(raw, prefix);
-  raw.disconnect();
-  s.remove();
-});
+afterAll(() => dropQueue(queue, prefix, s));
 
 async function envelopeOf(queueName: string): Promise<Record<string, unknown>> {
   const raw = rawClient();

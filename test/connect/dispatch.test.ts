@@ -16,7 +16,7 @@ import { toJS } from '../../src/php/index.js';
 import type { ShapesFile } from '../../src/shapes/shape.js';
 import { root } from '../helpers/php.js';
 import { lqb, scratch, type Scratch } from '../helpers/processes.js';
-import { REDIS_URL, rawClient, removePrefix, uniquePrefix } from '../helpers/redis.js';
+import { REDIS_URL, rawClient, removePrefix, uniquePrefix, dropQueue } from '../helpers/redis.js';
 
 const prefix = uniquePrefix('connect-dispatch');
 const s: Scratch = scratch(prefix, 'q');
@@ -30,13 +30,7 @@ beforeAll(async () => {
   queue = await connect({ redis: REDIS_URL, prefix, failedDb: join(s.dir, 'failed.sqlite') });
 });
 
-afterAll(async () => {
-  await queue?.close();
-  const raw = rawClient();
-  await removePrefix(raw, prefix);
-  raw.disconnect();
-  s.remove();
-});
+afterAll(() => dropQueue(queue, prefix, s));
 
 describe('dispatch', () => {
   it('writes tries, backoff and timeout into the envelope; a delay in seconds is scored in the delayed set', async () => {

@@ -53,6 +53,18 @@ export async function removePrefix(raw: Redis, prefix: string): Promise<void> {
   if (keys.length) await raw.del(...keys);
 }
 
+/** After a test file: its connect() queue closed, its keys under `prefix` gone, its scratch folder removed. */
+export async function dropQueue(queue: { close(): Promise<void> } | undefined, prefix: string, dir?: { remove(): void }): Promise<void> {
+  await queue?.close();
+  const raw = rawClient();
+  try {
+    await removePrefix(raw, prefix);
+  } finally {
+    raw.disconnect();
+  }
+  dir?.remove();
+}
+
 /** A redis-server of a test's own, for what the shared one must not be given (a password, ACL users, TLS). */
 export interface OwnRedis {
   port: number;

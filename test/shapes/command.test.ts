@@ -24,7 +24,7 @@ import { readShapes } from '../../src/shapes/read.js';
 import type { ShapesFile } from '../../src/shapes/shape.js';
 import { root } from '../helpers/php.js';
 import { lqb, scratch, type RunResult, type Scratch } from '../helpers/processes.js';
-import { REDIS_URL, rawClient, removePrefix, uniquePrefix } from '../helpers/redis.js';
+import { REDIS_URL, rawClient, uniquePrefix, dropQueue } from '../helpers/redis.js';
 
 const CLASS = 'App\\Jobs\\TakesEveryType';
 const FIXTURE = join(root, 'php-fixture-gen/typed-props.php');
@@ -227,13 +227,7 @@ beforeAll(async () => {
   asks.forEach((ask, n) => ran.held.set(ask.k, lines[n]!));
 }, 240_000);
 
-afterAll(async () => {
-  await queue?.close();
-  const raw = rawClient();
-  await removePrefix(raw, prefix);
-  raw.disconnect();
-  s.remove();
-});
+afterAll(() => dropQueue(queue, prefix, s));
 
 describe('every JSON value against every declared type, through lqb dispatch and connect().dispatch()', () => {
   TABLE.forEach((r, i) => {
