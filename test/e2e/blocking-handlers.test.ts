@@ -82,7 +82,9 @@ describe('a handler that blocks the event loop past its timeout, as Laravel’s 
     expect(current.s.nodeRuns().filter((run) => run.phase === 'done'), 'the handler ran to its end').toEqual([]);
 
     // The next worker takes it once retry_after has passed, and fails it as Laravel did at once.
-    await pause(2200);
+    // The thread's last renewal kept its fraction of a second, and a pop compares with Redis's
+    // whole seconds (as Laravel's time() does): up to a second more before the job is due.
+    await pause(3200);
     const next = await lqb(['work', `--handlers=${HANDLERS}`, `--queue=${QUEUE}`, '--stop-when-empty', '--retry-after=2'], current.s.env, { timeoutMs: 20_000 });
     expect(next.status, next.stderr).toBe(0);
     expect(await failedFirstLines()).toEqual(laravelRecord);
