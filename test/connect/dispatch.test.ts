@@ -17,6 +17,7 @@ import type { ShapesFile } from '../../src/shapes/shape.js';
 import { root } from '../helpers/php.js';
 import { lqb, scratch, type Scratch } from '../helpers/processes.js';
 import { REDIS_URL, rawClient, removePrefix, uniquePrefix, dropQueue } from '../helpers/redis.js';
+import { uniqueRecords } from '../helpers/unique-fixtures.js';
 
 const prefix = uniquePrefix('connect-dispatch');
 const s: Scratch = scratch(prefix, 'q');
@@ -173,17 +174,7 @@ describe('dispatch options the CLI maps its flags onto', () => {
 });
 
 describe('unique payloads as Laravel 12.67 and 13.26’s own dispatch() writes them (fixtures/laravel/unique-12-13.jsonl)', () => {
-  interface UniqueRecord {
-    laravel: string;
-    kind: string;
-    class: string;
-    payload: string;
-    lock: { db: number; key: string; value: string; ttl: number } | null;
-  }
-  const records = readFileSync(join(root, 'fixtures/laravel/unique-12-13.jsonl'), 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as UniqueRecord);
+  const records = uniqueRecords();
   const SHOULD_BE_UNIQUE = 'Illuminate\\Contracts\\Queue\\ShouldBeUnique';
   const UNTIL_PROCESSING = 'Illuminate\\Contracts\\Queue\\ShouldBeUniqueUntilProcessing';
   const uniquePrefixOf = uniquePrefix('unique-1213');

@@ -5,17 +5,15 @@
  * hash('xxh128') for 12.54+, and Laravel's compare-and-delete release on real Redis (13.24+).
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildPayload, decodePayload } from '../../src/laravel/index.js';
 import { PhpObject, serialize } from '../../src/php/index.js';
 import type { ShapesFile } from '../../src/shapes/shape.js';
 import type { RedisClient } from '../../src/redis/index.js';
 import { RedisLockStore, Worker, SHOULD_BE_UNIQUE, SHOULD_BE_UNIQUE_UNTIL_PROCESSING, hiddenContextKey, uniqueLockKeys, uniquenessOf, xxh128 } from '../../src/worker/index.js';
-import { root } from '../helpers/php.js';
 import { prefixedClient, rawClient, removePrefix, uniquePrefix } from '../helpers/redis.js';
 import { workerSetup, type WorkerSetup } from '../helpers/worker.js';
+import { uniqueRecords, type UniqueRecord } from '../helpers/unique-fixtures.js';
 
 const CLASS = 'App\\Jobs\\SyncUser';
 
@@ -153,17 +151,7 @@ describe('RedisLockStore.forceReleaseAll, asked by many jobs at once', () => {
 });
 
 describe('the worker reads what Laravel 12.67 and 13.26 write (fixtures/laravel/unique-12-13.jsonl)', () => {
-  interface UniqueRecord {
-    laravel: string;
-    kind: string;
-    class: string;
-    payload: string;
-    lock: { db: number; key: string; value: string; ttl: number } | null;
-  }
-  const records = readFileSync(join(root, 'fixtures/laravel/unique-12-13.jsonl'), 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as UniqueRecord);
+  const records = uniqueRecords();
   /** The key as UniqueLock::getKey names it: the fixture's raw key without the connection's and the cache's prefixes. */
   const keyOf = (record: UniqueRecord) => record.lock!.key.replace(/^live-bridge-database-live-bridge-cache-/, '');
 
