@@ -62,6 +62,9 @@ export {
   type ModelIdentifierView, type PhpDateView, type CollectionView, type EnumView, type EloquentModelView,
 } from './laravel/index.js';
 
+// The queue contract every driver implements (the worker depends on it alone).
+export type { Queue, QueueDriver, ReservedJob } from './queue/index.js';
+
 // Laravel's Redis queue driver, for pushing payloads of one's own.
 export {
   RedisQueue, type RedisQueueOptions, type QueuedJob, RedisJob, type ReservedFields, connectRedis,

@@ -5,20 +5,11 @@
  */
 import { decodeJson, decodePayload, isJsonObject, type DecodedPayload, type JsonObject } from '../laravel/index.js';
 import type { RedisQueue } from './RedisQueue.js';
+import type { ReservedFields, ReservedJob } from '../queue/contract.js';
 
-/** The envelope's fields as Redis reserved them, read without the command. */
-export interface ReservedFields {
-  attempts?: unknown;
-  id?: unknown;
-  uuid?: unknown;
-  displayName?: unknown;
-  maxTries?: unknown;
-  retryUntil?: unknown;
-  timeoutAt?: unknown;
-  [key: string]: unknown;
-}
+export type { ReservedFields } from '../queue/contract.js';
 
-export class RedisJob {
+export class RedisJob implements ReservedJob {
   #decoded: DecodedPayload | undefined;
   /** The pushed envelope as decodeJson read it; null when it does not read as a JSON object. */
   #envelope: JsonObject | null | undefined;
@@ -124,6 +115,11 @@ export class RedisJob {
     return reserved.length === Buffer.byteLength(this.raw) && reserved.equals(Buffer.from(this.raw));
   }
 
+  /** Why Laravel's own pop could not read this job (so Laravel fails it), or undefined. */
+  unreadable(): string | undefined {
+    return this.unreadableByRedis ? whyRedisCouldNotReserve(this.raw) : undefined;
+  }
+
   /** Removes the job from `:reserved` for good. */
   async delete(): Promise<void> {
     await this.redisQueue.deleteReserved(this);
@@ -138,4 +134,17 @@ export class RedisJob {
   async release(delay = 0): Promise<void> {
     await this.redisQueue.release(this, delay);
   }
+}
+
+/** Why Redis reserved a payload unchanged: it is not JSON, has no numeric attempts, or cjson refuses what Node reads. */
+function whyRedisCouldNotReserve(raw: string): string {
+  let envelope: unknown;
+  try {
+    envelope = JSON.parse(raw);
+  } catch (error) {
+    return `payload is not JSON: ${error instanceof Error ? error.message : String(error)}`;
+  }
+  const attempts = envelope !== null && typeof envelope === 'object' ? (envelope as { attempts?: unknown }).attempts : undefined;
+  if (typeof attempts !== 'number') return 'the payload has no numeric "attempts" (Laravel’s own pop fails on it)';
+  return 'Redis’s cjson cannot read this payload (a lone surrogate such as \\ud800 is one case), so its attempts are never counted and Laravel’s workers cannot run it';
 }

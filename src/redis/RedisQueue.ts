@@ -12,17 +12,9 @@ import { registerSteps, runStep, type RedisClient } from './scripts.js';
 import { RedisJob } from './RedisJob.js';
 import { encodeString } from '../laravel/json.js';
 import { BookkeepingError, whileBusy } from './busy.js';
+import type { Queue, QueuedJob } from '../queue/contract.js';
 
-/** A job a queue holds, as `find` found it. */
-export interface QueuedJob {
-  /** Waiting to be reserved, waiting for its delay, or reserved by a worker. */
-  state: 'ready' | 'delayed' | 'reserved';
-  queue: string;
-  /** The payload as Redis holds it (a reserved one with its attempts counted). */
-  payload: string;
-  /** UNIX seconds: when a delayed job is due, or when a reserved one's reservation runs out. */
-  until?: number;
-}
+export type { QueuedJob } from '../queue/contract.js';
 
 export interface RedisQueueOptions {
   /** The queue used when none is named (Laravel's `queue` setting). */
@@ -73,7 +65,8 @@ export const RESERVE_BYTES = 8 * 1024 * 1024;
 /** A reserve reply later than this (ms) means Redis stalled: the jobs in hand are renewed at once. */
 const LATE_REPLY_MS = 1000;
 
-export class RedisQueue {
+export class RedisQueue implements Queue<RedisJob> {
+  readonly driver = 'redis' as const;
   readonly defaultQueue: string;
   readonly retryAfter: number | null;
   readonly blockFor: number | null;

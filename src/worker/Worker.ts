@@ -978,7 +978,8 @@ export class Worker extends EventEmitter {
    * (Laravel's markJobAsFailedIfAlreadyExceedsMaxAttempts), judged from the envelope alone.
    */
   private failsBeforeReading(job: RedisJob): Error | undefined {
-    if (job.unreadableByRedis) return new UndecodableJobError(`the job cannot be read: ${whyRedisCouldNotReserve(job.raw)}`);
+    const unreadable = job.unreadable();
+    if (unreadable !== undefined) return new UndecodableJobError(`the job cannot be read: ${unreadable}`);
     // A first attempt has killed no worker yet: it is judged once read, which spares every
     // job's first run a second parse of its envelope.
     if (job.firstAttempt) return undefined;
@@ -1283,19 +1284,6 @@ function displayNameOf(job: RedisJob): string {
   return typeof name === 'string' ? name : '(unnamed job)';
 }
 
-
-/** Why Redis reserved a payload unchanged: it is not JSON, has no numeric attempts, or cjson refuses what Node reads. */
-function whyRedisCouldNotReserve(raw: string): string {
-  let envelope: unknown;
-  try {
-    envelope = JSON.parse(raw);
-  } catch (error) {
-    return `payload is not JSON: ${describeError(error)}`;
-  }
-  const attempts = envelope !== null && typeof envelope === 'object' ? (envelope as { attempts?: unknown }).attempts : undefined;
-  if (typeof attempts !== 'number') return 'the payload has no numeric "attempts" (Laravel’s own pop fails on it)';
-  return 'Redis’s cjson cannot read this payload (a lone surrogate such as \\ud800 is one case), so its attempts are never counted and Laravel’s workers cannot run it';
-}
 
 const emptyCounts = (): WorkerCounts => ({ processed: 0, failed: 0, released: 0, givenBack: 0, timedOut: 0, errors: 0 });
 

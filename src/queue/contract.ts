@@ -1,0 +1,113 @@
+/**
+ * The queue contract: what the worker, the producer and the CLI ask of a queue, whatever keeps it.
+ *
+ * Laravel splits the same way: `Illuminate\Contracts\Queue\Queue` (push, later, bulk, pop, size)
+ * and `Illuminate\Contracts\Queue\Job` (delete, release, attempts), with `RedisQueue` and
+ * `DatabaseQueue` behind them. `RedisQueue` (src/redis/) implements it; the database driver
+ * (src/database/) will. The worker knows this file only, never a driver's keys or tables.
+ */
+import type { DecodedPayload, JsonObject } from '../laravel/index.js';
+
+/** Which of Laravel's queue drivers keeps the jobs: it decides the envelope a producer writes. */
+export type QueueDriver = 'redis' | 'database';
+
+/** A job a queue holds, as `find` found it. */
+export interface QueuedJob {
+  /** Waiting to be reserved, waiting for its delay, or reserved by a worker. */
+  state: 'ready' | 'delayed' | 'reserved';
+  queue: string;
+  /** The payload as the queue holds it (on Redis a reserved one has its attempts counted). */
+  payload: string;
+  /** UNIX seconds: when a delayed job is due, or when a reserved one's reservation runs out. */
+  until?: number;
+  /** The driver's own id for it (the database's row id); on Redis the payload's id says it. */
+  id?: string;
+  /** Attempts so far, where the queue keeps them apart from the payload (the database's column). */
+  attempts?: number;
+}
+
+/** The envelope's fields as the queue reserved them, read without decoding the command. */
+export interface ReservedFields {
+  attempts?: unknown;
+  id?: unknown;
+  uuid?: unknown;
+  displayName?: unknown;
+  maxTries?: unknown;
+  retryUntil?: unknown;
+  timeoutAt?: unknown;
+  [key: string]: unknown;
+}
+
+/** One reserved job, as Laravel's `Job` contract: read it, then delete, release or give it back. */
+export interface ReservedJob {
+  /** The queue's name as Laravel names it (`default`, not `queues:default`). */
+  readonly queue: string;
+  /** The payload as pushed: what a failed-job record stores and what a retry pushes again. */
+  readonly raw: string;
+  /** The job's id: the payload's `id` on Redis, the row's id on the database. */
+  readonly id: string;
+  readonly uuid: string | undefined;
+  /** The decoded envelope and command; throws a PayloadError for a payload that is not one. */
+  readonly payload: DecodedPayload;
+  /** The envelope as pushed, its command left a string; undefined when it is not a JSON object. */
+  readonly envelope: JsonObject | undefined;
+  /** The envelope's fields, read so that a job whose command cannot be decoded still has them. */
+  readonly fields: ReservedFields;
+  /** True when this is surely the job's first attempt (a retried job is judged before it is read). */
+  readonly firstAttempt: boolean;
+  /** This attempt's number, counted as the driver's Laravel job counts it. */
+  attempts(): number;
+  /**
+   * Why the queue could not reserve the job as Laravel's own pop would (so Laravel fails it), or
+   * undefined when it could. Redis: a payload its cjson cannot read; the database: never.
+   */
+  unreadable(): string | undefined;
+  /** Removes the job for good (it ran, or it failed). */
+  delete(): Promise<void>;
+  /** Puts the job back to run again after `delay` seconds, this attempt spent. */
+  release(delay?: number): Promise<void>;
+  /** Undoes the reservation without spending the attempt: for a job left to PHP's workers. */
+  giveBack(delay?: number): Promise<void>;
+}
+
+/**
+ * A queue connection, as Laravel's `Queue` contract with what a long-running worker also needs
+ * (renewals, several jobs per reserve, a wait it can interrupt) and what the CLI reads.
+ */
+export interface Queue<Job extends ReservedJob = ReservedJob> {
+  readonly driver: QueueDriver;
+  /** The queue used when none is named (Laravel's `queue` setting). */
+  readonly defaultQueue: string;
+  /** Seconds a reservation lasts before another worker may take the job; null: never. */
+  readonly retryAfter: number | null;
+
+  pushRaw(payload: string, queue?: string): Promise<void>;
+  laterRaw(delay: number | Date, payload: string, queue?: string): Promise<void>;
+  bulkRaw(payloads: string[], queue?: string): Promise<void>;
+
+  /** Reserves the next job, or null when there is none (after the driver's own wait, if any). */
+  pop(queue?: string): Promise<Job | null>;
+  /** Reserves up to `count` jobs, each as one of Laravel's pops would. */
+  popMany(queue: string | undefined, count: number): Promise<Job[]>;
+  /** Makes the reservations of jobs still running last `retryAfter` seconds from now. */
+  renew(jobs: Iterable<Job>): Promise<void>;
+  /** Moves due delayed jobs and expired reservations back where a pop finds them, where the driver has such a step. */
+  migrate(queue?: string): Promise<void>;
+
+  /** Jobs a queue holds: ready, delayed and reserved. */
+  size(queue?: string): Promise<number>;
+  readySize(queue?: string): Promise<number>;
+  delayedSize(queue?: string): Promise<number>;
+  reservedSize(queue?: string): Promise<number>;
+  /** The job with this id or uuid, if the queue holds it. */
+  find(idOrUuid: string, queue?: string): Promise<QueuedJob | undefined>;
+  /** Deletes every job of a queue, reserved ones too; returns how many went. */
+  clear(queue?: string): Promise<number>;
+
+  /** UNIX seconds `delay` from now, as Laravel's availableAt. */
+  availableAt(delay: number | Date): number;
+  /** Ends a wait for jobs now, so that a worker told to stop does not sit it out. */
+  interruptWait(): void;
+  /** Lets go of what the queue opened itself; the clients it was given stay the caller's. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,1 @@
+export type { Queue, QueueDriver, QueuedJob, ReservedFields, ReservedJob } from './contract.js';
