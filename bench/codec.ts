@@ -86,7 +86,10 @@ function workOf(part: NodePart, inputs: Buffer[]): () => void {
  * time one window for each line read, and answer with {"ops", "seconds"}, as bench-codec.php does.
  */
 async function serve(part: NodePart, file: string): Promise<void> {
-  const inputs = readFileSync(file, 'utf8').split('\n').filter(Boolean).map((line) => Buffer.from(line, 'base64'));
+  const inputs = readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => Buffer.from(line, 'base64'));
   const work = workOf(part, inputs);
   repeat(work, 1, warmup);
   console.log('ready');
@@ -207,10 +210,22 @@ async function benchSet(name: string, inputs: Buffer[], classes: string, folder:
   };
   // One at a time: on two cores, warm-ups side by side would slow each other.
   for (const timer of Object.values(timers)) await timer.ready();
-  const read = pair(() => timers.read.window('read'), () => timers.php.window('unserialize'));
-  const written = pair(() => timers.write.window('write'), () => timers.php.window('serialize'));
-  const readOnReadable = pair(() => timers.readOnReadable.window('read'), () => timers.phpOnReadable.window('unserialize'));
-  const overTheirs = pair(() => timers.readOnReadable.window('read'), () => timers.theirs.window('read'));
+  const read = pair(
+    () => timers.read.window('read'),
+    () => timers.php.window('unserialize'),
+  );
+  const written = pair(
+    () => timers.write.window('write'),
+    () => timers.php.window('serialize'),
+  );
+  const readOnReadable = pair(
+    () => timers.readOnReadable.window('read'),
+    () => timers.phpOnReadable.window('unserialize'),
+  );
+  const overTheirs = pair(
+    () => timers.readOnReadable.window('read'),
+    () => timers.theirs.window('read'),
+  );
   await runRounds([read, written, readOnReadable, overTheirs]);
   Object.values(timers).forEach((timer) => timer.close());
 

@@ -39,7 +39,11 @@ function referenceBomb(levels: number): Buffer {
 const cases: Case[] = [
   { name: 'serializable-1000', what: 'Serializable nested 1,000 deep around 1 MB', input: () => nestedSerializable(1000, 1 << 20) },
   { name: 'serializable-100', what: 'Serializable nested 100 deep around 1 MB', input: () => nestedSerializable(100, 1 << 20) },
-  { name: 'arrays-4096', what: 'arrays nested 4,096 deep (PHP\'s limit)', input: () => Buffer.from('a:1:{i:0;'.repeat(4096) + 'N;' + '}'.repeat(4096)) },
+  {
+    name: 'arrays-4096',
+    what: "arrays nested 4,096 deep (PHP's limit)",
+    input: () => Buffer.from('a:1:{i:0;'.repeat(4096) + 'N;' + '}'.repeat(4096)),
+  },
   { name: 'reference-bomb-40', what: 'arrays of two R: to the one before, 40 deep', input: () => referenceBomb(40) },
 ];
 
@@ -61,7 +65,9 @@ function main(): void {
   const rows = ['| input | bytes | unserialize (s) | serialize (s) | peak RSS (MB) |', '|---|---:|---:|---:|---:|'];
   for (const c of cases) {
     if (only && !only.includes(c.name)) continue;
-    const out = execFileSync(process.execPath, [...process.execArgv, new URL(import.meta.url).pathname, '--case', c.name], { encoding: 'utf8' });
+    const out = execFileSync(process.execPath, [...process.execArgv, new URL(import.meta.url).pathname, '--case', c.name], {
+      encoding: 'utf8',
+    });
     const { bytes, read, written, rss } = JSON.parse(out) as { bytes: number; read: number; written: number; rss: number };
     rows.push(`| ${c.what} | ${bytes.toLocaleString('en-US')} | ${read.toFixed(3)} | ${written.toFixed(3)} | ${Math.round(rss)} |`);
   }

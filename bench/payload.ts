@@ -12,18 +12,33 @@ import { opsPerSecond, seconds } from './timing.js';
 const root = new URL('..', import.meta.url).pathname;
 
 function php(payloads: string[], classes: string): number {
-  const out = execFileSync('php', [`${root}php-fixture-gen/bench-payload.php`, String(seconds), classes], { input: payloads.join('\n'), encoding: 'utf8' });
+  const out = execFileSync('php', [`${root}php-fixture-gen/bench-payload.php`, String(seconds), classes], {
+    input: payloads.join('\n'),
+    encoding: 'utf8',
+  });
   const result = JSON.parse(out) as { ops: number; seconds: number };
   return result.ops / result.seconds;
 }
 
 const sets: [string, string[], string][] = [
-  ['Laravel 8.83 payloads (Debian, classes loaded in PHP)', execFileSync('php', [`${root}php-fixture-gen/laravel-commands.php`, '200'], { encoding: 'utf8' }).split('\n').filter(Boolean), 'jobs'],
+  [
+    'Laravel 8.83 payloads (Debian, classes loaded in PHP)',
+    execFileSync('php', [`${root}php-fixture-gen/laravel-commands.php`, '200'], { encoding: 'utf8' })
+      .split('\n')
+      .filter(Boolean),
+    'jobs',
+  ],
 ];
-const versions = readFileSync(`${root}fixtures/laravel/versions-5.8-to-12.jsonl`, 'utf8').split('\n').filter(Boolean).map((line) => (JSON.parse(line) as { payload: string }).payload);
+const versions = readFileSync(`${root}fixtures/laravel/versions-5.8-to-12.jsonl`, 'utf8')
+  .split('\n')
+  .filter(Boolean)
+  .map((line) => (JSON.parse(line) as { payload: string }).payload);
 sets.push(['Laravel 5.8–12 payloads (fixtures/laravel, classes absent in PHP)', versions, '']);
 
-const rows = ['| payloads | PHP 8.2 json_decode + unserialize (ops/s) | decodePayload (ops/s) | ratio | encodePayload (ops/s) |', '|---|---:|---:|---:|---:|'];
+const rows = [
+  '| payloads | PHP 8.2 json_decode + unserialize (ops/s) | decodePayload (ops/s) | ratio | encodePayload (ops/s) |',
+  '|---|---:|---:|---:|---:|',
+];
 for (const [name, payloads, classes] of sets) {
   const bytes = payloads.reduce((sum, p) => sum + Buffer.byteLength(p), 0);
   const decoded = payloads.map((p) => decodePayload(p));
@@ -31,6 +46,8 @@ for (const [name, payloads, classes] of sets) {
   const ours = opsPerSecond((i) => decodePayload(payloads[i]!), payloads.length);
   const encode = opsPerSecond((i) => encodePayload(decoded[i]!), payloads.length);
   const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
-  rows.push(`| ${name}, ${payloads.length} × ${Math.round(bytes / payloads.length)} B | ${fmt(theirs)} | ${fmt(ours)} | ${(ours / theirs).toFixed(2)}× | ${fmt(encode)} |`);
+  rows.push(
+    `| ${name}, ${payloads.length} × ${Math.round(bytes / payloads.length)} B | ${fmt(theirs)} | ${fmt(ours)} | ${(ours / theirs).toFixed(2)}× | ${fmt(encode)} |`,
+  );
 }
 console.log(rows.join('\n'));

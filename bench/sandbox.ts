@@ -32,7 +32,10 @@ const CLASS = 'App\\Jobs\\Bridge\\RecordJob';
 const MODES = ['in-process, no timeout', 'in-process, watchdog off', 'in-process', 'sandboxed'] as const;
 type Mode = (typeof MODES)[number];
 
-const payload = (n: number) => buildPayload(bridgeRecordJob({ n, label: 'bench', ratio: 0.5, items: { pad: Array.from({ length: 12 }, () => 'padding-to-a-kilobyte') } })).raw;
+const payload = (n: number) =>
+  buildPayload(
+    bridgeRecordJob({ n, label: 'bench', ratio: 0.5, items: { pad: Array.from({ length: 12 }, () => 'padding-to-a-kilobyte') } }),
+  ).raw;
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'lqb-bench-sandbox-'));
@@ -49,7 +52,19 @@ async function main(): Promise<void> {
   const work = async (mode: Mode, count: number): Promise<number> => {
     for (let i = 0; i < count; i += 1000) await queue.bulkRaw(Array.from({ length: Math.min(1000, count - i) }, (_, j) => payload(i + j)));
     const handlers = mode === 'sandboxed' ? sandbox.handlers : inProcess;
-    const worker = new Worker(queue, handlers, { stopWhenEmpty: true, sleep: 0, memory: 0, concurrency: CONCURRENCY, timeout: mode === 'in-process, no timeout' ? 0 : 60, watchdog: mode !== 'in-process, watchdog off' }, { failer: false });
+    const worker = new Worker(
+      queue,
+      handlers,
+      {
+        stopWhenEmpty: true,
+        sleep: 0,
+        memory: 0,
+        concurrency: CONCURRENCY,
+        timeout: mode === 'in-process, no timeout' ? 0 : 60,
+        watchdog: mode !== 'in-process, watchdog off',
+      },
+      { failer: false },
+    );
     const used = process.cpuUsage();
     const start = performance.now();
     await worker.run();
@@ -63,7 +78,8 @@ async function main(): Promise<void> {
   try {
     for (const mode of MODES) await work(mode, WARMUP);
     for (const mode of MODES) cpu.get(mode)!.length = 0;
-    for (let run = 0; run < RUNS; run++) for (const mode of run % 2 ? [...MODES].reverse() : MODES) results.get(mode)!.push(await work(mode, JOBS));
+    for (let run = 0; run < RUNS; run++)
+      for (const mode of run % 2 ? [...MODES].reverse() : MODES) results.get(mode)!.push(await work(mode, JOBS));
   } finally {
     await sandbox.close();
     await queue.close();

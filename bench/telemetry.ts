@@ -23,12 +23,23 @@ const QUEUE = 'bench';
 const prefix = `lqb-bench-otel-${randomBytes(3).toString('hex')}:`;
 const client = connectRedis({ prefix });
 const queue = new RedisQueue(client, { defaultQueue: QUEUE });
-const template = buildPayload(bridgeRecordJob({ n: 1, label: 'bench', ratio: 0.5, items: { pad: Array.from({ length: 20 }, () => 'padding-to-a-kilobyte') } })).raw;
+const template = buildPayload(
+  bridgeRecordJob({ n: 1, label: 'bench', ratio: 0.5, items: { pad: Array.from({ length: 20 }, () => 'padding-to-a-kilobyte') } }),
+).raw;
 
 const dropping: SpanExporter = { export: (_spans, done) => done({ code: 0 }), shutdown: async () => undefined };
 const recording: TelemetryOptions = {
-  tracerProvider: new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(dropping, { maxQueueSize: 100_000, maxExportBatchSize: 5_000 })] }),
-  meterProvider: new MeterProvider({ readers: [new PeriodicExportingMetricReader({ exporter: new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE), exportIntervalMillis: 3_600_000 })] }),
+  tracerProvider: new BasicTracerProvider({
+    spanProcessors: [new BatchSpanProcessor(dropping, { maxQueueSize: 100_000, maxExportBatchSize: 5_000 })],
+  }),
+  meterProvider: new MeterProvider({
+    readers: [
+      new PeriodicExportingMetricReader({
+        exporter: new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE),
+        exportIntervalMillis: 3_600_000,
+      }),
+    ],
+  }),
 };
 
 const configurations: [string, TelemetryOptions | false | undefined][] = [
@@ -40,9 +51,18 @@ const configurations: [string, TelemetryOptions | false | undefined][] = [
 async function run(telemetry: TelemetryOptions | false | undefined): Promise<number> {
   await queue.clear();
   for (let i = 0; i < JOBS; i += 1000) {
-    await queue.bulkRaw(Array.from({ length: Math.min(1000, JOBS - i) }, () => template.replace(/"id":"[A-Za-z0-9]{32}"/, `"id":"${randomBytes(16).toString('hex')}"`)));
+    await queue.bulkRaw(
+      Array.from({ length: Math.min(1000, JOBS - i) }, () =>
+        template.replace(/"id":"[A-Za-z0-9]{32}"/, `"id":"${randomBytes(16).toString('hex')}"`),
+      ),
+    );
   }
-  const worker = new Worker(queue, { 'App\\Jobs\\Bridge\\RecordJob': () => undefined }, { queues: [QUEUE], stopWhenEmpty: true, sleep: 0, concurrency: 32, timeout: 0, memory: 0 }, { failer: false, ...(telemetry !== undefined ? { telemetry } : {}) });
+  const worker = new Worker(
+    queue,
+    { 'App\\Jobs\\Bridge\\RecordJob': () => undefined },
+    { queues: [QUEUE], stopWhenEmpty: true, sleep: 0, concurrency: 32, timeout: 0, memory: 0 },
+    { failer: false, ...(telemetry !== undefined ? { telemetry } : {}) },
+  );
   const start = performance.now();
   await worker.run();
   return JOBS / ((performance.now() - start) / 1000);
@@ -62,7 +82,9 @@ console.log(`\n${JOBS} no-op jobs of ${template.length} B, concurrency 32, one p
 console.log('| configuration | jobs/s (median) | runs | vs telemetry: false |');
 console.log('|---|---:|---|---:|');
 for (const [name, values] of results) {
-  console.log(`| ${name} | ${Math.round(median(values)).toLocaleString('en')} | ${values.map((v) => Math.round(v / 100) / 10 + 'k').join(', ')} | ${(median(values) / base).toFixed(2)}× |`);
+  console.log(
+    `| ${name} | ${Math.round(median(values)).toLocaleString('en')} | ${values.map((v) => Math.round(v / 100) / 10 + 'k').join(', ')} | ${(median(values) / base).toFixed(2)}× |`,
+  );
 }
 await queue.clear();
 client.disconnect();

@@ -43,7 +43,9 @@ async function child(mode: Mode): Promise<void> {
   const prefix = `lqb-bench-${randomBytes(3).toString('hex')}:`;
   // About 1.2 KB: the RecordJob PHP's fixtures push, padded.
   const payload = (n: number) => {
-    const raw = buildPayload(bridgeRecordJob({ n, label: 'bench', ratio: 0.5, items: { pad: Array.from({ length: 12 }, () => 'padding-to-a-kilobyte') } })).raw;
+    const raw = buildPayload(
+      bridgeRecordJob({ n, label: 'bench', ratio: 0.5, items: { pad: Array.from({ length: 12 }, () => 'padding-to-a-kilobyte') } }),
+    ).raw;
     return ATTEMPTS > 0 ? raw.replace(/"attempts":0}$/, `"attempts":${ATTEMPTS}}`) : raw;
   };
   const handlers = { [CLASS]: () => undefined };
@@ -57,7 +59,9 @@ async function child(mode: Mode): Promise<void> {
   let cpuPerJob = 0;
   const work = async (count: number, profile?: string): Promise<number> => {
     await fill(count);
-    const worker = lq ? lq.worker(handlers, { ...options, failer: false }) : new Worker(queue, handlers, { ...options, queues: ['default'] }, { failer: false });
+    const worker = lq
+      ? lq.worker(handlers, { ...options, failer: false })
+      : new Worker(queue, handlers, { ...options, queues: ['default'] }, { failer: false });
     const session = profile ? await startProfile() : undefined;
     const cpu = process.cpuUsage();
     const start = performance.now();
@@ -99,7 +103,11 @@ interface RunResult {
 
 function runChild(tree: string, mode: Mode): RunResult {
   const script = `${tree}/bench/worker-inprocess.ts`;
-  const out = execFileSync(process.execPath, ['--import', 'tsx', script], { cwd: tree, env: { ...process.env, LQB_BENCH_CHILD: mode }, encoding: 'utf8' });
+  const out = execFileSync(process.execPath, ['--import', 'tsx', script], {
+    cwd: tree,
+    env: { ...process.env, LQB_BENCH_CHILD: mode },
+    encoding: 'utf8',
+  });
   return JSON.parse(out.trim().split('\n').at(-1)!) as RunResult;
 }
 
@@ -131,8 +139,14 @@ async function parent(): Promise<void> {
       }
     }
   }
-  console.log(`No-op ${ATTEMPTS > 0 ? `retried jobs (attempts ${ATTEMPTS} in the envelope)` : 'jobs'} of ${bytes} bytes, ${fmt(JOBS)} per run after ${fmt(WARMUP)} to warm up, concurrency ${CONCURRENCY}, one process per run, Redis 127.0.0.1:6379; ${RUNS} runs per row${base ? ', the trees alternating' : ''}.`);
-  console.log('jobs/s: median (min–max); Node CPU: the worker process\'s user + system time per job, median' + (base ? '; vs first: the median of the run-by-run ratios of jobs/s to the first tree\'s run beside it' : '') + '.\n');
+  console.log(
+    `No-op ${ATTEMPTS > 0 ? `retried jobs (attempts ${ATTEMPTS} in the envelope)` : 'jobs'} of ${bytes} bytes, ${fmt(JOBS)} per run after ${fmt(WARMUP)} to warm up, concurrency ${CONCURRENCY}, one process per run, Redis 127.0.0.1:6379; ${RUNS} runs per row${base ? ', the trees alternating' : ''}.`,
+  );
+  console.log(
+    "jobs/s: median (min–max); Node CPU: the worker process's user + system time per job, median" +
+      (base ? "; vs first: the median of the run-by-run ratios of jobs/s to the first tree's run beside it" : '') +
+      '.\n',
+  );
   console.log(`| worker | tree | jobs/s | Node CPU µs/job |${base ? ' vs first |' : ''}`);
   console.log(`|---|---|---:|---:|${base ? '---:|' : ''}`);
   for (const mode of MODES) {
@@ -141,7 +155,9 @@ async function parent(): Promise<void> {
       const rate = xs.map((r) => r.jobsPerSecond);
       const ratio = median(xs.map((r, i) => r.jobsPerSecond / runs[0]![i]!.jobsPerSecond));
       const label = mode === 'connect' ? 'connect().worker()' : 'new Worker()';
-      console.log(`| ${label} | ${names[t]} | ${fmt(median(rate))} (${fmt(Math.min(...rate))}–${fmt(Math.max(...rate))}) | ${median(xs.map((r) => r.cpuPerJob)).toFixed(1)} |${base ? ` ${ratio.toFixed(2)}× |` : ''}`);
+      console.log(
+        `| ${label} | ${names[t]} | ${fmt(median(rate))} (${fmt(Math.min(...rate))}–${fmt(Math.max(...rate))}) | ${median(xs.map((r) => r.cpuPerJob)).toFixed(1)} |${base ? ` ${ratio.toFixed(2)}× |` : ''}`,
+      );
     });
   }
 }
@@ -149,7 +165,8 @@ async function parent(): Promise<void> {
 /** The tree's commit, short, with `+` when its work tree has changes. */
 function gitName(tree: string): string {
   const commit = execFileSync('git', ['-C', tree, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
-  const dirty = execFileSync('git', ['-C', tree, 'status', '--porcelain', '--untracked-files=no', 'src'], { encoding: 'utf8' }).trim() !== '';
+  const dirty =
+    execFileSync('git', ['-C', tree, 'status', '--porcelain', '--untracked-files=no', 'src'], { encoding: 'utf8' }).trim() !== '';
   return dirty ? `${commit}+` : commit;
 }
 

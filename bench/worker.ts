@@ -22,11 +22,19 @@ const QUEUE = 'bench';
 const prefix = `lqb-bench-${randomBytes(3).toString('hex')}:`;
 const client: RedisClient = connectRedis({ prefix });
 const queue = new RedisQueue(client, { defaultQueue: QUEUE });
-const env = { ...process.env, REDIS_PREFIX: prefix, QUEUE_NAME: QUEUE, LQB_RECORD_FILE: '/dev/null', LQB_FAILED_DB: `/tmp/${prefix.replace(/:$/, '')}.sqlite` };
+const env = {
+  ...process.env,
+  REDIS_PREFIX: prefix,
+  QUEUE_NAME: QUEUE,
+  LQB_RECORD_FILE: '/dev/null',
+  LQB_FAILED_DB: `/tmp/${prefix.replace(/:$/, '')}.sqlite`,
+};
 
 /** The job PHP's RecordJob is, with enough items to make the payload about 1 KB. */
 function payload(n: number, extra: Record<string, unknown> = {}): string {
-  return buildPayload(bridgeRecordJob({ n, label: 'bench', ratio: 0.5, items: { ...extra, pad: Array.from({ length: 20 }, () => 'padding-to-a-kilobyte') } })).raw;
+  return buildPayload(
+    bridgeRecordJob({ n, label: 'bench', ratio: 0.5, items: { ...extra, pad: Array.from({ length: 20 }, () => 'padding-to-a-kilobyte') } }),
+  ).raw;
 }
 
 async function fill(count: number): Promise<number> {
@@ -38,7 +46,11 @@ async function fill(count: number): Promise<number> {
 
 async function nodeWorker(concurrency: number): Promise<number> {
   await fill(JOBS);
-  const worker = new Worker(queue, { 'App\\Jobs\\Bridge\\RecordJob': () => undefined }, { queues: [QUEUE], stopWhenEmpty: true, sleep: 0, concurrency, timeout: 0, memory: 4096 });
+  const worker = new Worker(
+    queue,
+    { 'App\\Jobs\\Bridge\\RecordJob': () => undefined },
+    { queues: [QUEUE], stopWhenEmpty: true, sleep: 0, concurrency, timeout: 0, memory: 4096 },
+  );
   const start = performance.now();
   await worker.run();
   return JOBS / ((performance.now() - start) / 1000);
@@ -47,7 +59,10 @@ async function nodeWorker(concurrency: number): Promise<number> {
 async function laravelWorker(): Promise<number> {
   await fill(JOBS);
   const start = performance.now();
-  execFileSync('php', [`${root}php-fixture-gen/laravel-worker.php`, `--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0', '--timeout=0'], { env, stdio: 'ignore' });
+  execFileSync('php', [`${root}php-fixture-gen/laravel-worker.php`, `--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0', '--timeout=0'], {
+    env,
+    stdio: 'ignore',
+  });
   return JOBS / ((performance.now() - start) / 1000);
 }
 
@@ -60,7 +75,20 @@ async function popCeiling(): Promise<number> {
   for (let done = 0; done < JOBS; done += 100) {
     const pipeline = client.pipeline();
     // reserve.lua with COUNT 1 and no migrations is the pop step alone: Redis's clock, retry_after 90.
-    for (let i = 0; i < 100; i++) (pipeline as unknown as Record<string, (...a: unknown[]) => void>).lqbReserve!(key, `${key}:delayed`, `${key}:reserved`, `${key}:notify`, '', 90, 1, 0, 0, -1, 0);
+    for (let i = 0; i < 100; i++)
+      (pipeline as unknown as Record<string, (...a: unknown[]) => void>).lqbReserve!(
+        key,
+        `${key}:delayed`,
+        `${key}:reserved`,
+        `${key}:notify`,
+        '',
+        90,
+        1,
+        0,
+        0,
+        -1,
+        0,
+      );
     await pipeline.exec();
   }
   return JOBS / ((performance.now() - start) / 1000);
@@ -105,7 +133,12 @@ async function memory(): Promise<{ early: number; late: number; jobs: number }> 
     { queues: [QUEUE], stopWhenEmpty: true, sleep: 0, timeout: 0, concurrency: 8, memory: 4096 },
   );
   const template = payload(0);
-  for (let i = 0; i < SOAK; i += 5000) await queue.bulkRaw(Array.from({ length: Math.min(5000, SOAK - i) }, () => template.replace(/"id":"[A-Za-z0-9]{32}"/, `"id":"${randomBytes(16).toString('hex')}"`)));
+  for (let i = 0; i < SOAK; i += 5000)
+    await queue.bulkRaw(
+      Array.from({ length: Math.min(5000, SOAK - i) }, () =>
+        template.replace(/"id":"[A-Za-z0-9]{32}"/, `"id":"${randomBytes(16).toString('hex')}"`),
+      ),
+    );
   await worker.run();
   return { early, late: process.memoryUsage().rss, jobs: processed };
 }
@@ -115,7 +148,14 @@ async function latency(): Promise<{ p50: number; p99: number; samples: number }>
   await queue.clear();
   const blocking = new RedisQueue(client, { defaultQueue: QUEUE, blockFor: 1 });
   const samples: number[] = [];
-  const worker = new Worker(blocking, { 'App\\Jobs\\Bridge\\RecordJob': (job) => void samples.push(performance.timeOrigin + performance.now() - Number((job.command.items as { at: number }).at)) }, { queues: [QUEUE], sleep: 0, timeout: 0, memory: 4096 });
+  const worker = new Worker(
+    blocking,
+    {
+      'App\\Jobs\\Bridge\\RecordJob': (job) =>
+        void samples.push(performance.timeOrigin + performance.now() - Number((job.command.items as { at: number }).at)),
+    },
+    { queues: [QUEUE], sleep: 0, timeout: 0, memory: 4096 },
+  );
   const running = worker.run();
   await new Promise((r) => setTimeout(r, 200));
   const producer = new RedisQueue(connectRedis({ prefix }), { defaultQueue: QUEUE });
@@ -154,15 +194,25 @@ try {
   console.log(`| Redis: pop step alone, pipelined (ceiling) | ${fmt(ceiling)} |  | 100% |`);
   console.log(`| Laravel 8.83 queue:work | ${fmt(php)} | 1.0× | ${((100 * php) / ceiling).toFixed(0)}% |`);
   console.log(`| lqb worker, concurrency 1 | ${fmt(node1)} | ${(node1 / php).toFixed(1)}× | ${((100 * node1) / ceiling).toFixed(0)}% |`);
-  console.log(`| lqb worker, concurrency 16 | ${fmt(node16)} | ${(node16 / php).toFixed(1)}× | ${((100 * node16) / ceiling).toFixed(0)}% |`);
-  console.log(`| lqb worker, concurrency 64 | ${fmt(node64)} | ${(node64 / php).toFixed(1)}× | ${((100 * node64) / ceiling).toFixed(0)}% |`);
-  console.log(`| lqb worker, concurrency 256 | ${fmt(node256)} | ${(node256 / php).toFixed(1)}× | ${((100 * node256) / ceiling).toFixed(0)}% |`);
+  console.log(
+    `| lqb worker, concurrency 16 | ${fmt(node16)} | ${(node16 / php).toFixed(1)}× | ${((100 * node16) / ceiling).toFixed(0)}% |`,
+  );
+  console.log(
+    `| lqb worker, concurrency 64 | ${fmt(node64)} | ${(node64 / php).toFixed(1)}× | ${((100 * node64) / ceiling).toFixed(0)}% |`,
+  );
+  console.log(
+    `| lqb worker, concurrency 256 | ${fmt(node256)} | ${(node256 / php).toFixed(1)}× | ${((100 * node256) / ceiling).toFixed(0)}% |`,
+  );
   console.log(`| Laravel 8.83 Queue::push | ${fmt(phpPush)} | 1.0× |  |`);
   console.log(`| lqb pushRaw, one await each | ${fmt(pushSequential)} | ${(pushSequential / phpPush).toFixed(1)}× |  |`);
   console.log(`| lqb bulkRaw (1,000 per call) | ${fmt(pushPipelined)} | ${(pushPipelined / phpPush).toFixed(1)}× |  |`);
   console.log(`| lqb build payload + pushRaw, one await each | ${fmt(buildAndPush)} | ${(buildAndPush / phpPush).toFixed(1)}× |  |`);
-  console.log(`\nMemory over ${fmt(mem.jobs)} jobs (concurrency 8): RSS ${(mem.early / 2 ** 20).toFixed(1)} MB after the first tenth, ${(mem.late / 2 ** 20).toFixed(1)} MB at the end (${((100 * (mem.late - mem.early)) / mem.early).toFixed(1)}% growth).`);
-  console.log(`Push-to-handler latency with block_for=1, one job every 5 ms: p50 ${lat.p50.toFixed(2)} ms, p99 ${lat.p99.toFixed(2)} ms over ${lat.samples} jobs.`);
+  console.log(
+    `\nMemory over ${fmt(mem.jobs)} jobs (concurrency 8): RSS ${(mem.early / 2 ** 20).toFixed(1)} MB after the first tenth, ${(mem.late / 2 ** 20).toFixed(1)} MB at the end (${((100 * (mem.late - mem.early)) / mem.early).toFixed(1)}% growth).`,
+  );
+  console.log(
+    `Push-to-handler latency with block_for=1, one job every 5 ms: p50 ${lat.p50.toFixed(2)} ms, p99 ${lat.p99.toFixed(2)} ms over ${lat.samples} jobs.`,
+  );
 } finally {
   await queue.clear();
   await queue.close();

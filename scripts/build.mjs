@@ -31,7 +31,9 @@ rmSync(dist, { recursive: true, force: true });
 embed();
 
 // 1. ES modules and declarations.
-execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
+execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json')], {
+  stdio: 'inherit',
+});
 chmodSync(join(dist, 'cli/main.js'), 0o755);
 
 // 2. CommonJS, file for file. `import.meta.url` becomes the file's own URL, made from __filename;

@@ -12,7 +12,9 @@ const HEADER = '// Written by scripts/embed.mjs from the files named below: do n
 
 /** A map of file name to text, as a TypeScript module exporting it under `name`. */
 function moduleOf(name, what, dir, ext) {
-  const files = readdirSync(join(root, dir)).filter((file) => file.endsWith(ext)).sort();
+  const files = readdirSync(join(root, dir))
+    .filter((file) => file.endsWith(ext))
+    .sort();
   const entries = files.map((file) => `  ${JSON.stringify(file)}: ${JSON.stringify(readFileSync(join(root, dir, file), 'utf8'))},`);
   return `${HEADER}// ${what}: ${dir}/*${ext}\nexport const ${name}: Readonly<Record<string, string>> = {\n${entries.join('\n')}\n};\n`;
 }

@@ -24,40 +24,182 @@ import { root } from './helpers/php.js';
 /** The root's names: see the comment at the top of src/index.ts for why each group is there. */
 const ROOT = {
   php: [
-    'unserialize', 'PhpIncompleteObject', 'UnserializeOptions', 'serialize', 'SerializeOptions', 'toJS', 'fromJS',
-    'phpClassOf', 'PHP_CLASS', 'PHP_ENUM', 'PHP_SERIALIZED', 'FromJSHint', 'JSPhpObject', 'formatPhpFloat',
-    'parsePhpFloat', 'phpStringOfFloat', 'PhpUnserializeError', 'PhpSerializeError', 'PhpArray', 'PhpObject', 'PhpFloat', 'PhpEnum',
-    'PhpRef', 'PhpSerializable', 'mangle', 'demangle', 'deref', 'PhpKey', 'PhpValue', 'PropertyName', 'Visibility',
+    'unserialize',
+    'PhpIncompleteObject',
+    'UnserializeOptions',
+    'serialize',
+    'SerializeOptions',
+    'toJS',
+    'fromJS',
+    'phpClassOf',
+    'PHP_CLASS',
+    'PHP_ENUM',
+    'PHP_SERIALIZED',
+    'FromJSHint',
+    'JSPhpObject',
+    'formatPhpFloat',
+    'parsePhpFloat',
+    'phpStringOfFloat',
+    'PhpUnserializeError',
+    'PhpSerializeError',
+    'PhpArray',
+    'PhpObject',
+    'PhpFloat',
+    'PhpEnum',
+    'PhpRef',
+    'PhpSerializable',
+    'mangle',
+    'demangle',
+    'deref',
+    'PhpKey',
+    'PhpValue',
+    'PropertyName',
+    'Visibility',
   ],
   connect: [
-    'connect', 'LaravelQueue', 'resolveConnection', 'ConnectionSettingsError', 'RedisUnavailable', 'ConnectOptions',
-    'DispatchOptions', 'DispatchName', 'DispatchProps', 'UntypedJobs', 'Dispatched', 'FoundJob', 'QueueWorkerOptions', 'ConnectionOptions', 'ConnectionSettings',
+    'connect',
+    'LaravelQueue',
+    'resolveConnection',
+    'ConnectionSettingsError',
+    'RedisUnavailable',
+    'ConnectOptions',
+    'DispatchOptions',
+    'DispatchName',
+    'DispatchProps',
+    'UntypedJobs',
+    'Dispatched',
+    'FoundJob',
+    'QueueWorkerOptions',
+    'ConnectionOptions',
+    'ConnectionSettings',
     'TelemetryOptions',
   ],
   worker: [
-    'Worker', 'WorkerUsageError', 'WorkerOptions', 'WorkerDependencies', 'WorkerEvent', 'WorkerEventMap',
-    'WorkerLogger', 'WorkerStats', 'WorkerCounts', 'WorkerHealth', 'FailedJobInfo', 'StopOptions', 'StopReason', 'loadHandlers',
-    'defineHandlers', 'Handler', 'HandlerJob', 'HandlerMap', 'HandlerObject', 'FailedHook', 'TypedHandler', 'TypedHandlerJob', 'TypedHandlerMap', 'TypedJobMethods', 'JobMethods', 'MethodJob',
-    'MailableArgs', 'MailableJob', 'Notifiable', 'NotificationArgs', 'NotificationJob',
-    'DatabaseUuidFailedJobProvider', 'MissingDriverError', 'FailedJob', 'FailedJobProvider',
-    'MaxAttemptsExceededError', 'TimeoutExceededError', 'ManuallyFailedError', 'NoHandlerError',
-    'UndecodableJobError', 'withoutOverlapping', 'rateLimited', 'GuardedHandler', 'GuardKey', 'Limit', 'Limits',
-    'WithoutOverlappingOptions', 'RateLimitedOptions', 'sandboxedHandlers', 'SandboxedHandlers', 'SandboxOptions',
+    'Worker',
+    'WorkerUsageError',
+    'WorkerOptions',
+    'WorkerDependencies',
+    'WorkerEvent',
+    'WorkerEventMap',
+    'WorkerLogger',
+    'WorkerStats',
+    'WorkerCounts',
+    'WorkerHealth',
+    'FailedJobInfo',
+    'StopOptions',
+    'StopReason',
+    'loadHandlers',
+    'defineHandlers',
+    'Handler',
+    'HandlerJob',
+    'HandlerMap',
+    'HandlerObject',
+    'FailedHook',
+    'TypedHandler',
+    'TypedHandlerJob',
+    'TypedHandlerMap',
+    'TypedJobMethods',
+    'JobMethods',
+    'MethodJob',
+    'MailableArgs',
+    'MailableJob',
+    'Notifiable',
+    'NotificationArgs',
+    'NotificationJob',
+    'DatabaseUuidFailedJobProvider',
+    'MissingDriverError',
+    'FailedJob',
+    'FailedJobProvider',
+    'MaxAttemptsExceededError',
+    'TimeoutExceededError',
+    'ManuallyFailedError',
+    'NoHandlerError',
+    'UndecodableJobError',
+    'withoutOverlapping',
+    'rateLimited',
+    'GuardedHandler',
+    'GuardKey',
+    'Limit',
+    'Limits',
+    'WithoutOverlappingOptions',
+    'RateLimitedOptions',
+    'sandboxedHandlers',
+    'SandboxedHandlers',
+    'SandboxOptions',
   ],
   laravel: [
-    'decodePayload', 'encodePayload', 'commandOf', 'PayloadError', 'DecodedPayload', 'Envelope', 'LaravelProfile',
-    'PayloadFormat', 'buildJob', 'buildListener', 'buildModelIdentifier', 'buildDate', 'buildPayload', 'JobSpec',
-    'ListenerSpec', 'PropertySpec', 'PayloadOptions', 'BuiltPayload', 'validatePayload', 'assertValidPayload',
-    'PayloadSchemaError', 'PayloadIssue', 'PayloadValidationOptions', 'Encrypter', 'DecryptError', 'Cipher',
-    'viewCommand', 'QueueableFields', 'PropertyView', 'UserJobView', 'ListenerView', 'NotifiableView',
-    'NotificationView', 'MailableView', 'ClosureView', 'StringJobView', 'EncryptedView', 'JobView', 'modelClass',
-    'asModelIdentifier', 'asDate', 'asCollection', 'asEnum', 'asEloquentModel', 'ModelIdentifierView',
-    'PhpDateView', 'CollectionView', 'EnumView', 'EloquentModelView',
+    'decodePayload',
+    'encodePayload',
+    'commandOf',
+    'PayloadError',
+    'DecodedPayload',
+    'Envelope',
+    'LaravelProfile',
+    'PayloadFormat',
+    'buildJob',
+    'buildListener',
+    'buildModelIdentifier',
+    'buildDate',
+    'buildPayload',
+    'JobSpec',
+    'ListenerSpec',
+    'PropertySpec',
+    'PayloadOptions',
+    'BuiltPayload',
+    'validatePayload',
+    'assertValidPayload',
+    'PayloadSchemaError',
+    'PayloadIssue',
+    'PayloadValidationOptions',
+    'Encrypter',
+    'DecryptError',
+    'Cipher',
+    'viewCommand',
+    'QueueableFields',
+    'PropertyView',
+    'UserJobView',
+    'ListenerView',
+    'NotifiableView',
+    'NotificationView',
+    'MailableView',
+    'ClosureView',
+    'StringJobView',
+    'EncryptedView',
+    'JobView',
+    'modelClass',
+    'asModelIdentifier',
+    'asDate',
+    'asCollection',
+    'asEnum',
+    'asEloquentModel',
+    'ModelIdentifierView',
+    'PhpDateView',
+    'CollectionView',
+    'EnumView',
+    'EloquentModelView',
   ],
-  redis: ['RedisQueue', 'RedisQueueOptions', 'QueuedJob', 'RedisJob', 'ReservedFields', 'connectRedis', 'RedisConnectOptions', 'RedisClient'],
+  redis: [
+    'RedisQueue',
+    'RedisQueueOptions',
+    'QueuedJob',
+    'RedisJob',
+    'ReservedFields',
+    'connectRedis',
+    'RedisConnectOptions',
+    'RedisClient',
+  ],
   shapes: [
-    'ShapesFile', 'ClassShape', 'ClassKind', 'PropertyShape', 'DeclaredName', 'readShapes', 'parseShapes',
-    'ShapesError', 'buildShapedPayload', 'ShapeError', 'ShapedPayloadOptions',
+    'ShapesFile',
+    'ClassShape',
+    'ClassKind',
+    'PropertyShape',
+    'DeclaredName',
+    'readShapes',
+    'parseShapes',
+    'ShapesError',
+    'buildShapedPayload',
+    'ShapeError',
+    'ShapedPayloadOptions',
   ],
 } as const;
 
@@ -66,10 +208,31 @@ const SUBPATH_ONLY = {
   laravel: ['plainJson', 'jsonNumber', 'isJsonObject', 'LARAVEL_PROFILES', 'QUEUEABLE_FIELDS', 'parseAppKey', 'schemaFor'],
   redis: ['registerSteps', 'luaSource', 'whenReady', 'hasHashTag', 'describeConnectionError'],
   worker: [
-    'databaseConfig', 'openDatabase', 'quoteName', 'DRIVER_PACKAGES', 'laravelTimestamp', 'xxh128', 'hiddenContextKey', 'overlapLockName', 'rateLimitKeys',
-    'allJobsHaveRanExactlyOnce', 'uniqueLockKeys', 'uniquenessOf', 'phpTruthy', 'RESTART_KEY', 'pausedKey',
-    'CallQueuedHandler', 'QueueCache', 'RedisLock', 'RedisLockStore', 'DatabaseLockStore', 'acquireUniqueLock',
-    'DatabaseBatchRepository', 'retryFailedJob', 'handlerNames', 'defaultWorkerOptions',
+    'databaseConfig',
+    'openDatabase',
+    'quoteName',
+    'DRIVER_PACKAGES',
+    'laravelTimestamp',
+    'xxh128',
+    'hiddenContextKey',
+    'overlapLockName',
+    'rateLimitKeys',
+    'allJobsHaveRanExactlyOnce',
+    'uniqueLockKeys',
+    'uniquenessOf',
+    'phpTruthy',
+    'RESTART_KEY',
+    'pausedKey',
+    'CallQueuedHandler',
+    'QueueCache',
+    'RedisLock',
+    'RedisLockStore',
+    'DatabaseLockStore',
+    'acquireUniqueLock',
+    'DatabaseBatchRepository',
+    'retryFailedJob',
+    'handlerNames',
+    'defaultWorkerOptions',
   ],
   shapes: ['declarationsFor', 'typeName', 'REFLECT_PHP', 'reflectShapes', 'shapesSchema', 'shapedCommand'],
 } as const;
@@ -79,14 +242,28 @@ const expected: readonly string[] = Object.values(ROOT).flat().sort();
 /** Every name a module exports, values and types, as TypeScript resolves it. */
 function exportedNames(...files: string[]): Map<string, string[]> {
   const paths = files.map((file) => join(root, file));
-  const program = ts.createProgram(paths, { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022, strict: true, noEmit: true, skipLibCheck: true, types: ['node'] });
+  const program = ts.createProgram(paths, {
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    target: ts.ScriptTarget.ES2022,
+    strict: true,
+    noEmit: true,
+    skipLibCheck: true,
+    types: ['node'],
+  });
   const checker = program.getTypeChecker();
   return new Map(
     files.map((file, i) => {
       const source = program.getSourceFile(paths[i]!);
       const symbol = source && checker.getSymbolAtLocation(source);
       if (!symbol) throw new Error(`${file}: TypeScript found no module there`);
-      return [file, checker.getExportsOfModule(symbol).map((name) => name.name).sort()];
+      return [
+        file,
+        checker
+          .getExportsOfModule(symbol)
+          .map((name) => name.name)
+          .sort(),
+      ];
     }),
   );
 }
@@ -108,7 +285,9 @@ describe('the package root (src/index.ts)', () => {
 
   it('has no test helper of laravel-queue-bridge/testing', () => {
     const helpers = modules.get('src/testing/index.ts')!;
-    expect(helpers, 'src/testing/index.ts exports none of the helpers this test knows').toEqual(expect.arrayContaining(['startRedisServer', 'freePort']));
+    expect(helpers, 'src/testing/index.ts exports none of the helpers this test knows').toEqual(
+      expect.arrayContaining(['startRedisServer', 'freePort']),
+    );
     const atRoot = helpers.filter((name) => rootNames.includes(name));
     expect(atRoot, `test helpers exported from the root: ${atRoot.join(', ')}`).toEqual([]);
     const runtime = Object.keys(testing).filter((name) => name in top);
@@ -127,7 +306,8 @@ describe('the package root (src/index.ts)', () => {
     const wrong: string[] = [];
     for (const [group, names] of Object.entries(ROOT)) {
       const sub = subpaths[group]!;
-      for (const name of names) if (name in top && top[name] !== sub[name === 'RedisConnectOptions' ? 'ConnectOptions' : name]) wrong.push(`${group}: ${name}`);
+      for (const name of names)
+        if (name in top && top[name] !== sub[name === 'RedisConnectOptions' ? 'ConnectOptions' : name]) wrong.push(`${group}: ${name}`);
     }
     expect(wrong, `root values that are not their subpath's: ${wrong.join(', ')}`).toEqual([]);
   });
@@ -136,8 +316,14 @@ describe('the package root (src/index.ts)', () => {
 describe('the subpaths keep what the root leaves out', () => {
   it.each(Object.entries(SUBPATH_ONLY))('laravel-queue-bridge/%s', (group, names) => {
     const sub = subpaths[group]!;
-    expect(names.filter((name) => !(name in sub)), `not exported from src/${group}/index.ts`).toEqual([]);
-    expect(names.filter((name) => name in top), 'internals exported from the root').toEqual([]);
+    expect(
+      names.filter((name) => !(name in sub)),
+      `not exported from src/${group}/index.ts`,
+    ).toEqual([]);
+    expect(
+      names.filter((name) => name in top),
+      'internals exported from the root',
+    ).toEqual([]);
   });
 });
 
@@ -149,7 +335,8 @@ const loaded = (name) => Object.keys(require.cache).some((path) => path.includes
   ${esm ? `await import(${JSON.stringify(pathToFileURL(entry).href)});` : `require(${JSON.stringify(entry)});`}
   console.log(JSON.stringify({ ioredis: loaded('ioredis'), ajv: loaded('ajv') }));
 })();`;
-  const loadedBy = (entry: string, esm: boolean) => JSON.parse(execFileSync(process.execPath, ['-e', probe(join(root, entry), esm)], { encoding: 'utf8', timeout: 30_000 })) as unknown;
+  const loadedBy = (entry: string, esm: boolean) =>
+    JSON.parse(execFileSync(process.execPath, ['-e', probe(join(root, entry), esm)], { encoding: 'utf8', timeout: 30_000 })) as unknown;
 
   it.each([
     ['an ES module', 'dist/laravel/index.js', true],

@@ -31,7 +31,14 @@ function blocksOf(markdown: string): Block[] {
     const indent = open[1]!;
     const end = lines.findIndex((line, j) => j > i && line === `${indent}\`\`\``);
     if (end < 0) throw new Error(`README.md:${i + 1}: a code block that is never closed`);
-    blocks.push({ lang: open[2]!, line: i + 1, code: lines.slice(i + 1, end).map((line) => line.slice(indent.length)).join('\n') });
+    blocks.push({
+      lang: open[2]!,
+      line: i + 1,
+      code: lines
+        .slice(i + 1, end)
+        .map((line) => line.slice(indent.length))
+        .join('\n'),
+    });
     i = end;
   }
   return blocks;
@@ -67,7 +74,11 @@ let diagnostics: string[] = [];
 
 describe('README.md', () => {
   it('has only ts and sh blocks, each checked below', () => {
-    expect(blocks.filter((block) => !tsBlocks.includes(block) && !shBlocks.includes(block)).map((block) => `line ${block.line}: ${block.lang || 'no language'}`)).toEqual([]);
+    expect(
+      blocks
+        .filter((block) => !tsBlocks.includes(block) && !shBlocks.includes(block))
+        .map((block) => `line ${block.line}: ${block.lang || 'no language'}`),
+    ).toEqual([]);
     expect(tsBlocks.length).toBeGreaterThan(3);
   });
 
@@ -82,7 +93,17 @@ describe('README.md ```ts blocks', () => {
   beforeAll(() => {
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module' }));
-    const made = spawnSync(process.execPath, [join(root, 'dist/cli/main.js'), 'shapes', `--app=${join(root, 'php-fixture-gen/shapes-app')}`, '--out=lqb-shapes.json', '--types=laravel-jobs.d.ts'], { cwd: dir, encoding: 'utf8' });
+    const made = spawnSync(
+      process.execPath,
+      [
+        join(root, 'dist/cli/main.js'),
+        'shapes',
+        `--app=${join(root, 'php-fixture-gen/shapes-app')}`,
+        '--out=lqb-shapes.json',
+        '--types=laravel-jobs.d.ts',
+      ],
+      { cwd: dir, encoding: 'utf8' },
+    );
     expect(made.stderr).toBe('');
     for (const block of tsBlocks) writeFileSync(join(dir, fileOf(block)), `${block.code}\nexport {};\n`);
     writeFileSync(
@@ -100,7 +121,11 @@ describe('README.md ```ts blocks', () => {
         include: [],
       }),
     );
-    const tsc = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json', '--pretty', 'false'], { cwd: dir, encoding: 'utf8', timeout: 120_000 });
+    const tsc = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json', '--pretty', 'false'], {
+      cwd: dir,
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
     diagnostics = tsc.stdout.split('\n').filter((line) => /error TS\d+/.test(line));
   }, 180_000);
 
@@ -108,7 +133,9 @@ describe('README.md ```ts blocks', () => {
 
   it('the quick start’s connect() is exported from src/index.ts (the library’s one way in, DESIGN.md §4)', async () => {
     const library = (await import('../src/index.js')) as Record<string, unknown>;
-    expect(typeof library.connect, 'connect is not exported from src/index.ts: the README quick start (and DESIGN.md §4) use it').toBe('function');
+    expect(typeof library.connect, 'connect is not exported from src/index.ts: the README quick start (and DESIGN.md §4) use it').toBe(
+      'function',
+    );
   });
 
   it.each(tsBlocks.map((block) => [block.line, block] as const))('the block at line %d compiles', (_line, block) => {
@@ -148,6 +175,8 @@ describe('README.md ```sh blocks', () => {
     }
     const command = commands[name!];
     expect(command, `lqb ${name}`).toBeDefined();
-    expect(() => parseArgs({ args: rest, options: parserOptions(command!.options), allowPositionals: !command!.noArguments, strict: true })).not.toThrow();
+    expect(() =>
+      parseArgs({ args: rest, options: parserOptions(command!.options), allowPositionals: !command!.noArguments, strict: true }),
+    ).not.toThrow();
   });
 });

@@ -19,11 +19,43 @@ import { ConnectionSettingsError, envCacheStore, readEnvFile, unreachableLockSto
 import { UsageError, type Options } from './command.js';
 
 export const bookkeepingFlags = {
-  'cache-store': { type: 'string', value: 'redis|database', group: 'The app\'s bookkeeping', description: 'the cache store unique jobs\' locks live in: redis (its lock connection, under the cache prefix) or database (cache_locks)', env: 'CACHE_DRIVER or CACHE_STORE', default: 'redis' },
-  'lock-db': { type: 'string', value: 'URL', group: 'The app\'s bookkeeping', description: 'the database store\'s database', default: 'the failed-jobs database' },
-  'lock-table': { type: 'string', value: 'NAME', group: 'The app\'s bookkeeping', description: 'the database store\'s lock table', default: 'cache_locks' },
-  'batch-db': { type: 'string', value: 'URL', group: 'The app\'s bookkeeping', description: 'the job_batches database', default: 'the failed-jobs database' },
-  'batch-table': { type: 'string', value: 'NAME', group: 'The app\'s bookkeeping', description: 'the batches table', default: 'job_batches' },
+  'cache-store': {
+    type: 'string',
+    value: 'redis|database',
+    group: "The app's bookkeeping",
+    description:
+      "the cache store unique jobs' locks live in: redis (its lock connection, under the cache prefix) or database (cache_locks)",
+    env: 'CACHE_DRIVER or CACHE_STORE',
+    default: 'redis',
+  },
+  'lock-db': {
+    type: 'string',
+    value: 'URL',
+    group: "The app's bookkeeping",
+    description: "the database store's database",
+    default: 'the failed-jobs database',
+  },
+  'lock-table': {
+    type: 'string',
+    value: 'NAME',
+    group: "The app's bookkeeping",
+    description: "the database store's lock table",
+    default: 'cache_locks',
+  },
+  'batch-db': {
+    type: 'string',
+    value: 'URL',
+    group: "The app's bookkeeping",
+    description: 'the job_batches database',
+    default: 'the failed-jobs database',
+  },
+  'batch-table': {
+    type: 'string',
+    value: 'NAME',
+    group: "The app's bookkeeping",
+    description: 'the batches table',
+    default: 'job_batches',
+  },
 } satisfies Options;
 
 export interface Bookkeeping {
@@ -54,15 +86,22 @@ export interface LockStoreFlags {
  */
 export function lockStoreFrom(values: Values): LockStoreFlags {
   const given = text(values['cache-store']);
-  if (given !== undefined && given !== 'redis' && given !== 'database') throw new UsageError(`--cache-store: unique locks are kept in the redis or the database store, not ${JSON.stringify(given)}`);
+  if (given !== undefined && given !== 'redis' && given !== 'database')
+    throw new UsageError(`--cache-store: unique locks are kept in the redis or the database store, not ${JSON.stringify(given)}`);
   const envPath = text(values.env);
-  const fromEnv = given === undefined ? envCacheStore(envPath === undefined ? undefined : readEnvFileForUsage(envPath), envPath) : undefined;
+  const fromEnv =
+    given === undefined ? envCacheStore(envPath === undefined ? undefined : readEnvFileForUsage(envPath), envPath) : undefined;
   const unreachableLocks = unreachableLockStore(fromEnv);
   const store = given ?? (fromEnv?.store === 'database' ? 'database' : 'redis');
   const lockDb = text(values['lock-db']);
   // Given, it is checked now; by default it is the failed-jobs database, checked where it is used.
   if (store === 'database' && lockDb) databaseConfigOf('--lock-db', lockDb);
-  return { cacheStore: store, ...(unreachableLocks ? { unreachableLocks } : {}), ...(store === 'database' && lockDb ? { lockDb } : {}), lockTable: text(values['lock-table']) ?? 'cache_locks' };
+  return {
+    cacheStore: store,
+    ...(unreachableLocks ? { unreachableLocks } : {}),
+    ...(store === 'database' && lockDb ? { lockDb } : {}),
+    lockTable: text(values['lock-table']) ?? 'cache_locks',
+  };
 }
 
 function readEnvFileForUsage(path: string): LaravelEnv {
@@ -84,7 +123,11 @@ export function bookkeepingFrom(values: Values, connection: Connection): (lockCo
   const lockConfig = lockDb ? databaseConfigOf('--lock-db', lockDb) : undefined;
   const batchConfig = batchDb ? databaseConfigOf('--batch-db', batchDb) : undefined;
   return (lockConnection) => {
-    const locks = unreachableLocks ? undefined : store === 'database' ? new DatabaseLockStore(lockConfig ?? databaseConfig(connection.failedDb), lockTable, connection.cachePrefix) : new RedisLockStore(lockConnection, connection.cachePrefix, connection.cacheSeparator);
+    const locks = unreachableLocks
+      ? undefined
+      : store === 'database'
+        ? new DatabaseLockStore(lockConfig ?? databaseConfig(connection.failedDb), lockTable, connection.cachePrefix)
+        : new RedisLockStore(lockConnection, connection.cachePrefix, connection.cacheSeparator);
     const batches = new DatabaseBatchRepository(batchConfig ?? databaseConfig(connection.failedDb), batchTable);
     return {
       ...(locks ? { locks } : {}),

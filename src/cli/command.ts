@@ -76,7 +76,9 @@ export function helpText(command: Command): string {
       lines.push('', `${group ?? 'Options'}:`);
     }
     const flag = flagText(name, option);
-    const tail = [option.env ? `[env: ${option.env}]` : '', option.default !== undefined ? `[default: ${option.default}]` : ''].filter(Boolean).join(' ');
+    const tail = [option.env ? `[env: ${option.env}]` : '', option.default !== undefined ? `[default: ${option.default}]` : '']
+      .filter(Boolean)
+      .join(' ');
     const text = `${option.description}${tail ? ` ${tail}` : ''}`;
     lines.push(flag.length + 2 > width ? `  ${flag}\n  ${' '.repeat(width)}${text}` : `  ${flag.padEnd(width)}${text}`);
   }
@@ -86,7 +88,12 @@ export function helpText(command: Command): string {
 
 /** The table as node's parseArgs takes it. */
 export function parserOptions(options: Options): NonNullable<ParseArgsConfig['options']> {
-  return Object.fromEntries(Object.entries(options).map(([name, option]) => [name, option.multiple ? { type: option.type, multiple: true } : { type: option.type }]));
+  return Object.fromEntries(
+    Object.entries(options).map(([name, option]) => [
+      name,
+      option.multiple ? { type: option.type, multiple: true } : { type: option.type },
+    ]),
+  );
 }
 
 /** Bad flags or arguments: exit status 2. */
@@ -98,7 +105,8 @@ export class UsageError extends Error {
 export function numberFlag(value: unknown, name: string, fallback: number, min: number): number {
   if (value === undefined) return fallback;
   const n = Number(value);
-  if (typeof value !== 'string' || value.trim() === '' || !Number.isFinite(n) || n < min) throw new UsageError(`--${name} must be a number of at least ${min}, not ${JSON.stringify(value)}`);
+  if (typeof value !== 'string' || value.trim() === '' || !Number.isFinite(n) || n < min)
+    throw new UsageError(`--${name} must be a number of at least ${min}, not ${JSON.stringify(value)}`);
   return n;
 }
 
@@ -142,6 +150,12 @@ export function workBackoff(backoff: unknown, delay: unknown): { name: string; v
  * it: an empty --queue (a `--queue=$QUEUES` that expanded to nothing) is no --queue.
  */
 export function queueNames(value: unknown, fallback: string): string[] {
-  const names = typeof value === 'string' ? value.split(',').map((q) => q.trim()).filter(Boolean) : [];
+  const names =
+    typeof value === 'string'
+      ? value
+          .split(',')
+          .map((q) => q.trim())
+          .filter(Boolean)
+      : [];
   return names.length > 0 ? names : [fallback];
 }

@@ -13,4 +13,20 @@ import { work } from './work.js';
 import { demo } from './demo.js';
 import { shapes } from './shapes.js';
 
-export const commands: Record<string, Command> = { work, dispatch, decode, find, size, clear, restart, pause, resume, failed, retry, forget, flush, shapes, demo };
+export const commands: Record<string, Command> = {
+  work,
+  dispatch,
+  decode,
+  find,
+  size,
+  clear,
+  restart,
+  pause,
+  resume,
+  failed,
+  retry,
+  forget,
+  flush,
+  shapes,
+  demo,
+};

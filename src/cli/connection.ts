@@ -18,20 +18,115 @@ export type Connection = ConnectionSettings;
 
 /** The flags every command that talks to Redis takes. */
 export const connectionFlags = {
-  redis: { type: 'string', value: 'URL', group: 'Connection', description: 'the Redis server (rediss:// for TLS); with --env, the .env\'s REDIS_URL or REDIS_HOST, REDIS_PORT, REDIS_PASSWORD, REDIS_DB', env: 'REDIS_URL', default: 'redis://127.0.0.1:6379' },
-  'redis-ca': { type: 'string', value: 'FILE', group: 'Connection', description: 'a PEM file of the CA that signed a rediss:// server\'s certificate, trusted beside the system\'s', env: 'REDIS_CA' },
-  cluster: { type: 'string', value: 'HOST:PORT,…', group: 'Connection', description: 'seed nodes of a Redis Cluster, instead of --redis', env: 'REDIS_CLUSTER' },
-  prefix: { type: 'string', value: 'P', group: 'Connection', description: 'the key prefix (Laravel\'s database.redis.options.prefix), as the app\'s default config derives it from APP_NAME (the .env\'s, else the environment\'s); an empty value is none', env: 'REDIS_PREFIX', default: '{slug of APP_NAME}_database_: laravel_database_' },
-  'default-queue': { type: 'string', value: 'Q', group: 'Connection', description: 'the connection\'s own queue: used without --queue, and where a chained job naming none goes', env: 'REDIS_QUEUE', default: 'default' },
-  env: { type: 'string', value: 'PATH', group: 'Connection', description: 'a Laravel .env, read as Laravel\'s default config reads it (the process\'s environment wins over it)' },
-  'cache-db': { type: 'string', value: 'N', group: 'Connection', description: 'the cache connection\'s Redis database (restart signals, pauses, maxExceptions, rate limits)', env: 'REDIS_CACHE_DB', default: '1 with --env, else the queue\'s' },
-  'cache-lock-db': { type: 'string', value: 'N', group: 'Connection', description: 'the Redis database of the cache store\'s lock connection (unique and withoutOverlapping locks); with --env, the connection REDIS_CACHE_LOCK_CONNECTION names, as the app\'s config does', env: 'LQB_CACHE_LOCK_DB', default: 'the queue\'s (lock_connection `default`)' },
-  'cache-prefix': { type: 'string', value: 'P', group: 'Connection', description: 'Laravel\'s cache.prefix', env: 'CACHE_PREFIX', default: '{slug of APP_NAME}_cache, as the app\'s version spells it' },
-  'failed-db': { type: 'string', value: 'URL', group: 'Connection', description: 'the failed_jobs database: sqlite:///path, mysql://, mariadb://, postgres://; with --env, the .env\'s DB_*', env: 'LQB_FAILED_DB', default: 'failed-jobs.sqlite' },
-  'failed-table': { type: 'string', value: 'NAME', group: 'Connection', description: 'the failed-jobs table (Laravel\'s queue.failed.table)', env: 'LQB_FAILED_TABLE', default: 'failed_jobs' },
-  key: { type: 'string', value: 'APP_KEY', group: 'Connection', description: 'the app\'s key, for encrypted jobs (base64:… as in .env)', env: 'APP_KEY' },
-  cipher: { type: 'string', value: 'CIPHER', group: 'Connection', description: 'the app\'s cipher: AES-256-CBC, AES-128-CBC, AES-256-GCM or AES-128-GCM', env: 'APP_CIPHER', default: 'AES-256-CBC' },
-  laravel: { type: 'string', value: 'VERSION', group: 'Connection', description: 'the app\'s Laravel version, for its prefixes and key spellings', default: 'laravel/framework\'s in vendor/composer/installed.json beside the .env' },
+  redis: {
+    type: 'string',
+    value: 'URL',
+    group: 'Connection',
+    description:
+      "the Redis server (rediss:// for TLS); with --env, the .env's REDIS_URL or REDIS_HOST, REDIS_PORT, REDIS_PASSWORD, REDIS_DB",
+    env: 'REDIS_URL',
+    default: 'redis://127.0.0.1:6379',
+  },
+  'redis-ca': {
+    type: 'string',
+    value: 'FILE',
+    group: 'Connection',
+    description: "a PEM file of the CA that signed a rediss:// server's certificate, trusted beside the system's",
+    env: 'REDIS_CA',
+  },
+  cluster: {
+    type: 'string',
+    value: 'HOST:PORT,…',
+    group: 'Connection',
+    description: 'seed nodes of a Redis Cluster, instead of --redis',
+    env: 'REDIS_CLUSTER',
+  },
+  prefix: {
+    type: 'string',
+    value: 'P',
+    group: 'Connection',
+    description:
+      "the key prefix (Laravel's database.redis.options.prefix), as the app's default config derives it from APP_NAME (the .env's, else the environment's); an empty value is none",
+    env: 'REDIS_PREFIX',
+    default: '{slug of APP_NAME}_database_: laravel_database_',
+  },
+  'default-queue': {
+    type: 'string',
+    value: 'Q',
+    group: 'Connection',
+    description: "the connection's own queue: used without --queue, and where a chained job naming none goes",
+    env: 'REDIS_QUEUE',
+    default: 'default',
+  },
+  env: {
+    type: 'string',
+    value: 'PATH',
+    group: 'Connection',
+    description: "a Laravel .env, read as Laravel's default config reads it (the process's environment wins over it)",
+  },
+  'cache-db': {
+    type: 'string',
+    value: 'N',
+    group: 'Connection',
+    description: "the cache connection's Redis database (restart signals, pauses, maxExceptions, rate limits)",
+    env: 'REDIS_CACHE_DB',
+    default: "1 with --env, else the queue's",
+  },
+  'cache-lock-db': {
+    type: 'string',
+    value: 'N',
+    group: 'Connection',
+    description:
+      "the Redis database of the cache store's lock connection (unique and withoutOverlapping locks); with --env, the connection REDIS_CACHE_LOCK_CONNECTION names, as the app's config does",
+    env: 'LQB_CACHE_LOCK_DB',
+    default: "the queue's (lock_connection `default`)",
+  },
+  'cache-prefix': {
+    type: 'string',
+    value: 'P',
+    group: 'Connection',
+    description: "Laravel's cache.prefix",
+    env: 'CACHE_PREFIX',
+    default: "{slug of APP_NAME}_cache, as the app's version spells it",
+  },
+  'failed-db': {
+    type: 'string',
+    value: 'URL',
+    group: 'Connection',
+    description: "the failed_jobs database: sqlite:///path, mysql://, mariadb://, postgres://; with --env, the .env's DB_*",
+    env: 'LQB_FAILED_DB',
+    default: 'failed-jobs.sqlite',
+  },
+  'failed-table': {
+    type: 'string',
+    value: 'NAME',
+    group: 'Connection',
+    description: "the failed-jobs table (Laravel's queue.failed.table)",
+    env: 'LQB_FAILED_TABLE',
+    default: 'failed_jobs',
+  },
+  key: {
+    type: 'string',
+    value: 'APP_KEY',
+    group: 'Connection',
+    description: "the app's key, for encrypted jobs (base64:… as in .env)",
+    env: 'APP_KEY',
+  },
+  cipher: {
+    type: 'string',
+    value: 'CIPHER',
+    group: 'Connection',
+    description: "the app's cipher: AES-256-CBC, AES-128-CBC, AES-256-GCM or AES-128-GCM",
+    env: 'APP_CIPHER',
+    default: 'AES-256-CBC',
+  },
+  laravel: {
+    type: 'string',
+    value: 'VERSION',
+    group: 'Connection',
+    description: "the app's Laravel version, for its prefixes and key spellings",
+    default: "laravel/framework's in vendor/composer/installed.json beside the .env",
+  },
 } satisfies import('./command.js').Options;
 
 type Flags = Record<string, string | boolean | (string | boolean)[] | undefined>;
@@ -83,7 +178,10 @@ const ONE_OFF_TIMEOUTS = { connectTimeout: 3000, commandTimeout: 30_000 } as con
  * logging why to standard error, unless `log` takes the lines (a Worker watching its clients says
  * an outage once itself).
  */
-export function queueClient(connection: Connection, log: (line: string) => void = (line) => process.stderr.write(`${redactSecrets(line)}\n`)): RedisClient {
+export function queueClient(
+  connection: Connection,
+  log: (line: string) => void = (line) => process.stderr.write(`${redactSecrets(line)}\n`),
+): RedisClient {
   return asUsage(() => patientClient(connection, connection.url, log));
 }
 
@@ -124,10 +222,19 @@ async function withOneOff<T>(connection: Connection, url: string, use: (client: 
  * connect() for a one-off command (dispatch, find) on the settings the flags resolved, with the
  * one-off timeouts and the --env (for the app's Laravel and cache store); handed to `use` and closed after.
  */
-export async function withLaravelQueue<T>(connection: Connection, values: Flags, options: ConnectOptions, use: (queue: LaravelQueue) => Promise<T>): Promise<T> {
+export async function withLaravelQueue<T>(
+  connection: Connection,
+  values: Flags,
+  options: ConnectOptions,
+  use: (queue: LaravelQueue) => Promise<T>,
+): Promise<T> {
   let queue: LaravelQueue | undefined;
   try {
-    queue = await connectWith(connection, { ...ONE_OFF_TIMEOUTS, ...options, ...(typeof values.env === 'string' ? { env: values.env } : {}) });
+    queue = await connectWith(connection, {
+      ...ONE_OFF_TIMEOUTS,
+      ...options,
+      ...(typeof values.env === 'string' ? { env: values.env } : {}),
+    });
     return await use(queue);
   } finally {
     await queue?.close();

@@ -13,7 +13,8 @@ import { UsageError, type Command } from './command.js';
 
 export const decode: Command = {
   synopsis: 'lqb decode [FILE]',
-  summary: 'Shows a Laravel job payload (JSON) or a PHP-serialized string as readable JSON: the envelope, the command decoded and its typed view; standard input when no FILE (or -).',
+  summary:
+    'Shows a Laravel job payload (JSON) or a PHP-serialized string as readable JSON: the envelope, the command decoded and its typed view; standard input when no FILE (or -).',
   options: {
     key: connectionFlags.key,
     cipher: connectionFlags.cipher,
@@ -37,7 +38,9 @@ export function decodeInput(input: Buffer, keys: AppKeySettings = {}): unknown {
   }
   const decoded = decodePayload(text);
   const canRead = !decoded.encrypted || keys.appKey !== undefined;
-  const { command, view } = canRead ? commandOf(decoded, keys.appKey ? new Encrypter(keys.appKey, keys.cipher) : undefined) : { command: undefined, view: decoded.view };
+  const { command, view } = canRead
+    ? commandOf(decoded, keys.appKey ? new Encrypter(keys.appKey, keys.cipher) : undefined)
+    : { command: undefined, view: decoded.view };
   const data = decoded.envelope.data;
   // The command's references are numbered over the whole command, wherever a part of it is shown.
   const named = command === undefined ? new Map() : namedSlots(command);
@@ -70,7 +73,11 @@ function readableView(view: JobView, named?: NamedSlots): unknown {
       }
       if ('arguments' in view) shown.arguments = view.arguments.map((arg) => readable(arg, named));
       shown.properties = properties.map((p) => ({ ...p, value: readable(p.value, named) }));
-      shown.queueable = Object.fromEntries(Object.entries(queueable).filter(([, v]) => v !== undefined).map(([k, v]) => [k, readable(v as PhpValue, named)]));
+      shown.queueable = Object.fromEntries(
+        Object.entries(queueable)
+          .filter(([, v]) => v !== undefined)
+          .map(([k, v]) => [k, readable(v as PhpValue, named)]),
+      );
       // A chained job is a serialized string of its own, its references numbered in it alone.
       shown.chain = chain.map((link) => (typeof link === 'string' ? link : readableView(link)));
       return shown;

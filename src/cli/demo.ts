@@ -26,10 +26,17 @@ const QUEUE = 'demo';
 
 export const demo: Command = {
   synopsis: 'lqb demo',
-  summary: 'Both directions, live, with real Laravel 8.83 (php-fixture-gen/): Laravel pushes and the Node worker runs; Node pushes and Laravel\'s worker runs. From a clone of the repository (npm run demo); the installed package does not ship the Laravel side.',
+  summary:
+    "Both directions, live, with real Laravel 8.83 (php-fixture-gen/): Laravel pushes and the Node worker runs; Node pushes and Laravel's worker runs. From a clone of the repository (npm run demo); the installed package does not ship the Laravel side.",
   options: {
     jobs: { type: 'string', value: 'N', description: 'jobs each way', default: '3' },
-    redis: { type: 'string', value: 'URL', description: 'the Redis both sides use (redis://[:password@]host:port[/db])', env: 'REDIS_URL', default: '127.0.0.1:6379, else a redis-server of its own' },
+    redis: {
+      type: 'string',
+      value: 'URL',
+      description: 'the Redis both sides use (redis://[:password@]host:port[/db])',
+      env: 'REDIS_URL',
+      default: '127.0.0.1:6379, else a redis-server of its own',
+    },
   },
   noArguments: true,
   unavailable: () => (existsSync(PHP_DIR) ? undefined : NEEDS),
@@ -39,19 +46,35 @@ export const demo: Command = {
     const url = typeof values.redis === 'string' ? values.redis : process.env.REDIS_URL || undefined;
     const server = url !== undefined ? givenRedis(url, out, prefix) : await findRedis(out, prefix);
     const dir = mkdtempSync(join(tmpdir(), 'lqb-demo-'));
-    const env = { ...process.env, ...server.phpEnv, REDIS_PREFIX: prefix, QUEUE_NAME: QUEUE, LQB_RECORD_FILE: join(dir, 'php-runs.jsonl'), LQB_FAILED_DB: join(dir, 'failed.sqlite') };
+    const env = {
+      ...process.env,
+      ...server.phpEnv,
+      REDIS_PREFIX: prefix,
+      QUEUE_NAME: QUEUE,
+      LQB_RECORD_FILE: join(dir, 'php-runs.jsonl'),
+      LQB_FAILED_DB: join(dir, 'failed.sqlite'),
+    };
     const client = connectRedis({ url: server.url, prefix });
     const queue = new RedisQueue(client, { defaultQueue: QUEUE });
     const failer = DatabaseUuidFailedJobProvider.fromUrl(join(dir, 'failed.sqlite'));
     try {
       out(`\n== 1. Laravel ${laravelVersion()} pushes ${count} jobs; the Node worker runs them`);
-      const pushed = php(['laravel-dispatch.php', 'record', JSON.stringify({ n: 1, count, label: 'from PHP ✓', ratio: 0.25, items: [1, 2, 3], flag: true, queue: QUEUE })], env);
+      const pushed = php(
+        [
+          'laravel-dispatch.php',
+          'record',
+          JSON.stringify({ n: 1, count, label: 'from PHP ✓', ratio: 0.25, items: [1, 2, 3], flag: true, queue: QUEUE }),
+        ],
+        env,
+      );
       for (const line of pushed.trim().split('\n')) out(`   Laravel pushed ${line}`);
       const worker = new Worker(
         queue,
         {
           'App\\Jobs\\Bridge\\RecordJob': async (job) => {
-            out(`   Node handler: ${job.name} n=${String(job.command.n)} label=${JSON.stringify(job.command.label)} ratio=${String(job.command.ratio)} items=${JSON.stringify(job.command.items)} attempt ${job.attempts}`);
+            out(
+              `   Node handler: ${job.name} n=${String(job.command.n)} label=${JSON.stringify(job.command.label)} ratio=${String(job.command.ratio)} items=${JSON.stringify(job.command.items)} attempt ${job.attempts}`,
+            );
           },
         },
         { queues: [QUEUE], stopWhenEmpty: true, sleep: 0 },
@@ -61,7 +84,13 @@ export const demo: Command = {
 
       out(`\n== 2. Node pushes ${count} jobs; Laravel's own worker (queue:work) runs them`);
       for (let n = 1; n <= count; n++) {
-        const command = bridgeRecordJob({ n: 100 + n, label: 'from Node ✓', ratio: n, items: { sku: `A-${n}`, qty: n }, flag: n % 2 === 0 });
+        const command = bridgeRecordJob({
+          n: 100 + n,
+          label: 'from Node ✓',
+          ratio: n,
+          items: { sku: `A-${n}`, qty: n },
+          flag: n % 2 === 0,
+        });
         const { raw, envelope } = buildPayload(command, { profile: '8' });
         await queue.pushRaw(raw);
         out(`   Node pushed {"uuid":"${String(envelope.uuid)}","id":"${String(envelope.id)}","queue":"${QUEUE}"}`);
@@ -70,7 +99,10 @@ export const demo: Command = {
       for (const line of worked.trim().split('\n')) out(`   php artisan queue:work | ${line}`);
       for (const line of readFileSync(env.LQB_RECORD_FILE, 'utf8').trim().split('\n')) {
         const run = JSON.parse(line) as { props: Record<string, unknown> & { types: Record<string, string> }; attempts: number };
-        if (Number(run.props.n) > 100) out(`   PHP handle(): n=${String(run.props.n)} (${run.props.types.n}) ratio=${String(run.props.ratio)} (${run.props.types.ratio}) items=${JSON.stringify(run.props.items)} attempt ${run.attempts}`);
+        if (Number(run.props.n) > 100)
+          out(
+            `   PHP handle(): n=${String(run.props.n)} (${run.props.types.n}) ratio=${String(run.props.ratio)} (${run.props.types.ratio}) items=${JSON.stringify(run.props.items)} attempt ${run.attempts}`,
+          );
       }
       const left = await queue.size();
       const failures = await failer.all();
@@ -91,7 +123,14 @@ export const demo: Command = {
  * The command of php-fixture-gen/worker-app.php's App\\Jobs\\Bridge\\RecordJob, laid out as that
  * class is declared (its option properties first, then the promoted ones, `ratio` a float).
  */
-export function bridgeRecordJob(values: { n: number; label: string; ratio: number; items: unknown; flag?: boolean | null; queue?: string }): PhpObject {
+export function bridgeRecordJob(values: {
+  n: number;
+  label: string;
+  ratio: number;
+  items: unknown;
+  flag?: boolean | null;
+  queue?: string;
+}): PhpObject {
   return buildJob({
     className: 'App\\Jobs\\Bridge\\RecordJob',
     properties: [
@@ -110,7 +149,8 @@ export function bridgeRecordJob(values: { n: number; label: string; ratio: numbe
 }
 
 /** What the demo needs that the installed package does not ship: the Laravel side lives in the repository. */
-const NEEDS = 'lqb demo runs from a clone of the repository, where Debian\'s Laravel 8.83 plays the PHP side: git clone the repository, then npm ci && npm run demo (php-fixture-gen/install-deps.sh installs PHP and Laravel)';
+const NEEDS =
+  "lqb demo runs from a clone of the repository, where Debian's Laravel 8.83 plays the PHP side: git clone the repository, then npm ci && npm run demo (php-fixture-gen/install-deps.sh installs PHP and Laravel)";
 
 function php(args: string[], env: NodeJS.ProcessEnv): string {
   const result = spawnSync('php', [join(PHP_DIR, args[0]!), ...args.slice(1)], { env, encoding: 'utf8' });
@@ -139,7 +179,8 @@ function givenRedis(url: string, out: (line: string) => void, prefix: string): D
   } catch {
     // Refused below, naming what was given.
   }
-  if (parsed?.protocol !== 'redis:' || !parsed.hostname) throw new UsageError(`--redis must be a redis://host:port URL (the demo's PHP side speaks plain Redis), not ${JSON.stringify(url)}`);
+  if (parsed?.protocol !== 'redis:' || !parsed.hostname)
+    throw new UsageError(`--redis must be a redis://host:port URL (the demo's PHP side speaks plain Redis), not ${JSON.stringify(url)}`);
   const host = parsed.hostname.replace(/^\[|\]$/g, '');
   const port = parsed.port || '6379';
   const db = parsed.pathname.replace(/^\//, '') || '0';

@@ -20,48 +20,81 @@ import { UsageError, backoffFlag, countFlag, numberFlag, type Command } from './
 
 export const dispatch: Command = {
   synopsis: 'lqb dispatch CLASS',
-  summary: 'Pushes a job, as dispatch() does, for PHP (or Node) workers; prints {"uuid":…,"id":…,"queue":…}. JSON integers become PHP ints, other numbers floats, arrays lists, objects string-keyed arrays.',
+  summary:
+    'Pushes a job, as dispatch() does, for PHP (or Node) workers; prints {"uuid":…,"id":…,"queue":…}. JSON integers become PHP ints, other numbers floats, arrays lists, objects string-keyed arrays.',
   notes:
     'With --shapes (or LQB_SHAPES; made by lqb shapes) each property is written as the class declares it: mangled by its visibility, typed, defaulted, models as\n' +
     'ModelIdentifiers, the command encrypted for ShouldBeEncrypted, the declared tries/backoff/timeout in the envelope; what the class would not hold is refused;\n' +
     'a ShouldBeUnique job takes its lock in the app’s cache store first, and a duplicate is not pushed ({"duplicate":true}).\n' +
     'Without shapes it cannot know any of that: every property is written public, as its JSON type, unencrypted, with no declared tries or backoff.',
   options: {
-    props: { type: 'string', value: 'JSON', description: 'the command\'s properties, a JSON object', default: '{}' },
+    props: { type: 'string', value: 'JSON', description: "the command's properties, a JSON object", default: '{}' },
     ...shapesFlag,
-    queue: { type: 'string', value: 'Q', description: 'the queue to push to', default: 'the class\'s declared queue, else the connection\'s' },
+    queue: {
+      type: 'string',
+      value: 'Q',
+      description: 'the queue to push to',
+      default: "the class's declared queue, else the connection's",
+    },
     delay: { type: 'string', value: 'S', description: 'seconds before the job may run' },
-    tries: { type: 'string', value: 'N', description: 'the envelope\'s maxTries' },
-    timeout: { type: 'string', value: 'S', description: 'the envelope\'s timeout' },
-    backoff: { type: 'string', value: 'S[,S…]', description: 'the envelope\'s backoff, per attempt' },
-    'unique-id': { type: 'string', value: 'ID', description: 'the value of a ShouldBeUnique class\'s uniqueId() method, which Node cannot call' },
+    tries: { type: 'string', value: 'N', description: "the envelope's maxTries" },
+    timeout: { type: 'string', value: 'S', description: "the envelope's timeout" },
+    backoff: { type: 'string', value: 'S[,S…]', description: "the envelope's backoff, per attempt" },
+    'unique-id': {
+      type: 'string',
+      value: 'ID',
+      description: "the value of a ShouldBeUnique class's uniqueId() method, which Node cannot call",
+    },
     'cache-store': bookkeepingFlags['cache-store'],
     'lock-db': bookkeepingFlags['lock-db'],
     'lock-table': bookkeepingFlags['lock-table'],
     ...connectionFlags,
-    laravel: { type: 'string', value: 'VERSION', group: 'Connection', description: 'the Laravel version whose envelope to write: 5.8, 6, 7, 8, 9, 10, 11, 12, 13, or a full version (its major\'s latest layout)', default: 'the shapes\' version, else laravel/framework\'s in vendor/composer/installed.json beside the .env, else 8' },
+    laravel: {
+      type: 'string',
+      value: 'VERSION',
+      group: 'Connection',
+      description:
+        "the Laravel version whose envelope to write: 5.8, 6, 7, 8, 9, 10, 11, 12, 13, or a full version (its major's latest layout)",
+      default: "the shapes' version, else laravel/framework's in vendor/composer/installed.json beside the .env, else 8",
+    },
   },
   async run({ values, positionals, out }) {
     const [className, ...extra] = positionals;
     if (!className || extra.length) throw new UsageError('dispatch takes one job CLASS, e.g. App\\Jobs\\SendWelcomeEmail');
-    if (!/^[A-Za-z_][A-Za-z0-9_]*(\\[A-Za-z_][A-Za-z0-9_]*)*$/.test(className)) throw new UsageError(`${JSON.stringify(className)} is not a PHP class name`);
+    if (!/^[A-Za-z_][A-Za-z0-9_]*(\\[A-Za-z_][A-Za-z0-9_]*)*$/.test(className))
+      throw new UsageError(`${JSON.stringify(className)} is not a PHP class name`);
     const props = parseProps(values.props);
     const options = dispatchOptions(values);
     const connection = connectionFrom(values);
     // Without shapes no lock is taken, so the lock store's flags (and CACHE_DRIVER) are not read.
     // Without --cache-store, connect() reads CACHE_DRIVER / CACHE_STORE (of the --env file too), as lqb work does.
-    const { cacheStore, unreachableLocks: _unreachable, ...lockStore } = options.shapes ? lockStoreFrom(values) : { cacheStore: 'redis' as const };
+    const {
+      cacheStore,
+      unreachableLocks: _unreachable,
+      ...lockStore
+    } = options.shapes ? lockStoreFrom(values) : { cacheStore: 'redis' as const };
     try {
-      return await withLaravelQueue(connection, values, { ...lockStore, ...(typeof values['cache-store'] === 'string' ? { cacheStore } : {}), ...(options.laravel ? { laravel: options.laravel } : {}) }, async (queue) => {
-        const pushed = await queue.dispatch(className, props, options);
-        if (pushed.duplicate) {
-          process.stderr.write(`lqb dispatch: not pushed: ${className} is ShouldBeUnique and its lock ${pushed.lockKey} is held (a job of it is queued or running)\n`);
-          out(JSON.stringify({ uuid: null, id: null, queue: pushed.queue, duplicate: true }));
-          return 0;
-        }
-        out(JSON.stringify({ uuid: pushed.uuid, id: pushed.id, queue: pushed.queue }));
-        return undefined;
-      });
+      return await withLaravelQueue(
+        connection,
+        values,
+        {
+          ...lockStore,
+          ...(typeof values['cache-store'] === 'string' ? { cacheStore } : {}),
+          ...(options.laravel ? { laravel: options.laravel } : {}),
+        },
+        async (queue) => {
+          const pushed = await queue.dispatch(className, props, options);
+          if (pushed.duplicate) {
+            process.stderr.write(
+              `lqb dispatch: not pushed: ${className} is ShouldBeUnique and its lock ${pushed.lockKey} is held (a job of it is queued or running)\n`,
+            );
+            out(JSON.stringify({ uuid: null, id: null, queue: pushed.queue, duplicate: true }));
+            return 0;
+          }
+          out(JSON.stringify({ uuid: pushed.uuid, id: pushed.id, queue: pushed.queue }));
+          return undefined;
+        },
+      );
     } catch (error) {
       throw inTheCliWords(error, connection);
     }
@@ -95,8 +128,12 @@ function dispatchOptions(values: Flags): DispatchOptions {
  */
 function inTheCliWords(error: unknown, connection: Connection): Error {
   if (error instanceof UsageError) return error;
-  if (error instanceof QueueablePropertyError) return new UsageError(`--props: ${error.message}; ${error.property === 'queue' || error.property === 'delay' ? `use --${error.property}` : 'leave it out'}`);
-  if (error instanceof ShapeError || error instanceof UnnamedLockError || error instanceof ConnectionSettingsError) return new UsageError(error.message);
+  if (error instanceof QueueablePropertyError)
+    return new UsageError(
+      `--props: ${error.message}; ${error.property === 'queue' || error.property === 'delay' ? `use --${error.property}` : 'leave it out'}`,
+    );
+  if (error instanceof ShapeError || error instanceof UnnamedLockError || error instanceof ConnectionSettingsError)
+    return new UsageError(error.message);
   // dispatch() already said so, in these words (or that Redis never confirmed the push).
   if (error instanceof Error && /^the job (was not|may or may not have been) pushed/.test(error.message)) return error;
   // connect() wraps why Redis would not connect in where and how long; the line says where once.

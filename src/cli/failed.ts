@@ -45,14 +45,20 @@ export const failed: Command = {
     withFailer(connectionFrom(values), async (failer) => {
       const jobs = await failer.all();
       if (values.json) {
-        for (const job of jobs) out(JSON.stringify({ id: job.uuid, connection: job.connection, queue: job.queue, class: className(job), failed_at: job.failed_at }));
+        for (const job of jobs)
+          out(
+            JSON.stringify({ id: job.uuid, connection: job.connection, queue: job.queue, class: className(job), failed_at: job.failed_at }),
+          );
         return;
       }
       if (jobs.length === 0) {
         out('No failed jobs!');
         return;
       }
-      const rows = [['ID', 'Connection', 'Queue', 'Class', 'Failed At'], ...jobs.map((j) => [j.uuid, j.connection, j.queue, className(j), j.failed_at])];
+      const rows = [
+        ['ID', 'Connection', 'Queue', 'Class', 'Failed At'],
+        ...jobs.map((j) => [j.uuid, j.connection, j.queue, className(j), j.failed_at]),
+      ];
       const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
       const line = `+${widths.map((w) => '-'.repeat(w + 2)).join('+')}+`;
       const format = (row: string[]) => `| ${row.map((cell, c) => cell.padEnd(widths[c]!)).join(' | ')} |`;
@@ -63,17 +69,23 @@ export const failed: Command = {
 export const retry: Command = {
   synopsis: 'lqb retry ID…|all',
   summary: 'Pushes failed jobs back onto their queues and forgets them, as php artisan queue:retry does.',
-  notes: 'A job whose class has a retryUntil() method gets a fresh window in Laravel by calling it again; Node cannot, so such a job is refused unless --retry-until says the new window.',
+  notes:
+    'A job whose class has a retryUntil() method gets a fresh window in Laravel by calling it again; Node cannot, so such a job is refused unless --retry-until says the new window.',
   options: {
     queue: { type: 'string', value: 'Q', description: 'retry every failed job of this queue' },
     range: { type: 'string', value: 'A-B', multiple: true, description: 'retry the IDs from A to B (repeatable)' },
-    'retry-until': { type: 'string', value: 'SECONDS|none|keep', description: 'the new retryUntil window: seconds from now, none (tries apply), or keep (the closed one)' },
+    'retry-until': {
+      type: 'string',
+      value: 'SECONDS|none|keep',
+      description: 'the new retryUntil window: seconds from now, none (tries apply), or keep (the closed one)',
+    },
     ...shapesFlag,
     ...connectionFlags,
   },
   async run({ values, positionals, out }) {
     const ranges = (values.range ?? []) as string[];
-    if (positionals.length === 0 && !values.queue && ranges.length === 0) throw new UsageError('retry takes failed job IDs, "all", --queue=Q or --range=A-B');
+    if (positionals.length === 0 && !values.queue && ranges.length === 0)
+      throw new UsageError('retry takes failed job IDs, "all", --queue=Q or --range=A-B');
     const window = { shapes: shapesFrom(values), choice: retryUntilChoice(values['retry-until']) };
     const connection = connectionFrom(values);
     return withQueueClient(connection, (client) =>
@@ -122,7 +134,9 @@ async function retryIds(failer: DatabaseUuidFailedJobProvider, ids: string[], qu
     if (ofQueue.length === 0) throw new Error(`Unable to find failed jobs for queue [${queue}].`);
     return ofQueue;
   }
-  const counted = ranges.filter((range) => /^\d+-\d+$/.test(range)).flatMap((range) => countFrom(...(range.split('-').map(Number) as [number, number])));
+  const counted = ranges
+    .filter((range) => /^\d+-\d+$/.test(range))
+    .flatMap((range) => countFrom(...(range.split('-').map(Number) as [number, number])));
   // artisan drops the IDs PHP reads as false: "" and "0".
   return [...new Set([...ids, ...counted.map(String)])].filter((id) => id !== '' && id !== '0');
 }
@@ -160,7 +174,11 @@ export const flush: Command = {
     if (hours !== undefined && !(hours > 0)) throw new UsageError('--hours must be a positive number');
     await withFailer(connectionFrom(values), async (failer) => {
       await failer.flush(hours);
-      out(hours ? `All jobs that failed more than ${hours} hours ago have been deleted successfully!` : 'All failed jobs deleted successfully!');
+      out(
+        hours
+          ? `All jobs that failed more than ${hours} hours ago have been deleted successfully!`
+          : 'All failed jobs deleted successfully!',
+      );
     });
   },
 };

@@ -9,9 +9,10 @@ import { UsageError, queueNames, type Command } from './command.js';
 
 export const find: Command = {
   synopsis: 'lqb find ID',
-  summary: 'Says where a job is, by its id or uuid: {"state":"ready"|"delayed"|"reserved"|"failed",…} on one line; exit 1 when no queue holds it and it did not fail.',
+  summary:
+    'Says where a job is, by its id or uuid: {"state":"ready"|"delayed"|"reserved"|"failed",…} on one line; exit 1 when no queue holds it and it did not fail.',
   options: {
-    queue: { type: 'string', value: 'Q[,Q…]', description: 'the queues to look through', default: 'the connection\'s queue' },
+    queue: { type: 'string', value: 'Q[,Q…]', description: 'the queues to look through', default: "the connection's queue" },
     ...connectionFlags,
   },
   async run({ values, positionals, out }) {
@@ -22,7 +23,9 @@ export const find: Command = {
     return withLaravelQueue(connection, values, {}, async (queue) => {
       const found = await queue.find(id, { queues });
       if (!found) {
-        process.stderr.write(`lqb find: no job ${JSON.stringify(id)} on ${queues.join(', ')} or among the failed jobs: it ran and was deleted, or was never pushed\n`);
+        process.stderr.write(
+          `lqb find: no job ${JSON.stringify(id)} on ${queues.join(', ')} or among the failed jobs: it ran and was deleted, or was never pushed\n`,
+        );
         return 1;
       }
       out(JSON.stringify(readable(found)));

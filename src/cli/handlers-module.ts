@@ -73,6 +73,7 @@ function importTarget(entry: unknown): string | undefined {
   if (entry === null || typeof entry !== 'object') return undefined;
   const target = (entry as { import?: unknown }).import;
   if (typeof target === 'string') return target;
-  if (target !== null && typeof target === 'object' && typeof (target as { default?: unknown }).default === 'string') return (target as { default: string }).default;
+  if (target !== null && typeof target === 'object' && typeof (target as { default?: unknown }).default === 'string')
+    return (target as { default: string }).default;
   return undefined;
 }

@@ -47,7 +47,12 @@ export async function main(argv: string[]): Promise<number> {
     return 1;
   }
   try {
-    const { values, positionals } = parseArgs({ args: rest, options: parserOptions(command.options), allowPositionals: !command.noArguments, strict: true });
+    const { values, positionals } = parseArgs({
+      args: rest,
+      options: parserOptions(command.options),
+      allowPositionals: !command.noArguments,
+      strict: true,
+    });
     const status = await command.run({ values, positionals, out: (text) => process.stdout.write(text + '\n') });
     return status ?? 0;
   } catch (error) {

@@ -26,11 +26,22 @@ export function timestamp(date = new Date()): string {
 }
 
 export function formatEvent(event: WorkerEvent, json: boolean): string {
-  if (json) return JSON.stringify({ time: new Date().toISOString(), ...event, ...(event.durationMs !== undefined ? { durationMs: Math.round(event.durationMs * 100) / 100 } : {}) });
+  if (json)
+    return JSON.stringify({
+      time: new Date().toISOString(),
+      ...event,
+      ...(event.durationMs !== undefined ? { durationMs: Math.round(event.durationMs * 100) / 100 } : {}),
+    });
   const duration = event.durationMs === undefined ? '' : ` (${event.durationMs.toFixed(2)}ms)`;
   const subject = event.job ?? event.reason ?? event.queue ?? '';
   // A job's warning or given-back line says why after the job's name.
-  const detail = event.error ? `: ${event.error.split('\n')[0]}` : event.job !== undefined && event.reason ? `: ${event.reason}` : event.detail ? `: ${event.detail}` : '';
+  const detail = event.error
+    ? `: ${event.error.split('\n')[0]}`
+    : event.job !== undefined && event.reason
+      ? `: ${event.reason}`
+      : event.detail
+        ? `: ${event.detail}`
+        : '';
   // A job's events carry its id, as artisan prints them; the worker's own (stopping) have none.
   const id = event.id === undefined ? '' : `[${event.id}]`;
   // The worker's own error (Redis unreachable) has no subject: its text stands alone.

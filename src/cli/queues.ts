@@ -7,12 +7,18 @@ import { QueueCache } from '../worker/index.js';
 import { connectionFlags, connectionFrom, withCacheClient, withQueueClient } from './connection.js';
 import { connectionName, queueNames, type Command, type Options } from './command.js';
 
-const queueFlag = { queue: { type: 'string', value: 'Q[,Q…]', description: 'the queues', default: 'the connection\'s queue' } } satisfies Options;
+const queueFlag = {
+  queue: { type: 'string', value: 'Q[,Q…]', description: 'the queues', default: "the connection's queue" },
+} satisfies Options;
 
 export const size: Command = {
   synopsis: 'lqb size',
-  summary: 'Prints each queue\'s name and size (`mail  3`): its ready, delayed and reserved jobs together, as Queue::size counts them.',
-  options: { ...queueFlag, json: { type: 'boolean', description: 'one JSON line a queue: {"queue","size","ready","delayed","reserved"}' }, ...connectionFlags },
+  summary: "Prints each queue's name and size (`mail  3`): its ready, delayed and reserved jobs together, as Queue::size counts them.",
+  options: {
+    ...queueFlag,
+    json: { type: 'boolean', description: 'one JSON line a queue: {"queue","size","ready","delayed","reserved"}' },
+    ...connectionFlags,
+  },
   noArguments: true,
   async run({ values, out }) {
     const connection = connectionFrom(values);
@@ -33,23 +39,29 @@ export const size: Command = {
 
 export const clear: Command = {
   synopsis: 'lqb clear [CONNECTION]',
-  summary: 'Deletes every job of the queues, as php artisan queue:clear does. CONNECTION is taken as artisan takes it; the flags say where Redis is.',
+  summary:
+    'Deletes every job of the queues, as php artisan queue:clear does. CONNECTION is taken as artisan takes it; the flags say where Redis is.',
   // queue:clear's CONNECTION names a Redis connection, which here the flags give; its --force
   // (no production prompt to skip) is taken so the same command line works.
-  options: { ...queueFlag, force: { type: 'boolean', description: 'taken as queue:clear takes it (there is no production prompt here)' }, ...connectionFlags },
+  options: {
+    ...queueFlag,
+    force: { type: 'boolean', description: 'taken as queue:clear takes it (there is no production prompt here)' },
+    ...connectionFlags,
+  },
   async run({ values, positionals, out }) {
     connectionName(positionals, 'clear');
     const connection = connectionFrom(values);
     await withQueueClient(connection, async (client) => {
       const queue = new RedisQueue(client);
-      for (const name of queueNames(values.queue, connection.defaultQueue)) out(`Cleared ${await queue.clear(name)} jobs from the [${name}] queue`);
+      for (const name of queueNames(values.queue, connection.defaultQueue))
+        out(`Cleared ${await queue.clear(name)} jobs from the [${name}] queue`);
     });
   },
 };
 
 export const restart: Command = {
   synopsis: 'lqb restart',
-  summary: 'Tells every worker, PHP and Node, to exit after its current job, as php artisan queue:restart does (a key in the app\'s cache).',
+  summary: "Tells every worker, PHP and Node, to exit after its current job, as php artisan queue:restart does (a key in the app's cache).",
   options: connectionFlags,
   noArguments: true,
   async run({ values, out }) {

@@ -84,7 +84,8 @@ function show(value: PhpValue, named: NamedSlots, printed: Set<object>, stack: F
   const marked: Record<string, unknown> = {};
   if (slot !== undefined) marked['@slot'] = slot;
   if (value instanceof PhpEnum) return { ...marked, '@enum': `${value.className}::${value.caseName}` };
-  if (value instanceof PhpSerializable) return { ...marked, '@class': value.className, '@serialized': Buffer.from(value.data).toString('utf8') };
+  if (value instanceof PhpSerializable)
+    return { ...marked, '@class': value.className, '@serialized': Buffer.from(value.data).toString('utf8') };
   // Met again other than through a reference: only a value built by hand shares itself so.
   if (printed.has(value)) return { '@cycle': value instanceof PhpObject ? value.className : 'array' };
   printed.add(value);
@@ -94,7 +95,8 @@ function show(value: PhpValue, named: NamedSlots, printed: Set<object>, stack: F
     return out;
   }
   marked['@class'] = value.className;
-  if (value.props.size > 0) stack.push({ keys: value.props.keys, values: value.props.values, next: 0, out: marked, className: value.className });
+  if (value.props.size > 0)
+    stack.push({ keys: value.props.keys, values: value.props.values, next: 0, out: marked, className: value.className });
   return marked;
 }
 

@@ -8,7 +8,7 @@ export function cliReference(commands: Record<string, Command>): string {
   const lines = [
     '# `lqb` reference',
     '',
-    'Written from the commands\' option tables (`src/cli/`), the same tables `lqb COMMAND --help` prints and the parser reads;',
+    "Written from the commands' option tables (`src/cli/`), the same tables `lqb COMMAND --help` prints and the parser reads;",
     'a test fails when this file is not what they say (`LQB_WRITE_DOCS=1 npx vitest run --project main test/cli/reference.test.ts` rewrites it).',
     'Exit status: 0 success, 1 failure, 2 usage error, each failure with a one-line reason.',
   ];
@@ -18,7 +18,9 @@ export function cliReference(commands: Record<string, Command>): string {
     lines.push('', '| flag | env | default | what it does |', '|---|---|---|---|');
     for (const [flag, option] of Object.entries(command.options)) {
       const cell = (text: string | undefined) => (text === undefined ? '' : text.replace(/\|/g, '\\|'));
-      lines.push(`| \`${cell(flagText(flag, option))}\` | ${option.env ? `\`${cell(option.env)}\`` : ''} | ${cell(option.default)} | ${cell(option.description)}${option.group ? ` (${option.group.toLowerCase()})` : ''} |`);
+      lines.push(
+        `| \`${cell(flagText(flag, option))}\` | ${option.env ? `\`${cell(option.env)}\`` : ''} | ${cell(option.default)} | ${cell(option.description)}${option.group ? ` (${option.group.toLowerCase()})` : ''} |`,
+      );
     }
   }
   return lines.join('\n') + '\n';

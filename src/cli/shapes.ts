@@ -12,10 +12,21 @@ const KINDS: ClassKind[] = ['job', 'listener', 'notification', 'mailable', 'even
 
 export const shapes: Command = {
   synopsis: 'lqb shapes (--app=DIR | --bootstrap=FILE.php)',
-  summary: 'Reads the app\'s queueable classes with PHP\'s own reflection (php on PATH) and writes their shapes, and with --types TypeScript declarations for typed handlers.',
+  summary:
+    "Reads the app's queueable classes with PHP's own reflection (php on PATH) and writes their shapes, and with --types TypeScript declarations for typed handlers.",
   options: {
-    app: { type: 'string', value: 'DIR', inSynopsis: true, description: 'a Laravel app: its vendor/autoload.php is loaded and the classes under app/ read' },
-    bootstrap: { type: 'string', value: 'FILE.php', inSynopsis: true, description: 'a PHP file of your own to require instead; every ShouldQueue class it declares or loads counts' },
+    app: {
+      type: 'string',
+      value: 'DIR',
+      inSynopsis: true,
+      description: 'a Laravel app: its vendor/autoload.php is loaded and the classes under app/ read',
+    },
+    bootstrap: {
+      type: 'string',
+      value: 'FILE.php',
+      inSynopsis: true,
+      description: 'a PHP file of your own to require instead; every ShouldQueue class it declares or loads counts',
+    },
     class: { type: 'string', value: 'A,B', description: 'read only these classes' },
     out: { type: 'string', value: 'FILE', description: 'the shapes file to write', default: 'lqb-shapes.json' },
     types: { type: 'string', value: 'FILE.d.ts', description: 'also write TypeScript declarations exporting interface Jobs' },
@@ -24,9 +35,13 @@ export const shapes: Command = {
   async run({ values, out }) {
     const app = stringFlag(values.app, 'app');
     const bootstrap = stringFlag(values.bootstrap, 'bootstrap');
-    if ((app === undefined) === (bootstrap === undefined)) throw new UsageError('give one of --app=DIR (a Laravel app) or --bootstrap=FILE.php');
+    if ((app === undefined) === (bootstrap === undefined))
+      throw new UsageError('give one of --app=DIR (a Laravel app) or --bootstrap=FILE.php');
     const classFlag = stringFlag(values.class, 'class');
-    const classes = classFlag?.split(',').map((name) => name.trim()).filter(Boolean);
+    const classes = classFlag
+      ?.split(',')
+      .map((name) => name.trim())
+      .filter(Boolean);
     if (classFlag !== undefined && classes!.length === 0) throw new UsageError('--class names no class');
     const file = stringFlag(values.out, 'out') ?? 'lqb-shapes.json';
     const types = stringFlag(values.types, 'types');
@@ -38,7 +53,9 @@ export const shapes: Command = {
     const counts = new Map<ClassKind, number>();
     for (const shape of Object.values(read.classes)) counts.set(shape.kind, (counts.get(shape.kind) ?? 0) + 1);
     const summary = KINDS.filter((kind) => counts.has(kind)).map((kind) => `${counts.get(kind)} ${plural(kind, counts.get(kind)!)}`);
-    out(`${summary.length ? summary.join(', ') : 'no queueable classes'} (Laravel ${read.laravel ?? 'unknown'}) written to ${file}${types !== undefined ? ` and ${types}` : ''}`);
+    out(
+      `${summary.length ? summary.join(', ') : 'no queueable classes'} (Laravel ${read.laravel ?? 'unknown'}) written to ${file}${types !== undefined ? ` and ${types}` : ''}`,
+    );
     for (const line of untranslatedLines(read)) out(line);
   },
 };
@@ -48,7 +65,10 @@ function untranslatedLines(read: ShapesFile): string[] {
   const lines: string[] = [];
   for (const shape of Object.values(read.classes)) {
     for (const [method, expression] of Object.entries(shape.expressions ?? {})) {
-      if (expression && 'untranslated' in expression) lines.push(`untranslated: ${shape.name}::${method}() (${expression.untranslated}): give its handler, or dispatch, a ${method}(job) function`);
+      if (expression && 'untranslated' in expression)
+        lines.push(
+          `untranslated: ${shape.name}::${method}() (${expression.untranslated}): give its handler, or dispatch, a ${method}(job) function`,
+        );
     }
   }
   return lines;

@@ -9,7 +9,16 @@ import { fileURLToPath } from 'node:url';
 import { Encrypter, supportsCipher } from '../laravel/index.js';
 import { RedisQueue, type RedisClient } from '../redis/index.js';
 import { QueueCache, Worker, type DatabaseUuidFailedJobProvider, type WorkerOptions } from '../worker/index.js';
-import { cacheClient, connectionFlags, connectionFrom, failedJobStore, installedLaravel, lockClient, queueClient, type Connection } from './connection.js';
+import {
+  cacheClient,
+  connectionFlags,
+  connectionFrom,
+  failedJobStore,
+  installedLaravel,
+  lockClient,
+  queueClient,
+  type Connection,
+} from './connection.js';
 import { whereRedisIs } from '../connect/clients.js';
 import { handlerKeysProblem } from '../worker/handlerKeys.js';
 import type { ShapesFile } from '../shapes/shape.js';
@@ -28,40 +37,87 @@ export const work: Command = {
     'SIGTERM and SIGINT finish the jobs in hand, then exit 0; SIGUSR2 pauses, SIGCONT resumes.\n' +
     'The queues are taken to be shared with PHP workers: a job with no Node handler is given back for them (--no-share fails it).\n' +
     'One line on standard error at start says where it reads (Redis, prefix, queues), the handlers, and what becomes of such jobs.\n' +
-    'A handler that blocks the event loop past its timeout ends the process by SIGKILL, as Laravel\'s timeout ends queue:work.',
+    "A handler that blocks the event loop past its timeout ends the process by SIGKILL, as Laravel's timeout ends queue:work.",
   options: {
-    handlers: { type: 'string', value: 'FILE', required: true, description: 'the module whose default export maps job classes (or Listener@method) to handlers: .js, .mjs, .cjs, or .ts/.mts/.cts through tsx' },
-    queue: { type: 'string', value: 'a,b', description: 'the queues to work, in order', default: 'the connection\'s queue' },
+    handlers: {
+      type: 'string',
+      value: 'FILE',
+      required: true,
+      description:
+        'the module whose default export maps job classes (or Listener@method) to handlers: .js, .mjs, .cjs, or .ts/.mts/.cts through tsx',
+    },
+    queue: { type: 'string', value: 'a,b', description: 'the queues to work, in order', default: "the connection's queue" },
     once: { type: 'boolean', description: 'work one job (or find none), then exit' },
     'stop-when-empty': { type: 'boolean', description: 'exit once the queues are empty' },
-    tries: { type: 'string', value: 'N', description: 'attempts before a job is failed, when its payload sets none (0: no limit)', default: '1' },
-    backoff: { type: 'string', value: 'S[,S…]', description: 'seconds before a released job is retried, per attempt, the last repeating, when its payload sets none', default: '0' },
+    tries: {
+      type: 'string',
+      value: 'N',
+      description: 'attempts before a job is failed, when its payload sets none (0: no limit)',
+      default: '1',
+    },
+    backoff: {
+      type: 'string',
+      value: 'S[,S…]',
+      description: 'seconds before a released job is retried, per attempt, the last repeating, when its payload sets none',
+      default: '0',
+    },
     timeout: { type: 'string', value: 'S', description: 'seconds a job may run, when its payload sets none', default: '60' },
     sleep: { type: 'string', value: 'S', description: 'seconds to sleep when no job is there', default: '3' },
     'max-jobs': { type: 'string', value: 'N', description: 'exit after this many jobs (0: no limit)', default: '0' },
     'max-time': { type: 'string', value: 'S', description: 'exit after this many seconds (0: no limit)', default: '0' },
     memory: { type: 'string', value: 'MB', description: 'exit 12 once the JS heap passes this (0: no limit)', default: '128' },
     rest: { type: 'string', value: 'S', description: 'seconds to rest after each job', default: '0' },
-    'retry-after': { type: 'string', value: 'S', description: 'seconds a reserved job is held before another worker may take it (Laravel\'s retry_after; null: never)', default: '90' },
-    'block-for': { type: 'string', value: 'S', description: 'seconds to wait on Redis for a job (Laravel\'s block_for)', default: 'none: poll' },
+    'retry-after': {
+      type: 'string',
+      value: 'S',
+      description: "seconds a reserved job is held before another worker may take it (Laravel's retry_after; null: never)",
+      default: '90',
+    },
+    'block-for': {
+      type: 'string',
+      value: 'S',
+      description: "seconds to wait on Redis for a job (Laravel's block_for)",
+      default: 'none: poll',
+    },
     concurrency: { type: 'string', value: 'N', description: 'jobs run at once in this process', default: '1' },
-    sandbox: { type: 'boolean', description: 'run the handlers in a pool of worker threads, one per --concurrency slot, so CPU-bound handlers block neither the other jobs nor the renewals; a job past its timeout ends its thread, not the process (docs/speed.md has the cost per job)' },
-    share: { type: 'boolean', description: 'the queues are shared with PHP workers (the default): a job with no Node handler, one it cannot read, or one whose PHP callbacks must run, is given back for PHP' },
-    'no-share': { type: 'boolean', description: 'no PHP worker reads these queues: such jobs are failed into failed_jobs with the reason instead' },
+    sandbox: {
+      type: 'boolean',
+      description:
+        'run the handlers in a pool of worker threads, one per --concurrency slot, so CPU-bound handlers block neither the other jobs nor the renewals; a job past its timeout ends its thread, not the process (docs/speed.md has the cost per job)',
+    },
+    share: {
+      type: 'boolean',
+      description:
+        'the queues are shared with PHP workers (the default): a job with no Node handler, one it cannot read, or one whose PHP callbacks must run, is given back for PHP',
+    },
+    'no-share': {
+      type: 'boolean',
+      description: 'no PHP worker reads these queues: such jobs are failed into failed_jobs with the reason instead',
+    },
     'share-delay': { type: 'string', value: 'S', description: 'seconds before a job given back is visible again', default: '1' },
     json: { type: 'boolean', description: 'log one JSON object a line instead of text' },
     ...shapesFlag,
     // queue:work's own, so a command line copied from a Laravel deployment runs as it is:
     // --delay is 8.x's old name for --backoff; there is no maintenance mode or daemon to choose.
-    name: { type: 'string', value: 'NAME', group: 'Taken as queue:work takes them', description: 'the worker\'s name (no effect here)' },
-    delay: { type: 'string', value: 'S', group: 'Taken as queue:work takes them', description: 'Laravel 8\'s old name for --backoff; given both, the larger wins' },
-    force: { type: 'boolean', group: 'Taken as queue:work takes them', description: 'run in maintenance mode (there is none here: no effect)' },
-    daemon: { type: 'boolean', group: 'Taken as queue:work takes them', description: 'no effect (queue:work\'s old flag)' },
+    name: { type: 'string', value: 'NAME', group: 'Taken as queue:work takes them', description: "the worker's name (no effect here)" },
+    delay: {
+      type: 'string',
+      value: 'S',
+      group: 'Taken as queue:work takes them',
+      description: "Laravel 8's old name for --backoff; given both, the larger wins",
+    },
+    force: {
+      type: 'boolean',
+      group: 'Taken as queue:work takes them',
+      description: 'run in maintenance mode (there is none here: no effect)',
+    },
+    daemon: { type: 'boolean', group: 'Taken as queue:work takes them', description: "no effect (queue:work's old flag)" },
     ...bookkeepingFlags,
     ...connectionFlags,
   },
   async run({ values, positionals, out }) {
-    if (typeof values.handlers !== 'string') throw new UsageError('--handlers=FILE is required: the module mapping job classes to handlers');
+    if (typeof values.handlers !== 'string')
+      throw new UsageError('--handlers=FILE is required: the module mapping job classes to handlers');
     if (values.share === true && values['no-share'] === true) throw new UsageError('--share and --no-share say opposite things: give one');
     const connectionArgument = connectionName(positionals, 'work');
     const connection = connectionFrom(values);
@@ -110,7 +166,12 @@ export const work: Command = {
       });
       // One line on standard error before the first job: where, what, and what becomes of PHP's jobs.
       process.stderr.write(`${redactSecrets(`lqb work: ${worker.startLine()}`)}\n`);
-      signals.push(['SIGTERM', () => void worker.stop({ reason: 'signal' })], ['SIGINT', () => void worker.stop({ reason: 'signal' })], ['SIGUSR2', () => worker.pause()], ['SIGCONT', () => worker.resume()]);
+      signals.push(
+        ['SIGTERM', () => void worker.stop({ reason: 'signal' })],
+        ['SIGINT', () => void worker.stop({ reason: 'signal' })],
+        ['SIGUSR2', () => worker.pause()],
+        ['SIGCONT', () => worker.resume()],
+      );
       for (const [signal, handler] of signals) process.on(signal, handler);
       const stop = await worker.run();
       return stop.status;
@@ -166,7 +227,10 @@ function workerOptions(values: Flags, defaultQueue: string, connectionArgument: 
  */
 function encrypterFor(values: Flags, connection: Connection): Encrypter | undefined {
   const cipherFrom = values.cipher === undefined ? 'APP_CIPHER' : '--cipher';
-  if (!supportsCipher(connection.cipher)) throw new UsageError(`${cipherFrom}: unsupported cipher ${JSON.stringify(connection.cipher)} (supported: AES-128-CBC, AES-256-CBC, AES-128-GCM, AES-256-GCM)`);
+  if (!supportsCipher(connection.cipher))
+    throw new UsageError(
+      `${cipherFrom}: unsupported cipher ${JSON.stringify(connection.cipher)} (supported: AES-128-CBC, AES-256-CBC, AES-128-GCM, AES-256-GCM)`,
+    );
   if (!connection.appKey) return undefined;
   try {
     return new Encrypter(connection.appKey, connection.cipher);
@@ -183,7 +247,7 @@ function encrypterFor(values: Flags, connection: Connection): Encrypter | undefi
 function laravelOf(values: Flags, shapes: ShapesFile | undefined): string {
   if (typeof values.laravel === 'string') return values.laravel;
   const fromApp = typeof values.env === 'string' ? installedLaravel(dirname(resolve(values.env))) : undefined;
-  return fromApp ?? shapes?.laravel ?? '8 (no version given: 8\'s layout)';
+  return fromApp ?? shapes?.laravel ?? "8 (no version given: 8's layout)";
 }
 
 async function reachableFailedJobStore(connection: Connection): Promise<DatabaseUuidFailedJobProvider> {
@@ -193,7 +257,9 @@ async function reachableFailedJobStore(connection: Connection): Promise<Database
     return failer;
   } catch (error) {
     await failer.close();
-    throw new Error(`the failed-jobs database ${redactUrl(connection.failedDb)} cannot be reached: ${(error as Error).message.split('\n')[0]}`);
+    throw new Error(
+      `the failed-jobs database ${redactUrl(connection.failedDb)} cannot be reached: ${(error as Error).message.split('\n')[0]}`,
+    );
   }
 }
 

@@ -96,6 +96,8 @@ function tlsOptions(settings: ConnectionSettings, url: string): RedisOptions {
     // Node's `ca` replaces the CAs it trusts; the well-known ones are kept beside the file's.
     return { tls: { ca: [...rootCertificates, readFileSync(file, 'utf8')] } };
   } catch (error) {
-    throw new ConnectionSettingsError(`${from}=${file} cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new ConnectionSettingsError(
+      `${from}=${file} cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
   }
 }

@@ -4,7 +4,17 @@
  * Laravel's jobs with Node handlers, and closes everything it opened.
  */
 import { dirname, resolve } from 'node:path';
-import { Encrypter, LARAVEL_PROFILES, buildDate, buildJob, buildPayload, supportsCipher, type BuiltPayload, type JsonObject, type LaravelProfile } from '../laravel/index.js';
+import {
+  Encrypter,
+  LARAVEL_PROFILES,
+  buildDate,
+  buildJob,
+  buildPayload,
+  supportsCipher,
+  type BuiltPayload,
+  type JsonObject,
+  type LaravelProfile,
+} from '../laravel/index.js';
 import { PhpFloat, PhpObject, toJS, type PhpValue } from '../php/index.js';
 import { RedisQueue, outcomeUnknown, readyAgain, type RedisClient } from '../redis/index.js';
 import { buildShapedPayload, findShape, profileOfShapes, shapedCommand, translatedDisplayName } from '../shapes/command.js';
@@ -16,14 +26,31 @@ import { QueueCache } from '../worker/cache.js';
 import { DatabaseUuidFailedJobProvider, type FailedJobProvider } from '../worker/FailedJobProvider.js';
 import { databaseConfig } from '../database/index.js';
 import type { HandlerMap, JobMethods, MethodJob } from '../worker/handlers.js';
-import { DatabaseLockStore, RedisLockStore, parseVersion, planUniqueLock, uniqueLockFields, type UniqueLockStore } from '../worker/UniqueLock.js';
+import {
+  DatabaseLockStore,
+  RedisLockStore,
+  parseVersion,
+  planUniqueLock,
+  uniqueLockFields,
+  type UniqueLockStore,
+} from '../worker/UniqueLock.js';
 import { Worker, WorkerUsageError, type FailedJobInfo, type WorkerEvent, type WorkerLogger } from '../worker/Worker.js';
 import { workerOptionsProblem, type WorkerOptions } from '../worker/WorkerOptions.js';
 import { redactSecrets } from './redact.js';
 import { RedisUnavailable, openBoundedClient, patientClient, whereRedisIs } from './clients.js';
 import { DispatchTelemetry, type SentJob } from '../telemetry/dispatch.js';
 import type { TelemetryOptions } from '../telemetry/options.js';
-import { ConnectionSettingsError, envCacheStore, envFileOf, installedLaravel, resolveFromEnv, unreachableLockStore, type ConnectionOptions, type ConnectionSettings, type LaravelEnv } from './settings.js';
+import {
+  ConnectionSettingsError,
+  envCacheStore,
+  envFileOf,
+  installedLaravel,
+  resolveFromEnv,
+  unreachableLockStore,
+  type ConnectionOptions,
+  type ConnectionSettings,
+  type LaravelEnv,
+} from './settings.js';
 
 export interface ConnectOptions extends ConnectionOptions {
   /** Milliseconds to wait for Redis before `connect` rejects (5000). */
@@ -106,7 +133,10 @@ export interface UntypedJobs {
  * writes (`connect<Jobs>()`): the job classes, not the listeners, notifications or mailables
  * (which the app sends as events, notifications and mail).
  */
-export type DispatchName<Jobs> = { [Name in keyof Jobs]: Jobs[Name] extends { args: unknown } ? never : Jobs[Name] extends { command: unknown } ? Name : never }[keyof Jobs] & string;
+export type DispatchName<Jobs> = {
+  [Name in keyof Jobs]: Jobs[Name] extends { args: unknown } ? never : Jobs[Name] extends { command: unknown } ? Name : never;
+}[keyof Jobs] &
+  string;
 
 /**
  * The properties `dispatch` takes for a class: its command's, as the shapes declare them. Each
@@ -115,7 +145,9 @@ export type DispatchName<Jobs> = { [Name in keyof Jobs]: Jobs[Name] extends { ar
 export type DispatchProps<Jobs, Name extends keyof Jobs> = Jobs[Name] extends { command: infer Command } ? Partial<Command> : never;
 
 /** What dispatch pushed: the envelope's uuid and id, and the queue; or that a unique lock is held. */
-export type Dispatched = { uuid: string | null; id: string; queue: string; duplicate?: undefined } | { uuid: null; id: null; queue: string; duplicate: true; lockKey: string };
+export type Dispatched =
+  | { uuid: string | null; id: string; queue: string; duplicate?: undefined }
+  | { uuid: null; id: null; queue: string; duplicate: true; lockKey: string };
 
 type DispatchedJob = SentJob<Dispatched>;
 
@@ -137,7 +169,17 @@ export interface QueueWorkerOptions extends Partial<WorkerOptions> {
 }
 
 /** The options worker() takes besides WorkerOptions. */
-const QUEUE_WORKER_OPTIONS = ['retryAfter', 'blockFor', 'failer', 'onFailed', 'logger', 'onError', 'log', 'shapes', 'telemetry'] as const satisfies readonly Exclude<keyof QueueWorkerOptions, keyof WorkerOptions>[];
+const QUEUE_WORKER_OPTIONS = [
+  'retryAfter',
+  'blockFor',
+  'failer',
+  'onFailed',
+  'logger',
+  'onError',
+  'log',
+  'shapes',
+  'telemetry',
+] as const satisfies readonly Exclude<keyof QueueWorkerOptions, keyof WorkerOptions>[];
 
 /** How long close() lets running workers finish their jobs before leaving them reserved. */
 const CLOSE_DEADLINE_MS = 10_000;
@@ -168,7 +210,13 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
     readonly settings: ConnectionSettings,
     client: RedisClient,
     cacheClient: RedisClient,
-    private readonly options: Omit<ConnectOptions, 'shapes'> & { profile: LaravelProfile; cacheStore: 'redis' | 'database'; /** Why the app's cache store keeps locks Node cannot reach, when it does. */ unreachableLocks?: string; shapes?: ShapesFile; /** The app's Laravel version, when known (`laravel`, else vendor/). */ version?: string },
+    private readonly options: Omit<ConnectOptions, 'shapes'> & {
+      profile: LaravelProfile;
+      cacheStore: 'redis' | 'database';
+      /** Why the app's cache store keeps locks Node cannot reach, when it does. */ unreachableLocks?: string;
+      shapes?: ShapesFile;
+      /** The app's Laravel version, when known (`laravel`, else vendor/). */ version?: string;
+    },
     lockClient: RedisClient = cacheClient,
   ) {
     this.connection = new RedisQueue(client, { defaultQueue: settings.defaultQueue });
@@ -205,7 +253,11 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
     if (!this.#locks) {
       const store =
         this.options.cacheStore === 'database'
-          ? new DatabaseLockStore(databaseConfig(this.options.lockDb ?? this.settings.failedDb), this.options.lockTable ?? 'cache_locks', this.settings.cachePrefix)
+          ? new DatabaseLockStore(
+              databaseConfig(this.options.lockDb ?? this.settings.failedDb),
+              this.options.lockTable ?? 'cache_locks',
+              this.settings.cachePrefix,
+            )
           : new RedisLockStore(this.#lockClient, this.settings.cachePrefix, this.settings.cacheSeparator);
       if (store instanceof DatabaseLockStore) this.#closers.push(() => store.close());
       this.#locks = store;
@@ -226,12 +278,19 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
    * a ShouldBeUnique job takes its lock first: a duplicate is not pushed (`duplicate: true`).
    */
   // One signature, not overloads, so that a wrong property is reported as itself (TS2322), not as "no overload matches".
-  dispatch<Job extends DispatchName<Jobs> | PhpObject>(job: Job, props?: Job extends PhpObject ? Record<string, never> : DispatchProps<Jobs, Job & keyof Jobs>, options?: DispatchOptions): Promise<Dispatched>;
+  dispatch<Job extends DispatchName<Jobs> | PhpObject>(
+    job: Job,
+    props?: Job extends PhpObject ? Record<string, never> : DispatchProps<Jobs, Job & keyof Jobs>,
+    options?: DispatchOptions,
+  ): Promise<Dispatched>;
   async dispatch(job: string | PhpObject, props: Record<string, unknown> = {}, options: DispatchOptions = {}): Promise<Dispatched> {
     this.#open();
     const telemetry = await (this.#telemetry ??= DispatchTelemetry.open(this.options.telemetry, 'redis').catch((error: unknown) => {
       // A broken @opentelemetry/api install costs the spans, never the job.
-      this.options.logger?.warn({ err: error }, `dispatching without OpenTelemetry: @opentelemetry/api did not load (${(error as Error)?.message ?? String(error)})`);
+      this.options.logger?.warn(
+        { err: error },
+        `dispatching without OpenTelemetry: @opentelemetry/api did not load (${(error as Error)?.message ?? String(error)})`,
+      );
       return undefined;
     }));
     if (!telemetry) return (await this.#dispatch(job, props, options, undefined)).dispatched;
@@ -239,17 +298,34 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
   }
 
   /** dispatch() itself; `extra` holds keys for the envelope (the trace context, when propagated). */
-  async #dispatch(job: string | PhpObject, props: Record<string, unknown>, options: DispatchOptions, extra: JsonObject | undefined): Promise<DispatchedJob> {
+  async #dispatch(
+    job: string | PhpObject,
+    props: Record<string, unknown>,
+    options: DispatchOptions,
+    extra: JsonObject | undefined,
+  ): Promise<DispatchedJob> {
     const problem = dispatchProblem(job, props, options);
     if (problem) throw new TypeError(`dispatch: ${problem}`);
     const delay = options.delay;
-    const delaySeconds = delay === undefined ? 0 : delay instanceof Date ? Math.max(0, Math.ceil((delay.getTime() - Date.now()) / 1000)) : delay;
+    const delaySeconds =
+      delay === undefined ? 0 : delay instanceof Date ? Math.max(0, Math.ceil((delay.getTime() - Date.now()) / 1000)) : delay;
     const delayed = delay instanceof Date ? delaySeconds > 0 : delaySeconds > 0;
     // As onQueue() and delay() do, the command itself carries them: a chain or a release reads them there.
-    const queueable: Record<string, unknown> = { ...(options.queue !== undefined ? { queue: options.queue } : {}), ...(delayed ? { delay: delay instanceof Date ? buildDate(delay) : delaySeconds } : {}) };
+    const queueable: Record<string, unknown> = {
+      ...(options.queue !== undefined ? { queue: options.queue } : {}),
+      ...(delayed ? { delay: delay instanceof Date ? buildDate(delay) : delaySeconds } : {}),
+    };
     const shapes = this.#shapes(options.shapes);
-    const profile = options.laravel !== undefined ? profileOf(options.laravel) : shapes ? (profileOfShapes(shapes) ?? this.options.profile) : this.options.profile;
-    const methodJob = (): MethodJob => ({ name: typeof job === 'string' ? job : job.className, command: toJS(commandForMethods(job, props, shapes, profile, queueable)) as Record<string, unknown> });
+    const profile =
+      options.laravel !== undefined
+        ? profileOf(options.laravel)
+        : shapes
+          ? (profileOfShapes(shapes) ?? this.options.profile)
+          : this.options.profile;
+    const methodJob = (): MethodJob => ({
+      name: typeof job === 'string' ? job : job.className,
+      command: toJS(commandForMethods(job, props, shapes, profile, queueable)) as Record<string, unknown>,
+    });
     const given = await givenMethods(options, methodJob);
     const envelope = {
       maxTries: options.tries ?? null,
@@ -263,7 +339,8 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
     let queue: string;
     if (job instanceof PhpObject) {
       if (Object.keys(props).length > 0) throw new TypeError('dispatch: a built command carries its own properties; give {} as props');
-      for (const [name, value] of Object.entries(queueable)) job.props.set(name, value instanceof PhpObject ? value : (value as string | number));
+      for (const [name, value] of Object.entries(queueable))
+        job.props.set(name, value instanceof PhpObject ? value : (value as string | number));
       built = buildPayload(job, { profile, ...envelope, delay: since12(profile) && delayed ? delaySeconds : null });
       queue = options.queue || this.settings.defaultQueue;
     } else if (shapes) {
@@ -273,17 +350,18 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
         else this.options.logger?.warn({ job: name, methods }, line);
       };
       // What the version writes of a unique job's lock (13.24+ its owner in the command, 11.39+ the hidden context) comes in when known.
-      const build = (unique?: { extra: JsonObject; queueable: Record<string, unknown> }) => buildShapedPayload(shapes, job, withCarbons(props) as Record<string, unknown>, {
-        // The layout the lock is named by: `laravel`, else the shapes' version, else the connection's.
-        profile,
-        queueable: { ...queueable, ...unique?.queueable },
-        ...envelope,
-        ...(unique ? { extra: { ...unique.extra, ...extra } } : {}),
-        delay: delaySeconds,
-        ...(this.encrypter ? { encrypter: this.encrypter } : {}),
-        // Said once, by the first build, not again by the one with the lock's fields.
-        ...(unique ? {} : { onNotRun }),
-      });
+      const build = (unique?: { extra: JsonObject; queueable: Record<string, unknown> }) =>
+        buildShapedPayload(shapes, job, withCarbons(props) as Record<string, unknown>, {
+          // The layout the lock is named by: `laravel`, else the shapes' version, else the connection's.
+          profile,
+          queueable: { ...queueable, ...unique?.queueable },
+          ...envelope,
+          ...(unique ? { extra: { ...unique.extra, ...extra } } : {}),
+          delay: delaySeconds,
+          ...(this.encrypter ? { encrypter: this.encrypter } : {}),
+          // Said once, by the first build, not again by the one with the lock's fields.
+          ...(unique ? {} : { onNotRun }),
+        });
       let shaped = build();
       // PendingDispatch: the lock is named, written into the payload as the version writes it, taken; a duplicate is not pushed.
       // displayName()'s result, given or as translated: what the envelope carries, and 12.41+ name the lock by.
@@ -296,12 +374,17 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
         ...(laravel ? { laravel } : {}),
       });
       if (lock) {
-        const written = uniqueLockFields({ ...lock, store: this.locks.storeName }, parseVersion(options.laravel ?? shapes.laravel ?? this.options.version), profile);
+        const written = uniqueLockFields(
+          { ...lock, store: this.locks.storeName },
+          parseVersion(options.laravel ?? shapes.laravel ?? this.options.version),
+          profile,
+        );
         if (written) shaped = build(written);
       }
       built = shaped;
       queue = options.queue || shaped.queue || this.settings.defaultQueue;
-      if (lock && !(await this.locks.acquire(lock.key, lock.owner, lock.seconds))) return { name: job, delay: delaySeconds, dispatched: { uuid: null, id: null, queue, duplicate: true, lockKey: lock.key } };
+      if (lock && !(await this.locks.acquire(lock.key, lock.owner, lock.seconds)))
+        return { name: job, delay: delaySeconds, dispatched: { uuid: null, id: null, queue, duplicate: true, lockKey: lock.key } };
     } else {
       const command = buildJob({ className: job, properties: withCarbons(props) as Record<string, unknown>, queueable }, profile);
       built = buildPayload(command, { profile, ...envelope, delay: since12(profile) && delayed ? delaySeconds : null });
@@ -319,7 +402,11 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
       throw new Error(redactSecrets(line), { cause: error });
     }
     const name = String(built.envelope.displayName ?? built.command.className);
-    return { name, delay: delaySeconds, dispatched: { uuid: typeof built.envelope.uuid === 'string' ? built.envelope.uuid : null, id: String(built.envelope.id), queue } };
+    return {
+      name,
+      delay: delaySeconds,
+      dispatched: { uuid: typeof built.envelope.uuid === 'string' ? built.envelope.uuid : null, id: String(built.envelope.id), queue },
+    };
   }
 
   /**
@@ -361,10 +448,15 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
     this.#open();
     for (const name of options.queues ?? [this.settings.defaultQueue]) {
       const queued = await this.connection.find(idOrUuid, name);
-      if (queued) return foundJob(queued.state, queued.queue, queued.payload, { ...(queued.until !== undefined ? { until: new Date(queued.until * 1000), untilSeconds: queued.until } : {}) });
+      if (queued)
+        return foundJob(queued.state, queued.queue, queued.payload, {
+          ...(queued.until !== undefined ? { until: new Date(queued.until * 1000), untilSeconds: queued.until } : {}),
+        });
     }
     const failed = await this.failer.find(idOrUuid);
-    return failed ? foundJob('failed', failed.queue, failed.payload, { failedAt: failed.failed_at, exception: failed.exception }) : undefined;
+    return failed
+      ? foundJob('failed', failed.queue, failed.payload, { failedAt: failed.failed_at, exception: failed.exception })
+      : undefined;
   }
 
   /**
@@ -376,18 +468,38 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
     this.#open();
     const problem = workerOptionsProblem(options as Record<string, unknown>, QUEUE_WORKER_OPTIONS);
     if (problem) throw new WorkerUsageError(problem);
-    const { retryAfter, blockFor, failer, onFailed, logger = this.options.logger, onError, log, shapes: givenShapes, telemetry = this.options.telemetry, ...workerOptions } = options;
+    const {
+      retryAfter,
+      blockFor,
+      failer,
+      onFailed,
+      logger = this.options.logger,
+      onError,
+      log,
+      shapes: givenShapes,
+      telemetry = this.options.telemetry,
+      ...workerOptions
+    } = options;
     // The worker watches the queue and cache clients itself: one line, one `error` event and
     // onError call per outage, and a line when Redis is back (health.ts), not one per retry here.
     const quiet = () => undefined;
     const client = patientClient(this.settings, this.settings.url, quiet);
     const cacheClient = patientClient(this.settings, this.settings.cacheUrl, quiet);
     // The lock connection is the queue's in the stock config; its own client, since a blocking pop may hold the queue's.
-    const lockClient = this.settings.lockUrl === this.settings.cacheUrl ? cacheClient : patientClient(this.settings, this.settings.lockUrl, quiet);
-    const queue = new RedisQueue(client, { defaultQueue: this.settings.defaultQueue, ...(retryAfter !== undefined ? { retryAfter } : {}), ...(blockFor !== undefined ? { blockFor } : {}) });
+    const lockClient =
+      this.settings.lockUrl === this.settings.cacheUrl ? cacheClient : patientClient(this.settings, this.settings.lockUrl, quiet);
+    const queue = new RedisQueue(client, {
+      defaultQueue: this.settings.defaultQueue,
+      ...(retryAfter !== undefined ? { retryAfter } : {}),
+      ...(blockFor !== undefined ? { blockFor } : {}),
+    });
     const shapes = this.#shapes(givenShapes);
     // A store out of reach: its unique locks are left where they are (the worker says so at start).
-    const locks = this.options.unreachableLocks ? undefined : this.options.cacheStore === 'database' ? this.locks : new RedisLockStore(lockClient, this.settings.cachePrefix, this.settings.cacheSeparator);
+    const locks = this.options.unreachableLocks
+      ? undefined
+      : this.options.cacheStore === 'database'
+        ? this.locks
+        : new RedisLockStore(lockClient, this.settings.cachePrefix, this.settings.cacheSeparator);
     const batches = new DatabaseBatchRepository(databaseConfig(this.settings.failedDb), 'job_batches');
     const chosenFailer = failer === undefined ? (onFailed ? false : this.failer) : failer;
     const worker = new Worker(
@@ -460,8 +572,15 @@ export async function connect<Jobs extends object = UntypedJobs>(options: Connec
  * the flags); `options` give the rest (env for the app's Laravel and cache store, timeouts…);
  * `fromFile` is that .env when the caller has read it already, and it is read only if the cache store is not given.
  */
-export async function connectWith<Jobs extends object = UntypedJobs>(settings: ConnectionSettings, options: ConnectOptions = {}, fromFile?: LaravelEnv): Promise<LaravelQueue<Jobs>> {
-  if (!supportsCipher(settings.cipher)) throw new ConnectionSettingsError(`unsupported cipher ${JSON.stringify(settings.cipher)} (supported: AES-128-CBC, AES-256-CBC, AES-128-GCM, AES-256-GCM)`);
+export async function connectWith<Jobs extends object = UntypedJobs>(
+  settings: ConnectionSettings,
+  options: ConnectOptions = {},
+  fromFile?: LaravelEnv,
+): Promise<LaravelQueue<Jobs>> {
+  if (!supportsCipher(settings.cipher))
+    throw new ConnectionSettingsError(
+      `unsupported cipher ${JSON.stringify(settings.cipher)} (supported: AES-128-CBC, AES-256-CBC, AES-128-GCM, AES-256-GCM)`,
+    );
   if (settings.appKey) {
     try {
       new Encrypter(settings.appKey, settings.cipher);
@@ -469,7 +588,10 @@ export async function connectWith<Jobs extends object = UntypedJobs>(settings: C
       throw new ConnectionSettingsError(`APP_KEY: ${(error as Error).message}`);
     }
   }
-  if (options.cacheStore !== undefined && options.cacheStore !== 'redis' && options.cacheStore !== 'database') throw new ConnectionSettingsError(`cacheStore: unique locks are kept in the redis or the database store, not ${JSON.stringify(options.cacheStore)}`);
+  if (options.cacheStore !== undefined && options.cacheStore !== 'redis' && options.cacheStore !== 'database')
+    throw new ConnectionSettingsError(
+      `cacheStore: unique locks are kept in the redis or the database store, not ${JSON.stringify(options.cacheStore)}`,
+    );
   // A store the .env names that keeps locks out of Node's reach (Laravel 8's stock CACHE_DRIVER=file) refuses only a lock.
   const fromEnv = options.cacheStore === undefined ? envCacheStore(fromFile ?? envFileOf(options), options.env) : undefined;
   const unreachableLocks = unreachableLockStore(fromEnv);
@@ -490,7 +612,11 @@ export async function connectWith<Jobs extends object = UntypedJobs>(settings: C
     try {
       return await openBoundedClient(settings, url, timeouts);
     } catch (error) {
-      if (error instanceof RedisUnavailable) throw new RedisUnavailable(`cannot connect to Redis at ${whereRedisIs(settings, url)} within ${connectTimeout} ms: ${redactSecrets(error.reason)}`, { cause: error });
+      if (error instanceof RedisUnavailable)
+        throw new RedisUnavailable(
+          `cannot connect to Redis at ${whereRedisIs(settings, url)} within ${connectTimeout} ms: ${redactSecrets(error.reason)}`,
+          { cause: error },
+        );
       throw error;
     }
   };
@@ -503,23 +629,55 @@ export async function connectWith<Jobs extends object = UntypedJobs>(settings: C
     for (const result of opened) if (result.status === 'fulfilled') result.value.disconnect();
     throw failed.reason;
   }
-  const [client, cacheClient, lockClient] = opened.map((result) => (result as PromiseFulfilledResult<RedisClient>).value) as [RedisClient, RedisClient, RedisClient | undefined];
+  const [client, cacheClient, lockClient] = opened.map((result) => (result as PromiseFulfilledResult<RedisClient>).value) as [
+    RedisClient,
+    RedisClient,
+    RedisClient | undefined,
+  ];
   const { shapes: _given, ...rest } = options;
   const locksOn = lockClient ?? (settings.lockUrl === settings.url ? client : cacheClient);
-  return new LaravelQueue<Jobs>(settings, client, cacheClient, { ...rest, profile, cacheStore, ...(unreachableLocks ? { unreachableLocks } : {}), ...(shapes ? { shapes } : {}), ...(version !== undefined ? { version } : {}) }, locksOn);
+  return new LaravelQueue<Jobs>(
+    settings,
+    client,
+    cacheClient,
+    {
+      ...rest,
+      profile,
+      cacheStore,
+      ...(unreachableLocks ? { unreachableLocks } : {}),
+      ...(shapes ? { shapes } : {}),
+      ...(version !== undefined ? { version } : {}),
+    },
+    locksOn,
+  );
 }
-
 
 /** 8, 8.83, 12.x, v11.2.0, 5.8…: the profile whose layout that version writes. */
 export function profileOf(version: string): LaravelProfile {
   const text = version.replace(/^v/, '');
   const major = text.startsWith('5.') ? '5.8' : text.split('.')[0]!;
-  if (!(LARAVEL_PROFILES as readonly string[]).includes(major)) throw new ConnectionSettingsError(`laravel must be one of ${LARAVEL_PROFILES.join(', ')} (or a full version), not ${JSON.stringify(version)}`);
+  if (!(LARAVEL_PROFILES as readonly string[]).includes(major))
+    throw new ConnectionSettingsError(
+      `laravel must be one of ${LARAVEL_PROFILES.join(', ')} (or a full version), not ${JSON.stringify(version)}`,
+    );
   return major as LaravelProfile;
 }
 
 /** The options dispatch() takes, so that a misspelt one is refused rather than ignored. */
-const DISPATCH_OPTIONS = ['queue', 'delay', 'tries', 'backoff', 'retryUntil', 'tags', 'displayName', 'timeout', 'shapes', 'uniqueId', 'laravel', 'onNotRun'] as const satisfies readonly (keyof DispatchOptions)[];
+const DISPATCH_OPTIONS = [
+  'queue',
+  'delay',
+  'tries',
+  'backoff',
+  'retryUntil',
+  'tags',
+  'displayName',
+  'timeout',
+  'shapes',
+  'uniqueId',
+  'laravel',
+  'onNotRun',
+] as const satisfies readonly (keyof DispatchOptions)[];
 
 /**
  * What is wrong with a dispatch's arguments, as one line, or undefined: each is written into the
@@ -528,51 +686,81 @@ const DISPATCH_OPTIONS = ['queue', 'delay', 'tries', 'backoff', 'retryUntil', 't
  */
 function dispatchProblem(job: unknown, props: unknown, options: DispatchOptions): string | undefined {
   if (typeof job === 'string' && job.trim() === '') return 'the job class must be named, e.g. App\\Jobs\\SendWelcomeEmail';
-  if (props === null || typeof props !== 'object' || Array.isArray(props)) return `props must be an object of the command's properties, not ${Array.isArray(props) ? 'a list' : String(props)}`;
+  if (props === null || typeof props !== 'object' || Array.isArray(props))
+    return `props must be an object of the command's properties, not ${Array.isArray(props) ? 'a list' : String(props)}`;
   const unknown = Object.keys(options).find((name) => !(DISPATCH_OPTIONS as readonly string[]).includes(name));
   if (unknown !== undefined) return `unknown option ${JSON.stringify(unknown)}; the options are ${DISPATCH_OPTIONS.join(', ')}`;
   const { queue, delay, tries, backoff, timeout } = options;
   if (queue !== undefined && typeof queue !== 'string') return `queue must be a queue name, not ${JSON.stringify(queue)}`;
-  if (delay !== undefined && !(delay instanceof Date ? Number.isFinite(delay.getTime()) : isSeconds(delay))) return `delay must be seconds (0 or more) or a valid Date, not ${String(delay)}`;
-  if (tries !== undefined && !(Number.isInteger(tries) && tries >= 0)) return `tries must be a whole number, 0 (no limit) or more, not ${JSON.stringify(tries)}`;
-  if (timeout !== undefined && !(Number.isInteger(timeout) && timeout >= 0)) return `timeout must be whole seconds, 0 (no limit) or more, not ${JSON.stringify(timeout)}`;
+  if (delay !== undefined && !(delay instanceof Date ? Number.isFinite(delay.getTime()) : isSeconds(delay)))
+    return `delay must be seconds (0 or more) or a valid Date, not ${String(delay)}`;
+  if (tries !== undefined && !(Number.isInteger(tries) && tries >= 0))
+    return `tries must be a whole number, 0 (no limit) or more, not ${JSON.stringify(tries)}`;
+  if (timeout !== undefined && !(Number.isInteger(timeout) && timeout >= 0))
+    return `timeout must be whole seconds, 0 (no limit) or more, not ${JSON.stringify(timeout)}`;
   for (const name of ['uniqueId', 'displayName'] as const) {
     const value = options[name];
-    if (value !== undefined && typeof value !== 'string' && typeof value !== 'function') return `${name} must be a string or a function of the job, not ${JSON.stringify(value)}`;
+    if (value !== undefined && typeof value !== 'string' && typeof value !== 'function')
+      return `${name} must be a string or a function of the job, not ${JSON.stringify(value)}`;
   }
   const { retryUntil, tags } = options;
-  if (retryUntil !== undefined && typeof retryUntil !== 'function' && !(retryUntil instanceof Date ? Number.isFinite(retryUntil.getTime()) : isSeconds(retryUntil))) return `retryUntil must be a Date, UNIX seconds or a function of the job, not ${String(retryUntil)}`;
-  if (tags !== undefined && typeof tags !== 'function' && !(Array.isArray(tags) && tags.every((tag) => typeof tag === 'string'))) return `tags must be a list of strings or a function of the job, not ${JSON.stringify(tags)}`;
-  if (backoff !== undefined && typeof backoff !== 'function' && !(Array.isArray(backoff) ? backoff.length > 0 && backoff.every(isSeconds) : isSeconds(backoff))) return `backoff must be seconds (0 or more), or a list of them, not ${JSON.stringify(backoff)}`;
+  if (
+    retryUntil !== undefined &&
+    typeof retryUntil !== 'function' &&
+    !(retryUntil instanceof Date ? Number.isFinite(retryUntil.getTime()) : isSeconds(retryUntil))
+  )
+    return `retryUntil must be a Date, UNIX seconds or a function of the job, not ${String(retryUntil)}`;
+  if (tags !== undefined && typeof tags !== 'function' && !(Array.isArray(tags) && tags.every((tag) => typeof tag === 'string')))
+    return `tags must be a list of strings or a function of the job, not ${JSON.stringify(tags)}`;
+  if (
+    backoff !== undefined &&
+    typeof backoff !== 'function' &&
+    !(Array.isArray(backoff) ? backoff.length > 0 && backoff.every(isSeconds) : isSeconds(backoff))
+  )
+    return `backoff must be seconds (0 or more), or a list of them, not ${JSON.stringify(backoff)}`;
   return undefined;
 }
 
 /** The command the JavaScript methods of a dispatch are given (through toJS): as it will be pushed. */
-function commandForMethods(job: string | PhpObject, props: Record<string, unknown>, shapes: ShapesFile | undefined, profile: LaravelProfile, queueable: Record<string, unknown>): PhpObject {
+function commandForMethods(
+  job: string | PhpObject,
+  props: Record<string, unknown>,
+  shapes: ShapesFile | undefined,
+  profile: LaravelProfile,
+  queueable: Record<string, unknown>,
+): PhpObject {
   if (job instanceof PhpObject) return job;
   const properties = withCarbons(props) as Record<string, unknown>;
-  return shapes ? shapedCommand(shapes, job, properties, { profile, queueable }).command : buildJob({ className: job, properties, queueable }, profile);
+  return shapes
+    ? shapedCommand(shapes, job, properties, { profile, queueable }).command
+    : buildJob({ className: job, properties, queueable }, profile);
 }
 
 /**
  * The values a dispatch's options give for the PHP methods (DESIGN.md §5): each a value, or a
  * function of the job (whose command is built only when one is given). Undefined where none is.
  */
-async function givenMethods(options: DispatchOptions, job: () => MethodJob): Promise<{ backoff?: number | number[] | string | null; retryUntil?: number | null; displayName?: string; uniqueId?: string }> {
+async function givenMethods(
+  options: DispatchOptions,
+  job: () => MethodJob,
+): Promise<{ backoff?: number | number[] | string | null; retryUntil?: number | null; displayName?: string; uniqueId?: string }> {
   let view: MethodJob | undefined;
-  const of = async <T>(value: T | ((job: MethodJob) => unknown) | undefined): Promise<unknown> => (typeof value === 'function' ? (value as (job: MethodJob) => unknown)((view ??= job())) : value);
+  const of = async <T>(value: T | ((job: MethodJob) => unknown) | undefined): Promise<unknown> =>
+    typeof value === 'function' ? (value as (job: MethodJob) => unknown)((view ??= job())) : value;
   const backoff = await of(options.backoff);
   const retryUntil = await of(options.retryUntil);
   const displayName = await of(options.displayName);
   const uniqueId = await of(options.uniqueId);
   const given: { backoff?: number | number[] | string | null; retryUntil?: number | null; displayName?: string; uniqueId?: string } = {};
   if (backoff !== undefined) {
-    if (!(backoff === null || typeof backoff === 'string' || isSeconds(backoff) || (Array.isArray(backoff) && backoff.every(isSeconds)))) throw new TypeError(`dispatch: backoff gave ${JSON.stringify(backoff)}, not seconds or a list of them`);
+    if (!(backoff === null || typeof backoff === 'string' || isSeconds(backoff) || (Array.isArray(backoff) && backoff.every(isSeconds))))
+      throw new TypeError(`dispatch: backoff gave ${JSON.stringify(backoff)}, not seconds or a list of them`);
     given.backoff = backoff as number | number[] | string | null;
   }
   if (retryUntil !== undefined) {
     const seconds = retryUntil instanceof Date ? Math.floor(retryUntil.getTime() / 1000) : retryUntil;
-    if (!(seconds === null || (typeof seconds === 'number' && Number.isFinite(seconds)))) throw new TypeError(`dispatch: retryUntil gave ${String(retryUntil)}, not a Date or UNIX seconds`);
+    if (!(seconds === null || (typeof seconds === 'number' && Number.isFinite(seconds))))
+      throw new TypeError(`dispatch: retryUntil gave ${String(retryUntil)}, not a Date or UNIX seconds`);
     given.retryUntil = seconds;
   }
   if (displayName !== undefined) {
@@ -581,7 +769,9 @@ async function givenMethods(options: DispatchOptions, job: () => MethodJob): Pro
   }
   if (uniqueId !== undefined) {
     try {
-      given.uniqueId = phpString(typeof uniqueId === 'number' && !Number.isInteger(uniqueId) ? new PhpFloat(uniqueId) : (uniqueId as PhpValue));
+      given.uniqueId = phpString(
+        typeof uniqueId === 'number' && !Number.isInteger(uniqueId) ? new PhpFloat(uniqueId) : (uniqueId as PhpValue),
+      );
     } catch (error) {
       throw new TypeError(`dispatch: uniqueId gave what has no string form: ${(error as Error).message}`);
     }
@@ -628,7 +818,12 @@ function withCarbons(value: unknown, copies = new Map<object, unknown>()): unkno
 }
 
 /** A found job's facts, read from its envelope (whatever the envelope holds, never a throw). */
-function foundJob(state: FoundJob['state'], queue: string, payload: string, extra: Pick<FoundJob, 'until' | 'untilSeconds' | 'failedAt' | 'exception'>): FoundJob {
+function foundJob(
+  state: FoundJob['state'],
+  queue: string,
+  payload: string,
+  extra: Pick<FoundJob, 'until' | 'untilSeconds' | 'failedAt' | 'exception'>,
+): FoundJob {
   let envelope: Record<string, unknown> = {};
   try {
     const parsed = JSON.parse(payload) as unknown;

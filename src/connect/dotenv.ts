@@ -87,7 +87,10 @@ function valueOf(name: string, raw: string): Value {
       if (c === '"') state = 'after';
       else if (c === '\\') {
         const escaped = ESCAPES[raw[++i] ?? ''];
-        if (escaped === undefined) throw new DotenvSyntaxError(`${name}'s value has an escape Laravel does not read (\\${raw[i] ?? ''}): only \\" \\\\ \\$ \\n \\r \\t \\f \\v`);
+        if (escaped === undefined)
+          throw new DotenvSyntaxError(
+            `${name}'s value has an escape Laravel does not read (\\${raw[i] ?? ''}): only \\" \\\\ \\$ \\n \\r \\t \\f \\v`,
+          );
         value.text += escaped;
       } else {
         if (c === '$') value.vars.push(value.text.length);

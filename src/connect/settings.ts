@@ -29,12 +29,15 @@ export function readEnvFile(path: string): LaravelEnv {
     text = readFileSync(path, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new ConnectionSettingsError(`cannot read the .env file ${resolve(path)}: ${code === 'ENOENT' ? 'there is no such file' : (error as Error).message}`);
+    throw new ConnectionSettingsError(
+      `cannot read the .env file ${resolve(path)}: ${code === 'ENOENT' ? 'there is no such file' : (error as Error).message}`,
+    );
   }
   try {
     return parseDotenv(text);
   } catch (error) {
-    if (error instanceof DotenvSyntaxError) throw new ConnectionSettingsError(`${resolve(path)} is not a .env Laravel can read: ${error.message}`);
+    if (error instanceof DotenvSyntaxError)
+      throw new ConnectionSettingsError(`${resolve(path)} is not a .env Laravel can read: ${error.message}`);
     throw error;
   }
 }
@@ -136,18 +139,34 @@ export function resolveFromEnv(options: ConnectionOptions, fromFile: LaravelEnv 
   const env = (name: string) => envValue(process.env[name] ?? fromFile?.[name]);
   // With a .env, Redis is Laravel's `default` connection unless `redis` names one.
   const laravel = fromFile !== undefined && options.redis === undefined;
-  const url = redisUrl(options.redis ?? (laravel ? laravelRedisUrl(env, env('REDIS_DB') ?? '0') : env('REDIS_URL')) ?? 'redis://127.0.0.1:6379');
+  const url = redisUrl(
+    options.redis ?? (laravel ? laravelRedisUrl(env, env('REDIS_DB') ?? '0') : env('REDIS_URL')) ?? 'redis://127.0.0.1:6379',
+  );
   // A relative SQLite path is the app's (its .env's folder), as Laravel's database_path() is.
   const appDir = options.env !== undefined ? dirname(resolve(options.env)) : process.cwd();
   const style = fromFile ? prefixStyle(appDir, options.laravel) : undefined;
   const appName = env('APP_NAME') ?? 'laravel';
-  const prefix = options.prefix ?? env('REDIS_PREFIX') ?? defaultRedisPrefix(appName, style, fromFile ? (options.laravel ?? installedLaravel(appDir)) : options.laravel);
+  const prefix =
+    options.prefix ??
+    env('REDIS_PREFIX') ??
+    defaultRedisPrefix(appName, style, fromFile ? (options.laravel ?? installedLaravel(appDir)) : options.laravel);
   const defaultQueue = options.defaultQueue ?? (env('REDIS_QUEUE') || 'default');
   // Laravel's config keeps the cache on database 1 (REDIS_CACHE_DB); without a .env, the queue's own.
   const givenCacheDb = options.cacheDb === undefined ? undefined : String(options.cacheDb);
   const cacheDb = givenCacheDb ?? env('REDIS_CACHE_DB') ?? (fromFile ? '1' : undefined);
-  const cacheUrl = cacheConnectionUrl(givenCacheDb, cacheDb, env('REDIS_CACHE_CONNECTION'), url, laravel ? (db) => redisUrl(laravelRedisUrl(env, db)) : undefined);
-  const lockUrl = lockConnectionUrl(options.cacheLockDb ?? process.env.LQB_CACHE_LOCK_DB, env('REDIS_CACHE_LOCK_CONNECTION'), url, cacheUrl);
+  const cacheUrl = cacheConnectionUrl(
+    givenCacheDb,
+    cacheDb,
+    env('REDIS_CACHE_CONNECTION'),
+    url,
+    laravel ? (db) => redisUrl(laravelRedisUrl(env, db)) : undefined,
+  );
+  const lockUrl = lockConnectionUrl(
+    options.cacheLockDb ?? process.env.LQB_CACHE_LOCK_DB,
+    env('REDIS_CACHE_LOCK_CONNECTION'),
+    url,
+    cacheUrl,
+  );
   const cachePrefix = options.cachePrefix ?? env('CACHE_PREFIX') ?? (style ?? PREFIX_STYLES.colon).cache(appName);
   const cacheSeparator = (style ?? PREFIX_STYLES.colon).separator;
   const failedDb = options.failedDb ?? process.env.LQB_FAILED_DB ?? databaseUrlFrom(fromFile, appDir) ?? 'failed-jobs.sqlite';
@@ -158,8 +177,30 @@ export function resolveFromEnv(options: ConnectionOptions, fromFile: LaravelEnv 
   const failedTable = options.failedTable ?? process.env.LQB_FAILED_TABLE ?? 'failed_jobs';
   const caFile = options.redisCa ?? env('REDIS_CA');
   const redisCa = caFile ? { file: caFile, from: options.redisCa === undefined ? 'REDIS_CA' : 'redisCa' } : undefined;
-  keepSecrets([passwordOf(url), passwordOf(cacheUrl), passwordOf(lockUrl), passwordOf(failedDb), env('REDIS_PASSWORD'), fromFile?.DB_PASSWORD, appKey]);
-  return { url, prefix, defaultQueue, cacheUrl, lockUrl, cachePrefix, cacheSeparator, failedDb, failedTable, ...(appKey ? { appKey } : {}), cipher, ...(cluster?.length ? { cluster } : {}), ...(redisCa ? { redisCa } : {}) };
+  keepSecrets([
+    passwordOf(url),
+    passwordOf(cacheUrl),
+    passwordOf(lockUrl),
+    passwordOf(failedDb),
+    env('REDIS_PASSWORD'),
+    fromFile?.DB_PASSWORD,
+    appKey,
+  ]);
+  return {
+    url,
+    prefix,
+    defaultQueue,
+    cacheUrl,
+    lockUrl,
+    cachePrefix,
+    cacheSeparator,
+    failedDb,
+    failedTable,
+    ...(appKey ? { appKey } : {}),
+    cipher,
+    ...(cluster?.length ? { cluster } : {}),
+    ...(redisCa ? { redisCa } : {}),
+  };
 }
 
 /**
@@ -196,7 +237,8 @@ export function envCacheStore(fromFile: LaravelEnv | undefined, envPath?: string
   for (const name of ['CACHE_DRIVER', 'CACHE_STORE']) {
     const fromProcess = process.env[name];
     const store = envValue(fromProcess ?? fromFile?.[name]);
-    if (store !== undefined && store !== '') return { store, from: fromProcess === undefined && envPath !== undefined ? `${name} in ${resolve(envPath)}` : name };
+    if (store !== undefined && store !== '')
+      return { store, from: fromProcess === undefined && envPath !== undefined ? `${name} in ${resolve(envPath)}` : name };
   }
   return undefined;
 }
@@ -241,7 +283,8 @@ export function prefixStyle(appDir: string, laravel?: string): PrefixStyle {
   if (config !== undefined) {
     if (/['"]-cache-['"]/.test(config)) return PREFIX_STYLES.hyphen;
     if (/['"]_cache_['"]/.test(config)) return PREFIX_STYLES.underscore;
-    if (/['"]_cache['"]/.test(config)) return major !== undefined && major >= 11 ? { ...PREFIX_STYLES.colon, separator: '' } : PREFIX_STYLES.colon;
+    if (/['"]_cache['"]/.test(config))
+      return major !== undefined && major >= 11 ? { ...PREFIX_STYLES.colon, separator: '' } : PREFIX_STYLES.colon;
   }
   return styleOfVersion(major);
 }
@@ -271,7 +314,7 @@ export function installedLaravel(appDir: string): string | undefined {
   if (text === undefined) return undefined;
   try {
     const parsed = JSON.parse(text) as { packages?: unknown[] } | unknown[];
-    const packages = (Array.isArray(parsed) ? parsed : parsed.packages ?? []) as { name?: string; version?: string }[];
+    const packages = (Array.isArray(parsed) ? parsed : (parsed.packages ?? [])) as { name?: string; version?: string }[];
     return packages.find((p) => p?.name === 'laravel/framework')?.version;
   } catch {
     return undefined;
@@ -319,7 +362,8 @@ function redisUrl(url: string): string {
   }
   // tcp:// is what Laravel's own REDIS_URL examples may use; ioredis reads it as redis://.
   const protocol = parsed?.protocol;
-  if (protocol !== 'redis:' && protocol !== 'rediss:' && protocol !== 'tcp:') throw new ConnectionSettingsError(`${JSON.stringify(redactUrl(url))} is not a redis:// or rediss:// URL`);
+  if (protocol !== 'redis:' && protocol !== 'rediss:' && protocol !== 'tcp:')
+    throw new ConnectionSettingsError(`${JSON.stringify(redactUrl(url))} is not a redis:// or rediss:// URL`);
   // ioredis would SELECT NaN for /abc, and its refusal would come later, unhandled.
   if (parsed!.pathname.length > 1) databaseNumber(parsed!.pathname.slice(1), `the database of ${JSON.stringify(redactUrl(url))}`);
   return url;
@@ -336,7 +380,13 @@ function databaseNumber(db: string, what: string): string {
  * REDIS_CACHE_CONNECTION says `default` (the queue's); a database given (--cache-db) on the
  * queue's server; without a .env, the queue's own. `laravelUrl` is the .env's connection URL for a database.
  */
-function cacheConnectionUrl(givenDb: string | undefined, db: string | undefined, connection: string | undefined, url: string, laravelUrl: ((db: string) => string) | undefined): string {
+function cacheConnectionUrl(
+  givenDb: string | undefined,
+  db: string | undefined,
+  connection: string | undefined,
+  url: string,
+  laravelUrl: ((db: string) => string) | undefined,
+): string {
   if (givenDb === undefined && connection === 'default') return url;
   if (givenDb === undefined && laravelUrl && db !== undefined) return laravelUrl(db);
   return db === undefined ? url : withDatabase(url, db, 'the cache database (--cache-db, REDIS_CACHE_DB)');
@@ -353,7 +403,9 @@ function lockConnectionUrl(givenDb: string | number | undefined, connection: str
   const name = connection ?? 'default';
   if (name === 'default') return url;
   if (name === 'cache') return cacheUrl;
-  throw new ConnectionSettingsError(`REDIS_CACHE_LOCK_CONNECTION=${JSON.stringify(name)} names a Redis connection the stock config/database.php does not have (default or cache): give its database with --cache-lock-db`);
+  throw new ConnectionSettingsError(
+    `REDIS_CACHE_LOCK_CONNECTION=${JSON.stringify(name)} names a Redis connection the stock config/database.php does not have (default or cache): give its database with --cache-lock-db`,
+  );
 }
 
 function withDatabase(url: string, db: string, what: string): string {
@@ -381,4 +433,3 @@ function databaseUrlFrom(env: LaravelEnv | undefined, appDir: string): string | 
       return undefined;
   }
 }
-

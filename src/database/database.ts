@@ -122,7 +122,10 @@ class SqliteDatabase implements Database {
     return this.#inTurn(async () => {
       const connection = this.#open();
       connection.exec('BEGIN IMMEDIATE');
-      const tx: Queryable = { dialect: 'sqlite', query: async <Row>(sql: string, params: readonly unknown[] = []) => this.#run<Row>(sql, params) };
+      const tx: Queryable = {
+        dialect: 'sqlite',
+        query: async <Row>(sql: string, params: readonly unknown[] = []) => this.#run<Row>(sql, params),
+      };
       try {
         const result = await work(tx);
         connection.exec('COMMIT');
@@ -161,7 +164,9 @@ interface MysqlPool extends MysqlRunner {
 /** A select gives an array of rows; an insert, update or delete a header with affectedRows. */
 async function mysqlQuery<Row>(runner: MysqlRunner, sql: string, params: readonly unknown[]): Promise<QueryResult<Row>> {
   const [result] = await runner.query(sql, params);
-  return Array.isArray(result) ? { rows: result as Row[], affected: 0 } : { rows: [], affected: Number((result as { affectedRows?: number }).affectedRows ?? 0) };
+  return Array.isArray(result)
+    ? { rows: result as Row[], affected: 0 }
+    : { rows: [], affected: Number((result as { affectedRows?: number }).affectedRows ?? 0) };
 }
 
 class MysqlDatabase implements Database {

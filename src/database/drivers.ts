@@ -17,7 +17,9 @@ export class MissingDriverError extends Error {
   readonly packageName: string;
 
   constructor(packageName: string, database: string, cause?: unknown) {
-    super(`the ${database} database needs the npm package "${packageName}", which is not installed: run \`npm install ${packageName}\``, { cause });
+    super(`the ${database} database needs the npm package "${packageName}", which is not installed: run \`npm install ${packageName}\``, {
+      cause,
+    });
     this.name = 'MissingDriverError';
     this.packageName = packageName;
   }

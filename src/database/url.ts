@@ -7,7 +7,8 @@
 export type Dialect = 'sqlite' | 'mysql' | 'pgsql';
 
 /** Where a database is: a SQLite file, or a server's URL for its driver. */
-export type DatabaseConfig = { dialect: 'sqlite'; filename: string } | { dialect: 'mysql'; url: string } | { dialect: 'pgsql'; url: string };
+export type DatabaseConfig =
+  { dialect: 'sqlite'; filename: string } | { dialect: 'mysql'; url: string } | { dialect: 'pgsql'; url: string };
 
 /** The config for a database URL; a scheme no driver here takes is refused, naming it. */
 export function databaseConfig(url: string): DatabaseConfig {
@@ -16,6 +17,7 @@ export function databaseConfig(url: string): DatabaseConfig {
     return { dialect: 'sqlite', filename: scheme ? decodeURIComponent(url.replace(/^[a-z]+:\/\//i, '')) : url };
   }
   if (scheme === 'mysql' || scheme === 'mariadb') return { dialect: 'mysql', url: url.replace(/^mariadb:/i, 'mysql:') };
-  if (scheme === 'postgres' || scheme === 'postgresql' || scheme === 'pgsql') return { dialect: 'pgsql', url: url.replace(/^(pgsql|postgresql):/i, 'postgres:') };
+  if (scheme === 'postgres' || scheme === 'postgresql' || scheme === 'pgsql')
+    return { dialect: 'pgsql', url: url.replace(/^(pgsql|postgresql):/i, 'postgres:') };
   throw new Error(`unsupported database URL scheme "${scheme}" (use sqlite, mysql, mariadb or postgres)`);
 }

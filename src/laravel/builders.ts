@@ -33,9 +33,27 @@ function queueableFields(profile: LaravelProfile): Field[] {
     case '8':
     case '9':
     case '10':
-      return [['connection', null], ['queue', null], ...chain, ['chainCatchCallbacks', null], ['delay', null], ['afterCommit', null], ['middleware', EMPTY()], ['chained', EMPTY()]];
+      return [
+        ['connection', null],
+        ['queue', null],
+        ...chain,
+        ['chainCatchCallbacks', null],
+        ['delay', null],
+        ['afterCommit', null],
+        ['middleware', EMPTY()],
+        ['chained', EMPTY()],
+      ];
     case '11':
-      return [['connection', null], ['queue', null], ['delay', null], ['afterCommit', null], ['middleware', EMPTY()], ['chained', EMPTY()], ...chain, ['chainCatchCallbacks', null]];
+      return [
+        ['connection', null],
+        ['queue', null],
+        ['delay', null],
+        ['afterCommit', null],
+        ['middleware', EMPTY()],
+        ['chained', EMPTY()],
+        ...chain,
+        ['chainCatchCallbacks', null],
+      ];
     case '12':
     case '13':
       return [
@@ -44,7 +62,12 @@ function queueableFields(profile: LaravelProfile): Field[] {
         ['messageGroup', null],
         ['deduplicator', null],
         // 13.6 added debounceOwner, 13.24 uniqueLockOwner: '' until a debounce or unique lock takes it.
-        ...(profile === '13' ? ([['debounceOwner', ''], ['uniqueLockOwner', '']] as Field[]) : []),
+        ...(profile === '13'
+          ? ([
+              ['debounceOwner', ''],
+              ['uniqueLockOwner', ''],
+            ] as Field[])
+          : []),
         ['delay', null],
         ['afterCommit', null],
         ['middleware', EMPTY()],
@@ -91,8 +114,11 @@ export class QueueablePropertyError extends TypeError {
     readonly className: string,
     readonly property: string,
   ) {
-    const option = property === 'queue' ? ' (the queue option, as onQueue())' : property === 'delay' ? ' (the delay option, as delay())' : '';
-    super(`${className}: $${property} is Laravel's Queueable (or InteractsWithQueue) property, which dispatch sets${option}: it cannot be given among the properties`);
+    const option =
+      property === 'queue' ? ' (the queue option, as onQueue())' : property === 'delay' ? ' (the delay option, as delay())' : '';
+    super(
+      `${className}: $${property} is Laravel's Queueable (or InteractsWithQueue) property, which dispatch sets${option}: it cannot be given among the properties`,
+    );
   }
 }
 
@@ -124,7 +150,13 @@ function ownProperties(spec: JobSpec): PropertySpec[] {
   return Object.entries(spec.properties ?? {}).map(([name, value]) => ({ name, value, hint: spec.hints?.[name] }));
 }
 
-function addTraitProperties(object: PhpObject, profile: LaravelProfile, values: Record<string, unknown>, interactsWithQueue: boolean, omitDefaults: boolean): void {
+function addTraitProperties(
+  object: PhpObject,
+  profile: LaravelProfile,
+  values: Record<string, unknown>,
+  interactsWithQueue: boolean,
+  omitDefaults: boolean,
+): void {
   const fields: Field[] = interactsWithQueue ? [[jobProperty(profile), null], ...queueableFields(profile)] : queueableFields(profile);
   for (const [name, defaultValue] of fields) {
     const given = values[name === jobProperty(profile) ? 'job' : name];
@@ -226,7 +258,14 @@ export function buildDate(date: Date, options: { className?: string; timezone?: 
     // An offset zone: the wall clock is the instant moved by the offset.
     const minutes = (offset[1] === '-' ? -1 : 1) * (Number(offset[2]) * 60 + Number(offset[3]));
     const shifted = new Date(date.getTime() + minutes * 60_000).toISOString();
-    wall = { year: shifted.slice(0, 4), month: shifted.slice(5, 7), day: shifted.slice(8, 10), hour: shifted.slice(11, 13), minute: shifted.slice(14, 16), second: shifted.slice(17, 19) };
+    wall = {
+      year: shifted.slice(0, 4),
+      month: shifted.slice(5, 7),
+      day: shifted.slice(8, 10),
+      hour: shifted.slice(11, 13),
+      minute: shifted.slice(14, 16),
+      second: shifted.slice(17, 19),
+    };
   } else {
     const parts = new Intl.DateTimeFormat('en-US', {
       timeZone: timezone,
@@ -290,7 +329,10 @@ export function buildPayload(command: PhpObject, options: PayloadOptions = {}): 
   const profile = options.profile ?? '8';
   const since12 = profile === '12' || profile === '13';
   const serialized = serialize(command).toString('utf8');
-  const data: JsonObject = { commandName: command.className, command: options.encrypter ? options.encrypter.encryptCommand(serialized) : serialized };
+  const data: JsonObject = {
+    commandName: command.className,
+    command: options.encrypter ? options.encrypter.encryptCommand(serialized) : serialized,
+  };
   if (since12) data.batchId = options.batchId ?? null;
   const backoff = backoffText(options.backoff);
   const e: JsonObject = {};

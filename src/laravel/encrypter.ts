@@ -64,9 +64,12 @@ export class Encrypter {
     const spec = CIPHERS[this.cipher];
     const fields = readEnvelope(payload);
     const iv = Buffer.from(fields.iv, 'base64');
-    if (iv.length !== (spec.aead ? 12 : 16)) throw new DecryptError(`the iv is ${iv.length} bytes, ${this.cipher} uses ${spec.aead ? 12 : 16}`);
+    if (iv.length !== (spec.aead ? 12 : 16))
+      throw new DecryptError(`the iv is ${iv.length} bytes, ${this.cipher} uses ${spec.aead ? 12 : 16}`);
     if (!spec.aead && !this.validMac(fields)) throw new DecryptError('the MAC is invalid: a wrong key, or the payload was changed');
-    const decipher = createDecipheriv(spec.node, this.key, iv) as ReturnType<typeof createDecipheriv> & { setAuthTag?: (tag: Buffer) => void };
+    const decipher = createDecipheriv(spec.node, this.key, iv) as ReturnType<typeof createDecipheriv> & {
+      setAuthTag?: (tag: Buffer) => void;
+    };
     if (spec.aead) {
       const tag = Buffer.from(fields.tag ?? '', 'base64');
       if (tag.length !== 16) throw new DecryptError('the GCM tag is missing or not 16 bytes');
@@ -76,7 +79,9 @@ export class Encrypter {
     try {
       plain = Buffer.concat([decipher.update(Buffer.from(fields.value, 'base64')), decipher.final()]);
     } catch {
-      throw new DecryptError(spec.aead ? 'the GCM tag does not match: a wrong key, or the payload was changed' : 'could not decrypt the data');
+      throw new DecryptError(
+        spec.aead ? 'the GCM tag does not match: a wrong key, or the payload was changed' : 'could not decrypt the data',
+      );
     }
     return unserializeAfter ? unserialize(plain) : plain;
   }
@@ -84,7 +89,8 @@ export class Encrypter {
   /** A ShouldBeEncrypted job's `data.command` back to the command itself. */
   decryptCommand(command: string): PhpValue {
     const inner = this.decrypt(command);
-    if (typeof inner !== 'string' && !(inner instanceof Uint8Array)) throw new DecryptError('decrypted data is not the serialized command Laravel writes');
+    if (typeof inner !== 'string' && !(inner instanceof Uint8Array))
+      throw new DecryptError('decrypted data is not the serialized command Laravel writes');
     return unserialize(inner);
   }
 
@@ -94,7 +100,9 @@ export class Encrypter {
   }
 
   private mac(iv: string, value: string): string {
-    return createHmac('sha256', this.key).update(iv + value).digest('hex');
+    return createHmac('sha256', this.key)
+      .update(iv + value)
+      .digest('hex');
   }
 
   private validMac(fields: EncryptedFields): boolean {

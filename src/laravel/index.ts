@@ -14,7 +14,19 @@ export {
   type LaravelProfile,
   type PayloadFormat,
 } from './payload.js';
-export { decodeJson, encodeJson, encodeString, plainJson, isJsonObject, isJsonRecord, jsonNumber, JsonSyntaxError, type JsonDecodeOptions, type JsonValue, type JsonObject } from './json.js';
+export {
+  decodeJson,
+  encodeJson,
+  encodeString,
+  plainJson,
+  isJsonObject,
+  isJsonRecord,
+  jsonNumber,
+  JsonSyntaxError,
+  type JsonDecodeOptions,
+  type JsonValue,
+  type JsonObject,
+} from './json.js';
 export {
   viewCommand,
   QUEUEABLE_FIELDS,

@@ -264,7 +264,8 @@ class JsonParser {
         if (this.text.charCodeAt(this.pos) !== 34) throw new JsonSyntaxError(`expected a key, found ${this.found()}`, this.pos);
         const key = this.string();
         this.space();
-        if (this.text.charCodeAt(this.pos++) !== 58 /* : */) throw new JsonSyntaxError(`expected : after key, found ${this.found(this.pos - 1)}`, this.pos - 1);
+        if (this.text.charCodeAt(this.pos++) !== 58 /* : */)
+          throw new JsonSyntaxError(`expected : after key, found ${this.found(this.pos - 1)}`, this.pos - 1);
         this.space();
         const value = this.value();
         if (object !== undefined && isIntegerLike(key)) {

@@ -77,7 +77,14 @@ export function decodePayload(raw: string | Uint8Array, read?: JsonValue): Decod
 
   if (job !== CALL_QUEUED_HANDLER) {
     // A string job: push('Class@method', $data). Its data is the handler's, not a command.
-    return new Decoded({ raw: text, envelope, profile, name: job, encrypted: false, view: { kind: 'string', handler: job, data: plainJson(envelope.data) } });
+    return new Decoded({
+      raw: text,
+      envelope,
+      profile,
+      name: job,
+      encrypted: false,
+      view: { kind: 'string', handler: job, data: plainJson(envelope.data) },
+    });
   }
   const data = envelope.data;
   if (!isJsonObject(data)) throw new PayloadError(`expected "data" to be an object, found ${describe(data)}`, '/data');
@@ -95,7 +102,15 @@ export function decodePayload(raw: string | Uint8Array, read?: JsonValue): Decod
   } catch (error) {
     throw new PayloadError(`data.command is not serialized PHP: ${(error as Error).message}`, '/data/command', { cause: error });
   }
-  return new Decoded({ raw: text, envelope, profile: refineProfile(profile, value), name: commandName, command: value, encrypted: false, view: viewCommand(value) });
+  return new Decoded({
+    raw: text,
+    envelope,
+    profile: refineProfile(profile, value),
+    name: commandName,
+    command: value,
+    encrypted: false,
+    view: viewCommand(value),
+  });
 }
 
 /**

@@ -27,7 +27,10 @@ export interface ModelIdentifierView {
 }
 
 /** The model's class: an alias looked up in the app's morph map (alias to class) when given, else as stored. */
-export function modelClass(view: Pick<ModelIdentifierView, 'class' | 'classIsAlias'>, morphMap: Record<string, string> = {}): string | null {
+export function modelClass(
+  view: Pick<ModelIdentifierView, 'class' | 'classIsAlias'>,
+  morphMap: Record<string, string> = {},
+): string | null {
   if (view.class === null || !view.classIsAlias) return view.class;
   return Object.hasOwn(morphMap, view.class) ? morphMap[view.class]! : view.class;
 }
@@ -99,11 +102,20 @@ export function asDate(value: PhpValue): PhpDateView | undefined {
   const wall = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s), Math.floor(microseconds / 1000));
   const offset = offsetMinutes(timezone, timezoneType, wall);
   if (offset === undefined) return undefined;
-  return { className: object.className, date: new Date(wall - offset * 60_000), microseconds, text: text as string, timezone, timezoneType };
+  return {
+    className: object.className,
+    date: new Date(wall - offset * 60_000),
+    microseconds,
+    text: text as string,
+    timezone,
+    timezoneType,
+  };
 }
 
 function isDateClass(object: PhpObject): boolean {
-  return DATE_CLASSES.has(object.className) || (object.props.has('date') && object.props.has('timezone_type') && object.props.has('timezone'));
+  return (
+    DATE_CLASSES.has(object.className) || (object.props.has('date') && object.props.has('timezone_type') && object.props.has('timezone'))
+  );
 }
 
 /** Minutes east of UTC that `timezone` was at the given wall-clock time. */
@@ -141,9 +153,28 @@ function zoneOffset(timezone: string, instant: number): number {
 
 /** The abbreviations PHP writes for timezone_type 2 that have one fixed offset. */
 const ABBREVIATIONS: Record<string, number> = {
-  UTC: 0, GMT: 0, Z: 0, BST: 60, CET: 60, CEST: 120, EET: 120, EEST: 180, WET: 0, WEST: 60,
-  EST: -300, EDT: -240, CST: -360, CDT: -300, MST: -420, MDT: -360, PST: -480, PDT: -420,
-  JST: 540, IST: 330, AEST: 600, AEDT: 660,
+  UTC: 0,
+  GMT: 0,
+  Z: 0,
+  BST: 60,
+  CET: 60,
+  CEST: 120,
+  EET: 120,
+  EEST: 180,
+  WET: 0,
+  WEST: 60,
+  EST: -300,
+  EDT: -240,
+  CST: -360,
+  CDT: -300,
+  MST: -420,
+  MDT: -360,
+  PST: -480,
+  PDT: -420,
+  JST: 540,
+  IST: 330,
+  AEST: 600,
+  AEDT: 660,
 };
 
 /** `Illuminate\Support\Collection` and its subclasses (Eloquent's included) hold their items in `items`. */

@@ -168,7 +168,11 @@ export function viewCommand(command: PhpValue): JobView {
       return view({ kind: 'mailable' as const, mailable, mailableClass: classOf(mailable) });
     }
     case CALL_QUEUED_CLOSURE:
-      return view({ kind: 'closure' as const, runnable: false as const, reason: 'a queued closure is PHP code; only a PHP worker can run it' });
+      return view({
+        kind: 'closure' as const,
+        runnable: false as const,
+        reason: 'a queued closure is PHP code; only a PHP worker can run it',
+      });
     default:
       return view({ kind: 'job' as const });
   }
@@ -202,7 +206,9 @@ class SharedView implements CommandView {
   }
 
   get queueable(): QueueableFields {
-    return (this.#queueable ??= Object.fromEntries(QUEUEABLE_FIELDS.map((field) => [field, this.#object.get(field)])) as unknown as QueueableFields);
+    return (this.#queueable ??= Object.fromEntries(
+      QUEUEABLE_FIELDS.map((field) => [field, this.#object.get(field)]),
+    ) as unknown as QueueableFields);
   }
 
   get chain(): (JobView | string)[] {

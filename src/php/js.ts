@@ -223,7 +223,8 @@ function build(js: unknown, hint: FromJSHint | undefined, seen: Map<object, PhpV
   if (Array.isArray(js)) {
     js.forEach((item, i) => array.set(i, build(item, shape?.items, seen, `${path}[${i}]`)));
   } else if (js instanceof Map) {
-    for (const [key, item] of js) array.set(phpKey(key, path), build(item, shape?.items ?? shape?.props?.[String(key)], seen, `${path}[${String(key)}]`));
+    for (const [key, item] of js)
+      array.set(phpKey(key, path), build(item, shape?.items ?? shape?.props?.[String(key)], seen, `${path}[${String(key)}]`));
   } else {
     for (const [key, item] of Object.entries(js)) {
       array.set(phpKey(key, path), build(item, shape?.props?.[key] ?? shape?.items, seen, `${path}.${key}`));
@@ -238,9 +239,29 @@ function build(js: unknown, hint: FromJSHint | undefined, seen: Map<object, PhpV
  * properties they would be written empty (a Date as a:0:{}), a value lost without a word.
  */
 function refuseHiddenState(js: object, path: string): void {
-  const kind = js instanceof Date ? 'Date' : js instanceof Set ? 'Set' : js instanceof WeakMap ? 'WeakMap' : js instanceof WeakSet ? 'WeakSet' : js instanceof RegExp ? 'RegExp' : js instanceof Promise ? 'Promise' : js instanceof ArrayBuffer ? 'ArrayBuffer' : undefined;
+  const kind =
+    js instanceof Date
+      ? 'Date'
+      : js instanceof Set
+        ? 'Set'
+        : js instanceof WeakMap
+          ? 'WeakMap'
+          : js instanceof WeakSet
+            ? 'WeakSet'
+            : js instanceof RegExp
+              ? 'RegExp'
+              : js instanceof Promise
+                ? 'Promise'
+                : js instanceof ArrayBuffer
+                  ? 'ArrayBuffer'
+                  : undefined;
   if (kind === undefined) return;
-  const instead = kind === 'Date' ? ' (for a Carbon, build it with buildDate from the package root)' : kind === 'Set' ? ' (give its values as an array)' : '';
+  const instead =
+    kind === 'Date'
+      ? ' (for a Carbon, build it with buildDate from the package root)'
+      : kind === 'Set'
+        ? ' (give its values as an array)'
+        : '';
   throw new PhpSerializeError(`a JavaScript ${kind} has no PHP value of its own${instead}`, path);
 }
 

@@ -12,7 +12,18 @@ import { formatPhpFloat } from './float.js';
 import { fromJS } from './js.js';
 import { propertyNamesOf, type PropertyNames } from './names.js';
 import { HIGH, LOW, halves, int64, isInt64 } from './int64.js';
-import { PhpArray, PhpEnum, PhpFloat, PhpIncompleteObject, PhpObject, PhpRef, PhpSerializable, writtenSpelling, type PhpKey, type PhpValue } from './values.js';
+import {
+  PhpArray,
+  PhpEnum,
+  PhpFloat,
+  PhpIncompleteObject,
+  PhpObject,
+  PhpRef,
+  PhpSerializable,
+  writtenSpelling,
+  type PhpKey,
+  type PhpValue,
+} from './values.js';
 
 export interface SerializeOptions {
   /** Deepest nesting written before giving up; guards against an array that contains itself. */
@@ -69,7 +80,6 @@ type OpenList = (PhpArray | number | PropertyNames | undefined)[];
 
 /** Where a writer points its entry lists before any array or object is open: never written to. */
 const NO_ENTRIES: never[] = Object.freeze([]) as never[];
-
 
 /**
  * Results are written straight into a shared slab and handed out as views of their own part of

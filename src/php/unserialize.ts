@@ -11,7 +11,18 @@ import { escapeBytes } from './escape.js';
 import { formatPhpFloat, parsePhpFloat, spellsAsPhp } from './float.js';
 import { HIGH, LOW, halves, int64 } from './int64.js';
 import { lastPropertyNames, propertyNamesOf, viewOfBuffer, type PropertyNames } from './names.js';
-import { PhpArray, PhpEnum, PhpFloat, PhpIncompleteObject, PhpObject, PhpRef, PhpSerializable, readPhpFloat, type PhpKey, type PhpValue } from './values.js';
+import {
+  PhpArray,
+  PhpEnum,
+  PhpFloat,
+  PhpIncompleteObject,
+  PhpObject,
+  PhpRef,
+  PhpSerializable,
+  readPhpFloat,
+  type PhpKey,
+  type PhpValue,
+} from './values.js';
 
 export interface UnserializeOptions {
   /** Deepest nesting of arrays and objects accepted. PHP's default `unserialize_max_depth` is 4096. */
@@ -507,7 +518,8 @@ class Reader {
       if (byte === BACKSLASH) {
         const high = hexDigit(buf[pos + 1]);
         const low = hexDigit(buf[pos + 2]);
-        if (high < 0 || low < 0) throw this.fail(`expected two hex digits after '\\', found ${this.describe(high < 0 ? pos + 1 : pos + 2)}`, pos);
+        if (high < 0 || low < 0)
+          throw this.fail(`expected two hex digits after '\\', found ${this.describe(high < 0 ? pos + 1 : pos + 2)}`, pos);
         byte = high * 16 + low;
         pos += 2;
       }
@@ -722,7 +734,6 @@ function nameText(name: string | Uint8Array): string {
 const CLASS_NAME = /^(?:[A-Za-z0-9_]|[^\x00-\x7f])(?:[A-Za-z0-9_\\]|[^\x00-\x7f])*$/;
 /** Names already checked: a queue sees the same few classes again and again. */
 const validClassNames = new Set<string>();
-
 
 /**
  * PHP strings are bytes. Bytes that are UTF-8 become a JS string (ASCII takes the quick road);

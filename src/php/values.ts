@@ -21,18 +21,7 @@
 export type PhpKey = number | bigint | string | Uint8Array;
 
 export type PhpValue =
-  | null
-  | boolean
-  | number
-  | bigint
-  | string
-  | Uint8Array
-  | PhpFloat
-  | PhpArray
-  | PhpObject
-  | PhpSerializable
-  | PhpEnum
-  | PhpRef;
+  null | boolean | number | bigint | string | Uint8Array | PhpFloat | PhpArray | PhpObject | PhpSerializable | PhpEnum | PhpRef;
 
 /** A float as the reader found it, spelled as PHP spells it (for `unserialize` only). */
 export let readPhpFloat: (value: number, spelling: string) => PhpFloat;

@@ -85,7 +85,10 @@ export class RedisQueue implements Queue<RedisJob> {
   /** Renewals with the allow-oom step (Redis 7+), until a server refuses its shebang. */
   private renewStep: 'lqbRenew' | 'lqbRenewPlain' = 'lqbRenew';
   /** Deletes waiting to go out together, by reserved-zset key. */
-  private readonly pendingDeletes = new Map<string, { members: (string | Buffer)[]; done: { resolve: () => void; reject: (error: unknown) => void }[] }>();
+  private readonly pendingDeletes = new Map<
+    string,
+    { members: (string | Buffer)[]; done: { resolve: () => void; reject: (error: unknown) => void }[] }
+  >();
   /** BLPOP holds a connection: blocking gets one of its own, made on first need. */
   private blocking: RedisClient | undefined;
 
@@ -132,7 +135,10 @@ export class RedisQueue implements Queue<RedisJob> {
     const key = this.key(options.queue);
     const due = options.due ?? '';
     const marker = `lqb-pushed:${key.slice('queues:'.length)}:${uuid}`;
-    const send = () => whileBusy(() => runStep<number>(this.client, 'lqbPushOnce', [key, `${key}:notify`, `${key}:delayed`, marker], [payload, due, options.markerMs]));
+    const send = () =>
+      whileBusy(() =>
+        runStep<number>(this.client, 'lqbPushOnce', [key, `${key}:notify`, `${key}:delayed`, marker], [payload, due, options.markerMs]),
+      );
     return (await send()) === 1;
   }
 
@@ -175,7 +181,15 @@ export class RedisQueue implements Queue<RedisJob> {
       this.client,
       'lqbReserve',
       [key, `${key}:delayed`, `${key}:reserved`, `${key}:notify`],
-      [this.ownClock ? this.now() : '', this.retryAfter ?? 0, Math.max(0, Math.floor(count)), migrate ? 1 : 0, migrate && this.retryAfter !== null ? 1 : 0, this.migrationBatchSize, this.reserveBytes],
+      [
+        this.ownClock ? this.now() : '',
+        this.retryAfter ?? 0,
+        Math.max(0, Math.floor(count)),
+        migrate ? 1 : 0,
+        migrate && this.retryAfter !== null ? 1 : 0,
+        this.migrationBatchSize,
+        this.reserveBytes,
+      ],
       true,
     );
     const jobs: RedisJob[] = [];
@@ -204,7 +218,14 @@ export class RedisQueue implements Queue<RedisJob> {
         fresh.push(job);
         continue;
       }
-      await whileBusy(() => runStep(this.client, 'lqbReclaim', [`${this.key(job.queue)}:reserved`], [this.retryAfter ?? 0, job.reservedBytes, running.reservedBytes]));
+      await whileBusy(() =>
+        runStep(
+          this.client,
+          'lqbReclaim',
+          [`${this.key(job.queue)}:reserved`],
+          [this.retryAfter ?? 0, job.reservedBytes, running.reservedBytes],
+        ),
+      );
     }
     return fresh;
   }
@@ -280,7 +301,10 @@ export class RedisQueue implements Queue<RedisJob> {
     } catch (error) {
       // The jobs stay reserved and come back after retry_after: said as bookkeeping, so that a
       // worker never fails a job that ran for a delete Redis did not take.
-      const failure = new BookkeepingError(`Redis did not take the delete of a finished job (${(error as Error)?.message ?? String(error)}): it stays reserved until retry_after`, { cause: error });
+      const failure = new BookkeepingError(
+        `Redis did not take the delete of a finished job (${(error as Error)?.message ?? String(error)}): it stays reserved until retry_after`,
+        { cause: error },
+      );
       for (const { reject } of batch.done) reject(failure);
     }
   }
@@ -314,7 +338,8 @@ export class RedisQueue implements Queue<RedisJob> {
       await runStep(this.client, this.renewStep, [key], [this.retryAfter ?? 0, ...members]);
     } catch (error) {
       // A server before Redis 7 reads the shebang line as Lua, and fails to compile the step.
-      if (this.renewStep === 'lqbRenewPlain' || !/Error compiling script|unexpected symbol|shebang/i.test((error as Error)?.message ?? '')) throw error;
+      if (this.renewStep === 'lqbRenewPlain' || !/Error compiling script|unexpected symbol|shebang/i.test((error as Error)?.message ?? ''))
+        throw error;
       this.renewStep = 'lqbRenewPlain';
       await runStep(this.client, this.renewStep, [key], [this.retryAfter ?? 0, ...members]);
     }
@@ -375,12 +400,18 @@ export class RedisQueue implements Queue<RedisJob> {
     for (const stopAt of ['', undefined]) {
       // The second walk: to the first one's tail job, or the whole list when it began empty.
       if (stopAt === undefined) count = 32;
-      for (let looked = 0; looked >= 0; ) {
-        const [next, bytes, first, ...payloads] = await runStep<[number, number, string, ...string[]]>(this.client, 'lqbFindList', [key], [looked, ...needles, count, stopAt ?? tail]);
+      for (let looked = 0; looked >= 0;) {
+        const [next, bytes, first, ...payloads] = await runStep<[number, number, string, ...string[]]>(
+          this.client,
+          'lqbFindList',
+          [key],
+          [looked, ...needles, count, stopAt ?? tail],
+        );
         if (stopAt === '' && looked === 0) tail = first;
         const payload = payloads.find(theJob);
         if (payload !== undefined) return payload;
-        if (next > looked) count = Math.max(1, Math.min(FIND_STEP.jobs, Math.floor((FIND_STEP.bytes * (next - looked)) / Math.max(1, bytes))));
+        if (next > looked)
+          count = Math.max(1, Math.min(FIND_STEP.jobs, Math.floor((FIND_STEP.bytes * (next - looked)) / Math.max(1, bytes))));
         looked = next;
       }
     }
@@ -388,10 +419,19 @@ export class RedisQueue implements Queue<RedisJob> {
   }
 
   /** The zset's first member that is the job, with its score, walking it from the lowest score in steps. */
-  private async walkZset(key: string, needles: string[], theJob: (payload: string) => boolean): Promise<{ payload: string; until: number } | undefined> {
+  private async walkZset(
+    key: string,
+    needles: string[],
+    theJob: (payload: string) => boolean,
+  ): Promise<{ payload: string; until: number } | undefined> {
     let after: [string, string] = ['', ''];
     do {
-      const [score, member, ...found] = await runStep<string[]>(this.client, 'lqbFindZset', [key], [...after, ...needles, FIND_STEP.jobs, FIND_STEP.bytes]);
+      const [score, member, ...found] = await runStep<string[]>(
+        this.client,
+        'lqbFindZset',
+        [key],
+        [...after, ...needles, FIND_STEP.jobs, FIND_STEP.bytes],
+      );
       for (let i = 0; i + 1 < found.length; i += 2) {
         if (theJob(found[i + 1]!)) return { payload: found[i + 1]!, until: Number(found[i]) };
       }

@@ -35,7 +35,8 @@ export function describeConnectionError(client: RedisClient, error: SocketError)
   const target = targetOf(client);
   if (target === undefined) return error.message;
   if (target.tls && isCertificateError(error)) return `TLS handshake with ${target.where} failed: ${error.message}`;
-  if (target.tls && error.code === 'ETIMEDOUT') return `TLS handshake with ${target.where} failed: the server did not answer TLS (is it a plain redis:// port?)`;
+  if (target.tls && error.code === 'ETIMEDOUT')
+    return `TLS handshake with ${target.where} failed: the server did not answer TLS (is it a plain redis:// port?)`;
   return error.message.includes(target.where) ? error.message : `${target.where}: ${error.message}`;
 }
 
@@ -45,7 +46,8 @@ export function describeConnectionError(client: RedisClient, error: SocketError)
  */
 function describeFirstError(client: RedisClient, error: SocketError): string {
   const target = targetOf(client);
-  if (target && !target.tls && (error.code === 'ECONNRESET' || error.code === 'EPIPE')) return `${target.where} closed the connection before answering (is it a TLS port? then use rediss://)`;
+  if (target && !target.tls && (error.code === 'ECONNRESET' || error.code === 'EPIPE'))
+    return `${target.where} closed the connection before answering (is it a TLS port? then use rediss://)`;
   return describeConnectionError(client, error);
 }
 
@@ -66,7 +68,10 @@ export function whenReady(client: RedisClient, ms: number): Promise<void> {
     };
     const onReady = () => settle();
     const onError = (error: SocketError) => settle(new Error(describeFirstError(client, error), { cause: error }));
-    const timer = setTimeout(() => settle(new Error(`${targetOf(client)?.where ?? 'the Redis Cluster'} did not answer within ${ms / 1000} s`)), ms);
+    const timer = setTimeout(
+      () => settle(new Error(`${targetOf(client)?.where ?? 'the Redis Cluster'} did not answer within ${ms / 1000} s`)),
+      ms,
+    );
     client.on('ready', onReady);
     client.on('error', onError);
   });

@@ -67,7 +67,9 @@ export function runStep<T>(
   args: (string | number | Buffer)[],
   asBuffers = false,
 ): Promise<T> {
-  const command = (client as unknown as Record<string, (...a: (string | number | Buffer)[]) => Promise<T>>)[asBuffers ? `${step}Buffer` : step];
+  const command = (client as unknown as Record<string, (...a: (string | number | Buffer)[]) => Promise<T>>)[
+    asBuffers ? `${step}Buffer` : step
+  ];
   if (typeof command !== 'function') throw new Error(`Redis step ${step} is not registered on this client`);
   return command.call(client, ...keys, ...args);
 }

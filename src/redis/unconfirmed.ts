@@ -40,6 +40,10 @@ export function settleUnansweredOnClose(client: RedisClient): void {
     if (!ready) return;
     ready = false;
     // At 'close' the sent commands are still in the queue ioredis would otherwise set aside.
-    if (internals.commandQueue.length > 0) internals.flushQueue(new UnconfirmedCommandError('the connection to Redis dropped before it answered: the command may or may not have run'), { offlineQueue: false, commandQueue: true });
+    if (internals.commandQueue.length > 0)
+      internals.flushQueue(
+        new UnconfirmedCommandError('the connection to Redis dropped before it answered: the command may or may not have run'),
+        { offlineQueue: false, commandQueue: true },
+      );
   });
 }

@@ -8,7 +8,15 @@
  */
 import { PhpArray, PhpFloat, PhpObject, formatPhpFloat, fromJS, mangle, serialize, unserialize, type PhpValue } from '../php/index.js';
 import { isInt64 } from '../php/int64.js';
-import { Encrypter, buildDate, buildModelIdentifier, buildPayload, type BuiltPayload, type LaravelProfile, type PayloadOptions } from '../laravel/index.js';
+import {
+  Encrypter,
+  buildDate,
+  buildModelIdentifier,
+  buildPayload,
+  type BuiltPayload,
+  type LaravelProfile,
+  type PayloadOptions,
+} from '../laravel/index.js';
 import type { ClassShape, PropertyShape, ShapesFile } from './shape.js';
 import { backoffOfValue, evaluate, retryUntilOfValue, translatedMethod, type ExpressionValue } from './expression.js';
 
@@ -33,7 +41,14 @@ export interface ShapedCommand {
   command: PhpObject;
   shape: ClassShape;
   /** `$tries`, `$timeout`, `$maxExceptions`, `$failOnTimeout`, `$backoff` as the command holds them, as Laravel 8's createPayloadArray reads them. */
-  envelope: { maxTries: number | null; timeout: number | null; maxExceptions: number | null; failOnTimeout: boolean; backoff: string | null; retryUntil: number | null };
+  envelope: {
+    maxTries: number | null;
+    timeout: number | null;
+    maxExceptions: number | null;
+    failOnTimeout: boolean;
+    backoff: string | null;
+    retryUntil: number | null;
+  };
   /** The command's own queue (onQueue(), or the declared `$queue`), if any. */
   queue: string | null;
   /** The class is ShouldBeEncrypted: the command must be encrypted with the APP_KEY. */
@@ -67,14 +82,25 @@ export interface ShapedPayloadOptions extends ShapedCommandOptions {
  * failOnTimeout in the envelope (the options win), encrypted when the class is ShouldBeEncrypted.
  * Returns the queue the command names (onQueue() or its declared `$queue`), if any.
  */
-export function buildShapedPayload(shapes: ShapesFile, className: string, values: Record<string, unknown>, options: ShapedPayloadOptions = {}): BuiltPayload & { queue: string | null } {
+export function buildShapedPayload(
+  shapes: ShapesFile,
+  className: string,
+  values: Record<string, unknown>,
+  options: ShapedPayloadOptions = {},
+): BuiltPayload & { queue: string | null } {
   const profile = options.profile ?? profileOfShapes(shapes) ?? '8';
   const shaped = shapedCommand(shapes, className, values, { ...options, profile });
-  if (shaped.encrypted && !options.encrypter) throw new ShapeError(`${className} is ShouldBeEncrypted: give the APP_KEY (--key, APP_KEY or --env) to encrypt it with; it is never pushed in clear text`);
+  if (shaped.encrypted && !options.encrypter)
+    throw new ShapeError(
+      `${className} is ShouldBeEncrypted: give the APP_KEY (--key, APP_KEY or --env) to encrypt it with; it is never pushed in clear text`,
+    );
   const displayName = options.displayName ?? translatedDisplayName(shaped.shape, shaped.command);
   // What the caller gave is not missing.
   const given = new Set([options.backoff != null ? 'backoff()' : '', options.retryUntil != null ? 'retryUntil()' : '']);
-  const notRun = [...shaped.notRun.filter((method) => !given.has(method)), ...(shaped.shape.methods.includes('displayName') && displayName === undefined ? ['displayName()'] : [])];
+  const notRun = [
+    ...shaped.notRun.filter((method) => !given.has(method)),
+    ...(shaped.shape.methods.includes('displayName') && displayName === undefined ? ['displayName()'] : []),
+  ];
   if (notRun.length > 0) options.onNotRun?.(className, notRun);
   const declared = shaped.envelope;
   const payload: PayloadOptions = {
@@ -118,7 +144,12 @@ export function profileOfShapes(shapes: ShapesFile): LaravelProfile | undefined 
 }
 
 /** Builds a job's command from its shape and plain values, refusing what the class would not hold. */
-export function shapedCommand(shapes: ShapesFile, className: string, values: Record<string, unknown>, options: ShapedCommandOptions = {}): ShapedCommand {
+export function shapedCommand(
+  shapes: ShapesFile,
+  className: string,
+  values: Record<string, unknown>,
+  options: ShapedCommandOptions = {},
+): ShapedCommand {
   const shape = shapeOf(shapes, className);
   if (shape.kind !== 'job') throw new ShapeError(`${className} is a ${shape.kind}, not a job: only job classes are dispatched`);
   const profile = options.profile ?? profileOfShapes(shapes) ?? '8';
@@ -140,7 +171,13 @@ function refuseUndeclared(shape: ClassShape, values: Record<string, unknown>): v
  * default is left out (uninitialized, as PHP leaves it) unless it is required, and then refused.
  * Under SerializesModels, Laravel 9.4+ also leaves out what equals its declared default.
  */
-function buildObject(shapes: ShapesFile, shape: ClassShape, values: Record<string, unknown>, queueable: Record<string, unknown>, profile: LaravelProfile): PhpObject {
+function buildObject(
+  shapes: ShapesFile,
+  shape: ClassShape,
+  values: Record<string, unknown>,
+  queueable: Record<string, unknown>,
+  profile: LaravelProfile,
+): PhpObject {
   const object = new PhpObject(shape.name);
   const omitDefaults = shape.serializer === 'SerializesModels' && !['5.8', '6', '7', '8'].includes(profile);
   for (const property of shape.properties) {
@@ -155,7 +192,14 @@ function buildObject(shapes: ShapesFile, shape: ClassShape, values: Record<strin
 
 const UNINITIALIZED = Symbol('uninitialized');
 
-function propertyValue(shapes: ShapesFile, shape: ClassShape, property: PropertyShape, values: Record<string, unknown>, queueable: Record<string, unknown>, profile: LaravelProfile): PhpValue | typeof UNINITIALIZED {
+function propertyValue(
+  shapes: ShapesFile,
+  shape: ClassShape,
+  property: PropertyShape,
+  values: Record<string, unknown>,
+  queueable: Record<string, unknown>,
+  profile: LaravelProfile,
+): PhpValue | typeof UNINITIALIZED {
   if (Object.hasOwn(values, property.name)) return typed(shapes, shape, property, values[property.name], profile);
   if (Object.hasOwn(queueable, property.name) && isQueueableProperty(property)) return fromJS(queueable[property.name]);
   if (property.default !== undefined) return unserialize(property.default);
@@ -163,7 +207,10 @@ function propertyValue(shapes: ShapesFile, shape: ClassShape, property: Property
   if (parameter?.default !== undefined) return unserialize(parameter.default);
   // PHP gives an untyped property null; a typed one stays uninitialized, and is not written.
   if (property.type === null) return null;
-  if (isRequired(shape, property)) throw new ShapeError(`${shape.name}::$${property.name} (${property.type}) is required: the class sets it in its constructor, and PHP fails reading it uninitialized`);
+  if (isRequired(shape, property))
+    throw new ShapeError(
+      `${shape.name}::$${property.name} (${property.type}) is required: the class sets it in its constructor, and PHP fails reading it uninitialized`,
+    );
   return UNINITIALIZED;
 }
 
@@ -183,7 +230,21 @@ function isQueueableProperty(property: PropertyShape): boolean {
 }
 
 // uniqueLockOwner (13.24+): what UniqueLock::acquire sets on a unique job before it is pushed.
-const QUEUEABLE = new Set(['job', 'connection', 'queue', 'chainConnection', 'chainQueue', 'chainCatchCallbacks', 'delay', 'afterCommit', 'middleware', 'chained', 'messageGroup', 'deduplicator', 'uniqueLockOwner']);
+const QUEUEABLE = new Set([
+  'job',
+  'connection',
+  'queue',
+  'chainConnection',
+  'chainQueue',
+  'chainCatchCallbacks',
+  'delay',
+  'afterCommit',
+  'middleware',
+  'chained',
+  'messageGroup',
+  'deduplicator',
+  'uniqueLockOwner',
+]);
 
 /** A JavaScript value as the property's declared type has it, or a one-line refusal. */
 function typed(shapes: ShapesFile, shape: ClassShape, property: PropertyShape, js: unknown, profile: LaravelProfile): PhpValue {
@@ -239,7 +300,15 @@ function parseType(type: string): { members: string[]; nullable: boolean } {
   return { members: members.filter((m) => m !== 'null'), nullable: optional || members.includes('null') };
 }
 
-const DATE_CLASSES = new Set(['DateTimeInterface', 'DateTime', 'DateTimeImmutable', 'Carbon\\Carbon', 'Carbon\\CarbonImmutable', 'Carbon\\CarbonInterface', 'Illuminate\\Support\\Carbon']);
+const DATE_CLASSES = new Set([
+  'DateTimeInterface',
+  'DateTime',
+  'DateTimeImmutable',
+  'Carbon\\Carbon',
+  'Carbon\\CarbonImmutable',
+  'Carbon\\CarbonInterface',
+  'Illuminate\\Support\\Carbon',
+]);
 
 function asMember(shapes: ShapesFile, where: string, member: string, js: unknown, profile: LaravelProfile): PhpValue | typeof NO_MATCH {
   switch (member.toLowerCase()) {
@@ -291,12 +360,21 @@ function asDate(member: string, js: unknown): PhpValue | typeof NO_MATCH {
  * A model as SerializesModels leaves it: its key, or `{ id, connection?, relations? }`; the
  * connection defaults to the model's declared one, as getQueueableConnection() gives it.
  */
-function modelIdentifier(where: string, model: { class: string; connection: string | null }, js: unknown, collectionClass: string | null, profile: LaravelProfile): PhpObject {
+function modelIdentifier(
+  where: string,
+  model: { class: string; connection: string | null },
+  js: unknown,
+  collectionClass: string | null,
+  profile: LaravelProfile,
+): PhpObject {
   const given = isPlainObject(js) ? js : { id: js };
   const id = given.id;
-  const validKey = (key: unknown) => typeof key === 'string' || (typeof key === 'number' && Number.isInteger(key)) || typeof key === 'bigint';
+  const validKey = (key: unknown) =>
+    typeof key === 'string' || (typeof key === 'number' && Number.isInteger(key)) || typeof key === 'bigint';
   if (collectionClass === null ? !validKey(id) : !(Array.isArray(id) && id.every(validKey))) {
-    throw new ShapeError(`${where} holds ${collectionClass === null ? `a ${model.class}: give its key, or { "id": key, "connection": … }` : `a collection of models: give { "class": "App\\\\Models\\\\X", "id": [keys…] }`}; ${describe(js)} is neither`);
+    throw new ShapeError(
+      `${where} holds ${collectionClass === null ? `a ${model.class}: give its key, or { "id": key, "connection": … }` : `a collection of models: give { "class": "App\\\\Models\\\\X", "id": [keys…] }`}; ${describe(js)} is neither`,
+    );
   }
   const connection = given.connection === undefined ? model.connection : (given.connection as string | null);
   const relations = Array.isArray(given.relations) ? (given.relations as string[]) : [];
@@ -306,7 +384,9 @@ function modelIdentifier(where: string, model: { class: string; connection: stri
 /** A collection of models: `{ class, id: [keys…], connection? }`; the connection defaults to the model class's declared one, as the first model's getQueueableConnection() gives it. */
 function collectionIdentifier(shapes: ShapesFile, where: string, collectionClass: string, js: unknown, profile: LaravelProfile): PhpObject {
   if (!isPlainObject(js) || typeof js.class !== 'string') {
-    throw new ShapeError(`${where} holds a collection of models: give { "class": "App\\\\Models\\\\X", "id": [keys…] }; ${describe(js)} is not`);
+    throw new ShapeError(
+      `${where} holds a collection of models: give { "class": "App\\\\Models\\\\X", "id": [keys…] }; ${describe(js)} is not`,
+    );
   }
   const model = Object.hasOwn(shapes.classes, js.class) ? shapes.classes[js.class] : undefined;
   return modelIdentifier(where, { class: js.class, connection: model?.connection ?? null }, js, collectionClass, profile);
@@ -336,7 +416,12 @@ export function declaredForEnvelope(shape: ClassShape, command: PhpObject): Omit
   const backoffMethod = (backoffValue ?? null) === null ? translatedResult(shape, 'backoff', command) : undefined;
   const retryUntilMethod = (read('retryUntil') ?? null) === null ? translatedResult(shape, 'retryUntil', command) : undefined;
   const notRun = (['backoff', 'retryUntil'] as const)
-    .filter((method) => shape.methods.includes(method) && (read(method) ?? null) === null && (method === 'backoff' ? backoffMethod : retryUntilMethod) === undefined)
+    .filter(
+      (method) =>
+        shape.methods.includes(method) &&
+        (read(method) ?? null) === null &&
+        (method === 'backoff' ? backoffMethod : retryUntilMethod) === undefined,
+    )
     .map((method) => `${method}()`);
   const queue = read('queue');
   const retryUntil = retryUntilMethod === undefined ? number('retryUntil') : retryUntilOfValue(retryUntilMethod);
@@ -389,7 +474,8 @@ function samePhp(a: PhpValue, b: PhpValue): boolean {
 }
 
 function isPlainObject(js: unknown): js is Record<string, unknown> {
-  if (js === null || typeof js !== 'object' || Array.isArray(js) || js instanceof Map || js instanceof Date || js instanceof Uint8Array) return false;
+  if (js === null || typeof js !== 'object' || Array.isArray(js) || js instanceof Map || js instanceof Date || js instanceof Uint8Array)
+    return false;
   const prototype = Object.getPrototypeOf(js);
   return prototype === Object.prototype || prototype === null;
 }

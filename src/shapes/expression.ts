@@ -29,7 +29,10 @@ export interface EvaluateOptions {
 }
 
 /** The translated expression of a method the class defines, or why there is none. */
-export function translatedMethod(shape: ClassShape | undefined, method: TranslatedMethod): { expression: Expression } | { untranslated: string } | undefined {
+export function translatedMethod(
+  shape: ClassShape | undefined,
+  method: TranslatedMethod,
+): { expression: Expression } | { untranslated: string } | undefined {
   if (!shape?.methods.includes(method)) return undefined;
   const found = shape.expressions?.[method];
   if (!found) return { untranslated: 'the shapes file carries no translation of it (run lqb shapes again)' };
@@ -53,7 +56,8 @@ export function evaluate(expression: Expression, command: PhpObject, options: Ev
 
 function property(command: PhpObject, name: string): PhpValue {
   const value = command.get(name);
-  if (value === undefined) throw new ExpressionError(`${command.className}'s payload has no $${name} (uninitialized when it was dispatched)`);
+  if (value === undefined)
+    throw new ExpressionError(`${command.className}'s payload has no $${name} (uninitialized when it was dispatched)`);
   return deref(value);
 }
 
@@ -80,7 +84,10 @@ type Returns = Extract<Expression, { returns: string }>;
  */
 function returned(type: Returns, value: ExpressionValue): ExpressionValue {
   const v = value instanceof Instant ? value : deref(value);
-  const refuse = () => new ExpressionError(`a method declared to return ${type.nullable ? '?' : ''}${type.returns} returns ${describeValue(v)}, which PHP refuses or warns of`);
+  const refuse = () =>
+    new ExpressionError(
+      `a method declared to return ${type.nullable ? '?' : ''}${type.returns} returns ${describeValue(v)}, which PHP refuses or warns of`,
+    );
   if (v === null) {
     if (type.nullable) return null;
     throw refuse();
@@ -93,7 +100,13 @@ function returned(type: Returns, value: ExpressionValue): ExpressionValue {
     if (v instanceof PhpArray) return v;
     throw refuse();
   }
-  const scalar = typeof v === 'string' || v instanceof Uint8Array || typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean' || v instanceof PhpFloat;
+  const scalar =
+    typeof v === 'string' ||
+    v instanceof Uint8Array ||
+    typeof v === 'number' ||
+    typeof v === 'bigint' ||
+    typeof v === 'boolean' ||
+    v instanceof PhpFloat;
   if (!scalar) throw refuse();
   const isInt = typeof v === 'bigint' || (typeof v === 'number' && Number.isInteger(v));
   const isFloat = v instanceof PhpFloat || (typeof v === 'number' && !Number.isInteger(v));
@@ -187,7 +200,6 @@ export function phpString(value: ExpressionValue): string {
   if (v instanceof PhpArray) throw new ExpressionError('an array has no string form ("Array", with a warning, in PHP)');
   throw new ExpressionError(`${(v as { className?: string }).className ?? 'an object'} has no string form Node can know`);
 }
-
 
 /** The leading number of a string, as PHP 8 reads one (leading whitespace allowed), or undefined. */
 const NUMERIC_PREFIX = /^[ \t\n\r\v\f]*([+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)/;

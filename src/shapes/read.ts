@@ -20,7 +20,6 @@ export class ShapesError extends Error {
   }
 }
 
-
 let validate: ValidateFunction | undefined;
 function validator(): ValidateFunction {
   if (!validate) {
@@ -60,7 +59,12 @@ export function parseShapes(input: string | unknown, file = 'shapes'): ShapesFil
   if (!check(value)) throw new ShapesError(file, ...describe(check.errors![0]!));
   const shapes = value as ShapesFile;
   for (const [key, shape] of Object.entries(shapes.classes)) {
-    if (shape.name !== key) throw new ShapesError(file, `/classes/${pointer(key)}/name`, `must be the class it is filed under (${JSON.stringify(key)}), not ${JSON.stringify(shape.name)}`);
+    if (shape.name !== key)
+      throw new ShapesError(
+        file,
+        `/classes/${pointer(key)}/name`,
+        `must be the class it is filed under (${JSON.stringify(key)}), not ${JSON.stringify(shape.name)}`,
+      );
   }
   return shapes;
 }
@@ -72,12 +76,21 @@ function describe(error: ErrorObject): [string, string] {
     const missing = (error.params as { missingProperty: string }).missingProperty;
     return [`${error.instancePath}/${pointer(missing)}`, 'is required but missing'];
   }
-  if (error.keyword === 'enum') return [error.instancePath, `must be one of ${(error.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`];
-  if (error.keyword === 'const') return [error.instancePath, `must be ${JSON.stringify((error.params as { allowedValue: unknown }).allowedValue)}`];
+  if (error.keyword === 'enum')
+    return [
+      error.instancePath,
+      `must be one of ${(error.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`,
+    ];
+  if (error.keyword === 'const')
+    return [error.instancePath, `must be ${JSON.stringify((error.params as { allowedValue: unknown }).allowedValue)}`];
   if (error.keyword === 'type') {
     const type = (error.params as { type: string | string[] }).type;
     return [error.instancePath, `must be ${(Array.isArray(type) ? type : type.split(',')).join(' or ')}`];
   }
-  if (error.keyword === 'propertyNames') return [error.instancePath, `has a key that is not allowed (${JSON.stringify((error.params as { propertyName: string }).propertyName)})`];
+  if (error.keyword === 'propertyNames')
+    return [
+      error.instancePath,
+      `has a key that is not allowed (${JSON.stringify((error.params as { propertyName: string }).propertyName)})`,
+    ];
   return [error.instancePath, error.message ?? 'is invalid'];
 }

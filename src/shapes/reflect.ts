@@ -34,7 +34,10 @@ export async function reflectShapes(options: ReflectOptions): Promise<ShapesFile
   const php = options.php ?? 'php';
   const { status, stdout, stderr } = await run(php, args);
   if (status !== 0) {
-    const lines = stderr.split('\n').map((line) => line.trim()).filter(Boolean);
+    const lines = stderr
+      .split('\n')
+      .map((line) => line.trim())
+      .filter(Boolean);
     throw new ReflectError(lines.at(-1) ?? `${php} exited with status ${status} and said nothing`);
   }
   return parseShapes(stdout, `the shapes ${php} printed`);
@@ -49,8 +52,14 @@ function run(php: string, args: string[]): Promise<{ status: number | null; stdo
     child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
     child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
     child.on('error', (error: NodeJS.ErrnoException) => {
-      reject(error.code === 'ENOENT' ? new ReflectError(`${php} is not on PATH: lqb shapes runs PHP to read the app's classes (install PHP 8 or put it on PATH)`) : error);
+      reject(
+        error.code === 'ENOENT'
+          ? new ReflectError(`${php} is not on PATH: lqb shapes runs PHP to read the app's classes (install PHP 8 or put it on PATH)`)
+          : error,
+      );
     });
-    child.on('close', (status) => resolve({ status, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }));
+    child.on('close', (status) =>
+      resolve({ status, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }),
+    );
   });
 }

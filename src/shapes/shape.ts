@@ -61,7 +61,17 @@ export interface ClassShape {
   handles?: { method: string; event: string | null }[];
 }
 
-export type DeclaredName = 'tries' | 'timeout' | 'backoff' | 'maxExceptions' | 'failOnTimeout' | 'uniqueFor' | 'uniqueId' | 'deleteWhenMissingModels' | 'connection' | 'queue';
+export type DeclaredName =
+  | 'tries'
+  | 'timeout'
+  | 'backoff'
+  | 'maxExceptions'
+  | 'failOnTimeout'
+  | 'uniqueFor'
+  | 'uniqueId'
+  | 'deleteWhenMissingModels'
+  | 'connection'
+  | 'queue';
 
 export interface PropertyShape {
   /** The plain name. */

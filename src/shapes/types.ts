@@ -41,7 +41,9 @@ const DATE_CLASSES = new Set([
 
 // Words TypeScript does not take as a namespace or interface name.
 const TS_RESERVED = new Set(
-  'break case catch class const continue debugger default delete do else enum export extends false finally for function if import in instanceof new null return super switch this throw true try typeof var void while with implements interface let package private protected public static yield any boolean number string symbol never unknown object undefined type declare namespace module'.split(' '),
+  'break case catch class const continue debugger default delete do else enum export extends false finally for function if import in instanceof new null return super switch this throw true try typeof var void while with implements interface let package private protected public static yield any boolean number string symbol never unknown object undefined type declare namespace module'.split(
+    ' ',
+  ),
 );
 
 /** A PHP name segment as a TypeScript identifier: kept when it is one, else with `_` added or put in. */
@@ -64,7 +66,9 @@ export function typeName(className: string): string {
 export function declarationsFor(shapes: ShapesFile): string {
   const out: string[] = [];
   out.push(
-    '// Written by `lqb shapes --types` from the app\'s classes as PHP read them' + (shapes.laravel ? ` (Laravel ${shapes.laravel}, PHP ${shapes.php})` : ` (PHP ${shapes.php})`) + '.',
+    "// Written by `lqb shapes --types` from the app's classes as PHP read them" +
+      (shapes.laravel ? ` (Laravel ${shapes.laravel}, PHP ${shapes.php})` : ` (PHP ${shapes.php})`) +
+      '.',
     '// Do not edit: run `lqb shapes` again when the classes change.',
     '//',
     '// PHP ints are `number` here: toJS gives a bigint past 2^53 (9007199254740991).',
@@ -103,14 +107,18 @@ function printNode(name: string, node: Tree, shapes: ShapesFile, indent: string,
   for (const shape of node.classes) lines.push(...printInterface(name, shape, shapes, indent, exported));
   if (node.children.size > 0) {
     lines.push(`${indent}${exported}namespace ${name} {`);
-    for (const [child, sub] of [...node.children].sort(([a], [b]) => a.localeCompare(b))) lines.push(...printNode(child, sub, shapes, indent + '  ', false));
+    for (const [child, sub] of [...node.children].sort(([a], [b]) => a.localeCompare(b)))
+      lines.push(...printNode(child, sub, shapes, indent + '  ', false));
     lines.push(`${indent}}`);
   }
   return lines;
 }
 
 function printInterface(name: string, shape: ClassShape, shapes: ShapesFile, indent: string, exported: string): string[] {
-  const lines = [`${indent}/** ${shape.name} (${shape.kind}${shape.serializer === 'SerializesModels' ? ', SerializesModels' : ''}). */`, `${indent}${exported}interface ${name} {`];
+  const lines = [
+    `${indent}/** ${shape.name} (${shape.kind}${shape.serializer === 'SerializesModels' ? ', SerializesModels' : ''}). */`,
+    `${indent}${exported}interface ${name} {`,
+  ];
   // Two properties of one plain name (a parent's private one and the child's own) are one key to toJS.
   const byName = new Map<string, PropertyShape[]>();
   for (const property of shape.properties) {
@@ -122,7 +130,9 @@ function printInterface(name: string, shape: ClassShape, shapes: ShapesFile, ind
   for (const [plain, properties] of byName) {
     const optional = properties.every((p) => mayBeMissing(p, shape));
     const type = union(properties.map((p) => propertyType(p, shape, shapes)));
-    const where = properties.map((p) => `${p.visibility} ${p.type ?? '(untyped)'}${p.class !== shape.name ? ` of ${p.class}` : ''}`).join('; ');
+    const where = properties
+      .map((p) => `${p.visibility} ${p.type ?? '(untyped)'}${p.class !== shape.name ? ` of ${p.class}` : ''}`)
+      .join('; ');
     lines.push(`${indent}  /** PHP: ${escapeComment(where)} */`);
     lines.push(`${indent}  ${/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(plain) ? plain : JSON.stringify(plain)}${optional ? '?' : ''}: ${type};`);
   }
@@ -277,13 +287,15 @@ function jobsInterface(shapes: ShapesFile): string[] {
       const type = typeName(shape.name);
       notifications.push(type);
       const entry = `{ args: [notifiables: ${HELPERS}.Notifiable[], notification: ${type}]; command: ${HELPERS}.SendQueuedNotifications<${type}> }`;
-      lines.push(`  ${JSON.stringify(shape.name)}: ${entry};`, `  [name: \`${shape.name.replaceAll('\\', '\\\\')}@\${string}\`]: ${entry};`);
+      lines.push(
+        `  ${JSON.stringify(shape.name)}: ${entry};`,
+        `  [name: \`${shape.name.replaceAll('\\', '\\\\')}@\${string}\`]: ${entry};`,
+      );
     } else if (shape.kind === 'mailable') {
       const type = typeName(shape.name);
       mailables.push(type);
       lines.push(`  ${JSON.stringify(shape.name)}: { args: [mailable: ${type}]; command: ${HELPERS}.SendQueuedMailable<${type}> };`);
-    }
-    else if (shape.kind === 'listener') {
+    } else if (shape.kind === 'listener') {
       for (const { method, event } of shape.handles ?? []) {
         const args = `{ args: [${event === null ? 'unknown' : memberType(event, shape, shapes)}] }`;
         lines.push(`  ${JSON.stringify(`${shape.name}@${method}`)}: ${args};`);
@@ -291,8 +303,12 @@ function jobsInterface(shapes: ShapesFile): string[] {
       }
     }
   }
-  if (notifications.length > 0) lines.push(`  ${JSON.stringify(SEND_QUEUED_NOTIFICATIONS)}: { command: ${HELPERS}.SendQueuedNotifications<${notifications.join(' | ')}> };`);
-  if (mailables.length > 0) lines.push(`  ${JSON.stringify(SEND_QUEUED_MAILABLE)}: { command: ${HELPERS}.SendQueuedMailable<${mailables.join(' | ')}> };`);
+  if (notifications.length > 0)
+    lines.push(
+      `  ${JSON.stringify(SEND_QUEUED_NOTIFICATIONS)}: { command: ${HELPERS}.SendQueuedNotifications<${notifications.join(' | ')}> };`,
+    );
+  if (mailables.length > 0)
+    lines.push(`  ${JSON.stringify(SEND_QUEUED_MAILABLE)}: { command: ${HELPERS}.SendQueuedMailable<${mailables.join(' | ')}> };`);
   lines.push('}');
   return lines;
 }

@@ -52,9 +52,14 @@ export class DispatchTelemetry {
    * context (`traceparent`, `tracestate`) for the envelope, as OpenTelemetry's PHP instrumentation
    * of Laravel writes it; else nothing, and the payload is what Laravel writes.
    */
-  async send<Answer extends { uuid: string | null; id: string | null; queue: string; duplicate?: boolean }>(dispatch: (extra: Record<string, string> | undefined) => Promise<SentJob<Answer>>): Promise<Answer> {
+  async send<Answer extends { uuid: string | null; id: string | null; queue: string; duplicate?: boolean }>(
+    dispatch: (extra: Record<string, string> | undefined) => Promise<SentJob<Answer>>,
+  ): Promise<Answer> {
     const { context, trace, propagation, SpanKind, SpanStatusCode } = this.api;
-    const span = this.tracer.startSpan('send', { kind: SpanKind.PRODUCER, attributes: { 'messaging.system': MESSAGING_SYSTEM, 'messaging.operation.type': 'send' } });
+    const span = this.tracer.startSpan('send', {
+      kind: SpanKind.PRODUCER,
+      attributes: { 'messaging.system': MESSAGING_SYSTEM, 'messaging.operation.type': 'send' },
+    });
     const active = trace.setSpan(context.active(), span);
     let extra: Record<string, string> | undefined;
     if (this.propagate && span.isRecording()) {
@@ -62,7 +67,11 @@ export class DispatchTelemetry {
       propagation.inject(active, extra);
     }
     const started = performance.now();
-    const measured: Attributes = { 'messaging.system': MESSAGING_SYSTEM, 'messaging.operation.name': 'send', 'laravel.queue.connection': this.connection };
+    const measured: Attributes = {
+      'messaging.system': MESSAGING_SYSTEM,
+      'messaging.operation.name': 'send',
+      'laravel.queue.connection': this.connection,
+    };
     try {
       const sent = await context.with(active, () => dispatch(extra && Object.keys(extra).length > 0 ? extra : undefined));
       const { dispatched } = sent;

@@ -46,7 +46,11 @@ export class WorkerTelemetry {
    * The worker's telemetry, or undefined when OpenTelemetry is absent or turned off
    * (`telemetry: false`). `inFlight` reads the worker's jobs in hand, per queue.
    */
-  static async open(options: TelemetryOptions | false | undefined, connection: string, inFlight: () => Record<string, number>): Promise<WorkerTelemetry | undefined> {
+  static async open(
+    options: TelemetryOptions | false | undefined,
+    connection: string,
+    inFlight: () => Record<string, number>,
+  ): Promise<WorkerTelemetry | undefined> {
     if (options === false) return undefined;
     const api = await loadOpenTelemetry();
     return api ? new WorkerTelemetry(api, options ?? {}, connection, inFlight) : undefined;
@@ -64,10 +68,22 @@ export class WorkerTelemetry {
   ) {
     const { tracer, meter } = instrumentsOf(api, options);
     this.tracer = tracer;
-    this.duration = meter.createHistogram('messaging.process.duration', { unit: 's', description: 'How long a job took, from its reservation to its end (done, released or failed).' });
-    this.consumed = meter.createCounter('messaging.client.consumed.messages', { unit: '{message}', description: 'Jobs reserved by the worker.' });
-    this.errors = meter.createCounter('lqb.worker.errors', { unit: '{error}', description: 'Trouble outside a handler: Redis unreachable, a failure that could not be recorded.' });
-    this.inFlight = meter.createObservableUpDownCounter('lqb.worker.jobs.in_flight', { unit: '{job}', description: 'Jobs reserved and not yet finished.' });
+    this.duration = meter.createHistogram('messaging.process.duration', {
+      unit: 's',
+      description: 'How long a job took, from its reservation to its end (done, released or failed).',
+    });
+    this.consumed = meter.createCounter('messaging.client.consumed.messages', {
+      unit: '{message}',
+      description: 'Jobs reserved by the worker.',
+    });
+    this.errors = meter.createCounter('lqb.worker.errors', {
+      unit: '{error}',
+      description: 'Trouble outside a handler: Redis unreachable, a failure that could not be recorded.',
+    });
+    this.inFlight = meter.createObservableUpDownCounter('lqb.worker.jobs.in_flight', {
+      unit: '{job}',
+      description: 'Jobs reserved and not yet finished.',
+    });
     this.observe = (result) => {
       for (const [queue, count] of Object.entries(inFlight())) result.observe(count, this.queueOf(queue).attributes);
     };
@@ -83,7 +99,11 @@ export class WorkerTelemetry {
     const queue = this.queueOf(job.queue);
     const { propagation, ROOT_CONTEXT } = this.api;
     const parent = typeof envelope?.traceparent === 'string' ? propagation.extract(ROOT_CONTEXT, envelope) : undefined;
-    const span = this.tracer.startSpan(queue.spanName, { kind: this.api.SpanKind.CONSUMER, startTime: performance.timeOrigin + started }, parent);
+    const span = this.tracer.startSpan(
+      queue.spanName,
+      { kind: this.api.SpanKind.CONSUMER, startTime: performance.timeOrigin + started },
+      parent,
+    );
     // Attributes only for a span that keeps them: without an SDK (or unsampled) a job pays for none.
     if (span.isRecording()) {
       span.setAttributes({
@@ -115,7 +135,13 @@ export class WorkerTelemetry {
     const key = `${name}\u0000${outcome}\u0000${errorType ?? ''}`;
     let attributes = queue.durations.get(key);
     if (!attributes) {
-      attributes = { ...queue.attributes, 'messaging.operation.name': 'process', 'laravel.job.name': name, 'laravel.job.outcome': outcome, ...(errorType !== undefined ? { 'error.type': errorType } : {}) };
+      attributes = {
+        ...queue.attributes,
+        'messaging.operation.name': 'process',
+        'laravel.job.name': name,
+        'laravel.job.outcome': outcome,
+        ...(errorType !== undefined ? { 'error.type': errorType } : {}),
+      };
       // Bounded: a queue of ever-new job names must not grow this for ever.
       if (queue.durations.size < 1000) queue.durations.set(key, attributes);
     }
@@ -126,8 +152,17 @@ export class WorkerTelemetry {
   private queueOf(name: string): QueueFacts {
     let queue = this.queues.get(name);
     if (!queue) {
-      const attributes: Attributes = { 'messaging.system': MESSAGING_SYSTEM, 'messaging.destination.name': name, 'laravel.queue.connection': this.connection };
-      queue = { spanName: `process ${name}`, attributes, consumed: { ...attributes, 'messaging.operation.name': 'process' }, durations: new Map() };
+      const attributes: Attributes = {
+        'messaging.system': MESSAGING_SYSTEM,
+        'messaging.destination.name': name,
+        'laravel.queue.connection': this.connection,
+      };
+      queue = {
+        spanName: `process ${name}`,
+        attributes,
+        consumed: { ...attributes, 'messaging.operation.name': 'process' },
+        durations: new Map(),
+      };
       if (this.queues.size < 1000) this.queues.set(name, queue);
     }
     return queue;
@@ -175,7 +210,11 @@ class RecordedJob implements JobSpan {
     if (this.span.isRecording()) {
       this.span.setAttribute('laravel.job.outcome', outcome);
       if (this.error !== undefined) errorType = recordError(this.span, this.error);
-      if (ERRORS.has(outcome)) this.span.setStatus({ code: this.telemetry.api.SpanStatusCode.ERROR, message: this.error !== undefined ? describeError(this.error) : outcome });
+      if (ERRORS.has(outcome))
+        this.span.setStatus({
+          code: this.telemetry.api.SpanStatusCode.ERROR,
+          message: this.error !== undefined ? describeError(this.error) : outcome,
+        });
     } else if (this.error !== undefined) {
       errorType = errorTypeOf(this.error);
     }

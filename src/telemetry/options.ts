@@ -21,4 +21,3 @@ export interface TelemetryOptions {
    */
   propagate?: boolean;
 }
-

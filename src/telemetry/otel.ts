@@ -43,7 +43,10 @@ export function instrumentsOf(api: OpenTelemetryApi, options: TelemetryOptions):
   const version = packageVersion();
   const tracerProvider = (options.tracerProvider ?? api.trace.getTracerProvider()) as Api.TracerProvider;
   const meterProvider = (options.meterProvider ?? api.metrics.getMeterProvider()) as Api.MeterProvider;
-  return { tracer: tracerProvider.getTracer(INSTRUMENTATION_SCOPE, version), meter: meterProvider.getMeter(INSTRUMENTATION_SCOPE, version) };
+  return {
+    tracer: tracerProvider.getTracer(INSTRUMENTATION_SCOPE, version),
+    meter: meterProvider.getMeter(INSTRUMENTATION_SCOPE, version),
+  };
 }
 
 /** Attributes every span and measurement carries, after OpenTelemetry's messaging conventions. */

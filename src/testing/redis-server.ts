@@ -44,7 +44,9 @@ export async function waitForRedis(port: number, ms = 10_000): Promise<void> {
 /** Starts `redis-server` on a free loopback port, keeping nothing on disk. */
 export async function startRedisServer(extraArgs: string[] = []): Promise<{ port: number; stop: () => void }> {
   const port = await freePort();
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...extraArgs], { stdio: 'ignore' });
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...extraArgs], {
+    stdio: 'ignore',
+  });
   await waitForRedis(port);
   return { port, stop: () => child.kill() };
 }

@@ -95,11 +95,17 @@ export class DatabaseBatchRepository extends TableStore {
   }
 
   async markAsFinished(batchId: string, now = unixNow()): Promise<void> {
-    await this.db.query(`update ${this.tableName} set ${this.columns(['finished_at'])} = ? where ${this.columns(['id'])} = ?`, [now, batchId]);
+    await this.db.query(`update ${this.tableName} set ${this.columns(['finished_at'])} = ? where ${this.columns(['id'])} = ?`, [
+      now,
+      batchId,
+    ]);
   }
 
   async cancel(batchId: string, now = unixNow()): Promise<void> {
-    await this.db.query(`update ${this.tableName} set ${this.columns(['cancelled_at'])} = ?, ${this.columns(['finished_at'])} = ? where ${this.columns(['id'])} = ?`, [now, now, batchId]);
+    await this.db.query(
+      `update ${this.tableName} set ${this.columns(['cancelled_at'])} = ?, ${this.columns(['finished_at'])} = ? where ${this.columns(['id'])} = ?`,
+      [now, now, batchId],
+    );
   }
 
   /**
@@ -107,7 +113,10 @@ export class DatabaseBatchRepository extends TableStore {
    * SQLite has no row locks (Laravel's grammar writes none): its writers take turns on the
    * file, and one that finds it busy tries again.
    */
-  private async updateAtomicValues(batchId: string, update: (row: Record<string, unknown>) => Record<string, unknown>): Promise<BatchCounts | undefined> {
+  private async updateAtomicValues(
+    batchId: string,
+    update: (row: Record<string, unknown>) => Record<string, unknown>,
+  ): Promise<BatchCounts | undefined> {
     const sqlite = this.db.dialect === 'sqlite';
     const where = `where ${this.columns(['id'])} = ?`;
     for (let attempt = 0; ; attempt++) {
@@ -117,7 +126,10 @@ export class DatabaseBatchRepository extends TableStore {
           if (!row) return undefined;
           const values = update(row);
           const names = Object.keys(values);
-          await tx.query(`update ${this.tableName} set ${names.map((name) => `${this.columns([name])} = ?`).join(', ')} ${where}`, [...names.map((name) => values[name]), batchId]);
+          await tx.query(`update ${this.tableName} set ${names.map((name) => `${this.columns([name])} = ?`).join(', ')} ${where}`, [
+            ...names.map((name) => values[name]),
+            batchId,
+          ]);
           return { pendingJobs: Number(values.pending_jobs), failedJobs: Number(values.failed_jobs) };
         });
       } catch (error) {

@@ -70,16 +70,31 @@ export class CallQueuedHandler {
       const unique = await this.uniquenessFor(payload, command);
       if (unique && !unique.untilProcessing) await this.releaseLock(unique);
     } catch (error) {
-      this.log({ event: 'error', job: jobName(payload), uuid: uuidOf(payload), error: `could not release the unique lock of a failed job: ${describeError(error)}` });
+      this.log({
+        event: 'error',
+        job: jobName(payload),
+        uuid: uuidOf(payload),
+        error: `could not release the unique lock of a failed job: ${describeError(error)}`,
+      });
     }
     try {
       await this.recordFailedBatchJob(payload, command);
     } catch (error) {
-      this.log({ event: 'error', job: jobName(payload), uuid: uuidOf(payload), error: `could not record the failure in its batch: ${describeError(error)}` });
+      this.log({
+        event: 'error',
+        job: jobName(payload),
+        uuid: uuidOf(payload),
+        error: `could not record the failure in its batch: ${describeError(error)}`,
+      });
     }
     const catchCallbacks = chainCatchCallbacks(command);
     if (catchCallbacks > 0) {
-      this.log({ event: 'warning', job: jobName(payload), uuid: uuidOf(payload), reason: `the chain's catch callbacks (${catchCallbacks}) are PHP closures Node cannot run: they did not run (with --share, a PHP worker beside this one fails such a job and runs them)` });
+      this.log({
+        event: 'warning',
+        job: jobName(payload),
+        uuid: uuidOf(payload),
+        reason: `the chain's catch callbacks (${catchCallbacks}) are PHP closures Node cannot run: they did not run (with --share, a PHP worker beside this one fails such a job and runs them)`,
+      });
     }
   }
 
@@ -131,8 +146,10 @@ export class CallQueuedHandler {
     const found = await this.batchOf(payload, command);
     if (!found) return undefined;
     const { batch } = found;
-    if (batch.pendingJobs === 1 && batch.options.then > 0) return `it would finish batch ${batch.id}, whose then callbacks only PHP can run`;
-    if (batch.pendingJobs - batch.failedJobs === 1 && batch.options.finally > 0) return `it would finish batch ${batch.id}, whose finally callbacks only PHP can run`;
+    if (batch.pendingJobs === 1 && batch.options.then > 0)
+      return `it would finish batch ${batch.id}, whose then callbacks only PHP can run`;
+    if (batch.pendingJobs - batch.failedJobs === 1 && batch.options.finally > 0)
+      return `it would finish batch ${batch.id}, whose finally callbacks only PHP can run`;
     return undefined;
   }
 
@@ -148,13 +165,18 @@ export class CallQueuedHandler {
     const found = await this.batchOf(payload, command);
     if (!found) return undefined;
     const { batch } = found;
-    if (batch.failedJobs === 0 && batch.options.catch > 0) return `it is the first failure of batch ${batch.id}, whose catch callbacks only PHP can run`;
-    if (batch.pendingJobs - batch.failedJobs === 1 && batch.options.finally > 0) return `it would finish batch ${batch.id}, whose finally callbacks only PHP can run`;
+    if (batch.failedJobs === 0 && batch.options.catch > 0)
+      return `it is the first failure of batch ${batch.id}, whose catch callbacks only PHP can run`;
+    if (batch.pendingJobs - batch.failedJobs === 1 && batch.options.finally > 0)
+      return `it would finish batch ${batch.id}, whose finally callbacks only PHP can run`;
     return undefined;
   }
 
   /** The job's batch (Batchable's batchId, the row in job_batches), when there is one and batches are kept. */
-  private async batchOf(payload: DecodedPayload, command: PhpValue | undefined): Promise<{ batches: DatabaseBatchRepository; batch: BatchRow; uuid: string } | undefined> {
+  private async batchOf(
+    payload: DecodedPayload,
+    command: PhpValue | undefined,
+  ): Promise<{ batches: DatabaseBatchRepository; batch: BatchRow; uuid: string } | undefined> {
     const batches = this.deps.batches;
     const uuid = uuidOf(payload);
     const object = command === undefined ? undefined : deref(command);
@@ -231,7 +253,12 @@ export class CallQueuedHandler {
   private inThisStore(payload: DecodedPayload, unique: Uniqueness | undefined): Uniqueness | undefined {
     const here = this.deps.locks?.storeName;
     if (unique?.store === undefined || here === undefined || unique.store === here) return unique;
-    this.log({ event: 'error', job: jobName(payload), uuid: uuidOf(payload), error: `its unique lock ${unique.keys[0]} is in the cache store "${unique.store}", as its payload says, and this worker keeps locks in "${here}" (--cache-store): the lock was not released` });
+    this.log({
+      event: 'error',
+      job: jobName(payload),
+      uuid: uuidOf(payload),
+      error: `its unique lock ${unique.keys[0]} is in the cache store "${unique.store}", as its payload says, and this worker keeps locks in "${here}" (--cache-store): the lock was not released`,
+    });
     return undefined;
   }
 
@@ -270,7 +297,9 @@ export class CallQueuedHandler {
     // mistake: the error fails (or releases) this job with the reason instead.
     const connection = deref(next.get('connection') ?? null);
     if (connection && connection !== this.options.connectionName) {
-      throw new Error(`the next job in the chain goes to connection ${JSON.stringify(connection)}, and this worker serves only ${JSON.stringify(this.options.connectionName)}`);
+      throw new Error(
+        `the next job in the chain goes to connection ${JSON.stringify(connection)}, and this worker serves only ${JSON.stringify(this.options.connectionName)}`,
+      );
     }
     const queue = deref(next.get('queue') ?? null);
     const own = (prop: string) => {
@@ -311,10 +340,14 @@ export class CallQueuedHandler {
     const declared = declaredForEnvelope(shape, next);
     if (declared.notRun.length > 0 && !this.saidNotRun.has(shape.name)) {
       this.saidNotRun.add(shape.name);
-      this.log({ event: 'warning', reason: `${shape.name} defines ${declared.notRun.join(' and ')}, PHP that Node cannot run: the next link of a chain is pushed without ${declared.notRun.length > 1 ? 'their results' : 'its result'}` });
+      this.log({
+        event: 'warning',
+        reason: `${shape.name} defines ${declared.notRun.join(' and ')}, PHP that Node cannot run: the next link of a chain is pushed without ${declared.notRun.length > 1 ? 'their results' : 'its result'}`,
+      });
     }
     if (!shape.interfaces.includes(SHOULD_BE_ENCRYPTED)) return { envelope: declared.envelope };
-    if (!this.deps.encrypter) throw new Error(`the next job in the chain, ${shape.name}, is ShouldBeEncrypted and this worker has no APP_KEY to encrypt it with`);
+    if (!this.deps.encrypter)
+      throw new Error(`the next job in the chain, ${shape.name}, is ShouldBeEncrypted and this worker has no APP_KEY to encrypt it with`);
     return { envelope: declared.envelope, encrypter: this.deps.encrypter };
   }
 }

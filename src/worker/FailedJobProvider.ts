@@ -140,14 +140,10 @@ export class DatabaseUuidFailedJobProvider extends TableStore implements FailedJ
     // A plain insert whose duplicate is ignored, rather than ON CONFLICT, which a table without
     // the unique index (made by hand, or by an older release) would refuse for every record.
     try {
-      await this.db.query(`insert into ${this.tableName} (${this.columns(['uuid', 'connection', 'queue', 'payload', 'exception', 'failed_at'])}) values (?, ?, ?, ?, ?, ?)`, [
-        uuid,
-        connection,
-        queue,
-        payload,
-        this.storable(exception),
-        laravelTimestamp(new Date()),
-      ]);
+      await this.db.query(
+        `insert into ${this.tableName} (${this.columns(['uuid', 'connection', 'queue', 'payload', 'exception', 'failed_at'])}) values (?, ?, ?, ?, ?, ?)`,
+        [uuid, connection, queue, payload, this.storable(exception), laravelTimestamp(new Date())],
+      );
     } catch (error) {
       if (isDuplicate(error)) return uuid;
       // The driver's reason, on one line, is what a log line needs (never the payload).

@@ -38,7 +38,8 @@ export class RateLimiter {
     const item = this.item(key);
     const client = this.cache.client;
     // Repository::add refuses a TTL of 0 or less; the store's add is "set if missing" (atomic).
-    const add = async (name: string, value: number) => decaySeconds > 0 && (await client.set(name, String(value), 'EX', Math.max(1, decaySeconds), 'NX')) === 'OK';
+    const add = async (name: string, value: number) =>
+      decaySeconds > 0 && (await client.set(name, String(value), 'EX', Math.max(1, decaySeconds), 'NX')) === 'OK';
     await add(`${item}:timer`, this.now() + decaySeconds);
     const added = await add(item, 0);
     const hits = await client.incrby(item, 1);
@@ -54,7 +55,10 @@ export class RateLimiter {
     const value = await this.cache.client.get(this.item(key));
     if (value === null) return 0;
     const hits = Number(value);
-    if (!Number.isFinite(hits)) throw new Error(`the rate limiter's count ${JSON.stringify(this.cache.key(this.item(key)))} holds ${JSON.stringify(value.slice(0, 40))}, not a number`);
+    if (!Number.isFinite(hits))
+      throw new Error(
+        `the rate limiter's count ${JSON.stringify(this.cache.key(this.item(key)))} holds ${JSON.stringify(value.slice(0, 40))}, not a number`,
+      );
     return hits;
   }
 
@@ -80,6 +84,8 @@ export class RateLimiter {
 /** A key that htmlentities() would leave as it is. */
 function checkKey(key: string): void {
   if (/[&<>"'\u0080-\uffff]/.test(key)) {
-    throw new Error(`rate limiter key ${JSON.stringify(key)}: Laravel rewrites & < > " ' and non-ASCII characters in keys (cleanRateLimiterKey); use a key without them, or RateLimited's md5 keys`);
+    throw new Error(
+      `rate limiter key ${JSON.stringify(key)}: Laravel rewrites & < > " ' and non-ASCII characters in keys (cleanRateLimiterKey); use a key without them, or RateLimited's md5 keys`,
+    );
   }
 }

@@ -148,15 +148,31 @@ export class DatabaseLockStore extends TableStore implements UniqueLockStore {
   }
 
   async forceReleaseAll(keys: string[]): Promise<void> {
-    if (keys.length > 0) await this.db.query(`delete from ${this.tableName} where ${this.columns(['key'])} in (${keys.map(() => '?').join(', ')})`, keys.map((key) => this.prefix + key));
+    if (keys.length > 0)
+      await this.db.query(
+        `delete from ${this.tableName} where ${this.columns(['key'])} in (${keys.map(() => '?').join(', ')})`,
+        keys.map((key) => this.prefix + key),
+      );
   }
 
   async release(key: string, owner: string): Promise<boolean> {
-    return (await this.db.query(`delete from ${this.tableName} where ${this.columns(['key'])} = ? and ${this.columns(['owner'])} = ?`, [this.prefix + key, owner])).affected > 0;
+    return (
+      (
+        await this.db.query(`delete from ${this.tableName} where ${this.columns(['key'])} = ? and ${this.columns(['owner'])} = ?`, [
+          this.prefix + key,
+          owner,
+        ])
+      ).affected > 0
+    );
   }
 
   async owner(key: string): Promise<string | null> {
-    const [row] = (await this.db.query<{ owner?: unknown; expiration?: unknown }>(`select * from ${this.tableName} where ${this.columns(['key'])} = ? limit 1`, [this.prefix + key])).rows;
+    const [row] = (
+      await this.db.query<{ owner?: unknown; expiration?: unknown }>(
+        `select * from ${this.tableName} where ${this.columns(['key'])} = ? limit 1`,
+        [this.prefix + key],
+      )
+    ).rows;
     if (!row || Number(row.expiration) <= Math.floor(Date.now() / 1000)) return null;
     return String(row.owner);
   }
@@ -171,7 +187,11 @@ export class DatabaseLockStore extends TableStore implements UniqueLockStore {
     const name = this.prefix + key;
     const [keyColumn, ownerColumn, expirationColumn] = [this.columns(['key']), this.columns(['owner']), this.columns(['expiration'])];
     try {
-      await this.db.query(`insert into ${this.tableName} (${keyColumn}, ${ownerColumn}, ${expirationColumn}) values (?, ?, ?)`, [name, owner, expiration]);
+      await this.db.query(`insert into ${this.tableName} (${keyColumn}, ${ownerColumn}, ${expirationColumn}) values (?, ?, ?)`, [
+        name,
+        owner,
+        expiration,
+      ]);
       return true;
     } catch {
       const updated = await this.db.query(
@@ -274,12 +294,16 @@ export function phpString(value: PhpValue | undefined): string {
   throw new UnnamedLockError('a uniqueId that is an array or an object has no string form Node can know');
 }
 
-
 /**
  * What the payload and the shapes say of the job's lock, or undefined when it has none to
  * release. Throws UnnamedLockError when the class is unique but its key cannot be known.
  */
-export async function uniquenessOf(payload: DecodedPayload, command: PhpValue | undefined, shapes: ShapesFile | undefined, methods?: JobMethods): Promise<Uniqueness | undefined> {
+export async function uniquenessOf(
+  payload: DecodedPayload,
+  command: PhpValue | undefined,
+  shapes: ShapesFile | undefined,
+  methods?: JobMethods,
+): Promise<Uniqueness | undefined> {
   const object = command === undefined ? undefined : deref(command);
   if (!(object instanceof PhpObject)) return undefined;
   const className = object.className;
@@ -293,7 +317,12 @@ export async function uniquenessOf(payload: DecodedPayload, command: PhpValue | 
   const context = hiddenUniqueContext(payload);
   if (context.key !== undefined && (await namesThisJob(context.key, className, payload))) {
     const lockOwner = owner ?? context.owner;
-    return { ...base, keys: [context.key], ...(lockOwner ? { owner: lockOwner } : {}), ...(context.store !== undefined ? { store: context.store } : {}) };
+    return {
+      ...base,
+      keys: [context.key],
+      ...(lockOwner ? { owner: lockOwner } : {}),
+      ...(context.store !== undefined ? { store: context.store } : {}),
+    };
   }
   // A 12.11+ envelope without that context was not locked by its dispatch; a shape saying unique is released as Laravel's worker would.
   if (!shape && writesUniqueContext(payload.profile)) return undefined;
@@ -312,13 +341,16 @@ async function uniqueIdOf(command: PhpObject, shape: ClassShape | undefined, giv
   if (given) return givenUniqueId(command, given);
   const translated = translatedMethod(shape, 'uniqueId');
   if (translated && 'untranslated' in translated) {
-    throw new UnnamedLockError(`${command.className} defines uniqueId(), which lqb shapes could not translate (${translated.untranslated}), its handler gives no uniqueId function, and the payload carries no lock key (Laravel 11.39+ does): its unique lock cannot be released`);
+    throw new UnnamedLockError(
+      `${command.className} defines uniqueId(), which lqb shapes could not translate (${translated.untranslated}), its handler gives no uniqueId function, and the payload carries no lock key (Laravel 11.39+ does): its unique lock cannot be released`,
+    );
   }
   if (translated) {
     try {
       return uniqueIdOfValue(evaluate(translated.expression, command));
     } catch (error) {
-      if (error instanceof ExpressionError) throw new UnnamedLockError(`${command.className}'s uniqueId() as translated cannot be evaluated on this job: ${error.message}`);
+      if (error instanceof ExpressionError)
+        throw new UnnamedLockError(`${command.className}'s uniqueId() as translated cannot be evaluated on this job: ${error.message}`);
       throw error;
     }
   }
@@ -340,7 +372,11 @@ function displayNameMethod(payload: DecodedPayload, shape: ClassShape | undefine
 }
 
 /** Where the payload's hidden context (`illuminate:log:context`, 11.39+) keeps a unique job's lock. */
-const CONTEXT_KEYS = { store: 'laravel_unique_job_cache_store', key: 'laravel_unique_job_key', owner: 'laravel_unique_job_lock_owner' } as const;
+const CONTEXT_KEYS = {
+  store: 'laravel_unique_job_cache_store',
+  key: 'laravel_unique_job_key',
+  owner: 'laravel_unique_job_lock_owner',
+} as const;
 export const LOG_CONTEXT = 'illuminate:log:context';
 
 /** A unique job's lock as the payload's hidden context names it; each part only when there. */
@@ -405,7 +441,11 @@ function writesUniqueContext(profile: LaravelProfile): boolean {
  * keys go, and (13.24+) the command's `uniqueLockOwner`. Without a version, the profile's
  * family decides: 12 writes the context, 13 the owner too; 11 and before nothing (11.0–11.38 did not).
  */
-export function uniqueLockFields(lock: { key: string; owner: string; store: string }, version: [number, number] | null, profile: LaravelProfile): { extra: JsonObject; queueable: { uniqueLockOwner?: string } } | undefined {
+export function uniqueLockFields(
+  lock: { key: string; owner: string; store: string },
+  version: [number, number] | null,
+  profile: LaravelProfile,
+): { extra: JsonObject; queueable: { uniqueLockOwner?: string } } | undefined {
   const context = version ? atLeast(version, 11, 39) : writesUniqueContext(profile);
   if (!context) return undefined;
   const owner = version ? atLeast(version, 13, 24) : profile === '13';
@@ -438,7 +478,13 @@ export interface DispatchLock {
  * uniqueVia() or (12.41+) displayName() method is PHP that Node cannot run: refused, unless the
  * caller gives the uniqueId.
  */
-export async function acquireUniqueLock(store: UniqueLockStore, shapes: ShapesFile, command: PhpObject, profile: LaravelProfile, options: PlanOptions = {}): Promise<DispatchLock | undefined> {
+export async function acquireUniqueLock(
+  store: UniqueLockStore,
+  shapes: ShapesFile,
+  command: PhpObject,
+  profile: LaravelProfile,
+  options: PlanOptions = {},
+): Promise<DispatchLock | undefined> {
   const lock = await planUniqueLock(shapes, command, profile, options);
   return lock && { key: lock.key, owner: lock.owner, acquired: await store.acquire(lock.key, lock.owner, lock.seconds) };
 }
@@ -454,16 +500,28 @@ export interface PlanOptions {
 }
 
 /** The lock acquireUniqueLock takes, named before it is taken (13.24+ writes its owner into the payload first). */
-export async function planUniqueLock(shapes: ShapesFile, command: PhpObject, profile: LaravelProfile, options: PlanOptions = {}): Promise<PlannedLock | undefined> {
+export async function planUniqueLock(
+  shapes: ShapesFile,
+  command: PhpObject,
+  profile: LaravelProfile,
+  options: PlanOptions = {},
+): Promise<PlannedLock | undefined> {
   const shape = findShape(shapes, command.className);
   if (!shape?.interfaces.includes(SHOULD_BE_UNIQUE)) return undefined;
-  if (shape.methods.includes('uniqueVia')) throw new UnnamedLockError(`${shape.name} defines uniqueVia(), PHP that Node cannot run: the store its lock belongs in is unknown`);
+  if (shape.methods.includes('uniqueVia'))
+    throw new UnnamedLockError(`${shape.name} defines uniqueVia(), PHP that Node cannot run: the store its lock belongs in is unknown`);
   // The version the payload is written for names the lock too: one version for both.
   const version = parseVersion(options.laravel ?? shapes.laravel);
   const namedByDisplayName = shape.methods.includes('displayName') && (!version || atLeast(version, 12, 41));
   // 12.41 named it by displayName(), 12.54 by its hash: without the version, which one is unknown.
-  if (namedByDisplayName && !version) throw new UnnamedLockError(`${shape.name} defines displayName(), and its lock is named by it from Laravel 12.41 (by its xxh128 from 12.54): give the app's Laravel version (laravel, or the shapes' own)`);
-  if (namedByDisplayName && options.displayName === undefined) throw new UnnamedLockError(`${shape.name} defines displayName(), PHP that Node cannot run, and its lock is named by it: give the name it would return (a displayName option or function)`);
+  if (namedByDisplayName && !version)
+    throw new UnnamedLockError(
+      `${shape.name} defines displayName(), and its lock is named by it from Laravel 12.41 (by its xxh128 from 12.54): give the app's Laravel version (laravel, or the shapes' own)`,
+    );
+  if (namedByDisplayName && options.displayName === undefined)
+    throw new UnnamedLockError(
+      `${shape.name} defines displayName(), PHP that Node cannot run, and its lock is named by it: give the name it would return (a displayName option or function)`,
+    );
   const uniqueId = options.uniqueId ?? (await uniqueIdOfDispatch(command, shape));
   const [key] = await uniqueLockKeys(shape.name, uniqueId, version, profile, namedByDisplayName ? options.displayName : undefined);
   if (key === undefined) return undefined;
@@ -473,7 +531,10 @@ export async function planUniqueLock(shapes: ShapesFile, command: PhpObject, pro
 
 function uniqueIdOfDispatch(command: PhpObject, shape: ClassShape): Promise<string> {
   const translated = translatedMethod(shape, 'uniqueId');
-  if (translated && 'untranslated' in translated) throw new UnnamedLockError(`${shape.name} defines uniqueId(), which lqb shapes could not translate (${translated.untranslated}): give the id it would return (--unique-id, or a uniqueId function)`);
+  if (translated && 'untranslated' in translated)
+    throw new UnnamedLockError(
+      `${shape.name} defines uniqueId(), which lqb shapes could not translate (${translated.untranslated}): give the id it would return (--unique-id, or a uniqueId function)`,
+    );
   return uniqueIdOf(command, shape);
 }
 
@@ -489,6 +550,8 @@ async function givenUniqueId(command: PhpObject, given: NonNullable<JobMethods['
   try {
     return expressionString(typeof value === 'number' && !Number.isInteger(value) ? new PhpFloat(value) : (value as PhpValue));
   } catch (error) {
-    throw new UnnamedLockError(`the uniqueId function given for ${command.className} returned what has no string form: ${(error as Error).message}`);
+    throw new UnnamedLockError(
+      `the uniqueId function given for ${command.className} returned what has no string form: ${(error as Error).message}`,
+    );
   }
 }

@@ -15,7 +15,15 @@ import { isBookkeepingError, type RedisJob, type RedisQueue } from '../redis/ind
 import { PauseWatch, type QueueCache } from './cache.js';
 import { MiddlewareNotices } from './middleware.js';
 import { WITHOUT_SHAPES_LINE, unanswerableLine, unanswerableMethods } from './methods.js';
-import { MaxAttemptsExceededError, NoHandlerError, TimeoutExceededError, UndecodableJobError, describeError, exceptionText, manualFailure } from './errors.js';
+import {
+  MaxAttemptsExceededError,
+  NoHandlerError,
+  TimeoutExceededError,
+  UndecodableJobError,
+  describeError,
+  exceptionText,
+  manualFailure,
+} from './errors.js';
 import type { FailedJobProvider } from './FailedJobProvider.js';
 import { argsOf, handlerNames, jobName, releaseDelay, type Handler, type HandlerJob, type HandlerMap } from './handlers.js';
 import { defaultWorkerOptions, workerOptionsProblem, type WorkerOptions } from './WorkerOptions.js';
@@ -33,7 +41,19 @@ import { Watchdog, renewalFor, type BlockedJob } from './watchdog.js';
 import type { TelemetryOptions } from '../telemetry/options.js';
 
 export interface WorkerEvent {
-  event: 'processing' | 'processed' | 'failed' | 'released' | 'deleted' | 'given-back' | 'timed-out' | 'blocked' | 'stopping' | 'error' | 'warning' | 'reconnected';
+  event:
+    | 'processing'
+    | 'processed'
+    | 'failed'
+    | 'released'
+    | 'deleted'
+    | 'given-back'
+    | 'timed-out'
+    | 'blocked'
+    | 'stopping'
+    | 'error'
+    | 'warning'
+    | 'reconnected';
   job?: string;
   id?: string;
   uuid?: string;
@@ -208,7 +228,8 @@ class JobContext implements HandlerJob {
 
   get command(): Record<string, unknown> {
     const view = this.view;
-    return (this.#plain ??= view.kind === 'string' ? toRecord(view.data) : this.#command === undefined ? {} : toRecord(toJS(this.#command)));
+    return (this.#plain ??=
+      view.kind === 'string' ? toRecord(view.data) : this.#command === undefined ? {} : toRecord(toJS(this.#command)));
   }
 
   get args(): unknown[] {
@@ -381,15 +402,24 @@ export class Worker extends EventEmitter {
     if (problem) throw new WorkerUsageError(problem);
     // An option given as undefined keeps its default, as an option not given does.
     this.options = { ...defaultWorkerOptions, ...Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) };
-    if (this.options.queues.length === 0) throw new WorkerUsageError('queues: [] names no queue to take jobs from: give at least one queue name');
+    if (this.options.queues.length === 0)
+      throw new WorkerUsageError('queues: [] names no queue to take jobs from: give at least one queue name');
     const keyProblem = handlerKeysProblem(Object.keys(handlers));
     if (keyProblem) throw new WorkerUsageError(keyProblem);
     if (deps.failer === undefined && deps.onFailed === undefined) {
-      throw new WorkerUsageError('a worker needs to know where failed jobs go: give a failer (a FailedJobProvider, e.g. DatabaseUuidFailedJobProvider), an onFailed callback, or failer: false to keep them only in the events');
+      throw new WorkerUsageError(
+        'a worker needs to know where failed jobs go: give a failer (a FailedJobProvider, e.g. DatabaseUuidFailedJobProvider), an onFailed callback, or failer: false to keep them only in the events',
+      );
     }
     this.now = deps.now ?? (() => Math.floor(Date.now() / 1000));
     this.logEvent = deps.log ?? (() => undefined);
-    this.handler = new CallQueuedHandler(queue, this.options, deps, (event) => this.log(event), (className) => ownHandler(this.handlers, className));
+    this.handler = new CallQueuedHandler(
+      queue,
+      this.options,
+      deps,
+      (event) => this.log(event),
+      (className) => ownHandler(this.handlers, className),
+    );
     const clients = deps.cache && deps.cache.client !== queue.client ? [queue.client, deps.cache.client] : [queue.client];
     this.connectionWatch = new ConnectionWatch(clients, {
       down: (error) => this.log({ event: 'error', error: error.message }, error),
@@ -399,7 +429,12 @@ export class Worker extends EventEmitter {
 
   /** What the worker says at start: where it reads, what, and what becomes of a job with no Node handler. */
   startLine(): string {
-    return startLine({ queues: this.options.queues, handlers: Object.keys(this.handlers), share: this.options.share, ...(this.deps.connection ? { connection: this.deps.connection } : {}) });
+    return startLine({
+      queues: this.options.queues,
+      handlers: Object.keys(this.handlers),
+      share: this.options.share,
+      ...(this.deps.connection ? { connection: this.deps.connection } : {}),
+    });
   }
 
   /**
@@ -424,7 +459,14 @@ export class Worker extends EventEmitter {
   stats(): WorkerStats {
     const perQueue: Record<string, WorkerCounts> = {};
     for (const [name, counts] of this.perQueue) perQueue[name] = { ...counts };
-    return { ...this.counts, inFlight: this.inFlight, running: this.running !== undefined, connected: this.connectionWatch.connected, connectionErrors: this.connectionWatch.connectionErrors, perQueue };
+    return {
+      ...this.counts,
+      inFlight: this.inFlight,
+      running: this.running !== undefined,
+      connected: this.connectionWatch.connected,
+      connectionErrors: this.connectionWatch.connectionErrors,
+      perQueue,
+    };
   }
 
   /**
@@ -446,7 +488,8 @@ export class Worker extends EventEmitter {
     this.emit(event.event, event, error);
     if (!logger) return;
     const fields = { ...event, ...(error ? { err: error } : {}) };
-    if (event.event === 'failed' || event.event === 'timed-out' || event.event === 'blocked' || event.event === 'warning') logger.warn(fields, lineOf(event));
+    if (event.event === 'failed' || event.event === 'timed-out' || event.event === 'blocked' || event.event === 'warning')
+      logger.warn(fields, lineOf(event));
     else if (event.event === 'processing') logger.debug(fields, lineOf(event));
     else logger.info(fields, lineOf(event));
   }
@@ -476,10 +519,13 @@ export class Worker extends EventEmitter {
     if (options.timeout !== undefined && !this.deadline) {
       let pass!: () => void;
       const promise = new Promise<void>((resolve) => (pass = resolve));
-      const timer = setTimeout(() => {
-        deadline.passed = true;
-        pass();
-      }, Math.max(0, options.timeout));
+      const timer = setTimeout(
+        () => {
+          deadline.passed = true;
+          pass();
+        },
+        Math.max(0, options.timeout),
+      );
       const deadline = { passed: false, promise, timer };
       this.deadline = deadline;
     }
@@ -509,7 +555,10 @@ export class Worker extends EventEmitter {
    * and --max-time afresh (its stats() go on counting).
    */
   run(): Promise<StopReason> {
-    if (this.running) return Promise.reject(new WorkerUsageError('this worker is running already: one run() at a time (await stop() before running it again)'));
+    if (this.running)
+      return Promise.reject(
+        new WorkerUsageError('this worker is running already: one run() at a time (await stop() before running it again)'),
+      );
     this.shouldQuit = false;
     this.stopAs = 'stopped';
     this.jobsProcessed = 0;
@@ -524,17 +573,22 @@ export class Worker extends EventEmitter {
   }
 
   private async runOnce(): Promise<StopReason> {
-    this.deps.logger?.info({ event: 'starting', queues: this.options.queues, share: this.options.share, ...(this.deps.connection ?? {}) }, this.startLine());
+    this.deps.logger?.info(
+      { event: 'starting', queues: this.options.queues, share: this.options.share, ...(this.deps.connection ?? {}) },
+      this.startLine(),
+    );
     this.connectionWatch.start();
     const signals = this.options.handleSignals ? this.handleSignals() : undefined;
     this.warnOfShortRetryAfter();
     const refused = this.refuseUnanswerable();
     if (refused) return refused;
-    this.telemetry = await WorkerTelemetry.open(this.deps.telemetry, this.options.connectionName, () => this.inFlightPerQueue()).catch((error: unknown) => {
-      // A broken @opentelemetry/api install costs the spans, never the jobs.
-      this.log({ event: 'warning', reason: `running without OpenTelemetry: @opentelemetry/api did not load (${describeError(error)})` });
-      return undefined;
-    });
+    this.telemetry = await WorkerTelemetry.open(this.deps.telemetry, this.options.connectionName, () => this.inFlightPerQueue()).catch(
+      (error: unknown) => {
+        // A broken @opentelemetry/api install costs the spans, never the jobs.
+        this.log({ event: 'warning', reason: `running without OpenTelemetry: @opentelemetry/api did not load (${describeError(error)})` });
+        return undefined;
+      },
+    );
     const renewing = this.renewReservations();
     if (this.options.memory > 0) watchLiveHeap();
     if (this.options.watchdog) {
@@ -542,7 +596,11 @@ export class Worker extends EventEmitter {
         {
           exitOnBlock: this.options.exitOnBlock,
           onBlocked: (job) => this.reportBlocked(job),
-          onError: (error) => this.log({ event: 'warning', reason: `the watchdog thread failed, so a handler that blocks the event loop outruns its timeout: ${describeError(error)}` }),
+          onError: (error) =>
+            this.log({
+              event: 'warning',
+              reason: `the watchdog thread failed, so a handler that blocks the event loop outruns its timeout: ${describeError(error)}`,
+            }),
           renewal: renewalFor(this.queue),
         },
         Math.max(1, this.options.concurrency),
@@ -606,7 +664,10 @@ export class Worker extends EventEmitter {
     const timeout = this.options.timeout;
     if (retryAfter === null || (timeout > 0 && timeout < retryAfter)) return;
     const limit = timeout > 0 ? `${timeout} s` : 'no limit';
-    this.log({ event: 'warning', reason: `--timeout (${limit}) is not below --retry-after (${retryAfter} s): a job that outlives a worker killed mid-job runs again while the first may still be at work; keep --timeout a few seconds below --retry-after` });
+    this.log({
+      event: 'warning',
+      reason: `--timeout (${limit}) is not below --retry-after (${retryAfter} s): a job that outlives a worker killed mid-job runs again while the first may still be at work; keep --timeout a few seconds below --retry-after`,
+    });
   }
 
   /**
@@ -616,7 +677,8 @@ export class Worker extends EventEmitter {
    */
   private refuseUnanswerable(): StopReason | undefined {
     if (!this.deps.locks) {
-      if (this.deps.unreachableLocks) this.log({ event: 'warning', reason: `${this.deps.unreachableLocks}; this worker releases no unique job's lock` });
+      if (this.deps.unreachableLocks)
+        this.log({ event: 'warning', reason: `${this.deps.unreachableLocks}; this worker releases no unique job's lock` });
       return undefined;
     }
     if (!this.deps.shapes) {
@@ -626,7 +688,13 @@ export class Worker extends EventEmitter {
     const found = unanswerableMethods(this.handlers, this.deps.shapes);
     this.refused = new Map(found.map((refusal) => [refusal.className, unanswerableLine(refusal, true)]));
     for (const refusal of found) this.log({ event: 'error', job: refusal.className, error: unanswerableLine(refusal, this.options.share) });
-    return found.length > 0 && !this.options.share ? { status: 2, reason: 'refused', detail: `${found.length} handled class${found.length > 1 ? 'es' : ''} whose unique lock Node could not release` } : undefined;
+    return found.length > 0 && !this.options.share
+      ? {
+          status: 2,
+          reason: 'refused',
+          detail: `${found.length} handled class${found.length > 1 ? 'es' : ''} whose unique lock Node could not release`,
+        }
+      : undefined;
   }
 
   /**
@@ -677,7 +745,11 @@ export class Worker extends EventEmitter {
         this.start(await this.takeAhead());
         const left = await this.drainUntilDeadline();
         if (left === 0) return stop;
-        return { ...stop, leftReserved: left, detail: `${left} job${left === 1 ? '' : 's'} still running when stop()'s deadline passed ${left === 1 ? 'is' : 'are'} left reserved: ${left === 1 ? 'it comes' : 'they come'} back after retry_after` };
+        return {
+          ...stop,
+          leftReserved: left,
+          detail: `${left} job${left === 1 ? '' : 's'} still running when stop()'s deadline passed ${left === 1 ? 'is' : 'are'} left reserved: ${left === 1 ? 'it comes' : 'they come'} back after retry_after`,
+        };
       }
       if (this.paused) {
         this.start(await this.takeAhead());
@@ -765,11 +837,20 @@ export class Worker extends EventEmitter {
   }
 
   /** A job's `processing` event, which starts its span when telemetry is on. */
-  private processing(state: JobState, event: WorkerEvent & { job: string; id: string; queue: string; attempts: number }, started: number): void {
+  private processing(
+    state: JobState,
+    event: WorkerEvent & { job: string; id: string; queue: string; attempts: number },
+    started: number,
+  ): void {
     try {
       // The envelope, for a trace context the producer wrote into it: as read, else as reserved.
       const envelope = this.telemetry && (state.read?.payload.envelope ?? (state.job.unreadableByRedis ? undefined : state.job.fields));
-      if (this.telemetry) state.span = this.telemetry.start({ name: event.job, queue: event.queue, id: event.id, uuid: event.uuid, attempts: event.attempts }, started, envelope as Record<string, unknown> | undefined);
+      if (this.telemetry)
+        state.span = this.telemetry.start(
+          { name: event.job, queue: event.queue, id: event.id, uuid: event.uuid, attempts: event.attempts },
+          started,
+          envelope as Record<string, unknown> | undefined,
+        );
     } catch (error) {
       // OpenTelemetry's SDKs do not throw; a provider that does costs the job its span, not its run.
       this.log({ event: 'warning', job: event.job, reason: `no span for this job: the tracer threw ${describeError(error)}` });
@@ -818,12 +899,20 @@ export class Worker extends EventEmitter {
     if (this.shouldQuit) return { status: 0, reason: this.stopAs };
     if (this.options.maxJobs > 0 && this.jobsProcessed >= this.options.maxJobs) return { status: 0, reason: 'max-jobs' };
     if (this.options.maxTime > 0 && Date.now() - startedAt >= this.options.maxTime * 1000) return { status: 0, reason: 'max-time' };
-    if (this.memoryExceeded()) return { status: 12, reason: 'memory', detail: `the JS heap live after the last full collection holds ${Math.round(liveHeapMb())} MB, at or past the memory limit of ${this.options.memory} MB` };
+    if (this.memoryExceeded())
+      return {
+        status: 12,
+        reason: 'memory',
+        detail: `the JS heap live after the last full collection holds ${Math.round(liveHeapMb())} MB, at or past the memory limit of ${this.options.memory} MB`,
+      };
     // Laravel asks its cache after every job; one round trip per loop would cost a busy worker a
     // good part of its throughput, so the signal is read at most once a second.
     if (this.deps.cache && Date.now() - this.restartCheckedAt >= 1000) {
       this.restartCheckedAt = Date.now();
-      const restart = await this.untilStopped(this.deps.cache.lastRestart().catch(() => lastRestart), lastRestart);
+      const restart = await this.untilStopped(
+        this.deps.cache.lastRestart().catch(() => lastRestart),
+        lastRestart,
+      );
       if (this.shouldQuit) return { status: 0, reason: this.stopAs };
       if (restart !== lastRestart) return { status: 0, reason: 'restart' };
     }
@@ -855,7 +944,9 @@ export class Worker extends EventEmitter {
     }
     if (this.inFlight === 0) return 0;
     const left = this.states.size;
-    const error = new Error('the worker stopped at its deadline with this job still running: it is left reserved and comes back after retry_after');
+    const error = new Error(
+      'the worker stopped at its deadline with this job still running: it is left reserved and comes back after retry_after',
+    );
     for (const [job, state] of this.states) {
       state.expire(error);
       state.abandoned = true;
@@ -902,7 +993,8 @@ export class Worker extends EventEmitter {
     let unreadable: unknown;
     try {
       const payload = job.payload;
-      if (typeof payload.envelope.attempts !== 'number') throw new Error('the payload has no numeric "attempts" (Laravel’s own pop fails on it)');
+      if (typeof payload.envelope.attempts !== 'number')
+        throw new Error('the payload has no numeric "attempts" (Laravel’s own pop fails on it)');
       read = { payload, ...commandOf(payload, this.deps.encrypter) };
     } catch (error) {
       unreadable = error;
@@ -912,9 +1004,14 @@ export class Worker extends EventEmitter {
     if (!read) {
       // Shared with PHP workers: what Node cannot read (an encrypted command and no APP_KEY here)
       // a PHP worker may, and one that cannot fails it by its own rules.
-      if (this.options.share) return this.giveBackUnread(state, `the job cannot be read here, left for a PHP worker: ${describeError(unreadable)}`, started);
+      if (this.options.share)
+        return this.giveBackUnread(state, `the job cannot be read here, left for a PHP worker: ${describeError(unreadable)}`, started);
       // A payload that does not decode cannot run: fail it with the reason.
-      return this.failUnread(state, new UndecodableJobError(`the job cannot be read: ${describeError(unreadable)}`, { cause: unreadable }), started);
+      return this.failUnread(
+        state,
+        new UndecodableJobError(`the job cannot be read: ${describeError(unreadable)}`, { cause: unreadable }),
+        started,
+      );
     }
     const { payload, view, command } = read;
     if (alreadyExceedsMaxAttempts(payload.envelope, job.attempts(), this.now(), this.options)) {
@@ -924,7 +1021,17 @@ export class Worker extends EventEmitter {
     const name = jobName(payload);
     this.processing(state, { event: 'processing', job: name, ...base }, started);
     const finish = (event: WorkerEvent['event'], error?: unknown) =>
-      this.jobLog(state, { event, job: name, ...base, durationMs: performance.now() - started, ...(error !== undefined ? { error: describeError(error) } : {}) }, error);
+      this.jobLog(
+        state,
+        {
+          event,
+          job: name,
+          ...base,
+          durationMs: performance.now() - started,
+          ...(error !== undefined ? { error: describeError(error) } : {}),
+        },
+        error,
+      );
 
     const found = this.findHandler(payload, view);
     const context = found && this.context(state, found.name, payload, view, command);
@@ -936,7 +1043,13 @@ export class Worker extends EventEmitter {
         const near = nearest === undefined ? '' : ` (the nearest handler key is ${JSON.stringify(nearest)})`;
         if (this.options.share) {
           await job.giveBack(this.options.shareDelay);
-          return this.jobLog(state, { event: 'given-back', job: name, ...base, durationMs: performance.now() - started, reason: `no Node handler, left for a PHP worker${near}` });
+          return this.jobLog(state, {
+            event: 'given-back',
+            job: name,
+            ...base,
+            durationMs: performance.now() - started,
+            reason: `no Node handler, left for a PHP worker${near}`,
+          });
         }
         const missing = `no handler for ${handlerNames(payload, view).join(' or ')} in the handlers module${near}`;
         // A closure's body is PHP: say so first, rather than only ask for a handler of Laravel's wrapper.
@@ -984,7 +1097,8 @@ export class Worker extends EventEmitter {
     // job's first run a second parse of its envelope.
     if (job.firstAttempt) return undefined;
     // The pushed envelope, which the payload is then decoded from; the reserved copy when it does not read.
-    if (alreadyExceedsMaxAttempts(job.envelope ?? job.fields, job.attempts(), this.now(), this.options)) return new MaxAttemptsExceededError(displayNameOf(job));
+    if (alreadyExceedsMaxAttempts(job.envelope ?? job.fields, job.attempts(), this.now(), this.options))
+      return new MaxAttemptsExceededError(displayNameOf(job));
     return undefined;
   }
 
@@ -1002,12 +1116,21 @@ export class Worker extends EventEmitter {
       const reason = await this.phpShouldFailUnread(job);
       if (reason) {
         await job.giveBack(this.options.shareDelay);
-        return this.jobLog(state, { event: 'given-back', job: name, ...base, reason: `out of attempts, left for a PHP worker to fail: ${reason}` });
+        return this.jobLog(state, {
+          event: 'given-back',
+          job: name,
+          ...base,
+          reason: `out of attempts, left for a PHP worker to fail: ${reason}`,
+        });
       }
     }
     await this.recordFailure(state, error, name);
     if (state.failedRecorded && error instanceof MaxAttemptsExceededError) await this.failedHookOfUnread(state, error);
-    this.jobLog(state, { event: state.outcome('deleted'), job: name, ...base, durationMs: performance.now() - started, error: error.message }, error);
+    this.jobLog(
+      state,
+      { event: state.outcome('deleted'), job: name, ...base, durationMs: performance.now() - started, error: error.message },
+      error,
+    );
   }
 
   /** Gives a job back as it was pushed, its command unread, for a PHP worker sharing the queue. */
@@ -1067,7 +1190,11 @@ export class Worker extends EventEmitter {
     const job = state.job;
     // The reservation goes too, so the thread can renew it while a handler blocks the loop.
     const watch = (deadline: number) =>
-      this.watchdog?.watch(deadline, { job: jobName(payload), id: job.id, uuid: job.uuid, queue: job.queue, attempts: job.attempts(), timeout: seconds }, { key: `${this.queue.key(job.queue)}:reserved`, member: job.reservedBytes });
+      this.watchdog?.watch(
+        deadline,
+        { job: jobName(payload), id: job.id, uuid: job.uuid, queue: job.queue, attempts: job.attempts(), timeout: seconds },
+        { key: `${this.queue.key(job.queue)}:reserved`, member: job.reservedBytes },
+      );
     if (seconds <= 0) {
       // No timeout to hold, but a reservation to keep: the worker renews it while the handler
       // runs, so the thread must too while the handler blocks the loop (no deadline: never reported).
@@ -1158,7 +1285,13 @@ export class Worker extends EventEmitter {
   }
 
   /** Laravel's handleJobException: fail when out of attempts or exceptions, else release with backoff. */
-  private async handleException(state: JobState, payload: DecodedPayload, name: string, context: HandlerJob | undefined, error: unknown): Promise<void> {
+  private async handleException(
+    state: JobState,
+    payload: DecodedPayload,
+    name: string,
+    context: HandlerJob | undefined,
+    error: unknown,
+  ): Promise<void> {
     const job = state.job;
     // Left reserved at stop()'s deadline: no longer this worker's to release or fail.
     if (state.abandoned) return;
@@ -1169,7 +1302,15 @@ export class Worker extends EventEmitter {
         if (reason) {
           state.released = true;
           await job.release(0);
-          this.jobLog(state, { event: 'given-back', job: name, id: job.id, uuid: job.uuid, queue: job.queue, attempts: job.attempts(), reason: `out of attempts, left for a PHP worker to fail: ${reason}` });
+          this.jobLog(state, {
+            event: 'given-back',
+            job: name,
+            id: job.id,
+            uuid: job.uuid,
+            queue: job.queue,
+            attempts: job.attempts(),
+            reason: `out of attempts, left for a PHP worker to fail: ${reason}`,
+          });
           return;
         }
       }
@@ -1226,11 +1367,25 @@ export class Worker extends EventEmitter {
     try {
       const exception = exceptionText(error);
       if (this.deps.failer) await this.deps.failer.log(this.options.connectionName, job.queue, job.raw, exception);
-      if (this.deps.onFailed) await this.deps.onFailed({ connection: this.options.connectionName, queue: job.queue, id: job.id, uuid: job.uuid, payload: job.raw, exception }, error);
+      if (this.deps.onFailed)
+        await this.deps.onFailed(
+          { connection: this.options.connectionName, queue: job.queue, id: job.id, uuid: job.uuid, payload: job.raw, exception },
+          error,
+        );
     } catch (recordError) {
       state.kept = true;
       this.inHand.delete(job);
-      this.log({ event: 'error', job: name, id: job.id, uuid: job.uuid, queue: job.queue, error: `could not record the failure, so the job stays reserved and comes back after retry_after: ${describeError(recordError)}` }, recordError);
+      this.log(
+        {
+          event: 'error',
+          job: name,
+          id: job.id,
+          uuid: job.uuid,
+          queue: job.queue,
+          error: `could not record the failure, so the job stays reserved and comes back after retry_after: ${describeError(recordError)}`,
+        },
+        recordError,
+      );
       return;
     }
     state.failedRecorded = true;
@@ -1254,9 +1409,25 @@ export class Worker extends EventEmitter {
           if (seconds > 0) timer = setTimeout(resolve, seconds * 1000, 'timeout');
         }),
       ]);
-      if (outcome === 'timeout') this.log({ event: 'error', job: context.name, id: context.id, uuid: context.uuid, error: `failed() hook did not finish within ${seconds} seconds; the failure is recorded` });
+      if (outcome === 'timeout')
+        this.log({
+          event: 'error',
+          job: context.name,
+          id: context.id,
+          uuid: context.uuid,
+          error: `failed() hook did not finish within ${seconds} seconds; the failure is recorded`,
+        });
     } catch (hookError) {
-      this.log({ event: 'error', job: context.name, id: context.id, uuid: context.uuid, error: `failed() hook threw: ${describeError(hookError)}` }, hookError);
+      this.log(
+        {
+          event: 'error',
+          job: context.name,
+          id: context.id,
+          uuid: context.uuid,
+          error: `failed() hook threw: ${describeError(hookError)}`,
+        },
+        hookError,
+      );
     } finally {
       clearTimeout(timer);
     }
@@ -1284,7 +1455,6 @@ function displayNameOf(job: RedisJob): string {
   return typeof name === 'string' ? name : '(unnamed job)';
 }
 
-
 const emptyCounts = (): WorkerCounts => ({ processed: 0, failed: 0, released: 0, givenBack: 0, timedOut: 0, errors: 0 });
 
 /** Which counter an event adds to. */
@@ -1307,5 +1477,7 @@ function isRedisTrouble(event: WorkerEvent): boolean {
 /** The event as one line: what happened, to which job, and why. */
 function lineOf(event: WorkerEvent): string {
   const why = event.reason ?? event.error;
-  return [event.event, event.job, event.detail ? `${why}: ${event.detail}` : why].filter((part) => part !== undefined && part !== '').join(' ');
+  return [event.event, event.job, event.detail ? `${why}: ${event.detail}` : why]
+    .filter((part) => part !== undefined && part !== '')
+    .join(' ');
 }

@@ -92,17 +92,25 @@ export function workerOptionsProblem(options: Record<string, unknown>, also: rea
   const known = [...Object.keys(defaultWorkerOptions), ...also];
   for (const name of Object.keys(options)) {
     if (known.includes(name)) continue;
-    const near = known.find((k) => k.toLowerCase() === name.toLowerCase() || k === `${name}s` || editDistance(k.toLowerCase(), name.toLowerCase()) <= 2);
+    const near = known.find(
+      (k) => k.toLowerCase() === name.toLowerCase() || k === `${name}s` || editDistance(k.toLowerCase(), name.toLowerCase()) <= 2,
+    );
     return `unknown worker option ${JSON.stringify(name)}${near ? ` (did you mean ${near}?)` : ''}; the options are ${known.join(', ')}`;
   }
   const { queues, backoff, concurrency } = options;
   if (queues !== undefined && !(Array.isArray(queues) && queues.every((q) => typeof q === 'string' && q !== ''))) {
     return `queues must be a list of queue names, e.g. ['high', 'default'], not ${JSON.stringify(queues)}`;
   }
-  if (backoff !== undefined && !(Array.isArray(backoff) && backoff.length > 0 && backoff.every(isSeconds))) return `backoff must be a list of seconds (0 or more), e.g. [10, 60], not ${JSON.stringify(backoff)}`;
-  for (const name of NUMBER_OPTIONS) if (options[name] !== undefined && !isSeconds(options[name])) return `${name} must be a number, 0 or more, not ${JSON.stringify(options[name])}`;
-  for (const name of BOOLEAN_OPTIONS) if (options[name] !== undefined && typeof options[name] !== 'boolean') return `${name} must be true or false, not ${JSON.stringify(options[name])}`;
-  if (concurrency !== undefined && !(Number.isInteger(concurrency) && (concurrency as number) >= 1)) return `concurrency must be a whole number, 1 or more, not ${JSON.stringify(concurrency)}`;
+  if (backoff !== undefined && !(Array.isArray(backoff) && backoff.length > 0 && backoff.every(isSeconds)))
+    return `backoff must be a list of seconds (0 or more), e.g. [10, 60], not ${JSON.stringify(backoff)}`;
+  for (const name of NUMBER_OPTIONS)
+    if (options[name] !== undefined && !isSeconds(options[name]))
+      return `${name} must be a number, 0 or more, not ${JSON.stringify(options[name])}`;
+  for (const name of BOOLEAN_OPTIONS)
+    if (options[name] !== undefined && typeof options[name] !== 'boolean')
+      return `${name} must be true or false, not ${JSON.stringify(options[name])}`;
+  if (concurrency !== undefined && !(Number.isInteger(concurrency) && (concurrency as number) >= 1))
+    return `concurrency must be a whole number, 1 or more, not ${JSON.stringify(concurrency)}`;
   return undefined;
 }
 

@@ -115,7 +115,10 @@ function oneExceptionText(error: unknown): string {
   if (!isError(error)) return `${headline('Error', describeError(error))}\nStack trace:\n#0 {main}`;
   const name = guarded(() => error.name, 'Error');
   const stack = guarded(() => error.stack, undefined);
-  const frames = (typeof stack === 'string' ? stack : '').split('\n').filter((line) => /^\s+at /.test(line)).map((line) => line.trim().replace(/^at /, ''));
+  const frames = (typeof stack === 'string' ? stack : '')
+    .split('\n')
+    .filter((line) => /^\s+at /.test(line))
+    .map((line) => line.trim().replace(/^at /, ''));
   // Where it was thrown: the first frame's file and line (`fn (file:///x.js:12:5)` or `file:12:5`).
   const thrown = /\(?([^\s()]+):(\d+):\d+\)?$/.exec(frames[0] ?? '');
   const place = thrown ? ` in ${thrown[1]!.replace(/^file:\/\//, '')}:${thrown[2]}` : '';

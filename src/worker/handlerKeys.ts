@@ -19,11 +19,13 @@ const SQUASHED = new RegExp(`^App[A-Z]|^(?:${NAMESPACE_WORDS.join('|')})(?:${NAM
 /** What is wrong with one handler key, as one line, or undefined. */
 export function handlerKeyProblem(key: string): string | undefined {
   const className = key.split('@')[0]!;
-  const how = 'write each backslash twice in JavaScript source, e.g. \'App\\\\Jobs\\\\ResizeImage\' (or String.raw`App\\Jobs\\ResizeImage`)';
+  const how = "write each backslash twice in JavaScript source, e.g. 'App\\\\Jobs\\\\ResizeImage' (or String.raw`App\\Jobs\\ResizeImage`)";
   // eslint-disable-next-line no-control-regex
   const control = /[\x00-\x1f\x7f]/.exec(className);
   if (control) {
-    const escape = { '\n': '\\n', '\t': '\\t', '\r': '\\r', '\b': '\\b', '\f': '\\f', '\v': '\\v', '\0': '\\0' }[control[0]] ?? `\\x${control[0].charCodeAt(0).toString(16).padStart(2, '0')}`;
+    const escape =
+      { '\n': '\\n', '\t': '\\t', '\r': '\\r', '\b': '\\b', '\f': '\\f', '\v': '\\v', '\0': '\\0' }[control[0]] ??
+      `\\x${control[0].charCodeAt(0).toString(16).padStart(2, '0')}`;
     return `handler key ${JSON.stringify(key)} holds a control character where a backslash was meant ('${escape}' in the source is one character): ${how}`;
   }
   if (className.includes('\\') || !SQUASHED.test(className)) return undefined;

@@ -91,7 +91,6 @@ export interface MailableJob extends HandlerJob<MailableArgs> {
  */
 export type FailedHook<Job = HandlerJob> = (job: Job, error: unknown) => unknown;
 
-
 /** What the methods of `JobMethods` are given: the job's class and its command's properties (`toJS`). */
 export interface MethodJob {
   name: string;
@@ -138,13 +137,20 @@ export interface HandlerObject<Job = HandlerJob> {
  */
 export type TypedHandlerJob<Entry> = Omit<HandlerJob, keyof Entry & keyof HandlerJob> & Entry;
 
-export type TypedHandler<Entry> = ((job: TypedHandlerJob<Entry>) => unknown) & { failed?: FailedHook<TypedHandlerJob<Entry>> } & TypedJobMethods<Entry>;
+export type TypedHandler<Entry> = ((job: TypedHandlerJob<Entry>) => unknown) & {
+  failed?: FailedHook<TypedHandlerJob<Entry>>;
+} & TypedJobMethods<Entry>;
 
 /** JobMethods as a class of `Jobs` gives them: the job's command typed by its entry. */
-export type TypedJobMethods<Entry> = JobMethods<{ name: string; command: TypedHandlerJob<Entry>['command' & keyof TypedHandlerJob<Entry>] }>;
+export type TypedJobMethods<Entry> = JobMethods<{
+  name: string;
+  command: TypedHandlerJob<Entry>['command' & keyof TypedHandlerJob<Entry>];
+}>;
 
 /** A handler map checked against `Jobs`: only its names, each handler (a function, or `{ handle, failed }`) given its entry's types. */
-export type TypedHandlerMap<Jobs> = { [Name in keyof Jobs]?: TypedHandler<Jobs[Name]> | (HandlerObject<TypedHandlerJob<Jobs[Name]>> & TypedJobMethods<Jobs[Name]>) };
+export type TypedHandlerMap<Jobs> = {
+  [Name in keyof Jobs]?: TypedHandler<Jobs[Name]> | (HandlerObject<TypedHandlerJob<Jobs[Name]>> & TypedJobMethods<Jobs[Name]>);
+};
 
 /** Keeps TypeScript from reading Jobs off the map: it comes from the type argument or the default. */
 type NoInference<T> = [T][T extends unknown ? 0 : never];
@@ -184,7 +190,8 @@ function handlerOf(entry: HandlerObject<never>): Handler {
   // The PHP methods' JavaScript goes along, bound to the object as handle is.
   for (const method of JOB_METHODS) {
     const given = (entry as JobMethods)[method];
-    if (typeof given === 'function') (handler as JobMethods)[method] = (job: MethodJob) => (given as (job: MethodJob) => never).call(entry, job);
+    if (typeof given === 'function')
+      (handler as JobMethods)[method] = (job: MethodJob) => (given as (job: MethodJob) => never).call(entry, job);
   }
   return handler;
 }
@@ -224,15 +231,20 @@ export function checkedHandlers(file: string, handlers: unknown): HandlerMap {
     throw new Error(`${file} must export default an object mapping job classes to handler functions`);
   }
   // A Map's entries are no properties: taken as it is, it would look like a map of nothing.
-  if (handlers instanceof Map) throw new Error(`${file} must export default a plain object mapping job classes to handler functions, not a Map (Object.fromEntries(map) makes one)`);
+  if (handlers instanceof Map)
+    throw new Error(
+      `${file} must export default a plain object mapping job classes to handler functions, not a Map (Object.fromEntries(map) makes one)`,
+    );
   const entries = Object.entries(handlers);
   // No handler at all would fail every job the worker takes, for want of one.
   if (entries.length === 0) throw new Error(`${file} exports default an object with no handlers: name at least one job class`);
   for (const [name, handler] of entries) {
-    if (typeof handler !== 'function' && !isHandlerObject(handler)) throw new Error(`${file}: the handler for ${name} is not a function (or { handle, failed }) but ${kindOf(handler)}`);
+    if (typeof handler !== 'function' && !isHandlerObject(handler))
+      throw new Error(`${file}: the handler for ${name} is not a function (or { handle, failed }) but ${kindOf(handler)}`);
     for (const method of JOB_METHODS) {
       const given = (handler as JobMethods)[method];
-      if (given !== undefined && typeof given !== 'function') throw new Error(`${file}: the handler for ${name} carries ${method}, which must be a function of the job, not ${kindOf(given)}`);
+      if (given !== undefined && typeof given !== 'function')
+        throw new Error(`${file}: the handler for ${name} carries ${method}, which must be a function of the job, not ${kindOf(given)}`);
     }
   }
   return defineHandlers(handlers as TypedHandlerMap<Record<string, object>>);
@@ -259,7 +271,8 @@ export function handlerNames(payload: DecodedPayload, view: JobView): string[] {
     return [...channel, view.notificationClass, payload.name];
   }
   if (view.kind === 'mailable' && view.mailableClass) return [view.mailableClass, payload.name];
-  if (view.kind === 'listener') return view.method === 'handle' ? [`${view.listener}@handle`, view.listener] : [`${view.listener}@${view.method}`];
+  if (view.kind === 'listener')
+    return view.method === 'handle' ? [`${view.listener}@handle`, view.listener] : [`${view.listener}@${view.method}`];
   if (view.kind === 'string') {
     // Laravel calls `fire` on a string job that names no method (Str::parseCallback's default),
     // so the bare class stands for `Class@fire` here.
@@ -279,7 +292,9 @@ export function handlerNames(payload: DecodedPayload, view: JobView): string[] {
 export function releaseDelay(seconds: unknown): number {
   const value = typeof seconds === 'string' && seconds.trim() !== '' ? Number(seconds) : seconds;
   if (typeof value === 'number' && Number.isFinite(value)) return value;
-  throw new TypeError(`job.release(seconds): seconds must be a finite number, not ${typeof seconds === 'string' ? JSON.stringify(seconds) : describeError(seconds)}`);
+  throw new TypeError(
+    `job.release(seconds): seconds must be a finite number, not ${typeof seconds === 'string' ? JSON.stringify(seconds) : describeError(seconds)}`,
+  );
 }
 
 /** The job's name in events and failures: the envelope's displayName, else its class. */

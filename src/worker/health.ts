@@ -96,7 +96,11 @@ export class ConnectionWatch {
     this.#saidAt = now;
     const cause = describeConnectionError(client, error);
     const lasting = now - this.downSince >= 1000 ? ` (for ${Math.round((now - this.downSince) / 1000)} s)` : '';
-    this.events.down(new RedisUnreachableError(`Redis is unreachable${lasting}: ${cause}; retrying, and no job is taken until it answers`, { cause: error }));
+    this.events.down(
+      new RedisUnreachableError(`Redis is unreachable${lasting}: ${cause}; retrying, and no job is taken until it answers`, {
+        cause: error,
+      }),
+    );
   }
 
   private ready(): void {

@@ -42,13 +42,66 @@ export {
 } from './handlers.js';
 export { QueueCache, PauseWatch, RESTART_KEY, ALL_PAUSED_KEY, pausedKey, phpTruthy } from './cache.js';
 export { DatabaseUuidFailedJobProvider, laravelTimestamp, type FailedJob, type FailedJobProvider } from './FailedJobProvider.js';
-export { databaseConfig, openDatabase, quoteName, type Database, type DatabaseConfig, type Dialect, type Queryable, type QueryResult } from '../database/index.js';
+export {
+  databaseConfig,
+  openDatabase,
+  quoteName,
+  type Database,
+  type DatabaseConfig,
+  type Dialect,
+  type Queryable,
+  type QueryResult,
+} from '../database/index.js';
 export { MissingDriverError, DRIVER_PACKAGES } from '../database/index.js';
-export { MaxAttemptsExceededError, TimeoutExceededError, ManuallyFailedError, NoHandlerError, UndecodableJobError, describeError, exceptionText } from './errors.js';
+export {
+  MaxAttemptsExceededError,
+  TimeoutExceededError,
+  ManuallyFailedError,
+  NoHandlerError,
+  UndecodableJobError,
+  describeError,
+  exceptionText,
+} from './errors.js';
 export { resetAttempts, retryFailedJob, retryUntilFor, type RetryUntilChoice } from './retry.js';
 export { RedisLock } from './RedisLock.js';
 export { RateLimiter } from './RateLimiter.js';
-export { withoutOverlapping, rateLimited, overlapLockName, rateLimitKeys, type GuardedHandler, type GuardKey, type Limit, type Limits, type WithoutOverlappingOptions, type RateLimitedOptions } from './middleware.js';
+export {
+  withoutOverlapping,
+  rateLimited,
+  overlapLockName,
+  rateLimitKeys,
+  type GuardedHandler,
+  type GuardKey,
+  type Limit,
+  type Limits,
+  type WithoutOverlappingOptions,
+  type RateLimitedOptions,
+} from './middleware.js';
 export { CallQueuedHandler } from './CallQueuedHandler.js';
-export { RedisLockStore, DatabaseLockStore, acquireUniqueLock, planUniqueLock, uniqueLockFields, hiddenUniqueContext, UnnamedLockError, type DispatchLock, type PlannedLock, type UniqueContext, uniqueLockKeys, uniquenessOf, hiddenContextKey, xxh128, SHOULD_BE_UNIQUE, SHOULD_BE_UNIQUE_UNTIL_PROCESSING, type UniqueLockStore, type Uniqueness } from './UniqueLock.js';
-export { DatabaseBatchRepository, allJobsHaveRanExactlyOnce, type BatchCounts, type BatchOptions, type BatchRow } from './BatchRepository.js';
+export {
+  RedisLockStore,
+  DatabaseLockStore,
+  acquireUniqueLock,
+  planUniqueLock,
+  uniqueLockFields,
+  hiddenUniqueContext,
+  UnnamedLockError,
+  type DispatchLock,
+  type PlannedLock,
+  type UniqueContext,
+  uniqueLockKeys,
+  uniquenessOf,
+  hiddenContextKey,
+  xxh128,
+  SHOULD_BE_UNIQUE,
+  SHOULD_BE_UNIQUE_UNTIL_PROCESSING,
+  type UniqueLockStore,
+  type Uniqueness,
+} from './UniqueLock.js';
+export {
+  DatabaseBatchRepository,
+  allJobsHaveRanExactlyOnce,
+  type BatchCounts,
+  type BatchOptions,
+  type BatchRow,
+} from './BatchRepository.js';

@@ -19,7 +19,8 @@ export function watchLiveHeap(): void {
   liveHeap = process.memoryUsage().heapUsed;
   observer = new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) {
-      if ((entry as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) liveHeap = process.memoryUsage().heapUsed;
+      if ((entry as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR)
+        liveHeap = process.memoryUsage().heapUsed;
     }
   });
   observer.observe({ entryTypes: ['gc'] });

@@ -48,8 +48,16 @@ export interface WithoutOverlappingOptions {
  * used, as in Laravel), or with `dontRelease` deleted as if it had run.
  */
 export function withoutOverlapping(key: GuardKey | ((job: HandlerJob) => GuardKey), handler: Handler): GuardedHandler;
-export function withoutOverlapping(key: GuardKey | ((job: HandlerJob) => GuardKey), options: WithoutOverlappingOptions, handler: Handler): GuardedHandler;
-export function withoutOverlapping(key: GuardKey | ((job: HandlerJob) => GuardKey), optionsOrHandler: WithoutOverlappingOptions | Handler, maybeHandler?: Handler): GuardedHandler {
+export function withoutOverlapping(
+  key: GuardKey | ((job: HandlerJob) => GuardKey),
+  options: WithoutOverlappingOptions,
+  handler: Handler,
+): GuardedHandler;
+export function withoutOverlapping(
+  key: GuardKey | ((job: HandlerJob) => GuardKey),
+  optionsOrHandler: WithoutOverlappingOptions | Handler,
+  maybeHandler?: Handler,
+): GuardedHandler {
   const [options, handler] = typeof optionsOrHandler === 'function' ? [{}, optionsOrHandler] : [optionsOrHandler, maybeHandler];
   if (typeof handler !== 'function') throw new TypeError('withoutOverlapping(key, options, handler): the handler is not a function');
   const releaseAfter = seconds(options.releaseAfter ?? 0, 'releaseAfter');
@@ -97,8 +105,18 @@ export interface RateLimitedOptions {
  * until the window ends, plus 3 seconds (as Laravel), or with `dontRelease` deleted.
  */
 export function rateLimited(name: string, limits: Limits | ((job: HandlerJob) => Limits), handler: Handler): GuardedHandler;
-export function rateLimited(name: string, limits: Limits | ((job: HandlerJob) => Limits), options: RateLimitedOptions, handler: Handler): GuardedHandler;
-export function rateLimited(name: string, limits: Limits | ((job: HandlerJob) => Limits), optionsOrHandler: RateLimitedOptions | Handler, maybeHandler?: Handler): GuardedHandler {
+export function rateLimited(
+  name: string,
+  limits: Limits | ((job: HandlerJob) => Limits),
+  options: RateLimitedOptions,
+  handler: Handler,
+): GuardedHandler;
+export function rateLimited(
+  name: string,
+  limits: Limits | ((job: HandlerJob) => Limits),
+  optionsOrHandler: RateLimitedOptions | Handler,
+  maybeHandler?: Handler,
+): GuardedHandler {
   const [options, handler] = typeof optionsOrHandler === 'function' ? [{}, optionsOrHandler] : [optionsOrHandler, maybeHandler];
   if (typeof handler !== 'function') throw new TypeError('rateLimited(name, limits, options, handler): the handler is not a function');
   if (typeof name !== 'string') throw new TypeError('rateLimited(name, …): the limiter name is not a string');
@@ -121,10 +139,13 @@ export function rateLimited(name: string, limits: Limits | ((job: HandlerJob) =>
 export function rateLimitKeys(name: string, limits: Limits): { key: string; maxAttempts: number; decayMinutes: number }[] {
   if (limits === null || limits === undefined) return [];
   return (Array.isArray(limits) ? limits : [limits]).map((limit) => {
-    if (limit === null || typeof limit !== 'object') throw new TypeError(`rate limiter ${JSON.stringify(name)}: a limit is { maxAttempts, decayMinutes?, key? }, got ${String(limit)}`);
+    if (limit === null || typeof limit !== 'object')
+      throw new TypeError(`rate limiter ${JSON.stringify(name)}: a limit is { maxAttempts, decayMinutes?, key? }, got ${String(limit)}`);
     const maxAttempts = wholeNumber(limit.maxAttempts, `rate limiter ${JSON.stringify(name)}: maxAttempts`);
     const decayMinutes = wholeNumber(limit.decayMinutes ?? 1, `rate limiter ${JSON.stringify(name)}: decayMinutes`);
-    const key = createHash('md5').update(name + phpString(limit.key ?? '', `rate limiter ${JSON.stringify(name)}`)).digest('hex');
+    const key = createHash('md5')
+      .update(name + phpString(limit.key ?? '', `rate limiter ${JSON.stringify(name)}`))
+      .digest('hex');
     return { key, maxAttempts, decayMinutes };
   });
 }
@@ -164,7 +185,8 @@ function phpString(key: GuardKey, where: string): string {
   if (key === true) return '1';
   if (typeof key === 'bigint') return key.toString();
   if (typeof key === 'number') {
-    if (!Number.isSafeInteger(key)) throw new TypeError(`${where}: the key ${key} is not a whole number; pass the string PHP would make of it`);
+    if (!Number.isSafeInteger(key))
+      throw new TypeError(`${where}: the key ${key} is not a whole number; pass the string PHP would make of it`);
     return String(key);
   }
   if (typeof key === 'string') return key;
@@ -172,12 +194,14 @@ function phpString(key: GuardKey, where: string): string {
 }
 
 function seconds(value: number, name: string): number {
-  if (!Number.isFinite(value) || value < 0) throw new TypeError(`withoutOverlapping: ${name} must be a number of seconds, 0 or more; got ${value}`);
+  if (!Number.isFinite(value) || value < 0)
+    throw new TypeError(`withoutOverlapping: ${name} must be a number of seconds, 0 or more; got ${value}`);
   return Math.floor(value);
 }
 
 function wholeNumber(value: unknown, what: string): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value)) throw new TypeError(`${what} must be a whole number, got ${String(value)}`);
+  if (typeof value !== 'number' || !Number.isSafeInteger(value))
+    throw new TypeError(`${what} must be a whole number, got ${String(value)}`);
   return value;
 }
 
@@ -199,13 +223,20 @@ export class MiddlewareNotices {
     const where = middlewareOf(cls, view, shapes);
     if (!where) return undefined;
     const guards = (handler as Partial<GuardedHandler> | undefined)?.guards ?? [];
-    const applied = guards.length > 0 ? `; its Node handler applies ${guards.map((g) => `${g}()`).join(' and ')}` : '; wrap its Node handler in withoutOverlapping() or rateLimited() to share PHP’s WithoutOverlapping locks and RateLimited limits';
+    const applied =
+      guards.length > 0
+        ? `; its Node handler applies ${guards.map((g) => `${g}()`).join(' and ')}`
+        : '; wrap its Node handler in withoutOverlapping() or rateLimited() to share PHP’s WithoutOverlapping locks and RateLimited limits';
     return `${cls} has job middleware (${where}) that runs in PHP only: Node does not apply it${applied}`;
   }
 }
 
 /** Where the class's PHP job middleware is declared, if it has any. */
-function middlewareOf(cls: string, view: JobView & { queueable: { middleware: PhpValue | undefined } }, shapes: ShapesFile | undefined): string | undefined {
+function middlewareOf(
+  cls: string,
+  view: JobView & { queueable: { middleware: PhpValue | undefined } },
+  shapes: ShapesFile | undefined,
+): string | undefined {
   const inPayload = middlewareInPayload(view.queueable.middleware);
   if (inPayload.length > 0) return `in its payload: ${inPayload.join(', ')}`;
   const shape = findShape(shapes, cls);

@@ -42,14 +42,24 @@ export type RetryUntilChoice = { seconds: number } | 'none' | 'keep';
  * - otherwise the new window is `choice` (seconds from now, none, keep); without one, the job is
  *   refused with the reason, so it never goes back with a window that has already closed.
  */
-export function retryUntilFor(payload: string, options: { shapes?: ShapesFile; choice?: RetryUntilChoice; now?: number } = {}): { keep: true } | { retryUntil: number | null } | { refuse: string } {
+export function retryUntilFor(
+  payload: string,
+  options: { shapes?: ShapesFile; choice?: RetryUntilChoice; now?: number } = {},
+): { keep: true } | { retryUntil: number | null } | { refuse: string } {
   let envelope: { retryUntil?: unknown; data?: { command?: unknown; commandName?: unknown } };
   try {
     envelope = JSON.parse(payload);
   } catch {
     return { keep: true }; // resetAttempts refuses it with its own reason
   }
-  if (envelope === null || typeof envelope !== 'object' || envelope.data?.command === undefined || envelope.retryUntil === null || envelope.retryUntil === undefined) return { keep: true };
+  if (
+    envelope === null ||
+    typeof envelope !== 'object' ||
+    envelope.data?.command === undefined ||
+    envelope.retryUntil === null ||
+    envelope.retryUntil === undefined
+  )
+    return { keep: true };
   const className = typeof envelope.data.commandName === 'string' ? envelope.data.commandName : undefined;
   if (className === CALL_QUEUED_LISTENER) return { keep: true };
   const shape = className ? findShape(options.shapes, className) : undefined;
@@ -89,7 +99,12 @@ function asPhpArray(value: JsonValue): JsonValue {
  * Pushes a failed job back onto its queue and forgets its record; with `retryUntil`, its window
  * as retryUntilFor decides it. Returns the reason when the job is refused (its record stays).
  */
-export async function retryFailedJob(failer: FailedJobProvider, queue: RedisQueue, job: FailedJob, retryUntil?: { shapes?: ShapesFile; choice?: RetryUntilChoice; now?: number }): Promise<string | undefined> {
+export async function retryFailedJob(
+  failer: FailedJobProvider,
+  queue: RedisQueue,
+  job: FailedJob,
+  retryUntil?: { shapes?: ShapesFile; choice?: RetryUntilChoice; now?: number },
+): Promise<string | undefined> {
   const window = retryUntil ? retryUntilFor(job.payload, retryUntil) : { keep: true as const };
   if ('refuse' in window) return window.refuse;
   await queue.pushRaw(resetAttempts(job.payload, 'retryUntil' in window ? window : undefined), job.queue);

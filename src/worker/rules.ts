@@ -6,7 +6,8 @@
 import { jsonNumber, type JsonObject, type JsonValue } from '../laravel/index.js';
 
 /** The envelope fields the rules read (as decoded, or as JSON.parse reads the reserved copy). */
-export type RuleFields = Pick<JsonObject, 'maxTries' | 'retryUntil' | 'timeoutAt' | 'timeout' | 'backoff' | 'delay'> | Record<string, unknown>;
+export type RuleFields =
+  Pick<JsonObject, 'maxTries' | 'retryUntil' | 'timeoutAt' | 'timeout' | 'backoff' | 'delay'> | Record<string, unknown>;
 
 /** The worker's defaults the payload may override (`--tries`, `--timeout`, `--backoff`). */
 export interface RuleDefaults {
@@ -31,7 +32,12 @@ export function retryUntilOf(fields: RuleFields): number | null {
 }
 
 /** Laravel's markJobAsFailedIfAlreadyExceedsMaxAttempts: this attempt is one too many. */
-export function alreadyExceedsMaxAttempts(fields: RuleFields, attempts: number, now: number, defaults: Pick<RuleDefaults, 'tries'>): boolean {
+export function alreadyExceedsMaxAttempts(
+  fields: RuleFields,
+  attempts: number,
+  now: number,
+  defaults: Pick<RuleDefaults, 'tries'>,
+): boolean {
   const retryUntil = retryUntilOf(fields);
   if (retryUntil) return now > retryUntil;
   const maxTries = maxTriesOf(fields, defaults);

@@ -143,7 +143,18 @@ function watchdogThread(): void {
   /* eslint-disable @typescript-eslint/no-require-imports */
   const { parentPort, workerData } = require('node:worker_threads') as typeof import('node:worker_threads');
   const { writeSync } = require('node:fs') as typeof import('node:fs');
-  const { buffer, slots, exitOnBlock, beatMs, graceMs, labelBytes, reservationBytes, views, renewal, large: LARGE } = workerData as {
+  const {
+    buffer,
+    slots,
+    exitOnBlock,
+    beatMs,
+    graceMs,
+    labelBytes,
+    reservationBytes,
+    views,
+    renewal,
+    large: LARGE,
+  } = workerData as {
     buffer: SharedArrayBuffer;
     slots: number;
     exitOnBlock: boolean;
@@ -157,7 +168,9 @@ function watchdogThread(): void {
   };
   // The reservations too large for a slot, by slot, each with the deadline of the job it is for.
   const large = new Map<number, { deadline: bigint; key: string; member: SharedArrayBuffer }>();
-  parentPort!.on('message', (message: { slot: number; deadline: bigint; key: string; member: SharedArrayBuffer }) => large.set(message.slot, message));
+  parentPort!.on('message', (message: { slot: number; deadline: bigint; key: string; member: SharedArrayBuffer }) =>
+    large.set(message.slot, message),
+  );
   const shared = (new Function(`return ${views}`)() as typeof sharedViews)(buffer, slots, labelBytes, reservationBytes);
   const decoder = new TextDecoder();
   // The deadline each slot was last reported for: one report per job.
@@ -222,14 +235,26 @@ function watchdogThread(): void {
       const [timeout, attempts, queue, id, uuid, ...name] = label.split('\t');
       let others = 0;
       for (let other = 0; other < slots; other++) if (other !== slot && Atomics.load(shared.deadlines, other) !== 0n) others++;
-      const job = { job: name.join('\t'), id: id!, uuid: uuid === '' ? undefined : uuid, queue: queue!, attempts: Number(attempts), timeout: Number(timeout), blockedMs: now - lastBeat, others };
+      const job = {
+        job: name.join('\t'),
+        id: id!,
+        uuid: uuid === '' ? undefined : uuid,
+        queue: queue!,
+        attempts: Number(attempts),
+        timeout: Number(timeout),
+        blockedMs: now - lastBeat,
+        others,
+      };
       const blocked = `${(job.blockedMs / 1000).toFixed(1)} s`;
       const what =
         others === 0
           ? `job ${job.job} [${job.id}] has blocked the event loop for ${blocked}, past its timeout of ${job.timeout} s`
           : `job ${job.job} [${job.id}] is past its timeout of ${job.timeout} s while the event loop has been blocked for ${blocked}, by it or by one of the ${others} other job${others === 1 ? '' : 's'} in hand`;
       if (exitOnBlock) {
-        writeSync(2, `lqb watchdog: ${what}: ending the process as Laravel's timeout does (SIGKILL); the job comes back after retry_after\n`);
+        writeSync(
+          2,
+          `lqb watchdog: ${what}: ending the process as Laravel's timeout does (SIGKILL); the job comes back after retry_after\n`,
+        );
         process.kill(process.pid, 'SIGKILL');
       }
       writeSync(2, `lqb watchdog: ${what} (exitOnBlock is off: the process goes on)\n`);
@@ -392,5 +417,10 @@ export function renewalFor(queue: { retryAfter: number | null; client: object })
   } catch {
     return undefined;
   }
-  return { retryAfter: queue.retryAfter, connection, ioredis, renewLua: { flagged: luaSource('lqbRenew'), plain: luaSource('lqbRenewPlain') } };
+  return {
+    retryAfter: queue.retryAfter,
+    connection,
+    ioredis,
+    renewLua: { flagged: luaSource('lqbRenew'), plain: luaSource('lqbRenewPlain') },
+  };
 }

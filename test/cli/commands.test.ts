@@ -15,7 +15,8 @@ import { Redis } from 'ioredis';
 
 const current = scratchPerTest('cli');
 
-const job = (n: number) => buildPayload(buildJob({ className: 'App\\Jobs\\Bridge\\RecordJob', properties: { n, label: 'cli', ratio: 0.5, items: [] } })).raw;
+const job = (n: number) =>
+  buildPayload(buildJob({ className: 'App\\Jobs\\Bridge\\RecordJob', properties: { n, label: 'cli', ratio: 0.5, items: [] } })).raw;
 
 describe('lqb dispatch --laravel=13', () => {
   it('writes 13.x’s envelope (deleteWhenMissingModels after retryUntil, createdAt, delay, data.batchId)', async () => {
@@ -25,7 +26,23 @@ describe('lqb dispatch --laravel=13', () => {
     const [payload] = await raw.zrange(`${current.prefix}queues:default:delayed`, 0, -1);
     raw.disconnect();
     const envelope = JSON.parse(payload!);
-    expect(Object.keys(envelope)).toEqual(['uuid', 'displayName', 'job', 'maxTries', 'maxExceptions', 'failOnTimeout', 'backoff', 'timeout', 'retryUntil', 'deleteWhenMissingModels', 'data', 'createdAt', 'id', 'attempts', 'delay']);
+    expect(Object.keys(envelope)).toEqual([
+      'uuid',
+      'displayName',
+      'job',
+      'maxTries',
+      'maxExceptions',
+      'failOnTimeout',
+      'backoff',
+      'timeout',
+      'retryUntil',
+      'deleteWhenMissingModels',
+      'data',
+      'createdAt',
+      'id',
+      'attempts',
+      'delay',
+    ]);
     expect(envelope).toMatchObject({ deleteWhenMissingModels: false, delay: 5, data: { batchId: null } });
     // As make:job writes it (SerializesModels): Queueable's properties that hold their defaults are left out.
     expect(envelope.data.command).toBe('O:10:"App\\Jobs\\X":2:{s:1:"n";i:1;s:5:"delay";i:5;}');
@@ -34,7 +51,21 @@ describe('lqb dispatch --laravel=13', () => {
 
 describe('lqb dispatch --props', () => {
   it('turns each JSON number into what PHP’s json_decode then serialize() write', async () => {
-    const numbers = ['1.0', '1e2', '1e-7', '1.5e300', '123456789012345678.5', '-0.0', '-0', '0.1', '2.5E-5', '9223372036854775807', '9223372036854775808', '-9223372036854775809', '123456789012345678901234567890'];
+    const numbers = [
+      '1.0',
+      '1e2',
+      '1e-7',
+      '1.5e300',
+      '123456789012345678.5',
+      '-0.0',
+      '-0',
+      '0.1',
+      '2.5E-5',
+      '9223372036854775807',
+      '9223372036854775808',
+      '-9223372036854775809',
+      '123456789012345678901234567890',
+    ];
     const props = `{${numbers.map((n, i) => `"p${i}":${n}`).join(',')}}`;
     const phpBytes = php(`echo serialize(json_decode(${JSON.stringify(props)}, true));`).toString('latin1');
     const dispatched = await lqb(['dispatch', 'App\\Jobs\\X', `--props=${props}`], current.s.env);
@@ -59,15 +90,24 @@ describe('lqb size and clear', () => {
     await queue.pop();
     client.disconnect();
     expect((await lqb(['size', '--queue=mail'], current.s.env)).stdout.trim()).toBe('mail  3');
-    expect((await lqb(['size', '--queue=mail,notifications'], current.s.env)).stdout, 'sizes beside their queue names').toBe('mail           3\nnotifications  0\n');
+    expect((await lqb(['size', '--queue=mail,notifications'], current.s.env)).stdout, 'sizes beside their queue names').toBe(
+      'mail           3\nnotifications  0\n',
+    );
     const size = await lqb(['size', '--queue=mail,other', '--json'], current.s.env);
-    expect(size.stdout.trim().split('\n').map((l) => JSON.parse(l))).toEqual([
+    expect(
+      size.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l)),
+    ).toEqual([
       { queue: 'mail', size: 3, ready: 1, delayed: 1, reserved: 1 },
       { queue: 'other', size: 0, ready: 0, delayed: 0, reserved: 0 },
     ]);
     expect((await lqb(['clear', '--queue=mail'], current.s.env)).stdout.trim()).toBe('Cleared 3 jobs from the [mail] queue');
     // queue:clear's own command line: a connection name and --force.
-    expect((await lqb(['clear', 'redis', '--force', '--queue=mail'], current.s.env)).stdout.trim()).toBe('Cleared 0 jobs from the [mail] queue');
+    expect((await lqb(['clear', 'redis', '--force', '--queue=mail'], current.s.env)).stdout.trim()).toBe(
+      'Cleared 0 jobs from the [mail] queue',
+    );
     expect((await lqb(['size', '--queue=mail'], current.s.env)).stdout.trim()).toBe('mail  0');
   });
 });
@@ -82,7 +122,12 @@ describe('lqb failed, forget and flush', () => {
     const table = await lqb(['failed'], current.s.env);
     expect(table.stdout).toMatch(/\| ID +\| Connection \| Queue +\| Class +\| Failed At +\|/);
     expect(table.stdout).toContain('App\\Jobs\\Bridge\\RecordJob');
-    expect((await lqb(['failed', '--json'], current.s.env)).stdout.trim().split('\n').map((l) => JSON.parse(l).id)).toEqual([...uuids].reverse());
+    expect(
+      (await lqb(['failed', '--json'], current.s.env)).stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).id),
+    ).toEqual([...uuids].reverse());
     expect((await lqb(['forget', uuids[0]!], current.s.env)).stdout.trim()).toBe('Failed job deleted successfully!');
     const again = await lqb(['forget', uuids[0]!], current.s.env);
     expect(again.status).toBe(1);
@@ -109,7 +154,11 @@ describe('lqb work --json', () => {
     client.disconnect();
     const result = await lqb(['work', `--handlers=${HANDLERS}`, '--stop-when-empty', '--sleep=0', '--json'], current.s.env);
     // The start line of a worker without shapes (unique locks of uniqueId() methods cannot be known) aside.
-    const events = result.stdout.trim().split('\n').map((l) => JSON.parse(l)).filter((e) => !String(e.reason ?? '').startsWith('without class shapes'));
+    const events = result.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .filter((e) => !String(e.reason ?? '').startsWith('without class shapes'));
     expect(events.map((e) => e.event)).toEqual(['processing', 'processed', 'stopping']);
     expect(events[1]).toMatchObject({ job: 'App\\Jobs\\Bridge\\RecordJob', queue: 'default', attempts: 1 });
     expect(events[1].durationMs).toBeGreaterThanOrEqual(0);
@@ -125,12 +174,17 @@ describe('usage and failures', () => {
     [['dispatch', 'App\\Jobs\\X', '--props=[1]'], /--props must be a JSON object/],
     [['dispatch', 'App\\Jobs\\X', '--laravel=4'], /--laravel must be one of/],
     // Queueable's own properties: never a value silently replaced by the trait's, or a queue the push ignores.
-    [['dispatch', 'App\\Jobs\\X', '--props={"n":1,"queue":"emails"}'], /--props: App\\Jobs\\X: \$queue is Laravel's Queueable .*; use --queue/],
+    [
+      ['dispatch', 'App\\Jobs\\X', '--props={"n":1,"queue":"emails"}'],
+      /--props: App\\Jobs\\X: \$queue is Laravel's Queueable .*; use --queue/,
+    ],
     [['dispatch', 'App\\Jobs\\X', '--props={"delay":5}'], /\$delay is Laravel's Queueable .*; use --delay/],
     [['dispatch', 'App\\Jobs\\X', '--props={"job":1}'], /\$job is Laravel's Queueable .*; leave it out/],
     [['forget'], /forget takes one failed job ID/],
     // Counts and whole seconds take no fractions (a job with maxTries 2.5 is no job PHP writes).
-    ...['tries', 'timeout', 'max-jobs', 'memory', 'concurrency'].map((flag) => [['work', `--handlers=${HANDLERS}`, `--${flag}=2.5`], new RegExp(`--${flag} must be a whole number`)] as [string[], RegExp]),
+    ...['tries', 'timeout', 'max-jobs', 'memory', 'concurrency'].map(
+      (flag) => [['work', `--handlers=${HANDLERS}`, `--${flag}=2.5`], new RegExp(`--${flag} must be a whole number`)] as [string[], RegExp],
+    ),
     [['dispatch', 'App\\Jobs\\X', '--tries=2.5'], /--tries must be a whole number/],
     [['dispatch', 'App\\Jobs\\X', '--timeout=0.5'], /--timeout must be a whole number/],
     [['work', `--handlers=${HANDLERS}`, '--no-such-flag'], /Unknown option '--no-such-flag'/],
@@ -150,7 +204,11 @@ describe('usage and failures', () => {
   });
 
   it('--help, -h and lqb help COMMAND print the usage and exit 0; --version names the package', async () => {
-    for (const args of [['work', '--help'], ['work', '-h'], ['help', 'work']]) {
+    for (const args of [
+      ['work', '--help'],
+      ['work', '-h'],
+      ['help', 'work'],
+    ]) {
       const result = await lqb(args, current.s.env);
       expect(result.status).toBe(0);
       expect(result.stdout).toMatch(/^usage: lqb work \[CONNECTION\] --handlers=FILE .*\[--concurrency=N\]/);
@@ -158,7 +216,9 @@ describe('usage and failures', () => {
     }
     const overview = await lqb(['--help'], current.s.env);
     expect(overview.status).toBe(0);
-    expect(overview.stdout).toMatch(/commands: work, dispatch, decode, find, size, clear, restart, pause, resume, failed, retry, forget, flush, shapes, demo/);
+    expect(overview.stdout).toMatch(
+      /commands: work, dispatch, decode, find, size, clear, restart, pause, resume, failed, retry, forget, flush, shapes, demo/,
+    );
     const version = await lqb(['--version'], current.s.env);
     const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
     expect(version.stdout.trim()).toBe(`laravel-queue-bridge ${manifest.version}`);
@@ -169,15 +229,23 @@ describe('usage and failures', () => {
     const queue = new RedisQueue(client, { defaultQueue: 'default' });
     const failing = buildPayload(buildJob({ className: 'App\\Jobs\\Bridge\\FailingJob', properties: { n: 1, message: 'no' } })).raw;
     await queue.pushRaw(failing);
-    const ran = await lqb(['work', 'redis-long', `--handlers=${HANDLERS}`, '--name=worker-1', '--force', '--daemon', '--stop-when-empty', '--sleep=0'], current.s.env);
+    const ran = await lqb(
+      ['work', 'redis-long', `--handlers=${HANDLERS}`, '--name=worker-1', '--force', '--daemon', '--stop-when-empty', '--sleep=0'],
+      current.s.env,
+    );
     expect(ran.status).toBe(0);
     // A job's lines carry its id as artisan prints them; the worker's own line has none.
     expect(ran.stdout).toMatch(/^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\]\[\w+\] Processing: App\\Jobs\\Bridge\\FailingJob$/m);
     expect(ran.stdout).toMatch(/^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\] Stopping: +empty$/m);
-    const [record] = (await lqb(['failed', '--json'], current.s.env)).stdout.trim().split('\n').map((l) => JSON.parse(l) as { connection: string });
+    const [record] = (await lqb(['failed', '--json'], current.s.env)).stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { connection: string });
     expect(record!.connection).toBe('redis-long');
 
-    const flaky = buildPayload(buildJob({ className: 'App\\Jobs\\Bridge\\FlakyJob', properties: { n: 2, failTimes: 1 } }), { maxTries: 3 }).raw;
+    const flaky = buildPayload(buildJob({ className: 'App\\Jobs\\Bridge\\FlakyJob', properties: { n: 2, failTimes: 1 } }), {
+      maxTries: 3,
+    }).raw;
     await queue.pushRaw(flaky);
     const before = Date.now() / 1000;
     expect((await lqb(['work', `--handlers=${HANDLERS}`, '--delay=30', '--once'], current.s.env)).status).toBe(0);
@@ -194,10 +262,14 @@ describe('usage and failures', () => {
     // `--queue=$QUEUES` that expanded to nothing: artisan falls back to the connection's queue.
     expect((await lqb(['size', '--queue='], current.s.env)).stdout.trim()).toBe('default  1');
     expect((await lqb(['clear', '--queue='], current.s.env)).stdout.trim()).toBe('Cleared 1 jobs from the [default] queue');
-    const flaky = buildPayload(buildJob({ className: 'App\\Jobs\\Bridge\\FlakyJob', properties: { n: 2, failTimes: 1 } }), { maxTries: 3 }).raw;
+    const flaky = buildPayload(buildJob({ className: 'App\\Jobs\\Bridge\\FlakyJob', properties: { n: 2, failTimes: 1 } }), {
+      maxTries: 3,
+    }).raw;
     await queue.pushRaw(flaky);
     const before = Date.now() / 1000;
-    expect((await lqb(['work', `--handlers=${HANDLERS}`, '--backoff=0', '--delay=30', '--once', '--queue='], current.s.env)).status).toBe(0);
+    expect((await lqb(['work', `--handlers=${HANDLERS}`, '--backoff=0', '--delay=30', '--once', '--queue='], current.s.env)).status).toBe(
+      0,
+    );
     const [, score] = await client.zrange('queues:default:delayed', 0, -1, 'WITHSCORES');
     expect(Number(score) - before).toBeGreaterThanOrEqual(29);
     client.disconnect();
@@ -234,7 +306,10 @@ describe('lqb demo', () => {
     expect(result.stdout).toMatch(/Done: 0 jobs left on the queue, 0 failed\./);
     const prefix = /keys under (lqb-demo-[0-9a-f]+:)/.exec(result.stdout)?.[1];
     expect(prefix, `the demo names its key prefix: ${result.stdout.split('\n')[0]}`).toBeDefined();
-    expect([...seen].some((key) => key.startsWith(prefix!)), `no key under ${prefix} was seen while the demo ran`).toBe(true);
+    expect(
+      [...seen].some((key) => key.startsWith(prefix!)),
+      `no key under ${prefix} was seen while the demo ran`,
+    ).toBe(true);
     const left = await watcher.keys(`${prefix}*`);
     watcher.disconnect();
     expect(left, `keys the demo left under ${prefix}`).toEqual([]);
@@ -263,13 +338,18 @@ describe('lqb demo --redis', () => {
       running = false;
       await watching;
       expect(result.stderr, 'what lqb demo --redis said on stderr').toBe('');
-      expect(result.stdout.split('\n')[0]).toMatch(new RegExp(`^Using Redis at 127\\.0\\.0\\.1:${server.port}/3, keys under lqb-demo-[0-9a-f]+:$`));
-      expect(result.stdout, 'the password in the demo\'s output').not.toContain('demo-secret');
+      expect(result.stdout.split('\n')[0]).toMatch(
+        new RegExp(`^Using Redis at 127\\.0\\.0\\.1:${server.port}/3, keys under lqb-demo-[0-9a-f]+:$`),
+      );
+      expect(result.stdout, "the password in the demo's output").not.toContain('demo-secret');
       expect(result.stdout).toMatch(/PHP handle\(\): n=101 \(int\)/);
       expect(result.stdout).toMatch(/Done: 0 jobs left on the queue, 0 failed\./);
       const prefix = /keys under (lqb-demo-[0-9a-f]+:)/.exec(result.stdout)![1]!;
       // Laravel's side wrote to database 3 of the given server too: its queue keys were seen there.
-      expect([...seen].filter((key) => key.startsWith(`${prefix}queues:`)).length, `keys under ${prefix} seen in database 3`).toBeGreaterThan(0);
+      expect(
+        [...seen].filter((key) => key.startsWith(`${prefix}queues:`)).length,
+        `keys under ${prefix} seen in database 3`,
+      ).toBeGreaterThan(0);
       expect(await watcher.keys(`${prefix}*`), 'keys the demo left').toEqual([]);
     } finally {
       running = false;
@@ -280,7 +360,9 @@ describe('lqb demo --redis', () => {
 
   it('refuses a --redis that is not a redis:// URL, naming it (exit 2)', async () => {
     const result = await lqb(['demo', '--redis=rediss://127.0.0.1:6380'], current.s.env);
-    expect(result.stderr).toBe('lqb demo: --redis must be a redis://host:port URL (the demo\'s PHP side speaks plain Redis), not "rediss://127.0.0.1:6380" (lqb demo --help for usage)\n');
+    expect(result.stderr).toBe(
+      'lqb demo: --redis must be a redis://host:port URL (the demo\'s PHP side speaks plain Redis), not "rediss://127.0.0.1:6380" (lqb demo --help for usage)\n',
+    );
     expect(result.status).toBe(2);
   });
 });
@@ -289,7 +371,10 @@ describe('a mistyped flag or command', () => {
   it.each([
     [['size', '--queu=mail'], "lqb size: Unknown option '--queu'; did you mean --queue? (lqb size --help for usage)\n"],
     [['work', '--handler=x.mjs'], "lqb work: Unknown option '--handler'; did you mean --handlers? (lqb work --help for usage)\n"],
-    [['work', '--stop-when-emtpy'], "lqb work: Unknown option '--stop-when-emtpy'; did you mean --stop-when-empty? (lqb work --help for usage)\n"],
+    [
+      ['work', '--stop-when-emtpy'],
+      "lqb work: Unknown option '--stop-when-emtpy'; did you mean --stop-when-empty? (lqb work --help for usage)\n",
+    ],
     [['size', '--zzz'], "lqb size: Unknown option '--zzz' (lqb size --help for usage)\n"],
   ])('lqb %j names the nearest flag the command takes, exit 2', async (args, stderr) => {
     const result = await lqb(args, current.s.env);

@@ -41,7 +41,11 @@ function dotenv(lines: string[]): string {
 
 /** The environment of a user's shell: nothing of ours that names Redis or a prefix. */
 function shell(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, LQB_FAILED_DB: join(dir, 'failed.sqlite'), LQB_NODE_RECORD_FILE: join(dir, 'node-runs.jsonl') };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    LQB_FAILED_DB: join(dir, 'failed.sqlite'),
+    LQB_NODE_RECORD_FILE: join(dir, 'node-runs.jsonl'),
+  };
   for (const name of Object.keys(env)) if (/^(REDIS_|APP_|CACHE_PREFIX|QUEUE_NAME)/.test(name)) delete env[name];
   return env;
 }
@@ -49,7 +53,10 @@ function shell(): NodeJS.ProcessEnv {
 describe('--env', () => {
   it('puts jobs where Laravel would: REDIS_DB without REDIS_HOST, REDIS_QUEUE as the default queue, the APP_NAME prefix', async () => {
     const env = dotenv([`APP_NAME="${appName}"`, `REDIS_DB=${DB}`, 'REDIS_QUEUE=mailq', 'REDIS_PASSWORD=null']);
-    const pushed = await lqb(['dispatch', 'App\\Jobs\\Bridge\\RecordJob', '--props={"n":1,"label":"env","ratio":0.5,"items":[]}', env], shell());
+    const pushed = await lqb(
+      ['dispatch', 'App\\Jobs\\Bridge\\RecordJob', '--props={"n":1,"label":"env","ratio":0.5,"items":[]}', env],
+      shell(),
+    );
     expect(pushed.stderr).toBe('');
     expect(JSON.parse(pushed.stdout).queue).toBe('mailq');
     const raw = new Redis(`${REDIS_URL}/${DB}`);
@@ -58,7 +65,11 @@ describe('--env', () => {
     expect((await lqb(['size', env], shell())).stdout.trim()).toBe('mailq  1');
     const worked = await lqb(['work', `--handlers=${HANDLERS}`, '--once', '--json', env], shell());
     // The start line of a worker without shapes (unique locks of uniqueId() methods cannot be known) aside.
-    const events = worked.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l)).filter((e) => !String(e.reason ?? '').startsWith('without class shapes'));
+    const events = worked.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l))
+      .filter((e) => !String(e.reason ?? '').startsWith('without class shapes'));
     expect(events.map((e) => e.event)).toEqual(['processing', 'processed', 'stopping']);
     expect(JSON.parse(readFileSync(join(dir, 'node-runs.jsonl'), 'utf8'))).toMatchObject({ queue: 'mailq', props: { label: 'env' } });
     await lqb(['dispatch', 'App\\Jobs\\X', env], shell());
@@ -77,22 +88,38 @@ describe('--env', () => {
 
   it('locks go on the cache store’s lock_connection: `default` (REDIS_DB) in the stock config, `cache` when REDIS_CACHE_LOCK_CONNECTION says so, or --cache-lock-db', () => {
     const stock = fromDotenv(['REDIS_PASSWORD=p', 'REDIS_DB=3', 'REDIS_CACHE_DB=4']);
-    expect({ queue: stock.url, values: stock.cacheUrl, locks: stock.lockUrl }, 'the stock skeleton').toEqual({ queue: 'redis://:p@127.0.0.1:6379/3', values: 'redis://:p@127.0.0.1:6379/4', locks: 'redis://:p@127.0.0.1:6379/3' });
+    expect({ queue: stock.url, values: stock.cacheUrl, locks: stock.lockUrl }, 'the stock skeleton').toEqual({
+      queue: 'redis://:p@127.0.0.1:6379/3',
+      values: 'redis://:p@127.0.0.1:6379/4',
+      locks: 'redis://:p@127.0.0.1:6379/3',
+    });
     expect(fromDotenv([]).lockUrl, 'the stock skeleton without REDIS_DB').toBe('redis://127.0.0.1:6379/0');
     expect(fromDotenv(['REDIS_DB=3', 'REDIS_CACHE_DB=4', 'REDIS_CACHE_LOCK_CONNECTION=cache']).lockUrl).toBe('redis://127.0.0.1:6379/4');
-    expect(fromDotenv(['REDIS_DB=3', 'REDIS_CACHE_CONNECTION=default']).cacheUrl, 'REDIS_CACHE_CONNECTION=default keeps values on the queue’s database').toBe('redis://127.0.0.1:6379/3');
+    expect(
+      fromDotenv(['REDIS_DB=3', 'REDIS_CACHE_CONNECTION=default']).cacheUrl,
+      'REDIS_CACHE_CONNECTION=default keeps values on the queue’s database',
+    ).toBe('redis://127.0.0.1:6379/3');
     expect(fromDotenv(['REDIS_DB=3'], { 'cache-lock-db': '6' }).lockUrl).toBe('redis://127.0.0.1:6379/6');
-    expect(() => fromDotenv(['REDIS_CACHE_LOCK_CONNECTION=sessions'])).toThrow(/^REDIS_CACHE_LOCK_CONNECTION="sessions" names a Redis connection the stock config\/database.php does not have \(default or cache\): give its database with --cache-lock-db$/);
-    expect(() => fromDotenv([], { 'cache-lock-db': 'x' })).toThrow(/the lock database \(--cache-lock-db, LQB_CACHE_LOCK_DB\) must be a whole number, not "x"/);
+    expect(() => fromDotenv(['REDIS_CACHE_LOCK_CONNECTION=sessions'])).toThrow(
+      /^REDIS_CACHE_LOCK_CONNECTION="sessions" names a Redis connection the stock config\/database.php does not have \(default or cache\): give its database with --cache-lock-db$/,
+    );
+    expect(() => fromDotenv([], { 'cache-lock-db': 'x' })).toThrow(
+      /the lock database \(--cache-lock-db, LQB_CACHE_LOCK_DB\) must be a whole number, not "x"/,
+    );
   });
 
   it('without --env, locks stay on the queue’s connection (what `default` means), whatever database the cache values are given', () => {
     const settings = connectionFrom({ redis: 'redis://127.0.0.1:6379/2', 'cache-db': '5' });
-    expect({ values: settings.cacheUrl, locks: settings.lockUrl }).toEqual({ values: 'redis://127.0.0.1:6379/5', locks: 'redis://127.0.0.1:6379/2' });
+    expect({ values: settings.cacheUrl, locks: settings.lockUrl }).toEqual({
+      values: 'redis://127.0.0.1:6379/5',
+      locks: 'redis://127.0.0.1:6379/2',
+    });
   });
 
   it('a Redis database that is no whole number is refused at once, naming the setting (ioredis would SELECT NaN, and fail later, unhandled)', () => {
-    expect(() => fromDotenv(['REDIS_DB=abc'])).toThrow(/the database of "redis:\/\/127\.0\.0\.1:6379\/abc" must be a whole number, not "abc"/);
+    expect(() => fromDotenv(['REDIS_DB=abc'])).toThrow(
+      /the database of "redis:\/\/127\.0\.0\.1:6379\/abc" must be a whole number, not "abc"/,
+    );
     expect(() => fromDotenv(['REDIS_CACHE_DB=one'])).toThrow(/must be a whole number, not "one"/);
     expect(() => fromDotenv(['REDIS_URL=redis://:pw@h:1/x'])).toThrow(/the database of "redis:\/\/:\*\*\*@h:1\/x"/);
   });

@@ -21,10 +21,20 @@ describe('lqb decode', () => {
     const shown = JSON.parse(stdout);
     expect(shown.envelope.displayName).toBe('App\\Jobs\\SendWelcomeEmail');
     expect(shown.envelope.data.command['@class']).toBe('App\\Jobs\\SendWelcomeEmail');
-    expect(shown.envelope.data.command).toMatchObject({ userId: 42, email: 'ada@example.com', tags: ['welcome', 'ünïcödé'], score: 0.5, tries: 3 });
+    expect(shown.envelope.data.command).toMatchObject({
+      userId: 42,
+      email: 'ada@example.com',
+      tags: ['welcome', 'ünïcödé'],
+      score: 0.5,
+      tries: 3,
+    });
     expect(shown.laravel).toBe('8');
     expect(shown.view.kind).toBe('job');
-    expect(shown.view.properties.find((p: { name: string }) => p.name === 'tags')).toEqual({ name: 'tags', visibility: 'protected', value: ['welcome', 'ünïcödé'] });
+    expect(shown.view.properties.find((p: { name: string }) => p.name === 'tags')).toEqual({
+      name: 'tags',
+      visibility: 'protected',
+      value: ['welcome', 'ünïcödé'],
+    });
   });
 
   it('reads a serialized string from a file', async () => {
@@ -54,7 +64,10 @@ describe('lqb decode', () => {
   it('fails with status 1 and one line naming the FILE it cannot read, and why', async () => {
     const { mkdtempSync } = await import('node:fs');
     const dir = mkdtempSync('/tmp/lqb-decode-');
-    for (const [path, why] of [[`${dir}/missing.txt`, 'there is no such file'], [dir, 'it is a directory']]) {
+    for (const [path, why] of [
+      [`${dir}/missing.txt`, 'there is no such file'],
+      [dir, 'it is a directory'],
+    ]) {
       const { status, stderr } = lqb(['decode', path!]);
       expect(status, path).toBe(1);
       expect(stderr, path).toBe(`lqb decode: cannot read ${path}: ${why}\n`);
@@ -105,7 +118,10 @@ describe('lqb decode of hostile values', () => {
       expect(levels[i - 1]!['@slot'], `level ${i - 1} is named by level ${i}`).toBe(levels[i]!.a!['@ref']);
     }
     expect(self.self, 'the object holding itself').toEqual({ '@ref': self['@slot'] });
-    expect(self.alias, 'a reference to a long string shows its start').toEqual({ '@ref': expect.any(Number), '@value': 't'.repeat(64) + '…' });
+    expect(self.alias, 'a reference to a long string shows its start').toEqual({
+      '@ref': expect.any(Number),
+      '@value': 't'.repeat(64) + '…',
+    });
   });
 
   it('prints a job whose command holds a reference bomb, its view numbering references as the command does', () => {
@@ -119,7 +135,9 @@ describe('lqb decode of hostile values', () => {
     expect(stdout.length, 'output length').toBeLessThan(40 * payload.length);
     const shown = JSON.parse(stdout);
     expect(shown.envelope.data.command.b[32], 'the last level in the command').toEqual([{ '@ref': 34 }, { '@ref': 34 }]);
-    expect(shown.view.properties.find((p: { name: string }) => p.name === 'b').value, 'the same in the view').toEqual(shown.envelope.data.command.b);
+    expect(shown.view.properties.find((p: { name: string }) => p.name === 'b').value, 'the same in the view').toEqual(
+      shown.envelope.data.command.b,
+    );
   });
 
   it('prints arrays and objects nested as deep as PHP reads them', () => {
@@ -149,7 +167,9 @@ describe('lqb decode of an encrypted job', () => {
     const { writeFileSync, mkdtempSync } = await import('node:fs');
     const dir = mkdtempSync('/tmp/lqb-env-');
     writeFileSync(`${dir}/.env`, `APP_NAME="Shop"\nAPP_KEY=${record.appKey}\n`);
-    expect(JSON.parse(lqb(['decode', `--env=${dir}/.env`], record.payload).stdout).envelope.data.command['@class']).toBe(record.expect.commandName);
+    expect(JSON.parse(lqb(['decode', `--env=${dir}/.env`], record.payload).stdout).envelope.data.command['@class']).toBe(
+      record.expect.commandName,
+    );
 
     const without = JSON.parse(lqb(['decode'], record.payload).stdout);
     expect(without.envelope.data.command).toMatch(/encrypted: give --key/);
@@ -165,7 +185,9 @@ describe('decodeInput on every real payload', () => {
     const { debianPayloads, versionPayloads } = await import('../helpers/laravel.js');
     const kinds = new Set<string>();
     for (const record of [...debianPayloads(), ...versionPayloads()]) {
-      const shown = decodeInput(Buffer.from(record.payload), { appKey: record.appKey, cipher: record.cipher }) as { view: { kind: string } };
+      const shown = decodeInput(Buffer.from(record.payload), { appKey: record.appKey, cipher: record.cipher }) as {
+        view: { kind: string };
+      };
       expect(() => JSON.stringify(shown)).not.toThrow();
       kinds.add(shown.view.kind);
     }

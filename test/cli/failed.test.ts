@@ -28,7 +28,10 @@ async function bothSides(jobs: { queue: string; payload: string }[], args: strin
     await logFailed(jobs);
     const result = await run();
     // artisan writes its errors on standard output, lqb on standard error.
-    sides.push({ printed: result.stdout.split('\n').filter((line) => !line.startsWith('Unable to find')), pushed: await dump(raw, current.prefix) });
+    sides.push({
+      printed: result.stdout.split('\n').filter((line) => !line.startsWith('Unable to find')),
+      pushed: await dump(raw, current.prefix),
+    });
     await removePrefix(raw, current.prefix);
   }
   raw.disconnect();
@@ -41,8 +44,32 @@ function payload(extra: string, attempts = '2'): string {
   return `{"uuid":"${uuid}","displayName":"App\\\\Jobs\\\\Weird","job":"Illuminate\\\\Queue\\\\CallQueuedHandler@call","maxTries":null,"attempts":${attempts},"data":{"commandName":"App\\\\Jobs\\\\Weird","command":"O:8:\\"stdClass\\":0:{}"},"extra":${extra}}`;
 }
 
-const NUMBERS = ['-0', '-0.0', '1.0', '1E2', '-0e5', '0.1', '1e-7', '1.5e300', '9223372036854775807', '9223372036854775808', '-9223372036854775808', '-9223372036854775809'];
-const SHAPES = ['12345678901234567890', '100000000000000000000.5', '{}', '[]', '{"0":1,"1":2}', '{"1":1,"0":2}', '{"a":1,"a":2,"b":3}', '{"0":1,"0":2}', '"é/\\u2028 ☃ 😀 \\ud83d\\ude00"', '[1.5,{"x":-0,"y":[-0.0]}]'];
+const NUMBERS = [
+  '-0',
+  '-0.0',
+  '1.0',
+  '1E2',
+  '-0e5',
+  '0.1',
+  '1e-7',
+  '1.5e300',
+  '9223372036854775807',
+  '9223372036854775808',
+  '-9223372036854775808',
+  '-9223372036854775809',
+];
+const SHAPES = [
+  '12345678901234567890',
+  '100000000000000000000.5',
+  '{}',
+  '[]',
+  '{"0":1,"1":2}',
+  '{"1":1,"0":2}',
+  '{"a":1,"a":2,"b":3}',
+  '{"0":1,"0":2}',
+  '"é/\\u2028 ☃ 😀 \\ud83d\\ude00"',
+  '[1.5,{"x":-0,"y":[-0.0]}]',
+];
 const WEIRD = [
   ...[...NUMBERS, ...SHAPES].map((extra) => ({ queue: 'default', payload: payload(extra) })),
   ...['null', '0', '"3"', 'false', '7'].map((attempts) => ({ queue: 'other', payload: payload('1', attempts) })),
@@ -72,7 +99,11 @@ describe('lqb retry', () => {
 
 describe('lqb failed', () => {
   it("shows the Class column artisan's queue:failed shows", async () => {
-    const odd = [`{"uuid":"${randomUUID()}","job":"Y","data":{"command":"no quotes"}}`, `{"uuid":"${randomUUID()}","data":{"command":"O:1:\\"Z\\":0:{}"}}`, `{"uuid":"${randomUUID()}"}`];
+    const odd = [
+      `{"uuid":"${randomUUID()}","job":"Y","data":{"command":"no quotes"}}`,
+      `{"uuid":"${randomUUID()}","data":{"command":"O:1:\\"Z\\":0:{}"}}`,
+      `{"uuid":"${randomUUID()}"}`,
+    ];
     const jobs = [...debianPayloads(), ...WEIRD, ...odd.map((payload) => ({ queue: 'default', payload }))];
     const [artisan, node] = await bothSides(jobs, ['failed']);
     // Each side logged the jobs at its own time: the Failed At column is left out.

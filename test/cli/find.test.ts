@@ -23,7 +23,14 @@ describe('lqb find ID', () => {
       return { ...result, found: result.status === 0 ? (JSON.parse(result.stdout) as Record<string, unknown>) : undefined };
     };
 
-    expect((await find(ready.uuid)).found, 'Laravel’s ready job by uuid').toEqual({ state: 'ready', queue: QUEUE, id: ready.id, uuid: ready.uuid, name: ready.class, attempts: 0 });
+    expect((await find(ready.uuid)).found, 'Laravel’s ready job by uuid').toEqual({
+      state: 'ready',
+      queue: QUEUE,
+      id: ready.id,
+      uuid: ready.uuid,
+      name: ready.class,
+      attempts: 0,
+    });
     expect((await find(ready.id)).found, 'Laravel’s ready job by id').toMatchObject({ state: 'ready', uuid: ready.uuid });
     const late = (await find(delayed.uuid)).found;
     expect(late, 'Laravel’s delayed job').toMatchObject({ state: 'delayed', id: delayed.id });
@@ -39,13 +46,18 @@ describe('lqb find ID', () => {
     expect(String(failed.found?.exception), 'the failed job’s exception').toContain('nope');
     const gone = await find(ready.uuid);
     expect(gone.status, 'a job that ran and was deleted is found').toBe(1);
-    expect(gone.stderr, 'the not-found line').toBe(`lqb find: no job ${JSON.stringify(ready.uuid)} on ${QUEUE} or among the failed jobs: it ran and was deleted, or was never pushed\n`);
+    expect(gone.stderr, 'the not-found line').toBe(
+      `lqb find: no job ${JSON.stringify(ready.uuid)} on ${QUEUE} or among the failed jobs: it ran and was deleted, or was never pushed\n`,
+    );
   });
 
   it('gives a job delayed past the year 275760 (past what a Date holds) its due time in UNIX seconds', async () => {
     const { s } = current;
     const seconds = 9_000_000_000_000;
-    const pushed = await lqb(['dispatch', 'App\\Jobs\\Bridge\\RecordJob', '--props={"n":7}', `--queue=${QUEUE}`, `--delay=${seconds}`], s.env);
+    const pushed = await lqb(
+      ['dispatch', 'App\\Jobs\\Bridge\\RecordJob', '--props={"n":7}', `--queue=${QUEUE}`, `--delay=${seconds}`],
+      s.env,
+    );
     expect(pushed.status, `lqb dispatch failed: ${pushed.stderr}`).toBe(0);
     const { uuid } = JSON.parse(pushed.stdout) as { uuid: string };
     const result = await lqb(['find', uuid, `--queue=${QUEUE}`], s.env);

@@ -34,23 +34,40 @@ describe('lqb work --handlers=FILE.ts', () => {
     writeFileSync(file, handlersSource('ran'));
     const dispatched = await lqb(['dispatch', 'App\\Jobs\\Bridge\\RecordJob', '--props={"n":41,"label":"from ts"}'], current.s.env);
     expect(dispatched.status).toBe(0);
-    const worked = await lqb(['work', `--handlers=${file}`, '--stop-when-empty', '--sleep=0', '--json'], current.s.env, { timeoutMs: 30_000 });
+    const worked = await lqb(['work', `--handlers=${file}`, '--stop-when-empty', '--sleep=0', '--json'], current.s.env, {
+      timeoutMs: 30_000,
+    });
     expect(worked.stderr, 'lqb work said more than its start line on standard error').toMatch(/^lqb work: worker starting: [^\n]+\n$/);
     expect(worked.status).toBe(0);
-    const lines = worked.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    const lines = worked.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(lines).toContainEqual({ ran: 41, label: 'from ts', attempts: 1, seen: 1 });
     expect(lines.filter((line) => line.event === 'processed')).toHaveLength(1);
   });
 
   it('runs a real job with the handlers compiled by TypeScript to CommonJS .js (export default under exports.default)', async () => {
     const file = join(current.s.dir, 'handlers.js');
-    writeFileSync(file, ts.transpileModule(handlersSource('compiled'), { compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 } }).outputText);
+    writeFileSync(
+      file,
+      ts.transpileModule(handlersSource('compiled'), {
+        compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 },
+      }).outputText,
+    );
     const dispatched = await lqb(['dispatch', 'App\\Jobs\\Bridge\\RecordJob', '--props={"n":43,"label":"from tsc"}'], current.s.env);
     expect(dispatched.status).toBe(0);
-    const worked = await lqb(['work', `--handlers=${file}`, '--stop-when-empty', '--sleep=0', '--json'], current.s.env, { timeoutMs: 30_000 });
+    const worked = await lqb(['work', `--handlers=${file}`, '--stop-when-empty', '--sleep=0', '--json'], current.s.env, {
+      timeoutMs: 30_000,
+    });
     expect(worked.stderr, 'lqb work said more than its start line on standard error').toMatch(/^lqb work: worker starting: [^\n]+\n$/);
     expect(worked.status).toBe(0);
-    expect(worked.stdout.trim().split('\n').map((line) => JSON.parse(line))).toContainEqual({ compiled: 43, label: 'from tsc', attempts: 1, seen: 1 });
+    expect(
+      worked.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line)),
+    ).toContainEqual({ compiled: 43, label: 'from tsc', attempts: 1, seen: 1 });
   });
 
   it('a handlers.ts in a project of type module, typed by defineHandlers imported from the package', async () => {
@@ -74,9 +91,16 @@ void unused;
 `,
     );
     await lqb(['dispatch', 'App\\Jobs\\Bridge\\RecordJob', '--props={"n":1,"label":"typed"}'], current.s.env);
-    const worked = await lqb(['work', `--handlers=${file}`, '--stop-when-empty', '--sleep=0', '--json'], current.s.env, { timeoutMs: 30_000 });
+    const worked = await lqb(['work', `--handlers=${file}`, '--stop-when-empty', '--sleep=0', '--json'], current.s.env, {
+      timeoutMs: 30_000,
+    });
     expect(worked.stderr, 'lqb work said more than its start line on standard error').toMatch(/^lqb work: worker starting: [^\n]+\n$/);
-    expect(worked.stdout.trim().split('\n').map((line) => JSON.parse(line))).toContainEqual({ typed: 2, label: 'typed' });
+    expect(
+      worked.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line)),
+    ).toContainEqual({ typed: 2, label: 'typed' });
   });
 
   it('a TypeScript module without a default export map is refused with the reason, exit 1', async () => {
@@ -90,13 +114,41 @@ void unused;
 
 describe('lqb work --handlers=FILE that cannot serve', () => {
   it.each([
-    ['a number as default export', 'export default 42;\n', /^lqb work: \S+bad\.mjs must export default an object mapping job classes to handler functions\n$/],
-    ['a list of handlers rather than a map', 'export default [async () => {}];\n', /^lqb work: \S+bad\.mjs must export default an object mapping job classes to handler functions\n$/],
-    ['a map with a value that is no function', "export default { 'App\\\\Jobs\\\\A': async () => {}, 'App\\\\Jobs\\\\B': 42 };\n", /^lqb work: \S+bad\.mjs: the handler for App\\Jobs\\B is not a function \(or \{ handle, failed \}\) but a number\n$/],
-    ['a handler object whose handle is no function', "export default { 'App\\\\Jobs\\\\A': { handle: 'run' } };\n", /^lqb work: \S+bad\.mjs: the handler for App\\Jobs\\A is not a function \(or \{ handle, failed \}\) but an object\n$/],
-    ['a uniqueId given as a string rather than a function of the job', "const a = async () => {};\na.uniqueId = 'id';\nexport default { 'App\\\\Jobs\\\\A': a };\n", /^lqb work: \S+bad\.mjs: the handler for App\\Jobs\\A carries uniqueId, which must be a function of the job, not a string\n$/],
-    ['a Map, whose entries are no properties', "export default new Map([['App\\\\Jobs\\\\A', async () => {}]]);\n", /^lqb work: \S+bad\.mjs must export default a plain object mapping job classes to handler functions, not a Map \(Object\.fromEntries\(map\) makes one\)\n$/],
-    ['an empty map, which would fail every job for want of a handler', 'export default {};\n', /^lqb work: \S+bad\.mjs exports default an object with no handlers: name at least one job class\n$/],
+    [
+      'a number as default export',
+      'export default 42;\n',
+      /^lqb work: \S+bad\.mjs must export default an object mapping job classes to handler functions\n$/,
+    ],
+    [
+      'a list of handlers rather than a map',
+      'export default [async () => {}];\n',
+      /^lqb work: \S+bad\.mjs must export default an object mapping job classes to handler functions\n$/,
+    ],
+    [
+      'a map with a value that is no function',
+      "export default { 'App\\\\Jobs\\\\A': async () => {}, 'App\\\\Jobs\\\\B': 42 };\n",
+      /^lqb work: \S+bad\.mjs: the handler for App\\Jobs\\B is not a function \(or \{ handle, failed \}\) but a number\n$/,
+    ],
+    [
+      'a handler object whose handle is no function',
+      "export default { 'App\\\\Jobs\\\\A': { handle: 'run' } };\n",
+      /^lqb work: \S+bad\.mjs: the handler for App\\Jobs\\A is not a function \(or \{ handle, failed \}\) but an object\n$/,
+    ],
+    [
+      'a uniqueId given as a string rather than a function of the job',
+      "const a = async () => {};\na.uniqueId = 'id';\nexport default { 'App\\\\Jobs\\\\A': a };\n",
+      /^lqb work: \S+bad\.mjs: the handler for App\\Jobs\\A carries uniqueId, which must be a function of the job, not a string\n$/,
+    ],
+    [
+      'a Map, whose entries are no properties',
+      "export default new Map([['App\\\\Jobs\\\\A', async () => {}]]);\n",
+      /^lqb work: \S+bad\.mjs must export default a plain object mapping job classes to handler functions, not a Map \(Object\.fromEntries\(map\) makes one\)\n$/,
+    ],
+    [
+      'an empty map, which would fail every job for want of a handler',
+      'export default {};\n',
+      /^lqb work: \S+bad\.mjs exports default an object with no handlers: name at least one job class\n$/,
+    ],
     ['a throw at import', 'throw new Error("no config found");\n', /^lqb work: \S+bad\.mjs could not be loaded: Error: no config found\n$/],
     ['a syntax error', 'export default {\n', /^lqb work: \S+bad\.mjs could not be loaded: SyntaxError: Unexpected end of input\n$/],
   ])('%s: one line naming the file and the reason, exit 1', async (_, source, line) => {
@@ -126,9 +178,14 @@ describe('finding tsx', () => {
     try {
       const handlers = join(dir, 'handlers.ts');
       expect(tsxApi([handlers])).toEqual({});
-      expect(tsxMissing(handlers, undefined)).toBe(`${handlers} is TypeScript and tsx is not installed: npm install --save-dev tsx@^4 (or compile the handlers to .js)`);
+      expect(tsxMissing(handlers, undefined)).toBe(
+        `${handlers} is TypeScript and tsx is not installed: npm install --save-dev tsx@^4 (or compile the handlers to .js)`,
+      );
       mkdirSync(join(dir, 'node_modules', 'tsx'), { recursive: true });
-      writeFileSync(join(dir, 'node_modules', 'tsx', 'package.json'), JSON.stringify({ name: 'tsx', version: '3.14.0', main: 'dist/index.js' }));
+      writeFileSync(
+        join(dir, 'node_modules', 'tsx', 'package.json'),
+        JSON.stringify({ name: 'tsx', version: '3.14.0', main: 'dist/index.js' }),
+      );
       expect(tsxApi([handlers])).toEqual({ version: '3.14.0' });
       expect(tsxMissing(handlers, '3.14.0')).toMatch(/tsx 3\.14\.0 has no tsx\/esm\/api: npm install --save-dev tsx@\^4/);
     } finally {

@@ -12,7 +12,8 @@ import { HANDLERS, lqb, php, scratchPerTest } from '../helpers/processes.js';
 import { prefixedClient, rawClient } from '../helpers/redis.js';
 
 const current = scratchPerTest('pause', 'bridge');
-const job = (n: number) => buildPayload(buildJob({ className: 'App\\Jobs\\Bridge\\RecordJob', properties: { n, label: 'pause', ratio: 0.5, items: [] } })).raw;
+const job = (n: number) =>
+  buildPayload(buildJob({ className: 'App\\Jobs\\Bridge\\RecordJob', properties: { n, label: 'pause', ratio: 0.5, items: [] } })).raw;
 
 async function push(queue: string, ...ns: number[]): Promise<void> {
   const client = prefixedClient(current.prefix);
@@ -89,8 +90,10 @@ describe('the pause switch, read', () => {
   });
 
   it('as PHP’s (bool) of the cached value', () => {
-    for (const stored of ['b:1;', '1', 's:3:"yes";', 'a:1:{i:0;i:1;}', 'O:8:"stdClass":0:{}', 'd:0.5;']) expect(phpTruthy(stored), stored).toBe(true);
-    for (const stored of [null, 'b:0;', '0', 'i:0;', 's:0:"";', 's:1:"0";', 'N;', 'a:0:{}', 'd:0;']) expect(phpTruthy(stored), String(stored)).toBe(false);
+    for (const stored of ['b:1;', '1', 's:3:"yes";', 'a:1:{i:0;i:1;}', 'O:8:"stdClass":0:{}', 'd:0.5;'])
+      expect(phpTruthy(stored), stored).toBe(true);
+    for (const stored of [null, 'b:0;', '0', 'i:0;', 's:0:"";', 's:1:"0";', 'N;', 'a:0:{}', 'd:0;'])
+      expect(phpTruthy(stored), String(stored)).toBe(false);
   });
 
   it('at most once a second by the worker', async () => {

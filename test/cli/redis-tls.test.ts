@@ -44,8 +44,16 @@ async function expectFailure(args: string[], env: NodeJS.ProcessEnv, cause: stri
 
 describe('rediss:// for one-off commands', () => {
   it('a certificate not trusted is named as the TLS handshake failing, with where to give a CA', async () => {
-    await expectFailure(['size', `--redis=rediss://127.0.0.1:${tls.port}`], current.s.env, `lqb size: redis: TLS handshake with 127.0.0.1:${tls.port} failed: self-signed certificate (trust its CA with --redis-ca=FILE or REDIS_CA)`);
-    const pushed = await expectFailure(['dispatch', 'App\\Jobs\\X', `--redis=rediss://127.0.0.1:${tls.port}`], current.s.env, `TLS handshake with 127.0.0.1:${tls.port} failed: self-signed certificate`);
+    await expectFailure(
+      ['size', `--redis=rediss://127.0.0.1:${tls.port}`],
+      current.s.env,
+      `lqb size: redis: TLS handshake with 127.0.0.1:${tls.port} failed: self-signed certificate (trust its CA with --redis-ca=FILE or REDIS_CA)`,
+    );
+    const pushed = await expectFailure(
+      ['dispatch', 'App\\Jobs\\X', `--redis=rediss://127.0.0.1:${tls.port}`],
+      current.s.env,
+      `TLS handshake with 127.0.0.1:${tls.port} failed: self-signed certificate`,
+    );
     expect(pushed.stderr).toContain(`the job was not pushed: Redis at rediss://127.0.0.1:${tls.port} did not take it`);
   });
 
@@ -61,11 +69,19 @@ describe('rediss:// for one-off commands', () => {
   });
 
   it('TLS against a plain port is said to be that, within seconds', async () => {
-    await expectFailure(['size', `--redis=rediss://127.0.0.1:${plain.port}`], current.s.env, `redis: TLS handshake with 127.0.0.1:${plain.port} failed: the server did not answer TLS (is it a plain redis:// port?)`);
+    await expectFailure(
+      ['size', `--redis=rediss://127.0.0.1:${plain.port}`],
+      current.s.env,
+      `redis: TLS handshake with 127.0.0.1:${plain.port} failed: the server did not answer TLS (is it a plain redis:// port?)`,
+    );
   });
 
   it('plain text against a TLS port is said to be that', async () => {
-    await expectFailure(['restart', `--redis=redis://127.0.0.1:${tls.port}`], current.s.env, `redis: 127.0.0.1:${tls.port} closed the connection before answering (is it a TLS port? then use rediss://)`);
+    await expectFailure(
+      ['restart', `--redis=redis://127.0.0.1:${tls.port}`],
+      current.s.env,
+      `redis: 127.0.0.1:${tls.port} closed the connection before answering (is it a TLS port? then use rediss://)`,
+    );
   });
 
   it('a --redis-ca that names no file is a usage error naming it', async () => {
@@ -83,8 +99,12 @@ describe('rediss:// for one-off commands', () => {
 
 describe('rediss:// for the worker', () => {
   it('logs the refused certificate as the cause while it reconnects', async () => {
-    const result = await lqb(['work', `--handlers=${HANDLERS}`, `--redis=rediss://127.0.0.1:${tls.port}`], current.s.env, { timeoutMs: 2500 });
+    const result = await lqb(['work', `--handlers=${HANDLERS}`, `--redis=rediss://127.0.0.1:${tls.port}`], current.s.env, {
+      timeoutMs: 2500,
+    });
     // The worker's own line for the outage, once (test/worker/health.test.ts), on its log.
-    expect(result.stdout).toContain(`Redis is unreachable: TLS handshake with 127.0.0.1:${tls.port} failed: self-signed certificate; retrying`);
+    expect(result.stdout).toContain(
+      `Redis is unreachable: TLS handshake with 127.0.0.1:${tls.port} failed: self-signed certificate; retrying`,
+    );
   });
 });

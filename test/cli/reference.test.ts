@@ -42,7 +42,8 @@ describe('docs/cli.md', () => {
     const docs = readFileSync(docsFile, 'utf8');
     for (const [name, command] of Object.entries(commands)) {
       const section = docs.slice(docs.indexOf(`## lqb ${name}\n`)).split('\n## ')[0]!;
-      for (const [flag, option] of Object.entries(command.options)) expect(section, `lqb ${name} --${flag}`).toContain(`\`${flagText(flag, option).replace(/\|/g, '\\|')}\``);
+      for (const [flag, option] of Object.entries(command.options))
+        expect(section, `lqb ${name} --${flag}`).toContain(`\`${flagText(flag, option).replace(/\|/g, '\\|')}\``);
     }
     const cliSection = readme.slice(readme.indexOf('\n## The CLI')).split('\n## ')[1]!;
     expect(cliSection).toContain('(docs/cli.md)');
@@ -64,7 +65,10 @@ describe('docs/cli.md', () => {
     expect(rows.length).toBeGreaterThan(10);
     const names = (text: string) => [...text.matchAll(/[A-Z][A-Z0-9_]+/g)].map((match) => match[0]).sort();
     for (const row of rows) {
-      const [flags, env] = row.split(/(?<!\\)\|/).slice(1, 3).map((cell) => cell.trim());
+      const [flags, env] = row
+        .split(/(?<!\\)\|/)
+        .slice(1, 3)
+        .map((cell) => cell.trim());
       for (const [, flag] of flags!.matchAll(/`--([a-z-]+)/g)) {
         expect(options[flag!], `--${flag}`).toBeDefined();
         expect(names(env!), `--${flag}`).toEqual(names(options[flag!]!.env ?? ''));

@@ -53,8 +53,23 @@ async function pushed(): Promise<Record<string, any>[]> {
 
 /** A shapes file as `lqb shapes` writes it, for the two classes. */
 function shapesFile(): string {
-  const shape = (name: string, methods: string[]) => ({ name, kind: 'job', parent: null, interfaces: ['Illuminate\\Contracts\\Queue\\ShouldQueue'], traits: [], serializer: 'SerializesModels', properties: [], declared: {}, methods });
-  const shapes: ShapesFile = { version: 1, laravel: '8.83.26', php: '8.2', classes: { [WINDOW]: shape(WINDOW, ['retryUntil']) as never, [PROP]: shape(PROP, []) as never } };
+  const shape = (name: string, methods: string[]) => ({
+    name,
+    kind: 'job',
+    parent: null,
+    interfaces: ['Illuminate\\Contracts\\Queue\\ShouldQueue'],
+    traits: [],
+    serializer: 'SerializesModels',
+    properties: [],
+    declared: {},
+    methods,
+  });
+  const shapes: ShapesFile = {
+    version: 1,
+    laravel: '8.83.26',
+    php: '8.2',
+    classes: { [WINDOW]: shape(WINDOW, ['retryUntil']) as never, [PROP]: shape(PROP, []) as never },
+  };
   const file = join(current.s.dir, 'lqb-shapes.json');
   writeFileSync(file, JSON.stringify(shapes));
   return file;
@@ -143,13 +158,18 @@ describe('lqb retry of a job whose retryUntil is a $retryUntil property', () => 
     const job = await failedFromLaravel('window-prop', { retryUntil: 5 });
     const refused = await lqb(['retry', 'all'], current.s.env);
     expect(refused.status).toBe(1);
-    expect(refused.stderr).toContain(`The failed job [${job.uuid}] was not retried: its retryUntil may come from a retryUntil() method of ${PROP}, which queue:retry calls for a fresh window and Node cannot (give --shapes to tell)`);
+    expect(refused.stderr).toContain(
+      `The failed job [${job.uuid}] was not retried: its retryUntil may come from a retryUntil() method of ${PROP}, which queue:retry calls for a fresh window and Node cannot (give --shapes to tell)`,
+    );
     expect(await failedIds()).toEqual([job.uuid]);
   });
 
   it('a bad --retry-until or shapes file is a usage error', async () => {
     const bad = await lqb(['retry', 'all', '--retry-until=soon'], current.s.env);
-    expect([bad.status, bad.stderr.trim()]).toEqual([2, expect.stringContaining('--retry-until must be a whole number of seconds, none or keep; got "soon"')]);
+    expect([bad.status, bad.stderr.trim()]).toEqual([
+      2,
+      expect.stringContaining('--retry-until must be a whole number of seconds, none or keep; got "soon"'),
+    ]);
     const missing = await lqb(['retry', 'all', `--shapes=${join(current.s.dir, 'nope.json')}`], current.s.env);
     expect([missing.status, missing.stderr]).toEqual([2, expect.stringContaining('--shapes: ')]);
     writeFileSync(join(current.s.dir, 'v2.json'), '{"version":2,"laravel":null,"php":"8.2","classes":{}}');

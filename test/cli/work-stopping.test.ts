@@ -32,7 +32,10 @@ interface Running {
 }
 
 function work(flags: string[], env: NodeJS.ProcessEnv = current.s.env): Running {
-  const child = spawn('node', [join(root, 'dist/cli/main.js'), 'work', `--handlers=${HANDLERS}`, ...flags], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('node', [join(root, 'dist/cli/main.js'), 'work', `--handlers=${HANDLERS}`, ...flags], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (d) => (stdout += d));
@@ -48,7 +51,10 @@ function work(flags: string[], env: NodeJS.ProcessEnv = current.s.env): Running 
 }
 
 function record(n: number, seconds = 0): string {
-  const job = seconds > 0 ? buildJob({ className: 'App\\Jobs\\Bridge\\SlowJob', properties: { n, seconds } }) : buildJob({ className: 'App\\Jobs\\Bridge\\RecordJob', properties: { n } });
+  const job =
+    seconds > 0
+      ? buildJob({ className: 'App\\Jobs\\Bridge\\SlowJob', properties: { n, seconds } })
+      : buildJob({ className: 'App\\Jobs\\Bridge\\RecordJob', properties: { n } });
   return buildPayload(job).raw;
 }
 
@@ -120,7 +126,10 @@ describe('lqb work ends when it should', () => {
     const worker = work(['--stop-when-empty', '--timeout=90', '--retry-after=60']);
     expect(await worker.exit(10_000)).toBe(0);
     // The other start line (without shapes, unique locks of uniqueId() methods cannot be known) aside.
-    const warnings = worker.stdout().split('\n').filter((line) => line.includes('Warning:') && !line.includes('without class shapes'));
+    const warnings = worker
+      .stdout()
+      .split('\n')
+      .filter((line) => line.includes('Warning:') && !line.includes('without class shapes'));
     expect(warnings).toEqual([expect.stringMatching(/Warning: +--timeout \(90 s\) is not below --retry-after \(60 s\)/)]);
   });
 });

@@ -25,7 +25,8 @@ async function expectWorkerRefuses(flags: string[], status: number, cause: RegEx
   expect(Date.now() - started, `${what} took too long to end`).toBeLessThan(8000);
   expect(result.stderr.trim().split('\n'), `${what}: stderr is one line`).toHaveLength(1);
   expect(result.stderr, what).toMatch(cause);
-  for (const secret of [SECRET, SHORT_KEY, SHORT_KEY.slice(7)]) expect(result.stderr.includes(secret), `${what} printed a secret: ${result.stderr}`).toBe(false);
+  for (const secret of [SECRET, SHORT_KEY, SHORT_KEY.slice(7)])
+    expect(result.stderr.includes(secret), `${what} printed a secret: ${result.stderr}`).toBe(false);
 }
 
 describe('lqb work refuses what it cannot use, before it starts', () => {
@@ -39,21 +40,53 @@ describe('lqb work refuses what it cannot use, before it starts', () => {
   });
 
   it('a failed-jobs URL no driver takes, or that does not parse: exit 2', async () => {
-    await expectWorkerRefuses([`--failed-db=oracle://app:${SECRET}@127.0.0.1/x`], 2, /the failed-jobs database "oracle:\/\/app:\*\*\*@127\.0\.0\.1\/x" cannot be used: unsupported/);
-    await expectWorkerRefuses([`--failed-db=mysql://app:${SECRET}@127.0.0.1:port/x`], 2, /the failed-jobs database "mysql:\/\/app:\*\*\*@127\.0\.0\.1:port\/x" cannot be used: Invalid URL/);
+    await expectWorkerRefuses(
+      [`--failed-db=oracle://app:${SECRET}@127.0.0.1/x`],
+      2,
+      /the failed-jobs database "oracle:\/\/app:\*\*\*@127\.0\.0\.1\/x" cannot be used: unsupported/,
+    );
+    await expectWorkerRefuses(
+      [`--failed-db=mysql://app:${SECRET}@127.0.0.1:port/x`],
+      2,
+      /the failed-jobs database "mysql:\/\/app:\*\*\*@127\.0\.0\.1:port\/x" cannot be used: Invalid URL/,
+    );
   });
 
   it('a failed-jobs database that is not there, or refuses the login: exit 1, naming it', async () => {
     const closed = await freePort();
-    await expectWorkerRefuses([`--failed-db=mysql://root:${SECRET}@127.0.0.1:${closed}/test`], 1, new RegExp(`mysql://root:\\*\\*\\*@127\\.0\\.0\\.1:${closed}/test cannot be reached: connect ECONNREFUSED`));
-    await expectWorkerRefuses([`--failed-db=postgres://postgres:${SECRET}@127.0.0.1:${closed}/test`], 1, /cannot be reached: connect ECONNREFUSED/);
-    await expectWorkerRefuses([`--failed-db=mysql://nobody:${SECRET}@127.0.0.1:3306/test`], 1, /mysql:\/\/nobody:\*\*\*@127\.0\.0\.1:3306\/test cannot be reached: Access denied for user 'nobody'/);
-    await expectWorkerRefuses([`--failed-db=postgres://postgres@127.0.0.1:5432/no_such_db_lqb`], 1, /cannot be reached: database "no_such_db_lqb" does not exist/);
-    await expectWorkerRefuses(['--failed-db=/no/such/folder/failed.sqlite'], 1, /the failed-jobs database \/no\/such\/folder\/failed\.sqlite cannot be reached: the folder \/no\/such\/folder cannot be written \(ENOENT\)/);
+    await expectWorkerRefuses(
+      [`--failed-db=mysql://root:${SECRET}@127.0.0.1:${closed}/test`],
+      1,
+      new RegExp(`mysql://root:\\*\\*\\*@127\\.0\\.0\\.1:${closed}/test cannot be reached: connect ECONNREFUSED`),
+    );
+    await expectWorkerRefuses(
+      [`--failed-db=postgres://postgres:${SECRET}@127.0.0.1:${closed}/test`],
+      1,
+      /cannot be reached: connect ECONNREFUSED/,
+    );
+    await expectWorkerRefuses(
+      [`--failed-db=mysql://nobody:${SECRET}@127.0.0.1:3306/test`],
+      1,
+      /mysql:\/\/nobody:\*\*\*@127\.0\.0\.1:3306\/test cannot be reached: Access denied for user 'nobody'/,
+    );
+    await expectWorkerRefuses(
+      [`--failed-db=postgres://postgres@127.0.0.1:5432/no_such_db_lqb`],
+      1,
+      /cannot be reached: database "no_such_db_lqb" does not exist/,
+    );
+    await expectWorkerRefuses(
+      ['--failed-db=/no/such/folder/failed.sqlite'],
+      1,
+      /the failed-jobs database \/no\/such\/folder\/failed\.sqlite cannot be reached: the folder \/no\/such\/folder cannot be written \(ENOENT\)/,
+    );
   });
 
   it('a --redis-ca that cannot be read, with the failed-jobs pool already open: exit 2, nothing left to hold the process', async () => {
-    await expectWorkerRefuses(['--failed-db=postgres://postgres@127.0.0.1:5432/test', '--redis=rediss://127.0.0.1:6379', '--redis-ca=/no/such/ca.pem'], 2, /--redis-ca=\/no\/such\/ca\.pem cannot be read: ENOENT/);
+    await expectWorkerRefuses(
+      ['--failed-db=postgres://postgres@127.0.0.1:5432/test', '--redis=rediss://127.0.0.1:6379', '--redis-ca=/no/such/ca.pem'],
+      2,
+      /--redis-ca=\/no\/such\/ca\.pem cannot be read: ENOENT/,
+    );
   });
 
   it('--sandbox with a TypeScript module (exit 2), or one that does not load in its threads (exit 1), naming the file', async () => {
@@ -61,7 +94,9 @@ describe('lqb work refuses what it cannot use, before it starts', () => {
     writeFileSync(ts, 'export default {};\n');
     const typescript = await lqb(['work', `--handlers=${ts}`, '--sandbox', '--stop-when-empty'], current.s.env, { timeoutMs: 15_000 });
     expect(typescript.status, typescript.stderr).toBe(2);
-    expect(typescript.stderr.trim()).toMatch(/--sandbox runs JavaScript handler modules: compile \S+handlers\.ts to \.js first \(lqb work --help for usage\)$/);
+    expect(typescript.stderr.trim()).toMatch(
+      /--sandbox runs JavaScript handler modules: compile \S+handlers\.ts to \.js first \(lqb work --help for usage\)$/,
+    );
     const broken = join(current.s.dir, 'broken.mjs');
     writeFileSync(broken, 'export default {\n');
     const unreadable = await lqb(['work', `--handlers=${broken}`, '--sandbox', '--stop-when-empty'], current.s.env, { timeoutMs: 15_000 });
@@ -71,7 +106,11 @@ describe('lqb work refuses what it cannot use, before it starts', () => {
   });
 
   it('a database that answers is no obstacle: the worker runs and stops when empty', async () => {
-    const result = await lqb(['work', `--handlers=${HANDLERS}`, '--stop-when-empty', '--failed-db=postgres://postgres@127.0.0.1:5432/test'], current.s.env, { timeoutMs: 15_000 });
+    const result = await lqb(
+      ['work', `--handlers=${HANDLERS}`, '--stop-when-empty', '--failed-db=postgres://postgres@127.0.0.1:5432/test'],
+      current.s.env,
+      { timeoutMs: 15_000 },
+    );
     expect(result.stderr, 'lqb work said more than its start line on standard error').toMatch(/^lqb work: worker starting: [^\n]+\n$/);
     expect(result.status).toBe(0);
   });

@@ -34,7 +34,17 @@ beforeEach(() => {
   const url = new URL(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
   writeFileSync(
     envFile,
-    [`APP_NAME="${appName}"`, `APP_KEY=${APP_KEY}`, `REDIS_HOST=${url.hostname}`, `REDIS_PORT=${url.port || 6379}`, 'REDIS_PASSWORD=null', `REDIS_QUEUE=${QUEUE}`, 'DB_CONNECTION=sqlite', 'DB_DATABASE=failed.sqlite', ''].join('\n'),
+    [
+      `APP_NAME="${appName}"`,
+      `APP_KEY=${APP_KEY}`,
+      `REDIS_HOST=${url.hostname}`,
+      `REDIS_PORT=${url.port || 6379}`,
+      'REDIS_PASSWORD=null',
+      `REDIS_QUEUE=${QUEUE}`,
+      'DB_CONNECTION=sqlite',
+      'DB_DATABASE=failed.sqlite',
+      '',
+    ].join('\n'),
   );
 });
 
@@ -50,7 +60,10 @@ afterEach(async () => {
 const laravelDispatch = async (kind: string, options: object) => {
   const result = await php('laravel-dispatch.php', [kind, JSON.stringify({ queue: QUEUE, ...options })], s.env);
   expect(result.stderr, 'laravel-dispatch.php wrote to standard error').toBe('');
-  return result.stdout.trim().split('\n').map((line) => JSON.parse(line) as { id: string; uuid: string });
+  return result.stdout
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as { id: string; uuid: string });
 };
 
 describe('connect({ env })', () => {
@@ -62,7 +75,9 @@ describe('connect({ env })', () => {
     expect(queue.cachePrefix, 'the cache prefix is not APP_NAME’s').toBe(`lqb_connect_${prefix.split('_')[2]}_cache`);
     expect(queue.settings.cacheUrl, 'the cache is not on database 1').toMatch(/\/1$/);
     expect(queue.settings.lockUrl, 'locks are not on the stock lock_connection, `default` (REDIS_DB 0)').toMatch(/\/0$/);
-    expect(queue.settings.failedDb, 'the failed-jobs database is not DB_DATABASE beside the .env').toBe(`sqlite://${join(s.dir, 'failed.sqlite')}`);
+    expect(queue.settings.failedDb, 'the failed-jobs database is not DB_DATABASE beside the .env').toBe(
+      `sqlite://${join(s.dir, 'failed.sqlite')}`,
+    );
     expect(queue.encrypter, 'APP_KEY gave no encrypter').toBeDefined();
   });
 
@@ -70,15 +85,30 @@ describe('connect({ env })', () => {
     queue = await connect({ env: envFile });
     const at = new Date('2024-05-06T07:08:09.123Z');
     const now = await queue.dispatch('App\\Jobs\\Bridge\\RecordJob', { n: 1, label: 'now', ratio: 2.5, items: { at }, flag: true });
-    const later = await queue.dispatch('App\\Jobs\\Bridge\\RecordJob', { n: 2, label: 'later', ratio: 0.5, items: [], flag: null }, { delay: new Date(Date.now() + 1500), tries: 3, timeout: 30 });
-    expect(now, 'dispatch did not answer {uuid, id, queue}').toMatchObject({ queue: QUEUE, uuid: expect.any(String), id: expect.any(String) });
+    const later = await queue.dispatch(
+      'App\\Jobs\\Bridge\\RecordJob',
+      { n: 2, label: 'later', ratio: 0.5, items: [], flag: null },
+      { delay: new Date(Date.now() + 1500), tries: 3, timeout: 30 },
+    );
+    expect(now, 'dispatch did not answer {uuid, id, queue}').toMatchObject({
+      queue: QUEUE,
+      uuid: expect.any(String),
+      id: expect.any(String),
+    });
     expect(await queue.size(), 'size() does not count the ready and the delayed job').toBe(2);
     await new Promise((r) => setTimeout(r, 2100));
     const result = await php('laravel-worker.php', [`--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0'], s.env);
     expect(result.status, `Laravel's worker failed: ${result.stderr}`).toBe(0);
     const runs = s.phpRuns();
-    expect(runs.map((r) => r.props.n), 'Laravel did not run both jobs, in order').toEqual([1, 2]);
-    expect(runs[0], 'the properties did not arrive with their PHP types').toMatchObject({ uuid: now.uuid, queue: QUEUE, props: { label: 'now', ratio: 2.5, flag: true, types: { n: 'int', ratio: 'float', flag: 'bool' } } });
+    expect(
+      runs.map((r) => r.props.n),
+      'Laravel did not run both jobs, in order',
+    ).toEqual([1, 2]);
+    expect(runs[0], 'the properties did not arrive with their PHP types').toMatchObject({
+      uuid: now.uuid,
+      queue: QUEUE,
+      props: { label: 'now', ratio: 2.5, flag: true, types: { n: 'int', ratio: 'float', flag: 'bool' } },
+    });
     expect(String(runs[0]!.props.items.at), 'the Date did not arrive as a Carbon of its moment').toMatch(/^2024-05-06T07:08:09\.123/);
     expect(runs[1], 'the delayed job is not the one dispatched').toMatchObject({ uuid: later.uuid, props: { label: 'later' } });
   });
@@ -88,7 +118,10 @@ describe('connect({ env })', () => {
     const pushed = await laravelDispatch('record', { n: 1, count: 3, label: 'from php', ratio: 1.5, items: [1] });
     const [failing] = await laravelDispatch('failing', { n: 9, message: 'cannot do it' });
     const seen: { n: number; label: string }[] = [];
-    const handlers = defineHandlers<{ 'App\\Jobs\\Bridge\\RecordJob': { command: { n: number; label: string } }; 'App\\Jobs\\Bridge\\FailingJob': { command: { n: number; message: string } } }>({
+    const handlers = defineHandlers<{
+      'App\\Jobs\\Bridge\\RecordJob': { command: { n: number; label: string } };
+      'App\\Jobs\\Bridge\\FailingJob': { command: { n: number; message: string } };
+    }>({
       'App\\Jobs\\Bridge\\RecordJob': async (job) => void seen.push({ n: job.command.n, label: job.command.label }),
       'App\\Jobs\\Bridge\\FailingJob': async (job) => {
         throw new Error(job.command.message);
@@ -105,14 +138,26 @@ describe('connect({ env })', () => {
     }
     expect((await worker.run()).reason, 'the worker did not stop for an empty queue').toBe('empty');
     expect(seen, 'the handler did not see the jobs’ properties').toEqual([1, 2, 3].map((n) => ({ n, label: 'from php' })));
-    expect(events.filter((e) => e.startsWith('processed')), 'not one processed event per job').toHaveLength(3);
+    expect(
+      events.filter((e) => e.startsWith('processed')),
+      'not one processed event per job',
+    ).toHaveLength(3);
     expect(events, 'no failed event for the failing job').toContain('failed App\\Jobs\\Bridge\\FailingJob');
     expect(errors[0], 'the failed event did not carry the Error itself').toBeInstanceOf(Error);
     expect((errors[0] as Error).message).toBe('cannot do it');
     expect(events.at(-1), 'stopping is not the last event').toBe('stopping');
-    expect(worker.stats(), 'the counters do not say what happened').toMatchObject({ processed: 3, failed: 1, inFlight: 0, running: false, perQueue: { [QUEUE]: { processed: 3, failed: 1 } } });
+    expect(worker.stats(), 'the counters do not say what happened').toMatchObject({
+      processed: 3,
+      failed: 1,
+      inFlight: 0,
+      running: false,
+      perQueue: { [QUEUE]: { processed: 3, failed: 1 } },
+    });
     const failed = await queue.failer.all();
-    expect(failed.map((f) => f.uuid), 'the failure is not in the .env’s failed_jobs').toEqual([failing!.uuid]);
+    expect(
+      failed.map((f) => f.uuid),
+      'the failure is not in the .env’s failed_jobs',
+    ).toEqual([failing!.uuid]);
     expect(pushed).toHaveLength(3);
   });
 
@@ -137,7 +182,12 @@ describe('connect({ env })', () => {
     const started = Date.now();
     const stop = await worker.stop({ timeout: 300 });
     expect(Date.now() - started, 'stop() did not keep its 300 ms deadline').toBeLessThan(1500);
-    expect(stop, 'the reason does not say the job was left reserved').toMatchObject({ status: 0, reason: 'stopped', leftReserved: 1, detail: expect.stringMatching(/left reserved.*retry_after/) });
+    expect(stop, 'the reason does not say the job was left reserved').toMatchObject({
+      status: 0,
+      reason: 'stopped',
+      leftReserved: 1,
+      detail: expect.stringMatching(/left reserved.*retry_after/),
+    });
     expect(await running, 'run() did not resolve as stop() did').toEqual(stop);
     expect(stopping, 'no stopping event').toEqual(['stopped']);
     expect(aborted, 'the handler’s signal was not aborted at the deadline').toBeInstanceOf(Error);
@@ -167,9 +217,15 @@ describe('connect({ env })', () => {
       }
       return 'taken';
     };
-    expect(refused({ queue: ['mail'] }), 'queue (for queues) was taken').toMatch(/^unknown worker option "queue" \(did you mean queues\?\)/);
-    expect(refused({ stopWhenEmty: true }), 'a misspelt stopWhenEmpty was taken').toMatch(/"stopWhenEmty" \(did you mean stopWhenEmpty\?\)/);
-    expect(refused({ retryafter: 30 }), 'a misspelt retryAfter (worker()’s own) was taken').toMatch(/"retryafter" \(did you mean retryAfter\?\)/);
+    expect(refused({ queue: ['mail'] }), 'queue (for queues) was taken').toMatch(
+      /^unknown worker option "queue" \(did you mean queues\?\)/,
+    );
+    expect(refused({ stopWhenEmty: true }), 'a misspelt stopWhenEmpty was taken').toMatch(
+      /"stopWhenEmty" \(did you mean stopWhenEmpty\?\)/,
+    );
+    expect(refused({ retryafter: 30 }), 'a misspelt retryAfter (worker()’s own) was taken').toMatch(
+      /"retryafter" \(did you mean retryAfter\?\)/,
+    );
     expect(refused({ queues: 'high,default' }), 'queues as one string was taken').toMatch(/^queues must be a list of queue names/);
     expect(refused({ backoff: 10 }), 'backoff as a number was taken').toMatch(/^backoff must be a list of seconds/);
     expect(refused({ tries: '3' }), 'tries as a string was taken').toMatch(/^tries must be a number, 0 or more, not "3"/);
@@ -177,7 +233,10 @@ describe('connect({ env })', () => {
     expect(refused({ once: 'yes' }), 'once as a string was taken').toMatch(/^once must be true or false/);
     const worker = queue.worker({}, { queues: ['a'], retryAfter: 30, blockFor: null, tries: undefined, failer: false });
     expect(worker.options.tries, 'tries: undefined did not keep its default').toBe(1);
-    expect(() => new Worker(queue!.connection, {}, { queue: ['x'] } as never, { failer: false }), 'the Worker itself took an unknown option').toThrow(/unknown worker option "queue"/);
+    expect(
+      () => new Worker(queue!.connection, {}, { queue: ['x'] } as never, { failer: false }),
+      'the Worker itself took an unknown option',
+    ).toThrow(/unknown worker option "queue"/);
   });
 });
 

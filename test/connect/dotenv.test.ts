@@ -20,16 +20,19 @@ const environment = { PATH: process.env.PATH, LQB_DOTENV_OUTER: 'from the proces
 const READ: Record<string, string> = {
   'quoted values with spaces and #': 'APP_NAME="My App # one"\nQUOTED=\'single # too\'\n',
   'unquoted values end at a comment, with or without a space before it': 'A=plain # comment\nB=a#b\nC=#all comment\n',
-  '${VAR} is expanded in double quotes and unquoted, not in single quotes': 'APP_NAME="Shop"\nA=x\nD="${APP_NAME} and ${A}"\nE=${D}\nF=pre${A}post\nS=\'${APP_NAME}\'\n',
+  '${VAR} is expanded in double quotes and unquoted, not in single quotes':
+    'APP_NAME="Shop"\nA=x\nD="${APP_NAME} and ${A}"\nE=${D}\nF=pre${A}post\nS=\'${APP_NAME}\'\n',
   'an unknown ${VAR}, a default or a bare $VAR stay as written': 'O=${LQB_NOT_SET_ANYWHERE}\nP=${LQB_NOT_SET:-fallback}\nQ=$HOME\nR="$$"\n',
   'escapes in double quotes: \\" \\\\ \\$ \\n \\t': 'L="say \\"hi\\" \\\\ \\$A \\${A} \\n\\t end"\nA=1\nM=\'s \\n \\"\'\n',
   'a double-quoted value over several lines': 'KEY="-----BEGIN-----\nabc\n-----END-----"\nAFTER=1\n',
   'the process’s environment wins, and is what ${VAR} reads': 'LQB_DOTENV_OUTER="from the file"\nR=${LQB_DOTENV_OUTER}\n',
   'a reference to a later variable is not expanded; a later duplicate wins': 'X=${Y}\nY=1\nK=first\nK=second\nS=${K}\n',
-  'export, empty values, null, blank lines, comments and CRLF': 'export EXPORTED=yes\r\nG=\r\nH=""\r\n\r\n  # a comment\r\nI=\'\'\r\nN=null\r\n',
+  'export, empty values, null, blank lines, comments and CRLF':
+    'export EXPORTED=yes\r\nG=\r\nH=""\r\n\r\n  # a comment\r\nI=\'\'\r\nN=null\r\n',
   'a password with every awkward character, single-quoted': 'REDIS_PASSWORD=\'p@ss w#rd $x "q" ${A}\'\nDB_PASSWORD="a\'b#c"\n',
   'a double quote never closed takes the rest of the file with it': 'A=1\nB="unclosed\nC=1\n',
-  'base64 APP_KEY and URLs': 'APP_KEY=base64:guiBF1X/fuXE55GTGMavHPEb6bzrFtMVy7QDBtoNw/o=\nREDIS_URL=redis://user:p%40ss@127.0.0.1:6379/2\n',
+  'base64 APP_KEY and URLs':
+    'APP_KEY=base64:guiBF1X/fuXE55GTGMavHPEb6bzrFtMVy7QDBtoNw/o=\nREDIS_URL=redis://user:p%40ss@127.0.0.1:6379/2\n',
 };
 
 /** Files Laravel refuses to boot with. */
@@ -52,7 +55,9 @@ describe('parseDotenv reads a .env as Laravel 8.83 does', () => {
   it.each(Object.entries(READ))('%s', async (name, text) => {
     const laravel = await laravelLoads(name, text);
     expect(laravel, `${name}: PHP refused a file meant to be readable`).not.toHaveProperty('error');
-    expect(Object.entries(parseDotenv(text, environment)), `${name}: the variables or their values differ from Laravel's`).toEqual(Object.entries(laravel));
+    expect(Object.entries(parseDotenv(text, environment)), `${name}: the variables or their values differ from Laravel's`).toEqual(
+      Object.entries(laravel),
+    );
   });
 
   it.each(Object.entries(REFUSED))('refuses what Laravel refuses: %s', async (name, text) => {

@@ -12,7 +12,8 @@ const QUEUE = 'lookup';
 const current = scratchPerTest('find', QUEUE);
 const JOB = 'App\\Jobs\\Bridge\\RecordJob';
 
-const open = () => connect({ redis: REDIS_URL, prefix: current.prefix, defaultQueue: QUEUE, failedDb: `sqlite://${current.s.dir}/failed.sqlite` });
+const open = () =>
+  connect({ redis: REDIS_URL, prefix: current.prefix, defaultQueue: QUEUE, failedDb: `sqlite://${current.s.dir}/failed.sqlite` });
 
 describe('LaravelQueue.find(idOrUuid)', () => {
   it('finds a job Laravel pushed, by uuid and by id, ready, with its envelope’s facts', async () => {
@@ -23,7 +24,14 @@ describe('LaravelQueue.find(idOrUuid)', () => {
     try {
       for (const key of [uuid, id]) {
         const found = await queue.find(key);
-        expect(found, `Laravel's job not found by ${key === uuid ? 'uuid' : 'id'}`).toMatchObject({ state: 'ready', queue: QUEUE, uuid, id, name: JOB, attempts: 0 });
+        expect(found, `Laravel's job not found by ${key === uuid ? 'uuid' : 'id'}`).toMatchObject({
+          state: 'ready',
+          queue: QUEUE,
+          uuid,
+          id,
+          name: JOB,
+          attempts: 0,
+        });
         expect(found?.until, 'a ready job has no until').toBeUndefined();
       }
     } finally {
@@ -46,7 +54,10 @@ describe('LaravelQueue.find(idOrUuid)', () => {
       expect(job?.uuid, 'popped the wrong job').toBe(reserved.uuid);
       const seen = await queue.find(reserved.uuid!, { queues: [QUEUE, 'other'] });
       expect(seen, 'the reserved job').toMatchObject({ state: 'reserved', queue: 'other', attempts: 1 });
-      expect(seen!.until!.getTime() / 1000 - Date.now() / 1000, 'a reserved job’s until is not about retry_after (90 s) away').toBeGreaterThan(80);
+      expect(
+        seen!.until!.getTime() / 1000 - Date.now() / 1000,
+        'a reserved job’s until is not about retry_after (90 s) away',
+      ).toBeGreaterThan(80);
 
       const worker = queue.worker(
         defineHandlers({
@@ -69,14 +80,19 @@ describe('LaravelQueue.find(idOrUuid)', () => {
   it('an id found only inside another job’s data is not that job', async () => {
     const queue = await open();
     try {
-      const decoy = '{"uuid":"decoy-uuid","displayName":"Decoy","job":"App\\\\Jobs\\\\Decoy","data":{"id":"wanted-id","uuid":"wanted-uuid"},"id":"decoy-id","attempts":0}';
+      const decoy =
+        '{"uuid":"decoy-uuid","displayName":"Decoy","job":"App\\\\Jobs\\\\Decoy","data":{"id":"wanted-id","uuid":"wanted-uuid"},"id":"decoy-id","attempts":0}';
       await queue.connection.pushRaw(decoy, QUEUE);
       expect(await queue.find('wanted-id'), 'a job found by an id in its data').toBeUndefined();
       expect(await queue.find('wanted-uuid'), 'a job found by a uuid in its data').toBeUndefined();
       expect(await queue.find('decoy-id'), 'the decoy by its own id').toMatchObject({ state: 'ready', uuid: 'decoy-uuid', name: 'Decoy' });
       // Past the first pages of the list and of the delayed set, which Redis reads a page at a time.
-      const filler = (n: number) => `{"uuid":"filler-${n}","displayName":"Filler","job":"App\\\\Jobs\\\\Filler","data":{},"id":"filler-id-${n}","attempts":0}`;
-      await queue.connection.bulkRaw(Array.from({ length: 1_100 }, (_, n) => filler(n)), QUEUE);
+      const filler = (n: number) =>
+        `{"uuid":"filler-${n}","displayName":"Filler","job":"App\\\\Jobs\\\\Filler","data":{},"id":"filler-id-${n}","attempts":0}`;
+      await queue.connection.bulkRaw(
+        Array.from({ length: 1_100 }, (_, n) => filler(n)),
+        QUEUE,
+      );
       for (let n = 1_100; n < 1_700; n++) await queue.connection.laterRaw(60 + n, filler(n), QUEUE);
       expect(await queue.find('filler-1099'), 'the last ready job of 1,101').toMatchObject({ state: 'ready', id: 'filler-id-1099' });
       expect(await queue.find('filler-id-1699'), 'the last delayed job of 600').toMatchObject({ state: 'delayed', uuid: 'filler-1699' });

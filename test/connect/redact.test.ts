@@ -32,8 +32,12 @@ afterAll(() => server?.stop());
 
 /** The run printed none of the secrets, on either stream; the failing check names which and where. */
 function expectNoSecret(result: RunResult, what: string): void {
-  for (const [stream, text] of [['stdout', result.stdout], ['stderr', result.stderr]] as const) {
-    for (const secret of SECRETS) expect(text.includes(secret), `${what}: ${stream} shows the secret ${JSON.stringify(secret)}: ${text}`).toBe(false);
+  for (const [stream, text] of [
+    ['stdout', result.stdout],
+    ['stderr', result.stderr],
+  ] as const) {
+    for (const secret of SECRETS)
+      expect(text.includes(secret), `${what}: ${stream} shows the secret ${JSON.stringify(secret)}: ${text}`).toBe(false);
   }
 }
 
@@ -63,7 +67,9 @@ describe('redactUrl', () => {
   it('hides a password holding a "/" or "@" never encoded (a base64 password), in a URL that therefore does not parse', () => {
     expect(redactUrl('redis://:s3cret/PW@127.0.0.1:6379')).toBe('redis://:***@127.0.0.1:6379');
     expect(redactUrl('rediss://worker:a/b@c+d==@redis.example:6380/2')).toBe('rediss://worker:***@redis.example:6380/2');
-    expect(redactSecrets('"redis://:s3cret/PW@127.0.0.1:6379" is not a redis:// or rediss:// URL')).toBe('"redis://:***@127.0.0.1:6379" is not a redis:// or rediss:// URL');
+    expect(redactSecrets('"redis://:s3cret/PW@127.0.0.1:6379" is not a redis:// or rediss:// URL')).toBe(
+      '"redis://:***@127.0.0.1:6379" is not a redis:// or rediss:// URL',
+    );
   });
 });
 
@@ -88,7 +94,16 @@ describe('a push Redis refuses', () => {
 
   it("a .env's REDIS_PASSWORD that is wrong", async () => {
     const env = join(current.s.dir, '.env');
-    writeFileSync(env, ['APP_NAME=redact', `APP_KEY=${APP_KEY}`, 'REDIS_HOST=127.0.0.1', `REDIS_PORT=${server.port}`, `REDIS_PASSWORD="${WRONG_PASSWORD}"`].join('\n') + '\n');
+    writeFileSync(
+      env,
+      [
+        'APP_NAME=redact',
+        `APP_KEY=${APP_KEY}`,
+        'REDIS_HOST=127.0.0.1',
+        `REDIS_PORT=${server.port}`,
+        `REDIS_PASSWORD="${WRONG_PASSWORD}"`,
+      ].join('\n') + '\n',
+    );
     const result = await lqb(['dispatch', 'App\\Jobs\\X', `--env=${env}`], current.s.env, { timeoutMs: 20_000 });
     expectOneLineFailure(result, 1, 'dispatch with a .env password');
     expect(result.stderr).toContain(`redis://:***@127.0.0.1:${server.port}/0`);
@@ -119,7 +134,11 @@ describe('a Redis that is down', () => {
 describe('usage errors', () => {
   it('a --redis that is no Redis URL is named without its password (exit 2)', async () => {
     // The last: a password with a '/' never encoded, which makes the URL unparsable.
-    for (const url of [`http://:${PASSWORD}@127.0.0.1:6379`, `redis//user:${PASSWORD}@127.0.0.1`, `redis://:${PASSWORD}/x@127.0.0.1:6379`]) {
+    for (const url of [
+      `http://:${PASSWORD}@127.0.0.1:6379`,
+      `redis//user:${PASSWORD}@127.0.0.1`,
+      `redis://:${PASSWORD}/x@127.0.0.1:6379`,
+    ]) {
       const result = await lqb(['size', `--redis=${url}`], current.s.env);
       expectOneLineFailure(result, 2, `size --redis=${url}`);
       expectNoSecret(result, `size --redis=${url}`);
@@ -129,13 +148,29 @@ describe('usage errors', () => {
 
 describe('failed-jobs database passwords', () => {
   it('--failed-db and a .env DB_PASSWORD are printed with ***', async () => {
-    const flag = await lqb(['failed', `--failed-db=mysql://root:${DB_PASSWORD}@127.0.0.1:${closedPort}/test`], current.s.env, { timeoutMs: 20_000 });
+    const flag = await lqb(['failed', `--failed-db=mysql://root:${DB_PASSWORD}@127.0.0.1:${closedPort}/test`], current.s.env, {
+      timeoutMs: 20_000,
+    });
     expectOneLineFailure(flag, 1, 'failed --failed-db');
     expectNoSecret(flag, 'failed --failed-db');
     const env = join(current.s.dir, '.env');
-    writeFileSync(env, ['DB_CONNECTION=pgsql', 'DB_HOST=127.0.0.1', `DB_PORT=${closedPort}`, 'DB_USERNAME=app', `DB_PASSWORD=${DB_PASSWORD}`, `APP_KEY=${APP_KEY}`].join('\n') + '\n');
+    writeFileSync(
+      env,
+      [
+        'DB_CONNECTION=pgsql',
+        'DB_HOST=127.0.0.1',
+        `DB_PORT=${closedPort}`,
+        'DB_USERNAME=app',
+        `DB_PASSWORD=${DB_PASSWORD}`,
+        `APP_KEY=${APP_KEY}`,
+      ].join('\n') + '\n',
+    );
     const { LQB_FAILED_DB: _, ...withoutFailedDb } = current.s.env;
-    const dotenv = await lqb(['work', `--handlers=${HANDLERS}`, '--stop-when-empty', `--env=${env}`, `--redis=redis://:${PASSWORD}@127.0.0.1:${server.port}/0`], withoutFailedDb, { timeoutMs: 20_000 });
+    const dotenv = await lqb(
+      ['work', `--handlers=${HANDLERS}`, '--stop-when-empty', `--env=${env}`, `--redis=redis://:${PASSWORD}@127.0.0.1:${server.port}/0`],
+      withoutFailedDb,
+      { timeoutMs: 20_000 },
+    );
     expectOneLineFailure(dotenv, 1, 'work with a .env DB_PASSWORD');
     expect(dotenv.stderr).toContain(`postgres://app:***@127.0.0.1:${closedPort}/laravel cannot be reached`);
     expectNoSecret(dotenv, 'work with a .env DB_PASSWORD');
@@ -145,7 +180,11 @@ describe('failed-jobs database passwords', () => {
 describe('the worker', () => {
   it('logs Redis refusing its password without the password', async () => {
     // Whether the worker then waits or ends is its loop's business; what it printed is checked.
-    const result = await lqb(['work', `--handlers=${HANDLERS}`, `--redis=redis://:${WRONG_PASSWORD}@127.0.0.1:${server.port}/0`], current.s.env, { timeoutMs: 2500 });
+    const result = await lqb(
+      ['work', `--handlers=${HANDLERS}`, `--redis=redis://:${WRONG_PASSWORD}@127.0.0.1:${server.port}/0`],
+      current.s.env,
+      { timeoutMs: 2500 },
+    );
     expect(result.stdout).toMatch(new RegExp(`Redis is unreachable: 127\\.0\\.0\\.1:${server.port}: WRONGPASS .*; retrying`));
     expectNoSecret(result, 'work with a wrong password');
   });
@@ -153,12 +192,22 @@ describe('the worker', () => {
   it('prints no secret in a --json log line, even when a job error quotes one', async () => {
     const url = `redis://:${PASSWORD}@127.0.0.1:${server.port}/0`;
     const message = `could not reach ${url} with key ${APP_KEY}`;
-    const pushed = await lqb(['dispatch', 'App\\Jobs\\Bridge\\FailingJob', `--props=${JSON.stringify({ message })}`, `--redis=${url}`], current.s.env);
+    const pushed = await lqb(
+      ['dispatch', 'App\\Jobs\\Bridge\\FailingJob', `--props=${JSON.stringify({ message })}`, `--redis=${url}`],
+      current.s.env,
+    );
     expect(pushed.stderr).toBe('');
-    const worked = await lqb(['work', `--handlers=${HANDLERS}`, '--once', '--json', `--redis=${url}`, `--key=${APP_KEY}`], current.s.env, { timeoutMs: 20_000 });
-    const events = worked.stdout.trim().split('\n').map((line) => JSON.parse(line) as { event: string; error?: string });
+    const worked = await lqb(['work', `--handlers=${HANDLERS}`, '--once', '--json', `--redis=${url}`, `--key=${APP_KEY}`], current.s.env, {
+      timeoutMs: 20_000,
+    });
+    const events = worked.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { event: string; error?: string });
     expect(events.map((e) => e.event)).toContain('failed');
-    expect(events.find((e) => e.event === 'failed')?.error).toContain(`could not reach redis://:***@127.0.0.1:${server.port}/0 with key ***`);
+    expect(events.find((e) => e.event === 'failed')?.error).toContain(
+      `could not reach redis://:***@127.0.0.1:${server.port}/0 with key ***`,
+    );
     expectNoSecret(worked, 'work --json');
   });
 });

@@ -68,7 +68,11 @@ describe('a LaravelQueue whose Redis misbehaves', () => {
       const error = await queue.dispatch('App\\Jobs\\Anything', { n: 1 }).catch((e: unknown) => e);
       expect(Date.now() - started, 'dispatch waited past its command timeout').toBeLessThan(2000);
       // A stalled Redis may still run the push once it wakes: the outcome is unknown, and said so.
-      expect((error as Error).message, 'the dispatch error does not say the push is unconfirmed, nor where').toMatch(new RegExp(`the job may or may not have been pushed: Redis at redis://127\\.0\\.0\\.1:${server.port}/0 did not confirm it \\(Command timed out\\)`));
+      expect((error as Error).message, 'the dispatch error does not say the push is unconfirmed, nor where').toMatch(
+        new RegExp(
+          `the job may or may not have been pushed: Redis at redis://127\\.0\\.0\\.1:${server.port}/0 did not confirm it \\(Command timed out\\)`,
+        ),
+      );
       started = Date.now();
       await expect(queue.size('default'), 'size() did not reject').rejects.toThrow();
       expect(Date.now() - started, 'size waited past its command timeout').toBeLessThan(2000);
@@ -82,8 +86,18 @@ describe('a LaravelQueue whose Redis misbehaves', () => {
     queue = await connect({ redis: `redis://127.0.0.1:${own.port}/0` });
     const troubles: Error[] = [];
     const logged: { level: string; fields: Record<string, unknown>; message?: string }[] = [];
-    const at = (level: string) => (fields: object, message?: string) => void logged.push({ level, fields: fields as Record<string, unknown>, message });
-    const worker = queue.worker({}, { sleep: 0.05, memory: 0, failer: false, onError: (error) => void troubles.push(error), logger: { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') } });
+    const at = (level: string) => (fields: object, message?: string) =>
+      void logged.push({ level, fields: fields as Record<string, unknown>, message });
+    const worker = queue.worker(
+      {},
+      {
+        sleep: 0.05,
+        memory: 0,
+        failer: false,
+        onError: (error) => void troubles.push(error),
+        logger: { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') },
+      },
+    );
     const running = worker.run();
     await new Promise((r) => setTimeout(r, 200));
     own.stop();
@@ -97,6 +111,9 @@ describe('a LaravelQueue whose Redis misbehaves', () => {
     expect((await worker.stop()).reason, 'the worker did not stop as asked').toBe('stopped');
     await running;
     expect(Date.now() - started, 'stop() waited on a Redis that is gone').toBeLessThan(3000);
-    expect(logged.some((l) => l.level === 'info' && l.fields.event === 'stopping'), 'the logger did not hear the stop').toBe(true);
+    expect(
+      logged.some((l) => l.level === 'info' && l.fields.event === 'stopping'),
+      'the logger did not hear the stop',
+    ).toBe(true);
   });
 });

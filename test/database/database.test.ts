@@ -24,7 +24,9 @@ const DATABASES: [string, () => string][] = [
 async function withTable(url: string, work: (db: Database, table: string) => Promise<void>): Promise<void> {
   const db = openDatabase(databaseConfig(url));
   const table = quoteName(db.dialect, `lqb_db_${randomBytes(4).toString('hex')}`);
-  await db.query(`create table ${table} (${quoteName(db.dialect, 'id')} integer not null primary key, ${quoteName(db.dialect, 'key')} varchar(50) not null)`);
+  await db.query(
+    `create table ${table} (${quoteName(db.dialect, 'id')} integer not null primary key, ${quoteName(db.dialect, 'key')} varchar(50) not null)`,
+  );
   try {
     await work(db, table);
   } finally {
@@ -37,10 +39,18 @@ describe.each(DATABASES)('on %s', (_, where) => {
   it('rows come back as objects, changes as counts; `key` (a MySQL keyword) is quoted', () =>
     withTable(where(), async (db, table) => {
       const key = quoteName(db.dialect, 'key');
-      expect((await db.query(`insert into ${table} (id, ${key}) values (?, ?), (?, ?)`, [1, 'a', 2, 'b'])).affected, 'rows inserted').toBe(2);
+      expect((await db.query(`insert into ${table} (id, ${key}) values (?, ?), (?, ?)`, [1, 'a', 2, 'b'])).affected, 'rows inserted').toBe(
+        2,
+      );
       expect((await db.query(`update ${table} set ${key} = ? where id = ?`, ['c', 2])).affected, 'rows updated').toBe(1);
       const { rows } = await db.query<{ id: number; key: string }>(`select id, ${key} from ${table} order by id`);
-      expect(rows.map((row) => [Number(row.id), row.key]), 'rows read').toEqual([[1, 'a'], [2, 'c']]);
+      expect(
+        rows.map((row) => [Number(row.id), row.key]),
+        'rows read',
+      ).toEqual([
+        [1, 'a'],
+        [2, 'c'],
+      ]);
       expect((await db.query(`delete from ${table} where id in (?, ?)`, [1, 2])).affected, 'rows deleted').toBe(2);
     }));
 
@@ -57,7 +67,10 @@ describe.each(DATABASES)('on %s', (_, where) => {
         })
         .catch((error: Error) => error.message);
       expect(failed).toBe('the work failed');
-      expect((await db.query(`select id from ${table}`)).rows.map((row) => Number(row.id)), 'ids left after the rollback').toEqual([1]);
+      expect(
+        (await db.query(`select id from ${table}`)).rows.map((row) => Number(row.id)),
+        'ids left after the rollback',
+      ).toEqual([1]);
     }));
 
   it('after close() a statement is refused rather than a connection opened again', async () => {
@@ -78,7 +91,9 @@ describe.each(DATABASES.slice(1))('FOR UPDATE SKIP LOCKED on %s', (_, where) => 
         const taken = await db.transaction(async (tx) => {
           const [mine] = (await tx.query(`select id from ${table} order by id limit 1 for update skip locked`)).rows;
           // While this transaction holds row 1, another connection's reserve skips it.
-          const [theirs] = (await second.transaction((other) => other.query(`select id from ${table} order by id limit 1 for update skip locked`))).rows;
+          const [theirs] = (
+            await second.transaction((other) => other.query(`select id from ${table} order by id limit 1 for update skip locked`))
+          ).rows;
           return [Number(mine!.id), Number(theirs!.id)];
         });
         expect(taken, 'ids taken by the first and the second transaction').toEqual([1, 2]);

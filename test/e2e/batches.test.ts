@@ -53,17 +53,42 @@ describe.each(DATABASES)('Bus::batch on %s', (_, where) => {
     return result;
   };
   const nodeWork = async (...flags: string[]) => {
-    const result = await lqb(['work', `--handlers=${HANDLERS}`, `--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0', `--batch-db=${url}`, `--batch-table=${table}`, ...aloneUnlessShared(flags)], s.env);
+    const result = await lqb(
+      [
+        'work',
+        `--handlers=${HANDLERS}`,
+        `--queue=${QUEUE}`,
+        '--stop-when-empty',
+        '--sleep=0',
+        `--batch-db=${url}`,
+        `--batch-table=${table}`,
+        ...aloneUnlessShared(flags),
+      ],
+      s.env,
+    );
     expect(result.status, result.stderr).toBe(0);
     return result;
   };
   /** The row as Laravel's repository reads it, with what the comparison needs. */
   const row = async (id: string) => {
     const r = await bookkeeping('batch-row', { id });
-    return { name: r.name, total_jobs: Number(r.total_jobs), pending_jobs: Number(r.pending_jobs), failed_jobs: Number(r.failed_jobs), failed_job_ids: JSON.parse(r.failed_job_ids) as string[], cancelled: r.cancelled, finished: r.finished };
+    return {
+      name: r.name,
+      total_jobs: Number(r.total_jobs),
+      pending_jobs: Number(r.pending_jobs),
+      failed_jobs: Number(r.failed_jobs),
+      failed_job_ids: JSON.parse(r.failed_job_ids) as string[],
+      cancelled: r.cancelled,
+      finished: r.finished,
+    };
   };
-  const failedUuids = (runs: Record<string, any>[], batch: string) => runs.filter((r) => r.props?.batchId === batch && r.props.label === 'fail').map((r) => r.uuid as string);
-  const callbacks = (batch: string) => s.phpRuns().filter((r) => r.callback && r.batch === batch).map((r) => r.callback as string);
+  const failedUuids = (runs: Record<string, any>[], batch: string) =>
+    runs.filter((r) => r.props?.batchId === batch && r.props.label === 'fail').map((r) => r.uuid as string);
+  const callbacks = (batch: string) =>
+    s
+      .phpRuns()
+      .filter((r) => r.callback && r.batch === batch)
+      .map((r) => r.callback as string);
 
   it('a batch of 3 with one failing ends with the same row whether Laravel’s worker or lqb work runs it', async () => {
     const spec = { labels: ['ok', 'fail', 'ok'], callbacks: true };
@@ -80,7 +105,10 @@ describe.each(DATABASES)('Bus::batch on %s', (_, where) => {
     expect(callbacks(byPhp)).toEqual(['catch', 'finally']);
     expect(callbacks(byNode)).toEqual([]);
     const said = node.stdout.split('\n').filter((line) => line.includes(`batch ${byNode}`));
-    expect(said.map((line) => /its (.+) callbacks? are PHP closures Node cannot run: they did not run/.exec(line)?.[1]).join(' and '), node.stdout).toBe('catch and finally');
+    expect(
+      said.map((line) => /its (.+) callbacks? are PHP closures Node cannot run: they did not run/.exec(line)?.[1]).join(' and '),
+      node.stdout,
+    ).toBe('catch and finally');
   });
 
   it('allowFailures: a failure is counted and the batch is not cancelled; all successes finish it', async () => {
@@ -113,7 +141,16 @@ describe.each(DATABASES)('Bus::batch on %s', (_, where) => {
 
   it('a batch shared by PHP and Node workers at once finishes, its then callback run once', async () => {
     const { batch } = await bookkeeping('batch', { labels: Array.from({ length: 8 }, () => 'ok'), callbacks: true });
-    const args = ['work', `--handlers=${HANDLERS}`, `--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0', '--share', `--batch-db=${url}`, `--batch-table=${table}`];
+    const args = [
+      'work',
+      `--handlers=${HANDLERS}`,
+      `--queue=${QUEUE}`,
+      '--stop-when-empty',
+      '--sleep=0',
+      '--share',
+      `--batch-db=${url}`,
+      `--batch-table=${table}`,
+    ];
     const [node, phpSide] = await Promise.all([
       run('node', [join(root, 'dist/cli/main.js'), ...args], s.env),
       php('laravel-worker.php', [`--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0'], s.env),
@@ -145,12 +182,29 @@ describe('a batch that is not where lqb work looks (--batch-db not the app’s d
     await otherDb.query(`create table ${quoteName(otherDb.dialect, table)} (id varchar(255) primary key, pending_jobs integer)`);
     await otherDb.close();
 
-    const node = await lqb(['work', `--handlers=${HANDLERS}`, `--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0', `--batch-db=sqlite://${other}`, `--batch-table=${table}`, '--concurrency=2'], s.env);
+    const node = await lqb(
+      [
+        'work',
+        `--handlers=${HANDLERS}`,
+        `--queue=${QUEUE}`,
+        '--stop-when-empty',
+        '--sleep=0',
+        `--batch-db=sqlite://${other}`,
+        `--batch-table=${table}`,
+        '--concurrency=2',
+      ],
+      s.env,
+    );
     expect(node.status, node.stderr).toBe(0);
-    expect(s.nodeRuns().filter((r) => r.props?.batchId === batch), 'the batch’s jobs Node ran').toHaveLength(3);
+    expect(
+      s.nodeRuns().filter((r) => r.props?.batchId === batch),
+      'the batch’s jobs Node ran',
+    ).toHaveLength(3);
     const said = node.stdout.split('\n').filter((line) => line.includes(`batch ${batch} is not in`));
     expect(said, `lqb work's lines about the missing batch:\n${node.stdout}`).toHaveLength(1);
-    expect(said[0]).toContain(`batch ${batch} is not in table ${table} in sqlite://${other}: its jobs run, but the batch does not count them; point --batch-db`);
+    expect(said[0]).toContain(
+      `batch ${batch} is not in table ${table} in sqlite://${other}: its jobs run, but the batch does not count them; point --batch-db`,
+    );
     const row = await php('laravel-bookkeeping.php', ['batch-row', JSON.stringify({ id: batch })], s.env);
     expect(JSON.parse(row.stdout), 'the batch’s row in the app’s database').toMatchObject({ total_jobs: 3, pending_jobs: 3 });
 
@@ -158,9 +212,23 @@ describe('a batch that is not where lqb work looks (--batch-db not the app’s d
     const second = await php('laravel-bookkeeping.php', ['batch', JSON.stringify({ labels: ['ok', 'ok'] })], s.env);
     const { batch: again } = JSON.parse(second.stdout) as { batch: string };
     const empty = join(s.dir, 'empty.sqlite');
-    const bare = await lqb(['work', `--handlers=${HANDLERS}`, `--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0', `--batch-db=${empty}`, `--batch-table=${table}`], s.env);
+    const bare = await lqb(
+      [
+        'work',
+        `--handlers=${HANDLERS}`,
+        `--queue=${QUEUE}`,
+        '--stop-when-empty',
+        '--sleep=0',
+        `--batch-db=${empty}`,
+        `--batch-table=${table}`,
+      ],
+      s.env,
+    );
     expect(bare.status, bare.stderr).toBe(0);
-    expect(s.nodeRuns().filter((r) => r.props?.batchId === again), 'the second batch’s jobs Node ran').toHaveLength(2);
+    expect(
+      s.nodeRuns().filter((r) => r.props?.batchId === again),
+      'the second batch’s jobs Node ran',
+    ).toHaveLength(2);
     const saidBare = bare.stdout.split('\n').filter((line) => line.includes(`batch ${again} is not in`));
     expect(saidBare, bare.stdout).toHaveLength(1);
     expect(saidBare[0]).toContain(`batch ${again} is not in table ${table} in sqlite://${empty} (no such table)`);

@@ -36,9 +36,16 @@ async function failedFirstLines(): Promise<string[]> {
 }
 
 /** `lqb work` as a process of its own, with the moment it ended. */
-function work(args: string[], onStart?: (child: ReturnType<typeof spawn>) => void): Promise<RunResult & { endedAt: number; pid: number | undefined }> {
+function work(
+  args: string[],
+  onStart?: (child: ReturnType<typeof spawn>) => void,
+): Promise<RunResult & { endedAt: number; pid: number | undefined }> {
   return new Promise((resolve, reject) => {
-    const child = spawn('node', [join(root, 'dist/cli/main.js'), 'work', `--handlers=${HANDLERS}`, `--queue=${QUEUE}`, '--sleep=0.1', ...args], { env: current.s.env });
+    const child = spawn(
+      'node',
+      [join(root, 'dist/cli/main.js'), 'work', `--handlers=${HANDLERS}`, `--queue=${QUEUE}`, '--sleep=0.1', ...args],
+      { env: current.s.env },
+    );
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -53,19 +60,24 @@ function work(args: string[], onStart?: (child: ReturnType<typeof spawn>) => voi
   });
 }
 
-const startOf = (n: number, attempts = 1) => current.s.nodeRuns().find((run) => run.props.n === n && run.attempts === attempts && run.phase === 'start');
+const startOf = (n: number, attempts = 1) =>
+  current.s.nodeRuns().find((run) => run.props.n === n && run.attempts === attempts && run.phase === 'start');
 
 describe('a handler that blocks the event loop past its timeout, as Laravel’s alarm ends it', () => {
   it('Laravel’s worker and lqb work both end by SIGKILL at the timeout; the job comes back after retry_after and is failed with Laravel’s record', async () => {
     // Laravel: its SlowJob sleeps in PHP, and the alarm interrupts it.
     await dispatchSlow({ n: 1, seconds: 4 });
     const laravelStarted = Date.now();
-    const laravel = await php('laravel-worker.php', [`--queue=${QUEUE}`, '--timeout=1', '--sleep=0', '--retry-after=2'], current.s.env, { timeoutMs: 20_000 });
+    const laravel = await php('laravel-worker.php', [`--queue=${QUEUE}`, '--timeout=1', '--sleep=0', '--retry-after=2'], current.s.env, {
+      timeoutMs: 20_000,
+    });
     const laravelRan = Date.now() - laravelStarted;
     expect(laravel.signal, `Laravel's worker ended with status ${laravel.status}: ${laravel.stderr}`).toBe('SIGKILL');
     expect(laravelRan).toBeLessThan(4000);
     const laravelRecord = await failedFirstLines();
-    expect(laravelRecord).toEqual(['Illuminate\\Queue\\MaxAttemptsExceededException: App\\Jobs\\Bridge\\SlowJob has been attempted too many times or run too long. The job may have previously timed out.']);
+    expect(laravelRecord).toEqual([
+      'Illuminate\\Queue\\MaxAttemptsExceededException: App\\Jobs\\Bridge\\SlowJob has been attempted too many times or run too long. The job may have previously timed out.',
+    ]);
     const failer = DatabaseUuidFailedJobProvider.fromUrl(current.s.env.LQB_FAILED_DB!);
     await failer.flush();
     await failer.close();
@@ -78,14 +90,21 @@ describe('a handler that blocks the event loop past its timeout, as Laravel’s 
     expect(node.signal, `lqb work ended with status ${node.status} (${node.stderr})`).toBe('SIGKILL');
     expect(node.endedAt - started!.t, 'from the job’s start to the process’s end, ms').toBeGreaterThanOrEqual(1000);
     expect(node.endedAt - started!.t, 'from the job’s start to the process’s end, ms').toBeLessThan(2500);
-    expect(node.stderr).toMatch(/^lqb watchdog: job App\\Jobs\\Bridge\\SlowJob \[\S+\] has blocked the event loop for 1\.\d s, past its timeout of 1 s: ending the process as Laravel's timeout does \(SIGKILL\)/m);
-    expect(current.s.nodeRuns().filter((run) => run.phase === 'done'), 'the handler ran to its end').toEqual([]);
+    expect(node.stderr).toMatch(
+      /^lqb watchdog: job App\\Jobs\\Bridge\\SlowJob \[\S+\] has blocked the event loop for 1\.\d s, past its timeout of 1 s: ending the process as Laravel's timeout does \(SIGKILL\)/m,
+    );
+    expect(
+      current.s.nodeRuns().filter((run) => run.phase === 'done'),
+      'the handler ran to its end',
+    ).toEqual([]);
 
     // The next worker takes it once retry_after has passed, and fails it as Laravel did at once.
     // The thread's last renewal kept its fraction of a second, and a pop compares with Redis's
     // whole seconds (as Laravel's time() does): up to a second more before the job is due.
     await pause(3200);
-    const next = await lqb(['work', `--handlers=${HANDLERS}`, `--queue=${QUEUE}`, '--stop-when-empty', '--retry-after=2'], current.s.env, { timeoutMs: 20_000 });
+    const next = await lqb(['work', `--handlers=${HANDLERS}`, `--queue=${QUEUE}`, '--stop-when-empty', '--retry-after=2'], current.s.env, {
+      timeoutMs: 20_000,
+    });
     expect(next.status, next.stderr).toBe(0);
     expect(await failedFirstLines()).toEqual(laravelRecord);
   }, 60_000);
@@ -143,17 +162,27 @@ describe('an embedded worker whose handler blocks the event loop', () => {
     const handlers = {
       'App\\Jobs\\Bridge\\SlowJob': async () => {
         // Laravel's worker starts polling now, with retry_after 1 s; the loop is then held 3.5 s.
-        laravel = php('laravel-worker.php', [`--queue=${QUEUE}`, '--retry-after=1', '--sleep=0', '--max-time=5'], current.s.env, { timeoutMs: 20_000 });
+        laravel = php('laravel-worker.php', [`--queue=${QUEUE}`, '--retry-after=1', '--sleep=0', '--max-time=5'], current.s.env, {
+          timeoutMs: 20_000,
+        });
         const until = Date.now() + 3500;
         while (Date.now() < until);
       },
     };
     const events: string[] = [];
     try {
-      await new Worker(queue, handlers, { queues: [QUEUE], timeout: 10, stopWhenEmpty: true, sleep: 0.05, memory: 0 }, { failer, log: (e) => void events.push(`${e.event} ${e.job ?? ''}`.trim()) }).run();
+      await new Worker(
+        queue,
+        handlers,
+        { queues: [QUEUE], timeout: 10, stopWhenEmpty: true, sleep: 0.05, memory: 0 },
+        { failer, log: (e) => void events.push(`${e.event} ${e.job ?? ''}`.trim()) },
+      ).run();
       const polled = await laravel!;
       expect(polled.status, polled.stderr).toBe(0);
-      expect(polled.stdout.split('\n').filter((line) => line.includes('Processing:')), 'Laravel’s worker took the job the blocked Node worker held').toEqual([]);
+      expect(
+        polled.stdout.split('\n').filter((line) => line.includes('Processing:')),
+        'Laravel’s worker took the job the blocked Node worker held',
+      ).toEqual([]);
       expect(events).toContain('processed App\\Jobs\\Bridge\\SlowJob');
       expect(await failedFirstLines()).toEqual([]);
     } finally {
@@ -166,15 +195,51 @@ describe('an embedded worker whose handler blocks the event loop', () => {
 
 describe('lqb work --sandbox: the handlers in worker threads', () => {
   it('runs the jobs Laravel pushes with what Laravel sent, its rules unchanged: a retry, a failure in failed_jobs', async () => {
-    const pushed = await php('laravel-dispatch.php', ['record', JSON.stringify({ queue: QUEUE, n: 1, label: 'sandboxed', ratio: 0.25, items: [1, 'two', { three: 3 }], flag: true })], current.s.env);
+    const pushed = await php(
+      'laravel-dispatch.php',
+      ['record', JSON.stringify({ queue: QUEUE, n: 1, label: 'sandboxed', ratio: 0.25, items: [1, 'two', { three: 3 }], flag: true })],
+      current.s.env,
+    );
     expect(pushed.status, pushed.stderr).toBe(0);
-    expect((await php('laravel-dispatch.php', ['flaky', JSON.stringify({ queue: QUEUE, n: 2, failTimes: 1 })], current.s.env)).status).toBe(0);
-    expect((await php('laravel-dispatch.php', ['failing', JSON.stringify({ queue: QUEUE, n: 3, message: 'no luck in a thread' })], current.s.env)).status).toBe(0);
-    const node = await lqb(['work', `--handlers=${join(root, 'test/e2e/fixtures/handlers.mjs')}`, `--queue=${QUEUE}`, '--sandbox', '--concurrency=2', '--tries=2', '--stop-when-empty', '--sleep=0.1'], current.s.env, { timeoutMs: 30_000 });
+    expect((await php('laravel-dispatch.php', ['flaky', JSON.stringify({ queue: QUEUE, n: 2, failTimes: 1 })], current.s.env)).status).toBe(
+      0,
+    );
+    expect(
+      (
+        await php(
+          'laravel-dispatch.php',
+          ['failing', JSON.stringify({ queue: QUEUE, n: 3, message: 'no luck in a thread' })],
+          current.s.env,
+        )
+      ).status,
+    ).toBe(0);
+    const node = await lqb(
+      [
+        'work',
+        `--handlers=${join(root, 'test/e2e/fixtures/handlers.mjs')}`,
+        `--queue=${QUEUE}`,
+        '--sandbox',
+        '--concurrency=2',
+        '--tries=2',
+        '--stop-when-empty',
+        '--sleep=0.1',
+      ],
+      current.s.env,
+      { timeoutMs: 30_000 },
+    );
     expect(node.status, node.stderr).toBe(0);
     const runs = current.s.nodeRuns();
-    expect(runs.find((run) => run.class === 'App\\Jobs\\Bridge\\RecordJob')?.props).toMatchObject({ n: 1, label: 'sandboxed', ratio: 0.25, items: [1, 'two', { three: 3 }], flag: true });
-    expect(runs.filter((run) => run.class === 'App\\Jobs\\Bridge\\FlakyJob').map((run) => run.attempts), 'FlakyJob n=2 failing once, --tries=2').toEqual([1, 2]);
+    expect(runs.find((run) => run.class === 'App\\Jobs\\Bridge\\RecordJob')?.props).toMatchObject({
+      n: 1,
+      label: 'sandboxed',
+      ratio: 0.25,
+      items: [1, 'two', { three: 3 }],
+      flag: true,
+    });
+    expect(
+      runs.filter((run) => run.class === 'App\\Jobs\\Bridge\\FlakyJob').map((run) => run.attempts),
+      'FlakyJob n=2 failing once, --tries=2',
+    ).toEqual([1, 2]);
     expect(await failedFirstLines()).toEqual(['Error: no luck in a thread']);
     expect(new Set(runs.map((run) => run.pid)).size, 'the threads run in the worker’s process').toBe(1);
   }, 60_000);
@@ -189,8 +254,13 @@ describe('lqb work --sandbox: the handlers in worker threads', () => {
     const runs = current.s.nodeRuns();
     const done = new Map<number, number>();
     for (const run of runs.filter((r) => r.phase === 'done')) done.set(run.props.n, (done.get(run.props.n) ?? 0) + 1);
-    expect([1, 2, 3, 4, 5, 6, 7, 8].filter((n) => done.get(n) !== 1).map((n) => `job ${n} completed ${done.get(n) ?? 0} times`)).toEqual([]);
-    expect(runs.filter((run) => run.props.n === 1 && run.phase === 'start').map((run) => run.attempts), 'the blocking job’s attempts').toEqual([1, 2]);
+    expect([1, 2, 3, 4, 5, 6, 7, 8].filter((n) => done.get(n) !== 1).map((n) => `job ${n} completed ${done.get(n) ?? 0} times`)).toEqual(
+      [],
+    );
+    expect(
+      runs.filter((run) => run.props.n === 1 && run.phase === 'start').map((run) => run.attempts),
+      'the blocking job’s attempts',
+    ).toEqual([1, 2]);
     // The async jobs ran beside the blocking one, on the other three threads, not after it.
     const beside = runs.filter((run) => run.props.n > 1 && run.phase === 'done' && run.t - startOf(1)!.t < 2000);
     expect(beside.length, 'async jobs done within the blocking job’s 2 s').toBeGreaterThanOrEqual(3);

@@ -21,7 +21,8 @@ const chain = async (labels: string[]) => {
   const result = await php('laravel-bookkeeping.php', ['chain', JSON.stringify({ labels, catch: true })], s.env);
   expect(result.stderr).toBe('');
 };
-const nodeWork = (...flags: string[]) => lqb(['work', `--handlers=${HANDLERS}`, `--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0', ...aloneUnlessShared(flags)], s.env);
+const nodeWork = (...flags: string[]) =>
+  lqb(['work', `--handlers=${HANDLERS}`, `--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0', ...aloneUnlessShared(flags)], s.env);
 const laravelWork = () => php('laravel-worker.php', [`--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0'], s.env);
 const catches = () => s.phpRuns().filter((r) => r.callback === 'chain-catch');
 const failedRecords = async () => {
@@ -42,7 +43,9 @@ describe('a chain with a catch callback whose link fails', () => {
     const node = await nodeWork();
     expect(node.status).toBe(0);
     expect(node.stdout).toMatch(/Failed: +App\\Jobs\\Bookkeeping\\ChainJob/);
-    expect(node.stdout).toMatch(/Warning: +App\\Jobs\\Bookkeeping\\ChainJob: the chain's catch callbacks \(1\) are PHP closures Node cannot run: they did not run/);
+    expect(node.stdout).toMatch(
+      /Warning: +App\\Jobs\\Bookkeeping\\ChainJob: the chain's catch callbacks \(1\) are PHP closures Node cannot run: they did not run/,
+    );
     // As with Laravel's worker: the failed link is recorded, the rest of the chain never runs.
     expect(s.nodeRuns().map((r) => r.props.n)).toEqual([1]);
     expect(await failedRecords()).toHaveLength(2);
@@ -55,7 +58,9 @@ describe('a chain with a catch callback whose link fails', () => {
     expect(node.status).toBe(0);
     // Node ran link 1, pushed link 2 (with the chain's callbacks), ran it, and left its failure to PHP.
     expect(s.nodeRuns().map((r) => r.props.n)).toEqual([1, 2]);
-    expect(node.stdout).toMatch(/Given back: +App\\Jobs\\Bookkeeping\\ChainJob: out of attempts, left for a PHP worker to fail: its chain has catch callbacks/);
+    expect(node.stdout).toMatch(
+      /Given back: +App\\Jobs\\Bookkeeping\\ChainJob: out of attempts, left for a PHP worker to fail: its chain has catch callbacks/,
+    );
     expect(await failedRecords()).toEqual([]);
     await new Promise((r) => setTimeout(r, 1100));
     expect((await laravelWork()).status).toBe(0);

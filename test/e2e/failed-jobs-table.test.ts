@@ -28,12 +28,23 @@ const DATABASES: [string, (dir: string) => string][] = [
 /** Each column as the database describes it: name, type, nullable (and MySQL's table collation). */
 async function describeTable(db: Database, table: string): Promise<unknown[]> {
   if (db.dialect === 'mysql') {
-    const { rows: columns } = await db.query('select column_name as name, column_type as type, is_nullable as nullable, column_default as dflt from information_schema.columns where table_schema = database() and table_name = ? order by ordinal_position', [table]);
-    const { rows: [{ collation } = {}] } = await db.query<{ collation?: unknown }>('select table_collation as collation from information_schema.tables where table_schema = database() and table_name = ?', [table]);
+    const { rows: columns } = await db.query(
+      'select column_name as name, column_type as type, is_nullable as nullable, column_default as dflt from information_schema.columns where table_schema = database() and table_name = ? order by ordinal_position',
+      [table],
+    );
+    const {
+      rows: [{ collation } = {}],
+    } = await db.query<{ collation?: unknown }>(
+      'select table_collation as collation from information_schema.tables where table_schema = database() and table_name = ?',
+      [table],
+    );
     return [...columns.map((c: object) => ({ ...c })), { collation }];
   }
   if (db.dialect === 'pgsql') {
-    const { rows } = await db.query('select column_name as name, data_type as type, datetime_precision as precision, is_nullable as nullable from information_schema.columns where table_name = ? order by ordinal_position', [table]);
+    const { rows } = await db.query(
+      'select column_name as name, data_type as type, datetime_precision as precision, is_nullable as nullable from information_schema.columns where table_name = ? order by ordinal_position',
+      [table],
+    );
     return rows;
   }
   // SQLite: the type's affinity is what counts (varchar and varchar(255) are one).
@@ -55,11 +66,15 @@ describe.each(DATABASES)('the failed_jobs table on %s', (_, where) => {
     const db = openDatabase(databaseConfig(url));
     try {
       // Laravel's failer makes its table when first resolved; queue:failed resolves it.
-      expect((await php('laravel-dispatch.php', ['failed'], { ...s.env, LQB_FAILED_DB: url, LQB_FAILED_TABLE: laravels })).stdout.trim()).toBe('[]');
+      expect(
+        (await php('laravel-dispatch.php', ['failed'], { ...s.env, LQB_FAILED_DB: url, LQB_FAILED_TABLE: laravels })).stdout.trim(),
+      ).toBe('[]');
       const failer = DatabaseUuidFailedJobProvider.fromUrl(url, ours);
       await failer.all();
       await failer.close();
-      expect(await describeTable(db, ours), `the columns of the table Node made, beside ${laravels}`).toEqual(await describeTable(db, laravels));
+      expect(await describeTable(db, ours), `the columns of the table Node made, beside ${laravels}`).toEqual(
+        await describeTable(db, laravels),
+      );
     } finally {
       await db.close();
       await dropTables(url, laravels, ours);
@@ -70,16 +85,27 @@ describe.each(DATABASES)('the failed_jobs table on %s', (_, where) => {
     const url = where(s.dir);
     const table = `lqb_failed_${randomBytes(4).toString('hex')}`;
     const env = { ...s.env, LQB_FAILED_DB: url, LQB_FAILED_TABLE: table };
-    const laravelSees = async () => JSON.parse((await php('laravel-dispatch.php', ['failed'], env)).stdout) as { id: string; failed_at: string }[];
+    const laravelSees = async () =>
+      JSON.parse((await php('laravel-dispatch.php', ['failed'], env)).stdout) as { id: string; failed_at: string }[];
     try {
       await php('laravel-dispatch.php', ['failing', JSON.stringify({ n: 1, message: 'php gives up', queue: QUEUE })], env);
       expect((await php('laravel-worker.php', [`--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0', '--tries=1'], env)).status).toBe(0);
       await php('laravel-dispatch.php', ['failing', JSON.stringify({ n: 2, message: 'node gives up', queue: QUEUE })], env);
       // Node writes in a zone far from the database's (UTC here), and reads in another.
-      expect((await lqb(['work', `--handlers=${HANDLERS}`, `--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0'], { ...env, TZ: 'America/New_York' })).status).toBe(0);
+      expect(
+        (
+          await lqb(['work', `--handlers=${HANDLERS}`, `--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0'], {
+            ...env,
+            TZ: 'America/New_York',
+          })
+        ).status,
+      ).toBe(0);
       const listed = await lqb(['failed', '--json'], { ...env, TZ: 'Europe/Berlin' });
       expect(listed.stderr).toBe('');
-      const ours = listed.stdout.trim().split('\n').map((line) => JSON.parse(line) as { id: string; failed_at: string });
+      const ours = listed.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { id: string; failed_at: string });
       const theirs = await laravelSees();
       expect(theirs).toHaveLength(2);
       for (const record of theirs) {

@@ -13,18 +13,26 @@ let s: Scratch;
 beforeEach(() => ({ s } = current));
 
 const withPayloads = () => ({ ...s.env, LQB_RECORD_PAYLOAD: '1' });
-const work = (...flags: string[]) => lqb(['work', `--handlers=${HANDLERS}`, `--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0', ...flags], withPayloads());
-const laravelWork = (...flags: string[]) => php('laravel-worker.php', [`--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0', ...flags], withPayloads());
+const work = (...flags: string[]) =>
+  lqb(['work', `--handlers=${HANDLERS}`, `--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0', ...flags], withPayloads());
+const laravelWork = (...flags: string[]) =>
+  php('laravel-worker.php', [`--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0', ...flags], withPayloads());
 const laravelDispatch = async (kind: string, options: object) => {
   const result = await php('laravel-dispatch.php', [kind, JSON.stringify({ queue: QUEUE, ...options })], s.env);
   expect(result.stderr, `laravel-dispatch.php ${kind}`).toBe('');
-  return result.stdout.trim().split('\n').map((line) => JSON.parse(line) as { id: string; uuid: string; queue: string; class: string });
+  return result.stdout
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as { id: string; uuid: string; queue: string; class: string });
 };
 
 /** A run's payload with its own job's uuid and id taken out, so twin jobs' payloads compare. */
 function twinPayload(run: Record<string, any>): unknown {
   expect(run.payload, `${run.side} ${run.class}: no payload recorded`).toBeDefined();
-  expect([run.payload.uuid, run.payload.id], `${run.side} ${run.class}: the payload's uuid and id are the job's`).toEqual([run.uuid, run.jobId]);
+  expect([run.payload.uuid, run.payload.id], `${run.side} ${run.class}: the payload's uuid and id are the job's`).toEqual([
+    run.uuid,
+    run.jobId,
+  ]);
   return { ...run.payload, uuid: '(uuid)', id: '(id)' };
 }
 
@@ -41,9 +49,22 @@ describe('what a handler sees of a job Laravel pushed', () => {
     const phpRuns = s.phpRuns();
     const nodeRuns = s.nodeRuns();
     const flaky = (runs: Record<string, any>[]) => runs.filter((r) => r.class === 'App\\Jobs\\Bridge\\FlakyJob');
-    const listener = (runs: Record<string, any>[]) => runs.filter((r) => String(r.class).startsWith('App\\Listeners\\Bridge\\RecordListener'));
-    expect(flaky(phpRuns).map((r) => [r.attempts, r.payload.attempts]), 'Laravel: attempts, payload attempts').toEqual([[1, 0], [2, 1]]);
-    expect(flaky(nodeRuns).map((r) => [r.attempts, r.payload.attempts]), 'Node: job.attempts, job.payload.attempts').toEqual([[1, 0], [2, 1]]);
+    const listener = (runs: Record<string, any>[]) =>
+      runs.filter((r) => String(r.class).startsWith('App\\Listeners\\Bridge\\RecordListener'));
+    expect(
+      flaky(phpRuns).map((r) => [r.attempts, r.payload.attempts]),
+      'Laravel: attempts, payload attempts',
+    ).toEqual([
+      [1, 0],
+      [2, 1],
+    ]);
+    expect(
+      flaky(nodeRuns).map((r) => [r.attempts, r.payload.attempts]),
+      'Node: job.attempts, job.payload.attempts',
+    ).toEqual([
+      [1, 0],
+      [2, 1],
+    ]);
     expect(flaky(nodeRuns).map(twinPayload), 'FlakyJob: job.payload').toEqual(flaky(phpRuns).map(twinPayload));
     expect(listener(nodeRuns).map(twinPayload), 'RecordListener: job.payload').toEqual(listener(phpRuns).map(twinPayload));
     // The keys in Laravel's order, as $job->payload() has them.

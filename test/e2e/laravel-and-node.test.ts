@@ -23,12 +23,17 @@ let prefix: string;
 let s: Scratch;
 beforeEach(() => ({ prefix, s } = current));
 
-const work = (...flags: string[]) => lqb(['work', `--handlers=${HANDLERS}`, `--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0', ...flags], s.env);
-const laravelWork = (...flags: string[]) => php('laravel-worker.php', [`--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0', ...flags], s.env);
+const work = (...flags: string[]) =>
+  lqb(['work', `--handlers=${HANDLERS}`, `--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0', ...flags], s.env);
+const laravelWork = (...flags: string[]) =>
+  php('laravel-worker.php', [`--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0', ...flags], s.env);
 const laravelDispatch = async (kind: string, options: object) => {
   const result = await php('laravel-dispatch.php', [kind, JSON.stringify({ queue: QUEUE, ...options })], s.env);
   expect(result.stderr).toBe('');
-  return result.stdout.trim().split('\n').map((line) => JSON.parse(line) as { id: string; uuid: string });
+  return result.stdout
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as { id: string; uuid: string });
 };
 
 describe('Laravel pushes, lqb work runs', () => {
@@ -42,7 +47,11 @@ describe('Laravel pushes, lqb work runs', () => {
     const runs = s.nodeRuns();
     const records = runs.filter((r) => r.class === 'App\\Jobs\\Bridge\\RecordJob');
     expect(records.map((r) => r.props.n)).toEqual([1, 2, 3, 4, 50]);
-    expect(records[0]).toMatchObject({ props: { label: 'Zoë ✓', ratio: 2.5, items: [1, { a: 'b' }], flag: false }, attempts: 1, queue: QUEUE });
+    expect(records[0]).toMatchObject({
+      props: { label: 'Zoë ✓', ratio: 2.5, items: [1, { a: 'b' }], flag: false },
+      attempts: 1,
+      queue: QUEUE,
+    });
     expect(records.slice(0, 4).map((r) => r.uuid)).toEqual(pushed.map((p) => p.uuid));
     const listener = runs.find((r) => r.class === 'App\\Listeners\\Bridge\\RecordListener@handle')!;
     expect(listener.event).toMatchObject({ id: 42, name: 'thing happened' });
@@ -54,9 +63,24 @@ describe('Laravel pushes, lqb work runs', () => {
     const [failing] = await laravelDispatch('failing', { n: 8, message: 'cannot do it' });
     const result = await work('--tries=3', '--backoff=0');
     expect(result.status).toBe(0);
-    expect(s.nodeRuns().filter((r) => r.class === 'App\\Jobs\\Bridge\\FlakyJob').map((r) => r.attempts)).toEqual([1, 2, 3]);
-    expect(s.nodeRuns().filter((r) => r.class === 'App\\Jobs\\Bridge\\FailingJob').map((r) => r.attempts)).toEqual([1, 2, 3]);
-    const laravelSees = JSON.parse((await php('laravel-dispatch.php', ['failed'], s.env)).stdout) as { id: string; queue: string; connection: string; exception: string }[];
+    expect(
+      s
+        .nodeRuns()
+        .filter((r) => r.class === 'App\\Jobs\\Bridge\\FlakyJob')
+        .map((r) => r.attempts),
+    ).toEqual([1, 2, 3]);
+    expect(
+      s
+        .nodeRuns()
+        .filter((r) => r.class === 'App\\Jobs\\Bridge\\FailingJob')
+        .map((r) => r.attempts),
+    ).toEqual([1, 2, 3]);
+    const laravelSees = JSON.parse((await php('laravel-dispatch.php', ['failed'], s.env)).stdout) as {
+      id: string;
+      queue: string;
+      connection: string;
+      exception: string;
+    }[];
     expect(laravelSees).toHaveLength(1);
     expect(laravelSees[0]).toMatchObject({ id: failing!.uuid, queue: QUEUE, connection: 'redis' });
     expect(laravelSees[0]!.exception).toMatch(/^Error: cannot do it/);
@@ -65,14 +89,26 @@ describe('Laravel pushes, lqb work runs', () => {
 
 describe('Node pushes, Laravel’s worker runs', () => {
   it('lqb dispatch: every property arrives with its PHP type, typed properties included', async () => {
-    const dispatched = await lqb(['dispatch', 'App\\Jobs\\Bridge\\RecordJob', `--queue=${QUEUE}`, '--props={"n":7,"label":"naïve /slash","ratio":1.0,"items":{"sku":"A-1","qty":2},"flag":null}'], s.env);
+    const dispatched = await lqb(
+      [
+        'dispatch',
+        'App\\Jobs\\Bridge\\RecordJob',
+        `--queue=${QUEUE}`,
+        '--props={"n":7,"label":"naïve /slash","ratio":1.0,"items":{"sku":"A-1","qty":2},"flag":null}',
+      ],
+      s.env,
+    );
     expect(dispatched.stderr).toBe('');
     const { uuid, queue } = JSON.parse(dispatched.stdout) as { uuid: string; queue: string };
     expect(queue).toBe(QUEUE);
     const result = await laravelWork();
     expect(result.stderr).toBe('');
     const [run] = s.phpRuns();
-    expect(run).toMatchObject({ uuid, attempts: 1, props: { n: 7, label: 'naïve /slash', ratio: 1, items: { sku: 'A-1', qty: 2 }, flag: null } });
+    expect(run).toMatchObject({
+      uuid,
+      attempts: 1,
+      props: { n: 7, label: 'naïve /slash', ratio: 1, items: { sku: 'A-1', qty: 2 }, flag: null },
+    });
     expect(run!.props.types).toEqual({ n: 'int', label: 'string', ratio: 'float', items: 'array', flag: 'null' });
   });
 
@@ -88,7 +124,10 @@ describe('Node pushes, Laravel’s worker runs', () => {
     await removePrefix(raw, prefix);
     // RecordJob's own untyped properties come first, as PHP declares them.
     const all = { tries: null, timeout: null, backoff: null, maxExceptions: null, ...props };
-    const dispatched = await lqb(['dispatch', 'App\\Jobs\\Bridge\\RecordJob', '--queue=emails', '--delay=1', `--props=${JSON.stringify(all)}`], s.env);
+    const dispatched = await lqb(
+      ['dispatch', 'App\\Jobs\\Bridge\\RecordJob', '--queue=emails', '--delay=1', `--props=${JSON.stringify(all)}`],
+      s.env,
+    );
     expect(dispatched.stderr).toBe('');
     const ours = await command();
     raw.disconnect();
@@ -138,7 +177,10 @@ describe('failed on one side, retried by the other', () => {
     expect(JSON.parse(listed.stdout)).toMatchObject({ id: pushed!.uuid, queue: QUEUE, class: 'App\\Jobs\\Bridge\\FailingJob' });
     const retried = await lqb(['retry', pushed!.uuid], s.env);
     expect(retried.stdout).toMatch(/has been pushed back onto the queue/);
-    const result = await lqb(['work', `--handlers=${HANDLERS}`, `--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0'], { ...s.env, LQB_NODE_FAILING_SUCCEEDS: '1' });
+    const result = await lqb(['work', `--handlers=${HANDLERS}`, `--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0'], {
+      ...s.env,
+      LQB_NODE_FAILING_SUCCEEDS: '1',
+    });
     expect(result.status).toBe(0);
     expect(s.nodeRuns()).toMatchObject([{ class: 'App\\Jobs\\Bridge\\FailingJob', attempts: 1, uuid: pushed!.uuid }]);
     expect((await lqb(['failed', '--json'], s.env)).stdout.trim()).toBe('');
@@ -196,7 +238,15 @@ describe('the next link of a chain, when neither it nor the chain names a queue'
     const phpEnv = { ...s.env, QUEUE_NAME: connectionQueue ?? '' };
     const nodeEnv = { ...s.env, REDIS_QUEUE: connectionQueue };
     if (!connectionQueue) delete nodeEnv.REDIS_QUEUE;
-    const chain = { n: 1, label: 'head', queue: 'high', chain: [{ n: 2, label: 'next' }, { n: 3, label: 'last', queue: 'own' }] };
+    const chain = {
+      n: 1,
+      label: 'head',
+      queue: 'high',
+      chain: [
+        { n: 2, label: 'next' },
+        { n: 3, label: 'last', queue: 'own' },
+      ],
+    };
     const raw = rawClient();
     const landed = async (worker: () => Promise<{ status: number | null }>) => {
       expect((await php('laravel-dispatch.php', ['record', JSON.stringify(chain)], phpEnv)).status).toBe(0);
@@ -242,7 +292,9 @@ describe('a job that runs past its timeout', () => {
       firstLines[side] = uuids.map((uuid) => failed.get(uuid) ?? 'not failed');
     }
     expect(firstLines.php).toEqual([
-      expect.stringMatching(/^Illuminate\\Queue\\MaxAttemptsExceededException: App\\Jobs\\Bridge\\SlowJob has been attempted too many times or run too long/),
+      expect.stringMatching(
+        /^Illuminate\\Queue\\MaxAttemptsExceededException: App\\Jobs\\Bridge\\SlowJob has been attempted too many times or run too long/,
+      ),
       expect.stringMatching(/^Illuminate\\Queue\\MaxAttemptsExceededException/),
     ]);
     expect(firstLines.node).toEqual(firstLines.php);
@@ -301,12 +353,24 @@ describe.each([
       expect(laravelSees).toHaveLength(1);
       expect(laravelSees[0]!.exception).toMatch(/^Error: node gives up/);
 
-      const [pushed] = JSON.parse(`[${(await php('laravel-dispatch.php', ['failing', JSON.stringify({ n: 2, message: 'php gives up', queue: QUEUE })], env)).stdout.trim()}]`) as { uuid: string }[];
+      const [pushed] = JSON.parse(
+        `[${(await php('laravel-dispatch.php', ['failing', JSON.stringify({ n: 2, message: 'php gives up', queue: QUEUE })], env)).stdout.trim()}]`,
+      ) as { uuid: string }[];
       expect((await php('laravel-worker.php', [`--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0', '--tries=1'], env)).status).toBe(0);
-      const listed = (await lqb(['failed', '--json'], env)).stdout.trim().split('\n').map((l) => JSON.parse(l) as { id: string });
+      const listed = (await lqb(['failed', '--json'], env)).stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { id: string });
       expect(listed.map((r) => r.id)).toContain(pushed!.uuid);
       expect((await lqb(['retry', pushed!.uuid], env)).status).toBe(0);
-      expect((await lqb(['work', `--handlers=${HANDLERS}`, `--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0'], { ...env, LQB_NODE_FAILING_SUCCEEDS: '1' })).status).toBe(0);
+      expect(
+        (
+          await lqb(['work', `--handlers=${HANDLERS}`, `--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0'], {
+            ...env,
+            LQB_NODE_FAILING_SUCCEEDS: '1',
+          })
+        ).status,
+      ).toBe(0);
       expect(s.nodeRuns().filter((r) => r.uuid === pushed!.uuid)).toHaveLength(1);
     } finally {
       const db = openDatabase(databaseConfig(url));

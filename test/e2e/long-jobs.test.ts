@@ -20,11 +20,30 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 beforeAll(async () => {
   await php('laravel-dispatch.php', ['slow', JSON.stringify({ queue: QUEUE, n: 1, count: JOBS, seconds: 3 })], s.env);
-  const running = lqb(['work', `--handlers=${HANDLERS}`, `--queue=${QUEUE}`, '--retry-after=1', '--timeout=10', '--tries=3', `--concurrency=${JOBS}`, '--stop-when-empty', '--sleep=0.1'], s.env, { timeoutMs: 60_000 });
+  const running = lqb(
+    [
+      'work',
+      `--handlers=${HANDLERS}`,
+      `--queue=${QUEUE}`,
+      '--retry-after=1',
+      '--timeout=10',
+      '--tries=3',
+      `--concurrency=${JOBS}`,
+      '--stop-when-empty',
+      '--sleep=0.1',
+    ],
+    s.env,
+    { timeoutMs: 60_000 },
+  );
   // Laravel's worker starts once Node holds every job, and polls until well after they are done.
   const deadline = Date.now() + 20_000;
   while (s.nodeRuns().filter((r) => r.phase === 'start').length < JOBS && Date.now() < deadline) await pause(50);
-  [node, laravel] = await Promise.all([running, php('laravel-worker.php', [`--queue=${QUEUE}`, '--retry-after=1', '--tries=3', '--sleep=0', '--max-time=5'], s.env, { timeoutMs: 60_000 })]);
+  [node, laravel] = await Promise.all([
+    running,
+    php('laravel-worker.php', [`--queue=${QUEUE}`, '--retry-after=1', '--tries=3', '--sleep=0', '--max-time=5'], s.env, {
+      timeoutMs: 60_000,
+    }),
+  ]);
 }, 90_000);
 
 afterAll(async () => {

@@ -22,7 +22,10 @@ const current = scratchPerTest('guards', QUEUE);
 async function dispatch(kind: string, options: object): Promise<{ uuid: string }[]> {
   const result = await php('guards-dispatch.php', [kind, JSON.stringify({ queue: QUEUE, ...options })], current.s.env);
   expect(result.status, result.stderr).toBe(0);
-  return result.stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line));
+  return result.stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
 }
 
 async function failedRecords(): Promise<string[]> {
@@ -53,10 +56,17 @@ describe('WithoutOverlapping in Laravel’s worker, withoutOverlapping() in lqb 
     // while it runs, finds the lock taken; then both run the rest side by side.
     await dispatch('overlap', { n: 1, count: 1, key: 'shared', seconds: 2, releaseAfter: 1, tries: 50 });
     await dispatch('overlap', { n: 2, count: JOBS - 1, key: 'shared', seconds: 0.3, releaseAfter: 1, tries: 50 });
-    const running = lqb(['work', `--handlers=${HANDLERS}`, `--queue=${QUEUE}`, '--concurrency=2', '--sleep=0.05', '--max-time=12', '--tries=50'], current.s.env, { timeoutMs: 30_000 });
+    const running = lqb(
+      ['work', `--handlers=${HANDLERS}`, `--queue=${QUEUE}`, '--concurrency=2', '--sleep=0.05', '--max-time=12', '--tries=50'],
+      current.s.env,
+      { timeoutMs: 30_000 },
+    );
     const deadline = Date.now() + 10_000;
     while (current.s.nodeRuns().length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
-    const [node, laravel] = await Promise.all([running, php('laravel-worker.php', [`--queue=${QUEUE}`, '--sleep=0', '--max-time=11', '--tries=50'], current.s.env, { timeoutMs: 30_000 })]);
+    const [node, laravel] = await Promise.all([
+      running,
+      php('laravel-worker.php', [`--queue=${QUEUE}`, '--sleep=0', '--max-time=11', '--tries=50'], current.s.env, { timeoutMs: 30_000 }),
+    ]);
     expect(node.status, node.stderr).toBe(0);
     expect(laravel.status, laravel.stderr).toBe(0);
 
@@ -77,7 +87,10 @@ describe('WithoutOverlapping in Laravel’s worker, withoutOverlapping() in lqb 
     const overlaps: string[] = [];
     for (let i = 1; i < spans.length; i++) {
       const [a, b] = [spans[i - 1]!, spans[i]!];
-      if (a.done === undefined || b.start! < a.done) overlaps.push(`job ${b.n} (${b.side}) started ${a.done === undefined ? 'while' : `${(a.done - b.start!).toFixed(1)} ms before`} job ${a.n} (${a.side}) ended`);
+      if (a.done === undefined || b.start! < a.done)
+        overlaps.push(
+          `job ${b.n} (${b.side}) started ${a.done === undefined ? 'while' : `${(a.done - b.start!).toFixed(1)} ms before`} job ${a.n} (${a.side}) ended`,
+        );
     }
     expect(overlaps).toEqual([]);
     expect(spans.every((span) => span.done !== undefined)).toBe(true);
@@ -99,18 +112,30 @@ describe('RateLimited in Laravel’s worker, rateLimited() in lqb work, one limi
   it('spend one budget: 3 a minute between them, the rest released until the window ends plus 3 s', async () => {
     await dispatch('limited', { n: 1, count: 2, key: 'team-1', tries: 5 });
     // Laravel runs the first two, then lqb work the third and no more; Laravel, again, none.
-    const first = await php('laravel-worker.php', [`--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0', '--tries=5'], current.s.env, { timeoutMs: 30_000 });
+    const first = await php('laravel-worker.php', [`--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0', '--tries=5'], current.s.env, {
+      timeoutMs: 30_000,
+    });
     expect(first.status, first.stderr).toBe(0);
     await dispatch('limited', { n: 3, count: 3, key: 'team-1', tries: 5 });
-    const node = await lqb(['work', `--handlers=${HANDLERS}`, `--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0.05', '--tries=5'], current.s.env, { timeoutMs: 30_000 });
+    const node = await lqb(
+      ['work', `--handlers=${HANDLERS}`, `--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0.05', '--tries=5'],
+      current.s.env,
+      { timeoutMs: 30_000 },
+    );
     expect(node.status, node.stderr).toBe(0);
     await dispatch('limited', { n: 6, count: 1, key: 'team-1', tries: 5 });
     const before = Math.floor(Date.now() / 1000);
-    const second = await php('laravel-worker.php', [`--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0', '--tries=5'], current.s.env, { timeoutMs: 30_000 });
+    const second = await php('laravel-worker.php', [`--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0', '--tries=5'], current.s.env, {
+      timeoutMs: 30_000,
+    });
     expect(second.status, second.stderr).toBe(0);
     // Another key has a budget of its own.
     await dispatch('limited', { n: 7, count: 1, key: 'team-2', tries: 5 });
-    const other = await lqb(['work', `--handlers=${HANDLERS}`, `--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0.05', '--tries=5'], current.s.env, { timeoutMs: 30_000 });
+    const other = await lqb(
+      ['work', `--handlers=${HANDLERS}`, `--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0.05', '--tries=5'],
+      current.s.env,
+      { timeoutMs: 30_000 },
+    );
     expect(other.status, other.stderr).toBe(0);
 
     const ran = [...current.s.phpRuns(), ...current.s.nodeRuns()].map((run) => `${run.props.n} ${run.side}`).sort();

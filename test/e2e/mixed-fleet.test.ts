@@ -21,7 +21,8 @@ let failed: FailedJob[];
 let runs: Record<string, any>[];
 
 beforeAll(async () => {
-  const dispatch = (kind: string, options: object) => php('laravel-dispatch.php', [kind, JSON.stringify({ queue: QUEUE, ...options })], s.env);
+  const dispatch = (kind: string, options: object) =>
+    php('laravel-dispatch.php', [kind, JSON.stringify({ queue: QUEUE, ...options })], s.env);
   await dispatch('record', { n: 1, count: RECORDS, label: 'fleet', ratio: 0.5, items: [1] });
   await dispatch('flaky', { n: 1, count: FLAKY, failTimes: 1 });
   await dispatch('failing', { n: 1, count: FAILING, message: 'never' });
@@ -57,7 +58,9 @@ describe('a PHP worker and a Node worker sharing one queue', () => {
     expect(s.phpRuns().length).toBeGreaterThan(100);
     const raw = rawClient();
     const left = await raw.keys(`${prefix}queues:${QUEUE}*`);
-    const sizes = await Promise.all(left.filter((k) => !k.endsWith(':notify')).map(async (k) => ((await raw.type(k)) === 'list' ? raw.llen(k) : raw.zcard(k))));
+    const sizes = await Promise.all(
+      left.filter((k) => !k.endsWith(':notify')).map(async (k) => ((await raw.type(k)) === 'list' ? raw.llen(k) : raw.zcard(k))),
+    );
     raw.disconnect();
     expect(sizes.reduce((a, b) => a + b, 0)).toBe(0);
   });
@@ -91,5 +94,7 @@ describe('a PHP worker and a Node worker sharing one queue', () => {
 
 /** The jobs whose attempts, in the order they ran, are not `expected`, as uuid: "attempts". */
 function offenders(runs: Map<string, number[]>, expected: string): Record<string, string> {
-  return Object.fromEntries([...runs].filter(([, attempts]) => attempts.join() !== expected).map(([uuid, attempts]) => [uuid, attempts.join()]));
+  return Object.fromEntries(
+    [...runs].filter(([, attempts]) => attempts.join() !== expected).map(([uuid, attempts]) => [uuid, attempts.join()]),
+  );
 }

@@ -15,7 +15,10 @@ beforeEach(() => ({ s } = current));
 const laravelDispatch = async (kind: string, options: object) => {
   const result = await php('laravel-dispatch.php', [kind, JSON.stringify({ queue: QUEUE, ...options })], s.env);
   expect(result.stderr).toBe('');
-  return result.stdout.trim().split('\n').map((line) => JSON.parse(line) as { id: string; uuid: string; class: string });
+  return result.stdout
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as { id: string; uuid: string; class: string });
 };
 
 describe('Laravel queues a notification and a mailable, lqb work runs them', () => {
@@ -34,12 +37,18 @@ describe('Laravel queues a notification and a mailable, lqb work runs them', () 
     const [notification, mailable] = runs as Record<string, any>[];
     expect(notification).toMatchObject({ uuid: notified[0]!.uuid, view: 'notification', channels: ['mail'] });
     // The User model (connection 'mysql' on the class) as SerializesModels left it, one id each.
-    expect(notification!.notifiables).toEqual([{ class: 'App\\Models\\User', classIsAlias: false, id: 3, isCollection: false, relations: [], connection: 'mysql' }]);
+    expect(notification!.notifiables).toEqual([
+      { class: 'App\\Models\\User', classIsAlias: false, id: 3, isCollection: false, relations: [], connection: 'mysql' },
+    ]);
     expect(notification!.notification).toMatchObject({ invoiceId: 7 });
     expect(typeof notification!.notification.id).toBe('string');
 
     expect(mailable).toMatchObject({ uuid: mailed[0]!.uuid, view: 'mailable', mailableClass: 'App\\Mail\\OrderShippedMail' });
-    expect(mailable!.mailable).toMatchObject({ orderId: 5, subject: 'Your order shipped', to: [{ name: null, address: 'ada@example.com' }] });
+    expect(mailable!.mailable).toMatchObject({
+      orderId: 5,
+      subject: 'Your order shipped',
+      to: [{ name: null, address: 'ada@example.com' }],
+    });
 
     // The log names them as Laravel's worker does: by displayName.
     expect(result.stdout).toMatch(/Processed: +App\\Notifications\\InvoicePaid/);

@@ -48,17 +48,31 @@ function phpSerialize(spec: object): string {
   return (JSON.parse(out) as { serialized: string }).serialized;
 }
 
-const dispatch = (className: string, props: object, ...flags: string[]) => lqb(['dispatch', className, `--props=${JSON.stringify(props)}`, `--queue=${QUEUE}`, ...flags], env);
+const dispatch = (className: string, props: object, ...flags: string[]) =>
+  lqb(['dispatch', className, `--props=${JSON.stringify(props)}`, `--queue=${QUEUE}`, ...flags], env);
 
 describe('a command built from its shape is the bytes PHP writes', () => {
   const cases: [string, Record<string, unknown>, object][] = [
     ['App\\Jobs\\ShipOrder', { orderId: 7, secret: 's3' }, { args: [7, 's3'] }],
-    ['App\\Jobs\\ShipOrder', { orderId: 7, secret: 's3', weight: 2, express: true, notes: ['a', 'b'], coupon: null, untyped: 5 }, { args: [7, 's3'], set: { weight: 2.0, express: true, notes: ['a', 'b'], coupon: null, untyped: 5 } }],
+    [
+      'App\\Jobs\\ShipOrder',
+      { orderId: 7, secret: 's3', weight: 2, express: true, notes: ['a', 'b'], coupon: null, untyped: 5 },
+      { args: [7, 's3'], set: { weight: 2.0, express: true, notes: ['a', 'b'], coupon: null, untyped: 5 } },
+    ],
     ['App\\Jobs\\MonthlyReport', { month: 3, recipients: ['a@example.com'] }, { args: [3, ['a@example.com']] }],
     ['App\\Jobs\\MonthlyReport', { month: 3 }, { args: [3] }],
     ['App\\Jobs\\ChargeCard', { cardToken: 'tok_1', amount: 1250 }, { args: ['tok_1', 1250] }],
     ['App\\Jobs\\SyncUser', { user: 5 }, { args: [{ '@model': 'App\\Models\\User', id: 5 }] }],
-    ['App\\Jobs\\SyncUser', { user: { id: 5, connection: 'mysql' }, friends: { class: 'App\\Models\\User', id: [1, 2] } }, { args: [{ '@model': 'App\\Models\\User', id: 5 }, { '@collection': 'App\\Models\\User', ids: [1, 2] }] }],
+    [
+      'App\\Jobs\\SyncUser',
+      { user: { id: 5, connection: 'mysql' }, friends: { class: 'App\\Models\\User', id: [1, 2] } },
+      {
+        args: [
+          { '@model': 'App\\Models\\User', id: 5 },
+          { '@collection': 'App\\Models\\User', ids: [1, 2] },
+        ],
+      },
+    ],
   ];
   for (const [className, props, spec] of cases) {
     it(`${className} with ${JSON.stringify(props)}`, () => {
@@ -76,7 +90,10 @@ describe('Node dispatches with the shapes; Laravel’s worker runs the jobs', ()
     const pushed = [
       await dispatch('App\\Jobs\\ShipOrder', { orderId: 7, secret: 'hush', weight: 2, express: true }, `--shapes=${shapesFile}`),
       await dispatch('App\\Jobs\\MonthlyReport', { month: 11, recipients: ['a@example.com'] }, `--shapes=${shapesFile}`),
-      await lqb(['dispatch', 'App\\Jobs\\ChargeCard', `--props=${JSON.stringify({ cardToken: 'tok_secret', amount: 990 })}`, `--queue=${QUEUE}`], { ...env, LQB_SHAPES: shapesFile }),
+      await lqb(
+        ['dispatch', 'App\\Jobs\\ChargeCard', `--props=${JSON.stringify({ cardToken: 'tok_secret', amount: 990 })}`, `--queue=${QUEUE}`],
+        { ...env, LQB_SHAPES: shapesFile },
+      ),
     ];
     for (const result of pushed) expect(result.status, result.stderr).toBe(0);
     const raw = rawClient();
@@ -101,7 +118,13 @@ describe('Node dispatches with the shapes; Laravel’s worker runs the jobs', ()
       types: { orderId: 'int', secret: 'string', notes: 'null', weight: 'float', express: 'bool', coupon: 'string', untyped: 'string' },
     });
     const report = records.find((r) => r.class === 'App\\Jobs\\MonthlyReport');
-    expect(report?.props).toMatchObject({ month: 11, recipients: ['a@example.com'], tenant: 'acme', version: 1, types: { month: 'int', recipients: 'array' } });
+    expect(report?.props).toMatchObject({
+      month: 11,
+      recipients: ['a@example.com'],
+      tenant: 'acme',
+      version: 1,
+      types: { month: 'int', recipients: 'array' },
+    });
   });
 
   it('the declared tries, backoff and timeout are in the envelope, as PHP’s dispatch writes them', () => {
@@ -144,7 +167,16 @@ describe('what the class would not hold is refused before anything is pushed', (
   }
 
   it('a ShouldBeEncrypted job without an APP_KEY is refused, never pushed in clear text', async () => {
-    const result = await lqb(['dispatch', 'App\\Jobs\\ChargeCard', `--props=${JSON.stringify({ cardToken: 't', amount: 1 })}`, '--queue=refused', `--shapes=${shapesFile}`], s.env);
+    const result = await lqb(
+      [
+        'dispatch',
+        'App\\Jobs\\ChargeCard',
+        `--props=${JSON.stringify({ cardToken: 't', amount: 1 })}`,
+        '--queue=refused',
+        `--shapes=${shapesFile}`,
+      ],
+      s.env,
+    );
     expect(result.status).toBe(2);
     expect(result.stderr).toMatch(/ChargeCard is ShouldBeEncrypted: give the APP_KEY/);
   });
@@ -160,10 +192,16 @@ describe('a ShouldBeUnique job dispatched from Node takes its lock as PendingDis
     raw.disconnect();
     return length;
   };
-  const phpDispatch = async () => JSON.parse((await php('shapes-dispatch.php', [JSON.stringify({ class: 'App\\Jobs\\ImportFeed', args: ['php'] })], uniqueEnv)).stdout) as { queued: boolean };
+  const phpDispatch = async () =>
+    JSON.parse(
+      (await php('shapes-dispatch.php', [JSON.stringify({ class: 'App\\Jobs\\ImportFeed', args: ['php'] })], uniqueEnv)).stdout,
+    ) as { queued: boolean };
 
   it('the duplicate is dropped on either side; once Laravel’s worker has run the job, Node dispatches again', async () => {
-    const first = await lqb(['dispatch', 'App\\Jobs\\ImportFeed', '--props={"feed":"news"}', `--queue=${UNIQUE_QUEUE}`, `--shapes=${shapesFile}`], uniqueEnv);
+    const first = await lqb(
+      ['dispatch', 'App\\Jobs\\ImportFeed', '--props={"feed":"news"}', `--queue=${UNIQUE_QUEUE}`, `--shapes=${shapesFile}`],
+      uniqueEnv,
+    );
     expect(first.status, first.stderr).toBe(0);
     expect(JSON.parse(first.stdout).uuid, 'the first dispatch is pushed').toEqual(expect.any(String));
     const raw = rawClient();
@@ -172,24 +210,50 @@ describe('a ShouldBeUnique job dispatched from Node takes its lock as PendingDis
     expect(owner, `the lock ${lockKey}`).toMatch(/^[A-Za-z0-9]{16}$/);
     expect(ttl, 'the lock lives uniqueFor (60) seconds').toBeGreaterThan(55);
 
-    const second = await lqb(['dispatch', 'App\\Jobs\\ImportFeed', '--props={"feed":"news"}', `--queue=${UNIQUE_QUEUE}`, `--shapes=${shapesFile}`], uniqueEnv);
+    const second = await lqb(
+      ['dispatch', 'App\\Jobs\\ImportFeed', '--props={"feed":"news"}', `--queue=${UNIQUE_QUEUE}`, `--shapes=${shapesFile}`],
+      uniqueEnv,
+    );
     expect([second.status, JSON.parse(second.stdout)]).toEqual([0, { uuid: null, id: null, queue: UNIQUE_QUEUE, duplicate: true }]);
-    expect(second.stderr).toMatch(/not pushed: App\\Jobs\\ImportFeed is ShouldBeUnique and its lock laravel_unique_job:App\\Jobs\\ImportFeed is held/);
+    expect(second.stderr).toMatch(
+      /not pushed: App\\Jobs\\ImportFeed is ShouldBeUnique and its lock laravel_unique_job:App\\Jobs\\ImportFeed is held/,
+    );
     expect(await phpDispatch(), 'Laravel’s own dispatch meanwhile').toEqual({ queued: false });
     expect(await queued()).toBe(1);
 
-    const worker = await php('laravel-worker.php', [`--queue=${UNIQUE_QUEUE}`, '--stop-when-empty', '--sleep=0'], uniqueEnv, { timeoutMs: 60_000 });
+    const worker = await php('laravel-worker.php', [`--queue=${UNIQUE_QUEUE}`, '--stop-when-empty', '--sleep=0'], uniqueEnv, {
+      timeoutMs: 60_000,
+    });
     expect(worker.status, worker.stderr).toBe(0);
-    expect(s.phpRuns().filter((r) => r.class === 'App\\Jobs\\ImportFeed').map((r) => r.props.feed)).toEqual(['news']);
-    const after = await lqb(['dispatch', 'App\\Jobs\\ImportFeed', '--props={"feed":"again"}', `--queue=${UNIQUE_QUEUE}`, `--shapes=${shapesFile}`], uniqueEnv);
+    expect(
+      s
+        .phpRuns()
+        .filter((r) => r.class === 'App\\Jobs\\ImportFeed')
+        .map((r) => r.props.feed),
+    ).toEqual(['news']);
+    const after = await lqb(
+      ['dispatch', 'App\\Jobs\\ImportFeed', '--props={"feed":"again"}', `--queue=${UNIQUE_QUEUE}`, `--shapes=${shapesFile}`],
+      uniqueEnv,
+    );
     expect(JSON.parse(after.stdout).uuid, 'dispatched after Laravel released the lock').toEqual(expect.any(String));
     expect(await queued()).toBe(1);
   });
 
   it('a class whose uniqueId() lqb shapes could not translate is refused without --unique-id, and locked under it with one', async () => {
-    const refused = await lqb(['dispatch', 'App\\Jobs\\PlainReport', '--props={"pages":3}', `--queue=${UNIQUE_QUEUE}-m`, `--shapes=${shapesFile}`], uniqueEnv);
-    expect([refused.status, refused.stderr]).toEqual([2, expect.stringMatching(/^lqb dispatch: App\\Jobs\\PlainReport defines uniqueId\(\), which lqb shapes could not translate \(it calls or names sprintf, which is not translated\): give the id it would return \(--unique-id/)]);
-    const given = await lqb(['dispatch', 'App\\Jobs\\PlainReport', '--props={"pages":3}', `--queue=${UNIQUE_QUEUE}-m`, '--unique-id=3', `--shapes=${shapesFile}`], uniqueEnv);
+    const refused = await lqb(
+      ['dispatch', 'App\\Jobs\\PlainReport', '--props={"pages":3}', `--queue=${UNIQUE_QUEUE}-m`, `--shapes=${shapesFile}`],
+      uniqueEnv,
+    );
+    expect([refused.status, refused.stderr]).toEqual([
+      2,
+      expect.stringMatching(
+        /^lqb dispatch: App\\Jobs\\PlainReport defines uniqueId\(\), which lqb shapes could not translate \(it calls or names sprintf, which is not translated\): give the id it would return \(--unique-id/,
+      ),
+    ]);
+    const given = await lqb(
+      ['dispatch', 'App\\Jobs\\PlainReport', '--props={"pages":3}', `--queue=${UNIQUE_QUEUE}-m`, '--unique-id=3', `--shapes=${shapesFile}`],
+      uniqueEnv,
+    );
     expect(given.status, given.stderr).toBe(0);
     const raw = rawClient();
     expect(await raw.exists(`${prefix}laravel_cache:laravel_unique_job:App\\Jobs\\PlainReport3`)).toBe(1);

@@ -59,14 +59,24 @@ describe('a job Node has no handler for, on a queue shared with PHP', () => {
     } finally {
       await queue.close();
     }
-    expect(givenBack, 'the Node worker did not give the PHP job back, saying why').toEqual([`${RECORD_JOB} ${uuid}: no Node handler, left for a PHP worker`]);
+    expect(givenBack, 'the Node worker did not give the PHP job back, saying why').toEqual([
+      `${RECORD_JOB} ${uuid}: no Node handler, left for a PHP worker`,
+    ]);
     expect(await failedRecords(), 'the PHP job was failed by the Node worker').toEqual([]);
     expect(await waitingJob(), 'the job given back is not waiting unchanged (attempts unspent)').toMatchObject({ uuid, attempts: 0 });
     // Given back with a second's delay (shareDelay): Laravel's worker takes it once it is due.
     await new Promise((resolve) => setTimeout(resolve, 1100));
-    const laravel = await php('laravel-worker.php', [`--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0'], current.s.env, { timeoutMs: 30_000 });
+    const laravel = await php('laravel-worker.php', [`--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0'], current.s.env, {
+      timeoutMs: 30_000,
+    });
     expect(laravel.status, `Laravel's worker failed: ${laravel.stderr}`).toBe(0);
-    expect(current.s.phpRuns().filter((r) => r.uuid === uuid).map((r) => r.class), 'Laravel’s worker did not run the job Node gave back').toEqual([RECORD_JOB]);
+    expect(
+      current.s
+        .phpRuns()
+        .filter((r) => r.uuid === uuid)
+        .map((r) => r.class),
+      'Laravel’s worker did not run the job Node gave back',
+    ).toEqual([RECORD_JOB]);
     expect(await failedRecords(), 'a job landed in failed_jobs').toEqual([]);
   });
 
@@ -76,17 +86,34 @@ describe('a job Node has no handler for, on a queue shared with PHP', () => {
     const { uuid } = await pushRecordJob(2);
     const shared = await lqb(['work', `--handlers=${handlers}`, `--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0'], current.s.env);
     expect(shared.status, shared.stderr).toBe(0);
-    expect(shared.stderr, 'the start line does not say what happens to jobs with no Node handler').toMatch(/^lqb work: worker starting: .*a job with no Node handler is given back for a PHP worker/m);
-    expect(shared.stdout, 'lqb work did not give the PHP job back').toMatch(/Given back: App\\Jobs\\Bridge\\RecordJob \([\d.]+ms\): no Node handler, left for a PHP worker/);
+    expect(shared.stderr, 'the start line does not say what happens to jobs with no Node handler').toMatch(
+      /^lqb work: worker starting: .*a job with no Node handler is given back for a PHP worker/m,
+    );
+    expect(shared.stdout, 'lqb work did not give the PHP job back').toMatch(
+      /Given back: App\\Jobs\\Bridge\\RecordJob \([\d.]+ms\): no Node handler, left for a PHP worker/,
+    );
     expect(await waitingJob(), 'the job given back is not waiting, attempts unspent').toMatchObject({ uuid, attempts: 0 });
     await new Promise((resolve) => setTimeout(resolve, 1100));
-    const alone = await lqb(['work', `--handlers=${handlers}`, `--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0', '--no-share'], current.s.env);
+    const alone = await lqb(
+      ['work', `--handlers=${handlers}`, `--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0', '--no-share'],
+      current.s.env,
+    );
     expect(alone.status, alone.stderr).toBe(0);
-    expect(alone.stderr, 'the start line does not say jobs with no Node handler are failed').toMatch(/a job with no Node handler is failed into failed_jobs \(share off\)/);
+    expect(alone.stderr, 'the start line does not say jobs with no Node handler are failed').toMatch(
+      /a job with no Node handler is failed into failed_jobs \(share off\)/,
+    );
     const failed = await failedRecords();
-    expect(failed.map((f) => f.uuid), '--no-share did not fail the job').toEqual([uuid]);
-    expect(failed[0]!.exception, 'the failure does not say there was no handler').toMatch(/NoHandlerException: no handler for App\\Jobs\\Bridge\\RecordJob/);
+    expect(
+      failed.map((f) => f.uuid),
+      '--no-share did not fail the job',
+    ).toEqual([uuid]);
+    expect(failed[0]!.exception, 'the failure does not say there was no handler').toMatch(
+      /NoHandlerException: no handler for App\\Jobs\\Bridge\\RecordJob/,
+    );
     const both = await lqb(['work', `--handlers=${handlers}`, '--share', '--no-share'], current.s.env);
-    expect([both.status, both.stderr], '--share with --no-share was not a usage error').toEqual([2, 'lqb work: --share and --no-share say opposite things: give one (lqb work --help for usage)\n']);
+    expect([both.status, both.stderr], '--share with --no-share was not a usage error').toEqual([
+      2,
+      'lqb work: --share and --no-share say opposite things: give one (lqb work --help for usage)\n',
+    ]);
   });
 });

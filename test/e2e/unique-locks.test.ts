@@ -74,8 +74,14 @@ async function runOn(side: Side, spec: Spec, flags: string[] = []) {
 async function sameOnBothSides(spec: Spec, flags: () => Promise<string[]> | string[] = () => []) {
   const php = await runOn('php', spec);
   const node = await runOn('node', spec, await flags());
-  expect(node.runs.map((r) => r.lockHeld), 'lock held while the handler ran, Node as PHP').toEqual(php.runs.map((r) => r.lockHeld));
-  expect({ lockAfter: node.lockAfter, requeued: node.requeued }, 'the lock after the run, Node as PHP').toEqual({ lockAfter: php.lockAfter, requeued: php.requeued });
+  expect(
+    node.runs.map((r) => r.lockHeld),
+    'lock held while the handler ran, Node as PHP',
+  ).toEqual(php.runs.map((r) => r.lockHeld));
+  expect({ lockAfter: node.lockAfter, requeued: node.requeued }, 'the lock after the run, Node as PHP').toEqual({
+    lockAfter: php.lockAfter,
+    requeued: php.requeued,
+  });
   return { php, node };
 }
 
@@ -116,12 +122,16 @@ describe('a uniqueId() method, Laravel 8.83 (the payload carries no lock key): l
   const opaqueId = createHash('md5').update('opaque-1').digest('hex');
   const queued = async () => {
     const raw = rawClient();
-    const counts = await Promise.all([raw.llen(`${prefix}queues:${QUEUE}`), raw.zcard(`${prefix}queues:${QUEUE}:delayed`), raw.zcard(`${prefix}queues:${QUEUE}:reserved`)]);
+    const counts = await Promise.all([
+      raw.llen(`${prefix}queues:${QUEUE}`),
+      raw.zcard(`${prefix}queues:${QUEUE}:delayed`),
+      raw.zcard(`${prefix}queues:${QUEUE}:reserved`),
+    ]);
     raw.disconnect();
     return { ready: counts[0], delayed: counts[1], reserved: counts[2] };
   };
 
-  it('translated by lqb shapes (\'method-\' . $this->n): the lock is released as Laravel’s worker releases it', async () => {
+  it("translated by lqb shapes ('method-' . $this->n): the lock is released as Laravel’s worker releases it", async () => {
     const { node } = await sameOnBothSides({ byMethod: true, uniqueId: 'method-1' }, async () => [`--shapes=${await shapesFile()}`]);
     expect(node.runs).toMatchObject([{ lockHeld: true }]);
     expect(node.lockAfter).toBe(false);
@@ -138,12 +148,25 @@ describe('a uniqueId() method, Laravel 8.83 (the payload carries no lock key): l
   it('untranslated and no uniqueId function: exit 2 before taking any job, naming class and method; with --share given back, and PHP frees the lock', async () => {
     const spec = { n: 1, opaque: true, uniqueId: opaqueId };
     expect(await bookkeeping('unique', spec)).toEqual({ queued: true });
-    const work = (flags: string[]) => lqb(['work', `--handlers=${join(root, 'test/e2e/fixtures/opaque-unique-handlers.mjs')}`, `--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0', ...flags], s.env);
+    const work = (flags: string[]) =>
+      lqb(
+        [
+          'work',
+          `--handlers=${join(root, 'test/e2e/fixtures/opaque-unique-handlers.mjs')}`,
+          `--queue=${QUEUE}`,
+          '--stop-when-empty',
+          '--sleep=0',
+          ...flags,
+        ],
+        s.env,
+      );
     const shapes = await shapesFile();
 
     const refused = await work([`--shapes=${shapes}`, '--no-share']);
     expect(refused.status, refused.stderr).toBe(2);
-    expect(refused.stdout).toMatch(/App\\Jobs\\Bookkeeping\\UniqueByOpaqueMethodJob is ShouldBeUnique and defines uniqueId\(\), which lqb shapes could not translate \(it calls or names md5, which is not translated\)/);
+    expect(refused.stdout).toMatch(
+      /App\\Jobs\\Bookkeeping\\UniqueByOpaqueMethodJob is ShouldBeUnique and defines uniqueId\(\), which lqb shapes could not translate \(it calls or names md5, which is not translated\)/,
+    );
     expect(refused.stdout, 'lqb work took a job').not.toMatch(/Processing:/);
     expect(await queued(), 'the job after lqb work refused').toEqual({ ready: 1, delayed: 0, reserved: 0 });
     expect((await bookkeeping('lock', spec)).owner, 'the lock after lqb work refused').not.toBeNull();
@@ -152,7 +175,10 @@ describe('a uniqueId() method, Laravel 8.83 (the payload carries no lock key): l
     expect(shared.status, shared.stderr).toBe(0);
     expect(shared.stdout).toMatch(/Given back: +App\\Jobs\\Bookkeeping\\UniqueByOpaqueMethodJob/);
     const back = await queued();
-    expect({ queued: back.ready + back.delayed, reserved: back.reserved }, 'the job after lqb work --share').toEqual({ queued: 1, reserved: 0 });
+    expect({ queued: back.ready + back.delayed, reserved: back.reserved }, 'the job after lqb work --share').toEqual({
+      queued: 1,
+      reserved: 0,
+    });
     expect((await bookkeeping('lock', spec)).owner, 'the lock after lqb work --share').not.toBeNull();
     // Given back with --share-delay=1: visible to Laravel's worker a second later.
     await new Promise((resolve) => setTimeout(resolve, 1200));
@@ -183,7 +209,10 @@ describe('the database cache store (cache_locks on SQLite)', () => {
     const env = () => {
       const [, lockDb] = database();
       const file = join(s.dir, '.env');
-      writeFileSync(file, 'APP_NAME=Laravel\nCACHE_DRIVER=database\nQUEUE_CONNECTION=redis\nREDIS_HOST=127.0.0.1\nREDIS_PASSWORD=null\nREDIS_PORT=6379\n');
+      writeFileSync(
+        file,
+        'APP_NAME=Laravel\nCACHE_DRIVER=database\nQUEUE_CONNECTION=redis\nREDIS_HOST=127.0.0.1\nREDIS_PASSWORD=null\nREDIS_PORT=6379\n',
+      );
       return [`--env=${file}`, lockDb!];
     };
     env();
@@ -210,7 +239,10 @@ describe('the stock skeleton’s two connections: values on `cache` (REDIS_CACHE
   const stock = () => {
     Object.assign(s.env, { REDIS_DB: String(LOCKS_DB), REDIS_CACHE_DB: String(VALUES_DB) });
     const file = join(s.dir, '.env');
-    writeFileSync(file, 'APP_NAME=Laravel\nCACHE_DRIVER=redis\nQUEUE_CONNECTION=redis\nREDIS_HOST=127.0.0.1\nREDIS_PASSWORD=null\nREDIS_PORT=6379\n');
+    writeFileSync(
+      file,
+      'APP_NAME=Laravel\nCACHE_DRIVER=redis\nQUEUE_CONNECTION=redis\nREDIS_HOST=127.0.0.1\nREDIS_PASSWORD=null\nREDIS_PORT=6379\n',
+    );
     return [`--env=${file}`];
   };
   /** The lock's owner in each database, by the raw key Laravel's RedisStore gives it. */
@@ -234,12 +266,17 @@ describe('the stock skeleton’s two connections: values on `cache` (REDIS_CACHE
     const flags = stock();
     const key = 'laravel_unique_job:App\\Jobs\\Bookkeeping\\UniqueJobu1';
     expect(await bookkeeping('unique', { n: 1, label: 'ok', uniqueId: 'u1' }), 'Laravel’s first dispatch').toEqual({ queued: true });
-    expect(await ownerIn(key), 'where Laravel’s PendingDispatch took the lock').toEqual({ locksDb: expect.stringMatching(/^\w{16}$/), valuesDb: null });
+    expect(await ownerIn(key), 'where Laravel’s PendingDispatch took the lock').toEqual({
+      locksDb: expect.stringMatching(/^\w{16}$/),
+      valuesDb: null,
+    });
     const run = await lqb(['work', `--handlers=${HANDLERS}`, `--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0', ...flags], s.env);
     expect(run.status, run.stderr).toBe(0);
     expect(s.nodeRuns(), 'lqb work ran the job holding Laravel’s lock').toMatchObject([{ lockHeld: true, props: { uniqueId: 'u1' } }]);
     expect(await ownerIn(key), 'the lock after lqb work ran the job').toEqual({ locksDb: null, valuesDb: null });
-    expect(await bookkeeping('unique', { n: 2, label: 'ok', uniqueId: 'u1' }), 'Laravel’s next dispatch is not dropped').toEqual({ queued: true });
+    expect(await bookkeeping('unique', { n: 2, label: 'ok', uniqueId: 'u1' }), 'Laravel’s next dispatch is not dropped').toEqual({
+      queued: true,
+    });
   });
 
   it('the same run on Laravel’s worker and lqb work: held while running, freed on failure, kept on release', async () => {
@@ -258,10 +295,17 @@ describe('the stock skeleton’s two connections: values on `cache` (REDIS_CACHE
     const before = process.env;
     // connect() reads the process's environment over the .env, as lqb does: this test's settings.
     process.env = { ...s.env };
-    const queue = await connect({ env: flag!.slice('--env='.length), failedDb: join(s.dir, 'failed.sqlite') }).finally(() => (process.env = before));
+    const queue = await connect({ env: flag!.slice('--env='.length), failedDb: join(s.dir, 'failed.sqlite') }).finally(
+      () => (process.env = before),
+    );
     try {
       const ran: string[] = [];
-      await queue.worker({ 'App\\Jobs\\Bookkeeping\\UniqueJob': async (job) => void ran.push(String(job.command.uniqueId)) }, { queues: [QUEUE], once: true, sleep: 0 }).run();
+      await queue
+        .worker(
+          { 'App\\Jobs\\Bookkeeping\\UniqueJob': async (job) => void ran.push(String(job.command.uniqueId)) },
+          { queues: [QUEUE], once: true, sleep: 0 },
+        )
+        .run();
       expect(ran, 'the worker ran the job').toEqual(['u9']);
     } finally {
       await queue.close();
@@ -272,16 +316,23 @@ describe('the stock skeleton’s two connections: values on `cache` (REDIS_CACHE
   it('lqb dispatch --env takes the lock in the lock database, where Laravel’s worker frees it', async () => {
     const flags = stock();
     const shapes = join(s.dir, 'lqb-shapes.json');
-    const made = await lqb(['shapes', `--app=${join(root, 'php-fixture-gen/shapes-app')}`, '--class=App\\Jobs\\ImportFeed', `--out=${shapes}`], s.env);
+    const made = await lqb(
+      ['shapes', `--app=${join(root, 'php-fixture-gen/shapes-app')}`, '--class=App\\Jobs\\ImportFeed', `--out=${shapes}`],
+      s.env,
+    );
     expect(made.status, made.stderr).toBe(0);
-    const dispatch = () => lqb(['dispatch', 'App\\Jobs\\ImportFeed', '--props={"feed":"news"}', `--queue=${QUEUE}`, `--shapes=${shapes}`, ...flags], s.env);
+    const dispatch = () =>
+      lqb(['dispatch', 'App\\Jobs\\ImportFeed', '--props={"feed":"news"}', `--queue=${QUEUE}`, `--shapes=${shapes}`, ...flags], s.env);
     const first = await dispatch();
     expect(first.status, first.stderr).toBe(0);
     const key = 'laravel_unique_job:App\\Jobs\\ImportFeed';
     expect(await ownerIn(key), 'where lqb dispatch took the lock').toEqual({ locksDb: expect.stringMatching(/^\w{16}$/), valuesDb: null });
     const worker = await php('laravel-worker.php', [`--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0'], s.env);
     expect(worker.status, worker.stderr).toBe(0);
-    expect(s.phpRuns().map((r) => [r.class, r.props.feed]), 'Laravel’s worker ran the job').toEqual([['App\\Jobs\\ImportFeed', 'news']]);
+    expect(
+      s.phpRuns().map((r) => [r.class, r.props.feed]),
+      'Laravel’s worker ran the job',
+    ).toEqual([['App\\Jobs\\ImportFeed', 'news']]);
     expect(await ownerIn(key), 'the lock after Laravel’s worker ran the job').toEqual({ locksDb: null, valuesDb: null });
     const again = await dispatch();
     expect(JSON.parse(again.stdout).uuid, `dispatched again once Laravel freed the lock: ${again.stderr}`).toEqual(expect.any(String));

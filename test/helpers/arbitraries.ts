@@ -4,20 +4,43 @@
  */
 import fc from 'fast-check';
 import { isUtf8 } from 'node:buffer';
-import { PhpArray, PhpEnum, PhpFloat, PhpObject, PhpRef, PhpSerializable, mangle, type PhpKey, type PhpValue } from '../../src/php/index.js';
+import {
+  PhpArray,
+  PhpEnum,
+  PhpFloat,
+  PhpObject,
+  PhpRef,
+  PhpSerializable,
+  mangle,
+  type PhpKey,
+  type PhpValue,
+} from '../../src/php/index.js';
 
 const classNames = ['stdClass', 'App\\Jobs\\ImportCsv', 'App\\Models\\User', 'Lqb_Plain', 'Ünïcode\\Klass'];
-const propNames = fc.oneof(fc.constantFrom('id', 'name', 'job', 'queue', '__proto__', 'constructor', 'prototype', '0', ''), fc.string({ maxLength: 8 }));
+const propNames = fc.oneof(
+  fc.constantFrom('id', 'name', 'job', 'queue', '__proto__', 'constructor', 'prototype', '0', ''),
+  fc.string({ maxLength: 8 }),
+);
 
 const int = fc.oneof(
   fc.integer(),
   fc.maxSafeInteger(),
-  fc.bigInt({ min: -(1n << 63n), max: (1n << 63n) - 1n }).map((n) => (n >= -BigInt(Number.MAX_SAFE_INTEGER) && n <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(n) : n)),
+  fc
+    .bigInt({ min: -(1n << 63n), max: (1n << 63n) - 1n })
+    .map((n) => (n >= -BigInt(Number.MAX_SAFE_INTEGER) && n <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(n) : n)),
 );
-const float = fc.oneof(fc.double(), fc.constantFrom(0, -0, Infinity, -Infinity, NaN, 0.1, 1e25, 1e-7, 1e15, 1e16, 1.5e16, 1e17, 1e-4, 1e-5, 1.234e-4, 5e-324)).map((x) => new PhpFloat(x));
+const float = fc
+  .oneof(
+    fc.double(),
+    fc.constantFrom(0, -0, Infinity, -Infinity, NaN, 0.1, 1e25, 1e-7, 1e15, 1e16, 1.5e16, 1e17, 1e-4, 1e-5, 1.234e-4, 5e-324),
+  )
+  .map((x) => new PhpFloat(x));
 const text = fc.oneof(fc.string(), fc.string({ unit: 'grapheme' }), fc.string({ unit: 'binary' }).map(wellFormed));
 const bytes = fc.uint8Array({ maxLength: 24 }).map((b): string | Uint8Array => (isUtf8(b) ? Buffer.from(b).toString('utf8') : b));
-const key: fc.Arbitrary<PhpKey> = fc.oneof(int, text.filter((s) => !/^(?:0|-?[1-9][0-9]*)$/.test(s)));
+const key: fc.Arbitrary<PhpKey> = fc.oneof(
+  int,
+  text.filter((s) => !/^(?:0|-?[1-9][0-9]*)$/.test(s)),
+);
 
 /** Lone surrogates have no UTF-8 form; PHP strings come from bytes, so generated text must be well formed. */
 function wellFormed(s: string): string {
@@ -43,7 +66,12 @@ export function phpValue(options: PhpArbitraryOptions = {}): fc.Arbitrary<PhpVal
     value: fc.oneof({ depthSize: 'small', withCrossShrink: true }, ...leaves, tie('array'), tie('object'), tie('object').map(shareTwice)),
     array: fc.array(fc.tuple(key, tie('value')), { maxLength: 5 }).map((entries) => PhpArray.from(entries)),
     object: fc
-      .tuple(fc.constantFrom(...classNames), fc.array(fc.tuple(propNames, fc.constantFrom('public', 'protected', 'private') as fc.Arbitrary<'public'>, tie('value')), { maxLength: 5 }))
+      .tuple(
+        fc.constantFrom(...classNames),
+        fc.array(fc.tuple(propNames, fc.constantFrom('public', 'protected', 'private') as fc.Arbitrary<'public'>, tie('value')), {
+          maxLength: 5,
+        }),
+      )
       .map(([className, props]) => {
         const object = new PhpObject(className);
         for (const [name, visibility, item] of props) object.set(name, item, visibility);
@@ -70,7 +98,8 @@ export function samePhp(a: PhpValue, b: PhpValue, seen = new Map<object, object>
   if (a instanceof PhpFloat && b instanceof PhpFloat) return Object.is(a.value, b.value);
   if (a instanceof Uint8Array && b instanceof Uint8Array) return Buffer.from(a).equals(Buffer.from(b));
   if (a instanceof PhpEnum && b instanceof PhpEnum) return a.className === b.className && a.caseName === b.caseName;
-  if (a instanceof PhpSerializable && b instanceof PhpSerializable) return a.className === b.className && Buffer.from(a.data).equals(Buffer.from(b.data));
+  if (a instanceof PhpSerializable && b instanceof PhpSerializable)
+    return a.className === b.className && Buffer.from(a.data).equals(Buffer.from(b.data));
   if (a instanceof PhpRef && b instanceof PhpRef) return a.kind === b.kind && a.index === b.index;
   if (a instanceof PhpObject && b instanceof PhpObject) return a.className === b.className && sameArray(a.props, b.props, seen);
   if (a instanceof PhpArray && b instanceof PhpArray) return sameArray(a, b, seen);

@@ -34,13 +34,36 @@ export async function startCluster(): Promise<TestCluster> {
     mkdirSync(nodeDir);
     const child = spawn(
       'redis-server',
-      ['--port', String(port), '--bind', '127.0.0.1', '--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '1000', '--cluster-replica-validity-factor', '0', '--dir', nodeDir, '--save', '', '--appendonly', 'no'],
+      [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--cluster-enabled',
+        'yes',
+        '--cluster-config-file',
+        'nodes.conf',
+        '--cluster-node-timeout',
+        '1000',
+        '--cluster-replica-validity-factor',
+        '0',
+        '--dir',
+        nodeDir,
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+      ],
       { stdio: 'ignore' },
     );
     processes.set(port, child);
   }
   for (const port of ports) while (!(await redisAnswers(port))) await pause(50);
-  const created = spawnSync('redis-cli', ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '1', '--cluster-yes'], { encoding: 'utf8' });
+  const created = spawnSync(
+    'redis-cli',
+    ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '1', '--cluster-yes'],
+    { encoding: 'utf8' },
+  );
   if (created.status !== 0) throw new Error(`redis-cli --cluster create failed: ${created.stdout}${created.stderr}`);
   await waitForClusterOk(ports[0]!);
   await waitForReplicas(ports);
@@ -50,7 +73,10 @@ export async function startCluster(): Promise<TestCluster> {
     ports,
     processes,
     async killMasterOf(key: string) {
-      const admin = new Redis(ports.find((p) => processes.has(p))!, '127.0.0.1');
+      const admin = new Redis(
+        ports.find((p) => processes.has(p))!,
+        '127.0.0.1',
+      );
       admin.on('error', () => undefined);
       const slot = Number(await admin.call('CLUSTER', 'KEYSLOT', key));
       const slots = (await admin.call('CLUSTER', 'SLOTS')) as [number, number, [string, number]][];
@@ -61,12 +87,16 @@ export async function startCluster(): Promise<TestCluster> {
       // Wait until another node serves the slot.
       for (let i = 0; i < 200; i++) {
         await pause(100);
-        const probe = new Redis(ports.find((p) => processes.has(p))!, '127.0.0.1');
+        const probe = new Redis(
+          ports.find((p) => processes.has(p))!,
+          '127.0.0.1',
+        );
         probe.on('error', () => undefined);
         try {
           const now = (await probe.call('CLUSTER', 'SLOTS')) as [number, number, [string, number]][];
           const serving = now.find(([from, to]) => slot >= from && slot <= to)?.[2][1];
-          if (serving !== undefined && serving !== owner && (await probe.call('CLUSTER', 'INFO') as string).includes('cluster_state:ok')) return owner;
+          if (serving !== undefined && serving !== owner && ((await probe.call('CLUSTER', 'INFO')) as string).includes('cluster_state:ok'))
+            return owner;
         } finally {
           probe.disconnect();
         }

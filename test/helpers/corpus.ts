@@ -42,7 +42,10 @@ export function describe(value: PhpValue, open: Set<object> = new Set()): unknow
   if (value instanceof PhpEnum) return { enum: value.className, case: value.caseName };
   if (value instanceof PhpSerializable) {
     const data = Buffer.from(value.data);
-    return { custom: value.className, data: describe(data.toString('utf8') === data.toString('latin1') || isUtf8(data) ? data.toString('utf8') : new Uint8Array(data)) };
+    return {
+      custom: value.className,
+      data: describe(data.toString('utf8') === data.toString('latin1') || isUtf8(data) ? data.toString('utf8') : new Uint8Array(data)),
+    };
   }
   if (value instanceof PhpObject && open.has(value)) return { cycle: value.className };
   open.add(value);

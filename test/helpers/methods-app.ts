@@ -9,7 +9,12 @@ import { php, root } from './php.js';
 export const METHODS_APP = join(root, 'php-fixture-gen/methods-app');
 
 /** The values given to dispatch() for ReserveProduct(product 42, warehouse W-1, 'A1', 2). */
-export const RESERVE = { product: { class: 'App\\Models\\Product', id: 42 }, warehouse: { class: 'App\\Models\\Warehouse', id: 'W-1' }, sku: 'A1', count: 2 };
+export const RESERVE = {
+  product: { class: 'App\\Models\\Product', id: 42 },
+  warehouse: { class: 'App\\Models\\Warehouse', id: 'W-1' },
+  sku: 'A1',
+  count: 2,
+};
 
 export function laravelWritesReserve(now: number): { backoff: string; retryUntil: number; displayName: string; lockKey: string } {
   const code = `

@@ -6,9 +6,14 @@
 import { expect } from 'vitest';
 import { phpClassOf } from '../../src/php/index.js';
 
-export function normalJS(js: unknown, open: Set<object> = new Set(), classOf: (object: object) => string | undefined = phpClassOf): unknown {
+export function normalJS(
+  js: unknown,
+  open: Set<object> = new Set(),
+  classOf: (object: object) => string | undefined = phpClassOf,
+): unknown {
   if (js === null || typeof js === 'boolean' || typeof js === 'string') return js;
-  if (typeof js === 'number') return { num: Object.is(js, -0) ? '-0' : Number.isNaN(js) ? 'NAN' : js === Infinity ? 'INF' : js === -Infinity ? '-INF' : String(js) };
+  if (typeof js === 'number')
+    return { num: Object.is(js, -0) ? '-0' : Number.isNaN(js) ? 'NAN' : js === Infinity ? 'INF' : js === -Infinity ? '-INF' : String(js) };
   if (typeof js === 'bigint') return { num: String(js) };
   if (js instanceof Uint8Array) return { bin: Buffer.from(js).toString('base64') };
   const object = js as object;

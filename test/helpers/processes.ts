@@ -18,7 +18,12 @@ export interface RunResult {
 }
 
 /** Runs a command to its end (or kills it after `timeoutMs`). */
-export function run(command: string, args: string[], env: NodeJS.ProcessEnv, options: { input?: string; timeoutMs?: number } = {}): Promise<RunResult> {
+export function run(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  options: { input?: string; timeoutMs?: number } = {},
+): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
@@ -39,7 +44,8 @@ export function run(command: string, args: string[], env: NodeJS.ProcessEnv, opt
 
 export const lqb = (args: string[], env: NodeJS.ProcessEnv, options?: { input?: string; timeoutMs?: number; nodeFlags?: string[] }) =>
   run('node', [...(options?.nodeFlags ?? []), join(root, 'dist/cli/main.js'), ...args], env, options);
-export const php = (script: string, args: string[], env: NodeJS.ProcessEnv, options?: { input?: string; timeoutMs?: number }) => run('php', [join(root, 'php-fixture-gen', script), ...args], env, options);
+export const php = (script: string, args: string[], env: NodeJS.ProcessEnv, options?: { input?: string; timeoutMs?: number }) =>
+  run('php', [join(root, 'php-fixture-gen', script), ...args], env, options);
 
 export const HANDLERS = join(root, 'test/e2e/fixtures/handlers.mjs');
 
@@ -97,7 +103,10 @@ export function scratchPerTest(label: string, queue = 'default'): { s: Scratch; 
  */
 function recordLines(text: string): Record<string, any>[] {
   const whole = text.endsWith('\n') ? text : text.slice(0, text.lastIndexOf('\n') + 1);
-  return whole.split('\n').filter(Boolean).map((line) => JSON.parse(line));
+  return whole
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
 }
 
 /** What `lqb work` writes to standard error when all goes well: its start line alone. */

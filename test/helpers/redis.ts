@@ -82,10 +82,16 @@ export async function startOwnRedis(args: string[], onPort?: number, env: NodeJS
   const port = onPort ?? (await freePort());
   const withPort = args.map((arg) => arg.replace('{port}', String(port)));
   const portArgs = withPort.includes('--tls-port') ? ['--port', '0'] : ['--port', String(port)];
-  const child = spawn('redis-server', [...portArgs, '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...withPort], { stdio: ['ignore', 'pipe', 'pipe'], env });
+  const child = spawn('redis-server', [...portArgs, '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...withPort], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env,
+  });
   let log = '';
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`redis-server ${withPort.join(' ')} was not ready within 10 s: ${log.trim().split('\n').pop()}`)), 10_000);
+    const timer = setTimeout(
+      () => reject(new Error(`redis-server ${withPort.join(' ')} was not ready within 10 s: ${log.trim().split('\n').pop()}`)),
+      10_000,
+    );
     child.stdout.on('data', (chunk) => {
       log += chunk;
       if (log.includes('Ready to accept connections')) {
@@ -103,7 +109,27 @@ export async function startOwnRedis(args: string[], onPort?: number, env: NodeJS
 export function selfSignedCertificate(dir: string): { cert: string; key: string } {
   const cert = join(dir, 'redis.crt');
   const key = join(dir, 'redis.key');
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+    ],
+    { stdio: 'ignore' },
+  );
   return { cert, key };
 }
 

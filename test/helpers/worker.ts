@@ -6,7 +6,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RedisQueue, type RedisClient } from '../../src/redis/index.js';
-import { DatabaseUuidFailedJobProvider, QueueCache, Worker, type HandlerMap, type WorkerEvent, type WorkerOptions } from '../../src/worker/index.js';
+import {
+  DatabaseUuidFailedJobProvider,
+  QueueCache,
+  Worker,
+  type HandlerMap,
+  type WorkerEvent,
+  type WorkerOptions,
+} from '../../src/worker/index.js';
 import { prefixedClient, rawClient, removePrefix, uniquePrefix } from './redis.js';
 
 /**
@@ -44,7 +51,8 @@ export function workerSetup(label = 'worker', queueOptions: ConstructorParameter
     failedDb,
     cache,
     events,
-    worker: (handlers, options = {}) => new Worker(queue, handlers, { sleep: 0.05, memory: 0, share: false, ...options }, { failer, cache, log: (e) => events.push(e) }),
+    worker: (handlers, options = {}) =>
+      new Worker(queue, handlers, { sleep: 0.05, memory: 0, share: false, ...options }, { failer, cache, log: (e) => events.push(e) }),
     async cleanup() {
       await queue.close();
       await failer.close();

@@ -35,7 +35,10 @@ const buildable = debianPayloads().filter(
 );
 
 describe('rebuilding real payloads', () => {
-  it.each([...versionPayloads().map((r, i) => [`${r.laravel} #${i}`, r] as const), ...buildable.map((r) => [`8.83.26 ${r.name}`, r] as const)])('%s comes out byte for byte', (_, record) => {
+  it.each([
+    ...versionPayloads().map((r, i) => [`${r.laravel} #${i}`, r] as const),
+    ...buildable.map((r) => [`8.83.26 ${r.name}`, r] as const),
+  ])('%s comes out byte for byte', (_, record) => {
     const profile = profileOf(record.laravel);
     const { envelope, view } = decodePayload(record.payload);
     let command;
@@ -122,7 +125,9 @@ function rebuild13(record: PayloadRecord): string {
     command = buildJob(
       {
         className: job.className,
-        properties: job.properties.filter((p) => !traitNames.has(p.name)).map((p) => ({ name: p.name, value: p.value, visibility: p.visibility, declaringClass: p.declaringClass })),
+        properties: job.properties
+          .filter((p) => !traitNames.has(p.name))
+          .map((p) => ({ name: p.name, value: p.value, visibility: p.visibility, declaringClass: p.declaringClass })),
         queueable: Object.fromEntries(job.properties.filter((p) => traitNames.has(p.name)).map((p) => [p.name, p.value])),
         // A SerializesModels job leaves out Queueable's properties that equal their defaults: its connection among them.
         serializesModels: !job.properties.some((p) => p.name === 'connection'),
@@ -156,16 +161,24 @@ describe('rebuilding Laravel 13 payloads with profile 13', () => {
   it('covers 13.0.0 and 13.26.1', () => {
     expect(new Set(records.map((r) => r.laravel))).toEqual(new Set(['13.0.0', '13.26.1']));
   });
-  it.each(records.map((r, i) => [`${r.laravel} #${i} ${JSON.parse(r.payload).displayName}`, r] as const))('%s comes out byte for byte', (_, record) => {
-    expect(rebuild13(record)).toBe(record.payload);
-    expect(decodePayload(record.payload).profile).toBe('13');
-  });
+  it.each(records.map((r, i) => [`${r.laravel} #${i} ${JSON.parse(r.payload).displayName}`, r] as const))(
+    '%s comes out byte for byte',
+    (_, record) => {
+      expect(rebuild13(record)).toBe(record.payload);
+      expect(decodePayload(record.payload).profile).toBe('13');
+    },
+  );
   it('13.26.1 commands carry debounceOwner and uniqueLockOwner ("" unless taken), a listener its debounceId, where profile 13 writes them', () => {
     const latest = records.filter((r) => r.laravel === '13.26.1').map((r) => decodePayload(r.payload).view as UserJobView);
     const listener = latest.find((v) => v.className === 'Illuminate\\Events\\CallQueuedListener')!;
     const names = listener.properties.map((p) => p.name);
     expect(names.slice(names.indexOf('uniqueFor'), names.indexOf('uniqueFor') + 3)).toEqual(['uniqueFor', 'debounceId', 'job']);
-    expect(names.slice(names.indexOf('deduplicator'), names.indexOf('deduplicator') + 4)).toEqual(['deduplicator', 'debounceOwner', 'uniqueLockOwner', 'delay']);
+    expect(names.slice(names.indexOf('deduplicator'), names.indexOf('deduplicator') + 4)).toEqual([
+      'deduplicator',
+      'debounceOwner',
+      'uniqueLockOwner',
+      'delay',
+    ]);
     const built = buildJob({ className: 'App\\Jobs\\X', serializesModels: false }, '13');
     expect(built.props.keys.slice(3, 7)).toEqual(['messageGroup', 'deduplicator', 'debounceOwner', 'uniqueLockOwner']);
     expect(built.props.get('debounceOwner')).toBe('');
@@ -175,13 +188,17 @@ describe('rebuilding Laravel 13 payloads with profile 13', () => {
 describe('builders', () => {
   it('keep a float a float and a visibility where the hints say', () => {
     const command = buildJob(
-      { className: 'App\\Jobs\\Charge', properties: [{ name: 'amount', value: 10, hint: 'float', visibility: 'protected' }], serializesModels: false },
+      {
+        className: 'App\\Jobs\\Charge',
+        properties: [{ name: 'amount', value: 10, hint: 'float', visibility: 'protected' }],
+        serializesModels: false,
+      },
       '8',
     );
     expect(command.props.get('\0*\0amount')).toEqual(new PhpFloat(10));
   });
 
-  it('refuse an own property named as a Queueable (or InteractsWithQueue) one, which the trait\'s slot would silently overwrite', () => {
+  it("refuse an own property named as a Queueable (or InteractsWithQueue) one, which the trait's slot would silently overwrite", () => {
     for (const profile of LARAVEL_PROFILES) {
       for (const name of ['queue', 'delay', 'connection', 'chained', 'job']) {
         expect(() => buildJob({ className: 'App\\Jobs\\X', properties: { n: 1, [name]: 'given' } }, profile), `${profile} ${name}`).toThrow(
@@ -190,7 +207,9 @@ describe('builders', () => {
       }
     }
     // Without InteractsWithQueue the class has no $job of the trait's: one of its own is its own.
-    expect(toJS(buildJob({ className: 'App\\Jobs\\X', properties: { job: 'mine' }, interactsWithQueue: false }, '8'))).toMatchObject({ job: 'mine' });
+    expect(toJS(buildJob({ className: 'App\\Jobs\\X', properties: { job: 'mine' }, interactsWithQueue: false }, '8'))).toMatchObject({
+      job: 'mine',
+    });
   });
 
   it('name the property a value PHP cannot hold sits in, from the property down', () => {
@@ -202,7 +221,10 @@ describe('builders', () => {
       }
       throw new Error(`${Object.keys(properties).join()}: built`);
     };
-    expect(error({ n: 1, onDone: () => 1 }), 'a function as a property').toMatchObject({ path: '$.onDone', message: 'cannot make a PHP value of a JavaScript function at $.onDone' });
+    expect(error({ n: 1, onDone: () => 1 }), 'a function as a property').toMatchObject({
+      path: '$.onDone',
+      message: 'cannot make a PHP value of a JavaScript function at $.onDone',
+    });
     expect(error({ items: [1, { deep: Symbol('s') }] }).path, 'a symbol inside a property').toBe('$.items[1].deep');
     const looped: Record<string, unknown> = {};
     looped.self = [looped];
@@ -212,11 +234,21 @@ describe('builders', () => {
 
 describe('built envelopes, every profile (generated)', () => {
   const name = fc.stringMatching(/^[a-z][A-Za-z0-9_]{0,11}$/);
-  const plainValue = fc.oneof(fc.integer(), fc.string(), fc.boolean(), fc.constant(null), fc.array(fc.integer(), { maxLength: 3 }), fc.double({ noNaN: true, noDefaultInfinity: true }));
+  const plainValue = fc.oneof(
+    fc.integer(),
+    fc.string(),
+    fc.boolean(),
+    fc.constant(null),
+    fc.array(fc.integer(), { maxLength: 3 }),
+    fc.double({ noNaN: true, noDefaultInfinity: true }),
+  );
   const spec = fc.record({
     profile: fc.constantFrom(...LARAVEL_PROFILES),
     className: fc.constantFrom('App\\Jobs\\Import', 'App\\Jobs\\Deep\\Nested\\Sync', 'Ünïcode\\Job'),
-    props: fc.uniqueArray(fc.tuple(name, plainValue, fc.constantFrom('public', 'protected', 'private') as fc.Arbitrary<Visibility>), { selector: ([n]) => n, maxLength: 5 }),
+    props: fc.uniqueArray(fc.tuple(name, plainValue, fc.constantFrom('public', 'protected', 'private') as fc.Arbitrary<Visibility>), {
+      selector: ([n]) => n,
+      maxLength: 5,
+    }),
     queue: fc.option(fc.constantFrom('default', 'emails', '{hash}'), { nil: undefined }),
     maxTries: fc.option(fc.nat(10), { nil: null }),
     timeout: fc.option(fc.nat(600), { nil: null }),
@@ -232,7 +264,10 @@ describe('built envelopes, every profile (generated)', () => {
       },
       s.profile,
     );
-    return { spec: s, payload: buildPayload(command, { profile: s.profile, maxTries: s.maxTries, timeout: s.timeout, backoff: s.backoff }) };
+    return {
+      spec: s,
+      payload: buildPayload(command, { profile: s.profile, maxTries: s.maxTries, timeout: s.timeout, backoff: s.backoff }),
+    };
   });
 
   it('decode back to the values they were built from, and pass their version’s schema', () => {
@@ -251,7 +286,10 @@ describe('built envelopes, every profile (generated)', () => {
 
   it('real PHP unserializes each command to an object with the same properties', () => {
     const commands = built.map(({ payload }) => serialize(payload.command).toString('base64'));
-    const described = runPhpScript('describe-objects.php', commands.join('\n') + '\n').trim().split('\n').map((line) => JSON.parse(line));
+    const described = runPhpScript('describe-objects.php', commands.join('\n') + '\n')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(described).toHaveLength(built.length);
     built.forEach(({ spec: s, payload }, i) => {
       const php = described[i];

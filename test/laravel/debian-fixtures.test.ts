@@ -47,7 +47,8 @@ function render(value: PhpValue): unknown {
   if (v instanceof PhpObject) {
     if (/SerializableClosure$/.test(v.className)) return { closure: v.className };
     const collection = asCollection(v);
-    if (collection && v.className === 'Illuminate\\Support\\Collection') return { collection: v.className, items: render(collection.items) };
+    if (collection && v.className === 'Illuminate\\Support\\Collection')
+      return { collection: v.className, items: render(collection.items) };
     const props: Record<string, unknown> = {};
     for (const [key, item] of v.props) props[demangle(key).name] = render(item);
     return { class: v.className, props };
@@ -108,7 +109,12 @@ describe('payloads Debian’s Laravel 8.83 queued', () => {
     expect(e.maxExceptions).toBe(expected.maxExceptions);
     expect(e.failOnTimeout).toBe(expected.failOnTimeout);
 
-    if (expected.chained) expect(('chain' in view ? view.chain : []).map((link) => (typeof link === 'string' ? link : 'className' in link ? link.className : link.kind))).toEqual(expected.chained);
+    if (expected.chained)
+      expect(
+        ('chain' in view ? view.chain : []).map((link) =>
+          typeof link === 'string' ? link : 'className' in link ? link.className : link.kind,
+        ),
+      ).toEqual(expected.chained);
     if (view.kind === 'listener') {
       expect(`${view.listener}@${view.method}`).toBe(expected.listener);
       if (expected.event?.class) expect(render(view.arguments[0]!)).toEqual(expected.event);

@@ -25,7 +25,11 @@ describe.each(ciphers)('%s', (cipher, keyLength) => {
   const ours = new Encrypter(appKey, cipher);
 
   it('decrypts what Laravel encrypts, to the command itself', () => {
-    const encrypted = runPhpScript('encrypter.php', commands.map((c) => Buffer.from(c).toString('base64')).join('\n') + '\n', ['encrypt', appKey, cipher])
+    const encrypted = runPhpScript('encrypter.php', commands.map((c) => Buffer.from(c).toString('base64')).join('\n') + '\n', [
+      'encrypt',
+      appKey,
+      cipher,
+    ])
       .trim()
       .split('\n');
     expect(encrypted).toHaveLength(commands.length);
@@ -37,7 +41,9 @@ describe.each(ciphers)('%s', (cipher, keyLength) => {
 
   it('encrypts what Laravel decrypts', () => {
     const payloads = commands.map((c) => ours.encryptCommand(c));
-    const decrypted = runPhpScript('encrypter.php', payloads.join('\n') + '\n', ['decrypt', appKey, cipher]).trim().split('\n');
+    const decrypted = runPhpScript('encrypter.php', payloads.join('\n') + '\n', ['decrypt', appKey, cipher])
+      .trim()
+      .split('\n');
     expect(decrypted.map((line) => Buffer.from(line, 'base64').toString())).toEqual(commands);
   });
 

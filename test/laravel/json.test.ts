@@ -10,10 +10,23 @@ import { php, runPhpScript } from '../helpers/php.js';
 
 describe('encodeString', () => {
   it("matches PHP's json_encode with and without JSON_UNESCAPED_UNICODE", () => {
-    const strings = fc.sample(fc.oneof(fc.string({ unit: 'binary' }), fc.string({ unit: 'grapheme' }), fc.constantFrom('a/b', '\u2028\u2029', '\u0000*\u0000job', '\x7f', '"\\')), {
-      numRuns: 2000,
-      seed: 7,
-    }).map((s) => s.replace(/[\ud800-\udfff]/g, (c, i: number, all: string) => (/[\ud800-\udbff][\udc00-\udfff]/.test(all.slice(i - 1, i + 1) + all.slice(i, i + 2)) ? c : 'x')));
+    const strings = fc
+      .sample(
+        fc.oneof(
+          fc.string({ unit: 'binary' }),
+          fc.string({ unit: 'grapheme' }),
+          fc.constantFrom('a/b', '\u2028\u2029', '\u0000*\u0000job', '\x7f', '"\\'),
+        ),
+        {
+          numRuns: 2000,
+          seed: 7,
+        },
+      )
+      .map((s) =>
+        s.replace(/[\ud800-\udfff]/g, (c, i: number, all: string) =>
+          /[\ud800-\udbff][\udc00-\udfff]/.test(all.slice(i - 1, i + 1) + all.slice(i, i + 2)) ? c : 'x',
+        ),
+      );
     const lines = runPhpScript('json-encode.php', strings.map((s) => Buffer.from(s).toString('base64')).join('\n') + '\n').split('\n');
     const mismatches = strings
       .map((s, i) => ({ s, php: lines[i]!.split('\t'), ours: [encodeString(s, false), encodeString(s, true)] }))
@@ -24,7 +37,9 @@ describe('encodeString', () => {
 
 describe('encodeJson and decodeJson', () => {
   it('write what PHP writes for numbers, lists and objects, and read it back the same', () => {
-    const phpJson = php(`echo json_encode(['i' => 1, 'big' => PHP_INT_MAX, 'f' => 1.5, 'whole' => 10.0, 'e' => 1e25, 'small' => 1e-7, 'neg' => -0.0, 'list' => [1, [], (object) []], '7' => 'x', 'n' => null, 't' => true]);`).toString();
+    const phpJson = php(
+      `echo json_encode(['i' => 1, 'big' => PHP_INT_MAX, 'f' => 1.5, 'whole' => 10.0, 'e' => 1e25, 'small' => 1e-7, 'neg' => -0.0, 'list' => [1, [], (object) []], '7' => 'x', 'n' => null, 't' => true]);`,
+    ).toString();
     const value = decodeJson(phpJson);
     expect(encodeJson(value)).toBe(phpJson);
     expect(value).toBeInstanceOf(Map); // '7' is an integer-like key: a JS object would move it
@@ -35,7 +50,18 @@ describe('encodeJson and decodeJson', () => {
   });
 
   it('keeps a float spelled in a way PHP would not, so it re-encodes unchanged', () => {
-    for (const text of ['[1.0]', '[1.2345678901235e+16]', '[1E5]', '[0.50]', '[1e-7]', '[-0.0]', '[-0]', '[123456789012345678.5]', '[9223372036854775808]']) expect(encodeJson(decodeJson(text))).toBe(text);
+    for (const text of [
+      '[1.0]',
+      '[1.2345678901235e+16]',
+      '[1E5]',
+      '[0.50]',
+      '[1e-7]',
+      '[-0.0]',
+      '[-0]',
+      '[123456789012345678.5]',
+      '[9223372036854775808]',
+    ])
+      expect(encodeJson(decodeJson(text))).toBe(text);
   });
 
   it('names the character where JSON goes wrong', () => {

@@ -14,14 +14,17 @@ describe('payloads of Laravel 5.8 to 12', () => {
     expect(new Set(records.map((r) => r.laravel.split('.')[0]))).toEqual(new Set(['5', '6', '7', '8', '9', '10', '11', '12']));
   });
 
-  it.each(records.map((r, i) => [`${r.laravel} #${i}`, r] as const))('%s re-encodes byte for byte, and its reserved form decodes', (_, record) => {
-    const decoded = decodePayload(record.payload);
-    expect(encodePayload(decoded)).toBe(record.payload);
-    const reserved = decodePayload(record.reserved);
-    expect(reserved.name).toBe(decoded.name);
-    expect(reserved.envelope.attempts).toBe(Number(decoded.envelope.attempts) + 1);
-    expect(asJson(reserved.view.kind === 'encrypted' ? null : toJS(reserved.command!))).toEqual(asJson(toJS(decoded.command!)));
-  });
+  it.each(records.map((r, i) => [`${r.laravel} #${i}`, r] as const))(
+    '%s re-encodes byte for byte, and its reserved form decodes',
+    (_, record) => {
+      const decoded = decodePayload(record.payload);
+      expect(encodePayload(decoded)).toBe(record.payload);
+      const reserved = decodePayload(record.reserved);
+      expect(reserved.name).toBe(decoded.name);
+      expect(reserved.envelope.attempts).toBe(Number(decoded.envelope.attempts) + 1);
+      expect(asJson(reserved.view.kind === 'encrypted' ? null : toJS(reserved.command!))).toEqual(asJson(toJS(decoded.command!)));
+    },
+  );
 
   it.each(records.map((r, i) => [`${r.laravel} #${i}`, r] as const))('%s has the typed view PHP describes', (_, record) => {
     const { envelope, view, command, name } = decodePayload(record.payload);
@@ -52,8 +55,16 @@ describe('payloads that are not envelopes', () => {
     ['not JSON', '{"job":', ''],
     ['not an object', '[1]', ''],
     ['no job', '{"data":{}}', '/job'],
-    ['a command that is not a string', '{"job":"Illuminate\\\\Queue\\\\CallQueuedHandler@call","data":{"commandName":"X","command":5}}', '/data/command'],
-    ['a command that is not PHP', '{"job":"Illuminate\\\\Queue\\\\CallQueuedHandler@call","data":{"commandName":"X","command":"O:1:\\"X\\":1:{"}}', '/data/command'],
+    [
+      'a command that is not a string',
+      '{"job":"Illuminate\\\\Queue\\\\CallQueuedHandler@call","data":{"commandName":"X","command":5}}',
+      '/data/command',
+    ],
+    [
+      'a command that is not PHP',
+      '{"job":"Illuminate\\\\Queue\\\\CallQueuedHandler@call","data":{"commandName":"X","command":"O:1:\\"X\\":1:{"}}',
+      '/data/command',
+    ],
   ])('%s is a PayloadError naming the field', (_, raw, path) => {
     try {
       decodePayload(raw);

@@ -134,7 +134,12 @@ describe('one thing wrong', () => {
     for (const profile of LARAVEL_PROFILES.filter((p) => alwaysWritten(p).has('backoff'))) {
       for (const [form, payload] of forms(firstOf(profile))) {
         for (const backoff of ['', '7', '3,18,60']) {
-          expect({ profile, form, backoff, issues: validatePayload({ ...payload, backoff }, profile) }).toEqual({ profile, form, backoff, issues: [] });
+          expect({ profile, form, backoff, issues: validatePayload({ ...payload, backoff }, profile) }).toEqual({
+            profile,
+            form,
+            backoff,
+            issues: [],
+          });
         }
         for (const backoff of ['5,', ',5', '5, 10', '1.', '.5', 5, [5, 10]]) {
           expect({ profile, form, backoff, issues: paths(validatePayload({ ...payload, backoff }, profile)) }).toEqual({
@@ -378,7 +383,8 @@ describe('assertValidPayload and schemaFor', () => {
       expect(schema.title).toEqual(expect.any(String));
       const properties = schema.properties as Record<string, { description?: unknown }>;
       // Every key a fixture of this version carries is described.
-      for (const key of alwaysWritten(profile)) expect({ key, described: typeof properties[key]?.description }).toEqual({ key, described: 'string' });
+      for (const key of alwaysWritten(profile))
+        expect({ key, described: typeof properties[key]?.description }).toEqual({ key, described: 'string' });
       expect(schema.required).toEqual(expect.arrayContaining(['job', 'data', 'id', 'attempts']));
     }
   });

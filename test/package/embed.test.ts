@@ -16,9 +16,23 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 
 describe('built-in run-time files', () => {
   it('each Lua step is its file in src/redis/lua/, byte for byte', () => {
-    const steps: [StepName, string][] = [['lqbPushMany', 'push-many.lua'], ['lqbReserve', 'reserve.lua'], ['lqbRelease', 'release.lua'], ['lqbGiveBack', 'give-back.lua'], ['lqbSize', 'size.lua'], ['lqbClear', 'clear.lua'], ['lqbReleaseLock', 'release-lock.lua'], ['lqbPushOnce', 'push-once.lua'], ['lqbFindList', 'find-list.lua'], ['lqbFindZset', 'find-zset.lua'], ['lqbRenew', 'renew.lua'], ['lqbReclaim', 'reclaim.lua']];
+    const steps: [StepName, string][] = [
+      ['lqbPushMany', 'push-many.lua'],
+      ['lqbReserve', 'reserve.lua'],
+      ['lqbRelease', 'release.lua'],
+      ['lqbGiveBack', 'give-back.lua'],
+      ['lqbSize', 'size.lua'],
+      ['lqbClear', 'clear.lua'],
+      ['lqbReleaseLock', 'release-lock.lua'],
+      ['lqbPushOnce', 'push-once.lua'],
+      ['lqbFindList', 'find-list.lua'],
+      ['lqbFindZset', 'find-zset.lua'],
+      ['lqbRenew', 'renew.lua'],
+      ['lqbReclaim', 'reclaim.lua'],
+    ];
     expect(steps.map(([, file]) => file).sort(), 'the Lua files on disk').toEqual(readdirSync(join(root, 'src/redis/lua')).sort());
-    for (const [step, file] of steps) expect(luaSource(step), `the built-in ${file}`).toBe(readFileSync(join(root, 'src/redis/lua', file), 'utf8'));
+    for (const [step, file] of steps)
+      expect(luaSource(step), `the built-in ${file}`).toBe(readFileSync(join(root, 'src/redis/lua', file), 'utf8'));
   });
 
   it('the schemas are those of schemas/', () => {

@@ -17,13 +17,17 @@ import { quickStartDefaults } from './quick-start-defaults.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { name: string; version: string };
-const npm = (args: string[], cwd: string): string => execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+const npm = (args: string[], cwd: string): string =>
+  execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 
 let scratch = '';
 let files: string[] = [];
 
 /** Each entry of package.json's `exports` (but ./package.json), as a name to import it under. */
-const SUBPATH_IMPORTS: [string, string][] = ['', 'php', 'laravel', 'redis', 'worker', 'shapes', 'testing'].map((sub) => [sub || 'root', sub ? `laravel-queue-bridge/${sub}` : 'laravel-queue-bridge']);
+const SUBPATH_IMPORTS: [string, string][] = ['', 'php', 'laravel', 'redis', 'worker', 'shapes', 'testing'].map((sub) => [
+  sub || 'root',
+  sub ? `laravel-queue-bridge/${sub}` : 'laravel-queue-bridge',
+]);
 
 /** tsc, strict, in the scratch project, with Node's types. */
 function tsc(args: string[]) {
@@ -35,14 +39,22 @@ function tsc(args: string[]) {
 /** Runs a script file in the scratch project; returns what it printed (JSON lines parsed). */
 function run(name: string, source: string): unknown {
   writeFileSync(join(scratch, name), source);
-  const out = execFileSync(process.execPath, [name], { cwd: scratch, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 });
+  const out = execFileSync(process.execPath, [name], {
+    cwd: scratch,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+    timeout: 60_000,
+  });
   return JSON.parse(out);
 }
 
 beforeAll(() => {
   // dist/ is built by the global setup (test/helpers/build.ts); pack what it built, as npm publish would.
   scratch = mkdtempSync(join(tmpdir(), 'lqb-pack-'));
-  const packed = JSON.parse(npm(['pack', '--ignore-scripts', '--json', '--pack-destination', scratch], root)) as { filename: string; files: { path: string }[] }[];
+  const packed = JSON.parse(npm(['pack', '--ignore-scripts', '--json', '--pack-destination', scratch], root)) as {
+    filename: string;
+    files: { path: string }[];
+  }[];
   const tarball = join(scratch, packed[0]!.filename);
   files = packed[0]!.files.map((file) => file.path);
 
@@ -67,11 +79,27 @@ describe('npm pack', () => {
   it('ships dist/, schemas/ and the README, and no sources or fixture generators', () => {
     expect(files.filter((path) => path.startsWith('src/') || path.startsWith('php-fixture-gen/') || path.startsWith('test/'))).toEqual([]);
     expect(files.filter((path) => !path.startsWith('dist/') && !path.startsWith('schemas/')).sort()).toEqual(['README.md', 'package.json']);
-    for (const path of ['dist/index.js', 'dist/cjs/index.js', 'dist/cjs/package.json', 'dist/cli/main.js', 'dist/redis/lua.generated.js', 'dist/cjs/redis/lua.generated.js', 'dist/shapes/reflect.php', 'dist/cjs/shapes/reflect.php', 'dist/shapes/methods.php', 'dist/cjs/shapes/methods.php', 'dist/cjs/php/index.d.ts', 'schemas/payload-8.json']) {
+    for (const path of [
+      'dist/index.js',
+      'dist/cjs/index.js',
+      'dist/cjs/package.json',
+      'dist/cli/main.js',
+      'dist/redis/lua.generated.js',
+      'dist/cjs/redis/lua.generated.js',
+      'dist/shapes/reflect.php',
+      'dist/cjs/shapes/reflect.php',
+      'dist/shapes/methods.php',
+      'dist/cjs/shapes/methods.php',
+      'dist/cjs/php/index.d.ts',
+      'schemas/payload-8.json',
+    ]) {
       expect(files).toContain(path);
     }
     // The Lua steps are built into the modules (a bundle carries them); source maps would point at the unshipped src/.
-    expect(files.filter((path) => path.endsWith('.lua') || path.endsWith('.map')), 'Lua files or source maps in the tarball').toEqual([]);
+    expect(
+      files.filter((path) => path.endsWith('.lua') || path.endsWith('.map')),
+      'Lua files or source maps in the tarball',
+    ).toEqual([]);
   });
 });
 
@@ -82,14 +110,31 @@ describe('what the install brings', () => {
     const walk = (name: string) => {
       if (brought.has(name)) return;
       brought.add(name);
-      const { dependencies = {} } = JSON.parse(readFileSync(join(modules, name, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
+      const { dependencies = {} } = JSON.parse(readFileSync(join(modules, name, 'package.json'), 'utf8')) as {
+        dependencies?: Record<string, string>;
+      };
       for (const dependency of Object.keys(dependencies)) walk(dependency);
     };
-    const { dependencies = {} } = JSON.parse(readFileSync(join(modules, manifest.name, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
+    const { dependencies = {} } = JSON.parse(readFileSync(join(modules, manifest.name, 'package.json'), 'utf8')) as {
+      dependencies?: Record<string, string>;
+    };
     for (const dependency of Object.keys(dependencies)) walk(dependency);
     expect([...brought].sort(), 'the packages laravel-queue-bridge installs').toEqual([
-      '@ioredis/commands', 'ajv', 'cluster-key-slot', 'debug', 'denque', 'fast-deep-equal', 'fast-uri', 'hash-wasm', 'ioredis',
-      'json-schema-traverse', 'ms', 'redis-errors', 'redis-parser', 'require-from-string', 'standard-as-callback',
+      '@ioredis/commands',
+      'ajv',
+      'cluster-key-slot',
+      'debug',
+      'denque',
+      'fast-deep-equal',
+      'fast-uri',
+      'hash-wasm',
+      'ioredis',
+      'json-schema-traverse',
+      'ms',
+      'redis-errors',
+      'redis-parser',
+      'require-from-string',
+      'standard-as-callback',
     ]);
   });
 });
@@ -124,7 +169,18 @@ console.log(JSON.stringify({
 }));
 `,
     );
-    expect(out).toEqual({ roundTrip: true, js: 'Ada', sameClass: true, issues: [], command: 'App\\Jobs\\Hello', lua: true, reflect: true, testing: 'function', helpersAtRoot: false, internalsAtRoot: [] });
+    expect(out).toEqual({
+      roundTrip: true,
+      js: 'Ada',
+      sameClass: true,
+      issues: [],
+      command: 'App\\Jobs\\Hello',
+      lua: true,
+      reflect: true,
+      testing: 'function',
+      helpersAtRoot: false,
+      internalsAtRoot: [],
+    });
   });
 
   it('requires as CommonJS: the root, ./php and every subpath; the SQLite failed-jobs store works and a missing driver is named', async () => {
@@ -166,8 +222,20 @@ const { join } = require('node:path');
 })().catch((error) => { console.error(error); process.exit(1); });
 `,
     );
-    expect(out).toMatchObject({ roundTrip: true, js: 'Ada', sameClass: true, issues: [], lua: true, reflect: true, schema: 'object', failed: true });
-    expect((out as { missing: { name: string; packageName: string; message: string } }).missing).toMatchObject({ name: 'MissingDriverError', packageName: 'mysql2' });
+    expect(out).toMatchObject({
+      roundTrip: true,
+      js: 'Ada',
+      sameClass: true,
+      issues: [],
+      lua: true,
+      reflect: true,
+      schema: 'object',
+      failed: true,
+    });
+    expect((out as { missing: { name: string; packageName: string; message: string } }).missing).toMatchObject({
+      name: 'MissingDriverError',
+      packageName: 'mysql2',
+    });
     expect((out as { missing: { message: string } }).missing.message).toContain('npm install mysql2');
   });
 
@@ -186,7 +254,12 @@ require('laravel-queue-bridge/redis');
 console.log(JSON.stringify({ before, decoded, validated, redis: loaded('ioredis') }));
 `,
     );
-    expect(cjs).toEqual({ before: { ioredis: false, ajv: false }, decoded: { ioredis: false, ajv: false }, validated: { ajv: true }, redis: true });
+    expect(cjs).toEqual({
+      before: { ioredis: false, ajv: false },
+      decoded: { ioredis: false, ajv: false },
+      validated: { ajv: true },
+      redis: true,
+    });
     const esm = run(
       'light.mjs',
       `import { createRequire } from 'node:module';
@@ -227,8 +300,14 @@ export { handlers, toJS, Worker, MissingDriverError, RedisQueue, readShapes };
 `,
     );
     // Every subpath from both sides, so none of their `types` conditions is left unread.
-    writeFileSync(join(scratch, 'every.cts'), `${SUBPATH_IMPORTS.map(([name, path]) => `import ${name} = require('${path}');`).join('\n')}\nexport { ${SUBPATH_IMPORTS.map(([name]) => name).join(', ')} };\n`);
-    writeFileSync(join(scratch, 'every.mts'), `${SUBPATH_IMPORTS.map(([name, path]) => `import * as ${name} from '${path}';`).join('\n')}\nexport { ${SUBPATH_IMPORTS.map(([name]) => name).join(', ')} };\n`);
+    writeFileSync(
+      join(scratch, 'every.cts'),
+      `${SUBPATH_IMPORTS.map(([name, path]) => `import ${name} = require('${path}');`).join('\n')}\nexport { ${SUBPATH_IMPORTS.map(([name]) => name).join(', ')} };\n`,
+    );
+    writeFileSync(
+      join(scratch, 'every.mts'),
+      `${SUBPATH_IMPORTS.map(([name, path]) => `import * as ${name} from '${path}';`).join('\n')}\nexport { ${SUBPATH_IMPORTS.map(([name]) => name).join(', ')} };\n`,
+    );
     const result = tsc(['--module', 'nodenext', '--moduleResolution', 'nodenext', 'typed.cts', 'typed.mts', 'every.cts', 'every.mts']);
     expect(result.stdout + result.stderr, 'tsc (nodenext) did not resolve every entry’s types').toBe('');
     expect(result.status).toBe(0);
@@ -236,14 +315,21 @@ export { handlers, toJS, Worker, MissingDriverError, RedisQueue, readShapes };
 
   it('types resolve under moduleResolution node10 too (`tsc --init`’s CommonJS default), subpaths through typesVersions', () => {
     mkdirSync(join(scratch, 'node10'), { recursive: true });
-    writeFileSync(join(scratch, 'node10/every.ts'), `${SUBPATH_IMPORTS.map(([name, path]) => `import * as ${name} from '${path}';`).join('\n')}\nexport { ${SUBPATH_IMPORTS.map(([name]) => name).join(', ')} };\n`);
+    writeFileSync(
+      join(scratch, 'node10/every.ts'),
+      `${SUBPATH_IMPORTS.map(([name, path]) => `import * as ${name} from '${path}';`).join('\n')}\nexport { ${SUBPATH_IMPORTS.map(([name]) => name).join(', ')} };\n`,
+    );
     const result = tsc(['--module', 'commonjs', '--moduleResolution', 'node10', '--ignoreDeprecations', '5.0', 'node10/every.ts']);
     expect(result.stdout + result.stderr, 'tsc (node10) did not resolve a subpath’s types').toBe('');
     expect(result.status).toBe(0);
   });
 
   it('npx lqb --version runs the installed CLI', () => {
-    const out = execFileSync('npx', ['--no-install', 'lqb', '--version'], { cwd: scratch, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    const out = execFileSync('npx', ['--no-install', 'lqb', '--version'], {
+      cwd: scratch,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     expect(out.trim()).toBe(`${manifest.name} ${manifest.version}`);
   });
 
@@ -253,7 +339,9 @@ export { handlers, toJS, Worker, MissingDriverError, RedisQueue, readShapes };
     expect(overview.stdout, 'the installed lqb overview').toMatch(/commands: work, dispatch, /);
     expect(overview.stdout, 'the installed lqb overview').not.toMatch(/\bdemo\b/);
     const demo = lqb(['demo']);
-    expect(demo.stderr, 'lqb demo from the installed package').toMatch(/^lqb demo: lqb demo runs from a clone of the repository, where Debian's Laravel 8\.83 plays the PHP side: git clone the repository, then npm ci && npm run demo/);
+    expect(demo.stderr, 'lqb demo from the installed package').toMatch(
+      /^lqb demo: lqb demo runs from a clone of the repository, where Debian's Laravel 8\.83 plays the PHP side: git clone the repository, then npm ci && npm run demo/,
+    );
     expect(demo.stderr.trim().split('\n'), 'lines lqb demo printed').toHaveLength(1);
     expect(demo.status).toBe(1);
   });
@@ -284,7 +372,10 @@ describe('OpenTelemetry is optional', () => {
 `;
 
   it('without @opentelemetry/api installed, dispatch and the worker run and say nothing of it', () => {
-    expect(existsSync(join(scratch, 'node_modules/@opentelemetry/api')), 'the scratch project has @opentelemetry/api: an optional peer was installed').toBe(false);
+    expect(
+      existsSync(join(scratch, 'node_modules/@opentelemetry/api')),
+      'the scratch project has @opentelemetry/api: an optional peer was installed',
+    ).toBe(false);
     expect(run('otel-absent.cjs', service('absent'))).toEqual({ pushed: 'string', ran: 1, stop: 'empty', warnings: [] });
   });
 
@@ -310,7 +401,12 @@ describe('OpenTelemetry is optional', () => {
 
 describe('an installed service beside real Laravel', () => {
   const RECORD_JOB = JSON.stringify('App\\Jobs\\Bridge\\RecordJob');
-  const php = (script: string, args: string[], env: NodeJS.ProcessEnv) => spawnSync('php', [join(root, 'php-fixture-gen', script), ...args], { env: { ...process.env, ...env }, encoding: 'utf8', timeout: 60_000 });
+  const php = (script: string, args: string[], env: NodeJS.ProcessEnv) =>
+    spawnSync('php', [join(root, 'php-fixture-gen', script), ...args], {
+      env: { ...process.env, ...env },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
 
   it('bundled by esbuild into one file run where no node_modules is: dispatch to Laravel’s worker, consume what Laravel pushed (no file read from disk)', async () => {
     const app = `packbundle${randomBytes(3).toString('hex')}`;
@@ -319,7 +415,18 @@ describe('an installed service beside real Laravel', () => {
     // Beside the scratch project, not in it: nothing the bundle needs may come from a node_modules.
     const deploy = join(scratch, '..', 'deploy');
     mkdirSync(deploy, { recursive: true });
-    writeFileSync(join(deploy, '.env'), [`APP_NAME=${app}`, 'REDIS_HOST=127.0.0.1', 'REDIS_PORT=6379', `REDIS_QUEUE=${toPhp}`, 'DB_CONNECTION=sqlite', `DB_DATABASE=${join(deploy, 'app.sqlite')}`, ''].join('\n'));
+    writeFileSync(
+      join(deploy, '.env'),
+      [
+        `APP_NAME=${app}`,
+        'REDIS_HOST=127.0.0.1',
+        'REDIS_PORT=6379',
+        `REDIS_QUEUE=${toPhp}`,
+        'DB_CONNECTION=sqlite',
+        `DB_DATABASE=${join(deploy, 'app.sqlite')}`,
+        '',
+      ].join('\n'),
+    );
     writeFileSync(
       join(scratch, 'bundled-service.mjs'),
       `import { connect, defineHandlers } from 'laravel-queue-bridge';
@@ -337,11 +444,27 @@ main().catch((error) => { console.error(error); process.exit(1); });
     );
     const { build } = await import('esbuild');
     // The SQL drivers (native, or loaded by name) and OpenTelemetry are optional peers: left out, as a user leaves them out.
-    const bundled = await build({ entryPoints: [join(scratch, 'bundled-service.mjs')], bundle: true, platform: 'node', format: 'cjs', target: 'node20', outfile: join(deploy, 'service.cjs'), external: ['better-sqlite3', 'mysql2', 'pg', '@opentelemetry/api'], logLevel: 'silent' });
+    const bundled = await build({
+      entryPoints: [join(scratch, 'bundled-service.mjs')],
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      target: 'node20',
+      outfile: join(deploy, 'service.cjs'),
+      external: ['better-sqlite3', 'mysql2', 'pg', '@opentelemetry/api'],
+      logLevel: 'silent',
+    });
     expect(bundled.errors, 'esbuild errors').toEqual([]);
-    const laravelEnv = { REDIS_PREFIX: prefix, LQB_FAILED_DB: join(deploy, 'app.sqlite'), LQB_RECORD_FILE: join(deploy, `php-runs-${app}.jsonl`) };
+    const laravelEnv = {
+      REDIS_PREFIX: prefix,
+      LQB_FAILED_DB: join(deploy, 'app.sqlite'),
+      LQB_RECORD_FILE: join(deploy, `php-runs-${app}.jsonl`),
+    };
     try {
-      const pushed = php('laravel-dispatch.php', ['record', JSON.stringify({ n: 43, label: 'php-to-bundle', queue: toNode })], { ...laravelEnv, QUEUE_NAME: toNode });
+      const pushed = php('laravel-dispatch.php', ['record', JSON.stringify({ n: 43, label: 'php-to-bundle', queue: toNode })], {
+        ...laravelEnv,
+        QUEUE_NAME: toNode,
+      });
       expect(pushed.status, pushed.stderr).toBe(0);
       const ran = spawnSync(process.execPath, ['service.cjs'], { cwd: deploy, encoding: 'utf8', timeout: 60_000 });
       expect(ran.stderr, 'what the bundled service printed on stderr').toBe('');
@@ -350,13 +473,25 @@ main().catch((error) => { console.error(error); process.exit(1); });
       expect(out.seen, 'what the bundled handler got of the job Laravel pushed').toEqual([[43, 'php-to-bundle']]);
       expect(out.stop).toBe('empty');
       expect(out.dispatched.queue).toBe(toPhp);
-      const worker = php('laravel-worker.php', [`--queue=${toPhp}`, '--stop-when-empty', '--sleep=0'], { ...laravelEnv, QUEUE_NAME: toPhp });
+      const worker = php('laravel-worker.php', [`--queue=${toPhp}`, '--stop-when-empty', '--sleep=0'], {
+        ...laravelEnv,
+        QUEUE_NAME: toPhp,
+      });
       expect(worker.status, worker.stderr).toBe(0);
-      const runs = readFileSync(laravelEnv.LQB_RECORD_FILE, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { uuid: string; props: Record<string, unknown> });
-      expect(runs.map((r) => [r.uuid, r.props.n, r.props.label]), 'what Laravel’s worker ran of the bundle’s dispatch').toEqual([[out.dispatched.uuid, 9, 'from-bundle']]);
+      const runs = readFileSync(laravelEnv.LQB_RECORD_FILE, 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { uuid: string; props: Record<string, unknown> });
+      expect(
+        runs.map((r) => [r.uuid, r.props.n, r.props.label]),
+        'what Laravel’s worker ran of the bundle’s dispatch',
+      ).toEqual([[out.dispatched.uuid, 9, 'from-bundle']]);
     } finally {
       const redis = new Redis();
-      await redis.keys(`${prefix}*`).then((keys) => (keys.length ? redis.del(...keys) : 0)).finally(() => redis.disconnect());
+      await redis
+        .keys(`${prefix}*`)
+        .then((keys) => (keys.length ? redis.del(...keys) : 0))
+        .finally(() => redis.disconnect());
     }
   }, 90_000);
 
@@ -368,10 +503,28 @@ main().catch((error) => { console.error(error); process.exit(1); });
       const app = `packapp${randomBytes(3).toString('hex')}`;
       const prefix = `${app}_database_`;
       const [toPhp, toNode] = ['to-php', 'to-node'];
-      writeFileSync(join(scratch, '.env'), [`APP_NAME=${app}`, 'REDIS_HOST=127.0.0.1', 'REDIS_PORT=6379', `REDIS_QUEUE=${toPhp}`, 'DB_CONNECTION=sqlite', `DB_DATABASE=${join(scratch, 'app.sqlite')}`, ''].join('\n'));
-      const laravelEnv = { REDIS_PREFIX: prefix, LQB_FAILED_DB: join(scratch, 'app.sqlite'), LQB_RECORD_FILE: join(scratch, `php-runs-${app}.jsonl`) };
+      writeFileSync(
+        join(scratch, '.env'),
+        [
+          `APP_NAME=${app}`,
+          'REDIS_HOST=127.0.0.1',
+          'REDIS_PORT=6379',
+          `REDIS_QUEUE=${toPhp}`,
+          'DB_CONNECTION=sqlite',
+          `DB_DATABASE=${join(scratch, 'app.sqlite')}`,
+          '',
+        ].join('\n'),
+      );
+      const laravelEnv = {
+        REDIS_PREFIX: prefix,
+        LQB_FAILED_DB: join(scratch, 'app.sqlite'),
+        LQB_RECORD_FILE: join(scratch, `php-runs-${app}.jsonl`),
+      };
       try {
-        const pushed = php('laravel-dispatch.php', ['record', JSON.stringify({ n: 41, label: 'from-php', queue: toNode })], { ...laravelEnv, QUEUE_NAME: toNode });
+        const pushed = php('laravel-dispatch.php', ['record', JSON.stringify({ n: 41, label: 'from-php', queue: toNode })], {
+          ...laravelEnv,
+          QUEUE_NAME: toNode,
+        });
         expect(pushed.status, pushed.stderr).toBe(0);
         const out = run(
           file,
@@ -404,7 +557,14 @@ main().catch((error) => { console.error(error); process.exit(1); });
 };
 main().catch((error) => { console.error(error); process.exit(1); });
 `,
-        ) as { dispatched: { uuid: string; queue: string }; seen: unknown[]; events: string[]; stopped: { reason: string }; stopMs: number; down: { message: string; ms: number } };
+        ) as {
+          dispatched: { uuid: string; queue: string };
+          seen: unknown[];
+          events: string[];
+          stopped: { reason: string };
+          stopMs: number;
+          down: { message: string; ms: number };
+        };
         expect(out.dispatched).toMatchObject({ uuid: expect.any(String), queue: toPhp });
         expect(out.seen, 'what the Node handler got of the job Laravel pushed').toEqual([[41, 'from-php']]);
         expect(out.events).toEqual(['processing', 'processed']);
@@ -413,13 +573,24 @@ main().catch((error) => { console.error(error); process.exit(1); });
         expect(out.down.message).toContain('127.0.0.1:1');
         expect(out.down.ms, 'ms connect() took to reject, with a 500 ms timeout').toBeLessThan(2000);
 
-        const worker = php('laravel-worker.php', [`--queue=${toPhp}`, '--stop-when-empty', '--sleep=0'], { ...laravelEnv, QUEUE_NAME: toPhp });
+        const worker = php('laravel-worker.php', [`--queue=${toPhp}`, '--stop-when-empty', '--sleep=0'], {
+          ...laravelEnv,
+          QUEUE_NAME: toPhp,
+        });
         expect(worker.status, worker.stderr).toBe(0);
-        const runs = readFileSync(laravelEnv.LQB_RECORD_FILE, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { uuid: string; props: Record<string, unknown> });
-        expect(runs.map((r) => [r.uuid, r.props.n, r.props.label, (r.props.types as Record<string, string>).ratio])).toEqual([[out.dispatched.uuid, 7, 'from-node', 'float']]);
+        const runs = readFileSync(laravelEnv.LQB_RECORD_FILE, 'utf8')
+          .trim()
+          .split('\n')
+          .map((line) => JSON.parse(line) as { uuid: string; props: Record<string, unknown> });
+        expect(runs.map((r) => [r.uuid, r.props.n, r.props.label, (r.props.types as Record<string, string>).ratio])).toEqual([
+          [out.dispatched.uuid, 7, 'from-node', 'float'],
+        ]);
       } finally {
         const redis = new Redis();
-        void redis.keys(`${prefix}*`).then((keys) => (keys.length ? redis.del(...keys) : 0)).finally(() => redis.disconnect());
+        void redis
+          .keys(`${prefix}*`)
+          .then((keys) => (keys.length ? redis.del(...keys) : 0))
+          .finally(() => redis.disconnect());
       }
     }, 90_000);
   }

@@ -30,15 +30,41 @@ async function withApp(scratch: string, work: (setting: Setting) => Promise<void
   const app = `packqs${randomBytes(3).toString('hex')}`;
   const prefix = `${app}_database_`;
   const queue = 'shared';
-  writeFileSync(join(scratch, '.env'), [`APP_NAME=${app}`, 'REDIS_HOST=127.0.0.1', 'REDIS_PORT=6379', `REDIS_QUEUE=${queue}`, 'DB_CONNECTION=sqlite', `DB_DATABASE=${join(scratch, `${app}.sqlite`)}`, ''].join('\n'));
+  writeFileSync(
+    join(scratch, '.env'),
+    [
+      `APP_NAME=${app}`,
+      'REDIS_HOST=127.0.0.1',
+      'REDIS_PORT=6379',
+      `REDIS_QUEUE=${queue}`,
+      'DB_CONNECTION=sqlite',
+      `DB_DATABASE=${join(scratch, `${app}.sqlite`)}`,
+      '',
+    ].join('\n'),
+  );
   const recordFile = join(scratch, `php-runs-${app}.jsonl`);
-  const laravelEnv = { REDIS_PREFIX: prefix, QUEUE_NAME: queue, LQB_FAILED_DB: join(scratch, `${app}.sqlite`), LQB_RECORD_FILE: recordFile };
-  const records = () => (existsSync(recordFile) ? readFileSync(recordFile, 'utf8').trim().split('\n').filter(Boolean).map((line) => JSON.parse(line) as ReturnType<Setting['records']>[number]) : []);
+  const laravelEnv = {
+    REDIS_PREFIX: prefix,
+    QUEUE_NAME: queue,
+    LQB_FAILED_DB: join(scratch, `${app}.sqlite`),
+    LQB_RECORD_FILE: recordFile,
+  };
+  const records = () =>
+    existsSync(recordFile)
+      ? readFileSync(recordFile, 'utf8')
+          .trim()
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => JSON.parse(line) as ReturnType<Setting['records']>[number])
+      : [];
   try {
     await work({ app, prefix, queue, laravelEnv, records });
   } finally {
     const redis = new Redis();
-    await redis.keys(`${prefix}*`).then((keys) => (keys.length ? redis.del(...keys) : 0)).finally(() => redis.disconnect());
+    await redis
+      .keys(`${prefix}*`)
+      .then((keys) => (keys.length ? redis.del(...keys) : 0))
+      .finally(() => redis.disconnect());
   }
 }
 
@@ -85,7 +111,10 @@ function startService(scratch: string, file: string, source: string, nodeArgs: s
     while (!out.some((line) => pattern.test(line))) {
       // A worker that stopped of itself prints no more.
       const closed = out.some((line) => line.includes('"event":"closed"'));
-      if (closed || Date.now() > deadline) throw new Error(`the service did not print ${pattern} ${closed ? 'before its worker stopped' : `within ${ms} ms`}: ${JSON.stringify(out)} ${err}`);
+      if (closed || Date.now() > deadline)
+        throw new Error(
+          `the service did not print ${pattern} ${closed ? 'before its worker stopped' : `within ${ms} ms`}: ${JSON.stringify(out)} ${err}`,
+        );
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   };
@@ -106,21 +135,28 @@ export function quickStartDefaults(scratchDir: () => string, php: Php): void {
       await new Promise((resolve) => setTimeout(resolve, 1_500));
       const worker = php('laravel-worker.php', ['--queue=shared', '--stop-when-empty', '--sleep=0'], laravelEnv);
       expect(worker.status, worker.stderr).toBe(0);
-      expect(records().map((r) => [r.class, r.props.label]), 'what Laravel’s worker ran after the Node service').toEqual([['App\\Jobs\\Bridge\\RecordJob', 'for-php']]);
+      expect(
+        records().map((r) => [r.class, r.props.label]),
+        'what Laravel’s worker ran after the Node service',
+      ).toEqual([['App\\Jobs\\Bridge\\RecordJob', 'for-php']]);
       const failed = JSON.parse(php('laravel-dispatch.php', ['failed'], laravelEnv).stdout) as unknown[];
       expect(failed, 'failed_jobs after the Node service shared the queue').toEqual([]);
     }));
 
   it('quick start in a service with a large heap (300 MB in use): every job runs, no memory stop', () =>
     withApp(scratchDir(), async ({ laravelEnv }) => {
-      for (let n = 1; n <= 3; n++) expect(php('laravel-dispatch.php', ['slow', JSON.stringify({ n, seconds: 0 })], laravelEnv).status).toBe(0);
+      for (let n = 1; n <= 3; n++)
+        expect(php('laravel-dispatch.php', ['slow', JSON.stringify({ n, seconds: 0 })], laravelEnv).status).toBe(0);
       // Kept alive for the service's life: an embedding app's own caches, far past Laravel's 128 MB.
       const ballast = 'globalThis.ballast = Array.from({ length: 3_000_000 }, (_, i) => ({ i, s: String(i) }));';
       const service = startService(scratchDir(), 'quick-heap.mjs', QUICK_START(ballast), ['--max-old-space-size=2048']);
       await service.waitFor(/"node-done","n":3/, 60_000);
       service.child.stdin.write('stop\n');
       expect(await service.exited, service.stderr()).toBe(0);
-      expect(service.out.filter((line) => line.includes('node-done')), 'jobs the service ran').toHaveLength(3);
+      expect(
+        service.out.filter((line) => line.includes('node-done')),
+        'jobs the service ran',
+      ).toHaveLength(3);
     }));
 
   it('quick start: Ctrl-C (SIGINT) while a job runs leaves no job reserved', () =>
@@ -142,9 +178,12 @@ export function quickStartDefaults(scratchDir: () => string, php: Php): void {
     withApp(scratchDir(), async ({ prefix }) => {
       // The library says it to its logger (here the console, which pino-style loggers stand in for).
       const service = startService(scratchDir(), 'quick-start-line.mjs', QUICK_START('', ', logger: console'));
-      const startLine = new RegExp(`redis://127\\.0\\.0\\.1:6379.*prefix "${prefix}".*queues shared.*App\\\\Jobs\\\\Bridge\\\\SlowJob.*given back for a PHP worker`);
+      const startLine = new RegExp(
+        `redis://127\\.0\\.0\\.1:6379.*prefix "${prefix}".*queues shared.*App\\\\Jobs\\\\Bridge\\\\SlowJob.*given back for a PHP worker`,
+      );
       const deadline = Date.now() + 10_000;
-      while (!startLine.test(service.out.join('\n') + service.stderr()) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      while (!startLine.test(service.out.join('\n') + service.stderr()) && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 50));
       service.child.stdin.write('stop\n');
       await service.exited;
       expect(service.out.join('\n') + service.stderr(), 'what the service printed as it started').toMatch(startLine);

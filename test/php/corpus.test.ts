@@ -14,7 +14,24 @@ group('the PHP corpus', () => {
   it('has the entries and the tokens it promises', () => {
     expect(corpus.length).toBeGreaterThanOrEqual(5000);
     const all = Buffer.concat(corpus.map((e) => e.bytes)).toString('latin1');
-    for (const token of ['N;', 'b:', 'i:', 'd:', 's:', 'a:', 'O:', 'C:', 'E:', 'r:', 'R:', 'd:INF;', 'd:-INF;', 'd:NAN;', 'd:-0;', 'd:1.0E+25;']) {
+    for (const token of [
+      'N;',
+      'b:',
+      'i:',
+      'd:',
+      's:',
+      'a:',
+      'O:',
+      'C:',
+      'E:',
+      'r:',
+      'R:',
+      'd:INF;',
+      'd:-INF;',
+      'd:NAN;',
+      'd:-0;',
+      'd:1.0E+25;',
+    ]) {
       expect(all, token).toContain(token);
     }
   });
@@ -24,14 +41,16 @@ group('the PHP corpus', () => {
     expect(failures).toEqual([]);
   });
 
-  it("decodes to what PHP says it serialized", () => {
+  it('decodes to what PHP says it serialized', () => {
     const failures = corpus.filter((entry) => !deepEqual(describe(unserialize(entry.bytes)), entry.describe));
     expect(failures.slice(0, 3).map((e) => ({ name: e.name, ours: describe(unserialize(e.bytes)), php: e.describe }))).toEqual([]);
   });
 
   it('gives toJS values that agree with PHP’s description', () => {
     const failures = corpus.filter((entry) => !deepEqual(normalJS(toJS(unserialize(entry.bytes))), expectedJS(entry.describe)));
-    expect(failures.slice(0, 3).map((e) => ({ name: e.name, ours: normalJS(toJS(unserialize(e.bytes))), php: expectedJS(e.describe) }))).toEqual([]);
+    expect(
+      failures.slice(0, 3).map((e) => ({ name: e.name, ours: normalJS(toJS(unserialize(e.bytes))), php: expectedJS(e.describe) })),
+    ).toEqual([]);
   });
 });
 
@@ -62,7 +81,8 @@ function expectedJS(desc: any): unknown {
   const record = new Map<string, unknown>();
   const foreign = new Set<string>();
   for (const [key, value] of desc.props as [unknown, unknown][]) {
-    const prop = typeof key === 'string' && !key.startsWith('#int:') ? demangle(key) : { name: keyText(key), visibility: 'public' as const };
+    const prop =
+      typeof key === 'string' && !key.startsWith('#int:') ? demangle(key) : { name: keyText(key), visibility: 'public' as const };
     const isForeign = prop.visibility === 'private' && 'declaringClass' in prop && prop.declaringClass !== className;
     if (record.has(prop.name) && (isForeign || !foreign.has(prop.name))) continue;
     if (isForeign) foreign.add(prop.name);
@@ -85,4 +105,3 @@ function inJSOrder(entries: [string, unknown][]): [string, unknown][] {
 function keyText(key: unknown): string {
   return typeof key === 'string' && key.startsWith('#int:') ? key.slice(5) : String(key);
 }
-

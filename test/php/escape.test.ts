@@ -12,7 +12,11 @@ import { php } from '../helpers/php.js';
 describe('class names in Latin-1', () => {
   it('an unknown one reads as PHP reads it, and PHP writes it back as it was', () => {
     const input = Buffer.from('O:3:"\xe4bc":0:{}', 'latin1');
-    const phpSays = php(`$v = unserialize(base64_decode('${input.toString('base64')}')); echo get_class($v), "\\n", base64_encode(serialize($v));`).toString().split('\n');
+    const phpSays = php(
+      `$v = unserialize(base64_decode('${input.toString('base64')}')); echo get_class($v), "\\n", base64_encode(serialize($v));`,
+    )
+      .toString()
+      .split('\n');
     expect(phpSays[0]).toBe('__PHP_Incomplete_Class');
     expect(Buffer.from(phpSays[1]!, 'base64').equals(input)).toBe(true);
     const value = unserialize(input) as PhpObject;
@@ -21,11 +25,17 @@ describe('class names in Latin-1', () => {
   });
 
   it('in O:, C: and E:, as PHP 8.2 writes them, come back byte for byte', () => {
-    const input = php(`eval("enum \\xe4num { case \\xf6ne; } class \\xe4bc implements Serializable { function serialize() { return 'xy'; } function unserialize(\\$s) {} } class K\\xfc { public \\$p = 1; }");
+    const input =
+      php(`eval("enum \\xe4num { case \\xf6ne; } class \\xe4bc implements Serializable { function serialize() { return 'xy'; } function unserialize(\\$s) {} } class K\\xfc { public \\$p = 1; }");
       echo @serialize([new ("\\xe4bc"), constant("\\xe4num::\\xf6ne"), new ("K\\xfc")]);`);
     expect(input.includes(Buffer.from('O:2:"K\xfc"', 'latin1'))).toBe(true);
     const [custom, enumCase, object] = (unserialize(input) as PhpArray).values as [PhpSerializable, PhpEnum, PhpObject];
-    expect([custom.className, enumCase.className, enumCase.caseName, object.className]).toEqual(['\udce4bc', '\udce4num', '\udcf6ne', 'K\udcfc']);
+    expect([custom.className, enumCase.className, enumCase.caseName, object.className]).toEqual([
+      '\udce4bc',
+      '\udce4num',
+      '\udcf6ne',
+      'K\udcfc',
+    ]);
     expect(phpClassOf(toJS(object))).toBe('K\udcfc');
     expect(Buffer.compare(serialize(unserialize(input)), input)).toBe(0);
   });
@@ -39,7 +49,27 @@ describe('class names in Latin-1', () => {
 
 describe('the escaped spelling', () => {
   it('gives back every run of bytes, and escapes only what is not UTF-8', () => {
-    const byte = fc.constantFrom(0x41, 0x80, 0xbf, 0xc2, 0xc3, 0xa9, 0xe0, 0xe2, 0x82, 0xac, 0xed, 0xa0, 0xf0, 0x9f, 0x98, 0x80, 0xf4, 0x90, 0xff);
+    const byte = fc.constantFrom(
+      0x41,
+      0x80,
+      0xbf,
+      0xc2,
+      0xc3,
+      0xa9,
+      0xe0,
+      0xe2,
+      0x82,
+      0xac,
+      0xed,
+      0xa0,
+      0xf0,
+      0x9f,
+      0x98,
+      0x80,
+      0xf4,
+      0x90,
+      0xff,
+    );
     fc.assert(
       fc.property(fc.array(byte, { maxLength: 12 }), (run) => {
         const bytes = Buffer.from(run);

@@ -5,7 +5,18 @@
 import { isUtf8 } from 'node:buffer';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { PhpUnserializeError, toJS, unserialize, phpClassOf, PhpIncompleteObject, serialize, PhpObject, type PhpArray, type PhpRef, type PhpSerializable } from '../../src/php/index.js';
+import {
+  PhpUnserializeError,
+  toJS,
+  unserialize,
+  phpClassOf,
+  PhpIncompleteObject,
+  serialize,
+  PhpObject,
+  type PhpArray,
+  type PhpRef,
+  type PhpSerializable,
+} from '../../src/php/index.js';
 import { php } from '../helpers/php.js';
 
 function errorOf(input: string | Uint8Array, options = {}): PhpUnserializeError {
@@ -92,15 +103,17 @@ describe('nesting', () => {
     const outer = value.values[0] as PhpSerializable;
     const innermost = (value.values[1] as PhpRef).target as PhpSerializable;
     expect(Buffer.from(innermost.data).toString(), 'the innermost payload').toBe(`s:${100_000}:"${'x'.repeat(100_000)}";`);
-    expect(innermost.data.buffer, 'the innermost payload shares the outermost one\'s memory').toBe(outer.data.buffer);
+    expect(innermost.data.buffer, "the innermost payload shares the outermost one's memory").toBe(outer.data.buffer);
     expect(outer.data.buffer.byteLength, 'one copy, the size of the outermost payload').toBeLessThan(2 * chain.length);
     // Read from a string, the input's bytes sit in a buffer the next call reuses: the payloads must not.
     unserialize(`s:${input.length}:"${'y'.repeat(input.length)}";`);
-    expect(Buffer.from(innermost.data).toString(), 'the innermost payload after another call').toBe(`s:${100_000}:"${'x'.repeat(100_000)}";`);
+    expect(Buffer.from(innermost.data).toString(), 'the innermost payload after another call').toBe(
+      `s:${100_000}:"${'x'.repeat(100_000)}";`,
+    );
     expect(Buffer.from(serialize(value)).toString() === input, 'written back byte for byte').toBe(true);
   });
 
-  it('the default depth is PHP\'s: 4096 levels read, 4097 refused at the offset PHP names', () => {
+  it("the default depth is PHP's: 4096 levels read, 4097 refused at the offset PHP names", () => {
     const nested = (n: number) => 'a:1:{i:0;'.repeat(n) + 'N;' + '}'.repeat(n);
     const ok = nested(4096);
     expect(Buffer.from(serialize(unserialize(ok))).toString()).toBe(php(`echo serialize(unserialize('${ok}'));`).toString());
@@ -134,7 +147,11 @@ describe('allowedClasses', () => {
     expect(first).toBeInstanceOf(PhpIncompleteObject);
     expect((first as PhpIncompleteObject).originalClassName).toBe('ArrayObject');
     expect(second).not.toBeInstanceOf(PhpIncompleteObject);
-    expect(php(`var_dump(unserialize(${JSON.stringify(input.toString('latin1'))}, ['allowed_classes' => ['stdClass']])[0] instanceof __PHP_Incomplete_Class);`).toString()).toContain('true');
+    expect(
+      php(
+        `var_dump(unserialize(${JSON.stringify(input.toString('latin1'))}, ['allowed_classes' => ['stdClass']])[0] instanceof __PHP_Incomplete_Class);`,
+      ).toString(),
+    ).toContain('true');
     // Written back as it was read, under its own class name.
     expect(Buffer.compare(serialize(value), input)).toBe(0);
   });
@@ -163,7 +180,16 @@ describe('size', () => {
 
 describe('ints at the edges', () => {
   it('either side of 2^53 and up to 2^63, with leading zeros or a plus sign, read as PHP reads them', () => {
-    const inputs = ['9007199254740991', '9007199254740992', '-9007199254740993', '9223372036854775807', '-9223372036854775808', '00000000000000000000007', '+00000000000000000009007199254740993', '-0'];
+    const inputs = [
+      '9007199254740991',
+      '9007199254740992',
+      '-9007199254740993',
+      '9223372036854775807',
+      '-9223372036854775808',
+      '00000000000000000000007',
+      '+00000000000000000009007199254740993',
+      '-0',
+    ];
     const ours = inputs.map((digits) => serialize(unserialize(`i:${digits};`)).toString('latin1'));
     const theirs = inputs.map((digits) => php(`echo serialize(unserialize('i:${digits};'));`).toString('latin1'));
     expect(ours).toEqual(theirs);
@@ -172,8 +198,13 @@ describe('ints at the edges', () => {
   });
 
   it('every int64, spelled with leading zeros or a plus sign or neither, reads as PHP reads it', () => {
-    const ints = fc.sample(fc.tuple(fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }), fc.constantFrom('', '0', '000', '+', '+00')), { numRuns: 2000, seed: 6463 });
-    const texts = ints.map(([n, prefix]) => (prefix.startsWith('+') ? (n < 0n ? String(n) : prefix + String(n)) : n < 0n ? '-' + prefix + String(-n) : prefix + String(n)));
+    const ints = fc.sample(fc.tuple(fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }), fc.constantFrom('', '0', '000', '+', '+00')), {
+      numRuns: 2000,
+      seed: 6463,
+    });
+    const texts = ints.map(([n, prefix]) =>
+      prefix.startsWith('+') ? (n < 0n ? String(n) : prefix + String(n)) : n < 0n ? '-' + prefix + String(-n) : prefix + String(n),
+    );
     const ours = texts.map((digits) => serialize(unserialize(`i:${digits};`)).toString('latin1'));
     const theirs = php(`foreach (explode(',', '${texts.join(',')}') as $s) { echo serialize(unserialize("i:$s;")), "\\n"; }`)
       .toString('latin1')
@@ -186,7 +217,14 @@ describe('ints at the edges', () => {
   it('beyond 64 bits is an error at the int, where PHP would quietly saturate', () => {
     expect(errorOf('a:1:{i:0;i:9223372036854775808;}').offset).toBe(11);
     expect(errorOf('i:-9223372036854775809;').message).toMatch(/64-bit range/);
-    for (const digits of ['9223372036854775808', '18446744073709551615', '18446744073709551616', '-18446744073709551617', '100000000000000000000000000000', '0009223372036854775808']) {
+    for (const digits of [
+      '9223372036854775808',
+      '18446744073709551615',
+      '18446744073709551616',
+      '-18446744073709551617',
+      '100000000000000000000000000000',
+      '0009223372036854775808',
+    ]) {
       expect(errorOf(`i:${digits};`).message).toMatch(/64-bit range/);
     }
   });
@@ -195,7 +233,9 @@ describe('ints at the edges', () => {
 describe('bytes that are not UTF-8', () => {
   it('stay bytes, however close they come to valid text, and valid text stays a string', () => {
     // U+FFFD itself is valid; a lone 0xff, a cut-off sequence, an encoded surrogate are not.
-    const input = php(`echo serialize(["\\u{FFFD}", "\\xff", "a\\u{FFFD}\\xff", "é\\u{FFFD}", "\\xe2\\x82", "\\xed\\xa0\\x80", "ümlaut"]);`);
+    const input = php(
+      `echo serialize(["\\u{FFFD}", "\\xff", "a\\u{FFFD}\\xff", "é\\u{FFFD}", "\\xe2\\x82", "\\xed\\xa0\\x80", "ümlaut"]);`,
+    );
     const { values } = unserialize(input) as unknown as { values: unknown[] };
     expect(values.map((v) => typeof v)).toEqual(['string', 'object', 'object', 'string', 'object', 'object', 'string']);
     expect(values[0]).toBe('\ufffd');
@@ -207,16 +247,43 @@ describe('bytes that are not UTF-8', () => {
 
   it('are told from text as Node tells them, for every short run of bytes, alone or in a larger input', () => {
     // Bytes near every edge of UTF-8: leads, continuations, overlong and surrogate starts, the end of Unicode.
-    const byte = fc.oneof(fc.integer({ min: 0, max: 255 }), fc.constantFrom(0x7f, 0x80, 0xbf, 0xc0, 0xc1, 0xc2, 0xdf, 0xe0, 0xed, 0xef, 0xf0, 0xf4, 0xf5, 0xff, 0x9f, 0xa0, 0x8f, 0x90));
-    const runs = fc.sample(fc.uint8Array({ minLength: 0, maxLength: 30 }).chain((head) => fc.array(byte, { maxLength: 8 }).map((tail) => [...head.slice(0, 20), ...tail])), { numRuns: 5000, seed: 7788 });
-    runs.push([0xf4, 0x8f, 0xbf, 0xbf], [0xf4, 0x90, 0x80, 0x80], [0xed, 0x9f, 0xbf], [0xed, 0xa0, 0x80], [0xe0, 0xa0, 0x80], [0xe0, 0x9f, 0xbf], [0xf0, 0x90, 0x80, 0x80], [0xf0, 0x8f, 0xbf, 0xbf], [0xc2, 0x80], [0xe2, 0x82]);
+    const byte = fc.oneof(
+      fc.integer({ min: 0, max: 255 }),
+      fc.constantFrom(0x7f, 0x80, 0xbf, 0xc0, 0xc1, 0xc2, 0xdf, 0xe0, 0xed, 0xef, 0xf0, 0xf4, 0xf5, 0xff, 0x9f, 0xa0, 0x8f, 0x90),
+    );
+    const runs = fc.sample(
+      fc
+        .uint8Array({ minLength: 0, maxLength: 30 })
+        .chain((head) => fc.array(byte, { maxLength: 8 }).map((tail) => [...head.slice(0, 20), ...tail])),
+      { numRuns: 5000, seed: 7788 },
+    );
+    runs.push(
+      [0xf4, 0x8f, 0xbf, 0xbf],
+      [0xf4, 0x90, 0x80, 0x80],
+      [0xed, 0x9f, 0xbf],
+      [0xed, 0xa0, 0x80],
+      [0xe0, 0xa0, 0x80],
+      [0xe0, 0x9f, 0xbf],
+      [0xf0, 0x90, 0x80, 0x80],
+      [0xf0, 0x8f, 0xbf, 0xbf],
+      [0xc2, 0x80],
+      [0xe2, 0x82],
+    );
     const wrong = runs.filter((run) => {
       const bytes = Buffer.from(run);
       const expected = isUtf8(bytes) ? bytes.toString('utf8') : bytes;
       const alone = unserialize(Buffer.concat([Buffer.from(`s:${bytes.length}:"`), bytes, Buffer.from('";')]));
       // In an input long enough to keep its text, after a non-ASCII string and before another.
-      const wrapped = unserialize(Buffer.concat([Buffer.from('a:3:{i:0;s:2:"\xc3\xa9";i:1;s:' + bytes.length + ':"', 'latin1'), bytes, Buffer.from('";i:2;s:20:"' + 'x'.repeat(20) + '";}')])) as unknown as { values: unknown[] };
-      return [alone, wrapped.values[1]].some((value) => (typeof expected === 'string' ? value !== expected : !(value instanceof Uint8Array) || !Buffer.from(value).equals(expected)));
+      const wrapped = unserialize(
+        Buffer.concat([
+          Buffer.from('a:3:{i:0;s:2:"\xc3\xa9";i:1;s:' + bytes.length + ':"', 'latin1'),
+          bytes,
+          Buffer.from('";i:2;s:20:"' + 'x'.repeat(20) + '";}'),
+        ]),
+      ) as unknown as { values: unknown[] };
+      return [alone, wrapped.values[1]].some((value) =>
+        typeof expected === 'string' ? value !== expected : !(value instanceof Uint8Array) || !Buffer.from(value).equals(expected),
+      );
     });
     expect(wrong.slice(0, 3)).toEqual([]);
   });

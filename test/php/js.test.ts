@@ -26,7 +26,9 @@ describe('toJS', () => {
   });
 
   it('keeps every key whose bytes are not UTF-8 apart, in a spelling fromJS turns back into the bytes', () => {
-    const input = php('$o = new stdClass; $o->{"\\xfe"} = 3; echo serialize(["\\xff" => 1, "\\xfe" => 2, "\\u{FFFD}" => 0, "é\\xff" => 4, "o" => $o]);');
+    const input = php(
+      '$o = new stdClass; $o->{"\\xfe"} = 3; echo serialize(["\\xff" => 1, "\\xfe" => 2, "\\u{FFFD}" => 0, "é\\xff" => 4, "o" => $o]);',
+    );
     const js = toJS(unserialize(input)) as Record<string, unknown>;
     // Each byte outside valid UTF-8 is the lone surrogate U+DC00 + byte; valid UTF-8 reads as usual.
     expect(Object.keys(js)).toEqual(['\udcff', '\udcfe', '\ufffd', 'é\udcff', 'o']);
@@ -92,10 +94,17 @@ describe('toJS', () => {
 
   it('gives an object of a class kept out as PHP shows it: its class name in __PHP_Incomplete_Class_Name; fromJS writes it back as PHP does', () => {
     const input = php('class Shipment { public $id = 7; protected $note = "x"; private $p = 1; } echo serialize(new Shipment);');
-    const phpView = JSON.parse(php(`echo json_encode((array) unserialize(base64_decode('${input.toString('base64')}'), ['allowed_classes' => false]));`).toString());
+    const phpView = JSON.parse(
+      php(`echo json_encode((array) unserialize(base64_decode('${input.toString('base64')}'), ['allowed_classes' => false]));`).toString(),
+    );
     const js = toJS(unserialize(input, { allowedClasses: false })) as Record<string, unknown>;
     expect(phpClassOf(js)).toBe('__PHP_Incomplete_Class');
-    expect({ ...js }).toEqual({ __PHP_Incomplete_Class_Name: phpView.__PHP_Incomplete_Class_Name, id: phpView.id, note: phpView['\0*\0note'], p: phpView['\0Shipment\0p'] });
+    expect({ ...js }).toEqual({
+      __PHP_Incomplete_Class_Name: phpView.__PHP_Incomplete_Class_Name,
+      id: phpView.id,
+      note: phpView['\0*\0note'],
+      p: phpView['\0Shipment\0p'],
+    });
     const phpAgain = php(`echo serialize(unserialize(base64_decode('${input.toString('base64')}'), ['allowed_classes' => false]));`);
     expect(serialize(fromJS(js, { visibility: { note: 'protected', p: 'private' } })).toString('latin1')).toBe(phpAgain.toString('latin1'));
   });
@@ -154,8 +163,12 @@ describe('fromJS', () => {
   });
 
   it('makes -0 the int 0 when an int is asked for, as PHP casts it, and the float -0 otherwise', () => {
-    expect(Buffer.from(serialize(fromJS([-0, -0, 0], { items: 'int' }))).toString()).toBe(php('echo serialize([(int) -0.0, (int) -0.0, 0]);').toString());
-    expect(Buffer.from(serialize(fromJS({ n: -0, f: -0 }, { props: { n: 'int' } }))).toString()).toBe(php('echo serialize(["n" => (int) -0.0, "f" => -0.0]);').toString());
+    expect(Buffer.from(serialize(fromJS([-0, -0, 0], { items: 'int' }))).toString()).toBe(
+      php('echo serialize([(int) -0.0, (int) -0.0, 0]);').toString(),
+    );
+    expect(Buffer.from(serialize(fromJS({ n: -0, f: -0 }, { props: { n: 'int' } }))).toString()).toBe(
+      php('echo serialize(["n" => (int) -0.0, "f" => -0.0]);').toString(),
+    );
   });
 
   it('gives back the bytes of a PHP object through toJS when the hints restore what toJS forgets', () => {
@@ -175,7 +188,9 @@ describe('fromJS', () => {
   });
 
   it('refuses a built-in whose value is not in its properties, rather than writing it as an empty array', () => {
-    expect(() => fromJS({ at: new Date(0) })).toThrow(/a JavaScript Date has no PHP value of its own \(for a Carbon, build it with buildDate.*\) at \$\.at/);
+    expect(() => fromJS({ at: new Date(0) })).toThrow(
+      /a JavaScript Date has no PHP value of its own \(for a Carbon, build it with buildDate.*\) at \$\.at/,
+    );
     expect(() => fromJS([new Set([1])])).toThrow(/a JavaScript Set has no PHP value of its own \(give its values as an array\) at \$\[0\]/);
     expect(() => fromJS({ r: /x/ })).toThrow(/a JavaScript RegExp .* at \$\.r/);
     // A Map and a typed array keep their entries in view, and are written with them.

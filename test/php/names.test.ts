@@ -10,7 +10,15 @@ import { phpReserialize } from '../helpers/php.js';
 
 /** `O:…` of class `name` with the given property names, each holding its own index. */
 function object(name: string, props: string[]): Buffer {
-  return serialize(new PhpObject(name, new PhpArray(props, props.map((_, i) => i))));
+  return serialize(
+    new PhpObject(
+      name,
+      new PhpArray(
+        props,
+        props.map((_, i) => i),
+      ),
+    ),
+  );
 }
 
 function errorOf(input: Buffer): { offset: number; message: string } | undefined {
@@ -41,7 +49,9 @@ describe('kept property names', () => {
     const inputs = [object('App\\Jobs\\Kept', kept)];
     for (const names of others) inputs.push(object('App\\Jobs\\Kept', names), object('App\\Jobs\\Kept', kept));
     // And nested: a kept class inside an array inside another kept class.
-    inputs.push(serialize(new PhpObject('App\\Jobs\\Kept', new PhpArray(['tries', 'connection'], [PhpArray.list([unserialize(inputs[1]!)]), null]))));
+    inputs.push(
+      serialize(new PhpObject('App\\Jobs\\Kept', new PhpArray(['tries', 'connection'], [PhpArray.list([unserialize(inputs[1]!)]), null]))),
+    );
     const theirs = phpReserialize(inputs);
     inputs.forEach((bytes, i) => {
       expect(theirs[i]).toBeInstanceOf(Buffer);
@@ -54,7 +64,20 @@ describe('kept property names', () => {
   });
 
   it('any mix of names over a few classes comes back as it went in', () => {
-    const name = fc.constantFrom('a', 'ab', 'abc', 'abcd', 'abcde', 'job', 'jobs', 'queue', 'queues', '\u0000*\u0000a', 'é', 'x'.repeat(300));
+    const name = fc.constantFrom(
+      'a',
+      'ab',
+      'abc',
+      'abcd',
+      'abcde',
+      'job',
+      'jobs',
+      'queue',
+      'queues',
+      '\u0000*\u0000a',
+      'é',
+      'x'.repeat(300),
+    );
     const value = fc.tuple(fc.constantFrom('K1', 'K2', 'App\\K3'), fc.uniqueArray(name, { maxLength: 6 }));
     fc.assert(
       fc.property(fc.array(value, { minLength: 1, maxLength: 8 }), (objects) => {

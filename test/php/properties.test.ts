@@ -6,7 +6,17 @@ import { isUtf8 } from 'node:buffer';
 import { inspect } from 'node:util';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { PhpArray, PhpEnum, PhpFloat, PhpObject, PhpUnserializeError, formatPhpFloat, serialize, unserialize, type PhpValue } from '../../src/php/index.js';
+import {
+  PhpArray,
+  PhpEnum,
+  PhpFloat,
+  PhpObject,
+  PhpUnserializeError,
+  formatPhpFloat,
+  serialize,
+  unserialize,
+  type PhpValue,
+} from '../../src/php/index.js';
 import { phpValue, samePhp } from '../helpers/arbitraries.js';
 import { php, phpReserialize } from '../helpers/php.js';
 
@@ -19,7 +29,8 @@ describe('serialize → unserialize', () => {
         expect(samePhp(value, back), 'the value unserialize gave back is not the one serialized').toBe(true);
         expect(Buffer.compare(serialize(back), bytes)).toBe(0);
         // Given as a JS string (as a job payload's command is), the same value comes back.
-        if (isUtf8(bytes)) expect(samePhp(value, unserialize(bytes.toString('utf8'))), 'read from a JS string, the value differs').toBe(true);
+        if (isUtf8(bytes))
+          expect(samePhp(value, unserialize(bytes.toString('utf8'))), 'read from a JS string, the value differs').toBe(true);
       }),
       { numRuns: 3000 },
     );
@@ -61,7 +72,10 @@ describe('real PHP reads what serialize writes', () => {
     const ours = values.map((value) => serialize(value));
     const theirs = phpReserialize(ours);
     const disagreements = ours
-      .map((bytes, i) => ({ ours: Buffer.from(bytes).toString('latin1'), php: theirs[i] instanceof Error ? String(theirs[i]) : theirs[i]!.toString('latin1') }))
+      .map((bytes, i) => ({
+        ours: Buffer.from(bytes).toString('latin1'),
+        php: theirs[i] instanceof Error ? String(theirs[i]) : theirs[i]!.toString('latin1'),
+      }))
       .filter(({ ours, php }) => ours !== php);
     expect(disagreements.slice(0, 3)).toEqual([]);
     expect(theirs).toHaveLength(values.length);
@@ -80,11 +94,14 @@ describe('floats written as PHP spells them', () => {
       }
     };
     for (let k = -323; k <= 308; k++) near(Number(`1e${k}`));
-    for (const x of [1e21, 1e-6, 1e17, 1e-4, 1.5e21, 9.999999999999999e20, 5e-324, Number.MAX_VALUE, Number.MIN_VALUE, 2 ** 70, 1 / 3]) near(x);
+    for (const x of [1e21, 1e-6, 1e17, 1e-4, 1.5e21, 9.999999999999999e20, 5e-324, Number.MAX_VALUE, Number.MIN_VALUE, 2 ** 70, 1 / 3])
+      near(x);
     const finite = doubles.filter((x) => Number.isFinite(x) && x !== 0);
     const ours = finite.map((x) => serialize(new PhpFloat(x)));
     const theirs = phpReserialize(ours);
-    const disagreements = ours.map((bytes, i) => ({ ours: bytes.toString('latin1'), php: String(theirs[i]) })).filter(({ ours, php }) => ours !== php);
+    const disagreements = ours
+      .map((bytes, i) => ({ ours: bytes.toString('latin1'), php: String(theirs[i]) }))
+      .filter(({ ours, php }) => ours !== php);
     expect(disagreements.slice(0, 3)).toEqual([]);
     expect(theirs).toHaveLength(finite.length);
   });
@@ -104,7 +121,10 @@ describe('floats read as PHP reads them', () => {
   // Scientific spellings: PHP's own (`1.5E-7`, `1.0E+25`) for every size of double, and others
   // near them (lower-case e, no `.0`, no sign, leading zeros in the exponent, digits to spare).
   const scientific = fc
-    .tuple(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constantFrom('as is', 'e', 'no .0', 'no +', 'E+0', 'digit', '+', ' after', ' before'))
+    .tuple(
+      fc.double({ noNaN: true, noDefaultInfinity: true }),
+      fc.constantFrom('as is', 'e', 'no .0', 'no +', 'E+0', 'digit', '+', ' after', ' before'),
+    )
     .map(([value, change]) => {
       const text = formatPhpFloat(value);
       if (change === 'e') return text.replace('E', 'e');
@@ -151,13 +171,35 @@ describe('floats read as PHP reads them', () => {
   it('the same number, PhpFloat.source only where PHP would spell it otherwise, and the same bytes back', () => {
     const texts = [
       ...fc.sample(spelling, { numRuns: 4000, seed: 1122 }),
-      ...['0.0001', '0.00009999', '999999999999999', '100000000000000', '1000000000000000', '0.1', '-0.1', '0.30000000000000004', '123456789012345.6', '1.5'],
+      ...[
+        '0.0001',
+        '0.00009999',
+        '999999999999999',
+        '100000000000000',
+        '1000000000000000',
+        '0.1',
+        '-0.1',
+        '0.30000000000000004',
+        '123456789012345.6',
+        '1.5',
+      ],
     ];
     expect(readOtherwise(texts).slice(0, 3)).toEqual([]);
   });
 
-  it('the same for scientific spellings, PHP\'s own and others, at every size', () => {
-    const texts = [...fc.sample(scientific, { numRuns: 4000, seed: 3344 }), '1.0E+25', '1E+25', '1.0e+25', '1.0E25', '5.0E-324', '1.7976931348623157E+308', '1.0E+21', '1.0E-7', '9.9999999999999E-7'];
+  it("the same for scientific spellings, PHP's own and others, at every size", () => {
+    const texts = [
+      ...fc.sample(scientific, { numRuns: 4000, seed: 3344 }),
+      '1.0E+25',
+      '1E+25',
+      '1.0e+25',
+      '1.0E25',
+      '5.0E-324',
+      '1.7976931348623157E+308',
+      '1.0E+21',
+      '1.0E-7',
+      '9.9999999999999E-7',
+    ];
     expect(readOtherwise(texts).slice(0, 3)).toEqual([]);
   });
 
@@ -196,7 +238,10 @@ describe('input given as a JS string', () => {
     for (const size of [0, 1, 4095, 4096, 4097, 20_000, 65_536, 70_000]) {
       for (const extra of ['', 'é']) {
         const value = PhpArray.list(['x'.repeat(size), extra, size]);
-        expect(samePhp(unserialize(serialize(value).toString('utf8')), value), `a ${size}-character string${extra ? ' and é' : ''} read back differs`).toBe(true);
+        expect(
+          samePhp(unserialize(serialize(value).toString('utf8')), value),
+          `a ${size}-character string${extra ? ' and é' : ''} read back differs`,
+        ).toBe(true);
       }
     }
   });
@@ -210,16 +255,28 @@ describe('what serialize hands out', () => {
     const ours = values.map((n) => serialize(n));
     // PHP writes back what it read, and what it read is the int meant.
     const theirs = phpReserialize(ours);
-    expect(ours.map((bytes) => bytes.toString('latin1'))).toEqual(theirs.map((bytes) => String(bytes instanceof Error ? bytes : bytes.toString('latin1'))));
+    expect(ours.map((bytes) => bytes.toString('latin1'))).toEqual(
+      theirs.map((bytes) => String(bytes instanceof Error ? bytes : bytes.toString('latin1'))),
+    );
     expect(ours.map((bytes) => unserialize(bytes))).toEqual(values);
   });
 
   it('writes ints beyond 2^53, as values and as keys, as PHP writes them', () => {
-    const edges = [2n ** 53n, 2n ** 53n + 1n, 2n ** 63n - 1n, 10n ** 18n, 10n ** 18n + 5n, 2n ** 32n * 10n ** 9n, 4294967296n * 2147483647n];
+    const edges = [
+      2n ** 53n,
+      2n ** 53n + 1n,
+      2n ** 63n - 1n,
+      10n ** 18n,
+      10n ** 18n + 5n,
+      2n ** 32n * 10n ** 9n,
+      4294967296n * 2147483647n,
+    ];
     const ints = [...edges, ...edges.map((n) => -n), -(2n ** 63n), 0n, 7n, -7n];
     ints.push(...fc.sample(fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }), { numRuns: 2000, seed: 6364 }));
     // PHP makes each int from its decimal text: an oracle that shares nothing with our writer.
-    const theirs = php(`foreach (explode(',', '${ints.join(',')}') as $s) { echo serialize((int) $s), serialize([(int) $s => null]), "\\n"; }`)
+    const theirs = php(
+      `foreach (explode(',', '${ints.join(',')}') as $s) { echo serialize((int) $s), serialize([(int) $s => null]), "\\n"; }`,
+    )
       .toString('latin1')
       .split('\n');
     const ours = ints.map((n) => serialize(n).toString('latin1') + serialize(new PhpArray([n], [null])).toString('latin1'));
@@ -234,16 +291,22 @@ describe('what serialize hands out', () => {
     for (const length of [1, 2, 31, 32, 63, 64, 65, 98, 99, 100, 500, 5000]) {
       const ascii = 'abc\u0000"xyz'.repeat(length).slice(0, length);
       texts.push(ascii);
-      for (const odd of ['é', 'Ł', '€', '😀', '\ud800', '\udc00']) texts.push(odd + ascii.slice(1), ascii.slice(0, length >> 1) + odd + ascii.slice(length >> 1), ascii + odd);
+      for (const odd of ['é', 'Ł', '€', '😀', '\ud800', '\udc00'])
+        texts.push(odd + ascii.slice(1), ascii.slice(0, length >> 1) + odd + ascii.slice(length >> 1), ascii + odd);
     }
     // Short text of nothing but one kind of character, encoded by hand below 64, by Node above;
     // and surrogates without their pair, which Node writes as U+FFFD.
-    for (const count of [1, 16, 31, 32, 33, 63, 64]) texts.push('é'.repeat(count), '€'.repeat(count), '😀'.repeat(count), 'a\ud800'.repeat(count), '\udc00\ud800'.repeat(count));
+    for (const count of [1, 16, 31, 32, 33, 63, 64])
+      texts.push('é'.repeat(count), '€'.repeat(count), '😀'.repeat(count), 'a\ud800'.repeat(count), '\udc00\ud800'.repeat(count));
     const ours = texts.map((text) => serialize(PhpArray.list([text, text.length])));
     // PHP reads each back and writes it again: the same bytes only if ours were right.
     const theirs = phpReserialize(ours);
     const wrong = ours
-      .map((bytes, i) => ({ i, ours: bytes.toString('latin1'), php: theirs[i] instanceof Buffer ? theirs[i].toString('latin1') : String(theirs[i]) }))
+      .map((bytes, i) => ({
+        i,
+        ours: bytes.toString('latin1'),
+        php: theirs[i] instanceof Buffer ? theirs[i].toString('latin1') : String(theirs[i]),
+      }))
       .filter(({ ours, php }) => ours !== php);
     expect(wrong.slice(0, 2)).toEqual([]);
     // A surrogate without its pair has no UTF-8: it comes back as U+FFFD, as Node writes it.
@@ -291,7 +354,8 @@ describe('what serialize hands out', () => {
         for ($i = 0; $i < ${count}; $i++) { if ($i % 3 === 2) { $made[] = Suit::cases()[$i % 2]; } else { $o = new stdClass; $o->i = $i; $made[] = $o; } }
         echo serialize(array_merge($made, array_reverse($made), [$made[0]]));`);
       const made: PhpValue[] = [];
-      for (let i = 0; i < count; i++) made.push(i % 3 === 2 ? new PhpEnum('Suit', ['Hearts', 'Spades'][i % 2]!) : new PhpObject('stdClass', PhpArray.from([['i', i]])));
+      for (let i = 0; i < count; i++)
+        made.push(i % 3 === 2 ? new PhpEnum('Suit', ['Hearts', 'Spades'][i % 2]!) : new PhpObject('stdClass', PhpArray.from([['i', i]])));
       const ours = serialize(PhpArray.list([...made, ...[...made].reverse(), made[0]!]));
       expect(ours.toString('latin1')).toBe(theirs.toString('latin1'));
     }

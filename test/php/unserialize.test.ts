@@ -52,11 +52,14 @@ describe('escaped strings (S:)', () => {
     expect(offsetOf(input)).toBe(Number(/offset (\d+)/.exec((phpSays as Error).message)![1]));
   });
 
-  it.each(['S:2:"\\6";', 'S:1:"\\6g";', 'a:1:{i:0;S:1:"\\zz";}'])('%s, a backslash without two hex digits, is refused by both, at the backslash here', (input) => {
-    const [phpSays] = phpReserialize([Buffer.from(input)]);
-    expect(phpSays).toBeInstanceOf(Error);
-    expect(offsetOf(input)).toBe(input.indexOf('\\'));
-  });
+  it.each(['S:2:"\\6";', 'S:1:"\\6g";', 'a:1:{i:0;S:1:"\\zz";}'])(
+    '%s, a backslash without two hex digits, is refused by both, at the backslash here',
+    (input) => {
+      const [phpSays] = phpReserialize([Buffer.from(input)]);
+      expect(phpSays).toBeInstanceOf(Error);
+      expect(offsetOf(input)).toBe(input.indexOf('\\'));
+    },
+  );
 });
 
 describe('floats spelled with more digits than a double holds', () => {
@@ -83,7 +86,7 @@ describe('class names', () => {
     },
   );
 
-  it.each(['O:2:"A\\":0:{}', 'O:4:"A\\\\B":0:{}', 'O:2:"0A":0:{}'])('%s, odd but PHP\'s, is read and written back', (input) => {
+  it.each(['O:2:"A\\":0:{}', 'O:4:"A\\\\B":0:{}', 'O:2:"0A":0:{}'])("%s, odd but PHP's, is read and written back", (input) => {
     const [phpWrites] = phpReserialize([Buffer.from(input)]);
     expect(phpWrites).toBeInstanceOf(Buffer);
     expect(Buffer.from(serialize(unserialize(input))).toString()).toBe((phpWrites as Buffer).toString());

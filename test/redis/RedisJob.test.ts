@@ -18,7 +18,11 @@ afterEach(async () => {
   raw.disconnect();
 });
 
-const pushed = (attempts: number) => buildPayload(buildJob({ className: 'App\\Jobs\\Retried', properties: [{ name: 'n', value: 1 }] })).raw.replace(/"attempts":0}$/, `"attempts":${attempts}}`);
+const pushed = (attempts: number) =>
+  buildPayload(buildJob({ className: 'App\\Jobs\\Retried', properties: [{ name: 'n', value: 1 }] })).raw.replace(
+    /"attempts":0}$/,
+    `"attempts":${attempts}}`,
+  );
 
 describe('RedisJob', () => {
   it('a retried job: its envelope as pushed, then the payload decoded from that same envelope', async () => {

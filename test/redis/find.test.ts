@@ -46,7 +46,10 @@ async function fill(key: string, count: number): Promise<void> {
  */
 async function findSteps(): Promise<{ median: number; p99: number; longest: number; steps: number }> {
   const entries = (await raw.call('SLOWLOG', 'GET', '-1')) as [number, number, number, string[]][];
-  const times = entries.filter(([, , , args]) => /^(evalsha|eval)$/i.test(args[0]!)).map(([, , micros]) => micros / 1000).sort((a, b) => a - b);
+  const times = entries
+    .filter(([, , , args]) => /^(evalsha|eval)$/i.test(args[0]!))
+    .map(([, , micros]) => micros / 1000)
+    .sort((a, b) => a - b);
   const at = (share: number) => times[Math.min(times.length - 1, Math.floor(times.length * share))] ?? 0;
   return { median: at(0.5), p99: at(0.99), longest: at(1), steps: times.length };
 }
@@ -88,7 +91,12 @@ describe('a find step resumes after the member it stopped at, by score and bytes
     let after = ['', ''];
     let steps = 0;
     do {
-      const [score, member, ...found] = await runStep<string[]>(client, 'lqbFindZset', [key], [...after, '"uuid":"m-', '"uuid":"m-', 7, 1 << 20]);
+      const [score, member, ...found] = await runStep<string[]>(
+        client,
+        'lqbFindZset',
+        [key],
+        [...after, '"uuid":"m-', '"uuid":"m-', 7, 1 << 20],
+      );
       for (let i = 1; i < found.length; i += 2) seen.add(found[i]!);
       after = [score!, member!];
       steps++;
@@ -107,7 +115,12 @@ describe('a find step resumes after the member it stopped at, by score and bytes
     await raw.rpush(key, ...Array.from({ length: 300 }, (_, n) => `{"uuid":"l-${n}"}`));
     const seen = new Set<string>();
     for (let looked = 0, n = 300; looked >= 0; n++) {
-      const [next, , , ...found] = await runStep<[number, number, string, ...string[]]>(client, 'lqbFindList', [key], [looked, '"uuid":"l-', '"uuid":"l-', 11]);
+      const [next, , , ...found] = await runStep<[number, number, string, ...string[]]>(
+        client,
+        'lqbFindList',
+        [key],
+        [looked, '"uuid":"l-', '"uuid":"l-', 11],
+      );
       for (const payload of found) seen.add(payload);
       looked = next;
       await raw.lpop(key, 3);
@@ -115,7 +128,10 @@ describe('a find step resumes after the member it stopped at, by score and bytes
     }
     const left = await raw.lrange(key, 0, -1);
     const before = left.filter((payload) => Number(JSON.parse(payload).uuid.slice(2)) < 300);
-    expect(before.filter((payload) => !seen.has(payload)), 'jobs on the list from the start that no step saw').toEqual([]);
+    expect(
+      before.filter((payload) => !seen.has(payload)),
+      'jobs on the list from the start that no step saw',
+    ).toEqual([]);
     await raw.del(key);
   });
 });

@@ -25,7 +25,11 @@ describe('hash tags in queue keys', () => {
   it('with hashTags every step uses queues:{NAME}…; a tagged name and a plain server keep theirs', async () => {
     const client = prefixedClient(prefix);
     const tagged = new RedisQueue(client, { hashTags: true, retryAfter: 2 });
-    expect([tagged.key('emails'), tagged.key('{emails}'), tagged.key('a{}')]).toEqual(['queues:{emails}', 'queues:{emails}', 'queues:{a{}}']);
+    expect([tagged.key('emails'), tagged.key('{emails}'), tagged.key('a{}')]).toEqual([
+      'queues:{emails}',
+      'queues:{emails}',
+      'queues:{a{}}',
+    ]);
     expect(new RedisQueue(client).key('emails')).toBe('queues:emails');
 
     const payload = buildPayload(buildJob({ className: 'App\\Jobs\\X' })).raw;

@@ -59,7 +59,10 @@ async function expectSameState(): Promise<Dump> {
       const byMember = (pairs: [string, number][]) => [...pairs].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
       const ours = byMember(value as [string, number][]);
       const theirs = byMember(other as [string, number][]);
-      expect(ours.map(([m]) => m), key).toEqual(theirs.map(([m]) => m));
+      expect(
+        ours.map(([m]) => m),
+        key,
+      ).toEqual(theirs.map(([m]) => m));
       ours.forEach(([, score], i) => expect(Math.abs(score - theirs[i]![1]), key).toBeLessThanOrEqual(1));
     } else expect(value, key).toEqual(other);
   }
@@ -196,7 +199,9 @@ describe('each step has the effect Laravel’s has', () => {
       await raw.zadd(`${key}:reserved`, now - 1, payloads[3]!);
     });
     const jobs = await queue.popMany(undefined, 5);
-    const theirs = [0, 1, 2, 3, 4].map(() => JSON.parse(laravel(phpPrefix, 'pop')) as [string | null, string | null]).filter(([p]) => p !== null);
+    const theirs = [0, 1, 2, 3, 4]
+      .map(() => JSON.parse(laravel(phpPrefix, 'pop')) as [string | null, string | null])
+      .filter(([p]) => p !== null);
     expect(jobs.map((j) => [j.raw, j.reserved])).toEqual(theirs);
     expect(jobs).toHaveLength(3);
     await expectSameState();

@@ -19,7 +19,8 @@ let s: Scratch;
 let client: RedisClient;
 let queue: RedisQueue;
 
-const job = (n: number) => buildPayload(buildJob({ className: 'App\\Jobs\\Bridge\\RecordJob', properties: { n, label: 'cluster', ratio: 0.5, items: [] } })).raw;
+const job = (n: number) =>
+  buildPayload(buildJob({ className: 'App\\Jobs\\Bridge\\RecordJob', properties: { n, label: 'cluster', ratio: 0.5, items: [] } })).raw;
 
 beforeAll(async () => {
   cluster = await startCluster();
@@ -72,7 +73,10 @@ describe('a queue with a hash tag on Redis Cluster', () => {
   });
 
   it('lqb dispatch and lqb work run through the cluster', async () => {
-    const dispatched = await lqb(['dispatch', 'App\\Jobs\\Bridge\\RecordJob', `--queue=${QUEUE}`, '--props={"n":9,"label":"via lqb","ratio":1.5,"items":[]}'], s.env);
+    const dispatched = await lqb(
+      ['dispatch', 'App\\Jobs\\Bridge\\RecordJob', `--queue=${QUEUE}`, '--props={"n":9,"label":"via lqb","ratio":1.5,"items":[]}'],
+      s.env,
+    );
     expect(dispatched.stderr).toBe('');
     const worked = await lqb(['work', `--handlers=${HANDLERS}`, `--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0'], s.env);
     expect(worked.status).toBe(0);
@@ -81,10 +85,17 @@ describe('a queue with a hash tag on Redis Cluster', () => {
 
   it('Laravel (phpredis RedisCluster) and Node share the queue: every job runs once', async () => {
     const before = s.nodeRuns().length;
-    const pushed = await php('laravel-dispatch.php', ['record', JSON.stringify({ n: 1000, count: 300, label: 'shared', ratio: 0.5, items: [], queue: QUEUE })], s.env);
+    const pushed = await php(
+      'laravel-dispatch.php',
+      ['record', JSON.stringify({ n: 1000, count: 300, label: 'shared', ratio: 0.5, items: [], queue: QUEUE })],
+      s.env,
+    );
     expect(pushed.stderr).toBe('');
     const flags = ['--stop-when-empty', '--sleep=0', `--queue=${QUEUE}`];
-    const [node, laravel] = await Promise.all([lqb(['work', `--handlers=${HANDLERS}`, ...flags], s.env), php('laravel-worker.php', flags, s.env)]);
+    const [node, laravel] = await Promise.all([
+      lqb(['work', `--handlers=${HANDLERS}`, ...flags], s.env),
+      php('laravel-worker.php', flags, s.env),
+    ]);
     expect(node.status).toBe(0);
     expect(laravel.status).toBe(0);
     const runs = [...s.nodeRuns().slice(before), ...s.phpRuns()].filter((r) => r.props.label === 'shared');

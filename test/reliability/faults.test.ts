@@ -31,10 +31,16 @@ function slowJob(n: number, seconds: number): string {
 }
 
 function startWorker(s: Scratch, ...flags: string[]): ChildProcess {
-  return spawn('node', [join(root, 'dist/cli/main.js'), 'work', `--handlers=${HANDLERS}`, `--queue=${QUEUE}`, '--sleep=0.05', ...flags], { env: s.env, stdio: 'ignore' });
+  return spawn('node', [join(root, 'dist/cli/main.js'), 'work', `--handlers=${HANDLERS}`, `--queue=${QUEUE}`, '--sleep=0.05', ...flags], {
+    env: s.env,
+    stdio: 'ignore',
+  });
 }
 
-const exited = (child: ChildProcess) => new Promise<number | null>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code))));
+const exited = (child: ChildProcess) =>
+  new Promise<number | null>((resolve) =>
+    child.exitCode !== null || child.signalCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code)),
+  );
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function setup(label: string): Scratch {
@@ -82,7 +88,11 @@ describe(`a worker killed with SIGKILL, ${KILLS} times, under a supervisor`, () 
     // Let the last reservations expire: renewed to retry_after (2 s) past the kill, with a
     // fraction of a second that whole-second migration rounds up.
     await pause(3100);
-    const final = await lqb(['work', `--handlers=${HANDLERS}`, `--queue=${QUEUE}`, '--retry-after=2', '--concurrency=8', '--stop-when-empty', '--sleep=0'], s.env, { timeoutMs: 120_000 });
+    const final = await lqb(
+      ['work', `--handlers=${HANDLERS}`, `--queue=${QUEUE}`, '--retry-after=2', '--concurrency=8', '--stop-when-empty', '--sleep=0'],
+      s.env,
+      { timeoutMs: 120_000 },
+    );
     expect(final.status).toBe(0);
     expect(await queue.size()).toBe(0);
 
@@ -93,7 +103,10 @@ describe(`a worker killed with SIGKILL, ${KILLS} times, under a supervisor`, () 
       const starts = records.filter((r) => r.phase === 'start');
       // Attempts count every reservation, so they rise with each run (a worker killed after
       // reserving a job but before its handler began leaves a gap).
-      expect(starts.map((r) => r.attempts), `attempts of ${uuid}, run by run`).toEqual(starts.map((r) => r.attempts).sort((a, b) => a - b));
+      expect(
+        starts.map((r) => r.attempts),
+        `attempts of ${uuid}, run by run`,
+      ).toEqual(starts.map((r) => r.attempts).sort((a, b) => a - b));
       expect(new Set(starts.map((r) => r.attempts)).size, `attempts of ${uuid} repeat`).toBe(starts.length);
       expect(records.at(-1)!.phase, uuid).toBe('done'); // its last run completed
       for (let i = 1; i < starts.length; i++) {
@@ -125,7 +138,10 @@ describe(`${FAILING_JOBS} failing jobs at --concurrency=64 --tries=1, the worker
     const client = prefixedClient(s.env.REDIS_PREFIX!);
     cleanups.push(() => client.disconnect());
     const queue = new RedisQueue(client, { defaultQueue: QUEUE });
-    const payloads = Array.from({ length: FAILING_JOBS }, (_, n) => buildPayload(buildJob({ className: 'App\\Jobs\\Bridge\\FailingJob', properties: { message: `failing ${n}` } })).raw);
+    const payloads = Array.from(
+      { length: FAILING_JOBS },
+      (_, n) => buildPayload(buildJob({ className: 'App\\Jobs\\Bridge\\FailingJob', properties: { message: `failing ${n}` } })).raw,
+    );
     const uuids = payloads.map((raw) => JSON.parse(raw).uuid as string);
     await queue.bulkRaw(payloads);
     const failer = DatabaseUuidFailedJobProvider.fromUrl(s.env.LQB_FAILED_DB!);
@@ -143,7 +159,20 @@ describe(`${FAILING_JOBS} failing jobs at --concurrency=64 --tries=1, the worker
     // Let the last reservations expire: renewed to retry_after (2 s) past the kill, with a
     // fraction of a second that whole-second migration rounds up.
     await pause(3100);
-    const final = await lqb(['work', `--handlers=${HANDLERS}`, `--queue=${QUEUE}`, '--retry-after=2', '--concurrency=64', '--tries=1', '--stop-when-empty', '--sleep=0'], s.env, { timeoutMs: 120_000 });
+    const final = await lqb(
+      [
+        'work',
+        `--handlers=${HANDLERS}`,
+        `--queue=${QUEUE}`,
+        '--retry-after=2',
+        '--concurrency=64',
+        '--tries=1',
+        '--stop-when-empty',
+        '--sleep=0',
+      ],
+      s.env,
+      { timeoutMs: 120_000 },
+    );
     expect(final.status, final.stderr).toBe(0);
     expect(await queue.size(), `jobs left in Redis; the last worker said: ${final.stdout.slice(-600)}`).toBe(0);
     const records = await recorded();
@@ -198,7 +227,10 @@ describe('a handler that hangs past its timeout', () => {
       .run();
     expect(quickRan).toBe(true);
     expect(await env.failer.all()).toHaveLength(60);
-    expect(signals.flatMap((signal, i) => (signal.aborted ? [] : [`job ${i}'s signal`])), 'signals not aborted at the timeout').toEqual([]);
+    expect(
+      signals.flatMap((signal, i) => (signal.aborted ? [] : [`job ${i}'s signal`])),
+      'signals not aborted at the timeout',
+    ).toEqual([]);
     // The failed-jobs pool and the Redis client start a timer or two on first use; a leak per
     // job would leave sixty.
     expect(process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length).toBeLessThanOrEqual(timersBefore + 3);
@@ -210,7 +242,12 @@ describe('Redis cut off and restarted', () => {
   it('the worker and the producer reconnect; every acknowledged push runs; nothing stays reserved', async () => {
     const port = await freePort();
     const dir = mkdtempSync(join(tmpdir(), 'lqb-redis-'));
-    const start = () => spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes', '--appendfsync', 'always', '--save', ''], { stdio: 'ignore' });
+    const start = () =>
+      spawn(
+        'redis-server',
+        ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes', '--appendfsync', 'always', '--save', ''],
+        { stdio: 'ignore' },
+      );
     let server = start();
     cleanups.push(async () => {
       server.kill('SIGKILL');
@@ -233,7 +270,12 @@ describe('Redis cut off and restarted', () => {
     // Redis as in Laravel: the job comes back after retry_after as its second attempt. With
     // --tries=1 it would then be failed, as Laravel fails it: this test cuts the connection twice,
     // so it allows three attempts.
-    const worker = new Worker(queue, { 'App\\Jobs\\Tick': async (job) => void ran.set(Number(job.command.n), (ran.get(Number(job.command.n)) ?? 0) + 1) }, { queues: [QUEUE], sleep: 0.05, concurrency: 4, tries: 3 }, { failer: false, log: (e) => (e.event === 'error' ? errors.push(e.error ?? '') : undefined) });
+    const worker = new Worker(
+      queue,
+      { 'App\\Jobs\\Tick': async (job) => void ran.set(Number(job.command.n), (ran.get(Number(job.command.n)) ?? 0) + 1) },
+      { queues: [QUEUE], sleep: 0.05, concurrency: 4, tries: 3 },
+      { failer: false, log: (e) => (e.event === 'error' ? errors.push(e.error ?? '') : undefined) },
+    );
     const running = worker.run();
     const acknowledged: number[] = [];
     const failedPushes: number[] = [];

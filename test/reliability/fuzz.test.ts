@@ -25,7 +25,23 @@ function random(seed: number): () => number {
   };
 }
 
-const HOSTILE = ['999999999', '2147483647', '-1', '9223372036854775808', 'a:1000000:{', 's:99999999:"', 'O:1:"X":9999:{', 'r:0;', 'R:99;', '\\u0000', '{', '"', '}', 'E:3:"A:B";', 'C:1:"X":5:{'];
+const HOSTILE = [
+  '999999999',
+  '2147483647',
+  '-1',
+  '9223372036854775808',
+  'a:1000000:{',
+  's:99999999:"',
+  'O:1:"X":9999:{',
+  'r:0;',
+  'R:99;',
+  '\\u0000',
+  '{',
+  '"',
+  '}',
+  'E:3:"A:B";',
+  'C:1:"X":5:{',
+];
 
 function mutate(input: Buffer, next: () => number): Buffer {
   const at = Math.floor(next() * (input.length + 1));
@@ -54,7 +70,11 @@ function mutate(input: Buffer, next: () => number): Buffer {
       return Buffer.from(text.slice(0, pick.index) + HOSTILE[Math.floor(next() * 4)] + text.slice(pick.index! + pick[0].length), 'latin1');
     }
     default:
-      return Buffer.concat([input.subarray(0, at), Buffer.from(HOSTILE[Math.floor(next() * HOSTILE.length)]!, 'latin1'), input.subarray(at)]);
+      return Buffer.concat([
+        input.subarray(0, at),
+        Buffer.from(HOSTILE[Math.floor(next() * HOSTILE.length)]!, 'latin1'),
+        input.subarray(at),
+      ]);
   }
 }
 
@@ -71,7 +91,10 @@ function fuzz(seeds: Buffer[], seed: number, runs: number, call: (input: Buffer)
       call(input);
     } catch (error) {
       errors++;
-      if (!allowed(error)) throw new Error(`run ${i} (seed ${seed}) escaped with ${String(error)} on input ${JSON.stringify(input.toString('latin1').slice(0, 200))}`);
+      if (!allowed(error))
+        throw new Error(
+          `run ${i} (seed ${seed}) escaped with ${String(error)} on input ${JSON.stringify(input.toString('latin1').slice(0, 200))}`,
+        );
     }
     slowest = Math.max(slowest, performance.now() - started);
   }
@@ -81,17 +104,29 @@ function fuzz(seeds: Buffer[], seed: number, runs: number, call: (input: Buffer)
 describe(`fuzzing, seed ${SEED}`, () => {
   it(`unserialize and toJS: ${RUNS} mutated serialized values`, () => {
     const seeds = loadCorpus().map((e) => e.bytes);
-    const { slowest, errors } = fuzz(seeds, SEED, RUNS, (input) => void toJS(unserialize(input, { maxDepth: 512 })), (e) => e instanceof PhpUnserializeError && Number.isInteger(e.offset));
+    const { slowest, errors } = fuzz(
+      seeds,
+      SEED,
+      RUNS,
+      (input) => void toJS(unserialize(input, { maxDepth: 512 })),
+      (e) => e instanceof PhpUnserializeError && Number.isInteger(e.offset),
+    );
     expect(errors).toBeGreaterThan(RUNS / 4);
     expect(slowest).toBeLessThan(1000);
   });
 
   it(`decodePayload: ${RUNS} mutated job payloads`, () => {
     const seeds = [...debianPayloads(), ...versionPayloads()].map((r) => Buffer.from(r.payload));
-    const { slowest, errors } = fuzz(seeds, SEED + 1, RUNS, (input) => {
-      const decoded = decodePayload(input.toString('latin1'));
-      if (decoded.command !== undefined) toJS(decoded.command);
-    }, (e) => e instanceof PayloadError);
+    const { slowest, errors } = fuzz(
+      seeds,
+      SEED + 1,
+      RUNS,
+      (input) => {
+        const decoded = decodePayload(input.toString('latin1'));
+        if (decoded.command !== undefined) toJS(decoded.command);
+      },
+      (e) => e instanceof PayloadError,
+    );
     expect(errors).toBeGreaterThan(RUNS / 4);
     expect(slowest).toBeLessThan(1000);
   });

@@ -76,7 +76,10 @@ describe('Redis busy with a long script (BUSY replies) while a worker on another
     worker.stop();
     await running;
     expect(failed, 'jobs that ran, failed for a BUSY reply').toEqual([]);
-    expect([...runs].filter(([, times]) => times !== 1), 'jobs run other than once ([n, runs])').toEqual([]);
+    expect(
+      [...runs].filter(([, times]) => times !== 1),
+      'jobs run other than once ([n, runs])',
+    ).toEqual([]);
     expect(runs.size, 'jobs that ran').toBe(JOBS);
     expect(await queue.size(), 'jobs left in the queue').toBe(0);
   }, 60_000);
@@ -108,7 +111,10 @@ describe('a reserve sent just before Redis stalls', () => {
       expect(popped, 'the reserve sent into the stall took no job').not.toBeNull();
       const until = Number(await admin.zscore('queues:stall:reserved', popped!.reservedBytes));
       // Whole seconds, as Laravel scores a reservation: at least retry_after - 1 from when it ran.
-      expect(until - ranAt, `the reservation ends ${(until - ranAt).toFixed(2)} s after the reserve ran, not retry_after (4 s)`).toBeGreaterThan(2.9);
+      expect(
+        until - ranAt,
+        `the reservation ends ${(until - ranAt).toFixed(2)} s after the reserve ran, not retry_after (4 s)`,
+      ).toBeGreaterThan(2.9);
     }, 30_000);
   }
 
@@ -138,7 +144,10 @@ describe('a reserve sent just before Redis stalls', () => {
     await pause(4500);
     worker.stop();
     await running;
-    expect([...runs].filter(([, times]) => times !== 1), 'jobs run other than once ([n, runs])').toEqual([]);
+    expect(
+      [...runs].filter(([, times]) => times !== 1),
+      'jobs run other than once ([n, runs])',
+    ).toEqual([]);
     expect(runs.size, 'jobs that ran').toBe(JOBS);
   }, 60_000);
 });
@@ -185,20 +194,29 @@ describe('Redis full (maxmemory, noeviction) while jobs run', () => {
     for (let i = 0; i < 40; i++) await admin.set(`filler:${i}`, 'x'.repeat(64 * 1024));
     const used = Number(/used_memory:(\d+)/.exec(await admin.info('memory'))![1]);
     await admin.config('SET', 'maxmemory', String(used - 1024 * 1024));
-    const refused = await admin.set('one-more', 'x').then(() => 'accepted', (error: Error) => error.message);
+    const refused = await admin.set('one-more', 'x').then(
+      () => 'accepted',
+      (error: Error) => error.message,
+    );
     expect(refused, 'Redis did not refuse a write').toMatch(/^OOM/);
     // Twice retry_after, full all along: every reservation must have been renewed meanwhile.
     await pause(4000);
     const now = await redisNow(admin);
     const scores = (await admin.zrange('queues:full:reserved', 0, -1, 'WITHSCORES')).filter((_, i) => i % 2 === 1).map(Number);
-    expect(scores.filter((score) => score <= now), 'reservations that ran out while Redis was full').toEqual([]);
+    expect(
+      scores.filter((score) => score <= now),
+      'reservations that ran out while Redis was full',
+    ).toEqual([]);
     expect(scores, 'reservations').toHaveLength(JOBS);
     await admin.config('SET', 'maxmemory', '0');
     while (runs.size < JOBS || (await queue.size()) > 0) await pause(100);
     await pause(2500);
     worker.stop();
     await running;
-    expect([...runs].filter(([, times]) => times !== 1), 'jobs run other than once ([n, runs])').toEqual([]);
+    expect(
+      [...runs].filter(([, times]) => times !== 1),
+      'jobs run other than once ([n, runs])',
+    ).toEqual([]);
   }, 60_000);
 });
 
@@ -275,10 +293,21 @@ describe(`dispatch while CLIENT KILL drops every connection each 100 ms, for ${K
       const uuid = JSON.parse(payload).uuid as string;
       counts.set(uuid, (counts.get(uuid) ?? 0) + 1);
     }
-    process.stdout.write(`${acknowledged.length} pushes acknowledged, ${reported.length} reported as failed, ${counts.size} distinct uuids queued\n`);
-    expect([...counts].filter(([, times]) => times > 1), 'uuids queued more than once ([uuid, times])').toEqual([]);
-    expect(acknowledged.filter((uuid) => counts.get(uuid) !== 1), 'acknowledged pushes not queued exactly once').toEqual([]);
-    expect(reported.filter((message) => !/pushed/.test(message)), 'failures that do not say whether the job was pushed').toEqual([]);
+    process.stdout.write(
+      `${acknowledged.length} pushes acknowledged, ${reported.length} reported as failed, ${counts.size} distinct uuids queued\n`,
+    );
+    expect(
+      [...counts].filter(([, times]) => times > 1),
+      'uuids queued more than once ([uuid, times])',
+    ).toEqual([]);
+    expect(
+      acknowledged.filter((uuid) => counts.get(uuid) !== 1),
+      'acknowledged pushes not queued exactly once',
+    ).toEqual([]);
+    expect(
+      reported.filter((message) => !/pushed/.test(message)),
+      'failures that do not say whether the job was pushed',
+    ).toEqual([]);
     expect(acknowledged.length, 'pushes acknowledged').toBeGreaterThan(100);
   }, 120_000);
 });

@@ -33,31 +33,54 @@ describe(`soak: ${JOBS.toLocaleString('en-US')} jobs, two Node workers and one L
   it('runs every job once, with flat memory', async () => {
     const client = prefixedClient(prefix);
     const queue = new RedisQueue(client, { defaultQueue: QUEUE });
-    const template = buildPayload(buildJob({ className: 'App\\Jobs\\Bridge\\RecordJob', properties: { n: 0, label: 'soak', ratio: 0.5, items: [], flag: null } }));
+    const template = buildPayload(
+      buildJob({ className: 'App\\Jobs\\Bridge\\RecordJob', properties: { n: 0, label: 'soak', ratio: 0.5, items: [], flag: null } }),
+    );
     // One payload per number: the same bytes as the builder's, with n, uuid and id made unique.
     const [head, tail] = template.raw.split('s:1:\\"n\\";i:0;');
     for (let i = 0; i < JOBS; i += 10_000) {
       const batch: string[] = [];
       for (let n = i; n < Math.min(i + 10_000, JOBS); n++) {
         const uuid = `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
-        batch.push((head + `s:1:\\"n\\";i:${n};` + tail).replace(/"uuid":"[^"]+"/, `"uuid":"${uuid}"`).replace(/"id":"[^"]+"/, `"id":"${n.toString(36).padStart(32, '0')}"`));
+        batch.push(
+          (head + `s:1:\\"n\\";i:${n};` + tail)
+            .replace(/"uuid":"[^"]+"/, `"uuid":"${uuid}"`)
+            .replace(/"id":"[^"]+"/, `"id":"${n.toString(36).padStart(32, '0')}"`),
+        );
       }
       await queue.bulkRaw(batch);
     }
     client.disconnect();
     const started = performance.now();
-    const nodeFlags = ['work', `--handlers=${join(root, 'test/e2e/fixtures/soak-handlers.mjs')}`, `--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0', '--concurrency=32', '--timeout=0', '--memory=1024'];
+    const nodeFlags = [
+      'work',
+      `--handlers=${join(root, 'test/e2e/fixtures/soak-handlers.mjs')}`,
+      `--queue=${QUEUE}`,
+      '--stop-when-empty',
+      '--sleep=0',
+      '--concurrency=32',
+      '--timeout=0',
+      '--memory=1024',
+    ];
     const [first, second, laravel] = await Promise.all([
       lqb(nodeFlags, s.env, { timeoutMs: 1_500_000, nodeFlags: ['--expose-gc'] }),
       lqb(nodeFlags, s.env, { timeoutMs: 1_500_000, nodeFlags: ['--expose-gc'] }),
-      php('laravel-worker.php', [`--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0', '--timeout=0'], { ...s.env, LQB_RECORD_FILE: join(s.dir, 'php-runs.jsonl') }, { timeoutMs: 1_500_000 }),
+      php(
+        'laravel-worker.php',
+        [`--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0', '--timeout=0'],
+        { ...s.env, LQB_RECORD_FILE: join(s.dir, 'php-runs.jsonl') },
+        { timeoutMs: 1_500_000 },
+      ),
     ]);
     const seconds = (performance.now() - started) / 1000;
     expect(first.status).toBe(0);
     expect(second.status).toBe(0);
     expect(laravel.status).toBe(0);
 
-    const nodeWorkers = readFileSync(s.env.LQB_SOAK_FILE!, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { seen: number[]; rss: number[]; heap: number[] });
+    const nodeWorkers = readFileSync(s.env.LQB_SOAK_FILE!, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { seen: number[]; rss: number[]; heap: number[] });
     const phpRuns = s.phpRuns().map((r) => Number(r.props.n));
     const counts = new Uint8Array(JOBS);
     for (const n of [...nodeWorkers.flatMap((w) => w.seen), ...phpRuns]) counts[n]!++;
@@ -76,6 +99,7 @@ describe(`soak: ${JOBS.toLocaleString('en-US')} jobs, two Node workers and one L
     // A leak of a few KB a job grows the heap several times over; the main tier's short run has
     // a small heap, whose noise alone is a few per cent, so it is given more room.
     const allowed = bySize(0.25, 0.1);
-    for (const worker of nodeWorkers) expect(growth(worker.heap), `heap growth of worker ${nodeWorkers.indexOf(worker) + 1}`).toBeLessThan(allowed);
+    for (const worker of nodeWorkers)
+      expect(growth(worker.heap), `heap growth of worker ${nodeWorkers.indexOf(worker) + 1}`).toBeLessThan(allowed);
   }, 1_800_000);
 });

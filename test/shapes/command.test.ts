@@ -28,7 +28,21 @@ import { REDIS_URL, rawClient, uniquePrefix, dropQueue } from '../helpers/redis.
 
 const CLASS = 'App\\Jobs\\TakesEveryType';
 const FIXTURE = join(root, 'php-fixture-gen/typed-props.php');
-const PROPS = ['int', 'float', 'string', 'bool', 'array', 'nullableInt', 'nullableFloat', 'mixed', 'untyped', 'intOrFloat', 'intOrString', 'object', 'options'] as const;
+const PROPS = [
+  'int',
+  'float',
+  'string',
+  'bool',
+  'array',
+  'nullableInt',
+  'nullableFloat',
+  'mixed',
+  'untyped',
+  'intOrFloat',
+  'intOrString',
+  'object',
+  'options',
+] as const;
 type Prop = (typeof PROPS)[number];
 const PATHS = ['cli', 'library'] as const;
 type Path = (typeof PATHS)[number];
@@ -45,50 +59,97 @@ interface Row {
 }
 
 /** A row: the types listed accept the value; every other refuses it, described as `what`. */
-function row(label: string, json: string, what: string | { cli: string; library: string } | null, accepted: Partial<Record<Prop, Expect>>): Row {
+function row(
+  label: string,
+  json: string,
+  what: string | { cli: string; library: string } | null,
+  accepted: Partial<Record<Prop, Expect>>,
+): Row {
   const refusal = (w: string | null): Outcome => (w === null ? { refused: 'null' } : { refused: w });
-  const refused: Expect = what !== null && typeof what === 'object' ? { cli: refusal(what.cli), library: refusal(what.library) } : refusal(what);
+  const refused: Expect =
+    what !== null && typeof what === 'object' ? { cli: refusal(what.cli), library: refusal(what.library) } : refusal(what);
   return { label, json, expect: Object.fromEntries(PROPS.map((p) => [p, accepted[p] ?? refused])) as Record<Prop, Expect> };
 }
 
 const both = (value: Expect): Partial<Record<Prop, Expect>> => ({ mixed: value, untyped: value });
 
 const TABLE: Row[] = [
-  row('an int', '7', 'the int 7', { int: 'int 7', float: 'float 7.0', nullableInt: 'int 7', nullableFloat: 'float 7.0', ...both('int 7'), intOrFloat: 'int 7', intOrString: 'int 7' }),
-  row('a negative int', '-7', 'the int -7', { int: 'int -7', float: 'float -7.0', nullableInt: 'int -7', nullableFloat: 'float -7.0', ...both('int -7'), intOrFloat: 'int -7', intOrString: 'int -7' }),
+  row('an int', '7', 'the int 7', {
+    int: 'int 7',
+    float: 'float 7.0',
+    nullableInt: 'int 7',
+    nullableFloat: 'float 7.0',
+    ...both('int 7'),
+    intOrFloat: 'int 7',
+    intOrString: 'int 7',
+  }),
+  row('a negative int', '-7', 'the int -7', {
+    int: 'int -7',
+    float: 'float -7.0',
+    nullableInt: 'int -7',
+    nullableFloat: 'float -7.0',
+    ...both('int -7'),
+    intOrFloat: 'int -7',
+    intOrString: 'int -7',
+  }),
   (() => {
     // JSON.parse rounds it to 2^53 before the library sees it; the CLI keeps every digit.
     const int = { cli: 'int 9007199254740993', library: 'int 9007199254740992' };
-    return row('an int past 2^53', '9007199254740993', { cli: 'the int 9007199254740993', library: 'the int 9007199254740992' }, {
-      int,
-      float: 'float 9007199254740992.0',
-      nullableInt: int,
-      nullableFloat: 'float 9007199254740992.0',
-      ...both(int),
-      intOrFloat: int,
-      intOrString: int,
-    });
+    return row(
+      'an int past 2^53',
+      '9007199254740993',
+      { cli: 'the int 9007199254740993', library: 'the int 9007199254740992' },
+      {
+        int,
+        float: 'float 9007199254740992.0',
+        nullableInt: int,
+        nullableFloat: 'float 9007199254740992.0',
+        ...both(int),
+        intOrFloat: int,
+        intOrString: int,
+      },
+    );
   })(),
-  row('an int past int64 (a float to json_decode)', '10000000000000000000', 'the float 1.0E+19', { float: 'float 1.0e+19', nullableFloat: 'float 1.0e+19', ...both('float 1.0e+19'), intOrFloat: 'float 1.0e+19' }),
-  row('a non-integral number', '1.5', 'the float 1.5', { float: 'float 1.5', nullableFloat: 'float 1.5', ...both('float 1.5'), intOrFloat: 'float 1.5' }),
-  row('a whole number written 1.0', '1.0', { cli: 'the float 1.0', library: 'the int 1' }, {
-    int: 'int 1',
-    float: 'float 1.0',
-    nullableInt: 'int 1',
-    nullableFloat: 'float 1.0',
-    ...both({ cli: 'float 1.0', library: 'int 1' }),
-    intOrFloat: { cli: 'float 1.0', library: 'int 1' },
-    intOrString: 'int 1',
+  row('an int past int64 (a float to json_decode)', '10000000000000000000', 'the float 1.0E+19', {
+    float: 'float 1.0e+19',
+    nullableFloat: 'float 1.0e+19',
+    ...both('float 1.0e+19'),
+    intOrFloat: 'float 1.0e+19',
   }),
-  row('a whole number written 1e3', '1e3', { cli: 'the float 1000.0', library: 'the int 1000' }, {
-    int: 'int 1000',
-    float: 'float 1000.0',
-    nullableInt: 'int 1000',
-    nullableFloat: 'float 1000.0',
-    ...both({ cli: 'float 1000.0', library: 'int 1000' }),
-    intOrFloat: { cli: 'float 1000.0', library: 'int 1000' },
-    intOrString: 'int 1000',
+  row('a non-integral number', '1.5', 'the float 1.5', {
+    float: 'float 1.5',
+    nullableFloat: 'float 1.5',
+    ...both('float 1.5'),
+    intOrFloat: 'float 1.5',
   }),
+  row(
+    'a whole number written 1.0',
+    '1.0',
+    { cli: 'the float 1.0', library: 'the int 1' },
+    {
+      int: 'int 1',
+      float: 'float 1.0',
+      nullableInt: 'int 1',
+      nullableFloat: 'float 1.0',
+      ...both({ cli: 'float 1.0', library: 'int 1' }),
+      intOrFloat: { cli: 'float 1.0', library: 'int 1' },
+      intOrString: 'int 1',
+    },
+  ),
+  row(
+    'a whole number written 1e3',
+    '1e3',
+    { cli: 'the float 1000.0', library: 'the int 1000' },
+    {
+      int: 'int 1000',
+      float: 'float 1000.0',
+      nullableInt: 'int 1000',
+      nullableFloat: 'float 1000.0',
+      ...both({ cli: 'float 1000.0', library: 'int 1000' }),
+      intOrFloat: { cli: 'float 1000.0', library: 'int 1000' },
+      intOrString: 'int 1000',
+    },
+  ),
   row('a string', '"abc"', 'the string "abc"', { string: 'string "abc"', ...both('string "abc"'), intOrString: 'string "abc"' }),
   row('a numeric string', '"42"', 'the string "42"', { string: 'string "42"', ...both('string "42"'), intOrString: 'string "42"' }),
   row('a bool', 'true', 'a boolean', { bool: 'bool true', ...both('bool true') }),
@@ -107,7 +168,12 @@ const TABLE: Row[] = [
     object: 'stdClass {"1":"a"}',
     options: { message: 'App\\Jobs\\TypedOptions has no property $1 that it serializes' },
   }),
-  row('an empty object', '{}', 'an object', { array: 'array []', ...both('array []'), object: 'stdClass {}', options: 'App\\Jobs\\TypedOptions {"level":0,"label":null}' }),
+  row('an empty object', '{}', 'an object', {
+    array: 'array []',
+    ...both('array []'),
+    object: 'stdClass {}',
+    options: 'App\\Jobs\\TypedOptions {"level":0,"label":null}',
+  }),
 ];
 
 const prefix = uniquePrefix('typed-values');
@@ -165,11 +231,17 @@ beforeAll(async () => {
   shapes = readShapes(shapesFile);
   queue = await connect({ redis: REDIS_URL, prefix });
   ran = { held: new Map(), said: new Map(), failed: new Map(), refusedPushed: 0 };
-  const cli = (props: string, queueName: string) => lqb(['dispatch', CLASS, `--props=${props}`, `--shapes=${shapesFile}`, `--queue=${queueName}`], s.env);
+  const cli = (props: string, queueName: string) =>
+    lqb(['dispatch', CLASS, `--props=${props}`, `--shapes=${shapesFile}`, `--queue=${queueName}`], s.env);
   // `lqb dispatch`'s command, its flags parsed by its own table as main() parses them.
   const cliInProcess = async (props: string): Promise<string> => {
     const args = [CLASS, `--props=${props}`, `--shapes=${shapesFile}`, '--queue=refused', `--redis=${REDIS_URL}`, `--prefix=${prefix}`];
-    const { values, positionals } = parseArgs({ args, options: parserOptions(dispatchCommand.options), allowPositionals: true, strict: true });
+    const { values, positionals } = parseArgs({
+      args,
+      options: parserOptions(dispatchCommand.options),
+      allowPositionals: true,
+      strict: true,
+    });
     return dispatchCommand.run({ values, positionals, out: () => undefined }).then(
       () => 'pushed',
       (error: Error) => `${error instanceof UsageError ? 'UsageError' : error.name}: ${error.message}`,
@@ -189,7 +261,9 @@ beforeAll(async () => {
             if (result.status !== 0) ran.failed.set(key(i, path), result.stderr.trim());
           } else {
             const value = JSON.parse(r.json) as unknown;
-            await queue.dispatch(CLASS, Object.fromEntries(accepted.map((p) => [p, value])), { shapes, queue: `row${i}-library` }).catch((error: Error) => ran.failed.set(key(i, path), error.message));
+            await queue
+              .dispatch(CLASS, Object.fromEntries(accepted.map((p) => [p, value])), { shapes, queue: `row${i}-library` })
+              .catch((error: Error) => ran.failed.set(key(i, path), error.message));
           }
         });
       }
@@ -218,12 +292,16 @@ beforeAll(async () => {
       const [payload] = await raw.lrange(`${prefix}queues:row${i}-${path}`, 0, -1);
       if (payload === undefined) continue;
       const command = (JSON.parse(payload) as { data: { command: string } }).data.command;
-      for (const prop of PROPS) if (isAccepted(outcome(r.expect[prop], path))) asks.push({ k: key(i, path, prop), command, property: prop });
+      for (const prop of PROPS)
+        if (isAccepted(outcome(r.expect[prop], path))) asks.push({ k: key(i, path, prop), command, property: prop });
     }
   }
   ran.refusedPushed = await raw.llen(`${prefix}queues:refused`);
   raw.disconnect();
-  const lines = execFileSync('php', [FIXTURE, '--read'], { input: asks.map(({ command, property }) => JSON.stringify({ command, property })).join('\n') + '\n', encoding: 'utf8' }).split('\n');
+  const lines = execFileSync('php', [FIXTURE, '--read'], {
+    input: asks.map(({ command, property }) => JSON.stringify({ command, property })).join('\n') + '\n',
+    encoding: 'utf8',
+  }).split('\n');
   asks.forEach((ask, n) => ran.held.set(ask.k, lines[n]!));
 }, 240_000);
 
@@ -242,7 +320,9 @@ describe('every JSON value against every declared type, through lqb dispatch and
             continue;
           }
           // The CLI says a refusal as a usage error (status 2), in the library's words.
-          expect(ran.said.get(key(i, path, prop)), `${cell}: the refusal`).toBe(`${path === 'cli' ? 'UsageError' : 'ShapeError'}: ${refusalMessage(prop, o)}`);
+          expect(ran.said.get(key(i, path, prop)), `${cell}: the refusal`).toBe(
+            `${path === 'cli' ? 'UsageError' : 'ShapeError'}: ${refusalMessage(prop, o)}`,
+          );
         }
       }
     });

@@ -10,7 +10,15 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PhpObject, deref, toJS, unserialize } from '../../src/php/index.js';
 import { reflectShapes } from '../../src/shapes/reflect.js';
-import { ExpressionError, backoffOfValue, evaluate, jsonOfValue, retryUntilOfValue, translatedMethod, uniqueIdOfValue } from '../../src/shapes/expression.js';
+import {
+  ExpressionError,
+  backoffOfValue,
+  evaluate,
+  jsonOfValue,
+  retryUntilOfValue,
+  translatedMethod,
+  uniqueIdOfValue,
+} from '../../src/shapes/expression.js';
 import type { TranslatedMethod } from '../../src/shapes/shape.js';
 import { root, runPhpScript } from '../helpers/php.js';
 
@@ -41,8 +49,16 @@ describe('translated methods give what PHP gives (methods-app, Laravel 8.83)', a
     .map((line) => JSON.parse(line) as Sample);
 
   it('translates every method of ReserveProduct, SyncPrice, Literals, TypedReturns, StrictReturns and NullableProduct', () => {
-    for (const name of ['App\\Jobs\\ReserveProduct', 'App\\Jobs\\SyncPrice', 'App\\Jobs\\Literals', 'App\\Jobs\\TypedReturns', 'App\\Jobs\\StrictReturns', 'App\\Jobs\\NullableProduct']) {
-      for (const method of METHODS) expect(translatedMethod(shapes.classes[name], method), `${name}::${method}()`).toHaveProperty('expression');
+    for (const name of [
+      'App\\Jobs\\ReserveProduct',
+      'App\\Jobs\\SyncPrice',
+      'App\\Jobs\\Literals',
+      'App\\Jobs\\TypedReturns',
+      'App\\Jobs\\StrictReturns',
+      'App\\Jobs\\NullableProduct',
+    ]) {
+      for (const method of METHODS)
+        expect(translatedMethod(shapes.classes[name], method), `${name}::${method}()`).toHaveProperty('expression');
     }
   });
 

@@ -16,7 +16,12 @@ const dir = mkdtempSync(join(tmpdir(), 'lqb-shapes-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function lqb(args: string[], env: NodeJS.ProcessEnv = process.env) {
-  const result = spawnSync(process.execPath, [join(root, 'dist/cli/main.js'), ...args], { cwd: dir, env, encoding: 'utf8', timeout: 60_000 });
+  const result = spawnSync(process.execPath, [join(root, 'dist/cli/main.js'), ...args], {
+    cwd: dir,
+    env,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -168,22 +173,40 @@ describe('lqb shapes --app on the sample app', () => {
     expect(monthly.recipients).toMatchObject({ visibility: 'private', type: 'array', promoted: true });
     expect(monthly.version).toMatchObject({ visibility: 'protected', class: 'App\\Jobs\\BaseReport', default: 'i:1;' });
     expect(props('App\\Jobs\\PlainReport').version).toMatchObject({ class: 'App\\Jobs\\PlainReport', default: 'i:2;' });
-    expect(props('App\\Jobs\\ReportOptions').paper).toMatchObject({ visibility: 'protected', type: php('class A { public int|string $p; } echo (new ReflectionProperty("A", "p"))->getType();').toString() });
+    expect(props('App\\Jobs\\ReportOptions').paper).toMatchObject({
+      visibility: 'protected',
+      type: php('class A { public int|string $p; } echo (new ReflectionProperty("A", "p"))->getType();').toString(),
+    });
   });
 
-  it('marks model and collection properties, with the model\'s connection', () => {
+  it("marks model and collection properties, with the model's connection", () => {
     const sync = Object.fromEntries(shapes.classes['App\\Jobs\\SyncUser']!.properties.map((p) => [p.name, p]));
     expect(sync.user).toMatchObject({ type: 'App\\Models\\User', model: { class: 'App\\Models\\User', connection: 'mysql' } });
-    expect(sync.friends).toMatchObject({ type: '?Illuminate\\Database\\Eloquent\\Collection', nullable: true, collection: 'Illuminate\\Database\\Eloquent\\Collection' });
-    expect(shapes.classes['App\\Models\\User']).toMatchObject({ kind: 'model', connection: 'mysql', parent: 'Illuminate\\Database\\Eloquent\\Model' });
+    expect(sync.friends).toMatchObject({
+      type: '?Illuminate\\Database\\Eloquent\\Collection',
+      nullable: true,
+      collection: 'Illuminate\\Database\\Eloquent\\Collection',
+    });
+    expect(shapes.classes['App\\Models\\User']).toMatchObject({
+      kind: 'model',
+      connection: 'mysql',
+      parent: 'Illuminate\\Database\\Eloquent\\Model',
+    });
   });
 
   it('translates what it can of uniqueId(), backoff() and retryUntil(), and says why not of the rest', () => {
     const c = shapes.classes;
     // backoff(): array — the declared return type wraps the body, as PHP applies it to the result.
-    expect(c['App\\Jobs\\ShipOrder']!.expressions).toEqual({ backoff: { returns: 'array', nullable: false, strict: false, of: { array: [{ lit: 1 }, { lit: 2 }] } } });
-    expect(c['App\\Jobs\\PlainReport']!.expressions).toEqual({ uniqueId: { untranslated: 'it calls or names sprintf, which is not translated' } });
-    expect(c['App\\Jobs\\RetryLater']!.expressions).toEqual({ backoff: { untranslated: 'it uses `*` inside an array' }, retryUntil: { untranslated: 'it uses `*` where `)` was expected' } });
+    expect(c['App\\Jobs\\ShipOrder']!.expressions).toEqual({
+      backoff: { returns: 'array', nullable: false, strict: false, of: { array: [{ lit: 1 }, { lit: 2 }] } },
+    });
+    expect(c['App\\Jobs\\PlainReport']!.expressions).toEqual({
+      uniqueId: { untranslated: 'it calls or names sprintf, which is not translated' },
+    });
+    expect(c['App\\Jobs\\RetryLater']!.expressions).toEqual({
+      backoff: { untranslated: 'it uses `*` inside an array' },
+      retryUntil: { untranslated: 'it uses `*` where `)` was expected' },
+    });
     // A class without such methods carries no expressions.
     expect(c['App\\Jobs\\ChargeCard']!.expressions).toBeUndefined();
   });
@@ -200,7 +223,9 @@ describe('lqb shapes --app on the sample app', () => {
     expect(c['App\\Jobs\\PlainReport']!.methods).toEqual(['uniqueId']);
     // Laravel's own methods (Mailable's, Notification's) do not count.
     expect(c['App\\Mail\\OrderShippedMail']!.methods).toEqual([]);
-    expect(c['App\\Jobs\\ChargeCard']!.interfaces).toEqual(expect.arrayContaining(['Illuminate\\Contracts\\Queue\\ShouldQueue', 'Illuminate\\Contracts\\Queue\\ShouldBeEncrypted']));
+    expect(c['App\\Jobs\\ChargeCard']!.interfaces).toEqual(
+      expect.arrayContaining(['Illuminate\\Contracts\\Queue\\ShouldQueue', 'Illuminate\\Contracts\\Queue\\ShouldBeEncrypted']),
+    );
     expect(c['App\\Jobs\\PlainReport']!.interfaces).toContain('Illuminate\\Contracts\\Queue\\ShouldBeUnique');
     expect(c['App\\Jobs\\ShipOrder']!.traits).toEqual([
       'Illuminate\\Foundation\\Bus\\Dispatchable',
@@ -217,7 +242,9 @@ describe('lqb shapes --app on the sample app', () => {
   });
 
   it('records what a listener handles', () => {
-    expect(shapes.classes['App\\Listeners\\SendShipmentNotification']!.handles).toEqual([{ method: 'handle', event: 'App\\Events\\OrderShipped' }]);
+    expect(shapes.classes['App\\Listeners\\SendShipmentNotification']!.handles).toEqual([
+      { method: 'handle', event: 'App\\Events\\OrderShipped' },
+    ]);
   });
 
   it('prints one line: the count of each kind and where it wrote; then one per method it could not translate', () => {
@@ -274,7 +301,8 @@ describe('lqb shapes on an app with illuminate/queue but not illuminate/notifica
   const QUEUE_ONLY = join(root, 'php-fixture-gen/queue-only-app');
   const NOT_INSTALLED = {
     'App\\Mail\\PhotoReady': /^Class "Illuminate\\Mail\\Mailable" not found \(\S+\/app\/Mail\/PhotoReady\.php:10\)$/,
-    'App\\Notifications\\PhotoResized': /^Class "Illuminate\\Notifications\\Notification" not found \(\S+\/app\/Notifications\/PhotoResized\.php:10\)$/,
+    'App\\Notifications\\PhotoResized':
+      /^Class "Illuminate\\Notifications\\Notification" not found \(\S+\/app\/Notifications\/PhotoResized\.php:10\)$/,
   };
 
   it('writes the shapes of what it can read, and names each class it cannot (stderr, one line each, and the file)', () => {
@@ -284,11 +312,14 @@ describe('lqb shapes on an app with illuminate/queue but not illuminate/notifica
     const lines = stderr.trimEnd().split('\n');
     expect(lines, 'one stderr line per unreadable class').toHaveLength(2);
     expect(lines[0]).toMatch(/^lqb shapes: cannot read App\\Mail\\PhotoReady: Class "Illuminate\\Mail\\Mailable" not found \(/);
-    expect(lines[1]).toMatch(/^lqb shapes: cannot read App\\Notifications\\PhotoResized: Class "Illuminate\\Notifications\\Notification" not found \(/);
+    expect(lines[1]).toMatch(
+      /^lqb shapes: cannot read App\\Notifications\\PhotoResized: Class "Illuminate\\Notifications\\Notification" not found \(/,
+    );
     const shapes = readShapes(join(dir, 'queue-only.json'));
     expect(Object.keys(shapes.classes)).toEqual(['App\\Jobs\\ResizeImage', 'App\\Models\\Photo']);
     expect(shapes.unreadable!.map((u) => u.class)).toEqual(Object.keys(NOT_INSTALLED));
-    for (const { class: name, reason } of shapes.unreadable!) expect(reason, `the reason ${name} is unreadable`).toMatch(NOT_INSTALLED[name as keyof typeof NOT_INSTALLED]);
+    for (const { class: name, reason } of shapes.unreadable!)
+      expect(reason, `the reason ${name} is unreadable`).toMatch(NOT_INSTALLED[name as keyof typeof NOT_INSTALLED]);
     const job = shapes.classes['App\\Jobs\\ResizeImage']!;
     expect(job.kind).toBe('job');
     expect(job.serializer).toBe('SerializesModels');
@@ -297,9 +328,16 @@ describe('lqb shapes on an app with illuminate/queue but not illuminate/notifica
   });
 
   it('--class naming an unreadable class names it and reads the others', () => {
-    const { status, stderr } = lqb(['shapes', `--app=${QUEUE_ONLY}`, '--class=App\\Jobs\\ResizeImage,App\\Notifications\\PhotoResized', '--out=queue-only-class.json']);
+    const { status, stderr } = lqb([
+      'shapes',
+      `--app=${QUEUE_ONLY}`,
+      '--class=App\\Jobs\\ResizeImage,App\\Notifications\\PhotoResized',
+      '--out=queue-only-class.json',
+    ]);
     expect(status, `lqb shapes said: ${stderr}`).toBe(0);
-    expect(stderr).toMatch(/^lqb shapes: cannot read App\\Notifications\\PhotoResized: Class "Illuminate\\Notifications\\Notification" not found \([^\n]+\)\n$/);
+    expect(stderr).toMatch(
+      /^lqb shapes: cannot read App\\Notifications\\PhotoResized: Class "Illuminate\\Notifications\\Notification" not found \([^\n]+\)\n$/,
+    );
     const shapes = readShapes(join(dir, 'queue-only-class.json'));
     expect(Object.keys(shapes.classes)).toEqual(['App\\Jobs\\ResizeImage', 'App\\Models\\Photo']);
     expect(shapes.unreadable!.map((u) => u.class)).toEqual(['App\\Notifications\\PhotoResized']);
@@ -307,14 +345,17 @@ describe('lqb shapes on an app with illuminate/queue but not illuminate/notifica
 
   it('--bootstrap, as a Capsule app is read: its jobs, without a ReflectionException for Notification', () => {
     const file = join(dir, 'capsule-bootstrap.php');
-    writeFileSync(file, `<?php\nrequire ${JSON.stringify(join(QUEUE_ONLY, 'vendor/autoload.php'))};\nclass_exists(\\App\\Jobs\\ResizeImage::class);\n`);
+    writeFileSync(
+      file,
+      `<?php\nrequire ${JSON.stringify(join(QUEUE_ONLY, 'vendor/autoload.php'))};\nclass_exists(\\App\\Jobs\\ResizeImage::class);\n`,
+    );
     const shapes = shapesOf([`--bootstrap=${file}`], 'capsule.json');
     expect(Object.keys(shapes.classes)).toEqual(['App\\Jobs\\ResizeImage', 'App\\Models\\Photo']);
     expect(shapes.classes['App\\Jobs\\ResizeImage']!.kind).toBe('job');
     expect(shapes.unreadable).toBeUndefined();
   });
 
-  it('a full app\'s file has no unreadable list', () => {
+  it("a full app's file has no unreadable list", () => {
     expect(JSON.parse(readFileSync(join(dir, 'lqb-shapes.json'), 'utf8'))).not.toHaveProperty('unreadable');
   });
 });
@@ -331,13 +372,23 @@ function scratchApp(name: string, files: Record<string, string>): string {
   return app;
 }
 
-const job = (name: string) => `<?php\nnamespace App\\Jobs;\nclass ${name} implements \\Illuminate\\Contracts\\Queue\\ShouldQueue { public int $n = 1; }\n`;
+const job = (name: string) =>
+  `<?php\nnamespace App\\Jobs;\nclass ${name} implements \\Illuminate\\Contracts\\Queue\\ShouldQueue { public int $n = 1; }\n`;
 
 describe('lqb shapes: the Laravel version', () => {
   it('reads laravel/framework from vendor/composer/installed.json, Composer 2 and Composer 1 layouts', () => {
-    const two = scratchApp('composer2', { 'app/Jobs/A.php': job('A'), 'vendor/composer/installed.json': JSON.stringify({ packages: [{ name: 'laravel/framework', version: 'v9.52.16' }] }) });
+    const two = scratchApp('composer2', {
+      'app/Jobs/A.php': job('A'),
+      'vendor/composer/installed.json': JSON.stringify({ packages: [{ name: 'laravel/framework', version: 'v9.52.16' }] }),
+    });
     expect(shapesOf([`--app=${two}`], 'c2.json').laravel).toBe('9.52.16');
-    const one = scratchApp('composer1', { 'app/Jobs/A.php': job('A'), 'vendor/composer/installed.json': JSON.stringify([{ name: 'monolog/monolog', version: '2.0.0' }, { name: 'laravel/framework', version: 'v7.30.6' }]) });
+    const one = scratchApp('composer1', {
+      'app/Jobs/A.php': job('A'),
+      'vendor/composer/installed.json': JSON.stringify([
+        { name: 'monolog/monolog', version: '2.0.0' },
+        { name: 'laravel/framework', version: 'v7.30.6' },
+      ]),
+    });
     expect(shapesOf([`--app=${one}`], 'c1.json').laravel).toBe('7.30.6');
   });
 });
@@ -349,8 +400,12 @@ describe('lqb shapes: failures', () => {
     expect(stderr).toBe('lqb shapes: --app=/no/such/app: no such directory\n');
   });
 
-  it('a syntax error in a class file: status 1, one line naming the file and PHP\'s message', () => {
-    const app = scratchApp('parse-error', { 'app/Jobs/A.php': job('A'), 'app/Jobs/Broken.php': '<?php\nnamespace App\\Jobs;\nclass Broken implements \\Illuminate\\Contracts\\Queue\\ShouldQueue {\n  public int $n = ;\n}\n' });
+  it("a syntax error in a class file: status 1, one line naming the file and PHP's message", () => {
+    const app = scratchApp('parse-error', {
+      'app/Jobs/A.php': job('A'),
+      'app/Jobs/Broken.php':
+        '<?php\nnamespace App\\Jobs;\nclass Broken implements \\Illuminate\\Contracts\\Queue\\ShouldQueue {\n  public int $n = ;\n}\n',
+    });
     const { status, stderr } = lqb(['shapes', `--app=${app}`, '--out=never.json']);
     expect(status).toBe(1);
     expect(stderr.split('\n')).toHaveLength(2);
@@ -359,7 +414,8 @@ describe('lqb shapes: failures', () => {
 
   it('a fatal error PHP cannot catch (a class missing an interface method): status 1, one line naming the file', () => {
     const app = scratchApp('fatal', {
-      'app/Jobs/Half.php': '<?php\nnamespace App\\Jobs;\nclass Half implements \\Illuminate\\Contracts\\Queue\\ShouldQueue, \\Countable {\n}\n',
+      'app/Jobs/Half.php':
+        '<?php\nnamespace App\\Jobs;\nclass Half implements \\Illuminate\\Contracts\\Queue\\ShouldQueue, \\Countable {\n}\n',
     });
     const { status, stderr } = lqb(['shapes', `--app=${app}`, '--out=never.json']);
     expect(status).toBe(1);
@@ -378,7 +434,9 @@ describe('lqb shapes: failures', () => {
   it('no php on PATH: one line saying so', () => {
     const { status, stderr } = lqb(['shapes', `--app=${APP}`], { ...process.env, PATH: '/nonexistent' });
     expect(status).toBe(1);
-    expect(stderr).toBe("lqb shapes: php is not on PATH: lqb shapes runs PHP to read the app's classes (install PHP 8 or put it on PATH)\n");
+    expect(stderr).toBe(
+      "lqb shapes: php is not on PATH: lqb shapes runs PHP to read the app's classes (install PHP 8 or put it on PATH)\n",
+    );
   });
 });
 
@@ -388,9 +446,13 @@ describe('readShapes', () => {
     const file = join(dir, 'bad.json');
     good.classes['App\\Jobs\\ShipOrder'].properties[1].visibility = 'friend';
     writeFileSync(file, JSON.stringify(good));
-    expect(() => readShapes(file)).toThrow(`${file}: /classes/App\\Jobs\\ShipOrder/properties/1/visibility must be one of "public", "protected", "private"`);
+    expect(() => readShapes(file)).toThrow(
+      `${file}: /classes/App\\Jobs\\ShipOrder/properties/1/visibility must be one of "public", "protected", "private"`,
+    );
     delete good.classes['App\\Jobs\\ShipOrder'].properties[1].visibility;
-    expect(() => parseShapes(good, 'x.json')).toThrow('x.json: /classes/App\\Jobs\\ShipOrder/properties/1/visibility is required but missing');
+    expect(() => parseShapes(good, 'x.json')).toThrow(
+      'x.json: /classes/App\\Jobs\\ShipOrder/properties/1/visibility is required but missing',
+    );
     expect(() => parseShapes('{', 'y.json')).toThrow(/^y\.json: \(root\) is not JSON/);
     expect(() => readShapes(join(dir, 'none.json'))).toThrow(/none\.json: \(root\) cannot be read/);
   });

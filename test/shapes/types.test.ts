@@ -135,7 +135,17 @@ let diagnostics: string[] = [];
 
 describe('lqb shapes --types', () => {
   beforeAll(() => {
-    const made = spawnSync(process.execPath, [join(root, 'dist/cli/main.js'), 'shapes', `--app=${join(root, 'php-fixture-gen/shapes-app')}`, '--out=lqb-shapes.json', '--types=jobs.d.ts'], { cwd: dir, encoding: 'utf8' });
+    const made = spawnSync(
+      process.execPath,
+      [
+        join(root, 'dist/cli/main.js'),
+        'shapes',
+        `--app=${join(root, 'php-fixture-gen/shapes-app')}`,
+        '--out=lqb-shapes.json',
+        '--types=jobs.d.ts',
+      ],
+      { cwd: dir, encoding: 'utf8' },
+    );
     expect(made.stderr).toBe('');
     expect(made.status).toBe(0);
     writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module' }));
@@ -149,45 +159,87 @@ describe('lqb shapes --types', () => {
     // One tsc run for all the files: each file's errors are its own.
     const tsc = spawnSync(
       process.execPath,
-      [join(root, 'node_modules/typescript/bin/tsc'), '--strict', '--noEmit', '--target', 'es2022', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--skipLibCheck', '--types', 'node', '--typeRoots', join(root, 'node_modules/@types'), '--pretty', 'false', 'good.ts', 'misused.ts', 'unknown.ts', 'not-serialized.ts', 'dispatch.ts', 'dispatch-wrong.ts', 'method-misused.ts'],
+      [
+        join(root, 'node_modules/typescript/bin/tsc'),
+        '--strict',
+        '--noEmit',
+        '--target',
+        'es2022',
+        '--module',
+        'nodenext',
+        '--moduleResolution',
+        'nodenext',
+        '--skipLibCheck',
+        '--types',
+        'node',
+        '--typeRoots',
+        join(root, 'node_modules/@types'),
+        '--pretty',
+        'false',
+        'good.ts',
+        'misused.ts',
+        'unknown.ts',
+        'not-serialized.ts',
+        'dispatch.ts',
+        'dispatch-wrong.ts',
+        'method-misused.ts',
+      ],
       { cwd: dir, encoding: 'utf8', timeout: 60_000 },
     );
     diagnostics = tsc.stdout.split('\n').filter((line) => /error TS\d+/.test(line));
   });
 
-  it('declares an interface per class in PHP\'s namespaces, and Jobs by handler name', () => {
+  it("declares an interface per class in PHP's namespaces, and Jobs by handler name", () => {
     const text = readFileSync(join(dir, 'jobs.d.ts'), 'utf8');
     expect(text).toContain('export declare namespace App {');
-    expect(text).toMatch(/export interface ShipOrder \{[^}]*\n\s+orderId: number;[^}]*\n\s+notes: LqbTypes\.PhpArray \| null;[^}]*\n\s+coupon\?: string \| null;/);
+    expect(text).toMatch(
+      /export interface ShipOrder \{[^}]*\n\s+orderId: number;[^}]*\n\s+notes: LqbTypes\.PhpArray \| null;[^}]*\n\s+coupon\?: string \| null;/,
+    );
     expect(text).toContain('"App\\\\Jobs\\\\ShipOrder": { command: App.Jobs.ShipOrder };');
     expect(text).toContain('"App\\\\Listeners\\\\SendShipmentNotification@handle": { args: [App.Events.OrderShipped] };');
   });
 
   it('typed handlers that read their properties compile under --strict', () => {
-    expect(diagnostics.filter((line) => line.startsWith('good.ts')), 'errors in good.ts').toEqual([]);
+    expect(
+      diagnostics.filter((line) => line.startsWith('good.ts')),
+      'errors in good.ts',
+    ).toEqual([]);
   });
 
   it('a property misused for its PHP type does not compile (TS2339)', () => {
-    expect(diagnostics.filter((line) => line.startsWith('misused.ts'))).toEqual([expect.stringMatching(/^misused\.ts\(5,\d+\): error TS2339: Property 'toUpperCase' does not exist on type 'number'/)]);
+    expect(diagnostics.filter((line) => line.startsWith('misused.ts'))).toEqual([
+      expect.stringMatching(/^misused\.ts\(5,\d+\): error TS2339: Property 'toUpperCase' does not exist on type 'number'/),
+    ]);
   });
 
   it('a uniqueId function that reads a property as the wrong PHP type does not compile (TS2322)', () => {
-    expect(diagnostics.filter((line) => line.startsWith('method-misused.ts'))).toEqual([expect.stringMatching(/^method-misused\.ts\(6,\d+\): error TS2322: .*uniqueId/)]);
+    expect(diagnostics.filter((line) => line.startsWith('method-misused.ts'))).toEqual([
+      expect.stringMatching(/^method-misused\.ts\(6,\d+\): error TS2322: .*uniqueId/),
+    ]);
   });
 
   it('a handler name that is not in Jobs does not compile (TS2353)', () => {
     const errors = diagnostics.filter((line) => line.startsWith('unknown.ts'));
-    expect(errors[0]).toMatch(/^unknown\.ts\(5,\d+\): error TS2353: Object literal may only specify known properties, and ''App\\\\Jobs\\\\ShipOrdr'' does not exist/);
+    expect(errors[0]).toMatch(
+      /^unknown\.ts\(5,\d+\): error TS2353: Object literal may only specify known properties, and ''App\\\\Jobs\\\\ShipOrdr'' does not exist/,
+    );
     // Its handler, under no known name, has nothing to type its job by.
-    expect(errors.slice(1)).toEqual([expect.stringMatching(/^unknown\.ts\(5,\d+\): error TS7006: Parameter 'job' implicitly has an 'any' type/)]);
+    expect(errors.slice(1)).toEqual([
+      expect.stringMatching(/^unknown\.ts\(5,\d+\): error TS7006: Parameter 'job' implicitly has an 'any' type/),
+    ]);
   });
 
   it('a property serialize() never writes is not there to read (TS2339)', () => {
-    expect(diagnostics.filter((line) => line.startsWith('not-serialized.ts'))).toEqual([expect.stringMatching(/^not-serialized\.ts\(5,\d+\): error TS2339: Property 'tenant' does not exist/)]);
+    expect(diagnostics.filter((line) => line.startsWith('not-serialized.ts'))).toEqual([
+      expect.stringMatching(/^not-serialized\.ts\(5,\d+\): error TS2339: Property 'tenant' does not exist/),
+    ]);
   });
 
-  it('connect<Jobs>() dispatches the classes of Jobs with their properties\' types; connect() takes any', () => {
-    expect(diagnostics.filter((line) => line.startsWith('dispatch.ts')), 'errors in dispatch.ts').toEqual([]);
+  it("connect<Jobs>() dispatches the classes of Jobs with their properties' types; connect() takes any", () => {
+    expect(
+      diagnostics.filter((line) => line.startsWith('dispatch.ts')),
+      'errors in dispatch.ts',
+    ).toEqual([]);
   });
 
   it('a dispatch with a property of the wrong type, a class not in Jobs, or a listener does not compile', () => {
@@ -195,7 +247,9 @@ describe('lqb shapes --types', () => {
     expect(errors, 'tsc on dispatch-wrong.ts').toEqual([
       expect.stringMatching(/^dispatch-wrong\.ts\(6,\d+\): error TS2322: Type 'string' is not assignable to type 'number'/),
       expect.stringMatching(/^dispatch-wrong\.ts\(7,\d+\): error TS2345: Argument of type '"App\\\\Jobs\\\\ShipOrdr"' is not assignable/),
-      expect.stringMatching(/^dispatch-wrong\.ts\(8,\d+\): error TS2345: Argument of type '"App\\\\Listeners\\\\SendShipmentNotification@handle"' is not assignable/),
+      expect.stringMatching(
+        /^dispatch-wrong\.ts\(8,\d+\): error TS2345: Argument of type '"App\\\\Listeners\\\\SendShipmentNotification@handle"' is not assignable/,
+      ),
     ]);
   });
 

@@ -28,12 +28,21 @@ afterEach(() => env.cleanup());
 /** A first link whose chain holds `next`, serialized as Laravel keeps chained jobs. */
 function chainTo(className: string, values: Record<string, unknown>): string {
   const next = shapedCommand(shapes, className, values).command;
-  const first = buildJob({ className: 'App\\Jobs\\First', properties: {}, queueable: { chained: [Buffer.from(serialize(next)).toString('utf8')] } });
+  const first = buildJob({
+    className: 'App\\Jobs\\First',
+    properties: {},
+    queueable: { chained: [Buffer.from(serialize(next)).toString('utf8')] },
+  });
   return buildPayload(first).raw;
 }
 
 function worker(deps: { encrypter?: Encrypter; shapes?: ShapesFile }): Worker {
-  return new Worker(env.queue, { 'App\\Jobs\\First': async () => undefined }, { stopWhenEmpty: true, sleep: 0.05, memory: 0, queues: ['first'] }, { failer: env.failer, log: (e) => env.events.push(e), ...deps });
+  return new Worker(
+    env.queue,
+    { 'App\\Jobs\\First': async () => undefined },
+    { stopWhenEmpty: true, sleep: 0.05, memory: 0, queues: ['first'] },
+    { failer: env.failer, log: (e) => env.events.push(e), ...deps },
+  );
 }
 
 describe('a chain’s next link, pushed by the worker with the shapes', () => {
@@ -54,7 +63,9 @@ describe('a chain’s next link, pushed by the worker with the shapes', () => {
     await worker({ shapes }).run();
     expect(await env.client.llen('queues:default')).toBe(0);
     const [record] = await env.failer.all();
-    expect(record?.exception).toMatch(/the next job in the chain, App\\Jobs\\ChargeCard, is ShouldBeEncrypted and this worker has no APP_KEY/);
+    expect(record?.exception).toMatch(
+      /the next job in the chain, App\\Jobs\\ChargeCard, is ShouldBeEncrypted and this worker has no APP_KEY/,
+    );
   });
 
   it('without the shapes, the link goes as before: its declared tries from its properties, not encrypted', async () => {
@@ -68,7 +79,9 @@ describe('a chain’s next link, pushed by the worker with the shapes', () => {
     await env.queue.bulkRaw([chainTo('App\\Jobs\\RetryLater', { n: 1 }), chainTo('App\\Jobs\\RetryLater', { n: 2 })], 'first');
     await worker({ shapes }).run();
     const warnings = env.events.filter((e) => e.event === 'warning').map((e) => e.reason);
-    expect(warnings).toEqual([expect.stringMatching(/^App\\Jobs\\RetryLater defines backoff\(\) and retryUntil\(\), PHP that Node cannot run/)]);
+    expect(warnings).toEqual([
+      expect.stringMatching(/^App\\Jobs\\RetryLater defines backoff\(\) and retryUntil\(\), PHP that Node cannot run/),
+    ]);
     expect(await env.client.llen('queues:default')).toBe(2);
   });
 });

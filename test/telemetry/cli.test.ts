@@ -35,14 +35,26 @@ describe('lqb work with an OpenTelemetry SDK registered by the application', () 
     const { s } = current;
     const pushed = await php('laravel-dispatch.php', ['record', JSON.stringify({ n: 1, count: 2, queue: QUEUE })], s.env);
     expect(pushed.status, `laravel-dispatch.php failed: ${pushed.stderr}`).toBe(0);
-    const uuids = pushed.stdout.trim().split('\n').map((line) => (JSON.parse(line) as { uuid: string }).uuid);
+    const uuids = pushed.stdout
+      .trim()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as { uuid: string }).uuid);
     const out = join(s.dir, 'spans.jsonl');
     const setup = join(s.dir, 'otel-setup.mjs');
     writeFileSync(setup, setupModule(out));
     writeFileSync(out, '');
-    const result = await lqb(['work', `--handlers=${HANDLERS}`, `--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0'], s.env, { nodeFlags: ['--import', setup] });
+    const result = await lqb(['work', `--handlers=${HANDLERS}`, `--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0'], s.env, {
+      nodeFlags: ['--import', setup],
+    });
     expect(result.status, `lqb work failed: ${result.stderr}`).toBe(0);
-    const spans = readFileSync(out, 'utf8').trim().split('\n').filter(Boolean).map((line) => JSON.parse(line) as { name: string; kind: number; attributes: Record<string, unknown> });
-    expect(spans.map((span) => [span.name, span.attributes['messaging.message.id'], span.attributes['laravel.job.outcome']]), 'the CLI worker’s spans').toEqual(uuids.map((uuid) => [`process ${QUEUE}`, uuid, 'processed']));
+    const spans = readFileSync(out, 'utf8')
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { name: string; kind: number; attributes: Record<string, unknown> });
+    expect(
+      spans.map((span) => [span.name, span.attributes['messaging.message.id'], span.attributes['laravel.job.outcome']]),
+      'the CLI worker’s spans',
+    ).toEqual(uuids.map((uuid) => [`process ${QUEUE}`, uuid, 'processed']));
   });
 });

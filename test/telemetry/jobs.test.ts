@@ -5,7 +5,13 @@
  */
 import { SpanKind, SpanStatusCode, context, trace, type Attributes } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader, type MetricData } from '@opentelemetry/sdk-metrics';
+import {
+  AggregationTemporality,
+  InMemoryMetricExporter,
+  MeterProvider,
+  PeriodicExportingMetricReader,
+  type MetricData,
+} from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { connect, type LaravelQueue } from '../../src/connect/index.js';
@@ -34,7 +40,10 @@ beforeEach(() => {
   prefix = uniquePrefix('otel');
   spans = new InMemorySpanExporter();
   tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(spans)] });
-  reader = new PeriodicExportingMetricReader({ exporter: new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE), exportIntervalMillis: 3_600_000 });
+  reader = new PeriodicExportingMetricReader({
+    exporter: new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE),
+    exportIntervalMillis: 3_600_000,
+  });
   meterProvider = new MeterProvider({ readers: [reader] });
 });
 
@@ -87,12 +96,25 @@ describe('OpenTelemetry, with the providers given to connect()', () => {
     expect(failedEvents, 'job 2 did not fail').toEqual([failing.uuid]);
 
     const sent = named(`send ${QUEUE}`);
-    expect(sent.map((span) => span.attributes['messaging.message.id']), 'one send span per dispatch, its message id the uuid').toEqual([ok.uuid, failing.uuid, retried.uuid]);
+    expect(
+      sent.map((span) => span.attributes['messaging.message.id']),
+      'one send span per dispatch, its message id the uuid',
+    ).toEqual([ok.uuid, failing.uuid, retried.uuid]);
     expect(sent[0]!.kind, 'send span kind').toBe(SpanKind.PRODUCER);
-    expect(attributesOf(sent[0]), 'send span attributes').toMatchObject({ 'messaging.system': 'laravel', 'messaging.destination.name': QUEUE, 'messaging.operation.type': 'send', 'laravel.job.name': JOB, 'laravel.job.id': ok.id });
+    expect(attributesOf(sent[0]), 'send span attributes').toMatchObject({
+      'messaging.system': 'laravel',
+      'messaging.destination.name': QUEUE,
+      'messaging.operation.type': 'send',
+      'laravel.job.name': JOB,
+      'laravel.job.id': ok.id,
+    });
 
     const processed = named(`process ${QUEUE}`);
-    const byAttempt = processed.map((span) => [span.attributes['messaging.message.id'], span.attributes['laravel.job.attempts'], span.attributes['laravel.job.outcome']]);
+    const byAttempt = processed.map((span) => [
+      span.attributes['messaging.message.id'],
+      span.attributes['laravel.job.attempts'],
+      span.attributes['laravel.job.outcome'],
+    ]);
     expect(byAttempt, 'one process span per attempt: id, attempts, outcome').toEqual([
       [ok.uuid, 1, 'processed'],
       [failing.uuid, 1, 'failed'],
@@ -100,24 +122,40 @@ describe('OpenTelemetry, with the providers given to connect()', () => {
       [retried.uuid, 2, 'processed'],
     ]);
     expect(processed[0]!.kind, 'process span kind').toBe(SpanKind.CONSUMER);
-    expect(attributesOf(processed[0]), 'process span attributes').toMatchObject({ 'messaging.system': 'laravel', 'messaging.destination.name': QUEUE, 'messaging.operation.type': 'process', 'laravel.job.name': JOB, 'laravel.queue.connection': 'redis' });
+    expect(attributesOf(processed[0]), 'process span attributes').toMatchObject({
+      'messaging.system': 'laravel',
+      'messaging.destination.name': QUEUE,
+      'messaging.operation.type': 'process',
+      'laravel.job.name': JOB,
+      'laravel.queue.connection': 'redis',
+    });
 
     const failedSpan = processed[1]!;
     expect(failedSpan.status, 'the failed job’s span status').toMatchObject({ code: SpanStatusCode.ERROR, message: 'n is two' });
     expect(failedSpan.attributes['error.type'], 'the failed job’s error.type').toBe('RangeError');
-    expect(failedSpan.events.map((event) => [event.name, event.attributes?.['exception.message']]), 'the failed job’s exception event').toEqual([['exception', 'n is two']]);
+    expect(
+      failedSpan.events.map((event) => [event.name, event.attributes?.['exception.message']]),
+      'the failed job’s exception event',
+    ).toEqual([['exception', 'n is two']]);
     expect(processed[0]!.status.code, 'a processed job’s span status').toBe(SpanStatusCode.UNSET);
     expect(processed[2]!.status.code, 'a job released by its handler (no exception) is not an error').toBe(SpanStatusCode.UNSET);
 
     for (const n of [1, 2, 3]) {
       const child = named(`work ${n}`)[0];
       const parent = processed.find((span) => span.spanContext().spanId === child?.parentSpanContext?.spanId);
-      expect(parent?.attributes['laravel.job.id'], `the handler’s span for job ${n} is not a child of its job’s span`).toBe([ok, failing, retried][n - 1]!.id);
+      expect(parent?.attributes['laravel.job.id'], `the handler’s span for job ${n} is not a child of its job’s span`).toBe(
+        [ok, failing, retried][n - 1]!.id,
+      );
     }
 
     const measured = await metrics();
     const duration = measured.get('messaging.process.duration');
-    const counts = Object.fromEntries((duration?.dataPoints ?? []).map((point) => [String(point.attributes['laravel.job.outcome']), (point.value as { count: number }).count]));
+    const counts = Object.fromEntries(
+      (duration?.dataPoints ?? []).map((point) => [
+        String(point.attributes['laravel.job.outcome']),
+        (point.value as { count: number }).count,
+      ]),
+    );
     expect(counts, 'messaging.process.duration counts per outcome').toEqual({ processed: 2, failed: 1, released: 1 });
     expect(duration?.descriptor.unit, 'duration unit').toBe('s');
     const total = (name: string) => (measured.get(name)?.dataPoints ?? []).reduce((sum, point) => sum + (point.value as number), 0);
@@ -132,22 +170,40 @@ describe('OpenTelemetry, with the providers given to connect()', () => {
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
     let started = 0;
-    const worker = queue.worker(defineHandlers({ [JOB]: async () => { started++; await held; } }), { stopWhenEmpty: true, sleep: 0, failer: false, concurrency: 3 });
+    const worker = queue.worker(
+      defineHandlers({
+        [JOB]: async () => {
+          started++;
+          await held;
+        },
+      }),
+      { stopWhenEmpty: true, sleep: 0, failer: false, concurrency: 3 },
+    );
     const running = worker.run();
     while (started < 3) await new Promise((r) => setTimeout(r, 10));
     const inFlight = (await metrics()).get('lqb.worker.jobs.in_flight');
-    expect(inFlight?.dataPoints.map((point) => [point.attributes['messaging.destination.name'], point.value]), 'jobs in flight per queue').toEqual([[QUEUE, 3]]);
+    expect(
+      inFlight?.dataPoints.map((point) => [point.attributes['messaging.destination.name'], point.value]),
+      'jobs in flight per queue',
+    ).toEqual([[QUEUE, 3]]);
     release();
     await running;
   });
 
   it('a job that cannot be read has a span too: failed, with the reason', async () => {
     queue = await connect({ redis: REDIS_URL, prefix, defaultQueue: QUEUE, telemetry: { tracerProvider, meterProvider } });
-    await queue.connection.pushRaw('{"uuid":"u-1","displayName":"Bad","job":"Illuminate\\\\Queue\\\\CallQueuedHandler@call","data":{"commandName":"Bad","command":"O:3:\\"Bad"},"id":"bad-1","attempts":0}', QUEUE);
+    await queue.connection.pushRaw(
+      '{"uuid":"u-1","displayName":"Bad","job":"Illuminate\\\\Queue\\\\CallQueuedHandler@call","data":{"commandName":"Bad","command":"O:3:\\"Bad"},"id":"bad-1","attempts":0}',
+      QUEUE,
+    );
     const worker = queue.worker({}, { stopWhenEmpty: true, sleep: 0, failer: false, share: false });
     await worker.run();
     const [span] = named(`process ${QUEUE}`);
-    expect(attributesOf(span), 'the unreadable job’s span').toMatchObject({ 'laravel.job.id': 'bad-1', 'laravel.job.outcome': 'failed', 'error.type': 'UndecodableJobError' });
+    expect(attributesOf(span), 'the unreadable job’s span').toMatchObject({
+      'laravel.job.id': 'bad-1',
+      'laravel.job.outcome': 'failed',
+      'error.type': 'UndecodableJobError',
+    });
     expect(span?.status.code, 'the unreadable job’s span status').toBe(SpanStatusCode.ERROR);
   });
 });
@@ -159,10 +215,16 @@ describe('OpenTelemetry, through the global providers', () => {
     await queue.dispatch(JOB, { n: 1 });
     const handlers = defineHandlers({ [JOB]: async () => undefined });
     await queue.worker(handlers, { stopWhenEmpty: true, sleep: 0, failer: false }).run();
-    expect(spans.getFinishedSpans().map((span) => span.name), 'the global provider heard nothing').toEqual([`send ${QUEUE}`, `process ${QUEUE}`]);
+    expect(
+      spans.getFinishedSpans().map((span) => span.name),
+      'the global provider heard nothing',
+    ).toEqual([`send ${QUEUE}`, `process ${QUEUE}`]);
     spans.reset();
     await queue.dispatch(JOB, { n: 2 });
     await queue.worker(handlers, { stopWhenEmpty: true, sleep: 0, failer: false, telemetry: false }).run();
-    expect(spans.getFinishedSpans().map((span) => span.name), 'telemetry: false on the worker still made a span').toEqual([`send ${QUEUE}`]);
+    expect(
+      spans.getFinishedSpans().map((span) => span.name),
+      'telemetry: false on the worker still made a span',
+    ).toEqual([`send ${QUEUE}`]);
   });
 });

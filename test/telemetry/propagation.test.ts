@@ -36,13 +36,24 @@ beforeEach(() => {
   tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(spans)] });
 });
 
-const open = (propagate: boolean) => connect({ redis: REDIS_URL, prefix: current.prefix, defaultQueue: QUEUE, failedDb: `sqlite://${current.s.dir}/failed.sqlite`, telemetry: { tracerProvider, propagate } });
+const open = (propagate: boolean) =>
+  connect({
+    redis: REDIS_URL,
+    prefix: current.prefix,
+    defaultQueue: QUEUE,
+    failedDb: `sqlite://${current.s.dir}/failed.sqlite`,
+    telemetry: { tracerProvider, propagate },
+  });
 
 describe('the trace context in the payload', () => {
   it('Laravel → Node: a payload carrying a traceparent makes the job’s span its child', async () => {
     const traceId = '0af7651916cd43dd8448eb211c80319c';
     const parentId = 'b7ad6b7169203331';
-    const pushed = await php('laravel-dispatch.php', ['record', JSON.stringify({ n: 1, queue: QUEUE, payload: { traceparent: `00-${traceId}-${parentId}-01` } })], current.s.env);
+    const pushed = await php(
+      'laravel-dispatch.php',
+      ['record', JSON.stringify({ n: 1, queue: QUEUE, payload: { traceparent: `00-${traceId}-${parentId}-01` } })],
+      current.s.env,
+    );
     expect(pushed.status, `laravel-dispatch.php failed: ${pushed.stderr}`).toBe(0);
     const queue = await open(false);
     try {
@@ -62,10 +73,15 @@ describe('the trace context in the payload', () => {
       const found = await queue.find(sent.uuid!);
       const [send] = spans.getFinishedSpans().filter((s) => s.name === `send ${QUEUE}`);
       const { traceId, spanId } = send!.spanContext();
-      expect(found?.payload, 'the payload has no traceparent of the send span, before "id"').toContain(`"traceparent":"00-${traceId}-${spanId}-01","id":"${sent.id}"`);
+      expect(found?.payload, 'the payload has no traceparent of the send span, before "id"').toContain(
+        `"traceparent":"00-${traceId}-${spanId}-01","id":"${sent.id}"`,
+      );
       const ran = await php('laravel-worker.php', [`--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0'], current.s.env);
       expect(ran.status, `Laravel's worker failed: ${ran.stderr}`).toBe(0);
-      expect(current.s.phpRuns().map((run) => [run.uuid, run.props.label]), 'Laravel did not run the traced job').toEqual([[sent.uuid, 'traced']]);
+      expect(
+        current.s.phpRuns().map((run) => [run.uuid, run.props.label]),
+        'Laravel did not run the traced job',
+      ).toEqual([[sent.uuid, 'traced']]);
 
       spans.reset();
       const again = await queue.dispatch(JOB, { n: 8 });
@@ -74,8 +90,12 @@ describe('the trace context in the payload', () => {
       const sendAgain = finished.find((s) => s.name === `send ${QUEUE}`)!;
       const processed = finished.find((s) => s.name === `process ${QUEUE}`);
       expect(processed?.attributes['messaging.message.id'], 'not the job dispatched').toBe(again.uuid);
-      expect(processed?.spanContext().traceId, 'the Node worker’s span is not in the dispatch’s trace').toBe(sendAgain.spanContext().traceId);
-      expect(processed?.parentSpanContext?.spanId, 'the Node worker’s span is not the dispatch span’s child').toBe(sendAgain.spanContext().spanId);
+      expect(processed?.spanContext().traceId, 'the Node worker’s span is not in the dispatch’s trace').toBe(
+        sendAgain.spanContext().traceId,
+      );
+      expect(processed?.parentSpanContext?.spanId, 'the Node worker’s span is not the dispatch span’s child').toBe(
+        sendAgain.spanContext().spanId,
+      );
     } finally {
       await queue.close();
     }
@@ -86,7 +106,10 @@ describe('the trace context in the payload', () => {
     try {
       const sent = await queue.dispatch(JOB, { n: 9 });
       expect((await queue.find(sent.uuid!))?.payload, 'a traceparent was written without propagate').not.toContain('traceparent');
-      expect(spans.getFinishedSpans().map((s) => s.name), 'no send span').toEqual([`send ${QUEUE}`]);
+      expect(
+        spans.getFinishedSpans().map((s) => s.name),
+        'no send span',
+      ).toEqual([`send ${QUEUE}`]);
     } finally {
       await queue.close();
     }

@@ -43,9 +43,15 @@ describe.each(DATABASES)('find on %s', (_, url) => {
 
 describe('where', () => {
   it('names the table and the database, its password masked', () => {
-    expect(DatabaseBatchRepository.fromUrl('mysql://app:s3cret@db.internal:3306/shop', 'job_batches').where).toBe('table job_batches in mysql://app:***@db.internal:3306/shop');
-    expect(DatabaseBatchRepository.fromUrl('postgres://app:s3cret@pg/shop?sslmode=require', 'batches').where).toBe('table batches in postgres://app:***@pg/shop?sslmode=require');
-    expect(DatabaseBatchRepository.fromUrl('/var/app/database.sqlite').where).toBe('table job_batches in sqlite:///var/app/database.sqlite');
+    expect(DatabaseBatchRepository.fromUrl('mysql://app:s3cret@db.internal:3306/shop', 'job_batches').where).toBe(
+      'table job_batches in mysql://app:***@db.internal:3306/shop',
+    );
+    expect(DatabaseBatchRepository.fromUrl('postgres://app:s3cret@pg/shop?sslmode=require', 'batches').where).toBe(
+      'table batches in postgres://app:***@pg/shop?sslmode=require',
+    );
+    expect(DatabaseBatchRepository.fromUrl('/var/app/database.sqlite').where).toBe(
+      'table job_batches in sqlite:///var/app/database.sqlite',
+    );
     // A config as the library takes one: never the password.
     expect(databaseOf({ dialect: 'mysql', url: 'mysql://app:s3cret@db:3306/shop' })).toBe('mysql://app:***@db:3306/shop');
   });

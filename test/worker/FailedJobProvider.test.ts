@@ -64,7 +64,9 @@ describe.each(databases)('an exception text with a NUL character, on %s', (name,
       const uuid = randomUUID();
       const exception = 'Error: no property "\0App\\Jobs\\X\0secret" on the command';
       expect(await failer.log('redis', 'default', JSON.stringify({ uuid }), exception)).toBe(uuid);
-      expect((await failer.find(uuid))?.exception, `the exception text as ${name} keeps it`).toBe(name === 'PostgreSQL' ? exception.replaceAll('\0', '\\0') : exception);
+      expect((await failer.find(uuid))?.exception, `the exception text as ${name} keeps it`).toBe(
+        name === 'PostgreSQL' ? exception.replaceAll('\0', '\\0') : exception,
+      );
       await failer.forget(uuid);
     } finally {
       await failer.close();
@@ -76,11 +78,21 @@ describe('a failed_jobs table without its unique index (a create cut short betwe
   it('still takes every record, where an insert … on conflict (uuid) is refused', async () => {
     const url = `sqlite://${join(dir, 'no-index.sqlite')}`;
     const db = openDatabase(databaseConfig(url));
-    await db.query('create table "failed_jobs" ("id" integer not null primary key autoincrement, "uuid" varchar(255), "connection" text, "queue" text, "payload" text, "exception" text, "failed_at" datetime)');
+    await db.query(
+      'create table "failed_jobs" ("id" integer not null primary key autoincrement, "uuid" varchar(255), "connection" text, "queue" text, "payload" text, "exception" text, "failed_at" datetime)',
+    );
     const onConflict = await db
-      .query('insert into "failed_jobs" ("uuid", "connection", "queue", "payload", "exception", "failed_at") values (?, ?, ?, ?, ?, ?) on conflict ("uuid") do nothing', ['x', 'redis', 'q', '{}', 'E', '2026-01-01 00:00:00'])
-      .then(() => 'taken', (error: Error) => error.message);
-    expect(onConflict, 'what SQLite says of on conflict without a unique index').toMatch(/ON CONFLICT clause does not match any PRIMARY KEY or UNIQUE constraint/);
+      .query(
+        'insert into "failed_jobs" ("uuid", "connection", "queue", "payload", "exception", "failed_at") values (?, ?, ?, ?, ?, ?) on conflict ("uuid") do nothing',
+        ['x', 'redis', 'q', '{}', 'E', '2026-01-01 00:00:00'],
+      )
+      .then(
+        () => 'taken',
+        (error: Error) => error.message,
+      );
+    expect(onConflict, 'what SQLite says of on conflict without a unique index').toMatch(
+      /ON CONFLICT clause does not match any PRIMARY KEY or UNIQUE constraint/,
+    );
     await db.close();
     const failer = DatabaseUuidFailedJobProvider.fromUrl(url);
     try {

@@ -10,7 +10,16 @@ import { buildPayload, decodePayload } from '../../src/laravel/index.js';
 import { PhpObject, serialize } from '../../src/php/index.js';
 import type { ShapesFile } from '../../src/shapes/shape.js';
 import type { RedisClient } from '../../src/redis/index.js';
-import { RedisLockStore, Worker, SHOULD_BE_UNIQUE, SHOULD_BE_UNIQUE_UNTIL_PROCESSING, hiddenContextKey, uniqueLockKeys, uniquenessOf, xxh128 } from '../../src/worker/index.js';
+import {
+  RedisLockStore,
+  Worker,
+  SHOULD_BE_UNIQUE,
+  SHOULD_BE_UNIQUE_UNTIL_PROCESSING,
+  hiddenContextKey,
+  uniqueLockKeys,
+  uniquenessOf,
+  xxh128,
+} from '../../src/worker/index.js';
 import { prefixedClient, rawClient, removePrefix, uniquePrefix } from '../helpers/redis.js';
 import { workerSetup, type WorkerSetup } from '../helpers/worker.js';
 import { uniqueRecords, type UniqueRecord } from '../helpers/unique-fixtures.js';
@@ -28,7 +37,19 @@ function shapes(laravel: string | null, interfaces: string[], methods: string[] 
     version: 1,
     laravel,
     php: '8.2',
-    classes: { [CLASS]: { name: CLASS, kind: 'job', parent: null, interfaces, traits: [], serializer: 'SerializesModels', properties: [], declared, methods } },
+    classes: {
+      [CLASS]: {
+        name: CLASS,
+        kind: 'job',
+        parent: null,
+        interfaces,
+        traits: [],
+        serializer: 'SerializesModels',
+        properties: [],
+        declared,
+        methods,
+      },
+    },
   };
 }
 
@@ -47,13 +68,22 @@ describe('the lock key each version writes', () => {
     const hashed = execFileSync('php', ['-r', 'echo hash("xxh128", "Sync user 7");'], { encoding: 'utf8' });
     expect(await xxh128('Sync user 7')).toBe(hashed);
     expect(await uniqueLockKeys(CLASS, '7', [13, 2], '12', 'Sync user 7')).toEqual([`laravel_unique_job:${hashed}:7`]);
-    expect(await uniqueLockKeys(CLASS, '7', [12, 60], '12', undefined), 'no displayName(): the class').toEqual([`laravel_unique_job:${CLASS}:7`]);
+    expect(await uniqueLockKeys(CLASS, '7', [12, 60], '12', undefined), 'no displayName(): the class').toEqual([
+      `laravel_unique_job:${CLASS}:7`,
+    ]);
   });
 
   it('without a version, every spelling the payload’s profile allows', async () => {
-    expect(await uniqueLockKeys(CLASS, '1', null, '8', undefined)).toEqual([`laravel_unique_job:${CLASS}1`, `laravel_unique_job:${CLASS}:1`]);
+    expect(await uniqueLockKeys(CLASS, '1', null, '8', undefined)).toEqual([
+      `laravel_unique_job:${CLASS}1`,
+      `laravel_unique_job:${CLASS}:1`,
+    ]);
     expect(await uniqueLockKeys(CLASS, '1', null, '11', undefined)).toEqual([`laravel_unique_job:${CLASS}:1`]);
-    expect(await uniqueLockKeys(CLASS, '1', null, '12', 'Named')).toEqual([`laravel_unique_job:${CLASS}:1`, 'laravel_unique_job:Named:1', `laravel_unique_job:${await xxh128('Named')}:1`]);
+    expect(await uniqueLockKeys(CLASS, '1', null, '12', 'Named')).toEqual([
+      `laravel_unique_job:${CLASS}:1`,
+      'laravel_unique_job:Named:1',
+      `laravel_unique_job:${await xxh128('Named')}:1`,
+    ]);
     expect(await uniqueLockKeys(CLASS, '1', null, '7', undefined)).toEqual([]);
   });
 });
@@ -66,9 +96,13 @@ describe('what a payload and the shapes say of a job', () => {
 
   it('the uniqueId property as PHP concatenates it: ints, floats by precision 14, null as nothing', async () => {
     const payload = payloadOf(command({ uniqueId: 0.1 + 0.2 }));
-    expect((await uniquenessOf(payload, payload.command, shapes('8.83.26', [SHOULD_BE_UNIQUE])))?.keys).toEqual([`laravel_unique_job:${CLASS}0.3`]);
+    expect((await uniquenessOf(payload, payload.command, shapes('8.83.26', [SHOULD_BE_UNIQUE])))?.keys).toEqual([
+      `laravel_unique_job:${CLASS}0.3`,
+    ]);
     const asInt = payloadOf(command({ uniqueId: 12 }));
-    expect((await uniquenessOf(asInt, asInt.command, shapes('8.83.26', [SHOULD_BE_UNIQUE])))?.keys).toEqual([`laravel_unique_job:${CLASS}12`]);
+    expect((await uniquenessOf(asInt, asInt.command, shapes('8.83.26', [SHOULD_BE_UNIQUE])))?.keys).toEqual([
+      `laravel_unique_job:${CLASS}12`,
+    ]);
     const none = payloadOf(command({ uniqueId: null }));
     expect((await uniquenessOf(none, none.command, shapes('8.83.26', [SHOULD_BE_UNIQUE])))?.keys).toEqual([`laravel_unique_job:${CLASS}`]);
   });
@@ -76,18 +110,35 @@ describe('what a payload and the shapes say of a job', () => {
   it('the shapes: not unique, UntilProcessing, a declared uniqueId, a uniqueId() method refused by name', async () => {
     const payload = payloadOf(command({ n: 1 }));
     expect(await uniquenessOf(payload, payload.command, shapes('8.83.26', []))).toBeUndefined();
-    expect(await uniquenessOf(payload, payload.command, shapes('8.83.26', [SHOULD_BE_UNIQUE, SHOULD_BE_UNIQUE_UNTIL_PROCESSING]))).toMatchObject({ untilProcessing: true, known: true });
-    expect((await uniquenessOf(payload, payload.command, shapes('9.52.0', [SHOULD_BE_UNIQUE], [], { uniqueId: 'fixed' })))?.keys).toEqual([`laravel_unique_job:${CLASS}fixed`]);
-    await expect(uniquenessOf(payload, payload.command, shapes('10.1.0', [SHOULD_BE_UNIQUE], ['uniqueId']))).rejects.toThrow(`${CLASS} defines uniqueId()`);
-    expect(await uniquenessOf(payload, payload.command, undefined), 'without shapes: treated as unique, not UntilProcessing').toMatchObject({ untilProcessing: false, known: false });
+    expect(
+      await uniquenessOf(payload, payload.command, shapes('8.83.26', [SHOULD_BE_UNIQUE, SHOULD_BE_UNIQUE_UNTIL_PROCESSING])),
+    ).toMatchObject({ untilProcessing: true, known: true });
+    expect((await uniquenessOf(payload, payload.command, shapes('9.52.0', [SHOULD_BE_UNIQUE], [], { uniqueId: 'fixed' })))?.keys).toEqual([
+      `laravel_unique_job:${CLASS}fixed`,
+    ]);
+    await expect(uniquenessOf(payload, payload.command, shapes('10.1.0', [SHOULD_BE_UNIQUE], ['uniqueId']))).rejects.toThrow(
+      `${CLASS} defines uniqueId()`,
+    );
+    expect(await uniquenessOf(payload, payload.command, undefined), 'without shapes: treated as unique, not UntilProcessing').toMatchObject(
+      { untilProcessing: false, known: false },
+    );
   });
 
   it('11.39+: the key in the hidden context wins, even over a uniqueId() method; 13.24+: the owner', async () => {
     const key = 'laravel_unique_job:App\\Jobs\\SyncUser:by-method';
-    const context = { data: [], hidden: { laravel_unique_job_cache_store: serialize('redis').toString(), laravel_unique_job_key: serialize(key).toString() } };
+    const context = {
+      data: [],
+      hidden: { laravel_unique_job_cache_store: serialize('redis').toString(), laravel_unique_job_key: serialize(key).toString() },
+    };
     const payload = payloadOf(command({ uniqueLockOwner: 'owner-1' }), { 'illuminate:log:context': context });
     expect(hiddenContextKey(payload)).toBe(key);
-    expect(await uniquenessOf(payload, payload.command, shapes('13.26.1', [SHOULD_BE_UNIQUE], ['uniqueId']))).toEqual({ untilProcessing: false, known: true, keys: [key], owner: 'owner-1', store: 'redis' });
+    expect(await uniquenessOf(payload, payload.command, shapes('13.26.1', [SHOULD_BE_UNIQUE], ['uniqueId']))).toEqual({
+      untilProcessing: false,
+      known: true,
+      keys: [key],
+      owner: 'owner-1',
+      store: 'redis',
+    });
   });
 });
 
@@ -158,8 +209,16 @@ describe('the worker reads what Laravel 12.67 and 13.26 write (fixtures/laravel/
   for (const record of records) {
     it(`${record.laravel} ${record.kind}: ${record.lock ? 'the store, key and owner the payload names, without shapes' : 'no lock, so nothing to release'}`, async () => {
       const payload = decodePayload(record.payload);
-      const expected = record.lock && { untilProcessing: false, known: false, keys: [keyOf(record)], store: 'redis', ...(record.laravel.startsWith('13.') ? { owner: record.lock.value } : {}) };
-      expect(await uniquenessOf(payload, payload.command, undefined), `what ${record.class}'s payload says of its lock`).toEqual(expected ?? undefined);
+      const expected = record.lock && {
+        untilProcessing: false,
+        known: false,
+        keys: [keyOf(record)],
+        store: 'redis',
+        ...(record.laravel.startsWith('13.') ? { owner: record.lock.value } : {}),
+      };
+      expect(await uniquenessOf(payload, payload.command, undefined), `what ${record.class}'s payload says of its lock`).toEqual(
+        expected ?? undefined,
+      );
     });
   }
 
@@ -169,7 +228,9 @@ describe('the worker reads what Laravel 12.67 and 13.26 write (fixtures/laravel/
       const child = JSON.parse(records.find((r) => r.laravel.startsWith(laravel) && r.kind === 'plain')!.payload);
       // As createPayloadUsing adds it: after createdAt, before id.
       const { id, attempts, delay, ...head } = child;
-      const payload = decodePayload(JSON.stringify({ ...head, 'illuminate:log:context': parent['illuminate:log:context'], id, attempts, delay }));
+      const payload = decodePayload(
+        JSON.stringify({ ...head, 'illuminate:log:context': parent['illuminate:log:context'], id, attempts, delay }),
+      );
       expect(await uniquenessOf(payload, payload.command, undefined), `${laravel} PlainJob under UniqueJob's context`).toBeUndefined();
     }
   });
@@ -203,7 +264,12 @@ describe('the worker reads what Laravel 12.67 and 13.26 write (fixtures/laravel/
       const key = `live-bridge-cache-${record.lock ? keyOf(record) : 'laravel_unique_job:none'}`;
       if (lockOwner !== null) await lockClient.set(key, lockOwner);
       await env.queue.pushRaw(record.payload, 'default');
-      const worker = new Worker(env.queue, { [record.class]: async () => undefined }, { once: true, sleep: 0.05, memory: 0 }, { failer: false, cache: env.cache, locks: store, log: (e) => e.event === 'error' && errors.push(String(e.error)) });
+      const worker = new Worker(
+        env.queue,
+        { [record.class]: async () => undefined },
+        { once: true, sleep: 0.05, memory: 0 },
+        { failer: false, cache: env.cache, locks: store, log: (e) => e.event === 'error' && errors.push(String(e.error)) },
+      );
       await worker.run();
       return lockClient.get(key);
     };
@@ -230,7 +296,9 @@ describe('the worker reads what Laravel 12.67 and 13.26 write (fixtures/laravel/
     it('a lock the payload places in another cache store stays, and the log says where', async () => {
       const record = find('12.', 'unique');
       expect(await run(record, record.lock!.value, 'database')).toBe(record.lock!.value);
-      expect(errors).toEqual([`its unique lock ${keyOf(record)} is in the cache store "redis", as its payload says, and this worker keeps locks in "database" (--cache-store): the lock was not released`]);
+      expect(errors).toEqual([
+        `its unique lock ${keyOf(record)} is in the cache store "redis", as its payload says, and this worker keeps locks in "database" (--cache-store): the lock was not released`,
+      ]);
     });
   });
 });

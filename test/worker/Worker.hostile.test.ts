@@ -67,7 +67,14 @@ function oddThrowables(): [string, () => unknown][] {
     ['a bigint', () => 10n ** 30n],
     ['a function', () => function thrown() {}],
     ['an object with no prototype', () => Object.create(null)],
-    ['an object whose toString throws', () => ({ toString: () => { throw new Error('nope'); } })],
+    [
+      'an object whose toString throws',
+      () => ({
+        toString: () => {
+          throw new Error('nope');
+        },
+      }),
+    ],
     ['a Proxy whose every trap throws', () => trapAll],
     ['an Error whose message getter throws', () => badMessage],
     ['an Error whose stack getter throws', () => badStack],
@@ -86,8 +93,15 @@ describe('any thrown value fails its job with a record, and the worker goes on',
       throw cases.find(([name]) => name === label)![1]();
     };
     let lastRan = false;
-    const odd = Object.assign(async (job: { command: Record<string, unknown> }) => thrower(job.command.label), { failed: async (job: { command: Record<string, unknown> }) => thrower(job.command.label) });
-    const stop = await env.worker({ 'App\\Jobs\\Odd': odd, 'App\\Jobs\\Last': async () => void (lastRan = true) } as HandlerMap, { stopWhenEmpty: true, concurrency: 4 }).run();
+    const odd = Object.assign(async (job: { command: Record<string, unknown> }) => thrower(job.command.label), {
+      failed: async (job: { command: Record<string, unknown> }) => thrower(job.command.label),
+    });
+    const stop = await env
+      .worker({ 'App\\Jobs\\Odd': odd, 'App\\Jobs\\Last': async () => void (lastRan = true) } as HandlerMap, {
+        stopWhenEmpty: true,
+        concurrency: 4,
+      })
+      .run();
     expect(stop.reason).toBe('empty');
     expect(lastRan, 'the job after the odd ones ran').toBe(true);
     const records = new Map((await env.failer.all()).map((r) => [JSON.parse(r.payload).data.command as string, r]));
@@ -117,7 +131,9 @@ describe('any thrown value fails its job with a record, and the worker goes on',
     const [record] = await env.failer.all();
     expect(record?.exception, 'the record of the job whose hook hung').toMatch(/^Error: handler failed/);
     expect(await env.queue.size()).toBe(0);
-    expect(env.events.find((e) => e.event === 'error')?.error).toBe('failed() hook did not finish within 1 seconds; the failure is recorded');
+    expect(env.events.find((e) => e.event === 'error')?.error).toBe(
+      'failed() hook did not finish within 1 seconds; the failure is recorded',
+    );
   });
 });
 
@@ -128,7 +144,16 @@ describe('a failure is recorded before its job is deleted', () => {
     const raw = payload('App\\Jobs\\Fails');
     await env.queue.pushRaw(raw);
     const events: string[] = [];
-    const worker = new Worker(env.queue, { 'App\\Jobs\\Fails': async () => { throw new Error('boom'); } }, { stopWhenEmpty: true, sleep: 0.05 }, { failer, log: (e) => events.push(`${e.event}: ${e.error ?? ''}`) });
+    const worker = new Worker(
+      env.queue,
+      {
+        'App\\Jobs\\Fails': async () => {
+          throw new Error('boom');
+        },
+      },
+      { stopWhenEmpty: true, sleep: 0.05 },
+      { failer, log: (e) => events.push(`${e.event}: ${e.error ?? ''}`) },
+    );
     await worker.run();
     await failer.close();
     expect(await env.queue.reservedSize(), 'the job stays reserved').toBe(1);
@@ -151,7 +176,17 @@ describe('jobs judged before their command is read', () => {
     const poison = good.replace('"displayName"', '"lone":"\\ud800","displayName"');
     await env.queue.pushRaw(poison);
     let runs = 0;
-    const stop = await env.worker({ 'App\\Jobs\\Surrogate': async () => { runs++; throw new Error('never'); } }, { stopWhenEmpty: true, tries: 3 }).run();
+    const stop = await env
+      .worker(
+        {
+          'App\\Jobs\\Surrogate': async () => {
+            runs++;
+            throw new Error('never');
+          },
+        },
+        { stopWhenEmpty: true, tries: 3 },
+      )
+      .run();
     expect(stop.reason).toBe('empty');
     expect(runs, 'handler runs of the unreadable job').toBe(0);
     const [record] = await env.failer.all();
@@ -168,7 +203,9 @@ describe('jobs judged before their command is read', () => {
     const stop = await env.worker({ 'App\\Jobs\\Poison': async () => undefined }, { stopWhenEmpty: true }).run();
     expect(stop.reason).toBe('empty');
     const [record] = await env.failer.all();
-    expect(record?.exception).toMatch(/^Illuminate\\Queue\\MaxAttemptsExceededException: App\\Jobs\\Poison has been attempted too many times/);
+    expect(record?.exception).toMatch(
+      /^Illuminate\\Queue\\MaxAttemptsExceededException: App\\Jobs\\Poison has been attempted too many times/,
+    );
     expect(await env.queue.size()).toBe(0);
   });
 
@@ -177,7 +214,9 @@ describe('jobs judged before their command is read', () => {
     envelope.attempts = 2;
     await env.queue.pushRaw(JSON.stringify(envelope));
     const hooked: unknown[] = [];
-    const spent = Object.assign(async () => undefined, { failed: async (job: { command: Record<string, unknown> }, error: unknown) => void hooked.push([job.command.n, (error as Error).name]) });
+    const spent = Object.assign(async () => undefined, {
+      failed: async (job: { command: Record<string, unknown> }, error: unknown) => void hooked.push([job.command.n, (error as Error).name]),
+    });
     await env.worker({ 'App\\Jobs\\Spent': spent }, { stopWhenEmpty: true }).run();
     expect(hooked).toEqual([[7, 'Illuminate\\Queue\\MaxAttemptsExceededException']]);
   });
@@ -194,7 +233,10 @@ describe('handler names are the module’s own', () => {
       await env.queue.pushRaw(payload(name));
       await env.worker({}, { stopWhenEmpty: true, share: true, shareDelay: 60 }).run();
       expect(await env.queue.delayedSize(), `job class ${name} given back`).toBe(1);
-      expect(env.events.filter((e) => e.event === 'processed'), `job class ${name} reported processed`).toEqual([]);
+      expect(
+        env.events.filter((e) => e.event === 'processed'),
+        `job class ${name} reported processed`,
+      ).toEqual([]);
     });
   }
 });
@@ -204,13 +246,18 @@ describe('reservations renewed while handlers run', () => {
     const queue = new (env.queue.constructor as typeof import('../../src/redis/index.js').RedisQueue)(env.client, { retryAfter: 1 });
     await queue.bulkRaw(Array.from({ length: 40 }, (_, n) => payload('App\\Jobs\\Long', { n })));
     const runs = new Map<number, number>();
-    const worker = new Worker(queue, {
-      'App\\Jobs\\Long': async (job) => {
-        const n = Number(job.command.n);
-        runs.set(n, (runs.get(n) ?? 0) + 1);
-        await new Promise((resolve) => setTimeout(resolve, 3000));
+    const worker = new Worker(
+      queue,
+      {
+        'App\\Jobs\\Long': async (job) => {
+          const n = Number(job.command.n);
+          runs.set(n, (runs.get(n) ?? 0) + 1);
+          await new Promise((resolve) => setTimeout(resolve, 3000));
+        },
       },
-    }, { concurrency: 20, stopWhenEmpty: true, sleep: 0.05, timeout: 10, memory: 0 }, { failer: env.failer });
+      { concurrency: 20, stopWhenEmpty: true, sleep: 0.05, timeout: 10, memory: 0 },
+      { failer: env.failer },
+    );
     expect((await worker.run()).reason).toBe('empty');
     const twice = [...runs].filter(([, count]) => count !== 1).map(([n, count]) => `job ${n} ran ${count} times`);
     expect(twice).toEqual([]);

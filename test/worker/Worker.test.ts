@@ -24,7 +24,21 @@ describe('running jobs', () => {
     await env.queue.pushRaw(payload('App\\Jobs\\Hello', { name: 'Ada', n: 3 }));
     const seen: unknown[] = [];
     const stop = await env
-      .worker({ 'App\\Jobs\\Hello': async (job) => void seen.push([job.command.name, job.command.n, job.attempts, job.queue, job.payload.displayName, job.payload.attempts, job.decoded.profile]) }, { stopWhenEmpty: true })
+      .worker(
+        {
+          'App\\Jobs\\Hello': async (job) =>
+            void seen.push([
+              job.command.name,
+              job.command.n,
+              job.attempts,
+              job.queue,
+              job.payload.displayName,
+              job.payload.attempts,
+              job.decoded.profile,
+            ]),
+        },
+        { stopWhenEmpty: true },
+      )
       .run();
     expect(stop.reason).toBe('empty');
     expect(seen).toEqual([['Ada', 3, 1, 'default', 'App\\Jobs\\Hello', 0, '8']]);
@@ -67,7 +81,10 @@ describe('exceptions', () => {
     await env.queue.pushRaw(payload('App\\Jobs\\Flaky', {}, { maxTries: 2, backoff: [30] }));
     await env.worker({ 'App\\Jobs\\Flaky': async () => Promise.reject(new Error('x')) }, { stopWhenEmpty: true }).run();
     expect(await env.queue.delayedSize()).toBe(1);
-    const [[member, score]] = (await env.client.zrange('queues:default:delayed', 0, -1, 'WITHSCORES')).reduce<[string, string][]>((pairs, v, i, all) => (i % 2 ? pairs : [...pairs, [v, all[i + 1]!]]), []) as [[string, string]];
+    const [[member, score]] = (await env.client.zrange('queues:default:delayed', 0, -1, 'WITHSCORES')).reduce<[string, string][]>(
+      (pairs, v, i, all) => (i % 2 ? pairs : [...pairs, [v, all[i + 1]!]]),
+      [],
+    ) as [[string, string]];
     expect(Number(score) - Math.floor(Date.now() / 1000)).toBeGreaterThanOrEqual(28);
     expect(JSON.parse(member).attempts).toBe(1); // the reserved form goes back, attempts counted
   });
@@ -75,7 +92,16 @@ describe('exceptions', () => {
   it('with --tries=0 never run out', async () => {
     await env.queue.pushRaw(payload('App\\Jobs\\Flaky'));
     let runs = 0;
-    await env.worker({ 'App\\Jobs\\Flaky': async () => { if (++runs < 5) throw new Error('again'); } }, { tries: 0, stopWhenEmpty: true }).run();
+    await env
+      .worker(
+        {
+          'App\\Jobs\\Flaky': async () => {
+            if (++runs < 5) throw new Error('again');
+          },
+        },
+        { tries: 0, stopWhenEmpty: true },
+      )
+      .run();
     expect(runs).toBe(5);
     expect(await env.failer.all()).toEqual([]);
   });
@@ -85,14 +111,26 @@ describe('exceptions', () => {
     let ran = false;
     await env.worker({ 'App\\Jobs\\Late': async () => void (ran = true) }, { stopWhenEmpty: true }).run();
     expect(ran).toBe(false);
-    expect((await env.failer.all())[0]!.exception).toMatch(/MaxAttemptsExceededException: App\\Jobs\\Late has been attempted too many times/);
+    expect((await env.failer.all())[0]!.exception).toMatch(
+      /MaxAttemptsExceededException: App\\Jobs\\Late has been attempted too many times/,
+    );
   });
 
   it('maxExceptions counts per uuid in Laravel’s cache key and fails when reached', async () => {
     const raw = payload('App\\Jobs\\Picky', {}, { maxTries: 10, maxExceptions: 2 });
     await env.queue.pushRaw(raw);
     let runs = 0;
-    await env.worker({ 'App\\Jobs\\Picky': async () => { runs++; throw new Error('no'); } }, { stopWhenEmpty: true }).run();
+    await env
+      .worker(
+        {
+          'App\\Jobs\\Picky': async () => {
+            runs++;
+            throw new Error('no');
+          },
+        },
+        { stopWhenEmpty: true },
+      )
+      .run();
     expect(runs).toBe(2);
     expect(await env.failer.all()).toHaveLength(1);
     expect(await env.client.exists(`laravel_cache:job-exceptions:${decodePayload(raw).envelope.uuid}`)).toBe(0);
@@ -108,31 +146,37 @@ describe('what a handler can do', () => {
     const fail = Object.assign(async (job: { fail: (e: Error) => Promise<void> }) => job.fail(new Error('refused')), {
       failed: async (_job: unknown, error: unknown) => void failedHook.push((error as Error).message),
     });
-    await env.worker(
-      {
-        'App\\Jobs\\Release': async (job) => (job.attempts === 1 ? job.release(60) : undefined),
-        'App\\Jobs\\Fail': fail,
-        'App\\Jobs\\Delete': async (job) => job.delete(),
-      },
-      { stopWhenEmpty: true },
-    ).run();
+    await env
+      .worker(
+        {
+          'App\\Jobs\\Release': async (job) => (job.attempts === 1 ? job.release(60) : undefined),
+          'App\\Jobs\\Fail': fail,
+          'App\\Jobs\\Delete': async (job) => job.delete(),
+        },
+        { stopWhenEmpty: true },
+      )
+      .run();
     expect(await env.queue.delayedSize()).toBe(1);
     expect(failedHook).toEqual(['refused']);
     expect((await env.failer.all()).map((r) => r.exception.split('\n')[0]!.replace(/ in \S+:\d+$/, ''))).toEqual(['Error: refused']);
   });
 
-  it('fail() records a ManuallyFailedException with no message, fail(\'reason\') one with the reason; the hook gets that Error', async () => {
+  it("fail() records a ManuallyFailedException with no message, fail('reason') one with the reason; the hook gets that Error", async () => {
     await env.queue.pushRaw(payload('App\\Jobs\\Quiet'));
     await env.queue.pushRaw(payload('App\\Jobs\\Said'));
     const hooked: unknown[] = [];
     const failed = async (_job: unknown, error: unknown) => void hooked.push([(error as Error).name, (error as Error).message]);
-    await env.worker(
-      {
-        'App\\Jobs\\Quiet': Object.assign(async (job: { fail: () => Promise<void> }) => job.fail(), { failed }),
-        'App\\Jobs\\Said': Object.assign(async (job: { fail: (reason: string) => Promise<void> }) => job.fail('the card was declined'), { failed }),
-      },
-      { stopWhenEmpty: true },
-    ).run();
+    await env
+      .worker(
+        {
+          'App\\Jobs\\Quiet': Object.assign(async (job: { fail: () => Promise<void> }) => job.fail(), { failed }),
+          'App\\Jobs\\Said': Object.assign(async (job: { fail: (reason: string) => Promise<void> }) => job.fail('the card was declined'), {
+            failed,
+          }),
+        },
+        { stopWhenEmpty: true },
+      )
+      .run();
     const firstLines = (await env.failer.all()).map((r) => [JSON.parse(r.payload).displayName, r.exception.split('\n')[0]]);
     expect(firstLines.sort()).toEqual([
       ['App\\Jobs\\Quiet', expect.stringMatching(/^Illuminate\\Queue\\ManuallyFailedException in \S+:\d+$/)],
@@ -147,9 +191,17 @@ describe('what a handler can do', () => {
   it('release(seconds) with no number of seconds throws in the handler, so the job is failed by the rules, never left reserved or delayed for ever', async () => {
     const given: Record<string, unknown> = { NotANumber: NaN, Forever: Infinity, Word: 'soon', Numeric: '30' };
     for (const name of Object.keys(given)) await env.queue.pushRaw(payload(`App\\Jobs\\${name}`));
-    const handlers = Object.fromEntries(Object.entries(given).map(([name, seconds]) => [`App\\Jobs\\${name}`, async (job: HandlerJob) => (job.release as (s: unknown) => Promise<void>)(seconds)]));
+    const handlers = Object.fromEntries(
+      Object.entries(given).map(([name, seconds]) => [
+        `App\\Jobs\\${name}`,
+        async (job: HandlerJob) => (job.release as (s: unknown) => Promise<void>)(seconds),
+      ]),
+    );
     await env.worker(handlers, { stopWhenEmpty: true }).run();
-    const failed = (await env.failer.all()).map((r) => [JSON.parse(r.payload).displayName, r.exception.split('\n')[0]!.replace(/ in \S+:\d+$/, '')]);
+    const failed = (await env.failer.all()).map((r) => [
+      JSON.parse(r.payload).displayName,
+      r.exception.split('\n')[0]!.replace(/ in \S+:\d+$/, ''),
+    ]);
     expect(failed.sort()).toEqual([
       ['App\\Jobs\\Forever', 'TypeError: job.release(seconds): seconds must be a finite number, not Infinity'],
       ['App\\Jobs\\NotANumber', 'TypeError: job.release(seconds): seconds must be a finite number, not NaN'],
@@ -174,22 +226,50 @@ describe('what a handler can do', () => {
           ran.push(job.name);
           throw new Error(message);
         },
-        { failed: async (job: { name: string }, error: unknown) => void hooked.push(`${job.name}: ${(error as Error).name}: ${(error as Error).message}`) },
+        {
+          failed: async (job: { name: string }, error: unknown) =>
+            void hooked.push(`${job.name}: ${(error as Error).name}: ${(error as Error).message}`),
+        },
       );
-    await env.worker({ 'App\\Jobs\\Throws': handler('last try'), 'App\\Jobs\\Picky': handler('one too many'), 'App\\Jobs\\Again': handler('never runs') }, { stopWhenEmpty: true }).run();
+    await env
+      .worker(
+        {
+          'App\\Jobs\\Throws': handler('last try'),
+          'App\\Jobs\\Picky': handler('one too many'),
+          'App\\Jobs\\Again': handler('never runs'),
+        },
+        { stopWhenEmpty: true },
+      )
+      .run();
     expect(ran).toEqual(['App\\Jobs\\Throws', 'App\\Jobs\\Picky']);
     expect(hooked).toEqual([
       'App\\Jobs\\Throws: Error: last try',
       'App\\Jobs\\Picky: Error: one too many',
-      expect.stringMatching(/^App\\Jobs\\Again: Illuminate\\Queue\\MaxAttemptsExceededException: App\\Jobs\\Again has been attempted too many times/),
+      expect.stringMatching(
+        /^App\\Jobs\\Again: Illuminate\\Queue\\MaxAttemptsExceededException: App\\Jobs\\Again has been attempted too many times/,
+      ),
     ]);
     expect(await env.failer.all()).toHaveLength(3);
   });
 
   it('a handler that deletes its job and then throws is logged as deleted: nothing was released or failed', async () => {
     await env.queue.pushRaw(payload('App\\Jobs\\Gone', {}, { maxTries: 3 }));
-    await env.worker({ 'App\\Jobs\\Gone': async (job) => { await job.delete(); throw new Error('after delete'); } }, { stopWhenEmpty: true }).run();
-    expect(env.events.map((e) => [e.event, e.error])).toEqual([['processing', undefined], ['deleted', 'after delete'], ['stopping', undefined]]);
+    await env
+      .worker(
+        {
+          'App\\Jobs\\Gone': async (job) => {
+            await job.delete();
+            throw new Error('after delete');
+          },
+        },
+        { stopWhenEmpty: true },
+      )
+      .run();
+    expect(env.events.map((e) => [e.event, e.error])).toEqual([
+      ['processing', undefined],
+      ['deleted', 'after delete'],
+      ['stopping', undefined],
+    ]);
     expect(await env.queue.size()).toBe(0);
     expect(await env.failer.all()).toEqual([]);
   });
@@ -197,15 +277,17 @@ describe('what a handler can do', () => {
   it('works with the job taken apart: const { command, release } = job', async () => {
     await env.queue.pushRaw(payload('App\\Jobs\\Apart', { n: 5 }));
     const seen: unknown[] = [];
-    await env.worker(
-      {
-        'App\\Jobs\\Apart': async ({ command, attempts, release }) => {
-          seen.push([command.n, attempts]);
-          await release(60);
+    await env
+      .worker(
+        {
+          'App\\Jobs\\Apart': async ({ command, attempts, release }) => {
+            seen.push([command.n, attempts]);
+            await release(60);
+          },
         },
-      },
-      { stopWhenEmpty: true },
-    ).run();
+        { stopWhenEmpty: true },
+      )
+      .run();
     expect(seen).toEqual([[5, 1]]);
     expect(await env.queue.delayedSize()).toBe(1);
     expect(await env.failer.all()).toEqual([]);
@@ -218,13 +300,21 @@ describe('timeouts', () => {
     await env.queue.pushRaw(payload('App\\Jobs\\Quick'));
     let aborted = false;
     let quick = false;
-    await env.worker(
-      {
-        'App\\Jobs\\Slow': (job) => new Promise<void>((resolve) => job.signal.addEventListener('abort', () => { aborted = true; resolve(); })),
-        'App\\Jobs\\Quick': async () => void (quick = true),
-      },
-      { stopWhenEmpty: true },
-    ).run();
+    await env
+      .worker(
+        {
+          'App\\Jobs\\Slow': (job) =>
+            new Promise<void>((resolve) =>
+              job.signal.addEventListener('abort', () => {
+                aborted = true;
+                resolve();
+              }),
+            ),
+          'App\\Jobs\\Quick': async () => void (quick = true),
+        },
+        { stopWhenEmpty: true },
+      )
+      .run();
     expect(aborted).toBe(true);
     expect(quick).toBe(true);
     expect((await env.failer.all())[0]!.exception).toMatch(/MaxAttemptsExceededException/);
@@ -232,7 +322,12 @@ describe('timeouts', () => {
 
   it('with attempts left, leave the job reserved to come back after retry_after', async () => {
     await env.queue.pushRaw(payload('App\\Jobs\\Slow', {}, { timeout: 1, maxTries: 3 }));
-    await env.worker({ 'App\\Jobs\\Slow': (job) => new Promise((resolve) => job.signal.addEventListener('abort', resolve)) }, { stopWhenEmpty: true }).run();
+    await env
+      .worker(
+        { 'App\\Jobs\\Slow': (job) => new Promise((resolve) => job.signal.addEventListener('abort', resolve)) },
+        { stopWhenEmpty: true },
+      )
+      .run();
     expect(await env.queue.reservedSize()).toBe(1);
     expect(await env.failer.all()).toEqual([]);
     expect(env.events.map((e) => e.event)).toContain('timed-out');
@@ -242,7 +337,18 @@ describe('timeouts', () => {
     await env.queue.pushRaw(payload('App\\Jobs\\Slow', {}, { timeout: 1, maxTries: 3 }));
     let late: Promise<void> | undefined;
     await env
-      .worker({ 'App\\Jobs\\Slow': (job) => new Promise<void>((resolve) => setTimeout(() => { late = job.delete(); resolve(); }, 1300)) }, { stopWhenEmpty: true })
+      .worker(
+        {
+          'App\\Jobs\\Slow': (job) =>
+            new Promise<void>((resolve) =>
+              setTimeout(() => {
+                late = job.delete();
+                resolve();
+              }, 1300),
+            ),
+        },
+        { stopWhenEmpty: true },
+      )
       .run();
     while (!late) await new Promise((r) => setTimeout(r, 50));
     await late;
@@ -252,7 +358,20 @@ describe('timeouts', () => {
   it('a handler that first looks at its signal after the timeout finds it already aborted, with the reason', async () => {
     await env.queue.pushRaw(payload('App\\Jobs\\Slow', {}, { timeout: 1, maxTries: 3 }));
     let seen: AbortSignal | undefined;
-    await env.worker({ 'App\\Jobs\\Slow': (job) => new Promise<void>((resolve) => setTimeout(() => { seen = job.signal; resolve(); }, 1300)) }, { stopWhenEmpty: true }).run();
+    await env
+      .worker(
+        {
+          'App\\Jobs\\Slow': (job) =>
+            new Promise<void>((resolve) =>
+              setTimeout(() => {
+                seen = job.signal;
+                resolve();
+              }, 1300),
+            ),
+        },
+        { stopWhenEmpty: true },
+      )
+      .run();
     while (!seen) await new Promise((r) => setTimeout(r, 50));
     expect(seen.aborted).toBe(true);
     expect(String(seen.reason)).toMatch(/TimeoutExceeded|timed out after 1 seconds/);
@@ -260,16 +379,28 @@ describe('timeouts', () => {
 
   it('failOnTimeout fails at once', async () => {
     await env.queue.pushRaw(payload('App\\Jobs\\Slow', {}, { timeout: 1, maxTries: 3, failOnTimeout: true }));
-    await env.worker({ 'App\\Jobs\\Slow': (job) => new Promise((resolve) => job.signal.addEventListener('abort', resolve)) }, { stopWhenEmpty: true }).run();
+    await env
+      .worker(
+        { 'App\\Jobs\\Slow': (job) => new Promise((resolve) => job.signal.addEventListener('abort', resolve)) },
+        { stopWhenEmpty: true },
+      )
+      .run();
     // Laravel 8 records it as MaxAttemptsExceededException (test/e2e checks this against Laravel).
-    expect((await env.failer.all())[0]!.exception).toMatch(/MaxAttemptsExceededException: App\\Jobs\\Slow has been attempted too many times or run too long/);
+    expect((await env.failer.all())[0]!.exception).toMatch(
+      /MaxAttemptsExceededException: App\\Jobs\\Slow has been attempted too many times or run too long/,
+    );
   });
 });
 
 describe('chains', () => {
   const chained = (connection: string | null) => {
     const head = buildJob({ className: 'App\\Jobs\\Head', properties: {}, serializesModels: false });
-    head.props.set('chained', fromJS([Buffer.from(serialize(buildJob({ className: 'App\\Jobs\\Next', properties: {}, serializesModels: false }))).toString('utf8')]));
+    head.props.set(
+      'chained',
+      fromJS([
+        Buffer.from(serialize(buildJob({ className: 'App\\Jobs\\Next', properties: {}, serializesModels: false }))).toString('utf8'),
+      ]),
+    );
     head.props.set('chainConnection', connection);
     return buildPayload(head).raw;
   };
@@ -280,7 +411,9 @@ describe('chains', () => {
     await env.worker({ 'App\\Jobs\\Head': async () => undefined }, { queues: ['work'], stopWhenEmpty: true }).run();
     expect((await env.client.lrange('queues:default', 0, -1)).map((raw) => decodePayload(raw).name)).toEqual(['App\\Jobs\\Next']);
     const failed = await env.failer.all();
-    expect(failed.map((r) => r.exception.split('\n')[0]!.replace(/ in \S+:\d+$/, ''))).toEqual(['Error: the next job in the chain goes to connection "sqs", and this worker serves only "redis"']);
+    expect(failed.map((r) => r.exception.split('\n')[0]!.replace(/ in \S+:\d+$/, ''))).toEqual([
+      'Error: the next job in the chain goes to connection "sqs", and this worker serves only "redis"',
+    ]);
   });
 });
 
@@ -291,9 +424,18 @@ describe('string jobs', () => {
     for (const record of strings) await env.queue.pushRaw(record.payload);
     const ran: unknown[] = [];
     await env
-      .worker({ 'App\\Handlers\\LegacyImport@fire': async (job) => void ran.push(job.command), 'App\\Handlers\\LegacyImport@handle': async () => void ran.push('wrong method') }, { stopWhenEmpty: true })
+      .worker(
+        {
+          'App\\Handlers\\LegacyImport@fire': async (job) => void ran.push(job.command),
+          'App\\Handlers\\LegacyImport@handle': async () => void ran.push('wrong method'),
+        },
+        { stopWhenEmpty: true },
+      )
       .run();
-    expect(ran.sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)))).toEqual([{ file: '/imports/2024/users.csv', rows: 3, ratio: 0.5, who: 'Zoë' }, { value: 'raw string data' }]);
+    expect(ran.sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)))).toEqual([
+      { file: '/imports/2024/users.csv', rows: 3, ratio: 0.5, who: 'Zoë' },
+      { value: 'raw string data' },
+    ]);
     expect(await env.failer.all()).toEqual([]);
   });
 });
@@ -311,8 +453,15 @@ describe('jobs it cannot run', () => {
     for (const record of closures) await env.queue.pushRaw(record.payload);
     await env.worker({}, { stopWhenEmpty: true }).run();
     const failed = await env.failer.all();
-    expect(failed.map((f) => f.exception.split('\n')[0]), 'a closure was not failed with its reason').toEqual(
-      closures.map(() => expect.stringMatching(/^LaravelQueueBridge\\NoHandlerException: Closure \(laravel-fixtures\.php:\d+\): a queued closure is PHP code; only a PHP worker can run it \(no handler for Illuminate\\Queue\\CallQueuedClosure in the handlers module\)/)),
+    expect(
+      failed.map((f) => f.exception.split('\n')[0]),
+      'a closure was not failed with its reason',
+    ).toEqual(
+      closures.map(() =>
+        expect.stringMatching(
+          /^LaravelQueueBridge\\NoHandlerException: Closure \(laravel-fixtures\.php:\d+\): a queued closure is PHP code; only a PHP worker can run it \(no handler for Illuminate\\Queue\\CallQueuedClosure in the handlers module\)/,
+        ),
+      ),
     );
   });
 
@@ -326,11 +475,16 @@ describe('jobs it cannot run', () => {
   });
 
   it('an encrypted job and no APP_KEY here, with --share: given back as pushed for a PHP worker that has the key, never failed', async () => {
-    const raw = buildPayload(buildJob({ className: 'App\\Jobs\\Secret', properties: { token: 't' } }), { encrypter: new Encrypter(`base64:${Buffer.alloc(32, 7).toString('base64')}`) }).raw;
+    const raw = buildPayload(buildJob({ className: 'App\\Jobs\\Secret', properties: { token: 't' } }), {
+      encrypter: new Encrypter(`base64:${Buffer.alloc(32, 7).toString('base64')}`),
+    }).raw;
     await env.queue.pushRaw(raw);
     await env.worker({ 'App\\Jobs\\Secret': async () => undefined }, { once: true, share: true, shareDelay: 0 }).run();
     expect(await env.failer.all()).toEqual([]);
-    expect(env.events.find((e) => e.event === 'given-back'), 'no given-back event').toMatchObject({ job: 'App\\Jobs\\Secret', reason: expect.stringMatching(/no APP_KEY/) });
+    expect(
+      env.events.find((e) => e.event === 'given-back'),
+      'no given-back event',
+    ).toMatchObject({ job: 'App\\Jobs\\Secret', reason: expect.stringMatching(/no APP_KEY/) });
     await env.queue.migrate();
     expect(await env.client.lrange('queues:default', 0, -1)).toEqual([raw]);
   });
@@ -339,17 +493,30 @@ describe('jobs it cannot run', () => {
     ['not JSON', '{"job": nope'],
     ['no attempts', '{"job":"Illuminate\\\\Queue\\\\CallQueuedHandler@call","data":{"commandName":"X","command":"O:1:\\"X\\":0:{}"}}'],
     ['non-numeric attempts', payload('App\\Jobs\\X').replace('"attempts":0', '"attempts":"zero"')],
-    ['a job field that is not a string', payload('App\\Jobs\\X').replace('"job":"Illuminate\\\\Queue\\\\CallQueuedHandler@call"', '"job":42')],
+    [
+      'a job field that is not a string',
+      payload('App\\Jobs\\X').replace('"job":"Illuminate\\\\Queue\\\\CallQueuedHandler@call"', '"job":42'),
+    ],
     ['data that is not an object', payload('App\\Jobs\\X').replace(/"data":\{.*\},"id"/, '"data":"nothing","id"')],
     ['a broken command', payload('App\\Jobs\\X').replace('O:10:', 'O:99:')],
     ['a command claiming a huge string', payload('App\\Jobs\\X').replace('s:3:\\"job\\"', 's:999999999:\\"job\\"')],
     ['a truncated command', payload('App\\Jobs\\X').replace(/"command":"(.{20}).*?"\}/, '"command":"$1"}')],
-    ['encrypted with another key', buildPayload(buildJob({ className: 'App\\Jobs\\X', properties: {} }), { encrypter: new Encrypter(`base64:${Buffer.alloc(32, 7).toString('base64')}`) }).raw],
+    [
+      'encrypted with another key',
+      buildPayload(buildJob({ className: 'App\\Jobs\\X', properties: {} }), {
+        encrypter: new Encrypter(`base64:${Buffer.alloc(32, 7).toString('base64')}`),
+      }).raw,
+    ],
   ])('a payload that is %s is failed with the reason, and the next job runs', async (_, poison) => {
     await env.client.rpush('queues:default', poison);
     await env.queue.pushRaw(payload('App\\Jobs\\Good'));
     let good = false;
-    const worker = new Worker(env.queue, { 'App\\Jobs\\Good': async () => void (good = true), 'App\\Jobs\\X': async () => undefined }, { stopWhenEmpty: true, sleep: 0.05, share: false }, { failer: env.failer, encrypter: new Encrypter(`base64:${Buffer.alloc(32, 1).toString('base64')}`) });
+    const worker = new Worker(
+      env.queue,
+      { 'App\\Jobs\\Good': async () => void (good = true), 'App\\Jobs\\X': async () => undefined },
+      { stopWhenEmpty: true, sleep: 0.05, share: false },
+      { failer: env.failer, encrypter: new Encrypter(`base64:${Buffer.alloc(32, 1).toString('base64')}`) },
+    );
     await worker.run();
     expect(good).toBe(true);
     const [record] = await env.failer.all();

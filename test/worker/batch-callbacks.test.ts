@@ -34,8 +34,20 @@ describe('a batch with progress and failure callbacks', () => {
       'create table "job_batches" ("id" varchar not null, "name" varchar not null, "total_jobs" integer not null, "pending_jobs" integer not null, "failed_jobs" integer not null, "failed_job_ids" text not null, "options" text, "cancelled_at" integer, "created_at" integer not null, "finished_at" integer, primary key ("id"))',
     );
     const options = php('echo serialize(["allowFailures" => true, "progress" => ["p"], "failure" => ["f"]]);').toString();
-    await db.query('insert into "job_batches" ("id", "name", "total_jobs", "pending_jobs", "failed_jobs", "failed_job_ids", "options", "created_at") values (?, ?, ?, ?, ?, ?, ?, ?)', ['b-1', '', 4, 4, 0, '[]', options, 1]);
-    const job = (n: number) => buildPayload(buildJob({ className: 'App\\Jobs\\Part', properties: [{ name: 'n', value: n }, { name: 'batchId', value: 'b-1' }] })).raw;
+    await db.query(
+      'insert into "job_batches" ("id", "name", "total_jobs", "pending_jobs", "failed_jobs", "failed_job_ids", "options", "created_at") values (?, ?, ?, ?, ?, ?, ?, ?)',
+      ['b-1', '', 4, 4, 0, '[]', options, 1],
+    );
+    const job = (n: number) =>
+      buildPayload(
+        buildJob({
+          className: 'App\\Jobs\\Part',
+          properties: [
+            { name: 'n', value: n },
+            { name: 'batchId', value: 'b-1' },
+          ],
+        }),
+      ).raw;
     await env.queue.bulkRaw([job(1), job(2), job(3), job(4)]);
     const batches = new DatabaseBatchRepository({ dialect: 'sqlite', filename: file });
     const events: WorkerEvent[] = [];
@@ -54,7 +66,9 @@ describe('a batch with progress and failure callbacks', () => {
     const [row] = (await db.query('select * from "job_batches" where "id" = ?', ['b-1'])).rows;
     await db.close();
     expect([row!.pending_jobs, row!.failed_jobs, row!.cancelled_at], 'the batch row: pending, failed, cancelled').toEqual([2, 2, null]);
-    const said = events.filter((e) => e.event === 'warning' && e.reason?.includes('batch b-1')).map((e) => /its (.+) callbacks? are PHP closures/.exec(e.reason!)?.[1]);
+    const said = events
+      .filter((e) => e.event === 'warning' && e.reason?.includes('batch b-1'))
+      .map((e) => /its (.+) callbacks? are PHP closures/.exec(e.reason!)?.[1]);
     expect(said.sort()).toEqual(['failure', 'progress']);
   });
 });

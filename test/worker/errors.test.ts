@@ -11,7 +11,9 @@ const LAYOUT = /^(\S+): ([^]*) in (.+):(\d+)\nStack trace:\n(?:#\d+ .+\n)*#(\d+)
 
 describe('exceptionText', () => {
   it("lays an error out as PHP's (string) $e does, naming the file and line it was thrown at", () => {
-    const phpText = php(`function thrower() { throw new RuntimeException("boom"); } try { thrower(); } catch (Exception $e) { echo (string) $e; }`).toString();
+    const phpText = php(
+      `function thrower() { throw new RuntimeException("boom"); } try { thrower(); } catch (Exception $e) { echo (string) $e; }`,
+    ).toString();
     expect(phpText).toMatch(LAYOUT);
 
     const thrower = () => {
@@ -41,7 +43,8 @@ describe('exceptionText', () => {
       ['LogicException', undefined],
       ['RuntimeException', 'outer'],
     ]);
-    for (const part of ours.split('\n\nNext ')) expect(part.split('\n').at(-1), `each exception of the chain ends its trace: ${part}`).toMatch(/^#\d+ \{main\}$/);
+    for (const part of ours.split('\n\nNext '))
+      expect(part.split('\n').at(-1), `each exception of the chain ends its trace: ${part}`).toMatch(/^#\d+ \{main\}$/);
   });
 });
 
@@ -53,7 +56,7 @@ describe('job.fail(error?)', () => {
     expect(ours).toMatch(/^Illuminate\\Queue\\ManuallyFailedException in \S+:\d+$/);
   });
 
-  it('a string: a ManuallyFailedException with it as the message (Laravel 9+’s fail(\'reason\')); an Error as it is', () => {
+  it("a string: a ManuallyFailedException with it as the message (Laravel 9+’s fail('reason')); an Error as it is", () => {
     const failure = manualFailure('the card was declined');
     expect(failure).toBeInstanceOf(ManuallyFailedError);
     expect(exceptionText(failure).split('\n')[0]).toMatch(/^Illuminate\\Queue\\ManuallyFailedException: the card was declined in \S+:\d+$/);

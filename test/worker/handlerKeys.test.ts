@@ -28,15 +28,24 @@ describe('handlerKeyProblem', () => {
     ['App\\Jobs\\tasks\\Run', '\\t'],
   ])('%s written with single backslashes holds a control character, and is refused naming it', (source, escape) => {
     const key = asWrittenInJs(source);
-    expect(handlerKeyProblem(key), `the problem with ${JSON.stringify(key)}`).toMatch(new RegExp(`^handler key .* holds a control character where a backslash was meant \\('\\${escape}' in the source is one character\\)`));
+    expect(handlerKeyProblem(key), `the problem with ${JSON.stringify(key)}`).toMatch(
+      new RegExp(
+        `^handler key .* holds a control character where a backslash was meant \\('\\${escape}' in the source is one character\\)`,
+      ),
+    );
   });
 
-  it.each(['App\\Jobs\\ResizeImage', 'App\\Listeners\\SendShipmentNotification@handle', 'SendEmail', 'MailHandler@handle', 'EventsProcessor', 'Application', 'Illuminate\\Queue\\CallQueuedClosure'])(
-    '%s is a key as meant',
-    (key) => {
-      expect(handlerKeyProblem(key), `${key} was refused`).toBeUndefined();
-    },
-  );
+  it.each([
+    'App\\Jobs\\ResizeImage',
+    'App\\Listeners\\SendShipmentNotification@handle',
+    'SendEmail',
+    'MailHandler@handle',
+    'EventsProcessor',
+    'Application',
+    'Illuminate\\Queue\\CallQueuedClosure',
+  ])('%s is a key as meant', (key) => {
+    expect(handlerKeyProblem(key), `${key} was refused`).toBeUndefined();
+  });
 });
 
 describe('nearestHandlerKey', () => {

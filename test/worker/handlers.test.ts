@@ -52,7 +52,16 @@ describe('job.args and the typed views', () => {
     expect(notification.notificationClass).toBe('App\\Notifications\\InvoicePaid');
     expect(notification.channelNames).toEqual(['mail']);
     const [notifiables, props] = argsOf(view) as [unknown[], Record<string, unknown>];
-    expect(notifiables).toEqual([{ class: 'App\\Models\\User', classIsAlias: false, id: 1, isCollection: false, relations: ['posts', 'posts.comments'], connection: 'sqlite' }]);
+    expect(notifiables).toEqual([
+      {
+        class: 'App\\Models\\User',
+        classIsAlias: false,
+        id: 1,
+        isCollection: false,
+        relations: ['posts', 'posts.comments'],
+        connection: 'sqlite',
+      },
+    ]);
     expect(props).toMatchObject({ amount: 4200, memo: 'Merci — 感谢', order: { class: 'App\\Models\\Order', id: 'ord_7YF2K9' } });
   });
 
@@ -73,6 +82,10 @@ describe('job.args and the typed views', () => {
     const { view } = open(named('mailable/model'));
     expect((view as MailableView).mailableClass).toBe('App\\Mail\\OrderShippedMail');
     const [mailable] = argsOf(view) as [Record<string, unknown>];
-    expect(mailable).toMatchObject({ greeting: 'Olá', to: [{ name: 'Ada Lovelace', address: 'ada@example.com' }], subject: 'Your order shipped ✓' });
+    expect(mailable).toMatchObject({
+      greeting: 'Olá',
+      to: [{ name: 'Ada Lovelace', address: 'ada@example.com' }],
+      subject: 'Your order shipped ✓',
+    });
   });
 });

@@ -47,7 +47,13 @@ describe('a worker whose Redis goes away and comes back', () => {
     worker.on('reconnected', (event) => void reconnected.push(event));
     const running = worker.run();
     await until('a first poll', () => worker.health().lastPoll !== null);
-    expect(worker.health(), 'health() of a worker polling a Redis that answers').toMatchObject({ connected: true, jobsInHand: 0, running: true, errors: 0, downSince: null });
+    expect(worker.health(), 'health() of a worker polling a Redis that answers').toMatchObject({
+      connected: true,
+      jobsInHand: 0,
+      running: true,
+      errors: 0,
+      downSince: null,
+    });
 
     own.stop();
     own = undefined;
@@ -56,19 +62,27 @@ describe('a worker whose Redis goes away and comes back', () => {
     expect(down, 'health() during the outage').toMatchObject({ connected: false, running: true, errors: 1 });
     expect(down.downSince, 'health() does not say since when Redis is gone').toBeInstanceOf(Date);
     expect(worker.stats(), 'stats() during the outage').toMatchObject({ errors: 1, connected: false, running: true });
-    expect(errors[0]![0].message, 'the error does not name where Redis was').toMatch(new RegExp(`^Redis is unreachable: .*127\\.0\\.0\\.1:${port}.*; retrying, and no job is taken until it answers$`));
+    expect(errors[0]![0].message, 'the error does not name where Redis was').toMatch(
+      new RegExp(`^Redis is unreachable: .*127\\.0\\.0\\.1:${port}.*; retrying, and no job is taken until it answers$`),
+    );
     // ioredis retries several times a second: still one event and one line.
     await pause(1500);
     expect(worker.health().connectionErrors, 'the retries were not counted').toBeGreaterThan(1);
     expect(errors.length, 'an error event per retry').toBe(1);
-    expect(lines.filter((l) => l.startsWith('error ')), 'the logger heard more than one line of the outage').toEqual([`error error ${errors[0]![0].message}`]);
+    expect(
+      lines.filter((l) => l.startsWith('error ')),
+      'the logger heard more than one line of the outage',
+    ).toEqual([`error error ${errors[0]![0].message}`]);
     const lastPollDuringOutage = worker.health().lastPoll!.getTime();
 
     own = await startOwnRedis([], port);
     const back = Date.now();
     await until('the reconnected event', () => reconnected.length > 0);
     expect(reconnected[0]!.reason, 'the reconnected event').toMatch(/^Redis answers again, after \d+\.\d s$/);
-    expect(lines.filter((l) => l.startsWith('info reconnected')), 'the logger did not hear Redis come back').toHaveLength(1);
+    expect(
+      lines.filter((l) => l.startsWith('info reconnected')),
+      'the logger did not hear Redis come back',
+    ).toHaveLength(1);
     await until('a poll after the outage', () => worker.health().lastPoll!.getTime() >= back);
     expect(worker.health(), 'health() once Redis is back').toMatchObject({ connected: true, downSince: null, errors: 1 });
     expect(lastPollDuringOutage, 'lastPoll moved while Redis was gone').toBeLessThan(back);
@@ -79,10 +93,14 @@ describe('a worker whose Redis goes away and comes back', () => {
   it('lqb work with a Redis URL nothing answers says so once, on its own line, after its start line', async () => {
     const handlers = join(dir, 'handlers.mjs');
     writeFileSync(handlers, "export default { 'App\\\\Jobs\\\\X': async () => {} };\n");
-    const child = spawn('node', [join(root, 'dist/cli/main.js'), 'work', `--handlers=${handlers}`, '--redis=redis://127.0.0.1:1/0', '--prefix=', '--sleep=0.1'], {
-      env: { ...process.env, LQB_FAILED_DB: join(dir, 'cli-failed.sqlite') },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      'node',
+      [join(root, 'dist/cli/main.js'), 'work', `--handlers=${handlers}`, '--redis=redis://127.0.0.1:1/0', '--prefix=', '--sleep=0.1'],
+      {
+        env: { ...process.env, LQB_FAILED_DB: join(dir, 'cli-failed.sqlite') },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -96,7 +114,9 @@ describe('a worker whose Redis goes away and comes back', () => {
     ]);
     const errorLines = stdout.split('\n').filter((l) => l.includes('Error:'));
     expect(errorLines.length, `not one line for the outage: ${stdout}`).toBe(1);
-    expect(errorLines[0], 'the line does not say Redis is unreachable, and where').toMatch(/Error: +Redis is unreachable: connect ECONNREFUSED 127\.0\.0\.1:1; retrying/);
+    expect(errorLines[0], 'the line does not say Redis is unreachable, and where').toMatch(
+      /Error: +Redis is unreachable: connect ECONNREFUSED 127\.0\.0\.1:1; retrying/,
+    );
   }, 20_000);
 });
 

@@ -40,12 +40,17 @@ async function dispatched(className: string, values: Record<string, unknown>, ke
 }
 
 function worker(handlers: HandlerMap, options: { share?: boolean; shapes?: ShapesFile | undefined } = {}): Worker {
-  return new Worker(env.queue, handlers, { queues: [QUEUE], stopWhenEmpty: true, sleep: 0.05, memory: 0, share: options.share ?? false, shareDelay: 0 }, {
-    failer: env.failer,
-    locks,
-    log: (e) => env.events.push(e),
-    ...('shapes' in options ? (options.shapes ? { shapes: options.shapes } : {}) : { shapes }),
-  });
+  return new Worker(
+    env.queue,
+    handlers,
+    { queues: [QUEUE], stopWhenEmpty: true, sleep: 0.05, memory: 0, share: options.share ?? false, shareDelay: 0 },
+    {
+      failer: env.failer,
+      locks,
+      log: (e) => env.events.push(e),
+      ...('shapes' in options ? (options.shapes ? { shapes: options.shapes } : {}) : { shapes }),
+    },
+  );
 }
 
 describe('a ShouldBeUnique class with a uniqueId() method', () => {
@@ -59,7 +64,9 @@ describe('a ShouldBeUnique class with a uniqueId() method', () => {
 
   it('untranslated, with the handler’s uniqueId function: its result names the lock, which is released', async () => {
     await dispatched('App\\Jobs\\Untranslatable', opaque, 'laravel_unique_job:App\\Jobs\\Untranslatableb2-7');
-    const handler = Object.assign(async () => undefined, { uniqueId: (job: { command: Record<string, any> }) => `${String(job.command.sku).toLowerCase()}-${job.command.product.id}` });
+    const handler = Object.assign(async () => undefined, {
+      uniqueId: (job: { command: Record<string, any> }) => `${String(job.command.sku).toLowerCase()}-${job.command.product.id}`,
+    });
     const stop = await worker({ 'App\\Jobs\\Untranslatable': handler }).run();
     expect(stop.status).toBe(0);
     expect(env.events.filter((e) => e.event === 'processed').map((e) => e.job)).toEqual(['App\\Jobs\\Untranslatable']);
@@ -71,7 +78,9 @@ describe('a ShouldBeUnique class with a uniqueId() method', () => {
     const sandbox = await sandboxedHandlers(join(root, 'test/worker/fixtures/sandbox-unique.mjs'), { threads: 1 });
     try {
       const stop = await worker(sandbox.handlers).run();
-      expect(stop.status, `the sandboxed worker was refused: ${JSON.stringify(env.events.filter((e) => e.event !== 'processing'))}`).toBe(0);
+      expect(stop.status, `the sandboxed worker was refused: ${JSON.stringify(env.events.filter((e) => e.event !== 'processing'))}`).toBe(
+        0,
+      );
       expect(env.events.filter((e) => e.event === 'processed').map((e) => e.job)).toEqual(['App\\Jobs\\Untranslatable']);
       expect(await locks.owner('laravel_unique_job:App\\Jobs\\Untranslatableb2-7'), 'the lock after the sandboxed job').toBeNull();
     } finally {
@@ -89,19 +98,29 @@ describe('a ShouldBeUnique class with a uniqueId() method', () => {
     const stop = await worker({ 'App\\Jobs\\Untranslatable': handler }).run();
     expect(stop.status).toBe(0);
     expect(env.events.filter((e) => e.event === 'processed').map((e) => e.job)).toEqual(['App\\Jobs\\Untranslatable']);
-    expect(env.events.filter((e) => e.event === 'error').map((e) => e.error)).toEqual(['the uniqueId function given for App\\Jobs\\Untranslatable threw: no id today']);
+    expect(env.events.filter((e) => e.event === 'error').map((e) => e.error)).toEqual([
+      'the uniqueId function given for App\\Jobs\\Untranslatable threw: no id today',
+    ]);
     expect(await locks.owner('laravel_unique_job:App\\Jobs\\Untranslatable-thrown')).toBe('php-owner');
   });
 
   it('untranslated and no uniqueId function: refused at start, naming the class and the method; status 2, the job untouched', async () => {
     await dispatched('App\\Jobs\\Untranslatable', opaque, 'laravel_unique_job:App\\Jobs\\Untranslatable-opaque');
     let ran = 0;
-    const stop = await worker({ 'App\\Jobs\\Untranslatable': async () => void ran++, 'App\\Jobs\\ReserveProduct': async () => undefined }).run();
+    const stop = await worker({
+      'App\\Jobs\\Untranslatable': async () => void ran++,
+      'App\\Jobs\\ReserveProduct': async () => undefined,
+    }).run();
     expect([stop.status, stop.reason, ran]).toEqual([2, 'refused', 0]);
     expect(env.events.filter((e) => e.event === 'error').map((e) => e.error)).toEqual([
-      expect.stringMatching(/^App\\Jobs\\Untranslatable is ShouldBeUnique and defines uniqueId\(\), which lqb shapes could not translate \(it calls or names md5, which is not translated\), and its handler gives no uniqueId function: .*no job is taken/),
+      expect.stringMatching(
+        /^App\\Jobs\\Untranslatable is ShouldBeUnique and defines uniqueId\(\), which lqb shapes could not translate \(it calls or names md5, which is not translated\), and its handler gives no uniqueId function: .*no job is taken/,
+      ),
     ]);
-    expect(env.events.filter((e) => e.event === 'processing'), 'a job was taken').toEqual([]);
+    expect(
+      env.events.filter((e) => e.event === 'processing'),
+      'a job was taken',
+    ).toEqual([]);
     expect(await env.queue.size(QUEUE), 'the job is still queued').toBe(1);
     expect(await locks.owner('laravel_unique_job:App\\Jobs\\Untranslatable-opaque')).toBe('php-owner');
   });
@@ -120,7 +139,9 @@ describe('a ShouldBeUnique class with a uniqueId() method', () => {
     w.on('given-back', () => void w.stop());
     const stop = await w.run();
     expect(stop.status).toBe(0);
-    expect(said.filter((e) => e.event === 'error').map((e) => e.error)).toEqual([expect.stringMatching(/^App\\Jobs\\Untranslatable is ShouldBeUnique .* its jobs are given back for PHP workers/)]);
+    expect(said.filter((e) => e.event === 'error').map((e) => e.error)).toEqual([
+      expect.stringMatching(/^App\\Jobs\\Untranslatable is ShouldBeUnique .* its jobs are given back for PHP workers/),
+    ]);
     expect(said.filter((e) => e.event === 'given-back').map((e) => e.job)).toEqual(['App\\Jobs\\Untranslatable']);
     expect(await env.queue.size(QUEUE), 'the job is back in the queue').toBe(1);
     expect(await locks.owner('laravel_unique_job:App\\Jobs\\Untranslatable-opaque')).toBe('php-owner');
@@ -130,7 +151,11 @@ describe('a ShouldBeUnique class with a uniqueId() method', () => {
 describe('a chain’s next link, pushed by the worker with the shapes', () => {
   it('carries the translated backoff(), retryUntil() and displayName() as Laravel 8.83 writes them', async () => {
     const next = shapedCommand(shapes, 'App\\Jobs\\ReserveProduct', RESERVE, { profile: '8' }).command;
-    const first = buildJob({ className: 'App\\Jobs\\First', properties: {}, queueable: { chained: [Buffer.from(serialize(next)).toString('utf8')] } });
+    const first = buildJob({
+      className: 'App\\Jobs\\First',
+      properties: {},
+      queueable: { chained: [Buffer.from(serialize(next)).toString('utf8')] },
+    });
     await env.queue.pushRaw(buildPayload(first, { profile: '8' }).raw, QUEUE);
     const stop = await worker({ 'App\\Jobs\\First': async () => undefined }).run();
     expect(stop.status).toBe(0);
@@ -138,18 +163,31 @@ describe('a chain’s next link, pushed by the worker with the shapes', () => {
     expect(raw, 'the next link in Redis').toBeDefined();
     const envelope = decodePayload(raw!).envelope as Record<string, unknown>;
     const expected = laravelWritesReserve(Number(envelope.retryUntil) - 300);
-    expect({ backoff: envelope.backoff, retryUntil: envelope.retryUntil, displayName: envelope.displayName }).toEqual({ backoff: expected.backoff, retryUntil: expected.retryUntil, displayName: expected.displayName });
-    expect(env.events.filter((e) => e.event === 'warning'), 'a notice of methods not run').toEqual([]);
+    expect({ backoff: envelope.backoff, retryUntil: envelope.retryUntil, displayName: envelope.displayName }).toEqual({
+      backoff: expected.backoff,
+      retryUntil: expected.retryUntil,
+      displayName: expected.displayName,
+    });
+    expect(
+      env.events.filter((e) => e.event === 'warning'),
+      'a notice of methods not run',
+    ).toEqual([]);
   });
 });
 
 describe('a worker without shapes', () => {
   it('says once at start that a uniqueId() method’s lock cannot be known before Laravel 11.39; a handler’s uniqueId still names it', async () => {
     await dispatched('App\\Jobs\\ReserveProduct', reserve, 'laravel_unique_job:App\\Jobs\\ReserveProductp-42');
-    const handler = Object.assign(async () => undefined, { uniqueId: (job: { command: Record<string, any> }) => `p-${job.command.product.id}` });
+    const handler = Object.assign(async () => undefined, {
+      uniqueId: (job: { command: Record<string, any> }) => `p-${job.command.product.id}`,
+    });
     const stop = await worker({ 'App\\Jobs\\ReserveProduct': handler }, { shapes: undefined }).run();
     expect(stop.status).toBe(0);
     expect(await locks.owner('laravel_unique_job:App\\Jobs\\ReserveProductp-42'), 'the lock after the job').toBeNull();
-    expect(env.events.filter((e) => e.event === 'warning').map((e) => e.reason)).toEqual([expect.stringMatching(/^without class shapes \(--shapes\), the unique lock of a ShouldBeUnique job whose class defines uniqueId\(\) cannot be known before Laravel 11\.39/)]);
+    expect(env.events.filter((e) => e.event === 'warning').map((e) => e.reason)).toEqual([
+      expect.stringMatching(
+        /^without class shapes \(--shapes\), the unique lock of a ShouldBeUnique job whose class defines uniqueId\(\) cannot be known before Laravel 11\.39/,
+      ),
+    ]);
   });
 });

@@ -26,9 +26,17 @@ const LIMITED = 'App\\Jobs\\Bridge\\LimitedJob';
 
 /** Runs guards-dispatch.php under this test's prefix; its JSON lines. */
 async function laravel(kind: string, options: Record<string, unknown> = {}, extraEnv: Record<string, string> = {}): Promise<any[]> {
-  const result = await php('guards-dispatch.php', [kind, JSON.stringify(options)], { ...process.env, REDIS_PREFIX: env.prefix, QUEUE_NAME: 'default', ...extraEnv });
+  const result = await php('guards-dispatch.php', [kind, JSON.stringify(options)], {
+    ...process.env,
+    REDIS_PREFIX: env.prefix,
+    QUEUE_NAME: 'default',
+    ...extraEnv,
+  });
   if (result.status !== 0) throw new Error(`guards-dispatch.php ${kind} exited ${result.status}: ${result.stderr}`);
-  return result.stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line));
+  return result.stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
 }
 
 /** Every key under the prefix (named without it) with its value and TTL, as the PHP probe prints them. */
@@ -48,7 +56,12 @@ async function cacheKeys(): Promise<Record<string, { value: string | null; ttl: 
 
 /** Keys with the owner (random) and TTL (counting down) told as Laravel's probe's would be compared. */
 const comparable = (keys: Record<string, { value: string | null; ttl: number }>) =>
-  Object.fromEntries(Object.entries(keys).map(([key, { value, ttl }]) => [key, { value: /^[A-Za-z0-9]{16}$/.test(value ?? '') ? 'OWNER(16)' : value, ttl: ttl > 0 ? 'TTL>0' : ttl }]));
+  Object.fromEntries(
+    Object.entries(keys).map(([key, { value, ttl }]) => [
+      key,
+      { value: /^[A-Za-z0-9]{16}$/.test(value ?? '') ? 'OWNER(16)' : value, ttl: ttl > 0 ? 'TTL>0' : ttl },
+    ]),
+  );
 
 describe('withoutOverlapping', () => {
   it('holds the lock WithoutOverlapping takes: the same key, an owner of 16 letters and digits, the same TTL; released after', async () => {
@@ -56,9 +69,13 @@ describe('withoutOverlapping', () => {
     expect(fromPhp.ran).toBe(true);
     await laravel('overlap', { key: 'k7' });
     let inside: Awaited<ReturnType<typeof cacheKeys>> = {};
-    const handler = withoutOverlapping((job) => String(job.command.key), { expireAfter: 30 }, async () => {
-      inside = await cacheKeys();
-    });
+    const handler = withoutOverlapping(
+      (job) => String(job.command.key),
+      { expireAfter: 30 },
+      async () => {
+        inside = await cacheKeys();
+      },
+    );
     await env.worker({ [OVERLAP]: handler }, { once: true }).run();
     const lockOnly = Object.fromEntries(Object.entries(inside).filter(([key]) => key.startsWith('laravel_cache:')));
     expect(Object.keys(lockOnly)).toEqual([`laravel_cache:laravel-queue-overlap:${OVERLAP}:k7`]);
@@ -71,7 +88,17 @@ describe('withoutOverlapping', () => {
   it('a lock of no expireAfter never expires, as SETNX leaves it', async () => {
     await laravel('overlap', { key: 'forever' });
     let ttl: number | undefined;
-    await env.worker({ [OVERLAP]: withoutOverlapping('forever', async () => void (ttl = (await cacheKeys())[`laravel_cache:laravel-queue-overlap:${OVERLAP}:forever`]?.ttl)) }, { once: true }).run();
+    await env
+      .worker(
+        {
+          [OVERLAP]: withoutOverlapping(
+            'forever',
+            async () => void (ttl = (await cacheKeys())[`laravel_cache:laravel-queue-overlap:${OVERLAP}:forever`]?.ttl),
+          ),
+        },
+        { once: true },
+      )
+      .run();
     expect(ttl).toBe(-1);
   });
 
@@ -81,7 +108,18 @@ describe('withoutOverlapping', () => {
     const [dispatched] = await laravel('overlap', { key: 'busy', tries: 5 });
     let ran = false;
     const before = Math.floor(Date.now() / 1000);
-    await env.worker({ [OVERLAP]: withoutOverlapping((job) => String(job.command.key), { releaseAfter: 7 }, async () => void (ran = true)) }, { once: true }).run();
+    await env
+      .worker(
+        {
+          [OVERLAP]: withoutOverlapping(
+            (job) => String(job.command.key),
+            { releaseAfter: 7 },
+            async () => void (ran = true),
+          ),
+        },
+        { once: true },
+      )
+      .run();
     expect(ran).toBe(false);
     expect(env.events.map((e) => e.event)).toEqual(['processing', 'released', 'stopping']);
     const raw = rawClient();
@@ -143,22 +181,38 @@ describe('withoutOverlapping with the stock skeleton’s two connections (values
       inValuesDb = await values.keys('*');
     });
     try {
-      await new Worker(env.queue, { [OVERLAP]: handler }, { once: true, sleep: 0.05, memory: 0 }, { failer: false, cache, log: (e) => env.events.push(e) }).run();
+      await new Worker(
+        env.queue,
+        { [OVERLAP]: handler },
+        { once: true, sleep: 0.05, memory: 0 },
+        { failer: false, cache, log: (e) => env.events.push(e) },
+      ).run();
     } finally {
       values.disconnect();
     }
     expect(env.events.map((e) => e.event)).toEqual(['processing', 'processed', 'stopping']);
-    expect(Object.keys(inLocksDb).filter((key) => key.startsWith('laravel_cache:')), 'the lock on the lock connection while the handler ran').toEqual([name]);
+    expect(
+      Object.keys(inLocksDb).filter((key) => key.startsWith('laravel_cache:')),
+      'the lock on the lock connection while the handler ran',
+    ).toEqual([name]);
     expect(comparable({ [name]: inLocksDb[name]! }), 'owner and TTL as Laravel’s').toEqual(comparable({ [name]: fromPhp.keys[name] }));
     expect(inValuesDb, 'keys on the cache connection while the handler ran').toEqual([]);
-    expect(Object.keys(await cacheKeys()).filter((key) => key.startsWith('laravel_cache:')), 'the lock after').toEqual([]);
+    expect(
+      Object.keys(await cacheKeys()).filter((key) => key.startsWith('laravel_cache:')),
+      'the lock after',
+    ).toEqual([]);
   });
 });
 
 describe('rateLimited', () => {
   it('counts under the key RateLimited uses: md5 of the limiter’s name and the limit’s key', () => {
-    expect(rateLimitKeys('bridge-limit', { maxAttempts: 3, key: 'k7' })).toEqual([{ key: createHash('md5').update('bridge-limitk7').digest('hex'), maxAttempts: 3, decayMinutes: 1 }]);
-    expect(rateLimitKeys('n', [{ maxAttempts: 1, key: 42 }, { maxAttempts: 2 }]).map((l) => l.key)).toEqual([createHash('md5').update('n42').digest('hex'), createHash('md5').update('n').digest('hex')]);
+    expect(rateLimitKeys('bridge-limit', { maxAttempts: 3, key: 'k7' })).toEqual([
+      { key: createHash('md5').update('bridge-limitk7').digest('hex'), maxAttempts: 3, decayMinutes: 1 },
+    ]);
+    expect(rateLimitKeys('n', [{ maxAttempts: 1, key: 42 }, { maxAttempts: 2 }]).map((l) => l.key)).toEqual([
+      createHash('md5').update('n42').digest('hex'),
+      createHash('md5').update('n').digest('hex'),
+    ]);
     expect(rateLimitKeys('n', null)).toEqual([]);
     expect(() => rateLimitKeys('n', { maxAttempts: 1, key: 1.5 })).toThrow(/1.5 is not a whole number/);
   });
@@ -171,7 +225,11 @@ describe('rateLimited', () => {
     const timer = Number(fromPhp.keys[`laravel_cache:${md5}:timer`].value);
     await laravel('limited', { key: 'k7', count: 2, tries: 5 });
     const ran: number[] = [];
-    const handler = rateLimited('bridge-limit', (job) => ({ maxAttempts: 3, key: String(job.command.key) }), async (job) => void ran.push(Number(job.command.n)));
+    const handler = rateLimited(
+      'bridge-limit',
+      (job) => ({ maxAttempts: 3, key: String(job.command.key) }),
+      async (job) => void ran.push(Number(job.command.n)),
+    );
     await env.worker({ [LIMITED]: handler }, { stopWhenEmpty: true }).run();
     expect(ran).toEqual([1]);
     expect(env.events.map((e) => e.event)).toEqual(['processing', 'processed', 'processing', 'released', 'stopping']);
@@ -188,7 +246,18 @@ describe('rateLimited', () => {
 
   it('Node’s hits open the window PHP then honours: after three in Node, PHP’s RateLimited does not run the job', async () => {
     await laravel('limited', { key: 'k9', count: 3 });
-    await env.worker({ [LIMITED]: rateLimited('bridge-limit', (job) => ({ maxAttempts: 3, key: String(job.command.key) }), async () => undefined) }, { stopWhenEmpty: true }).run();
+    await env
+      .worker(
+        {
+          [LIMITED]: rateLimited(
+            'bridge-limit',
+            (job) => ({ maxAttempts: 3, key: String(job.command.key) }),
+            async () => undefined,
+          ),
+        },
+        { stopWhenEmpty: true },
+      )
+      .run();
     const [fromPhp] = await laravel('probe-limited', { key: 'k9', hits: 1 });
     expect(fromPhp.ran).toBe(0);
     const md5 = createHash('md5').update('bridge-limitk9').digest('hex');
@@ -199,7 +268,19 @@ describe('rateLimited', () => {
   it('with dontRelease, a job over the limit is deleted without running', async () => {
     await laravel('limited', { key: 'k3', count: 2 });
     const ran: number[] = [];
-    await env.worker({ [LIMITED]: rateLimited('bridge-limit', { maxAttempts: 1, key: 'k3' }, { dontRelease: true }, async (job) => void ran.push(Number(job.command.n))) }, { stopWhenEmpty: true }).run();
+    await env
+      .worker(
+        {
+          [LIMITED]: rateLimited(
+            'bridge-limit',
+            { maxAttempts: 1, key: 'k3' },
+            { dontRelease: true },
+            async (job) => void ran.push(Number(job.command.n)),
+          ),
+        },
+        { stopWhenEmpty: true },
+      )
+      .run();
     expect(ran).toEqual([1]);
     expect(env.events.map((e) => e.event)).toEqual(['processing', 'processed', 'processing', 'processed', 'stopping']);
     expect(await env.queue.size()).toBe(0);
@@ -219,7 +300,17 @@ describe('the log names job middleware PHP would run', () => {
         interfaces: ['Illuminate\\Contracts\\Queue\\ShouldQueue'],
         traits: [],
         serializer: 'SerializesModels',
-        properties: [{ name: 'middleware', visibility: 'public', class: OVERLAP, type: null, nullable: true, serialized: true, ...(middlewareDefault ? { default: middlewareDefault } : {}) }],
+        properties: [
+          {
+            name: 'middleware',
+            visibility: 'public',
+            class: OVERLAP,
+            type: null,
+            nullable: true,
+            serialized: true,
+            ...(middlewareDefault ? { default: middlewareDefault } : {}),
+          },
+        ],
         declared: {},
         methods,
       },
@@ -230,23 +321,51 @@ describe('the log names job middleware PHP would run', () => {
 
   it('once per class, from a middleware() method in the shapes', async () => {
     await laravel('overlap', { key: 'a', count: 2 });
-    const worker = new Worker(env.queue, { [OVERLAP]: async () => undefined }, { stopWhenEmpty: true, sleep: 0.05, memory: 0 }, { failer: false, cache: env.cache, shapes: shapes(['middleware', 'failed']), log: (e) => env.events.push(e) });
-    expect(await warnings(worker)).toEqual([`${OVERLAP} has job middleware (its middleware() method) that runs in PHP only: Node does not apply it; wrap its Node handler in withoutOverlapping() or rateLimited() to share PHP’s WithoutOverlapping locks and RateLimited limits`]);
+    const worker = new Worker(
+      env.queue,
+      { [OVERLAP]: async () => undefined },
+      { stopWhenEmpty: true, sleep: 0.05, memory: 0 },
+      { failer: false, cache: env.cache, shapes: shapes(['middleware', 'failed']), log: (e) => env.events.push(e) },
+    );
+    expect(await warnings(worker)).toEqual([
+      `${OVERLAP} has job middleware (its middleware() method) that runs in PHP only: Node does not apply it; wrap its Node handler in withoutOverlapping() or rateLimited() to share PHP’s WithoutOverlapping locks and RateLimited limits`,
+    ]);
   });
 
   it('from middleware the payload carries (->through()), without shapes', async () => {
     await laravel('overlap', { key: 'a', through: true });
-    const worker = new Worker(env.queue, { [OVERLAP]: async () => undefined }, { once: true, sleep: 0.05, memory: 0 }, { failer: false, cache: env.cache, log: (e) => env.events.push(e) });
-    expect(await warnings(worker)).toEqual([expect.stringMatching(/^App\\Jobs\\Bridge\\OverlapJob has job middleware \(in its payload: Illuminate\\Queue\\Middleware\\WithoutOverlapping\) that runs in PHP only/)]);
+    const worker = new Worker(
+      env.queue,
+      { [OVERLAP]: async () => undefined },
+      { once: true, sleep: 0.05, memory: 0 },
+      { failer: false, cache: env.cache, log: (e) => env.events.push(e) },
+    );
+    expect(await warnings(worker)).toEqual([
+      expect.stringMatching(
+        /^App\\Jobs\\Bridge\\OverlapJob has job middleware \(in its payload: Illuminate\\Queue\\Middleware\\WithoutOverlapping\) that runs in PHP only/,
+      ),
+    ]);
   });
 
   it('names the guards a wrapped handler applies; an empty $middleware default says nothing', async () => {
     await laravel('overlap', { key: 'a' });
-    const guarded = new Worker(env.queue, { [OVERLAP]: withoutOverlapping('a', async () => undefined) }, { once: true, sleep: 0.05, memory: 0 }, { failer: false, cache: env.cache, shapes: shapes(['middleware']), log: (e) => env.events.push(e) });
-    expect(await warnings(guarded)).toEqual([`${OVERLAP} has job middleware (its middleware() method) that runs in PHP only: Node does not apply it; its Node handler applies withoutOverlapping()`]);
+    const guarded = new Worker(
+      env.queue,
+      { [OVERLAP]: withoutOverlapping('a', async () => undefined) },
+      { once: true, sleep: 0.05, memory: 0 },
+      { failer: false, cache: env.cache, shapes: shapes(['middleware']), log: (e) => env.events.push(e) },
+    );
+    expect(await warnings(guarded)).toEqual([
+      `${OVERLAP} has job middleware (its middleware() method) that runs in PHP only: Node does not apply it; its Node handler applies withoutOverlapping()`,
+    ]);
     env.events.length = 0;
     await laravel('overlap', { key: 'b' });
-    const plain = new Worker(env.queue, { [OVERLAP]: async () => undefined }, { once: true, sleep: 0.05, memory: 0 }, { failer: false, cache: env.cache, shapes: shapes([], 'a:0:{}'), log: (e) => env.events.push(e) });
+    const plain = new Worker(
+      env.queue,
+      { [OVERLAP]: async () => undefined },
+      { once: true, sleep: 0.05, memory: 0 },
+      { failer: false, cache: env.cache, shapes: shapes([], 'a:0:{}'), log: (e) => env.events.push(e) },
+    );
     expect(await warnings(plain)).toEqual([]);
   });
 });

@@ -48,7 +48,13 @@ describe('withoutOverlapping() with the database cache store', () => {
     const queue = await connect({ redis: REDIS_URL, prefix, cacheStore: 'database', lockDb, failedDb: join(dir, 'failed.sqlite') });
     try {
       const seen: boolean[] = [];
-      const handlers = { 'App\\Jobs\\ShipOrder': withoutOverlapping((job) => (job.command as { orderId: number }).orderId, { releaseAfter: 0 }, async () => void seen.push(laravelLock('get'))) };
+      const handlers = {
+        'App\\Jobs\\ShipOrder': withoutOverlapping(
+          (job) => (job.command as { orderId: number }).orderId,
+          { releaseAfter: 0 },
+          async () => void seen.push(laravelLock('get')),
+        ),
+      };
       const events: unknown[] = [];
       const run = () => queue.worker(handlers, { queues: ['overlap'], once: true, sleep: 0, log: (e) => void events.push(e) }).run();
       await queue.dispatch('App\\Jobs\\ShipOrder', { orderId: 7 }, { queue: 'overlap', tries: 3 });

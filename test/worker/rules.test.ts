@@ -18,7 +18,11 @@ describe('backoff and timeout, as Laravel’s Worker computes them', () => {
         ['12', 0],
       ] as const) {
         cases.push({ payload: { attempts, backoff, timeout, maxTries: null }, backoff: flag, timeout: 45 });
-        cases.push({ payload: { attempts, delay: backoff === null ? null : Number.parseInt(backoff, 10), timeout }, backoff: flag, timeout: 60 });
+        cases.push({
+          payload: { attempts, delay: backoff === null ? null : Number.parseInt(backoff, 10), timeout },
+          backoff: flag,
+          timeout: 60,
+        });
       }
     }
   }
@@ -29,34 +33,50 @@ describe('backoff and timeout, as Laravel’s Worker computes them', () => {
       const attempts = Number(c.payload.attempts) + 1;
       const defaults = { backoff: c.backoff.split(',').map(Number), timeout: c.timeout };
       const ours = { backoff: backoffFor(c.payload, attempts, defaults), timeout: timeoutOf(c.payload, defaults) };
-      return ours.backoff === laravel[i]!.backoff && ours.timeout === laravel[i]!.timeout ? [] : [`${JSON.stringify(c)}: ours ${JSON.stringify(ours)}, Laravel's ${JSON.stringify(laravel[i])}`];
+      return ours.backoff === laravel[i]!.backoff && ours.timeout === laravel[i]!.timeout
+        ? []
+        : [`${JSON.stringify(c)}: ours ${JSON.stringify(ours)}, Laravel's ${JSON.stringify(laravel[i])}`];
     });
     expect(wrong).toEqual([]);
   });
 });
 
 describe('attempts', () => {
-  const fields = fc.record({ maxTries: fc.option(fc.integer({ min: 0, max: 6 }), { nil: null }), retryUntil: fc.option(fc.integer({ min: 100, max: 110 }), { nil: null }) });
+  const fields = fc.record({
+    maxTries: fc.option(fc.integer({ min: 0, max: 6 }), { nil: null }),
+    retryUntil: fc.option(fc.integer({ min: 100, max: 110 }), { nil: null }),
+  });
 
   it('one too many is exactly one past the last allowed, with maxTries; with retryUntil, the second after it', () => {
     fc.assert(
-      fc.property(fields, fc.integer({ min: 1, max: 8 }), fc.integer({ min: 95, max: 115 }), fc.integer({ min: 0, max: 4 }), (f, attempts, now, tries) => {
-        const defaults = { tries };
-        if (retryUntilOf(f) !== null) {
-          expect(alreadyExceedsMaxAttempts(f, attempts, now, defaults)).toBe(now > f.retryUntil!);
-          expect(attemptsUsedUp(f, attempts, now, defaults)).toBe(f.retryUntil! <= now);
-          return;
-        }
-        const maxTries = maxTriesOf(f, defaults);
-        expect(maxTries).toBe(f.maxTries ?? tries);
-        // 0 means no limit: never out of attempts.
-        if (maxTries === 0) {
-          expect([alreadyExceedsMaxAttempts(f, attempts, now, defaults), attemptsUsedUp(f, attempts, now, defaults)]).toEqual([false, false]);
-          return;
-        }
-        expect(alreadyExceedsMaxAttempts(f, attempts, now, defaults)).toBe(attemptsUsedUp(f, attempts - 1, now, defaults) && attempts - 1 >= maxTries);
-        expect(attemptsUsedUp(f, attempts, now, defaults)).toBe(attempts >= maxTries);
-      }),
+      fc.property(
+        fields,
+        fc.integer({ min: 1, max: 8 }),
+        fc.integer({ min: 95, max: 115 }),
+        fc.integer({ min: 0, max: 4 }),
+        (f, attempts, now, tries) => {
+          const defaults = { tries };
+          if (retryUntilOf(f) !== null) {
+            expect(alreadyExceedsMaxAttempts(f, attempts, now, defaults)).toBe(now > f.retryUntil!);
+            expect(attemptsUsedUp(f, attempts, now, defaults)).toBe(f.retryUntil! <= now);
+            return;
+          }
+          const maxTries = maxTriesOf(f, defaults);
+          expect(maxTries).toBe(f.maxTries ?? tries);
+          // 0 means no limit: never out of attempts.
+          if (maxTries === 0) {
+            expect([alreadyExceedsMaxAttempts(f, attempts, now, defaults), attemptsUsedUp(f, attempts, now, defaults)]).toEqual([
+              false,
+              false,
+            ]);
+            return;
+          }
+          expect(alreadyExceedsMaxAttempts(f, attempts, now, defaults)).toBe(
+            attemptsUsedUp(f, attempts - 1, now, defaults) && attempts - 1 >= maxTries,
+          );
+          expect(attemptsUsedUp(f, attempts, now, defaults)).toBe(attempts >= maxTries);
+        },
+      ),
     );
   });
 

@@ -34,7 +34,12 @@ afterEach(async () => {
 
 const runs = (): Record<string, any>[] => {
   const file = process.env.LQB_SANDBOX_RECORD!;
-  return existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line)) : [];
+  return existsSync(file)
+    ? readFileSync(file, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line))
+    : [];
 };
 
 function payload(className: string, props: Record<string, unknown> = {}, options: PayloadOptions = {}): string {
@@ -48,7 +53,15 @@ describe('sandboxed handlers', () => {
     await env.worker(sandbox.handlers, { stopWhenEmpty: true }).run();
     const [run] = runs();
     expect(run, 'App\\Jobs\\Hello did not run').toBeDefined();
-    expect(run).toMatchObject({ name: 'App\\Jobs\\Hello', command: { name: 'Ada', n: 3, tags: ['a', 'b'] }, args: [], attempts: 1, queue: 'default', displayName: 'App\\Jobs\\Hello', isMainThread: false });
+    expect(run).toMatchObject({
+      name: 'App\\Jobs\\Hello',
+      command: { name: 'Ada', n: 3, tags: ['a', 'b'] },
+      args: [],
+      attempts: 1,
+      queue: 'default',
+      displayName: 'App\\Jobs\\Hello',
+      isMainThread: false,
+    });
     expect(run!.uuid).toMatch(/^[0-9a-f-]{36}$/);
     expect(env.events.map((e) => e.event)).toEqual(['processing', 'processed', 'stopping']);
     expect(await env.queue.size()).toBe(0);
@@ -61,13 +74,20 @@ describe('sandboxed handlers', () => {
     await env.queue.pushRaw(payload('App\\Jobs\\Failing', { n: 7 }, { maxTries: 1 }));
     sandbox = await sandboxedHandlers(MODULE, { threads: 2 });
     await env.worker(sandbox.handlers, { stopWhenEmpty: true, concurrency: 2 }).run();
-    const attempts = (name: string) => runs().filter((run) => run.name === name && !run.hook).map((run) => run.attempts);
+    const attempts = (name: string) =>
+      runs()
+        .filter((run) => run.name === name && !run.hook)
+        .map((run) => run.attempts);
     expect(attempts('App\\Jobs\\Release'), 'App\\Jobs\\Release released itself on attempt 1').toEqual([1, 2]);
     expect(attempts('App\\Jobs\\Fail')).toEqual([1]);
     expect(attempts('App\\Jobs\\Delete')).toEqual([1]);
     const exceptions = (await env.failer.all()).map((record) => record.exception.split('\n')[0]!.replace(/ in \S+$/, '')).sort();
     expect(exceptions).toEqual(['Illuminate\\Queue\\ManuallyFailedException: given up', 'TypeError: no good 7']);
-    expect(runs().filter((run) => run.hook === 'failed').map((run) => [run.name, run.error])).toEqual([['App\\Jobs\\Failing', 'TypeError: no good 7']]);
+    expect(
+      runs()
+        .filter((run) => run.hook === 'failed')
+        .map((run) => [run.name, run.error]),
+    ).toEqual([['App\\Jobs\\Failing', 'TypeError: no good 7']]);
     expect(await env.queue.size(), 'jobs left in Redis').toBe(0);
   });
 
@@ -81,7 +101,9 @@ describe('sandboxed handlers', () => {
     await env.worker(sandbox.handlers, { stopWhenEmpty: true, concurrency: 3 }).run();
     clearInterval(ticker);
     const crunchDone = runs().find((run) => run.name === 'App\\Jobs\\Crunch' && run.phase === 'done')!.t;
-    const waits = runs().filter((run) => run.name === 'App\\Jobs\\Wait').map((run) => run.t);
+    const waits = runs()
+      .filter((run) => run.name === 'App\\Jobs\\Wait')
+      .map((run) => run.t);
     expect(waits, 'the Wait jobs').toHaveLength(4);
     expect(Math.max(...waits), 'the last Wait job ended after the 1.5 s Crunch').toBeLessThan(crunchDone);
     // The main thread's timers ran all along: about one tick per 50 ms of the run.
@@ -98,17 +120,25 @@ describe('sandboxed handlers', () => {
     await worker.run();
     expect(env.events.filter((e) => e.job === 'App\\Jobs\\Spin').map((e) => e.event)).toEqual(['processing', 'timed-out']);
     expect(sandbox.replaced(), 'threads ended at a timeout and replaced').toBe(1);
-    expect(runs().filter((run) => run.name === 'App\\Jobs\\Hello'), 'the job after the spinning one').toHaveLength(1);
+    expect(
+      runs().filter((run) => run.name === 'App\\Jobs\\Hello'),
+      'the job after the spinning one',
+    ).toHaveLength(1);
     expect(blocked, 'the main thread was blocked').toEqual([]);
     expect(await env.queue.reservedSize(), 'App\\Jobs\\Spin, left reserved to come back after retry_after').toBe(1);
   });
 
   it('a thread’s script runs when a loader wrapped its functions in __name calls (tsx, esbuild’s keepNames)', async () => {
     // What tsx makes of `const f = () => …` inside a function: a call to a helper the thread lacks.
-    const main = new Function("const f = __name(() => require('node:worker_threads').parentPort.postMessage('ran'), 'f'); f();") as () => void;
+    const main = new Function(
+      "const f = __name(() => require('node:worker_threads').parentPort.postMessage('ran'), 'f'); f();",
+    ) as () => void;
     const thread = new Thread(threadSource(main), { eval: true });
     try {
-      const [message] = await Promise.race([once(thread, 'message'), once(thread, 'error').then(([error]) => [`the thread failed: ${error}`])]);
+      const [message] = await Promise.race([
+        once(thread, 'message'),
+        once(thread, 'error').then(([error]) => [`the thread failed: ${error}`]),
+      ]);
       expect(message).toBe('ran');
     } finally {
       await thread.terminate();
@@ -123,7 +153,10 @@ describe('sandboxed handlers', () => {
     await env.worker(sandbox.handlers, { stopWhenEmpty: true }).run();
     const exceptions = (await env.failer.all()).map((record) => record.exception.split('\n')[0]!.replace(/ in \S+$/, '')).sort();
     expect(exceptions).toEqual(['Error: the sandbox thread ended (exit code 3) while running the job', 'RangeError: stray']);
-    expect(runs().filter((run) => run.name === 'App\\Jobs\\Hello'), 'the job after them').toHaveLength(1);
+    expect(
+      runs().filter((run) => run.name === 'App\\Jobs\\Hello'),
+      'the job after them',
+    ).toHaveLength(1);
   });
 
   it('a module that cannot be read is refused at start, naming the file', async () => {
@@ -139,7 +172,10 @@ describe('more jobs than threads', () => {
     await env.queue.pushRaw(payload('App\\Jobs\\Wait', { n: 2, ms: 10 }, { timeout: 1, maxTries: 3 }));
     sandbox = await sandboxedHandlers(MODULE, { threads: 1 });
     await env.worker(sandbox.handlers, { stopWhenEmpty: true, concurrency: 2 }).run();
-    expect(runs().map((run) => run.command.n), 'the Wait jobs run').toEqual([1]);
+    expect(
+      runs().map((run) => run.command.n),
+      'the Wait jobs run',
+    ).toEqual([1]);
     expect(sandbox.replaced(), 'threads ended and replaced, though none ran a job past its timeout').toBe(0);
   });
 });
@@ -154,7 +190,9 @@ describe('a handlers module of other shapes, sandboxed', () => {
     try {
       for (const [n, name] of jobs.entries()) await setup.queue.pushRaw(payload(name, { n }, { maxTries: 1 }));
       await setup.worker(handlers, { stopWhenEmpty: true }).run();
-      const failed = (await setup.failer.all()).map((record) => `${JSON.parse(record.payload).displayName} ${record.exception.split('\n')[0]!.replace(/ in \S+$/, '')}`).sort();
+      const failed = (await setup.failer.all())
+        .map((record) => `${JSON.parse(record.payload).displayName} ${record.exception.split('\n')[0]!.replace(/ in \S+$/, '')}`)
+        .sort();
       return { failed, runs: runs().map(({ name, n, hook, error }) => ({ name, n, hook, error })) };
     } finally {
       await setup.cleanup();
@@ -164,9 +202,14 @@ describe('a handlers module of other shapes, sandboxed', () => {
 
   it('with an entry that is no handler is refused as in-process, naming the file and the class', async () => {
     const bad = join(root, 'test/worker/fixtures/sandbox-bad.mjs');
-    const inProcess = await loadHandlers(bad).then(() => 'loaded', (error: Error) => error.message);
+    const inProcess = await loadHandlers(bad).then(
+      () => 'loaded',
+      (error: Error) => error.message,
+    );
     expect(inProcess).toMatch(/the handler for App\\Jobs\\Typo is not a function/);
-    await expect(sandboxedHandlers(bad, { threads: 1 }), 'sandboxedHandlers took a module whose App\\Jobs\\Typo is 42').rejects.toThrow(inProcess);
+    await expect(sandboxedHandlers(bad, { threads: 1 }), 'sandboxedHandlers took a module whose App\\Jobs\\Typo is 42').rejects.toThrow(
+      inProcess,
+    );
   });
 
   it('run `{ handle, failed }` objects and record a thrown non-Error as the in-process worker does', async () => {
@@ -174,6 +217,9 @@ describe('a handlers module of other shapes, sandboxed', () => {
     expect(inProcess.failed, 'the in-process worker failed all three').toHaveLength(3);
     sandbox = await sandboxedHandlers(SHAPES, { threads: 1 });
     const sandboxed = await outcome(sandbox.handlers);
-    expect(sandboxed, 'sandboxed, the jobs (handle and failed of App\\Jobs\\AsObject, the exceptions recorded) differ from in-process').toEqual(inProcess);
+    expect(
+      sandboxed,
+      'sandboxed, the jobs (handle and failed of App\\Jobs\\AsObject, the exceptions recorded) differ from in-process',
+    ).toEqual(inProcess);
   });
 });

@@ -33,7 +33,9 @@ describe('a handler that settles after its timeout', () => {
     await env.queue.pushRaw(payload('App\\Jobs\\Crunch', { timeout: 1, maxTries: 3 }));
     await env.worker({ 'App\\Jobs\\Crunch': async () => blockFor(1500) }, { stopWhenEmpty: true }).run();
     expect(eventsOf('App\\Jobs\\Crunch'), 'App\\Jobs\\Crunch ran 1.5 s past a timeout of 1 s').toContain('timed-out');
-    expect(eventsOf('App\\Jobs\\Crunch'), 'App\\Jobs\\Crunch ran 1.5 s past a timeout of 1 s and was reported done').not.toContain('processed');
+    expect(eventsOf('App\\Jobs\\Crunch'), 'App\\Jobs\\Crunch ran 1.5 s past a timeout of 1 s and was reported done').not.toContain(
+      'processed',
+    );
     expect(await env.queue.reservedSize(), 'App\\Jobs\\Crunch was deleted as if it had succeeded').toBe(1);
     expect(await env.failer.all()).toEqual([]);
   });
@@ -44,19 +46,24 @@ describe('a handler that settles after its timeout', () => {
     await worker.run();
     const failed = await env.failer.all();
     expect(failed, 'App\\Jobs\\Crunch on its last attempt was not failed').toHaveLength(1);
-    expect(failed[0]!.exception).toMatch(/^Illuminate\\Queue\\MaxAttemptsExceededException: App\\Jobs\\Crunch has been attempted too many times or run too long\. The job may have previously timed out\. in /);
+    expect(failed[0]!.exception).toMatch(
+      /^Illuminate\\Queue\\MaxAttemptsExceededException: App\\Jobs\\Crunch has been attempted too many times or run too long\. The job may have previously timed out\. in /,
+    );
     expect(worker.stats()).toMatchObject({ timedOut: 1, processed: 0 });
   });
 
   it('that throws is timed out too, not released with its backoff as an exception would be', async () => {
     await env.queue.pushRaw(payload('App\\Jobs\\Crunch', { timeout: 1, maxTries: 3 }));
     await env
-      .worker({
-        'App\\Jobs\\Crunch': async () => {
-          blockFor(1500);
-          throw new Error('crunched too long');
+      .worker(
+        {
+          'App\\Jobs\\Crunch': async () => {
+            blockFor(1500);
+            throw new Error('crunched too long');
+          },
         },
-      }, { stopWhenEmpty: true })
+        { stopWhenEmpty: true },
+      )
       .run();
     expect(eventsOf('App\\Jobs\\Crunch')).toContain('timed-out');
     expect(eventsOf('App\\Jobs\\Crunch'), 'App\\Jobs\\Crunch was released as after an exception').not.toContain('released');
@@ -70,12 +77,25 @@ describe('the watchdog, in an embedded worker', () => {
     await env.queue.pushRaw(payload('App\\Jobs\\Quick'));
     const heard: WorkerEvent[] = [];
     const lines: string[] = [];
-    const logger = { debug: () => undefined, info: () => undefined, error: () => undefined, warn: (_: object, line?: string) => void lines.push(line ?? '') };
+    const logger = {
+      debug: () => undefined,
+      info: () => undefined,
+      error: () => undefined,
+      warn: (_: object, line?: string) => void lines.push(line ?? ''),
+    };
     const handlers = { 'App\\Jobs\\Crunch': async () => blockFor(1600), 'App\\Jobs\\Quick': async () => undefined };
-    const worker = new Worker(env.queue, handlers, { sleep: 0.05, memory: 0, stopWhenEmpty: true }, { failer: env.failer, cache: env.cache, log: (e) => env.events.push(e), logger });
+    const worker = new Worker(
+      env.queue,
+      handlers,
+      { sleep: 0.05, memory: 0, stopWhenEmpty: true },
+      { failer: env.failer, cache: env.cache, log: (e) => env.events.push(e), logger },
+    );
     worker.on('blocked', (event) => heard.push(event));
     await worker.run();
-    expect(heard.map((e) => [e.job, e.queue, e.attempts]), 'no blocked event for App\\Jobs\\Crunch').toEqual([['App\\Jobs\\Crunch', 'default', 1]]);
+    expect(
+      heard.map((e) => [e.job, e.queue, e.attempts]),
+      'no blocked event for App\\Jobs\\Crunch',
+    ).toEqual([['App\\Jobs\\Crunch', 'default', 1]]);
     expect(heard[0]!.reason).toMatch(/^blocked the event loop for 1\.\d s, past its timeout of 1 s/);
     expect(lines.filter((line) => line.startsWith('blocked App\\Jobs\\Crunch'))).toHaveLength(1);
     expect(eventsOf('App\\Jobs\\Quick'), 'the job after the blocking one').toContain('processed');
@@ -98,8 +118,13 @@ describe('the watchdog, in an embedded worker', () => {
     const heard: WorkerEvent[] = [];
     worker.on('blocked', (event) => heard.push(event));
     await worker.run();
-    expect((await env.failer.all()).map((record) => record.exception.split('\n')[0]!.replace(/ in \S+$/, ''))).toEqual(['Error: thrown as it was called']);
-    expect(heard.map((e) => e.job), 'no blocked event for the job after the one that threw').toEqual(['App\\Jobs\\Crunch']);
+    expect((await env.failer.all()).map((record) => record.exception.split('\n')[0]!.replace(/ in \S+$/, ''))).toEqual([
+      'Error: thrown as it was called',
+    ]);
+    expect(
+      heard.map((e) => e.job),
+      'no blocked event for the job after the one that threw',
+    ).toEqual(['App\\Jobs\\Crunch']);
     expect(eventsOf('App\\Jobs\\Crunch')).toEqual(['processing', 'timed-out', 'blocked']);
   });
 
@@ -145,7 +170,10 @@ describe('a job with no timeout (--timeout=0) that blocks the event loop', () =>
       worker.on('blocked', (event) => heard.push(event));
       await worker.run();
       expect(heard, 'a job with no timeout was reported blocked').toEqual([]);
-      expect(expiredBy, 'App\\Jobs\\Endless (no timeout, retry_after 1 s) blocked the loop 2.5 s: its reservation ran out that many seconds before the loop turned, for any worker to take').toBeLessThanOrEqual(0);
+      expect(
+        expiredBy,
+        'App\\Jobs\\Endless (no timeout, retry_after 1 s) blocked the loop 2.5 s: its reservation ran out that many seconds before the loop turned, for any worker to take',
+      ).toBeLessThanOrEqual(0);
       expect(setup.events.filter((e) => e.job === 'App\\Jobs\\Endless').map((e) => e.event)).toEqual(['processing', 'processed']);
     } finally {
       await setup.cleanup();
@@ -166,12 +194,23 @@ describe('the thread’s renewals, on a Redis whose clock is ahead of the host�
         'App\\Jobs\\Crunch': async () => {
           blockFor(2500);
           // Sent before the loop's own renewal can run: what the thread alone left in Redis.
-          const [score, [seconds, micros]] = await Promise.all([client.zrange('queues:default:reserved', 0, 0, 'WITHSCORES'), client.time()]);
+          const [score, [seconds, micros]] = await Promise.all([
+            client.zrange('queues:default:reserved', 0, 0, 'WITHSCORES'),
+            client.time(),
+          ]);
           expiredBy = Number(seconds) + Number(micros) / 1e6 - Number(score[1]);
         },
       };
-      await new Worker(queue, handlers, { sleep: 0.05, memory: 0, stopWhenEmpty: true }, { failer: env.failer, log: (e) => env.events.push(e) }).run();
-      expect(expiredBy, 'App\\Jobs\\Crunch (retry_after 2 s) blocked the loop 2.5 s: by Redis’s clock its reservation had run out by that many seconds').toBeLessThanOrEqual(0);
+      await new Worker(
+        queue,
+        handlers,
+        { sleep: 0.05, memory: 0, stopWhenEmpty: true },
+        { failer: env.failer, log: (e) => env.events.push(e) },
+      ).run();
+      expect(
+        expiredBy,
+        'App\\Jobs\\Crunch (retry_after 2 s) blocked the loop 2.5 s: by Redis’s clock its reservation had run out by that many seconds',
+      ).toBeLessThanOrEqual(0);
       expect(eventsOf('App\\Jobs\\Crunch')).toEqual(['processing', 'processed']);
     } finally {
       await queue.close();
@@ -194,8 +233,13 @@ describe('the watchdog with jobs beside the one blocking the loop (--concurrency
     const heard: WorkerEvent[] = [];
     worker.on('blocked', (event) => heard.push(event));
     await worker.run();
-    expect(heard.map((e) => e.job), 'the jobs reported').toEqual(['App\\Jobs\\Waits']);
-    expect(heard[0]!.reason, 'App\\Jobs\\Waits, waiting on a timer, was reported as blocking the loop').toMatch(/^was past its timeout of 1 s while the event loop was blocked for [12]\.\d s, by it or by one of the 1 other job in hand/);
+    expect(
+      heard.map((e) => e.job),
+      'the jobs reported',
+    ).toEqual(['App\\Jobs\\Waits']);
+    expect(heard[0]!.reason, 'App\\Jobs\\Waits, waiting on a timer, was reported as blocking the loop').toMatch(
+      /^was past its timeout of 1 s while the event loop was blocked for [12]\.\d s, by it or by one of the 1 other job in hand/,
+    );
     expect(eventsOf('App\\Jobs\\Crunch'), 'App\\Jobs\\Crunch, blocking within its timeout').toEqual(['processing', 'processed']);
   });
 });
@@ -204,7 +248,10 @@ describe('the thread’s renewals of a large job', () => {
   it('renew the reservation of a job whose payload is larger than a slot’s 64 KB while it blocks the loop', async () => {
     const setup = workerSetup('watchdog-large', { retryAfter: 1 });
     try {
-      const big = buildPayload(buildJob({ className: 'App\\Jobs\\Parse', properties: { csv: 'x'.repeat(200_000) }, serializesModels: false }), { timeout: 10 }).raw;
+      const big = buildPayload(
+        buildJob({ className: 'App\\Jobs\\Parse', properties: { csv: 'x'.repeat(200_000) }, serializesModels: false }),
+        { timeout: 10 },
+      ).raw;
       await setup.queue.pushRaw(big);
       const reserved = `${setup.queue.key('default')}:reserved`;
       let expiredBy: number | undefined;
@@ -217,7 +264,10 @@ describe('the thread’s renewals of a large job', () => {
         },
       };
       await setup.worker(handlers, { stopWhenEmpty: true }).run();
-      expect(expiredBy, 'App\\Jobs\\Parse (200 KB, retry_after 1 s) blocked the loop 2.5 s: its reservation ran out that many seconds before the loop turned').toBeLessThanOrEqual(0);
+      expect(
+        expiredBy,
+        'App\\Jobs\\Parse (200 KB, retry_after 1 s) blocked the loop 2.5 s: its reservation ran out that many seconds before the loop turned',
+      ).toBeLessThanOrEqual(0);
       expect(setup.events.filter((e) => e.job === 'App\\Jobs\\Parse').map((e) => e.event)).toEqual(['processing', 'processed']);
     } finally {
       await setup.cleanup();

@@ -77,7 +77,13 @@ class SandboxThread {
     this.thread.unref();
     this.ready = new Promise((resolve, reject) => {
       this.thread.on('message', (message: FromThread) => {
-        if (message.ready) resolve({ names: message.ready, failedHooks: message.failedHooks ?? [], methods: message.methods ?? {}, refused: message.refused ?? [] });
+        if (message.ready)
+          resolve({
+            names: message.ready,
+            failedHooks: message.failedHooks ?? [],
+            methods: message.methods ?? {},
+            refused: message.refused ?? [],
+          });
         else if (message.loadError !== undefined) reject(new Error(`${url} could not be loaded in a sandbox thread: ${message.loadError}`));
         else this.heard(message);
       });
@@ -101,7 +107,12 @@ class SandboxThread {
     if (message.call === undefined) return;
     const id = message.call;
     const job = running.job;
-    const act = message.action === 'release' ? job.release(message.arg as number) : message.action === 'fail' ? job.fail(typeof message.arg === 'object' && message.arg !== null ? rebuild(message.arg as Flat) : message.arg) : job.delete();
+    const act =
+      message.action === 'release'
+        ? job.release(message.arg as number)
+        : message.action === 'fail'
+          ? job.fail(typeof message.arg === 'object' && message.arg !== null ? rebuild(message.arg as Flat) : message.arg)
+          : job.delete();
     act.then(
       () => this.thread.postMessage({ reply: id }),
       (error: unknown) => this.thread.postMessage({ reply: id, error: flatten(error) }),
@@ -218,7 +229,8 @@ class SandboxPool {
  */
 export async function sandboxedHandlers(file: string, options: SandboxOptions = {}): Promise<SandboxedHandlers> {
   const threads = options.threads ?? 1;
-  if (!Number.isInteger(threads) || threads < 1) throw new Error(`sandbox threads must be a whole number, 1 or more, not ${JSON.stringify(threads)}`);
+  if (!Number.isInteger(threads) || threads < 1)
+    throw new Error(`sandbox threads must be a whole number, 1 or more, not ${JSON.stringify(threads)}`);
   const url = file.startsWith('file:') ? file : pathToFileURL(resolve(file)).href;
   const pool = new SandboxPool(url);
   let found: Found[];
@@ -243,7 +255,9 @@ export async function sandboxedHandlers(file: string, options: SandboxOptions = 
     const handler: Handler = (job) => pool.run(name, job);
     if (failedHooks.includes(name)) handler.failed = async (job, error) => void (await pool.run(name, job, { error }));
     // The PHP methods' JavaScript (a unique job's uniqueId) runs in a thread too, as the worker asks.
-    for (const method of methods[name] ?? []) (handler as unknown as Record<string, unknown>)[method] = (job: MethodJob) => pool.run(name, job as unknown as HandlerJob, { method });
+    for (const method of methods[name] ?? [])
+      (handler as unknown as Record<string, unknown>)[method] = (job: MethodJob) =>
+        pool.run(name, job as unknown as HandlerJob, { method });
     handlers[name] = handler;
   }
   return { handlers, close: () => pool.close(), replaced: () => pool.replacedCount };
@@ -251,7 +265,16 @@ export async function sandboxedHandlers(file: string, options: SandboxOptions = 
 
 /** What crosses to the thread: the job's plain fields (a MethodJob's name and command). */
 function plainJob(job: HandlerJob): Record<string, unknown> {
-  return { name: job.name, command: job.command, args: job.args, attempts: job.attempts, uuid: job.uuid, id: job.id, queue: job.queue, payload: job.payload };
+  return {
+    name: job.name,
+    command: job.command,
+    args: job.args,
+    attempts: job.attempts,
+    uuid: job.uuid,
+    id: job.id,
+    queue: job.queue,
+    payload: job.payload,
+  };
 }
 
 function flatten(error: unknown): Flat | string | undefined {

@@ -23,7 +23,10 @@ export function sandboxThread(): void {
   /* eslint-disable @typescript-eslint/no-require-imports */
   const { parentPort, workerData } = require('node:worker_threads') as typeof import('node:worker_threads');
   type Flat = { name: string; message: string; stack?: string };
-  type Handler = ((job: object, error?: unknown) => unknown) & { failed?: (job: object, error: unknown) => unknown } & Record<string, unknown>;
+  type Handler = ((job: object, error?: unknown) => unknown) & { failed?: (job: object, error: unknown) => unknown } & Record<
+      string,
+      unknown
+    >;
   // The PHP methods' JavaScript a handler may carry (JOB_METHODS): run here when the worker asks.
   const methodNames = workerData.methods as string[];
   const port = parentPort!;
@@ -37,7 +40,11 @@ export function sandboxThread(): void {
   // it in-process (an Error of its text), not as an action's string argument would cross.
   const thrown = (error: unknown): Flat => {
     const flat = flatten(error);
-    return flat === undefined ? { name: 'Error', message: 'undefined' } : typeof flat === 'string' ? { name: 'Error', message: flat } : flat;
+    return flat === undefined
+      ? { name: 'Error', message: 'undefined' }
+      : typeof flat === 'string'
+        ? { name: 'Error', message: flat }
+        : flat;
   };
   // A handler as loadHandlers takes it: a function, or `{ handle, failed }` with `this` its object.
   const handlerOf = (entry: unknown): Handler | undefined => {
@@ -78,40 +85,74 @@ export function sandboxThread(): void {
       for (const [name, entry] of Object.entries(map ?? {})) {
         const handler = handlerOf(entry);
         if (handler) handlers[name] = handler;
-        else refused.push([name, entry === null || entry === undefined ? String(entry) : Array.isArray(entry) ? 'an array' : /^[aeiou]/.test(typeof entry) ? `an ${typeof entry}` : `a ${typeof entry}`]);
+        else
+          refused.push([
+            name,
+            entry === null || entry === undefined
+              ? String(entry)
+              : Array.isArray(entry)
+                ? 'an array'
+                : /^[aeiou]/.test(typeof entry)
+                  ? `an ${typeof entry}`
+                  : `a ${typeof entry}`,
+          ]);
       }
       const names = Object.keys(handlers).filter((name) => typeof handlers[name] === 'function');
-      const methods = Object.fromEntries(names.map((name) => [name, methodNames.filter((method) => typeof handlers[name]![method] === 'function')]));
-      port.postMessage({ ready: names, failedHooks: names.filter((name) => typeof handlers[name]!.failed === 'function'), methods, refused });
+      const methods = Object.fromEntries(
+        names.map((name) => [name, methodNames.filter((method) => typeof handlers[name]![method] === 'function')]),
+      );
+      port.postMessage({
+        ready: names,
+        failedHooks: names.filter((name) => typeof handlers[name]!.failed === 'function'),
+        methods,
+        refused,
+      });
     },
     (error: unknown) => port.postMessage({ loadError: error instanceof Error ? `${error.name}: ${error.message}` : String(error) }),
   );
 
-  port.on('message', (message: { reply?: number; error?: Flat; run?: number; name?: string; job?: Record<string, unknown>; hook?: 'failed'; method?: string }) => {
-    if (message.reply !== undefined) {
-      const waiting = pending.get(message.reply);
-      pending.delete(message.reply);
-      if (message.error) waiting?.reject(rebuild(message.error));
-      else waiting?.resolve();
-      return;
-    }
-    if (message.run === undefined) return;
-    const run = message.run;
-    const controller = new AbortController();
-    const job = {
-      ...message.job,
-      signal: controller.signal,
-      release: (seconds: unknown = 0) => call('release', seconds),
-      fail: (error?: unknown) => call('fail', flatten(error)),
-      delete: () => call('delete'),
-    };
-    const handler = handlers[message.name!]!;
-    Promise.resolve()
-      .then(() => (message.method !== undefined ? (handler[message.method] as Handler)(message.job!) : message.hook === 'failed' ? handler.failed!(job, message.error ? rebuild(message.error) : undefined) : handler(job)))
-      .then(
-        // A method's result goes back (structured clone); a handler's is of no use to the worker.
-        (value) => port.postMessage({ done: run, ...(message.method !== undefined ? { value } : {}) }),
-        (error: unknown) => port.postMessage({ done: run, error: thrown(error) }),
-      );
-  });
+  port.on(
+    'message',
+    (message: {
+      reply?: number;
+      error?: Flat;
+      run?: number;
+      name?: string;
+      job?: Record<string, unknown>;
+      hook?: 'failed';
+      method?: string;
+    }) => {
+      if (message.reply !== undefined) {
+        const waiting = pending.get(message.reply);
+        pending.delete(message.reply);
+        if (message.error) waiting?.reject(rebuild(message.error));
+        else waiting?.resolve();
+        return;
+      }
+      if (message.run === undefined) return;
+      const run = message.run;
+      const controller = new AbortController();
+      const job = {
+        ...message.job,
+        signal: controller.signal,
+        release: (seconds: unknown = 0) => call('release', seconds),
+        fail: (error?: unknown) => call('fail', flatten(error)),
+        delete: () => call('delete'),
+      };
+      const handler = handlers[message.name!]!;
+      Promise.resolve()
+        .then(() =>
+          message.method !== undefined
+            ? (handler[message.method] as Handler)(message.job!)
+            : message.hook === 'failed'
+              ? handler.failed!(job, message.error ? rebuild(message.error) : undefined)
+              : handler(job),
+        )
+        .then(
+          // A method's result goes back (structured clone); a handler's is of no use to the worker.
+          (value) => port.postMessage({ done: run, ...(message.method !== undefined ? { value } : {}) }),
+          (error: unknown) => port.postMessage({ done: run, error: thrown(error) }),
+        );
+    },
+  );
 }
