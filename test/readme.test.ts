@@ -1,12 +1,14 @@
 /**
- * Every code block of README.md, checked: each ```ts block is type-checked by tsc (strict, as
- * the package's own code) with `laravel-queue-bridge` mapped to src/, beside the declarations
- * `lqb shapes --types` writes for php-fixture-gen/shapes-app (the `./laravel-jobs.js` the typed
- * handlers import); each ```sh line is an `lqb` command line its command's parser takes (a
- * `--help` one is run), or the package's `npm install`.
+ * Every code block of README.md and of the docs/ pages it links to, checked: each ```ts block is
+ * type-checked by tsc (strict, as the package's own code) with `laravel-queue-bridge` mapped to
+ * src/, beside the declarations `lqb shapes --types` writes for php-fixture-gen/shapes-app (the
+ * `./laravel-jobs.js` the typed handlers import); each ```sh line is an `lqb` command line its
+ * command's parser takes (a `--help` one is run), the package's `npm install`, or (in docs/) a
+ * `npx tsx` script of the repository. docs/cli.md is written from the option tables and checked by
+ * test/cli/reference.test.ts; its blocks are usage lines, not commands.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,13 +18,15 @@ import { root } from './helpers/php.js';
 import { lqb } from './helpers/processes.js';
 
 interface Block {
+  /** The file it is in, relative to the repository: README.md, docs/NAME.md. */
+  file: string;
   lang: string;
   line: number;
   code: string;
 }
 
 /** The fenced blocks, indented ones (in a list) included, their indentation removed. */
-function blocksOf(markdown: string): Block[] {
+function blocksOf(file: string, markdown: string): Block[] {
   const lines = markdown.split('\n');
   const blocks: Block[] = [];
   for (let i = 0; i < lines.length; i++) {
@@ -30,8 +34,9 @@ function blocksOf(markdown: string): Block[] {
     if (!open) continue;
     const indent = open[1]!;
     const end = lines.findIndex((line, j) => j > i && line === `${indent}\`\`\``);
-    if (end < 0) throw new Error(`README.md:${i + 1}: a code block that is never closed`);
+    if (end < 0) throw new Error(`${file}:${i + 1}: a code block that is never closed`);
     blocks.push({
+      file,
       lang: open[2]!,
       line: i + 1,
       code: lines
@@ -65,21 +70,41 @@ function shellWords(line: string): string[] {
 }
 
 const readme = readFileSync(join(root, 'README.md'), 'utf8');
-const blocks = blocksOf(readme);
+const readmeBlocks = blocksOf('README.md', readme);
+const docPages = readdirSync(join(root, 'docs'))
+  .filter((name) => name.endsWith('.md') && name !== 'cli.md')
+  .sort()
+  .map((name) => `docs/${name}`);
+const blocks = [...readmeBlocks, ...docPages.flatMap((file) => blocksOf(file, readFileSync(join(root, file), 'utf8')))];
 const tsBlocks = blocks.filter((block) => block.lang === 'ts' || block.lang === 'typescript');
 const shBlocks = blocks.filter((block) => block.lang === 'sh' || block.lang === 'bash');
 const dir = join(root, 'node_modules/.cache', `lqb-readme-${process.pid}`);
-const fileOf = (block: Block) => `readme-line-${block.line}.ts`;
+/** The snippet's file in the scratch project: `block-README-60.ts`, `block-docs-handlers-12.ts`. */
+const fileOf = (block: Block) => `block-${block.file.replace(/\.md$/, '').replace(/\//g, '-')}-${block.line}.ts`;
 let diagnostics: string[] = [];
 
 describe('README.md', () => {
   it('has only ts and sh blocks, each checked below', () => {
     expect(
-      blocks
+      readmeBlocks
         .filter((block) => !tsBlocks.includes(block) && !shBlocks.includes(block))
         .map((block) => `line ${block.line}: ${block.lang || 'no language'}`),
     ).toEqual([]);
+    // The quick start and the handlers module at least; the rest of the examples are in docs/.
+    expect(readmeBlocks.filter((block) => tsBlocks.includes(block)).length).toBeGreaterThan(1);
     expect(tsBlocks.length).toBeGreaterThan(3);
+  });
+
+  it('links to every page of docs/, and every docs/ link it has names a page that is there', () => {
+    const linked = new Set([...readme.matchAll(/\]\((docs\/[^)#]+)(?:#[^)]*)?\)/g)].map((match) => match[1]!));
+    expect(
+      [...linked].filter((file) => !existsSync(join(root, file))),
+      'README links to missing docs',
+    ).toEqual([]);
+    expect(
+      [...docPages, 'docs/cli.md'].filter((file) => !linked.has(file)),
+      'docs pages the README does not link to',
+    ).toEqual([]);
   });
 
   it('keeps the demo and test commands for a fresh machine as its first lines', () => {
@@ -89,7 +114,7 @@ describe('README.md', () => {
   });
 });
 
-describe('README.md ```ts blocks', () => {
+describe('README.md and docs/ ```ts blocks', () => {
   beforeAll(() => {
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module' }));
@@ -138,45 +163,54 @@ describe('README.md ```ts blocks', () => {
     );
   });
 
-  it.each(tsBlocks.map((block) => [block.line, block] as const))('the block at line %d compiles', (_line, block) => {
+  it.each(tsBlocks.map((block) => [block.file, block.line, block] as const))('%s: the block at line %d compiles', (_file, _line, block) => {
     expect(diagnostics.filter((line) => line.startsWith(fileOf(block)))).toEqual([]);
   });
 
   it('nothing else the blocks reach has errors', () => {
-    expect(diagnostics.filter((line) => !line.startsWith('readme-line-'))).toEqual([]);
+    expect(diagnostics.filter((line) => !line.startsWith('block-'))).toEqual([]);
   });
 });
 
-describe('README.md ```sh blocks', () => {
+describe('README.md and docs/ ```sh blocks', () => {
   const lines = shBlocks.flatMap((block) =>
     block.code
       .split('\n')
-      .map((text, i) => ({ text: text.trim(), line: block.line + 1 + i }))
+      .map((text, i) => ({ file: block.file, text: text.trim(), line: block.line + 1 + i }))
       .filter(({ text }) => text !== '' && !text.startsWith('#')),
   );
 
-  it.each(lines.map(({ text, line }) => [line, text]))('line %d, %s: a command line its parser takes', async (_line, text) => {
-    const words = shellWords(text);
-    if (words[0] === 'npm') {
-      const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { name: string };
-      // The package, and the SQL driver of its default failed-jobs store (an optional peer dependency).
-      expect(words.slice(0, 3)).toEqual(['npm', 'install', manifest.name]);
-      expect(words.slice(3).filter((name) => !['better-sqlite3', 'mysql2', 'pg'].includes(name))).toEqual([]);
-      return;
-    }
-    const args = words[0] === 'npx' ? words.slice(1) : words;
-    expect(args[0]).toBe('lqb');
-    const [name, ...rest] = args.slice(1);
-    if (name === 'help' || rest.includes('--help')) {
-      const result = await lqb(name === 'help' ? ['help', ...rest] : [name!, ...rest], process.env);
-      expect(result.status).toBe(0);
-      expect(result.stdout).toMatch(/^usage: lqb /);
-      return;
-    }
-    const command = commands[name!];
-    expect(command, `lqb ${name}`).toBeDefined();
-    expect(() =>
-      parseArgs({ args: rest, options: parserOptions(command!.options), allowPositionals: !command!.noArguments, strict: true }),
-    ).not.toThrow();
-  });
+  it.each(lines.map(({ file, text, line }) => [file, line, text] as const))(
+    '%s line %d, %s: a command line its parser takes',
+    async (file, _line, text) => {
+      // Leading VAR=value assignments set the environment of the command, as sh reads them.
+      const words = shellWords(text).filter((_word, i, all) => !all.slice(0, i + 1).every((w) => /^[A-Z_][A-Z0-9_]*=/.test(w)));
+      if (file !== 'README.md' && words[0] === 'npx' && words[1] === 'tsx') {
+        // A script of the repository's (a bench), run with tsx.
+        expect(existsSync(join(root, words[2]!)), `${words[2]} is not in the repository`).toBe(true);
+        return;
+      }
+      if (words[0] === 'npm') {
+        const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { name: string };
+        // The package, and the SQL driver of its default failed-jobs store (an optional peer dependency).
+        expect(words.slice(0, 3)).toEqual(['npm', 'install', manifest.name]);
+        expect(words.slice(3).filter((name) => !['better-sqlite3', 'mysql2', 'pg'].includes(name))).toEqual([]);
+        return;
+      }
+      const args = words[0] === 'npx' ? words.slice(1) : words;
+      expect(args[0]).toBe('lqb');
+      const [name, ...rest] = args.slice(1);
+      if (name === 'help' || rest.includes('--help')) {
+        const result = await lqb(name === 'help' ? ['help', ...rest] : [name!, ...rest], process.env);
+        expect(result.status).toBe(0);
+        expect(result.stdout).toMatch(/^usage: lqb /);
+        return;
+      }
+      const command = commands[name!];
+      expect(command, `lqb ${name}`).toBeDefined();
+      expect(() =>
+        parseArgs({ args: rest, options: parserOptions(command!.options), allowPositionals: !command!.noArguments, strict: true }),
+      ).not.toThrow();
+    },
+  );
 });

@@ -3,7 +3,7 @@
  * docs/cli.md: every flag a parser takes is in its --help, in docs/cli.md (which the README's CLI
  * section links to), and docs/cli.md is exactly what the tables write.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { commands } from '../../src/cli/commands.js';
 import { flagText, parserOptions, usageLine } from '../../src/cli/command.js';
@@ -12,6 +12,14 @@ import { lqb } from '../helpers/processes.js';
 
 const docsFile = new URL('../../docs/cli.md', import.meta.url);
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+const configuration = readFileSync(new URL('../../docs/configuration.md', import.meta.url), 'utf8');
+/** The hand-written pages: README.md and docs/*.md but the generated docs/cli.md. */
+const pages: [string, string][] = [
+  ['README.md', readme],
+  ...readdirSync(new URL('../../docs/', import.meta.url))
+    .filter((name) => name.endsWith('.md') && name !== 'cli.md')
+    .map((name): [string, string] => [`docs/${name}`, readFileSync(new URL(`../../docs/${name}`, import.meta.url), 'utf8')]),
+];
 
 describe('lqb COMMAND --help', () => {
   it.each(Object.keys(commands))('lqb %s --help names every flag its parser takes, with its description', async (name) => {
@@ -50,19 +58,24 @@ describe('docs/cli.md', () => {
     for (const name of Object.keys(commands)) expect(cliSection, `lqb ${name}`).toContain(`lqb ${name}`);
   });
 
-  it('names in the README no flag that no command takes (a renamed or removed flag is not left behind)', () => {
-    const taken = new Set(Object.values(commands).flatMap((command) => Object.keys(command.options)));
-    // Not lqb's: npm's, git's, node's, and lqb's own --help and --version.
-    const others = new Set(['save-dev', 'exit-code', 'import', 'help', 'version']);
-    const named = new Set([...readme.matchAll(/(?<![\w-])--([a-z][a-z0-9-]*)/g)].map((match) => match[1]!));
-    expect([...named].filter((flag) => !taken.has(flag) && !others.has(flag))).toEqual([]);
-  });
+  it.each(pages.map(([file]) => file))(
+    'names in %s no flag that no command takes (a renamed or removed flag is not left behind)',
+    (file) => {
+      const text = pages.find(([name]) => name === file)![1];
+      const taken = new Set(Object.values(commands).flatMap((command) => Object.keys(command.options)));
+      // Not lqb's: npm's, git's, node's, tsc's, vitest's, and lqb's own --help and --version.
+      const others = new Set(['save-dev', 'exit-code', 'import', 'strict', 'project', 'help', 'version']);
+      const named = new Set([...text.matchAll(/(?<![\w-])--([a-z][a-z0-9-]*)/g)].map((match) => match[1]!));
+      expect([...named].filter((flag) => !taken.has(flag) && !others.has(flag))).toEqual([]);
+    },
+  );
 
-  it('the README’s configuration table gives each flag the environment variable its option reads', () => {
+  it('the configuration tables (docs/configuration.md, and the README’s short one) give each flag the environment variable its option reads', () => {
     const options = Object.assign({}, ...Object.values(commands).map((command) => command.options)) as Record<string, { env?: string }>;
-    const table = readme.slice(readme.indexOf('\n## Configuration\n')).split('\n## ')[1]!;
-    const rows = table.split('\n').filter((line) => line.startsWith('| `--'));
-    expect(rows.length).toBeGreaterThan(10);
+    const readmeTable = readme.slice(readme.indexOf('\n## Configuration\n')).split('\n## ')[1]!;
+    const rowsOf = (text: string) => text.split('\n').filter((line) => line.startsWith('| `--'));
+    expect(rowsOf(configuration).length, 'rows of docs/configuration.md').toBeGreaterThan(10);
+    const rows = [...rowsOf(configuration), ...rowsOf(readmeTable)];
     const names = (text: string) => [...text.matchAll(/[A-Z][A-Z0-9_]+/g)].map((match) => match[0]).sort();
     for (const row of rows) {
       const [flags, env] = row
