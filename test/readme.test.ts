@@ -9,7 +9,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commands } from '../src/cli/commands.js';
@@ -112,6 +112,38 @@ describe('README.md', () => {
       "# laravel-queue-bridge\n\n- Run the demo (real Laravel pushes, the Node worker runs; Node pushes, Laravel's worker runs): `npm ci && npm run demo`\n- Run the tests: `npm ci && npm test`\n",
     );
   });
+});
+
+/** The anchors GitHub gives a page's headings (code blocks left out): lower case, punctuation dropped, spaces as hyphens. */
+function anchorsOf(markdown: string): Set<string> {
+  const prose = markdown.replace(/^( *)```[\s\S]*?^\1```$/gm, '');
+  return new Set(
+    [...prose.matchAll(/^#+ (.*)$/gm)].map((match) =>
+      match[1]!
+        .trim()
+        .toLowerCase()
+        .replace(/[^\p{L}\p{N}_\- ]/gu, '')
+        .replace(/ /g, '-'),
+    ),
+  );
+}
+
+describe('links between README.md and docs/', () => {
+  const pages = ['README.md', ...docPages, 'docs/cli.md'];
+  const links = pages.flatMap((page) =>
+    [...readFileSync(join(root, page), 'utf8').matchAll(/\]\(([^)#\s]*)(?:#([^)\s]+))?\)/g)]
+      .filter((match) => !/^[a-z]+:/.test(match[1]!))
+      .map((match) => ({ page, target: match[1] ? join(dirname(page), match[1]) : page, anchor: match[2] })),
+  );
+
+  it.each(links.map((link) => [link.page, `${link.target}${link.anchor ? `#${link.anchor}` : ''}`, link] as const))(
+    '%s links to %s, which is there',
+    (_page, _where, link) => {
+      expect(existsSync(join(root, link.target)), `${link.target}`).toBe(true);
+      if (link.anchor && link.target.endsWith('.md'))
+        expect([...anchorsOf(readFileSync(join(root, link.target), 'utf8'))], `#${link.anchor} in ${link.target}`).toContain(link.anchor);
+    },
+  );
 });
 
 describe('README.md and docs/ ```ts blocks', () => {
