@@ -80,6 +80,21 @@ export interface ConnectionSettings {
   failedDb: string;
   /** The failed-jobs table (Laravel's `queue.failed.table`). */
   failedTable: string;
+  /** The queue connection's driver, as the app's `queue.default` (QUEUE_CONNECTION) names it. */
+  queueConnection: 'redis' | 'database';
+  /**
+   * The database of the `database` queue connection (Laravel's `queue.connections.database`):
+   * the app's default database connection (DB_*); undefined when nothing names one.
+   */
+  queueDb?: string;
+  /** The jobs table (`queue.connections.database.table`: DB_QUEUE_TABLE from 11, else `jobs`). */
+  jobsTable: string;
+  /**
+   * Whether a Redis server was given (redis, cluster) or named by REDIS_URL or REDIS_CLUSTER. Not by
+   * REDIS_HOST, which every skeleton's .env carries whether the app uses Redis or not: a
+   * database-only app opens no Redis connection at all.
+   */
+  redisNamed: boolean;
   appKey?: string;
   cipher: string;
 }
@@ -115,6 +130,12 @@ export interface ConnectionOptions {
   failedDb?: string;
   /** The failed-jobs table (else LQB_FAILED_TABLE, or failed_jobs). */
   failedTable?: string;
+  /** The queue connection, as `queue:work CONNECTION` names it: `redis` or `database` (else QUEUE_CONNECTION, else redis). */
+  connection?: string;
+  /** The `database` connection's database URL (else LQB_QUEUE_DB, else the .env's DB_*). */
+  queueDb?: string;
+  /** The jobs table of the `database` connection (else DB_QUEUE_TABLE, or jobs). */
+  jobsTable?: string;
   /** Laravel's APP_KEY, for ShouldBeEncrypted jobs. */
   key?: string;
   /** Laravel's cipher (else APP_CIPHER, or AES-256-CBC). */
@@ -150,7 +171,13 @@ export function resolveFromEnv(options: ConnectionOptions, fromFile: LaravelEnv 
     options.prefix ??
     env('REDIS_PREFIX') ??
     defaultRedisPrefix(appName, style, fromFile ? (options.laravel ?? installedLaravel(appDir)) : options.laravel);
-  const defaultQueue = options.defaultQueue ?? (env('REDIS_QUEUE') || 'default');
+  const queueConnection = queueConnectionOf(options.connection ?? env('QUEUE_CONNECTION'), options.connection !== undefined);
+  // Each connection of the app's config/queue.php has its own queue: REDIS_QUEUE, or 11+'s DB_QUEUE.
+  const defaultQueue = options.defaultQueue ?? (env(queueConnection === 'database' ? 'DB_QUEUE' : 'REDIS_QUEUE') || 'default');
+  const queueDb = options.queueDb ?? process.env.LQB_QUEUE_DB ?? databaseUrlFrom(fromFile, appDir);
+  const jobsTable = options.jobsTable ?? (env('DB_QUEUE_TABLE') || 'jobs');
+  const redisNamed =
+    options.redis !== undefined || options.cluster !== undefined || ['REDIS_URL', 'REDIS_CLUSTER'].some((name) => env(name) !== undefined);
   // Laravel's config keeps the cache on database 1 (REDIS_CACHE_DB); without a .env, the queue's own.
   const givenCacheDb = options.cacheDb === undefined ? undefined : String(options.cacheDb);
   const cacheDb = givenCacheDb ?? env('REDIS_CACHE_DB') ?? (fromFile ? '1' : undefined);
@@ -182,6 +209,7 @@ export function resolveFromEnv(options: ConnectionOptions, fromFile: LaravelEnv 
     passwordOf(cacheUrl),
     passwordOf(lockUrl),
     passwordOf(failedDb),
+    passwordOf(queueDb ?? ''),
     env('REDIS_PASSWORD'),
     fromFile?.DB_PASSWORD,
     appKey,
@@ -196,6 +224,10 @@ export function resolveFromEnv(options: ConnectionOptions, fromFile: LaravelEnv 
     cacheSeparator,
     failedDb,
     failedTable,
+    queueConnection,
+    ...(queueDb !== undefined ? { queueDb } : {}),
+    jobsTable,
+    redisNamed,
     ...(appKey ? { appKey } : {}),
     cipher,
     ...(cluster?.length ? { cluster } : {}),
@@ -413,6 +445,16 @@ function withDatabase(url: string, db: string, what: string): string {
   const parsed = new URL(url);
   parsed.pathname = `/${db}`;
   return parsed.toString();
+}
+
+/**
+ * The queue connection named: `redis` or `database`, the drivers Node speaks. Any other (Laravel's
+ * `sync`, `sqs`, `beanstalkd`, or an app's own) is refused in one line, naming where it came from.
+ */
+function queueConnectionOf(name: string | undefined, given: boolean): 'redis' | 'database' {
+  if (name === undefined || name === '' || name === 'redis' || name === 'database') return (name || 'redis') as 'redis' | 'database';
+  const from = given ? 'the connection given' : 'QUEUE_CONNECTION';
+  throw new ConnectionSettingsError(`${from} is ${JSON.stringify(name)}: Node speaks Laravel's redis and database queue connections`);
 }
 
 /** DB_CONNECTION and friends, as a URL the failed-jobs store takes. */

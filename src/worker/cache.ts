@@ -22,7 +22,28 @@ export const pausedKey = (connection: string, queue: string): string => `illumin
 /** What RedisStore writes for `true` (a non-numeric value is PHP-serialized). */
 const PHP_TRUE = 'b:1;';
 
-export class QueueCache {
+/**
+ * What the worker keeps in the app's cache store, whichever store that is: QueueCache on Redis,
+ * DatabaseQueueCache on the `cache` table.
+ */
+export interface WorkerCache {
+  /** The time of the last restart signal, or null when there was none. */
+  lastRestart(): Promise<number | null>;
+  /** Signals every worker to stop after its current job, as `queue:restart` does. */
+  signalRestart(now?: number): Promise<number>;
+  /** Counts one more exception for a job (maxExceptions); the count lives a day. */
+  countException(uuid: string): Promise<number>;
+  forgetExceptions(uuid: string): Promise<void>;
+  /** Pauses a queue as `queue:pause` does, forever or for `seconds`. */
+  pause(connection: string, queue: string, seconds?: number): Promise<void>;
+  resume(connection: string, queue: string): Promise<void>;
+  /** `queue:pause --all` / `queue:resume --all` (13.25+). */
+  pauseAll(paused: boolean): Promise<void>;
+  /** Which of these queues are paused, as Laravel's worker reads it. */
+  pausedQueues(connection: string, queues: readonly string[]): Promise<Set<string>>;
+}
+
+export class QueueCache implements WorkerCache {
   constructor(
     /** The cache connection (Laravel's `cache` Redis connection: database 1 by default). */
     readonly client: RedisClient,
@@ -111,7 +132,13 @@ export function phpTruthy(stored: string | null): boolean {
     // Not serialized: RedisStore would not read it back; a string is true unless '' or '0'.
     return stored !== '' && stored !== '0';
   }
-  if (value === null || value === false || value === 0 || value === 0n || value === '' || value === '0') return false;
+  return phpTruthyValue(value);
+}
+
+/** `(bool) $value` as PHP casts a cached value (undefined: no value at all). */
+export function phpTruthyValue(value: PhpValue | undefined): boolean {
+  if (value === undefined || value === null || value === false || value === 0 || value === 0n || value === '' || value === '0')
+    return false;
   if (value instanceof PhpFloat) return value.value !== 0;
   if (value instanceof PhpArray) return value.keys.length > 0;
   return true;
@@ -126,7 +153,7 @@ export class PauseWatch {
   #paused = new Set<string>();
 
   constructor(
-    private readonly cache: QueueCache,
+    private readonly cache: WorkerCache,
     private readonly connection: string,
     private readonly queues: readonly string[],
     private readonly now: () => number = Date.now,

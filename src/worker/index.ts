@@ -40,7 +40,8 @@ export {
   type NotificationArgs,
   type NotificationJob,
 } from './handlers.js';
-export { QueueCache, PauseWatch, RESTART_KEY, ALL_PAUSED_KEY, pausedKey, phpTruthy } from './cache.js';
+export { QueueCache, PauseWatch, RESTART_KEY, ALL_PAUSED_KEY, pausedKey, phpTruthy, phpTruthyValue, type WorkerCache } from './cache.js';
+export { DatabaseQueueCache } from './DatabaseQueueCache.js';
 export { DatabaseUuidFailedJobProvider, laravelTimestamp, type FailedJob, type FailedJobProvider } from './FailedJobProvider.js';
 export {
   databaseConfig,

@@ -2,7 +2,7 @@
  * readEnvFile and resolveConnection on .env files a Laravel app may have: a file that is not
  * there, one Laravel would refuse, and a password only quoting keeps whole.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -78,5 +78,57 @@ describe('resolveConnection({ env })', () => {
         `REDIS_URL=${redisUrl}`,
       ).toEqual({ default: php8(laravel.default), cache: php8(laravel.cache), lock: php8(laravel.default) });
     }
+  });
+});
+
+describe('resolveConnection: the queue connection', () => {
+  it('a Laravel 11 skeleton .env (QUEUE_CONNECTION=database, DB_CONNECTION=sqlite): the database connection on the app’s SQLite file, no Redis named', () => {
+    const app = join(dir, 'skeleton11');
+    const file = join(app, '.env');
+    mkdirSync(app, { recursive: true });
+    writeFileSync(file, 'APP_NAME=Shop\nDB_CONNECTION=sqlite\nQUEUE_CONNECTION=database\nCACHE_STORE=database\nREDIS_HOST=127.0.0.1\n');
+    const settings = resolveConnection({ env: file });
+    expect(settings.queueConnection, 'the queue connection').toBe('database');
+    expect(settings.queueDb, 'the queue database: Laravel’s database_path("database.sqlite")').toBe(
+      `sqlite://${join(app, 'database/database.sqlite')}`,
+    );
+    expect(settings.jobsTable, 'the jobs table').toBe('jobs');
+    expect(settings.defaultQueue, 'the connection’s own queue').toBe('default');
+    expect(settings.redisNamed, 'a skeleton’s REDIS_HOST alone names no Redis the app uses').toBe(false);
+  });
+
+  it('DB_QUEUE and DB_QUEUE_TABLE (11+) name the database connection’s queue and table; REDIS_QUEUE does not', () => {
+    const file = join(dir, 'db-queue.env');
+    writeFileSync(
+      file,
+      'DB_CONNECTION=pgsql\nDB_DATABASE=shop\nDB_USERNAME=app\nDB_PASSWORD=s3cret\nQUEUE_CONNECTION=database\nDB_QUEUE=orders\nDB_QUEUE_TABLE=queue_jobs\nREDIS_QUEUE=other\n',
+    );
+    const settings = resolveConnection({ env: file });
+    expect(settings.defaultQueue, 'the database connection’s queue').toBe('orders');
+    expect(settings.jobsTable, 'the jobs table').toBe('queue_jobs');
+    expect(settings.queueDb, 'the queue database').toBe('postgres://app:s3cret@127.0.0.1:5432/shop');
+  });
+
+  it('flags win: connection, queue database and table as given; redis given is named', () => {
+    const settings = resolveConnection({
+      connection: 'database',
+      queueDb: 'mysql://root@127.0.0.1:3306/test',
+      jobsTable: 'jobs2',
+      redis: 'redis://127.0.0.1:6379',
+    });
+    expect(
+      [settings.queueConnection, settings.queueDb, settings.jobsTable, settings.redisNamed],
+      'connection, database, table, Redis named',
+    ).toEqual(['database', 'mysql://root@127.0.0.1:3306/test', 'jobs2', true]);
+    expect(resolveConnection({}).queueConnection, 'the connection with nothing said').toBe('redis');
+  });
+
+  it('a connection Node does not speak is refused in one line naming where it came from', () => {
+    expect(() => resolveConnection({ connection: 'sqs' }), 'the sqs connection given').toThrow(
+      new ConnectionSettingsError(`the connection given is "sqs": Node speaks Laravel's redis and database queue connections`),
+    );
+    const file = join(dir, 'beanstalk.env');
+    writeFileSync(file, 'QUEUE_CONNECTION=beanstalkd\n');
+    expect(() => resolveConnection({ env: file }), 'QUEUE_CONNECTION=beanstalkd').toThrow(/^QUEUE_CONNECTION is "beanstalkd"/);
   });
 });
