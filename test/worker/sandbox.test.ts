@@ -130,6 +130,7 @@ describe('sandboxed handlers', () => {
 
   it('a thread’s script runs when a loader wrapped its functions in __name calls (tsx, esbuild’s keepNames)', async () => {
     // What tsx makes of `const f = () => …` inside a function: a call to a helper the thread lacks.
+    // eslint-disable-next-line @typescript-eslint/no-implied-eval -- the script as tsx would hand it over, run as it is
     const main = new Function(
       "const f = __name(() => require('node:worker_threads').parentPort.postMessage('ran'), 'f'); f();",
     ) as () => void;
