@@ -7,7 +7,14 @@ import { mkdtempSync, readFileSync, existsSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildJob, buildPayload, loadHandlers, sandboxedHandlers, type PayloadOptions, type SandboxedHandlers } from '../../../src/index.js';
+import {
+  buildJob,
+  buildPayload,
+  loadHandlers,
+  sandboxedHandlers,
+  type PayloadOptions,
+  type SandboxedHandlers,
+} from '../../../src/index.js';
 import { once } from 'node:events';
 import { Worker as Thread } from 'node:worker_threads';
 import { threadSource } from '../../../src/worker/sandbox/thread.js';
