@@ -165,7 +165,7 @@ async function latency(): Promise<{ p50: number; p99: number; samples: number }>
   }
   const deadline = Date.now() + 30_000;
   while (samples.length < 1000 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-  worker.stop();
+  void worker.stop();
   await running;
   await blocking.close();
   producer.client.disconnect();

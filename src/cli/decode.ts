@@ -43,7 +43,7 @@ export function decodeInput(input: Buffer, keys: AppKeySettings = {}): unknown {
     : { command: undefined, view: decoded.view };
   const data = decoded.envelope.data;
   // The command's references are numbered over the whole command, wherever a part of it is shown.
-  const named = command === undefined ? new Map() : namedSlots(command);
+  const named: NamedSlots = command === undefined ? new Map<object, number>() : namedSlots(command);
   const shown = command === undefined ? 'encrypted: give --key=APP_KEY or --env=PATH to decrypt' : readable(command, named);
   const envelope = readableJson(decoded.envelope) as Record<string, unknown>;
   // A string job's data is its handler's own; only a command job's data.command is shown decoded
@@ -65,6 +65,7 @@ function readableView(view: JobView, named?: NamedSlots): unknown {
     case 'encrypted':
       return view;
     default: {
+      // eslint-disable-next-line @typescript-eslint/unbound-method -- toJS is taken out to be left out, never called
       const { properties, queueable, chain, toJS: _toJS, ...rest } = view;
       named ??= namedSlots(PhpArray.list(properties.map((p) => p.value)));
       const shown: Record<string, unknown> = {};
@@ -90,9 +91,9 @@ function readableJson(value: unknown): unknown {
   // A string job may carry no data at all, which JSON cannot print.
   if (value === undefined) return null;
   return JSON.parse(
-    JSON.stringify(value, (_, v) => {
+    JSON.stringify(value, (_, v: unknown) => {
       if (typeof v === 'bigint') return v.toString();
-      if (v instanceof Map) return Object.fromEntries(v);
+      if (v instanceof Map) return Object.fromEntries(v as Map<string, unknown>);
       if (v instanceof PhpFloat) return Number.isFinite(v.value) ? v.value : String(v.value);
       return v;
     }),

@@ -26,7 +26,7 @@ async function withFailer<T>(connection: Connection, use: (failer: DatabaseUuidF
 function className(job: FailedJob): string {
   let payload: { job?: unknown; data?: { command?: unknown } } | null;
   try {
-    payload = JSON.parse(job.payload);
+    payload = JSON.parse(job.payload) as typeof payload;
   } catch {
     return '';
   }

@@ -10,7 +10,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { fromJSAt } from '../php/js.js';
 import { PhpArray, PhpObject, fromJS, mangle, serialize, type FromJSHint, type PhpValue, type Visibility } from '../php/index.js';
 import type { Encrypter } from './encrypter.js';
-import { encodeJson, type JsonObject, type JsonValue } from './json.js';
+import { encodeJson, type JsonObject } from './json.js';
 import { CALL_QUEUED_HANDLER, type LaravelProfile } from './payload.js';
 import { CALL_QUEUED_LISTENER } from './views.js';
 import { MODEL_IDENTIFIER } from './values.js';
@@ -355,7 +355,7 @@ export function buildPayload(command: PhpObject, options: PayloadOptions = {}): 
   }
   e.data = data;
   if (since12) e.createdAt = options.createdAt ?? Math.floor(Date.now() / 1000);
-  for (const [key, value] of Object.entries(options.extra ?? {})) e[key] = value as JsonValue;
+  for (const [key, value] of Object.entries(options.extra ?? {})) e[key] = value;
   e.id = options.id ?? randomId();
   e.attempts = options.attempts ?? 0;
   if (since12) e.delay = options.delay ?? null;

@@ -47,6 +47,8 @@ export function encodeJson(value: JsonValue | undefined, options: JsonEncodeOpti
       return value ? 'true' : 'false';
     case 'undefined':
       return 'null';
+    default:
+      break; // null and the objects: below
   }
   if (value === null) return 'null';
   if (value instanceof PhpFloat) return value.source ?? encodeFloat(value.value);

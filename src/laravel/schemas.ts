@@ -36,7 +36,7 @@ export class PayloadSchemaError extends Error {
   }
 }
 
-const loadSchema = (file: string): SchemaObject => readSchemaFile(file) as SchemaObject;
+const loadSchema = (file: string): SchemaObject => readSchemaFile(file);
 
 let ajv: Ajv2020 | undefined;
 const validators = new Map<string, ValidateFunction>();

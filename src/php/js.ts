@@ -85,13 +85,13 @@ function convert(value: PhpValue, seen: Map<object, unknown>): unknown {
       for (let i = 0; i < keys.length; i++) list[i] = convert(values[i]!, seen);
       return list;
     }
-    const record: Record<string, unknown> = Object.create(null);
+    const record = Object.create(null) as Record<string, unknown>;
     seen.set(value, record);
     for (let i = 0; i < keys.length; i++) record[keyText(keys[i]!)] = convert(values[i]!, seen);
     return record;
   }
 
-  const object: JSPhpObject = Object.create(null);
+  const object = Object.create(null) as JSPhpObject;
   seen.set(value, object);
   Object.defineProperty(object, PHP_CLASS, { value: value.className });
   if (value instanceof PhpObject) {

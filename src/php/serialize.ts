@@ -110,7 +110,7 @@ function useSlab(buf: Buffer): void {
  * and `constructor` is Buffer, as it is on a Buffer.
  */
 class SlabBytes extends Uint8Array {}
-Object.setPrototypeOf(SlabBytes.prototype, Buffer.prototype);
+Object.setPrototypeOf(SlabBytes.prototype, Buffer.prototype as object);
 Object.defineProperty(SlabBytes.prototype, 'constructor', { value: Buffer, writable: true, configurable: true });
 
 const NO_OPTIONS: SerializeOptions = Object.freeze({});

@@ -195,7 +195,7 @@ class Reader {
     const allowed = options.allowedClasses;
     if (allowed === false) this.allowed = () => false;
     else if (Array.isArray(allowed)) {
-      const names = new Set(allowed.map((name) => name.toLowerCase()));
+      const names = new Set((allowed as readonly string[]).map((name) => name.toLowerCase()));
       this.allowed = (className) => names.has(className.toLowerCase());
     }
   }

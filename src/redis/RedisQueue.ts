@@ -289,7 +289,7 @@ export class RedisQueue implements Queue<RedisJob> {
       setImmediate(() => void this.flushDeletes(key));
     }
     batch.members.push(job.reservedBytes);
-    return new Promise((resolve, reject) => batch!.done.push({ resolve, reject }));
+    return new Promise((resolve, reject) => batch.done.push({ resolve, reject }));
   }
 
   private async flushDeletes(key: string): Promise<void> {

@@ -476,7 +476,7 @@ function samePhp(a: PhpValue, b: PhpValue): boolean {
 function isPlainObject(js: unknown): js is Record<string, unknown> {
   if (js === null || typeof js !== 'object' || Array.isArray(js) || js instanceof Map || js instanceof Date || js instanceof Uint8Array)
     return false;
-  const prototype = Object.getPrototypeOf(js);
+  const prototype: unknown = Object.getPrototypeOf(js);
   return prototype === Object.prototype || prototype === null;
 }
 

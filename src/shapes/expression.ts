@@ -6,7 +6,7 @@
  * retryUntil timestamp, Horizon's tags, the displayName).
  */
 import { PhpArray, PhpFloat, PhpObject, deref, phpStringOfFloat, toJS, type PhpValue } from '../php/index.js';
-import type { ClassShape, Expression, TranslatedMethod, Untranslated } from './shape.js';
+import type { ClassShape, Expression, TranslatedMethod } from './shape.js';
 
 const MODEL_IDENTIFIER = 'Illuminate\\Contracts\\Database\\ModelIdentifier';
 
@@ -36,7 +36,7 @@ export function translatedMethod(
   if (!shape?.methods.includes(method)) return undefined;
   const found = shape.expressions?.[method];
   if (!found) return { untranslated: 'the shapes file carries no translation of it (run lqb shapes again)' };
-  return 'untranslated' in found ? { untranslated: (found as Untranslated).untranslated } : { expression: found };
+  return 'untranslated' in found ? { untranslated: found.untranslated } : { expression: found };
 }
 
 /** The expression's value on the command, as PHP would compute it on the object. */

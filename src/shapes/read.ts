@@ -46,7 +46,7 @@ export function readShapes(file: string): ShapesFile {
 }
 
 /** Checks shapes given as JSON text (or already parsed); `file` names them in errors. */
-export function parseShapes(input: string | unknown, file = 'shapes'): ShapesFile {
+export function parseShapes(input: unknown, file = 'shapes'): ShapesFile {
   let value: unknown = input;
   if (typeof input === 'string') {
     try {

@@ -20,7 +20,6 @@ const SQUASHED = new RegExp(`^App[A-Z]|^(?:${NAMESPACE_WORDS.join('|')})(?:${NAM
 export function handlerKeyProblem(key: string): string | undefined {
   const className = key.split('@')[0]!;
   const how = "write each backslash twice in JavaScript source, e.g. 'App\\\\Jobs\\\\ResizeImage' (or String.raw`App\\Jobs\\ResizeImage`)";
-  // eslint-disable-next-line no-control-regex
   const control = /[\x00-\x1f\x7f]/.exec(className);
   if (control) {
     const escape =

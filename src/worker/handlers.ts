@@ -56,14 +56,14 @@ export interface HandlerJob<Args extends unknown[] = unknown[]> {
   /** Fired when the job's timeout passes: stop work and return. */
   signal: AbortSignal;
   /** Puts the job back to run again after `seconds` (0 by default). */
-  release(seconds?: number): Promise<void>;
+  release(this: void, seconds?: number): Promise<void>;
   /**
    * Fails the job now, without retrying it: with an Error, or a string (the message of a
    * ManuallyFailedException, as Laravel 9+'s fail('reason')), or nothing (one with no message).
    */
-  fail(error?: unknown): Promise<void>;
+  fail(this: void, error?: unknown): Promise<void>;
   /** Deletes the job: it is done, and will not run again. */
-  delete(): Promise<void>;
+  delete(this: void): Promise<void>;
   /** The worker's cache: Laravel's Redis cache store, where withoutOverlapping() and rateLimited() keep their locks and counts. */
   cache: QueueCache | undefined;
   /**

@@ -48,7 +48,7 @@ export function retryUntilFor(
 ): { keep: true } | { retryUntil: number | null } | { refuse: string } {
   let envelope: { retryUntil?: unknown; data?: { command?: unknown; commandName?: unknown } };
   try {
-    envelope = JSON.parse(payload);
+    envelope = JSON.parse(payload) as typeof envelope;
   } catch {
     return { keep: true }; // resetAttempts refuses it with its own reason
   }

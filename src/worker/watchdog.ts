@@ -141,7 +141,8 @@ function sharedBytes(slots: number, labelBytes: number, reservationBytes: number
  */
 function watchdogThread(): void {
   /* eslint-disable @typescript-eslint/no-require-imports */
-  const { parentPort, workerData } = require('node:worker_threads') as typeof import('node:worker_threads');
+  const threads = require('node:worker_threads') as typeof import('node:worker_threads');
+  const parentPort = threads.parentPort;
   const { writeSync } = require('node:fs') as typeof import('node:fs');
   const {
     buffer,
@@ -154,7 +155,7 @@ function watchdogThread(): void {
     views,
     renewal,
     large: LARGE,
-  } = workerData as {
+  } = threads.workerData as {
     buffer: SharedArrayBuffer;
     slots: number;
     exitOnBlock: boolean;
@@ -171,6 +172,7 @@ function watchdogThread(): void {
   parentPort!.on('message', (message: { slot: number; deadline: bigint; key: string; member: SharedArrayBuffer }) =>
     large.set(message.slot, message),
   );
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval, @typescript-eslint/no-unsafe-call -- sharedViews' source, rebuilt in the thread that cannot import it
   const shared = (new Function(`return ${views}`)() as typeof sharedViews)(buffer, slots, labelBytes, reservationBytes);
   const decoder = new TextDecoder();
   // The deadline each slot was last reported for: one report per job.

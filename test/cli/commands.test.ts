@@ -197,7 +197,7 @@ describe('usage and failures', () => {
     [['size', '--redis=redis://127.0.0.1:6379/abc'], /the database of "redis:\/\/127.0.0.1:6379\/abc" must be a whole number, not "abc"/],
     [['restart', '--cache-db=abc'], /the cache database \(--cache-db, REDIS_CACHE_DB\) must be a whole number, not "abc"/],
   ])('%j exits 2 with the reason, on one line', async (args, reason) => {
-    const result = await lqb(args as string[], current.s.env);
+    const result = await lqb(args, current.s.env);
     expect(result.status).toBe(2);
     expect(result.stderr).toMatch(reason);
     expect(result.stderr).toMatch(/^[^\n]+\n$/);
@@ -212,7 +212,7 @@ describe('usage and failures', () => {
       const result = await lqb(args, current.s.env);
       expect(result.status).toBe(0);
       expect(result.stdout).toMatch(/^usage: lqb work \[CONNECTION\] --handlers=FILE .*\[--concurrency=N\]/);
-      expect(result.stdout).toMatch(/\n  --concurrency=N +jobs run at once in this process \[default: 1\]\n/);
+      expect(result.stdout).toMatch(/\n {2}--concurrency=N +jobs run at once in this process \[default: 1\]\n/);
     }
     const overview = await lqb(['--help'], current.s.env);
     expect(overview.status).toBe(0);

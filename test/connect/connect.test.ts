@@ -210,7 +210,7 @@ describe('connect({ env })', () => {
     queue = await connect({ env: envFile });
     const refused = (options: object) => {
       try {
-        queue!.worker({}, options as never);
+        queue!.worker({}, options);
       } catch (error) {
         expect(error, `${JSON.stringify(options)}: not a WorkerUsageError`).toBeInstanceOf(WorkerUsageError);
         return (error as Error).message;

@@ -34,7 +34,7 @@ describe('Laravel queues a notification and a mailable, lqb work runs them', () 
     const runs = s.nodeRuns();
     expect(runs.map((r) => r.class)).toEqual(['App\\Notifications\\InvoicePaid@mail', 'App\\Mail\\OrderShippedMail']);
 
-    const [notification, mailable] = runs as Record<string, any>[];
+    const [notification, mailable] = runs;
     expect(notification).toMatchObject({ uuid: notified[0]!.uuid, view: 'notification', channels: ['mail'] });
     // The User model (connection 'mysql' on the class) as SerializesModels left it, one id each.
     expect(notification!.notifiables).toEqual([

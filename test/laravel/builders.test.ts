@@ -18,7 +18,6 @@ import {
   buildPayload,
   decodePayload,
   type LaravelProfile,
-  type ListenerView,
   type UserJobView,
 } from '../../src/index.js';
 import { LARAVEL_PROFILES, QUEUEABLE_FIELDS } from '../../src/laravel/index.js';
@@ -43,7 +42,7 @@ describe('rebuilding real payloads', () => {
     const { envelope, view } = decodePayload(record.payload);
     let command;
     if (view.kind === 'listener') {
-      const listener = view as ListenerView;
+      const listener = view;
       const own = (name: string) => listener.properties.find((p) => p.name === name)?.value;
       command = buildListener(
         {

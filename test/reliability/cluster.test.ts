@@ -128,7 +128,7 @@ describe('a queue with a hash tag on Redis Cluster', () => {
     await cluster.killMasterOf(`lqbc:queues:${QUEUE}`);
     const deadline = Date.now() + 60_000;
     while (Date.now() < deadline && [...Array(JOBS).keys()].some((n) => !seen.has(5000 + n))) await new Promise((r) => setTimeout(r, 100));
-    worker.stop();
+    void worker.stop();
     await running;
     expect([...Array(JOBS).keys()].filter((n) => !seen.has(5000 + n))).toEqual([]);
   }, 120_000);

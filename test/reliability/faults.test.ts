@@ -305,7 +305,7 @@ describe('Redis cut off and restarted', () => {
     await pushAll(450, 600);
     const deadline = Date.now() + 30_000;
     while (Date.now() < deadline && acknowledged.some((n) => !ran.has(n))) await pause(100);
-    worker.stop();
+    void worker.stop();
     await running;
     admin.disconnect();
     expect(failedPushes).toEqual([]); // none failed here; a failure would have reached the caller

@@ -67,7 +67,7 @@ function mutate(input: Buffer, next: () => number): Buffer {
       const digits = [...text.matchAll(/\d+/g)];
       const pick = digits[Math.floor(next() * digits.length)];
       if (!pick) return input;
-      return Buffer.from(text.slice(0, pick.index) + HOSTILE[Math.floor(next() * 4)] + text.slice(pick.index! + pick[0].length), 'latin1');
+      return Buffer.from(text.slice(0, pick.index) + HOSTILE[Math.floor(next() * 4)] + text.slice(pick.index + pick[0].length), 'latin1');
     }
     default:
       return Buffer.concat([

@@ -73,7 +73,7 @@ describe('Redis busy with a long script (BUSY replies) while a worker on another
     await busy;
     const deadline = Date.now() + 30_000;
     while (Date.now() < deadline && ((await queue.size()) > 0 || runs.size < JOBS)) await pause(100);
-    worker.stop();
+    void worker.stop();
     await running;
     expect(failed, 'jobs that ran, failed for a BUSY reply').toEqual([]);
     expect(
@@ -142,7 +142,7 @@ describe('a reserve sent just before Redis stalls', () => {
     while (Date.now() < deadline && ((await queue.size()) > 0 || runs.size < JOBS)) await pause(100);
     // A job taken back by mistake would come round again within retry_after: wait that long too.
     await pause(4500);
-    worker.stop();
+    void worker.stop();
     await running;
     expect(
       [...runs].filter(([, times]) => times !== 1),
@@ -211,7 +211,7 @@ describe('Redis full (maxmemory, noeviction) while jobs run', () => {
     await admin.config('SET', 'maxmemory', '0');
     while (runs.size < JOBS || (await queue.size()) > 0) await pause(100);
     await pause(2500);
-    worker.stop();
+    void worker.stop();
     await running;
     expect(
       [...runs].filter(([, times]) => times !== 1),

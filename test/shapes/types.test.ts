@@ -261,6 +261,7 @@ describe('lqb shapes --types', () => {
   it('defineHandlers makes { handle, failed } the function the worker calls, failed beside it, this kept', async () => {
     const calls: unknown[] = [];
     const map = defineHandlers({
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- the `as` below types `this` in the methods, which the handler union alone does not
       'App\\Jobs\\X': {
         prefix: 'x:',
         async handle(job) {

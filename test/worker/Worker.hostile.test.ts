@@ -6,7 +6,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildJob, buildPayload, type PayloadOptions } from '../../src/index.js';
-import { DatabaseUuidFailedJobProvider, Worker, type HandlerMap } from '../../src/worker/index.js';
+import { DatabaseUuidFailedJobProvider, Worker } from '../../src/worker/index.js';
 import { workerSetup, type WorkerSetup } from '../helpers/worker.js';
 
 let env: WorkerSetup;
@@ -97,10 +97,13 @@ describe('any thrown value fails its job with a record, and the worker goes on',
       failed: async (job: { command: Record<string, unknown> }) => thrower(job.command.label),
     });
     const stop = await env
-      .worker({ 'App\\Jobs\\Odd': odd, 'App\\Jobs\\Last': async () => void (lastRan = true) } as HandlerMap, {
-        stopWhenEmpty: true,
-        concurrency: 4,
-      })
+      .worker(
+        { 'App\\Jobs\\Odd': odd, 'App\\Jobs\\Last': async () => void (lastRan = true) },
+        {
+          stopWhenEmpty: true,
+          concurrency: 4,
+        },
+      )
       .run();
     expect(stop.reason).toBe('empty');
     expect(lastRan, 'the job after the odd ones ran').toBe(true);

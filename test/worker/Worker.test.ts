@@ -133,7 +133,7 @@ describe('exceptions', () => {
       .run();
     expect(runs).toBe(2);
     expect(await env.failer.all()).toHaveLength(1);
-    expect(await env.client.exists(`laravel_cache:job-exceptions:${decodePayload(raw).envelope.uuid}`)).toBe(0);
+    expect(await env.client.exists(`laravel_cache:job-exceptions:${String(decodePayload(raw).envelope.uuid)}`)).toBe(0);
   });
 });
 
@@ -570,7 +570,7 @@ describe('concurrency', () => {
       {
         'App\\Jobs\\Tick': async (job) => {
           ran.add(Number(job.command.n));
-          if (ran.size === 100) worker.stop();
+          if (ran.size === 100) void worker.stop();
           await new Promise((r) => setTimeout(r, 1));
         },
       },
@@ -603,7 +603,7 @@ describe('more of queue:work’s options', () => {
     expect(await env.queue.readySize()).toBe(1);
     worker.resume();
     while (ran.length === 0) await new Promise((r) => setTimeout(r, 20));
-    worker.stop();
+    void worker.stop();
     expect((await running).reason).toBe('stopped');
     expect(ran).toEqual([1]);
   });

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { handlerKeyProblem, nearestHandlerKey } from '../../src/worker/handlerKeys.js';
 
 /** What a JS string literal holding `source` (single backslashes as written) evaluates to. */
+// eslint-disable-next-line @typescript-eslint/no-implied-eval -- JavaScript's own reading of a string literal is the check
 const asWrittenInJs = (source: string): string => new Function(`return '${source}';`)() as string;
 
 describe('handlerKeyProblem', () => {

@@ -5,7 +5,7 @@
  * notification, or the mailable.
  */
 import { describe, expect, it } from 'vitest';
-import { commandOf, decodePayload, Encrypter, type Cipher, type MailableView, type NotificationView } from '../../src/index.js';
+import { commandOf, decodePayload, Encrypter, type MailableView, type NotificationView } from '../../src/index.js';
 import { parseAppKey } from '../../src/laravel/index.js';
 import { argsOf, handlerNames } from '../../src/worker/index.js';
 import { debianPayloads } from '../helpers/laravel.js';
@@ -18,7 +18,7 @@ const named = (name: string) => {
 };
 const open = (record: (typeof records)[number]) => {
   const decoded = decodePayload(record.payload);
-  const encrypter = record.appKey ? new Encrypter(parseAppKey(record.appKey), (record.cipher ?? 'AES-256-CBC') as Cipher) : undefined;
+  const encrypter = record.appKey ? new Encrypter(parseAppKey(record.appKey), record.cipher ?? 'AES-256-CBC') : undefined;
   return { decoded, view: commandOf(decoded, encrypter).view };
 };
 

@@ -21,14 +21,16 @@ export function threadSource(main: () => void): string {
 
 export function sandboxThread(): void {
   /* eslint-disable @typescript-eslint/no-require-imports */
-  const { parentPort, workerData } = require('node:worker_threads') as typeof import('node:worker_threads');
+  const threads = require('node:worker_threads') as typeof import('node:worker_threads');
+  const parentPort = threads.parentPort;
+  const workerData = threads.workerData as { methods: string[]; url: string };
   type Flat = { name: string; message: string; stack?: string };
   type Handler = ((job: object, error?: unknown) => unknown) & { failed?: (job: object, error: unknown) => unknown } & Record<
       string,
       unknown
     >;
   // The PHP methods' JavaScript a handler may carry (JOB_METHODS): run here when the worker asks.
-  const methodNames = workerData.methods as string[];
+  const methodNames = workerData.methods;
   const port = parentPort!;
   const flatten = (error: unknown): Flat | string | undefined => {
     if (error === undefined || error === null || typeof error === 'string') return error ?? undefined;
@@ -73,8 +75,9 @@ export function sandboxThread(): void {
 
   // import() through Function: a test runner that rewrites the sources' import() calls must
   // not rewrite this one, which runs in the thread with none of its helpers.
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval -- the one way to an import() no loader rewrites
   const load = new Function('url', 'return import(url)') as (url: string) => Promise<{ default?: unknown }>;
-  load(workerData.url as string).then(
+  load(workerData.url).then(
     (module: { default?: unknown }) => {
       // CommonJS compiled from `export default` has it under .default, beside __esModule.
       let map = module.default as Record<string, unknown> & { __esModule?: unknown; default?: unknown };

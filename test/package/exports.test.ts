@@ -11,15 +11,15 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-import * as rootModule from '../src/index.js';
-import * as laravel from '../src/laravel/index.js';
-import * as php from '../src/php/index.js';
-import * as redis from '../src/redis/index.js';
-import * as shapes from '../src/shapes/index.js';
-import * as worker from '../src/worker/index.js';
-import * as connect from '../src/connect/index.js';
-import * as testing from '../src/testing/index.js';
-import { root } from './helpers/php.js';
+import * as rootModule from '../../src/index.js';
+import * as laravel from '../../src/laravel/index.js';
+import * as php from '../../src/php/index.js';
+import * as redis from '../../src/redis/index.js';
+import * as shapes from '../../src/shapes/index.js';
+import * as worker from '../../src/worker/index.js';
+import * as connect from '../../src/connect/index.js';
+import * as testing from '../../src/testing/index.js';
+import { root } from '../helpers/php.js';
 
 /** The root's names: see the comment at the top of src/index.ts for why each group is there. */
 const ROOT = {
@@ -279,7 +279,7 @@ describe('the package root (src/index.ts)', () => {
   it('exports exactly the chosen names, values and types', () => {
     const unexpected = rootNames.filter((name) => !expected.includes(name));
     const missing = expected.filter((name) => !rootNames.includes(name));
-    expect(unexpected, `exported from the root but not in ROOT (test/exports.test.ts): ${unexpected.join(', ')}`).toEqual([]);
+    expect(unexpected, `exported from the root but not in ROOT (test/package/exports.test.ts): ${unexpected.join(', ')}`).toEqual([]);
     expect(missing, `in ROOT but not exported from the root: ${missing.join(', ')}`).toEqual([]);
   });
 

@@ -33,7 +33,7 @@ async function envelopeOf(queueName: string): Promise<Record<string, unknown>> {
   const [payload] = await raw.lrange(`${prefix}queues:${queueName}`, 0, -1);
   raw.disconnect();
   expect(payload, `a job on ${queueName}`).toBeDefined();
-  return decodePayload(payload!).envelope as Record<string, unknown>;
+  return decodePayload(payload!).envelope;
 }
 
 describe('dispatch of classes whose methods Laravel calls', () => {

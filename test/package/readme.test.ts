@@ -12,10 +12,10 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { commands } from '../src/cli/commands.js';
-import { parserOptions } from '../src/cli/command.js';
-import { root } from './helpers/php.js';
-import { lqb } from './helpers/processes.js';
+import { commands } from '../../src/cli/commands.js';
+import { parserOptions } from '../../src/cli/command.js';
+import { root } from '../helpers/php.js';
+import { lqb } from '../helpers/processes.js';
 
 interface Block {
   /** The file it is in, relative to the repository: README.md, docs/NAME.md. */
@@ -189,7 +189,7 @@ describe('README.md and docs/ ```ts blocks', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('the quick start’s connect() is exported from src/index.ts (the library’s one way in, DESIGN.md §4)', async () => {
-    const library = (await import('../src/index.js')) as Record<string, unknown>;
+    const library = (await import('../../src/index.js')) as Record<string, unknown>;
     expect(typeof library.connect, 'connect is not exported from src/index.ts: the README quick start (and DESIGN.md §4) use it').toBe(
       'function',
     );

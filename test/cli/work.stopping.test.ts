@@ -38,8 +38,8 @@ function work(flags: string[], env: NodeJS.ProcessEnv = current.s.env): Running 
   });
   let stdout = '';
   let stderr = '';
-  child.stdout!.on('data', (d) => (stdout += d));
-  child.stderr!.on('data', (d) => (stderr += d));
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stderr += d));
   const exited = new Promise<number | string | null>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)));
   cleanups.push(() => child.kill('SIGKILL'));
   return {

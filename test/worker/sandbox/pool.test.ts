@@ -7,12 +7,19 @@ import { mkdtempSync, readFileSync, existsSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildJob, buildPayload, loadHandlers, sandboxedHandlers, type PayloadOptions, type SandboxedHandlers } from '../../src/index.js';
+import {
+  buildJob,
+  buildPayload,
+  loadHandlers,
+  sandboxedHandlers,
+  type PayloadOptions,
+  type SandboxedHandlers,
+} from '../../../src/index.js';
 import { once } from 'node:events';
 import { Worker as Thread } from 'node:worker_threads';
-import { threadSource } from '../../src/worker/sandbox/thread.js';
-import { root } from '../helpers/php.js';
-import { workerSetup, type WorkerSetup } from '../helpers/worker.js';
+import { threadSource } from '../../../src/worker/sandbox/thread.js';
+import { root } from '../../helpers/php.js';
+import { workerSetup, type WorkerSetup } from '../../helpers/worker.js';
 
 const MODULE = join(root, 'test/worker/fixtures/sandbox-handlers.mjs');
 let env: WorkerSetup;
@@ -130,6 +137,7 @@ describe('sandboxed handlers', () => {
 
   it('a thread’s script runs when a loader wrapped its functions in __name calls (tsx, esbuild’s keepNames)', async () => {
     // What tsx makes of `const f = () => …` inside a function: a call to a helper the thread lacks.
+    // eslint-disable-next-line @typescript-eslint/no-implied-eval -- the script as tsx would hand it over, run as it is
     const main = new Function(
       "const f = __name(() => require('node:worker_threads').parentPort.postMessage('ran'), 'f'); f();",
     ) as () => void;
