@@ -178,6 +178,7 @@ const ROOT = {
     'EnumView',
     'EloquentModelView',
   ],
+  queue: ['Queue', 'QueueDriver', 'ReservedJob'],
   redis: [
     'RedisQueue',
     'RedisQueueOptions',
