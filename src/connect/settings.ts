@@ -452,7 +452,8 @@ function withDatabase(url: string, db: string, what: string): string {
  * `sync`, `sqs`, `beanstalkd`, or an app's own) is refused in one line, naming where it came from.
  */
 function queueConnectionOf(name: string | undefined, given: boolean): 'redis' | 'database' {
-  if (name === undefined || name === '' || name === 'redis' || name === 'database') return (name || 'redis') as 'redis' | 'database';
+  if (name === undefined || name === '') return 'redis';
+  if (name === 'redis' || name === 'database') return name;
   const from = given ? 'the connection given' : 'QUEUE_CONNECTION';
   throw new ConnectionSettingsError(`${from} is ${JSON.stringify(name)}: Node speaks Laravel's redis and database queue connections`);
 }
