@@ -85,8 +85,11 @@ describe('buildWorker', () => {
   it('close() lets go of the Redis clients it opened', async () => {
     built = buildWorker({ settings, handlers, options: {}, bookkeeping: { cacheStore: 'redis' }, failer: false });
     const client = built.worker.queue.client;
+    // ioredis says `end` once a client it was told to disconnect has closed for good (and reconnects no more).
+    const ended = new Promise<void>((resolve) => client.once('end', () => resolve()));
     await built.close();
     built = undefined;
+    await ended;
     expect(client.status, 'the queue client after close()').toBe('end');
   });
 });
