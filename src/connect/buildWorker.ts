@@ -116,7 +116,7 @@ export function buildWorker(parts: WorkerParts): BuiltWorker {
     const worker = new Worker(
       queue,
       parts.handlers,
-      // A chained job naming no queue goes to the connection's queue, as Laravel's dispatch sends it, not to the first queue read.
+      // queue:work's default: the connection's own queue, unless told which to read.
       { queues: [settings.defaultQueue], ...parts.options },
       {
         ...failerOf(parts),
@@ -158,6 +158,7 @@ function openQueue(
       const client = patientClient(settings, settings.url, () => undefined);
       closers.push(() => client.disconnect());
       const queue = new RedisQueue(client, {
+        // A chained job naming no queue goes to the connection's queue, as Laravel's dispatch sends it, not to the first queue read.
         defaultQueue: settings.defaultQueue,
         ...(options.retryAfter !== undefined ? { retryAfter: options.retryAfter } : {}),
         ...(options.blockFor !== undefined ? { blockFor: options.blockFor } : {}),

@@ -3,7 +3,12 @@
  * Laravel's lock-keeping stores meets here (RedisLockStore, DatabaseLockStore). Unique jobs'
  * locks go through it, taken by dispatch and released by the worker; a store is given keys as
  * Laravel names them (uniqueKeys.ts) and adds its own prefix, as Laravel's store does.
+ *
+ * A store shares its locks with the PHP app's: the same key, the same owner string, the same
+ * expiry, so a lock either side holds keeps the other out. buildWorker.ts (openLockStore) picks
+ * the store the app's cache config names; a new store is a branch there.
  */
+
 /** Where unique locks are kept: Laravel's default cache store, as `lock($key)` reaches it. */
 export interface UniqueLockStore {
   /** The store's name in the app's config/cache.php (`cache.default`), as 11.39+ payloads name it. */
