@@ -9,12 +9,12 @@
  *   --lock-db=URL                 the database store's database (default: the failed-jobs one,
  *                                 the app's database as DB_* names it)
  *   --lock-table=cache_locks      its lock table
- *   --batch-db=URL                job_batches' database (default: the failed-jobs one)
+ *   --batch-db=URL                job_batches' database (default: the failed-jobs one, the app's
+ *                                 database as DB_* names it)
  *   --batch-table=job_batches
  */
-import type { RedisClient } from '../redis/index.js';
-import { DatabaseBatchRepository, DatabaseLockStore, RedisLockStore, databaseConfig, type UniqueLockStore } from '../worker/index.js';
-import type { Connection } from './connection.js';
+import { databaseConfig } from '../database/index.js';
+import type { Bookkeeping } from '../connect/buildWorker.js';
 import { ConnectionSettingsError, envCacheStore, readEnvFile, unreachableLockStore, type LaravelEnv } from '../connect/settings.js';
 import { UsageError, type Options } from './command.js';
 
@@ -58,25 +58,11 @@ export const bookkeepingFlags = {
   },
 } satisfies Options;
 
-export interface Bookkeeping {
-  /** None when the app's cache store keeps its locks out of reach (`unreachableLocks` says why). */
-  locks?: UniqueLockStore;
-  unreachableLocks?: string;
-  batches: DatabaseBatchRepository;
-  close(): Promise<void>;
-}
-
 type Values = Record<string, string | boolean | (string | boolean)[] | undefined>;
 const text = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
 
 /** Where unique locks live, as connect() takes it: the store, and the database store's database and table. */
-export interface LockStoreFlags {
-  cacheStore: 'redis' | 'database';
-  /** Why the app's cache store (as its environment names it) keeps locks out of Node's reach. */
-  unreachableLocks?: string;
-  lockDb?: string;
-  lockTable: string;
-}
+export type LockStoreFlags = Pick<Bookkeeping, 'cacheStore' | 'unreachableLocks' | 'lockDb'> & { lockTable: string };
 
 /**
  * --cache-store, --lock-db and --lock-table; a malformed one is a usage error now, before Redis
@@ -113,31 +99,22 @@ function readEnvFileForUsage(path: string): LaravelEnv {
   }
 }
 
-/** Reads the flags; a malformed one is a usage error now, before Redis is opened. The function takes the cache store's lock connection. */
-export function bookkeepingFrom(values: Values, connection: Connection): (lockConnection: RedisClient) => Bookkeeping {
-  const { cacheStore: store, unreachableLocks, lockDb, lockTable } = lockStoreFrom(values);
+/**
+ * Where the worker keeps the app's bookkeeping, as the flags say; a malformed one is a usage
+ * error now, before Redis is opened. A database not given is the app's (buildWorker.ts says why),
+ * which the worker checks, and names in its refusal, as the failed-jobs database.
+ */
+export function bookkeepingFrom(values: Values): Bookkeeping {
+  const { cacheStore, unreachableLocks, lockDb, lockTable } = lockStoreFrom(values);
   const batchDb = text(values['batch-db']);
-  const batchTable = text(values['batch-table']) ?? 'job_batches';
-  // Given, each is checked now; by default each is the failed-jobs database, which the worker
-  // checks (and names in its refusal) before this is used.
-  const lockConfig = lockDb ? databaseConfigOf('--lock-db', lockDb) : undefined;
-  const batchConfig = batchDb ? databaseConfigOf('--batch-db', batchDb) : undefined;
-  return (lockConnection) => {
-    const locks = unreachableLocks
-      ? undefined
-      : store === 'database'
-        ? new DatabaseLockStore(lockConfig ?? databaseConfig(connection.failedDb), lockTable, connection.cachePrefix)
-        : new RedisLockStore(lockConnection, connection.cachePrefix, connection.cacheSeparator);
-    const batches = new DatabaseBatchRepository(batchConfig ?? databaseConfig(connection.failedDb), batchTable);
-    return {
-      ...(locks ? { locks } : {}),
-      ...(unreachableLocks ? { unreachableLocks } : {}),
-      batches,
-      async close() {
-        await batches.close();
-        if (locks instanceof DatabaseLockStore) await locks.close();
-      },
-    };
+  if (batchDb) databaseConfigOf('--batch-db', batchDb);
+  return {
+    cacheStore,
+    ...(unreachableLocks ? { unreachableLocks } : {}),
+    ...(lockDb ? { lockDb } : {}),
+    lockTable,
+    ...(batchDb ? { batchDb } : {}),
+    batchTable: text(values['batch-table']) ?? 'job_batches',
   };
 }
 

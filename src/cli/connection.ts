@@ -11,6 +11,8 @@ import { openBoundedClient, patientClient } from '../connect/clients.js';
 import { connectWith, type ConnectOptions, type LaravelQueue } from '../connect/connect.js';
 import { UsageError } from './command.js';
 import { redactSecrets, redactUrl } from '../connect/redact.js';
+import { appEncrypter } from '../connect/appKey.js';
+import type { Encrypter } from '../laravel/index.js';
 
 export { PREFIX_STYLES, installedLaravel, prefixStyle, readEnvFile, type LaravelEnv } from '../connect/settings.js';
 
@@ -183,7 +185,7 @@ export function connectionFrom(values: Flags): Connection {
 }
 
 /** A setting the library refuses is a usage error to the CLI (exit 2). */
-function asUsage<T>(make: () => T): T {
+export function asUsage<T>(make: () => T): T {
   try {
     return make();
   } catch (error) {
@@ -256,6 +258,8 @@ export async function withLaravelQueue<T>(
 ): Promise<T> {
   let queue: LaravelQueue | undefined;
   try {
+    // APP_KEY and APP_CIPHER are checked as lqb work checks them, so a refusal names the flag that set them.
+    encrypterFrom(values, connection);
     queue = await connectWith(connection, {
       ...ONE_OFF_TIMEOUTS,
       ...options,
@@ -289,6 +293,19 @@ export function failedJobStore(connection: Connection): DatabaseUuidFailedJobPro
   } catch (error) {
     throw new UsageError(`the failed-jobs database ${JSON.stringify(redactUrl(url))} cannot be used: ${(error as Error).message}`);
   }
+}
+
+/**
+ * The app's Encrypter for encrypted jobs, when there is a key: the library's one check of the
+ * key and cipher (appKey.ts), a refusal a usage error naming the flag or variable that set it.
+ */
+export function encrypterFrom(values: Flags, connection: Connection): Encrypter | undefined {
+  return asUsage(() =>
+    appEncrypter(connection, {
+      key: values.key === undefined ? 'APP_KEY' : '--key',
+      cipher: values.cipher === undefined ? 'APP_CIPHER' : '--cipher',
+    }),
+  );
 }
 
 /** The APP_KEY (and cipher) for encrypted jobs, for `lqb decode`. */

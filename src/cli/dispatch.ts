@@ -9,7 +9,7 @@
  */
 import { QueueablePropertyError, decodeJson, isJsonRecord, type JsonValue } from '../laravel/index.js';
 import { ShapeError } from '../shapes/command.js';
-import { UnnamedLockError } from '../worker/UniqueLock.js';
+import { UnnamedLockError } from '../worker/locks/index.js';
 import { profileOf, type DispatchOptions } from '../connect/connect.js';
 import { RedisUnavailable, whereRedisIs } from '../connect/clients.js';
 import { ConnectionSettingsError } from '../connect/settings.js';

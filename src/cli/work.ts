@@ -6,27 +6,23 @@
 import { dirname, resolve } from 'node:path';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Encrypter, supportsCipher } from '../laravel/index.js';
-import { RedisQueue, type RedisClient } from '../redis/index.js';
-import { QueueCache, Worker, type DatabaseUuidFailedJobProvider, type WorkerOptions } from '../worker/index.js';
+import type { DatabaseUuidFailedJobProvider, WorkerOptions } from '../worker/index.js';
 import {
-  cacheClient,
+  asUsage,
   connectionFlags,
   connectionFrom,
+  encrypterFrom,
   failedJobStore,
   installedLaravel,
-  lockClient,
-  queueClient,
   type Connection,
 } from './connection.js';
-import { whereRedisIs } from '../connect/clients.js';
+import { buildWorker, type BuiltWorker } from '../connect/buildWorker.js';
 import { handlerKeysProblem } from '../worker/handlerKeys.js';
-import type { ShapesFile } from '../shapes/shape.js';
 import { formatEvent } from './output.js';
 import { loadHandlersModule } from './handlers-module.js';
 import { sandboxedHandlers, type SandboxedHandlers } from '../worker/sandbox/pool.js';
 import { shapesFlag, shapesFrom } from './shapes-file.js';
-import { bookkeepingFlags, bookkeepingFrom, type Bookkeeping } from './bookkeeping.js';
+import { bookkeepingFlags, bookkeepingFrom } from './bookkeeping.js';
 import { redactSecrets, redactUrl } from '../connect/redact.js';
 import { UsageError, backoffFlag, connectionName, countFlag, numberFlag, queueNames, workBackoff, type Command } from './command.js';
 
@@ -124,8 +120,8 @@ export const work: Command = {
     const options = workerOptions(values, connection.defaultQueue, connectionArgument);
     const retryAfter = values['retry-after'] === 'null' ? null : numberFlag(values['retry-after'], 'retry-after', 90, 0);
     const blockFor = typeof values['block-for'] === 'string' ? numberFlag(values['block-for'], 'block-for', 0, 0) : null;
-    const encrypter = encrypterFor(values, connection);
-    const bookkeepingFor = bookkeepingFrom(values, connection);
+    const encrypter = encrypterFrom(values, connection);
+    const bookkeeping = bookkeepingFrom(values);
     const sandbox = values.sandbox === true ? await sandboxFor(values.handlers, options.concurrency ?? 1) : undefined;
     const handlers = sandbox ? sandbox.handlers : await loadHandlersModule(values.handlers);
     const keyProblem = handlerKeysProblem(Object.keys(handlers));
@@ -136,34 +132,27 @@ export const work: Command = {
     const failer = await reachableFailedJobStore(connection);
     const json = values.json === true;
     const signals: [NodeJS.Signals, () => void][] = [];
-    let client: RedisClient | undefined;
-    let cache: RedisClient | undefined;
-    let locks: RedisClient | undefined;
-    let queue: RedisQueue | undefined;
-    let bookkeeping: Bookkeeping | undefined;
+    let built: BuiltWorker | undefined;
     try {
       // Inside the try: a --redis-ca that cannot be read throws here, with the failer open.
-      // The worker says an outage once, and when Redis is back, rather than a line per retry.
-      client = queueClient(connection, () => undefined);
-      cache = cacheClient(connection, () => undefined);
-      // Locks go where the app's cache store takes them (lock_connection), not with its values.
-      locks = connection.lockUrl === connection.cacheUrl ? cache : lockClient(connection);
-      // A chained job naming no queue goes to the connection's queue, as Laravel's dispatch sends it,
-      // not to the first queue this worker happens to read.
-      queue = new RedisQueue(client, { retryAfter, blockFor, defaultQueue: connection.defaultQueue });
-      bookkeeping = bookkeepingFor(locks);
-      const worker = new Worker(queue, handlers, options, {
-        failer,
-        ...(bookkeeping.locks ? { locks: bookkeeping.locks } : {}),
-        ...(bookkeeping.unreachableLocks ? { unreachableLocks: bookkeeping.unreachableLocks } : {}),
-        batches: bookkeeping.batches,
-        cache: new QueueCache(cache, connection.cachePrefix, connection.cacheSeparator, locks),
-        encrypter,
-        ...(shapes ? { shapes } : {}),
-        // A job's error may quote a URL or a key the handler was given; the log shows none.
-        log: (event) => out(redactSecrets(formatEvent(event, json))),
-        connection: { redis: whereRedisIs(connection), prefix: connection.prefix, laravel: laravelOf(values, shapes) },
-      });
+      const laravel = appLaravel(values);
+      built = asUsage(() =>
+        buildWorker({
+          settings: connection,
+          handlers,
+          options,
+          retryAfter,
+          blockFor,
+          bookkeeping,
+          failer,
+          ...(encrypter ? { encrypter } : {}),
+          ...(shapes ? { shapes } : {}),
+          ...(laravel !== undefined ? { laravel } : {}),
+          // A job's error may quote a URL or a key the handler was given; the log shows none.
+          log: (event) => out(redactSecrets(formatEvent(event, json))),
+        }),
+      );
+      const worker = built.worker;
       // One line on standard error before the first job: where, what, and what becomes of PHP's jobs.
       process.stderr.write(`${redactSecrets(`lqb work: ${worker.startLine()}`)}\n`);
       signals.push(
@@ -178,12 +167,8 @@ export const work: Command = {
     } finally {
       for (const [signal, handler] of signals) process.off(signal, handler);
       await sandbox?.close();
-      await queue?.close();
+      await built?.close();
       await failer.close();
-      await bookkeeping?.close();
-      client?.disconnect();
-      cache?.disconnect();
-      if (locks !== cache) locks?.disconnect();
     }
   },
 };
@@ -220,36 +205,16 @@ function workerOptions(values: Flags, defaultQueue: string, connectionArgument: 
   };
 }
 
-/**
- * The Encrypter for encrypted jobs, when there is a key. A key of the wrong length, or a cipher
- * Laravel does not have, is a usage error now (even with no key yet to use it), not a failure
- * of each encrypted job later. The message names the setting, never the key.
- */
-function encrypterFor(values: Flags, connection: Connection): Encrypter | undefined {
-  const cipherFrom = values.cipher === undefined ? 'APP_CIPHER' : '--cipher';
-  if (!supportsCipher(connection.cipher))
-    throw new UsageError(
-      `${cipherFrom}: unsupported cipher ${JSON.stringify(connection.cipher)} (supported: AES-128-CBC, AES-256-CBC, AES-128-GCM, AES-256-GCM)`,
-    );
-  if (!connection.appKey) return undefined;
-  try {
-    return new Encrypter(connection.appKey, connection.cipher);
-  } catch (error) {
-    throw new UsageError(`${values.key === undefined ? 'APP_KEY' : '--key'}: ${(error as Error).message}`);
-  }
+/** The app's Laravel version, for the start line: --laravel, else the one installed beside the --env. */
+function appLaravel(values: Flags): string | undefined {
+  if (typeof values.laravel === 'string') return values.laravel;
+  return typeof values.env === 'string' ? installedLaravel(dirname(resolve(values.env))) : undefined;
 }
 
 /**
  * The failed-jobs store, once it answers: a database that cannot be reached ends the worker
  * at start with the cause (exit 1), rather than losing its first failed job to it.
  */
-/** The Laravel version the worker follows, for its start line: --laravel, the shapes', or 8's layout when neither says. */
-function laravelOf(values: Flags, shapes: ShapesFile | undefined): string {
-  if (typeof values.laravel === 'string') return values.laravel;
-  const fromApp = typeof values.env === 'string' ? installedLaravel(dirname(resolve(values.env))) : undefined;
-  return fromApp ?? shapes?.laravel ?? "8 (no version given: 8's layout)";
-}
-
 async function reachableFailedJobStore(connection: Connection): Promise<DatabaseUuidFailedJobProvider> {
   const failer = failedJobStore(connection);
   try {

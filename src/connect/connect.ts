@@ -10,7 +10,6 @@ import {
   buildDate,
   buildJob,
   buildPayload,
-  supportsCipher,
   type BuiltPayload,
   type JsonObject,
   type LaravelProfile,
@@ -18,26 +17,19 @@ import {
 import { PhpFloat, PhpObject, toJS, type PhpValue } from '../php/index.js';
 import { RedisQueue, outcomeUnknown, readyAgain, type RedisClient } from '../redis/index.js';
 import { buildShapedPayload, findShape, profileOfShapes, shapedCommand, translatedDisplayName } from '../shapes/command.js';
-import { phpString } from '../shapes/expression.js';
+import { phpString } from '../php/string.js';
 import { readShapes } from '../shapes/read.js';
 import type { ShapesFile } from '../shapes/shape.js';
-import { DatabaseBatchRepository } from '../worker/BatchRepository.js';
 import { QueueCache } from '../worker/cache.js';
 import { DatabaseUuidFailedJobProvider, type FailedJobProvider } from '../worker/FailedJobProvider.js';
-import { databaseConfig } from '../database/index.js';
 import type { HandlerMap, JobMethods, MethodJob } from '../worker/handlers.js';
-import {
-  DatabaseLockStore,
-  RedisLockStore,
-  parseVersion,
-  planUniqueLock,
-  uniqueLockFields,
-  type UniqueLockStore,
-} from '../worker/UniqueLock.js';
+import { DatabaseLockStore, parseVersion, planUniqueLock, uniqueLockFields, type UniqueLockStore } from '../worker/locks/index.js';
 import { Worker, WorkerUsageError, type FailedJobInfo, type WorkerEvent, type WorkerLogger } from '../worker/Worker.js';
 import { workerOptionsProblem, type WorkerOptions } from '../worker/WorkerOptions.js';
 import { redactSecrets } from './redact.js';
-import { RedisUnavailable, openBoundedClient, patientClient, whereRedisIs } from './clients.js';
+import { RedisUnavailable, openBoundedClient, whereRedisIs } from './clients.js';
+import { appEncrypter } from './appKey.js';
+import { buildWorker, openLockStore, type Bookkeeping } from './buildWorker.js';
 import { DispatchTelemetry, type SentJob } from '../telemetry/dispatch.js';
 import type { TelemetryOptions } from '../telemetry/options.js';
 import {
@@ -251,14 +243,7 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
     this.#open();
     if (this.options.unreachableLocks) throw new ConnectionSettingsError(this.options.unreachableLocks);
     if (!this.#locks) {
-      const store =
-        this.options.cacheStore === 'database'
-          ? new DatabaseLockStore(
-              databaseConfig(this.options.lockDb ?? this.settings.failedDb),
-              this.options.lockTable ?? 'cache_locks',
-              this.settings.cachePrefix,
-            )
-          : new RedisLockStore(this.#lockClient, this.settings.cachePrefix, this.settings.cacheSeparator);
+      const store = openLockStore(this.settings, this.#bookkeeping(), this.#lockClient);
       if (store instanceof DatabaseLockStore) this.#closers.push(() => store.close());
       this.#locks = store;
     }
@@ -480,58 +465,41 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
       telemetry = this.options.telemetry,
       ...workerOptions
     } = options;
-    // The worker watches the queue and cache clients itself: one line, one `error` event and
-    // onError call per outage, and a line when Redis is back (health.ts), not one per retry here.
-    const quiet = () => undefined;
-    const client = patientClient(this.settings, this.settings.url, quiet);
-    const cacheClient = patientClient(this.settings, this.settings.cacheUrl, quiet);
-    // The lock connection is the queue's in the stock config; its own client, since a blocking pop may hold the queue's.
-    const lockClient =
-      this.settings.lockUrl === this.settings.cacheUrl ? cacheClient : patientClient(this.settings, this.settings.lockUrl, quiet);
-    const queue = new RedisQueue(client, {
-      defaultQueue: this.settings.defaultQueue,
-      ...(retryAfter !== undefined ? { retryAfter } : {}),
-      ...(blockFor !== undefined ? { blockFor } : {}),
-    });
     const shapes = this.#shapes(givenShapes);
-    // A store out of reach: its unique locks are left where they are (the worker says so at start).
-    const locks = this.options.unreachableLocks
-      ? undefined
-      : this.options.cacheStore === 'database'
-        ? this.locks
-        : new RedisLockStore(lockClient, this.settings.cachePrefix, this.settings.cacheSeparator);
-    const batches = new DatabaseBatchRepository(databaseConfig(this.settings.failedDb), 'job_batches');
-    const chosenFailer = failer === undefined ? (onFailed ? false : this.failer) : failer;
-    const worker = new Worker(
-      queue,
+    const { worker, close } = buildWorker({
+      settings: this.settings,
       handlers,
-      { queues: [this.settings.defaultQueue], ...workerOptions },
-      {
-        failer: chosenFailer,
-        ...(onFailed ? { onFailed } : {}),
-        ...(logger ? { logger } : {}),
-        ...(onError ? { onError } : {}),
-        ...(log ? { log } : {}),
-        cache: new QueueCache(cacheClient, this.settings.cachePrefix, this.settings.cacheSeparator, lockClient),
-        ...(this.encrypter ? { encrypter: this.encrypter } : {}),
-        ...(shapes ? { shapes } : {}),
-        locks,
-        ...(this.options.unreachableLocks ? { unreachableLocks: this.options.unreachableLocks } : {}),
-        batches,
-        ...(telemetry !== undefined ? { telemetry } : {}),
-        connection: { redis: whereRedisIs(this.settings), prefix: this.settings.prefix, laravel: this.options.profile },
-      },
-    );
-    const made = worker;
-    this.#workers.add(made);
-    this.#closers.push(async () => {
-      await queue.close();
-      await batches.close();
-      client.disconnect();
-      cacheClient.disconnect();
-      if (lockClient !== cacheClient) lockClient.disconnect();
+      options: workerOptions,
+      retryAfter,
+      blockFor,
+      bookkeeping: this.#bookkeeping(),
+      // The database store is the connection's own, shared with dispatch; a Redis store is the worker's, on its own client.
+      ...(this.options.cacheStore === 'database' && !this.options.unreachableLocks ? { locks: this.locks } : {}),
+      ...(failer !== undefined ? { failer } : {}),
+      defaultFailer: () => this.failer,
+      ...(onFailed ? { onFailed } : {}),
+      ...(this.encrypter ? { encrypter: this.encrypter } : {}),
+      ...(shapes ? { shapes } : {}),
+      ...(this.options.version !== undefined ? { laravel: this.options.version } : {}),
+      ...(logger ? { logger } : {}),
+      ...(onError ? { onError } : {}),
+      ...(log ? { log } : {}),
+      ...(telemetry !== undefined ? { telemetry } : {}),
     });
-    return made;
+    this.#workers.add(worker);
+    this.#closers.push(close);
+    return worker;
+  }
+
+  /** Where the app keeps unique locks and batches, as connect() resolved it (batches in the app's database). */
+  #bookkeeping(): Bookkeeping {
+    const { cacheStore, unreachableLocks, lockDb, lockTable } = this.options;
+    return {
+      cacheStore,
+      ...(unreachableLocks ? { unreachableLocks } : {}),
+      ...(lockDb !== undefined ? { lockDb } : {}),
+      ...(lockTable !== undefined ? { lockTable } : {}),
+    };
   }
 
   /** Stops the workers it made (letting their jobs finish for a while), then closes every client and pool it opened. */
@@ -577,17 +545,11 @@ export async function connectWith<Jobs extends object = UntypedJobs>(
   options: ConnectOptions = {},
   fromFile?: LaravelEnv,
 ): Promise<LaravelQueue<Jobs>> {
-  if (!supportsCipher(settings.cipher))
-    throw new ConnectionSettingsError(
-      `unsupported cipher ${JSON.stringify(settings.cipher)} (supported: AES-128-CBC, AES-256-CBC, AES-128-GCM, AES-256-GCM)`,
-    );
-  if (settings.appKey) {
-    try {
-      new Encrypter(settings.appKey, settings.cipher);
-    } catch (error) {
-      throw new ConnectionSettingsError(`APP_KEY: ${(error as Error).message}`);
-    }
-  }
+  // The settings' names in connect()'s words: the option when one was given, else the variable.
+  appEncrypter(settings, {
+    key: options.key !== undefined ? 'key' : 'APP_KEY',
+    cipher: options.cipher !== undefined ? 'cipher' : 'APP_CIPHER',
+  });
   if (options.cacheStore !== undefined && options.cacheStore !== 'redis' && options.cacheStore !== 'database')
     throw new ConnectionSettingsError(
       `cacheStore: unique locks are kept in the redis or the database store, not ${JSON.stringify(options.cacheStore)}`,

@@ -6,6 +6,7 @@
  * retryUntil timestamp, Horizon's tags, the displayName).
  */
 import { PhpArray, PhpFloat, PhpObject, deref, phpStringOfFloat, toJS, type PhpValue } from '../php/index.js';
+import { PhpStringError, phpString } from '../php/string.js';
 import type { ClassShape, Expression, TranslatedMethod } from './shape.js';
 
 const MODEL_IDENTIFIER = 'Illuminate\\Contracts\\Database\\ModelIdentifier';
@@ -45,7 +46,7 @@ export function evaluate(expression: Expression, command: PhpObject, options: Ev
   if ('modelKey' in expression) return modelKey(command, expression.modelKey, expression.orNull === true);
   if ('lit' in expression) return expression.lit;
   if ('float' in expression) return new PhpFloat(expression.float);
-  if ('concat' in expression) return expression.concat.map((part) => phpString(evaluate(part, command, options))).join('');
+  if ('concat' in expression) return expression.concat.map((part) => expressionString(evaluate(part, command, options))).join('');
   if ('cast' in expression) return cast(expression.cast, evaluate(expression.of, command, options));
   if ('array' in expression) return PhpArray.list(expression.array.map((item) => toPhp(evaluate(item, command, options))));
   if ('now' in expression) return new Instant((options.now ?? Math.floor(Date.now() / 1000)) + expression.now.addSeconds);
@@ -120,7 +121,7 @@ function returned(type: Returns, value: ExpressionValue): ExpressionValue {
   }
   switch (type.returns) {
     case 'string':
-      return phpString(v);
+      return expressionString(v);
     case 'bool':
       return phpBool(v);
     case 'float': {
@@ -176,7 +177,7 @@ function toPhp(value: ExpressionValue): PhpValue {
 function cast(to: 'string' | 'int' | 'float' | 'bool', value: ExpressionValue): PhpValue {
   switch (to) {
     case 'string':
-      return phpString(value);
+      return expressionString(value);
     case 'int':
       return phpInt(value);
     case 'float':
@@ -186,19 +187,15 @@ function cast(to: 'string' | 'int' | 'float' | 'bool', value: ExpressionValue): 
   }
 }
 
-/** PHP's string conversion, as `.` and `(string)` make it. */
-export function phpString(value: ExpressionValue): string {
-  const v = value instanceof Instant ? value : deref(value);
-  if (v === null || v === false) return '';
-  if (v === true) return '1';
-  if (typeof v === 'string') return v;
-  if (typeof v === 'number') return Number.isInteger(v) ? String(v) : phpStringOfFloat(v);
-  if (typeof v === 'bigint') return v.toString();
-  if (v instanceof PhpFloat) return phpStringOfFloat(v.value);
-  if (v instanceof Uint8Array) return Buffer.from(v).toString('latin1');
-  if (v instanceof Instant) throw new ExpressionError('a Carbon as a string (its format) is not translated');
-  if (v instanceof PhpArray) throw new ExpressionError('an array has no string form ("Array", with a warning, in PHP)');
-  throw new ExpressionError(`${(v as { className?: string }).className ?? 'an object'} has no string form Node can know`);
+/** PHP's string conversion, as `.` and `(string)` make it (src/php/string.ts), of what an expression yields. */
+export function expressionString(value: ExpressionValue): string {
+  if (value instanceof Instant) throw new ExpressionError('a Carbon as a string (its format) is not translated');
+  try {
+    return phpString(value);
+  } catch (error) {
+    if (error instanceof PhpStringError) throw new ExpressionError(error.message);
+    throw error;
+  }
 }
 
 /** The leading number of a string, as PHP 8 reads one (leading whitespace allowed), or undefined. */
@@ -267,7 +264,7 @@ function phpBool(value: ExpressionValue): boolean {
 // --- what Laravel writes of each method's result -------------------------------------------------
 
 /** A lock key's uniqueId: `'laravel_unique_job:'.$class.$uniqueId` converts it to a string. */
-export const uniqueIdOfValue = (value: ExpressionValue): string => phpString(value);
+export const uniqueIdOfValue = (value: ExpressionValue): string => expressionString(value);
 
 /**
  * The envelope's backoff (Queue::getJobBackoff): Arr::wrap of the value, a Carbon as the seconds
@@ -277,7 +274,7 @@ export function backoffOfValue(value: ExpressionValue, now = Math.floor(Date.now
   const v = value instanceof Instant ? value : deref(value);
   if (v === null) return null;
   const items = v instanceof PhpArray ? v.values.map((item) => deref(item)) : [v];
-  return items.map((item) => (item instanceof Instant ? String(Math.max(0, item.timestamp - now)) : phpString(item))).join(',');
+  return items.map((item) => (item instanceof Instant ? String(Math.max(0, item.timestamp - now)) : expressionString(item))).join(',');
 }
 
 /** The envelope's retryUntil (Queue::getJobExpiration): a Carbon's timestamp, else the value as it is. */

@@ -15,7 +15,8 @@ export type {
 export {
   evaluate,
   translatedMethod,
-  phpString,
+  // /shapes' name for it since before PHP's own conversion moved to src/php/string.ts.
+  expressionString as phpString,
   uniqueIdOfValue,
   backoffOfValue,
   retryUntilOfValue,

@@ -12,7 +12,7 @@ import { buildPayload, type DecodedPayload, type Encrypter } from '../laravel/in
 import type { RedisQueue } from '../redis/index.js';
 import { SHOULD_BE_ENCRYPTED, declaredForEnvelope, findShape, translatedDisplayName } from '../shapes/command.js';
 import { allJobsHaveRanExactlyOnce, type BatchRow, type DatabaseBatchRepository } from './BatchRepository.js';
-import { UnnamedLockError, uniquenessOf, type Uniqueness } from './UniqueLock.js';
+import { UnnamedLockError, uniquenessOf, type Uniqueness } from './locks/index.js';
 import type { WorkerDependencies, WorkerEvent } from './Worker.js';
 import type { WorkerOptions } from './WorkerOptions.js';
 import { describeError } from './errors.js';

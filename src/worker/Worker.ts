@@ -34,7 +34,7 @@ import { startLine, type StartConnection } from './startLine.js';
 import { alreadyExceedsMaxAttempts, attemptsUsedUp, backoffFor, timeoutOf } from './rules.js';
 import { CallQueuedHandler } from './CallQueuedHandler.js';
 import type { ShapesFile } from '../shapes/shape.js';
-import type { UniqueLockStore } from './UniqueLock.js';
+import type { UniqueLockStore } from './locks/index.js';
 import type { DatabaseBatchRepository } from './BatchRepository.js';
 import { WorkerTelemetry, type JobOutcome, type JobSpan } from '../telemetry/jobs.js';
 import { Watchdog, renewalFor, type BlockedJob } from './watchdog.js';

@@ -18,7 +18,7 @@
 import { pathToFileURL } from 'node:url';
 import { resolve } from 'node:path';
 import type { QueueCache } from './cache.js';
-import type { UniqueLockStore } from './UniqueLock.js';
+import type { UniqueLockStore } from './locks/index.js';
 import { toJS } from '../php/index.js';
 import { describeError } from './errors.js';
 import type { DecodedPayload, JobView, MailableView, ModelIdentifierView, NotificationView } from '../laravel/index.js';

@@ -64,7 +64,7 @@ export {
   exceptionText,
 } from './errors.js';
 export { resetAttempts, retryFailedJob, retryUntilFor, type RetryUntilChoice } from './retry.js';
-export { RedisLock } from './RedisLock.js';
+export { RedisLock } from './locks/index.js';
 export { RateLimiter } from './RateLimiter.js';
 export {
   withoutOverlapping,
@@ -98,7 +98,7 @@ export {
   SHOULD_BE_UNIQUE_UNTIL_PROCESSING,
   type UniqueLockStore,
   type Uniqueness,
-} from './UniqueLock.js';
+} from './locks/index.js';
 export {
   DatabaseBatchRepository,
   allJobsHaveRanExactlyOnce,

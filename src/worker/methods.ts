@@ -9,7 +9,7 @@ import type { ShapesFile } from '../shapes/shape.js';
 import { findShape } from '../shapes/command.js';
 import { translatedMethod } from '../shapes/expression.js';
 import type { HandlerMap, JobMethods } from './handlers.js';
-import { SHOULD_BE_UNIQUE, parseVersion } from './UniqueLock.js';
+import { SHOULD_BE_UNIQUE, parseVersion } from './locks/index.js';
 
 /** A class the worker handles and must not run: the method it cannot know, and why. */
 export interface Unanswerable {

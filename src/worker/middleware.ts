@@ -15,13 +15,14 @@
  */
 import { createHash } from 'node:crypto';
 import { PhpArray, PhpObject, deref, type PhpValue } from '../php/index.js';
+import { phpString } from '../php/string.js';
 import { randomId, type JobView } from '../laravel/index.js';
 import type { ShapesFile } from '../shapes/shape.js';
 import { findShape } from '../shapes/command.js';
 import type { QueueCache } from './cache.js';
 import type { Handler, HandlerJob } from './handlers.js';
 import { RateLimiter } from './RateLimiter.js';
-import { RedisLock } from './RedisLock.js';
+import { RedisLock } from './locks/RedisLock.js';
 
 /** A handler wrapped in guards; `guards` names them, outermost first. */
 export type GuardedHandler = Handler & { guards: string[] };
@@ -79,7 +80,7 @@ export function withoutOverlapping(
 
 /** The lock's name as WithoutOverlapping::getLockKey makes it (the store adds its prefix). */
 export function overlapLockName(job: HandlerJob, key: GuardKey, prefix = 'laravel-queue-overlap:'): string {
-  return `${prefix}${commandClass(job.view, job.decoded.name)}:${phpString(key, 'withoutOverlapping')}`;
+  return `${prefix}${commandClass(job.view, job.decoded.name)}:${keyString(key, 'withoutOverlapping')}`;
 }
 
 /** One limit, as Laravel's Illuminate\Cache\RateLimiting\Limit: `maxAttempts` per `decayMinutes` (1), counted per `key` (''). */
@@ -144,7 +145,7 @@ export function rateLimitKeys(name: string, limits: Limits): { key: string; maxA
     const maxAttempts = wholeNumber(limit.maxAttempts, `rate limiter ${JSON.stringify(name)}: maxAttempts`);
     const decayMinutes = wholeNumber(limit.decayMinutes ?? 1, `rate limiter ${JSON.stringify(name)}: decayMinutes`);
     const key = createHash('md5')
-      .update(name + phpString(limit.key ?? '', `rate limiter ${JSON.stringify(name)}`))
+      .update(name + keyString(limit.key ?? '', `rate limiter ${JSON.stringify(name)}`))
       .digest('hex');
     return { key, maxAttempts, decayMinutes };
   });
@@ -179,18 +180,20 @@ function commandClass(view: JobView, name: string): string {
   return 'className' in view ? view.className : name;
 }
 
-/** How PHP's string concatenation writes a key; a fractional number is refused, since PHP writes it its own way. */
-function phpString(key: GuardKey, where: string): string {
-  if (key === null || key === undefined || key === false) return '';
-  if (key === true) return '1';
-  if (typeof key === 'bigint') return key.toString();
-  if (typeof key === 'number') {
-    if (!Number.isSafeInteger(key))
-      throw new TypeError(`${where}: the key ${key} is not a whole number; pass the string PHP would make of it`);
-    return String(key);
-  }
-  if (typeof key === 'string') return key;
-  throw new TypeError(`${where}: a key is a string, a whole number, a boolean or null, got ${typeof key}`);
+/** The JavaScript types a guard's key may have: those PHP's concatenation takes as they are. */
+const KEY_TYPES: string[] = ['string', 'number', 'bigint', 'boolean'];
+
+/**
+ * How PHP's string concatenation writes a key (src/php/string.ts). A fractional or huge JS
+ * number is refused: it may be a PHP float, which PHP spells its own way, or an int JS rounded.
+ */
+function keyString(key: GuardKey, where: string): string {
+  if (typeof key === 'number' && !Number.isSafeInteger(key))
+    throw new TypeError(`${where}: the key ${key} is not a whole number; pass the string PHP would make of it`);
+  // A key from JavaScript may be anything: what PHP's concatenation would not take is refused here, naming the guard.
+  if (key !== null && key !== undefined && !KEY_TYPES.includes(typeof key))
+    throw new TypeError(`${where}: a key is a string, a whole number, a boolean or null, got ${typeof key}`);
+  return phpString(key ?? null);
 }
 
 function seconds(value: number, name: string): number {

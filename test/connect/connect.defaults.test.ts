@@ -151,7 +151,7 @@ describe('the Redis prefix without a .env', () => {
 });
 
 describe('the line a worker says at start', () => {
-  it('names Redis (password masked), the prefix, the Laravel profile, the queues, the handlers and the share mode, once', async () => {
+  it('names Redis (password masked), the prefix, the app’s Laravel (as lqb work names it), the queues, the handlers and the share mode, once', async () => {
     own = await startOwnRedis(['--requirepass', 'sekret-pw']);
     queue = await connect({
       redis: `redis://:sekret-pw@127.0.0.1:${own.port}/0`,
@@ -172,7 +172,7 @@ describe('the line a worker says at start', () => {
     ).toEqual([
       [
         'info',
-        `worker starting: redis redis://:***@127.0.0.1:${own.port}/0, prefix "shop_database_", Laravel 8, queues images,default, handlers App\\Jobs\\ResizeImage App\\Listeners\\SendShipmentNotification@handle; a job with no Node handler is given back for a PHP worker (share; share: false / --no-share fails it instead)`,
+        `worker starting: redis redis://:***@127.0.0.1:${own.port}/0, prefix "shop_database_", Laravel 8.83.27, queues images,default, handlers App\\Jobs\\ResizeImage App\\Listeners\\SendShipmentNotification@handle; a job with no Node handler is given back for a PHP worker (share; share: false / --no-share fails it instead)`,
       ],
     ]);
     expect(JSON.stringify(lines), 'a line shows the password').not.toContain('sekret-pw');

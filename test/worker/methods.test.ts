@@ -1,5 +1,5 @@
 /**
- * A worker's unique jobs whose class defines uniqueId() (src/worker/methods.ts, UniqueLock.ts):
+ * A worker's unique jobs whose class defines uniqueId() (src/worker/methods.ts, locks/uniqueness.ts):
  * with the translation `lqb shapes` made of it, or a handler's uniqueId function, the lock its
  * dispatch took is released after the job; with neither, the class is refused at start (status 2,
  * no job taken), or its jobs given back with `share`; without shapes, one line at start says

@@ -1,28 +1,24 @@
 /**
- * Unique locks' keys per Laravel version, and the stores' releases, without Laravel running:
- * 8.83 is proven end to end in test/e2e/unique-locks.test.ts; the other versions by the key
- * each writes (read from their UniqueLock / CallQueuedHandler sources), with PHP's own
- * hash('xxh128') for 12.54+, and Laravel's compare-and-delete release on real Redis (13.24+).
+ * What a payload and the shapes say of a running job's unique lock (src/worker/locks/uniqueness.ts),
+ * without Laravel running: the uniqueId as PHP concatenates it, the shapes, the hidden context
+ * (11.39+) and owner (13.24+); and what Laravel 12.67 and 13.26 write, run by a Worker on real Redis.
  */
-import { execFileSync } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildPayload, decodePayload } from '../../src/laravel/index.js';
-import { PhpObject, serialize } from '../../src/php/index.js';
-import type { ShapesFile } from '../../src/shapes/shape.js';
-import type { RedisClient } from '../../src/redis/index.js';
+import { buildPayload, decodePayload } from '../../../src/laravel/index.js';
+import { PhpObject, serialize } from '../../../src/php/index.js';
+import type { ShapesFile } from '../../../src/shapes/shape.js';
+import type { RedisClient } from '../../../src/redis/index.js';
 import {
   RedisLockStore,
   Worker,
   SHOULD_BE_UNIQUE,
   SHOULD_BE_UNIQUE_UNTIL_PROCESSING,
   hiddenContextKey,
-  uniqueLockKeys,
   uniquenessOf,
-  xxh128,
-} from '../../src/worker/index.js';
-import { prefixedClient, rawClient, removePrefix, uniquePrefix } from '../helpers/redis.js';
-import { workerSetup, type WorkerSetup } from '../helpers/worker.js';
-import { uniqueRecords, type UniqueRecord } from '../helpers/unique-fixtures.js';
+} from '../../../src/worker/index.js';
+import { prefixedClient } from '../../helpers/redis.js';
+import { workerSetup, type WorkerSetup } from '../../helpers/worker.js';
+import { uniqueRecords, type UniqueRecord } from '../../helpers/unique-fixtures.js';
 
 const CLASS = 'App\\Jobs\\SyncUser';
 
@@ -52,41 +48,6 @@ function shapes(laravel: string | null, interfaces: string[], methods: string[] 
     },
   };
 }
-
-describe('the lock key each version writes', () => {
-  it('8.67 to 10: class then uniqueId, no separator; 11+: a colon between', async () => {
-    expect(await uniqueLockKeys(CLASS, '42', [8, 83], '8', undefined)).toEqual([`laravel_unique_job:${CLASS}42`]);
-    expect(await uniqueLockKeys(CLASS, '42', [10, 48], '9', undefined)).toEqual([`laravel_unique_job:${CLASS}42`]);
-    expect(await uniqueLockKeys(CLASS, '42', [11, 0], '8', undefined)).toEqual([`laravel_unique_job:${CLASS}:42`]);
-    expect(await uniqueLockKeys(CLASS, '', [11, 20], '11', undefined)).toEqual([`laravel_unique_job:${CLASS}:`]);
-    expect(await uniqueLockKeys(CLASS, '42', [8, 66], '8', undefined), 'no unique jobs before 8.67').toEqual([]);
-  });
-
-  it('12.41+: displayName() when the class defines it; 12.54+: its xxh128, as PHP’s hash() makes it', async () => {
-    expect(await uniqueLockKeys(CLASS, '7', [12, 40], '12', 'Sync user 7')).toEqual([`laravel_unique_job:${CLASS}:7`]);
-    expect(await uniqueLockKeys(CLASS, '7', [12, 41], '12', 'Sync user 7')).toEqual(['laravel_unique_job:Sync user 7:7']);
-    const hashed = execFileSync('php', ['-r', 'echo hash("xxh128", "Sync user 7");'], { encoding: 'utf8' });
-    expect(await xxh128('Sync user 7')).toBe(hashed);
-    expect(await uniqueLockKeys(CLASS, '7', [13, 2], '12', 'Sync user 7')).toEqual([`laravel_unique_job:${hashed}:7`]);
-    expect(await uniqueLockKeys(CLASS, '7', [12, 60], '12', undefined), 'no displayName(): the class').toEqual([
-      `laravel_unique_job:${CLASS}:7`,
-    ]);
-  });
-
-  it('without a version, every spelling the payload’s profile allows', async () => {
-    expect(await uniqueLockKeys(CLASS, '1', null, '8', undefined)).toEqual([
-      `laravel_unique_job:${CLASS}1`,
-      `laravel_unique_job:${CLASS}:1`,
-    ]);
-    expect(await uniqueLockKeys(CLASS, '1', null, '11', undefined)).toEqual([`laravel_unique_job:${CLASS}:1`]);
-    expect(await uniqueLockKeys(CLASS, '1', null, '12', 'Named')).toEqual([
-      `laravel_unique_job:${CLASS}:1`,
-      'laravel_unique_job:Named:1',
-      `laravel_unique_job:${await xxh128('Named')}:1`,
-    ]);
-    expect(await uniqueLockKeys(CLASS, '1', null, '7', undefined)).toEqual([]);
-  });
-});
 
 describe('what a payload and the shapes say of a job', () => {
   const payloadOf = (object: PhpObject, extra: Record<string, unknown> = {}) => {
@@ -139,65 +100,6 @@ describe('what a payload and the shapes say of a job', () => {
       owner: 'owner-1',
       store: 'redis',
     });
-  });
-});
-
-describe('RedisLockStore, as Laravel’s RedisStore keeps locks', () => {
-  const prefix = uniquePrefix('unique-lock');
-  afterEach(async () => {
-    const raw = rawClient();
-    await removePrefix(raw, prefix);
-    raw.disconnect();
-  });
-
-  it('forceRelease deletes whoever holds it; release by owner deletes only the owner’s (LuaScripts::releaseLock)', async () => {
-    const client = prefixedClient(prefix);
-    const store = new RedisLockStore(client, 'app_cache');
-    await client.set('app_cache:laravel_unique_job:A1', 'owner-a');
-    expect(await store.owner('laravel_unique_job:A1')).toBe('owner-a');
-    expect(await store.release('laravel_unique_job:A1', 'someone-else')).toBe(false);
-    expect(await store.owner('laravel_unique_job:A1')).toBe('owner-a');
-    expect(await store.release('laravel_unique_job:A1', 'owner-a')).toBe(true);
-    expect(await store.owner('laravel_unique_job:A1')).toBeNull();
-    await client.set('app_cache:laravel_unique_job:A1', 'owner-b');
-    await store.forceRelease('laravel_unique_job:A1');
-    expect(await client.exists('app_cache:laravel_unique_job:A1')).toBe(0);
-    client.disconnect();
-  });
-});
-
-describe('RedisLockStore.forceReleaseAll, asked by many jobs at once', () => {
-  const prefix = uniquePrefix('unique-lock-batch');
-  afterEach(async () => {
-    const raw = rawClient();
-    await removePrefix(raw, prefix);
-    raw.disconnect();
-  });
-
-  it('the keys of the calls made in one turn go in one DEL, each call settling with its keys gone; a later call has its own', async () => {
-    const client = prefixedClient(prefix);
-    const store = new RedisLockStore(client, 'app_cache');
-    const names = ['A1', 'A:1', 'B2'].map((key) => `app_cache:laravel_unique_job:${key}`);
-    for (const name of names) await client.set(name, 'owner');
-    // The DELs the store sends, each still run by Redis. (MONITOR would say the same, but its
-    // stream breaks ioredis's reply order on a Redis that other clients keep busy.)
-    const dels: string[][] = [];
-    const del = client.del.bind(client) as (...keys: string[]) => Promise<number>;
-    (client as unknown as { del: (...keys: string[]) => Promise<number> }).del = (...keys) => {
-      dels.push(keys);
-      return del(...keys);
-    };
-    const first = store.forceReleaseAll(['laravel_unique_job:A1', 'laravel_unique_job:A:1']);
-    const second = store.forceReleaseAll(['laravel_unique_job:B2']);
-    await first;
-    expect(await client.exists(names[0]!, names[1]!), 'the first job’s spellings, once its call settled').toBe(0);
-    await second;
-    expect(await client.exists(names[2]!), 'the second job’s key, once its call settled').toBe(0);
-    await client.set(names[2]!, 'owner');
-    await store.forceReleaseAll(['laravel_unique_job:B2']);
-    expect(await client.exists(names[2]!), 'a call in a later turn').toBe(0);
-    expect(dels, 'one DEL for the two calls made together, then one for the later call').toEqual([names, [names[2]]]);
-    client.disconnect();
   });
 });
 

@@ -6,9 +6,9 @@
  * whose client prefix comes first), which is not the cache connection in the stock config. The value is the owner, a random 16-character string (Str::random()); the lock
  * is released only by its owner. A lock of 0 seconds never expires, as in Laravel.
  */
-import { releaseLockStep } from '../redis/index.js';
-import { randomId } from '../laravel/index.js';
-import type { QueueCache } from './cache.js';
+import { releaseLockStep } from '../../redis/index.js';
+import { randomId } from '../../laravel/index.js';
+import type { QueueCache } from '../cache.js';
 
 export class RedisLock {
   /** The lock's Redis key, without the client's own prefix. */

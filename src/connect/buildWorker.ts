@@ -1,0 +1,202 @@
+/**
+ * The one way a worker is put together, for `connect().worker()` and `lqb work` alike: the queue
+ * (by the connection's driver), the cache, the store unique locks live in, job_batches, the
+ * failed-jobs store, the APP_KEY's Encrypter and the shapes, each where the app's config puts it.
+ * The callers differ only in where the settings come from (options or flags) and in how they say
+ * a problem; what a worker reads and writes does not depend on which of them made it.
+ */
+import { databaseConfig } from '../database/index.js';
+import type { Encrypter } from '../laravel/index.js';
+import type { Queue, QueueDriver } from '../queue/index.js';
+import { RedisQueue, type RedisClient } from '../redis/index.js';
+import type { ShapesFile } from '../shapes/shape.js';
+import type { TelemetryOptions } from '../telemetry/options.js';
+import { DatabaseBatchRepository } from '../worker/BatchRepository.js';
+import { QueueCache } from '../worker/cache.js';
+import type { FailedJobProvider } from '../worker/FailedJobProvider.js';
+import type { HandlerMap } from '../worker/handlers.js';
+import { DatabaseLockStore, RedisLockStore, type UniqueLockStore } from '../worker/locks/index.js';
+import { Worker, type FailedJobInfo, type WorkerEvent, type WorkerLogger } from '../worker/Worker.js';
+import type { WorkerOptions } from '../worker/WorkerOptions.js';
+import { patientClient, whereRedisIs } from './clients.js';
+import type { ConnectionSettings } from './settings.js';
+
+/**
+ * Where the app keeps its bookkeeping: the cache store unique jobs' locks live in, and the
+ * job_batches table. A database left out is the app's own, which both of Laravel's settings
+ * (`cache.stores.database.connection`, `queue.batching.database`) name by default through
+ * DB_CONNECTION, as `queue.failed.database` does: here, the failed-jobs database.
+ */
+export interface Bookkeeping {
+  /** Laravel's default cache store: `redis` (its lock connection) or `database` (its lock table). */
+  cacheStore: 'redis' | 'database';
+  /** Why the app's cache store keeps its locks out of Node's reach, when it does: no store is opened. */
+  unreachableLocks?: string;
+  /** The database store's database (a URL, as failedDb takes). */
+  lockDb?: string;
+  /** The database store's lock table (`cache.stores.database.lock_table`). */
+  lockTable?: string;
+  /** job_batches' database (a URL). */
+  batchDb?: string;
+  /** Laravel's `queue.batching.table`. */
+  batchTable?: string;
+}
+
+/** Everything a worker is built from. */
+export interface WorkerParts {
+  settings: ConnectionSettings;
+  handlers: HandlerMap;
+  /** WorkerOptions as given; the queues default to the connection's own. */
+  options: Partial<WorkerOptions>;
+  /** The queue driver (Laravel's `queue.connections.*.driver`): redis unless said. */
+  driver?: QueueDriver;
+  /** Seconds a reserved job is the worker's before it may be taken again (retry_after, 90; null: never). */
+  retryAfter?: number | null;
+  /** Seconds a reserve waits for a job (block_for; none: poll). */
+  blockFor?: number | null;
+  bookkeeping: Bookkeeping;
+  /** A lock store already open (connect()'s, shared with its dispatches); else the worker opens its own. */
+  locks?: UniqueLockStore;
+  /** Where failed jobs go: a store, `false` for the events alone; left out, `defaultFailer()` unless onFailed is the record. */
+  failer?: FailedJobProvider | false;
+  /** The app's failed_jobs store, opened only when the worker is to use it. */
+  defaultFailer?: () => FailedJobProvider;
+  onFailed?: (job: FailedJobInfo, error: unknown) => void | Promise<void>;
+  /** The APP_KEY's Encrypter (appEncrypter), for ShouldBeEncrypted jobs. */
+  encrypter?: Encrypter;
+  shapes?: ShapesFile;
+  /** The app's Laravel version when known (given, or vendor/'s), for the start line. */
+  laravel?: string;
+  logger?: WorkerLogger;
+  onError?: (error: Error) => void;
+  log?: (event: WorkerEvent) => void;
+  telemetry?: TelemetryOptions | false;
+}
+
+/** A worker, and how to let go of what was opened for it once it has stopped. */
+export interface BuiltWorker {
+  worker: Worker;
+  /** Closes the queue, the stores and the clients opened for the worker (not those it was given). */
+  close: () => Promise<void>;
+}
+
+/**
+ * Builds the worker. Its Redis clients wait out an outage without a line per retry: the worker
+ * watches them itself and says an outage once, and when Redis is back (health.ts). Whatever was
+ * opened before a throw is closed again.
+ */
+export function buildWorker(parts: WorkerParts): BuiltWorker {
+  const { settings, bookkeeping } = parts;
+  const closers: (() => Promise<void> | void)[] = [];
+  const close = async () => {
+    for (const closer of closers.splice(0).reverse()) await closer();
+  };
+  try {
+    const quiet = () => undefined;
+    const queue = openQueue(parts.driver ?? 'redis', settings, { retryAfter: parts.retryAfter, blockFor: parts.blockFor }, closers);
+    const cacheClient = patientClient(settings, settings.cacheUrl, quiet);
+    closers.push(() => cacheClient.disconnect());
+    // Locks go where the app's cache store takes them (lock_connection), not with its values. Its own
+    // client when that is another connection than the cache's: a blocking pop may hold the queue's.
+    const lockClient = settings.lockUrl === settings.cacheUrl ? cacheClient : patientClient(settings, settings.lockUrl, quiet);
+    if (lockClient !== cacheClient) closers.push(() => lockClient.disconnect());
+    let locks = parts.locks;
+    if (!locks && !bookkeeping.unreachableLocks) {
+      const opened = openLockStore(settings, bookkeeping, lockClient);
+      if (opened instanceof DatabaseLockStore) closers.push(() => opened.close());
+      locks = opened;
+    }
+    const batches = new DatabaseBatchRepository(
+      databaseConfig(bookkeeping.batchDb ?? settings.failedDb),
+      bookkeeping.batchTable ?? 'job_batches',
+    );
+    closers.push(() => batches.close());
+    // The Worker takes a RedisQueue until its split makes it take the Queue contract: a driver without it cannot run one yet.
+    if (!(queue instanceof RedisQueue)) throw new Error(`a worker on the ${queue.driver} driver cannot be built yet`);
+    const worker = new Worker(
+      queue,
+      parts.handlers,
+      // queue:work's default: the connection's own queue, unless told which to read.
+      { queues: [settings.defaultQueue], ...parts.options },
+      {
+        ...failerOf(parts),
+        ...(parts.onFailed ? { onFailed: parts.onFailed } : {}),
+        ...(parts.logger ? { logger: parts.logger } : {}),
+        ...(parts.onError ? { onError: parts.onError } : {}),
+        ...(parts.log ? { log: parts.log } : {}),
+        cache: new QueueCache(cacheClient, settings.cachePrefix, settings.cacheSeparator, lockClient),
+        ...(parts.encrypter ? { encrypter: parts.encrypter } : {}),
+        ...(parts.shapes ? { shapes: parts.shapes } : {}),
+        // A store out of reach: its unique locks are left where they are (the worker says so at start).
+        ...(locks ? { locks } : {}),
+        ...(bookkeeping.unreachableLocks ? { unreachableLocks: bookkeeping.unreachableLocks } : {}),
+        batches,
+        ...(parts.telemetry !== undefined ? { telemetry: parts.telemetry } : {}),
+        connection: { redis: whereRedisIs(settings), prefix: settings.prefix, laravel: laravelOf(parts) },
+      },
+    );
+    return { worker, close };
+  } catch (error) {
+    // The error that stopped the build is the one to hear about; closing what it opened is tidying up.
+    void close().catch(() => undefined);
+    throw error;
+  }
+}
+
+/**
+ * The queue the worker reads, by the connection's driver: the one place a driver is chosen.
+ * The queue's own client is opened here and closed with it.
+ */
+function openQueue(
+  driver: QueueDriver,
+  settings: ConnectionSettings,
+  options: { retryAfter: number | null | undefined; blockFor: number | null | undefined },
+  closers: (() => Promise<void> | void)[],
+): Queue {
+  switch (driver) {
+    case 'redis': {
+      const client = patientClient(settings, settings.url, () => undefined);
+      closers.push(() => client.disconnect());
+      const queue = new RedisQueue(client, {
+        // A chained job naming no queue goes to the connection's queue, as Laravel's dispatch sends it, not to the first queue read.
+        defaultQueue: settings.defaultQueue,
+        ...(options.retryAfter !== undefined ? { retryAfter: options.retryAfter } : {}),
+        ...(options.blockFor !== undefined ? { blockFor: options.blockFor } : {}),
+      });
+      closers.push(() => queue.close());
+      return queue;
+    }
+    case 'database':
+      throw new Error('the database queue driver is not here yet: work a redis connection');
+  }
+}
+
+/**
+ * Where unique locks live: Laravel's default cache store. Redis keeps them on the store's lock
+ * connection under the cache prefix; the database store in its lock table, in the app's database
+ * unless another is named.
+ */
+export function openLockStore(settings: ConnectionSettings, bookkeeping: Bookkeeping, lockClient: RedisClient): UniqueLockStore {
+  return bookkeeping.cacheStore === 'database'
+    ? new DatabaseLockStore(
+        databaseConfig(bookkeeping.lockDb ?? settings.failedDb),
+        bookkeeping.lockTable ?? 'cache_locks',
+        settings.cachePrefix,
+      )
+    : new RedisLockStore(lockClient, settings.cachePrefix, settings.cacheSeparator);
+}
+
+/**
+ * Where failed jobs go: the store given, else none when onFailed is their record, else the
+ * app's failed_jobs. With none of these the Worker refuses to start: it never loses them silently.
+ */
+function failerOf(parts: WorkerParts): { failer?: FailedJobProvider | false } {
+  if (parts.failer !== undefined) return { failer: parts.failer };
+  if (parts.onFailed) return { failer: false };
+  return parts.defaultFailer ? { failer: parts.defaultFailer() } : {};
+}
+
+/** The Laravel version the start line names: the app's, else the shapes', else that 8's layout is written. */
+function laravelOf(parts: WorkerParts): string {
+  return parts.laravel ?? parts.shapes?.laravel ?? "8 (no version given: 8's layout)";
+}
