@@ -13,13 +13,22 @@ export interface HorizonPrefixSources {
   env?: (name: string) => string | undefined;
 }
 
-/** The prefix Horizon's records are under: the one given, else HORIZON_PREFIX, else APP_NAME's. */
+/**
+ * The prefix Horizon's records are under: the one given, else HORIZON_PREFIX, else APP_NAME's;
+ * an empty one (or "0", which PHP takes as false) is `horizon:`, as Horizon::use() makes it.
+ */
 export function horizonPrefix(sources: HorizonPrefixSources = {}): string {
+  const configured = configuredPrefix(sources);
+  return configured === '' || configured === '0' ? 'horizon:' : configured;
+}
+
+/** config('horizon.prefix') as the shipped config/horizon.php reads it ('' for PHP's null). */
+function configuredPrefix(sources: HorizonPrefixSources): string {
   if (sources.prefix !== undefined) return sources.prefix;
   const env = (name: string) => laravelEnvValue(sources.env?.(name));
   const given = sources.env?.('HORIZON_PREFIX');
   // env('HORIZON_PREFIX', …) falls back only when the variable is not set at all; a value of
-  // "null" is set, and PHP then gives Horizon a null prefix, which phpredis takes as none.
+  // "null" is set, and gives a null prefix.
   if (given !== undefined) return env('HORIZON_PREFIX') ?? '';
   // Likewise APP_NAME: unset is 'laravel', "null" is a null name, which slug makes ''.
   const appName = sources.env?.('APP_NAME') === undefined ? 'laravel' : (env('APP_NAME') ?? '');
