@@ -12,6 +12,7 @@
  *            installed here, so these are the PHP calls its code makes, not its classes.
  *   float    each item a number: (string) of it, as microtime(true) is cast in Horizon's records
  *   round    each item a number: round(it, 2), as Horizon's Stopwatch rounds a runtime
+ *   basename each item a host name: Str::slug of it, as MasterSupervisor::basename() names masters
  */
 declare(strict_types=1);
 
@@ -52,6 +53,9 @@ foreach ($items as $item) {
             break;
         case 'round':
             $out[] = round($item, 2);
+            break;
+        case 'basename':
+            $out[] = Str::slug($item);
             break;
         default:
             fwrite(STDERR, "unknown mode {$mode}\n");

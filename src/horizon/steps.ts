@@ -14,6 +14,8 @@ const STEPS = {
   lqbHorizonCompleted: { file: 'completed.lua', keys: 10 },
   lqbHorizonFailed: { file: 'failed.lua', keys: 6 },
   lqbHorizonRetried: { file: 'retried.lua', keys: 1 },
+  lqbHorizonHeartbeat: { file: 'heartbeat.lua', keys: 6 },
+  lqbHorizonForgetSupervisor: { file: 'forget-supervisor.lua', keys: 5 },
 } as const satisfies Record<string, { file: string; keys: number | undefined }>;
 
 export type HorizonStep = keyof typeof STEPS;
