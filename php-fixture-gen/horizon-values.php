@@ -12,6 +12,8 @@
  *            installed here, so these are the PHP calls its code makes, not its classes.
  *   float    each item a number: (string) of it, as microtime(true) is cast in Horizon's records
  *   round    each item a number: round(it, 2), as Horizon's Stopwatch rounds a runtime
+ *   json     each item any JSON value: json_encode of it as PHP reads it (objects as arrays), as
+ *            Horizon writes a metrics snapshot's point from the counters phpredis read
  *   basename each item a host name: Str::slug of it, as MasterSupervisor::basename() names masters
  */
 declare(strict_types=1);
@@ -53,6 +55,9 @@ foreach ($items as $item) {
             break;
         case 'round':
             $out[] = round($item, 2);
+            break;
+        case 'json':
+            $out[] = json_encode($item);
             break;
         case 'basename':
             $out[] = Str::slug($item);

@@ -16,6 +16,8 @@ const STEPS = {
   lqbHorizonRetried: { file: 'retried.lua', keys: 1 },
   lqbHorizonHeartbeat: { file: 'heartbeat.lua', keys: 6 },
   lqbHorizonForgetSupervisor: { file: 'forget-supervisor.lua', keys: 5 },
+  lqbHorizonSnapshot: { file: 'snapshot.lua', keys: 4 },
+  lqbHorizonTrim: { file: 'trim.lua', keys: 7 },
 } as const satisfies Record<string, { file: string; keys: number | undefined }>;
 
 export type HorizonStep = keyof typeof STEPS;

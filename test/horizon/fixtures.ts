@@ -144,3 +144,22 @@ function volatileToken(value: unknown, window: TimeWindow | undefined, at: strin
   if (window && (typeof value !== 'string' || value === '')) throw new Error(`${at}: expected a value, found ${JSON.stringify(value)}`);
   return 'VOLATILE';
 }
+
+/** Writes fixture keys into Redis, renamed under our prefixes, with their expiries. */
+export async function loadState(raw: Redis, keys: FixtureKey[], appPrefix: string, horizonPrefix: string): Promise<void> {
+  const rename = (name: string) =>
+    name.startsWith(FIXTURE_APP_PREFIX)
+      ? appPrefix + name.slice(FIXTURE_APP_PREFIX.length)
+      : name.startsWith(FIXTURE_HORIZON_PREFIX)
+        ? horizonPrefix + name.slice(FIXTURE_HORIZON_PREFIX.length)
+        : name;
+  for (const { key, type, value, ttl } of keys) {
+    const name = rename(key);
+    if (type === 'hash') await raw.hset(name, value as Record<string, string>);
+    else if (type === 'list') await raw.rpush(name, ...(value as string[]));
+    else if (type === 'set') await raw.sadd(name, ...(value as string[]).map(rename));
+    else if (type === 'zset') for (const [member, score] of value as [string, number][]) await raw.zadd(name, score, member);
+    else await raw.set(name, value as string);
+    if (ttl > 0) await raw.expire(name, ttl);
+  }
+}
