@@ -181,7 +181,9 @@ export class HorizonRecorder {
         this.connection,
         queue,
         facts.name,
-        reservedPayload,
+        // Only a job with a tag can be monitored, and only then is its payload written again:
+        // a job without tags does not send it.
+        facts.tags.length > 0 ? reservedPayload : '',
         ...facts.tags,
       ],
     );

@@ -12,7 +12,8 @@
 -- ARGV[6]  when the hash expires (now + trim.completed)
 -- ARGV[7]  when a monitored job's hash expires (now + trim.monitored)
 -- ARGV[8]  the runtime in milliseconds (two decimals)
--- ARGV[9]  connection     ARGV[10]  queue     ARGV[11]  name     ARGV[12]  the reserved payload
+-- ARGV[9]  connection     ARGV[10]  queue     ARGV[11]  name
+-- ARGV[12] the reserved payload (may be '' for a job without tags: it cannot be monitored)
 -- ARGV[13…] the job's tags
 -- Returns 1 when the job was remembered as monitored, else 0.
 local id = ARGV[1]
