@@ -10,7 +10,7 @@
  */
 import { decodePayload } from '../laravel/payload.js';
 import { encodeJson, type JsonValue } from '../laravel/json.js';
-import type { PhpValue } from '../php/index.js';
+import { PhpObject, deref, type PhpValue } from '../php/index.js';
 import type { RedisClient } from '../redis/scripts.js';
 import { phpFloatString, phpRound2, systemClock, type Clock } from './clock.js';
 import { horizonFacts, retryPayload, withHorizonAdditions, type HorizonFacts } from './payload.js';
@@ -249,6 +249,9 @@ export class HorizonRecorder {
 
 /** The command's class and the command itself, from the caller or the payload (undefined when encrypted or not an object job). */
 function readCommand(payload: string, given: PhpValue | undefined): { commandName: string; command: PhpValue | undefined } {
+  // data.commandName is get_class() of the command: with the command at hand, the payload need not be read.
+  const object = given === undefined ? undefined : deref(given);
+  if (object instanceof PhpObject) return { commandName: object.className, command: object };
   const decoded = decodePayload(payload);
   const data = decoded.envelope.data;
   const commandName =
