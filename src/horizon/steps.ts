@@ -22,6 +22,11 @@ const STEPS = {
 
 export type HorizonStep = keyof typeof STEPS;
 
+/** The file of each step (for the tests: every Lua file is a step, and built in as it is on disk). */
+export const HORIZON_STEP_FILES: Readonly<Record<HorizonStep, string>> = Object.fromEntries(
+  Object.entries(STEPS).map(([name, step]) => [name, step.file]),
+) as Record<HorizonStep, string>;
+
 const registered = new WeakSet<object>();
 
 function register(client: RedisClient): void {
