@@ -28,13 +28,13 @@ if ARGV[3] == '1' then
     local outcome = failing and 'failed' or 'completed'
     local literal = ('"id":"' .. id .. '","status":"'):gsub('%W', '%%%0')
     local updated = retries:gsub('(' .. literal .. ')[^"]*"', '%1' .. outcome .. '"')
-    redis.call('HSET', KEYS[10], 'retried_by', updated)
+    redis.call('HMSET', KEYS[10], 'retried_by', updated)
   end
 end
 
 redis.call('ZADD', KEYS[2], ARGV[5], id)
 redis.call('ZREM', KEYS[3], id)
-redis.call('HSET', KEYS[1], 'status', 'completed', 'completed_at', ARGV[4])
+redis.call('HMSET', KEYS[1], 'status', 'completed', 'completed_at', ARGV[4])
 redis.call('EXPIREAT', KEYS[1], ARGV[6])
 if failing then
   return 0
@@ -50,7 +50,7 @@ for i = 13, #ARGV do
 end
 if remembered == 1 then
   redis.call('ZADD', KEYS[5], ARGV[5], id)
-  redis.call('HSET', KEYS[1], 'id', id, 'connection', ARGV[9], 'queue', ARGV[10], 'name', ARGV[11],
+  redis.call('HMSET', KEYS[1], 'id', id, 'connection', ARGV[9], 'queue', ARGV[10], 'name', ARGV[11],
     'status', 'completed', 'payload', ARGV[12], 'completed_at', ARGV[4])
   redis.call('EXPIREAT', KEYS[1], ARGV[7])
 end
@@ -65,7 +65,7 @@ local function measure(key, set)
   if mean then
     runtime = (count * mean + runtime) / (count + 1)
   end
-  redis.call('HSET', key, 'throughput', count + 1, 'runtime', runtime)
+  redis.call('HMSET', key, 'throughput', count + 1, 'runtime', runtime)
   redis.call('SADD', set, key)
 end
 measure(KEYS[6], KEYS[7])

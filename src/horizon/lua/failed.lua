@@ -17,7 +17,7 @@ redis.call('ZADD', KEYS[3], ARGV[9], id)
 redis.call('ZREM', KEYS[4], id)
 redis.call('ZREM', KEYS[5], id)
 redis.call('ZREM', KEYS[6], id)
-redis.call('HSET', KEYS[1],
+redis.call('HMSET', KEYS[1],
   'id', id, 'connection', ARGV[2], 'queue', ARGV[3], 'name', ARGV[4], 'status', 'failed',
   'payload', ARGV[5], 'exception', ARGV[6], 'context', ARGV[7], 'failed_at', ARGV[8])
 redis.call('EXPIREAT', KEYS[1], ARGV[10])

@@ -12,13 +12,13 @@
 -- ARGV[8]  the supervisor's options, JSON    ARGV[9]  now (UNIX seconds)
 -- Returns the commands waiting, JSON each ({"command":…,"options":…}), the master's first.
 local now = tonumber(ARGV[9])
-redis.call('HSET', KEYS[1], 'name', ARGV[1], 'pid', ARGV[3], 'status', ARGV[4], 'supervisors', ARGV[6])
+redis.call('HMSET', KEYS[1], 'name', ARGV[1], 'pid', ARGV[3], 'status', ARGV[4], 'supervisors', ARGV[6])
 if ARGV[5] ~= '' then
-  redis.call('HSET', KEYS[1], 'environment', ARGV[5])
+  redis.call('HMSET', KEYS[1], 'environment', ARGV[5])
 end
 redis.call('ZADD', KEYS[2], now, ARGV[1])
 redis.call('EXPIRE', KEYS[1], 15)
-redis.call('HSET', KEYS[3], 'name', ARGV[2], 'master', ARGV[1], 'pid', ARGV[3], 'status', ARGV[4],
+redis.call('HMSET', KEYS[3], 'name', ARGV[2], 'master', ARGV[1], 'pid', ARGV[3], 'status', ARGV[4],
   'processes', ARGV[7], 'options', ARGV[8])
 redis.call('ZADD', KEYS[4], now, ARGV[2])
 redis.call('EXPIRE', KEYS[3], 30)

@@ -1,6 +1,7 @@
 -- pushed: Horizon's records for a job its queue just pushed (JobPushed: StoreJob, then
 -- StoreMonitoredTags). The job becomes the newest of the recent and pending lists, its hash
--- holds what the dashboard shows, and every tag someone monitors gains it.
+-- holds what the dashboard shows, and every tag someone monitors gains it. Hashes are written
+-- with HMSET in these steps, as Horizon writes them: it takes several fields before Redis 4 too.
 -- KEYS[1]  recent_jobs          KEYS[2]  pending_jobs
 -- KEYS[3]  the job's hash (PREFIX .. id)    KEYS[4]  monitoring (the set of monitored tags)
 -- ARGV[1]  id      ARGV[2]  connection     ARGV[3]  queue     ARGV[4]  name (displayName)
@@ -13,7 +14,7 @@
 local id = ARGV[1]
 redis.call('ZADD', KEYS[1], ARGV[7], id)
 redis.call('ZADD', KEYS[2], ARGV[7], id)
-redis.call('HSET', KEYS[3],
+redis.call('HMSET', KEYS[3],
   'id', id, 'connection', ARGV[2], 'queue', ARGV[3], 'name', ARGV[4],
   'status', 'pending', 'payload', ARGV[5], 'created_at', ARGV[6], 'updated_at', ARGV[6])
 redis.call('EXPIREAT', KEYS[3], ARGV[8])

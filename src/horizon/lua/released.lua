@@ -6,6 +6,6 @@
 -- ARGV[2…] the payloads, in the order of KEYS
 -- Returns how many hashes were written.
 for i = 1, #KEYS do
-  redis.call('HSET', KEYS[i], 'status', 'pending', 'payload', ARGV[i + 1], 'updated_at', ARGV[1])
+  redis.call('HMSET', KEYS[i], 'status', 'pending', 'payload', ARGV[i + 1], 'updated_at', ARGV[1])
 end
 return #KEYS

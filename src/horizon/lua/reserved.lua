@@ -4,5 +4,5 @@
 -- KEYS[1]  the job's hash
 -- ARGV[1]  the reserved payload     ARGV[2]  now, as PHP's microtime(true) prints it
 -- Returns 1.
-redis.call('HSET', KEYS[1], 'status', 'reserved', 'payload', ARGV[1], 'updated_at', ARGV[2], 'reserved_at', ARGV[2])
+redis.call('HMSET', KEYS[1], 'status', 'reserved', 'payload', ARGV[1], 'updated_at', ARGV[2], 'reserved_at', ARGV[2])
 return 1

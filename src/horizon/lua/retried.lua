@@ -10,5 +10,5 @@ if not retries or retries == '' or retries == '[]' or retries == '{}' then
 else
   retries = retries:sub(1, -2) .. ',' .. ARGV[1] .. ']'
 end
-redis.call('HSET', KEYS[1], 'retried_by', retries)
+redis.call('HMSET', KEYS[1], 'retried_by', retries)
 return 1
