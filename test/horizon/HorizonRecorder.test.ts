@@ -12,6 +12,7 @@ import { PhpObject, unserialize } from '../../src/php/index.js';
 import { RedisQueue, connectRedis, type RedisJob } from '../../src/redis/index.js';
 import { HorizonRecorder, type PrepareOptions } from '../../src/horizon/index.js';
 import { REDIS_URL, prefixedClient, rawClient, removePrefix } from '../helpers/redis.js';
+import { runPhpScript } from '../helpers/php.js';
 import { dumpState, masked, readHorizonFixtures, type FixtureLine, type TimeWindow } from './fixtures.js';
 
 const lines = readHorizonFixtures();
@@ -169,4 +170,30 @@ describe("HorizonRecorder: the fixtures' scenario, event by event", () => {
       }
     });
   }
+});
+
+describe('HorizonRecorder beyond the fixtures’ scenario', () => {
+  const prefix = `${base}more:`;
+
+  it('marks every job a migration moved as pending, each with its own payload', async () => {
+    const payloads = ['{"uuid":"m-1","id":"m-1","attempts":1}', '{"uuid":"m-2","id":"m-2","attempts":2}'];
+    const more = new HorizonRecorder(horizonClient, { prefix });
+    await more.migrated('default', payloads);
+    for (const [i, id] of ['m-1', 'm-2'].entries()) {
+      const record = await raw.hgetall(`${prefix}${id}`);
+      expect(record.status, `${id} status`).toBe('pending');
+      expect(record.payload, `${id} payload`).toBe(payloads[i]);
+    }
+  });
+
+  it("stores an exception's context as PHP's json_encode writes it", async () => {
+    const more = new HorizonRecorder(horizonClient, { prefix });
+    const context = { user: 42, path: 'a/b', name: 'Zoë' };
+    await more.failed('default', '{"uuid":"f-1","id":"f-1","displayName":"App\\\\Jobs\\\\X","tags":[]}', 'RuntimeException: no', {
+      context,
+    });
+    const expected = JSON.parse(runPhpScript('horizon-values.php', JSON.stringify([context]), ['json'])) as string[];
+    expect(await raw.hget(`${prefix}f-1`, 'context'), 'context').toBe(expected[0]);
+    expect(await raw.hget(`${prefix}f-1`, 'exception'), 'exception').toBe('RuntimeException: no');
+  });
 });
