@@ -1,5 +1,5 @@
 // Writes the files the code once read from disk at run time into modules of their own, so that a
-// bundle of a service (esbuild, webpack) carries them: the Lua steps (src/redis/lua/*.lua), the
+// bundle of a service (esbuild, webpack) carries them: the Lua steps (src/redis/lua/*.lua, src/horizon/lua/*.lua), the
 // JSON Schemas (schemas/*.json) and the package's version. The build runs it first; the written
 // modules are committed, so that `tsc --noEmit` works on a fresh clone. `--check` only says
 // whether they are current (exit 1 when not).
@@ -23,6 +23,7 @@ export function embedded() {
   const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
   return {
     'src/redis/lua.generated.ts': moduleOf('LUA_FILES', 'The Lua steps', 'src/redis/lua', '.lua'),
+    'src/horizon/lua.generated.ts': moduleOf('HORIZON_LUA_FILES', "Horizon's records, one Lua step per event", 'src/horizon/lua', '.lua'),
     'src/internal/schemas.generated.ts': moduleOf('SCHEMA_FILES', 'The JSON Schemas, as text (parsed when first used)', 'schemas', '.json'),
     'src/internal/version.generated.ts': `${HEADER}// The version in package.json.\nexport const VERSION = ${JSON.stringify(version)};\n`,
   };

@@ -12,6 +12,7 @@ import { pause, resume } from './pause.js';
 import { work } from './work.js';
 import { demo } from './demo.js';
 import { shapes } from './shapes.js';
+import { horizonSnapshotCommand } from './horizon.js';
 
 export const commands: Record<string, Command> = {
   work,
@@ -28,5 +29,6 @@ export const commands: Record<string, Command> = {
   forget,
   flush,
   shapes,
+  'horizon:snapshot': horizonSnapshotCommand,
   demo,
 };

@@ -318,3 +318,12 @@ export function appKeyFrom(values: Flags): AppKeySettings {
   const { appKey, cipher } = connectionFrom(values);
   return { appKey, cipher };
 }
+
+/**
+ * The connection Horizon's records are on, for a one-off command: the queue's Redis (Horizon's
+ * `use` is the app's `default` connection), without the app's Redis prefix, which Horizon
+ * replaces with its own.
+ */
+export function withHorizonClient<T>(connection: Connection, use: (client: RedisClient) => Promise<T>): Promise<T> {
+  return withOneOff({ ...connection, prefix: '' }, connection.url, use);
+}

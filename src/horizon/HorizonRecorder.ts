@@ -1,0 +1,268 @@
+/**
+ * Horizon's records of Node's work: what Horizon's listeners write when its queue fires
+ * JobPushed, JobReserved, JobReleased, JobsMigrated, JobDeleted and Laravel's JobFailed, written
+ * here for the same moments of a Node producer or worker, each in one round trip (a Lua step).
+ *
+ * The methods take what any worker has at hand (the queue's name, the payload string as the
+ * queue holds it, the exception's text), never a worker's own types, so a worker or producer
+ * calls them from its events. Keys are Horizon's prefix plus the name Horizon uses, on a client
+ * that adds no prefix of its own (Horizon replaces the app's Redis prefix with its own).
+ */
+import { decodePayload } from '../laravel/payload.js';
+import { encodeJson, type JsonValue } from '../laravel/json.js';
+import { PhpObject, deref, type PhpValue } from '../php/index.js';
+import type { RedisClient } from '../redis/scripts.js';
+import { phpFloatString, phpRound2, systemClock, type Clock } from './clock.js';
+import { horizonFacts, retryPayload, withHorizonAdditions, type HorizonFacts } from './payload.js';
+import { runHorizonStep } from './steps.js';
+import { horizonTags, horizonType, underlyingClass } from './tags.js';
+
+/** Horizon's `trim` settings, in minutes: how long each kind of record lives. */
+export interface HorizonTrim {
+  recent: number;
+  pending: number;
+  completed: number;
+  recent_failed: number;
+  failed: number;
+  monitored: number;
+}
+
+/** The shipped config/horizon.php's values. */
+export const DEFAULT_TRIM: HorizonTrim = { recent: 60, pending: 60, completed: 60, recent_failed: 10080, failed: 10080, monitored: 10080 };
+
+export interface HorizonRecorderOptions {
+  /** Horizon's prefix (see `horizonPrefix`), e.g. `laravel_horizon:`. */
+  prefix: string;
+  /** The queue connection's name in the app's config/queue.php, which Horizon's records show. */
+  connection?: string;
+  trim?: Partial<HorizonTrim>;
+  /** `horizon.silenced`: job classes kept out of the completed list. */
+  silenced?: readonly string[];
+  /** Seconds since the epoch, with a fraction; tests may stand in their own. */
+  clock?: Clock;
+}
+
+/** How the job Node's producer pushes differs from what its command alone says. */
+export interface PrepareOptions {
+  /** The job's tags(): Horizon then takes these rather than the models' tags. */
+  tags?: readonly string[];
+  /** Whether it is silenced (as a job implementing Horizon's Silenced is); else `silenced` decides. */
+  silenced?: boolean;
+  /** The command, when the caller has it (an encrypted one cannot be read from the payload). */
+  command?: PhpValue;
+  /**
+   * A payload pushed as it is, like Horizon's Retry: no job object stands behind it, so Horizon
+   * adds type job, no tags of its own, not silenced, and leaves its id as it is.
+   */
+  raw?: boolean;
+}
+
+export interface DeletedOptions {
+  /** The job is being failed: Laravel deletes it first, and Horizon neither measures nor monitors it then. */
+  failing?: boolean;
+  /** How long it ran, in milliseconds; by default the time since `reserved` was recorded in this process (0 when it was not). */
+  runtimeMs?: number;
+}
+
+export interface FailedOptions {
+  /** The exception's context() (PHP's json_encode of it); none by default, which Horizon stores as ''. */
+  context?: JsonValue;
+}
+
+export class HorizonRecorder {
+  readonly prefix: string;
+  readonly connection: string;
+  readonly trim: HorizonTrim;
+  private readonly silenced: ReadonlySet<string>;
+  private readonly clock: Clock;
+  /** Horizon's Stopwatch: when each job this process reserved was reserved, in ms, by id. */
+  private readonly started = new Map<string, number>();
+
+  constructor(
+    readonly client: RedisClient,
+    options: HorizonRecorderOptions,
+  ) {
+    const keyPrefix = (client as { options?: { keyPrefix?: string } }).options?.keyPrefix;
+    if (keyPrefix)
+      throw new Error(`Horizon's records take no app prefix: give the recorder a client without keyPrefix (found "${keyPrefix}")`);
+    this.prefix = options.prefix;
+    this.connection = options.connection ?? 'redis';
+    this.trim = { ...DEFAULT_TRIM, ...options.trim };
+    this.silenced = new Set(options.silenced ?? []);
+    this.clock = options.clock ?? systemClock;
+  }
+
+  /**
+   * The payload as Horizon's queue pushes it (RedisQueue::createPayloadArray and
+   * JobPayload::prepare): push this string, then call `pushed` with it.
+   */
+  prepare(payload: string, options: PrepareOptions = {}): string {
+    const pushedAt = phpFloatString(this.clock());
+    if (options.raw) return withHorizonAdditions(payload, { type: 'job', tags: [], silenced: false, pushedAt }, { idFromUuid: false });
+    const { commandName, command } = readCommand(payload, options.command);
+    const silenced = options.silenced ?? this.silenced.has(underlyingClass(command, commandName));
+    const additions = { type: horizonType(commandName), tags: horizonTags(command, options.tags), silenced, pushedAt };
+    return withHorizonAdditions(payload, additions);
+  }
+
+  /** JobPushed: recent and pending, the job's hash (expiring after trim.pending), monitored tags. */
+  async pushed(queue: string, payload: string, facts: HorizonFacts = horizonFacts(payload)): Promise<void> {
+    const { now, score, at } = this.stamp();
+    const p = this.prefix;
+    await runHorizonStep(
+      this.client,
+      'lqbHorizonPushed',
+      [`${p}recent_jobs`, `${p}pending_jobs`, p + facts.id, `${p}monitoring`],
+      [facts.id, this.connection, queue, facts.name, payload, now, score, at + this.trim.pending * 60, p, ...facts.tags],
+    );
+  }
+
+  /** JobReserved: the hash holds the reserved payload; the job's run is timed from now. */
+  async reserved(queue: string, reservedPayload: string, id = horizonFacts(reservedPayload).id): Promise<void> {
+    void queue;
+    const { now } = this.stamp();
+    this.started.set(id, performance.now());
+    await runHorizonStep(this.client, 'lqbHorizonReserved', [this.prefix + id], [reservedPayload, now]);
+  }
+
+  /** JobReleased: pending again, with the payload as it now waits in the queue. */
+  async released(queue: string, reservedPayload: string, id = horizonFacts(reservedPayload).id): Promise<void> {
+    void queue;
+    this.started.delete(id);
+    await runHorizonStep(this.client, 'lqbHorizonReleased', [this.prefix + id], [this.stamp().now, reservedPayload]);
+  }
+
+  /** JobsMigrated: each job a migration moved back onto the queue is pending again. */
+  async migrated(queue: string, payloads: readonly string[]): Promise<void> {
+    void queue;
+    if (payloads.length === 0) return;
+    const keys = payloads.map((payload) => this.prefix + horizonFacts(payload).id);
+    await runHorizonStep(this.client, 'lqbHorizonReleased', keys, [this.stamp().now, ...payloads]);
+  }
+
+  /**
+   * JobDeleted: completed (or silenced), out of pending; a retry tells the job it retries; a job
+   * with a monitored tag is kept as long as monitored jobs are; and, unless it is being failed,
+   * the queue's and the job's metrics count it.
+   */
+  async deleted(queue: string, reservedPayload: string, options: DeletedOptions = {}): Promise<void> {
+    const facts = horizonFacts(reservedPayload);
+    const failing = options.failing ?? false;
+    const began = this.started.get(facts.id);
+    const runtime = options.runtimeMs ?? (began === undefined ? 0 : performance.now() - began);
+    this.started.delete(facts.id);
+    const { now, score, at } = this.stamp();
+    const p = this.prefix;
+    const hash = p + facts.id;
+    await runHorizonStep(
+      this.client,
+      'lqbHorizonCompleted',
+      [
+        hash,
+        `${p}${facts.silenced ? 'silenced_jobs' : 'completed_jobs'}`,
+        `${p}pending_jobs`,
+        `${p}monitoring`,
+        `${p}monitored_jobs`,
+        `${p}queue:${queue}`,
+        `${p}measured_queues`,
+        `${p}job:${facts.name}`,
+        `${p}measured_jobs`,
+        facts.retryOf === undefined ? hash : p + facts.retryOf,
+      ],
+      [
+        facts.id,
+        failing ? 1 : 0,
+        facts.retryOf === undefined ? 0 : 1,
+        now,
+        score,
+        at + this.trim.completed * 60,
+        at + this.trim.monitored * 60,
+        phpFloatString(phpRound2(Math.max(0, runtime))),
+        this.connection,
+        queue,
+        facts.name,
+        // Only a job with a tag can be monitored, and only then is its payload written again:
+        // a job without tags does not send it.
+        facts.tags.length > 0 ? reservedPayload : '',
+        ...facts.tags,
+      ],
+    );
+  }
+
+  /**
+   * JobFailed (after `deleted` with `failing`): failed and recently failed, out of pending,
+   * completed and silenced; the hash keeps the reserved payload and the exception for
+   * trim.failed; each tag's failed:TAG set gains the job.
+   */
+  async failed(queue: string, reservedPayload: string, exception: unknown, options: FailedOptions = {}): Promise<void> {
+    const facts = horizonFacts(reservedPayload);
+    this.started.delete(facts.id);
+    const { now, score, at } = this.stamp();
+    const p = this.prefix;
+    await runHorizonStep(
+      this.client,
+      'lqbHorizonFailed',
+      [p + facts.id, `${p}failed_jobs`, `${p}recent_failed_jobs`, `${p}pending_jobs`, `${p}completed_jobs`, `${p}silenced_jobs`],
+      [
+        facts.id,
+        this.connection,
+        queue,
+        facts.name,
+        reservedPayload,
+        exceptionText(exception),
+        options.context === undefined ? '' : encodeJson(options.context),
+        now,
+        score,
+        at + this.trim.failed * 60,
+        this.trim.failed * 60,
+        p,
+        ...facts.tags,
+      ],
+    );
+  }
+
+  /**
+   * Horizon's Retry for a failed job: the payload to push raw for the new job `id`
+   * (`prepare(payload, { raw: true })`), made from the failed record's payload.
+   */
+  retryPayload(failedPayload: string, failedId: string, id: string): string {
+    return retryPayload(failedPayload, { id, retryOf: failedId, now: this.clock() });
+  }
+
+  /** After a retry was pushed: the failed job's retried_by gains it, as pending. */
+  async retried(failedId: string, id: string): Promise<void> {
+    const entry = encodeJson({ id, status: 'pending', retried_at: Math.floor(this.clock()) });
+    await runHorizonStep(this.client, 'lqbHorizonRetried', [this.prefix + failedId], [entry]);
+  }
+
+  /** The Monitoring tab's "monitor": jobs pushed with this tag are kept in its list from now on. */
+  async monitor(tag: string): Promise<void> {
+    await this.client.sadd(`${this.prefix}monitoring`, tag);
+  }
+
+  /** Now as Horizon stamps its records: the time, minus the time (list scores), and the whole second. */
+  private stamp(): { now: string; score: string; at: number } {
+    const time = this.clock();
+    return { now: phpFloatString(time), score: phpFloatString(-time), at: Math.floor(time) };
+  }
+}
+
+/** The command's class and the command itself, from the caller or the payload (undefined when encrypted or not an object job). */
+function readCommand(payload: string, given: PhpValue | undefined): { commandName: string; command: PhpValue | undefined } {
+  // data.commandName is get_class() of the command: with the command at hand, the payload need not be read.
+  const object = given === undefined ? undefined : deref(given);
+  if (object instanceof PhpObject) return { commandName: object.className, command: object };
+  const decoded = decodePayload(payload);
+  const data = decoded.envelope.data;
+  const commandName =
+    data !== null && typeof data === 'object' && !Array.isArray(data) && typeof (data as Record<string, unknown>).commandName === 'string'
+      ? ((data as Record<string, unknown>).commandName as string)
+      : decoded.name;
+  return { commandName, command: given ?? decoded.command };
+}
+
+/** The exception as Horizon stores it: PHP's (string) $exception; for a JavaScript error, its stack (name, message, then the frames). */
+export function exceptionText(exception: unknown): string {
+  if (exception instanceof Error) return exception.stack ?? `${exception.name}: ${exception.message}`;
+  return String(exception);
+}

@@ -1,0 +1,29 @@
+/**
+ * Times as Horizon writes them. Its records hold `microtime(true)` cast to a string, which PHP
+ * prints with 14 significant digits (`1795636688.4485`: four decimals today, trailing zeros
+ * dropped); its expiries are whole UNIX seconds; its runtimes are milliseconds rounded by PHP's
+ * round() to two decimals.
+ */
+
+/** Seconds since the epoch, with a fraction: the clock Horizon's records are stamped with. */
+export type Clock = () => number;
+
+export const systemClock: Clock = () => (performance.timeOrigin + performance.now()) / 1000;
+
+/** A float as PHP's `(string)` cast prints it (precision 14): what `str_replace(',', '.', microtime(true))` gives. */
+export function phpFloatString(value: number): string {
+  if (value === 0) return Object.is(value, -0) ? '-0' : '0';
+  const text = String(Number(value.toPrecision(14)));
+  // PHP writes exponents as 1.0E+25; times never get there, but say so rather than differ quietly.
+  return text.includes('e') ? text.replace(/e([+-])/, (_, sign: string) => `.0E${sign}`).replace(/\.(\d+)\.0E/, '.$1E') : text;
+}
+
+/**
+ * PHP's round($value, 2): half away from zero, after PHP's pre-rounding, so 1.005 is 1.01 as in
+ * PHP (a plain Math.round of 100.49999… would give 1).
+ */
+export function phpRound2(value: number): number {
+  const scaled = Number((Math.abs(value) * 100).toPrecision(15));
+  const rounded = Math.floor(scaled + 0.5) / 100;
+  return value < 0 ? -rounded : rounded;
+}

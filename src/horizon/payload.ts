@@ -1,0 +1,143 @@
+/**
+ * The payload as Horizon's queue pushes it, and what Horizon's listeners read back from one.
+ *
+ * Horizon's `RedisQueue` makes the payload's `id` its uuid, then its `JobPayload::prepare()`
+ * reads the JSON into PHP arrays, adds `type`, `tags`, `silenced` and `pushedAt` (a key that is
+ * there already keeps its place, a new one goes last) and writes it again with a plain
+ * `json_encode`: non-ASCII as `\uXXXX`, `/` as `\/`, and whatever PHP arrays make of the JSON
+ * (an empty object `{}` comes back as `[]`, an object keyed "0", "1"… as a list).
+ */
+import { decodeJson, encodeJson, isJsonRecord, type JsonValue } from '../laravel/json.js';
+import { phpFloatString } from './clock.js';
+
+/** What Horizon's listeners read from a payload (its `JobPayload`). */
+export interface HorizonFacts {
+  /** `uuid`, else `id`: the job's record is the hash of that name. */
+  id: string;
+  /** `displayName`: the record's name and the job metrics' key. */
+  name: string;
+  tags: string[];
+  silenced: boolean;
+  /** `retry_of`: the failed job this one retries (Horizon's Retry), if any. */
+  retryOf: string | undefined;
+}
+
+/** What Horizon's queue adds to a payload it pushes. */
+export interface HorizonAdditions {
+  /** job, event (a queued listener), mail, notification or broadcast. */
+  type: string;
+  /** Added after the tags the payload already carries. */
+  tags: string[];
+  silenced: boolean;
+  /** When it was pushed, as Horizon prints microtime(true); now by default. */
+  pushedAt?: string;
+}
+
+/**
+ * The payload Horizon's queue would push for this one: `id` set to `uuid` when `idFromUuid` (a
+ * job Horizon's queue created; a raw push such as a retry keeps its id), then the additions.
+ */
+export function withHorizonAdditions(payload: string, additions: HorizonAdditions, options: { idFromUuid?: boolean } = {}): string {
+  const envelope = decodePhpObject(payload);
+  if (options.idFromUuid !== false && envelope.has('uuid') && envelope.has('id')) envelope.set('id', envelope.get('uuid')!);
+  const before = envelope.get('tags');
+  envelope.set('type', additions.type);
+  envelope.set('tags', arrayMerge(listValues(before), additions.tags));
+  envelope.set('silenced', additions.silenced);
+  envelope.set('pushedAt', additions.pushedAt ?? phpFloatString(Date.now() / 1000));
+  return encodeJson(envelope);
+}
+
+/**
+ * Horizon's RetryFailedJob: the failed job's payload (its reserved copy) as a new job, with a
+ * new id and uuid, attempts 0, `retry_of` naming the failed job, and retryUntil moved as far
+ * past now as it was past the first push. Push it raw (`prepare(…, { raw: true })`), then
+ * record the retry on the failed job (`HorizonRecorder.retried`).
+ */
+export function retryPayload(failedPayload: string, options: { id: string; retryOf: string; now: number }): string {
+  const envelope = decodePhpObject(failedPayload);
+  const retryUntil = numberOf(envelope.get('retryUntil')) ?? numberOf(envelope.get('timeoutAt'));
+  const pushedAt = numberOf(envelope.get('pushedAt')) ?? options.now;
+  envelope.set('id', options.id);
+  envelope.set('uuid', options.id);
+  envelope.set('attempts', 0);
+  envelope.set('retry_of', options.retryOf);
+  // PHP tests the old value for truth: a retryUntil of 0 (or none) stays null.
+  envelope.set('retryUntil', retryUntil ? Math.floor(options.now) + Math.ceil(retryUntil - pushedAt) : null);
+  return encodeJson(envelope);
+}
+
+/** What Horizon's listeners read from a payload; a payload that is not JSON gives the fallback id and nothing else. */
+export function horizonFacts(payload: string, fallbackId = ''): HorizonFacts {
+  let decoded: unknown;
+  try {
+    decoded = JSON.parse(payload);
+  } catch {
+    decoded = undefined;
+  }
+  const envelope = (decoded !== null && typeof decoded === 'object' && !Array.isArray(decoded) ? decoded : {}) as Record<string, unknown>;
+  const id = envelope.uuid ?? envelope.id;
+  const tags = envelope.tags;
+  return {
+    id: id === undefined || id === null ? fallbackId : phpString(id),
+    name: envelope.displayName === undefined || envelope.displayName === null ? '' : phpString(envelope.displayName),
+    // cjson writes an empty list as {}: PHP reads both as an empty array.
+    tags: tags !== null && typeof tags === 'object' ? Object.values(tags as object).map(phpString) : [],
+    silenced: phpTruthy(envelope.silenced),
+    retryOf: envelope.retry_of === undefined || envelope.retry_of === null ? undefined : phpString(envelope.retry_of),
+  };
+}
+
+/** A JSON object read as PHP's json_decode($json, true) reads it, its keys in order. */
+function decodePhpObject(payload: string): Map<string, JsonValue> {
+  const value = asPhpArrays(decodeJson(payload, { numbers: 'php' }));
+  if (value instanceof Map) return value;
+  if (Array.isArray(value) && value.length === 0) return new Map();
+  throw new Error(`a Horizon payload must be a JSON object, found ${Array.isArray(value) ? 'a list' : typeof value}`);
+}
+
+/**
+ * JSON as PHP arrays write it back: an object whose keys are 0, 1, 2… in order (the empty
+ * object too) is a list to PHP; every other object keeps its keys, in order, as a Map.
+ */
+function asPhpArrays(value: JsonValue): JsonValue {
+  if (Array.isArray(value)) return value.map(asPhpArrays);
+  if (!isJsonRecord(value)) return value;
+  const entries = value instanceof Map ? [...value] : Object.entries(value);
+  if (entries.every(([key], index) => key === String(index))) return entries.map(([, item]) => asPhpArrays(item));
+  return new Map(entries.map(([key, item]) => [key, asPhpArrays(item)]));
+}
+
+function listValues(value: JsonValue | undefined): JsonValue[] {
+  if (Array.isArray(value)) return value;
+  return value instanceof Map ? [...value.values()] : [];
+}
+
+/** array_merge of two lists, as Horizon does it: the payload's tags, then the new ones. */
+function arrayMerge(first: JsonValue[], second: string[]): JsonValue[] {
+  return [...first, ...second];
+}
+
+function numberOf(value: JsonValue | undefined): number | undefined {
+  if (typeof value === 'number') return value;
+  if (typeof value === 'bigint') return Number(value);
+  if (typeof value === 'string' && value.trim() !== '' && !Number.isNaN(Number(value))) return Number(value);
+  if (value !== null && typeof value === 'object' && 'value' in value && typeof value.value === 'number') return value.value;
+  return undefined;
+}
+
+/** A scalar as PHP's string conversion writes it (a tag, an id). */
+export function phpString(value: unknown): string {
+  if (value === true) return '1';
+  if (value === false || value === null || value === undefined) return '';
+  if (typeof value === 'number') return Number.isInteger(value) ? String(value) : phpFloatString(value);
+  return String(value);
+}
+
+/** PHP's truth: '' and '0' are false, as are 0, null and an empty array. */
+export function phpTruthy(value: unknown): boolean {
+  if (value === '0' || value === '' || value === 0 || value === null || value === undefined || value === false) return false;
+  if (Array.isArray(value)) return value.length > 0;
+  if (typeof value === 'object') return Object.keys(value).length > 0;
+  return true;
+}

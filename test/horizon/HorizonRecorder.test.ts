@@ -1,0 +1,199 @@
+/**
+ * Node's side writes Horizon's records as Horizon 5.22.1's own code wrote them under Laravel
+ * 8.83: the fixtures' scenario (fixtures/horizon/events.jsonl) replayed event by event on real
+ * Redis, Node producing and consuming (our RedisQueue for the queue's keys, HorizonRecorder for
+ * Horizon's), and after each event every key under both prefixes compared with the fixture's
+ * "after" field by field, times and Node's own runtime and exception text masked.
+ */
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildPayload } from '../../src/laravel/index.js';
+import { PhpObject, unserialize } from '../../src/php/index.js';
+import { RedisQueue, connectRedis, type RedisJob } from '../../src/redis/index.js';
+import { HorizonRecorder, type PrepareOptions } from '../../src/horizon/index.js';
+import { REDIS_URL, prefixedClient, rawClient, removePrefix } from '../helpers/redis.js';
+import { runPhpScript } from '../helpers/php.js';
+import { dumpState, masked, readHorizonFixtures, type FixtureLine, type TimeWindow } from './fixtures.js';
+
+const lines = readHorizonFixtures();
+const base = `lqb-horizon-${randomBytes(4).toString('hex')}-`;
+const appPrefix = `${base}database_`;
+const horizonPrefix = `${base}horizon:`;
+const raw = rawClient();
+const queueClient = prefixedClient(appPrefix);
+const horizonClient = connectRedis({ url: REDIS_URL });
+const queue = new RedisQueue(queueClient, { defaultQueue: 'default', retryAfter: 90 });
+const recorder = new HorizonRecorder(horizonClient, { prefix: horizonPrefix, connection: 'redis' });
+const started = Math.floor(Date.now() / 1000);
+
+afterAll(async () => {
+  await removePrefix(raw, base);
+  raw.disconnect();
+  queueClient.disconnect();
+  horizonClient.disconnect();
+});
+
+/** The payload Laravel 8.83's RedisQueue writes for the fixture's job (before Horizon's queue rewrites it). */
+function laravelPayload(line: FixtureLine): string {
+  const pushed = JSON.parse(line.payload!) as Record<string, unknown> & { data: { command: string } };
+  const command = unserialize(pushed.data.command) as PhpObject;
+  return buildPayload(command, {
+    profile: '8',
+    uuid: pushed.uuid as string,
+    displayName: pushed.displayName as string,
+    maxTries: pushed.maxTries as number | null,
+    maxExceptions: pushed.maxExceptions as number | null,
+    failOnTimeout: pushed.failOnTimeout as boolean,
+    backoff: pushed.backoff as string | null,
+    timeout: pushed.timeout as number | null,
+    retryUntil: pushed.retryUntil as number | null,
+  }).raw;
+}
+
+/** What stands in for each job's PHP methods: B's tags(), D's Silenced interface. */
+const PREPARE: Record<string, PrepareOptions> = {
+  'App\\Jobs\\ChargeCustomer': { tags: ['billing', 'customer:7'] },
+  'App\\Jobs\\PruneCache': { silenced: true },
+};
+
+let job: RedisJob | undefined;
+const jobs = new Map<string, RedisJob>();
+
+/** Each step as a Node producer and worker do it, with Horizon's records beside. */
+async function replay(line: FixtureLine): Promise<void> {
+  const id = line.jobId!;
+  switch (line.event) {
+    case 'TagRepository::monitor':
+      return recorder.monitor('billing');
+    case 'JobPushed': {
+      const fromRetry = line.step === 18;
+      const payload = fromRetry
+        ? recorder.prepare(recorder.retryPayload((await raw.hget(horizonPrefix + lines[13]!.jobId!, 'payload'))!, lines[13]!.jobId!, id), {
+            raw: true,
+          })
+        : recorder.prepare(laravelPayload(line), {
+            ...PREPARE[line.jobName!],
+            // A's producer hands over the command it built (as dispatch will); the others are read from their payloads.
+            ...(line.step === 2 ? { command: unserialize(JSON.parse(line.payload!).data.command as string) } : {}),
+          });
+      expect(
+        masked(payload, { times: ['#/pushedAt'] }, window(), `step ${line.step} payload`),
+        `step ${line.step}: the payload Horizon's queue pushes`,
+      ).toBe(masked(line.payload, { times: ['#/pushedAt'] }, undefined, `fixture step ${line.step} payload`));
+      if (line.step === 22) await queue.laterRaw(300, payload, 'default');
+      else await queue.pushRaw(payload, 'default');
+      return recorder.pushed('default', payload);
+    }
+    case 'JobReserved':
+      job = (await queue.pop('default'))!;
+      expect(job, `step ${line.step}: a job to reserve`).not.toBeNull();
+      jobs.set(id, job);
+      return recorder.reserved('default', job.reserved);
+    case 'JobReleased':
+      await queue.release(jobs.get(id)!, 0);
+      return recorder.released('default', jobs.get(id)!.reserved);
+    case 'JobsMigrated':
+      // Our reserve step migrates before it pops; the worker hears which payloads moved.
+      await queue.migrate('default');
+      return recorder.migrated('default', [jobs.get(id)!.reserved]);
+    case 'JobDeleted': {
+      const failing = line.step === 13;
+      await queue.deleteReserved(jobs.get(id)!);
+      return recorder.deleted('default', jobs.get(id)!.reserved, { failing, runtimeMs: measuredRuntime(line) });
+    }
+    case 'JobFailed':
+      return recorder.failed('default', jobs.get(id)!.reserved, new Error('CRM rejected user 42'));
+    case 'RetryFailedJob':
+      return recorder.retried(id, lines[17]!.jobId!);
+    default:
+      throw new Error(`step ${line.step}: no replay for ${line.event}`);
+  }
+}
+
+/**
+ * The runtime PHP measured for the job (each job runs once here, so its job:NAME mean is its
+ * own runtime): given to the recorder as Node's, the queue's running mean must then come out
+ * byte for byte as Horizon's step wrote it.
+ */
+function measuredRuntime(line: FixtureLine): number | undefined {
+  const metrics = line.after.find((k) => k.key === `laravel_horizon:job:${line.jobName}`)?.value as Record<string, string> | undefined;
+  return metrics?.throughput === '1' ? Number(metrics.runtime) : undefined;
+}
+
+function window(): TimeWindow {
+  return { from: started, to: Math.ceil(Date.now() / 1000) + 300 };
+}
+
+async function expectState(line: FixtureLine): Promise<void> {
+  const ours = await dumpState(raw, appPrefix, horizonPrefix);
+  const where = `step ${line.step} (${line.event})`;
+  expect(
+    ours.map((k) => k.key),
+    `${where}: the keys`,
+  ).toEqual(line.after.map((k) => k.key));
+  for (const expected of line.after) {
+    const actual = ours.find((k) => k.key === expected.key)!;
+    const at = `${where} ${expected.key}`;
+    expect(actual.type, `${at}: type`).toBe(expected.type);
+    if (expected.ttl < 0) expect(actual.ttl, `${at}: no expiry`).toBe(expected.ttl);
+    else expect(Math.abs(actual.ttl - expected.ttl), `${at}: expiry ${actual.ttl}s, Horizon's ${expected.ttl}s`).toBeLessThanOrEqual(5);
+    const mine = masked(actual.value, expected, window(), at);
+    const theirs = masked(expected.value, expected, undefined, `fixture ${at}`);
+    if (expected.type === 'hash') {
+      const fields = theirs as Record<string, string>;
+      expect(Object.keys(mine as object), `${at}: the hash's fields`).toEqual(Object.keys(fields));
+      for (const field of Object.keys(fields)) expect((mine as Record<string, string>)[field], `${at}: field ${field}`).toBe(fields[field]);
+    } else expect(mine, `${at}: value`).toEqual(theirs);
+  }
+}
+
+describe("HorizonRecorder: the fixtures' scenario, event by event", () => {
+  beforeAll(async () => {
+    await removePrefix(raw, base);
+  });
+
+  for (const line of lines) {
+    it(`step ${line.step} ${line.event}: ${line.action}`, async () => {
+      expect(await dumpState(raw, appPrefix, horizonPrefix).then((s) => s.map((k) => k.key)), `step ${line.step}: the keys before`).toEqual(
+        line.before.map((k) => k.key),
+      );
+      await replay(line);
+      await expectState(line);
+      if (measuredRuntime(line) !== undefined) {
+        // Unmasked: with PHP's runtime for this job, the running means are Horizon's to the byte.
+        const ours = await dumpState(raw, appPrefix, horizonPrefix);
+        for (const key of ['laravel_horizon:queue:default', `laravel_horizon:job:${line.jobName}`]) {
+          expect(ours.find((k) => k.key === key)?.value, `step ${line.step} ${key}: throughput and runtime`).toEqual(
+            line.after.find((k) => k.key === key)?.value,
+          );
+        }
+      }
+    });
+  }
+});
+
+describe('HorizonRecorder beyond the fixtures’ scenario', () => {
+  const prefix = `${base}more:`;
+
+  it('marks every job a migration moved as pending, each with its own payload', async () => {
+    const payloads = ['{"uuid":"m-1","id":"m-1","attempts":1}', '{"uuid":"m-2","id":"m-2","attempts":2}'];
+    const more = new HorizonRecorder(horizonClient, { prefix });
+    await more.migrated('default', payloads);
+    for (const [i, id] of ['m-1', 'm-2'].entries()) {
+      const record = await raw.hgetall(`${prefix}${id}`);
+      expect(record.status, `${id} status`).toBe('pending');
+      expect(record.payload, `${id} payload`).toBe(payloads[i]);
+    }
+  });
+
+  it("stores an exception's context as PHP's json_encode writes it", async () => {
+    const more = new HorizonRecorder(horizonClient, { prefix });
+    const context = { user: 42, path: 'a/b', name: 'Zoë' };
+    await more.failed('default', '{"uuid":"f-1","id":"f-1","displayName":"App\\\\Jobs\\\\X","tags":[]}', 'RuntimeException: no', {
+      context,
+    });
+    const expected = JSON.parse(runPhpScript('horizon-values.php', JSON.stringify([context]), ['json'])) as string[];
+    expect(await raw.hget(`${prefix}f-1`, 'context'), 'context').toBe(expected[0]);
+    expect(await raw.hget(`${prefix}f-1`, 'exception'), 'exception').toBe('RuntimeException: no');
+  });
+});
