@@ -478,15 +478,7 @@ export class RedisQueue implements Queue<RedisJob> {
  * wrote it again, in its own key order) is parsed, as the worker parses it anyway.
  */
 function uuidOf(job: RedisJob): string | undefined {
-  return leadingUuid(job.raw) ?? (job.firstAttempt ? undefined : job.uuid);
-}
-
-/**
- * The uuid a payload opens with, as Laravel 7+ writes every payload (`{"uuid":"…"`), read without
- * parsing the rest: the reserve path looks at every job it takes. Undefined for other payloads.
- */
-function leadingUuid(raw: string): string | undefined {
-  return /^\{"uuid":"([0-9a-zA-Z-]{1,64})"/.exec(raw.slice(0, 80))?.[1];
+  return job.leadingUuid ?? (job.firstAttempt ? undefined : job.uuid);
 }
 
 /** The envelope's own id or uuid is this one (not a value deeper in the job's data). */
