@@ -133,9 +133,9 @@ export class RedisJob implements ReservedJob {
     return this.unreadableByRedis ? whyRedisCouldNotReserve(this.raw) : undefined;
   }
 
-  /** Removes the job from `:reserved` for good. */
-  async delete(): Promise<void> {
-    await this.redisQueue.deleteReserved(this);
+  /** Removes the job from `:reserved` for good (the promise its batch of deletes shares). */
+  delete(): Promise<void> {
+    return this.redisQueue.deleteReserved(this);
   }
 
   /** Gives the job back as it was pushed, without spending this attempt (see RedisQueue.giveBack). */
