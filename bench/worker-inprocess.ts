@@ -12,6 +12,7 @@
  *       the same script in both trees, runs alternating (this tree, BASE, this tree, …), so a
  *       machine whose speed drifts slows both alike; BASE needs this file at the same path.
  *   JOBS=20000 WARMUP=5000 RUNS=7 CONCURRENCY=32 MODES=connect,bare
+ *   NODE_FLAGS='--max-semi-space-size=64': Node flags for each run's process, in both trees
  *   ATTEMPTS=1: jobs pushed as retried ones (their envelopes say one attempt made; no tries limit)
  *   LQB_BENCH_CHILD=connect PROFILE=FILE.cpuprofile npx tsx bench/worker-inprocess.ts
  *       one run, its timed part profiled (V8's CPU profile, for Chrome's DevTools)
@@ -29,6 +30,8 @@ const RUNS = Number(process.env.RUNS ?? 7);
 const CONCURRENCY = Number(process.env.CONCURRENCY ?? 32);
 const ATTEMPTS = Number(process.env.ATTEMPTS ?? 0);
 const MODES = (process.env.MODES ?? 'connect,bare').split(',') as Mode[];
+/** Node flags for every run, in both trees (`--max-semi-space-size=64`: a young generation that is collected less often). */
+const NODE_FLAGS = (process.env.NODE_FLAGS ?? '').split(' ').filter(Boolean);
 const CLASS = 'App\\Jobs\\Bridge\\RecordJob';
 type Mode = 'connect' | 'bare';
 
@@ -103,7 +106,7 @@ interface RunResult {
 
 function runChild(tree: string, mode: Mode): RunResult {
   const script = `${tree}/bench/worker-inprocess.ts`;
-  const out = execFileSync(process.execPath, ['--import', 'tsx', script], {
+  const out = execFileSync(process.execPath, [...NODE_FLAGS, '--import', 'tsx', script], {
     cwd: tree,
     env: { ...process.env, LQB_BENCH_CHILD: mode },
     encoding: 'utf8',
@@ -140,7 +143,7 @@ async function parent(): Promise<void> {
     }
   }
   console.log(
-    `No-op ${ATTEMPTS > 0 ? `retried jobs (attempts ${ATTEMPTS} in the envelope)` : 'jobs'} of ${bytes} bytes, ${fmt(JOBS)} per run after ${fmt(WARMUP)} to warm up, concurrency ${CONCURRENCY}, one process per run, Redis 127.0.0.1:6379; ${RUNS} runs per row${base ? ', the trees alternating' : ''}.`,
+    `No-op ${ATTEMPTS > 0 ? `retried jobs (attempts ${ATTEMPTS} in the envelope)` : 'jobs'} of ${bytes} bytes, ${fmt(JOBS)} per run after ${fmt(WARMUP)} to warm up, concurrency ${CONCURRENCY}, one process per run, Redis 127.0.0.1:6379${NODE_FLAGS.length > 0 ? `, node ${NODE_FLAGS.join(' ')}` : ''}; ${RUNS} runs per row${base ? ', the trees alternating' : ''}.`,
   );
   console.log(
     "jobs/s: median (min–max); Node CPU: the worker process's user + system time per job, median" +

@@ -130,6 +130,10 @@ export interface JsonDecodeOptions {
  * `bigint`, and objects whose keys JS would reorder (integer-like ones) a `Map`.
  */
 export function decodeJson(text: string, options: JsonDecodeOptions = {}): JsonValue {
+  // Most payloads hold nothing JSON.parse would read otherwise: the engine's parser is then about
+  // three times quicker than the one below. Text it cannot read goes below, for the same error.
+  const read = readByEngine(text);
+  if (read !== undefined) return read;
   const parser = new JsonParser(text, options.numbers === 'php');
   parser.space();
   const value = parser.value();
@@ -139,6 +143,51 @@ export function decodeJson(text: string, options: JsonDecodeOptions = {}): JsonV
 }
 
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+/**
+ * Text whose numbers JSON.parse reads as the parser below does: each outside a string is an
+ * integer of at most 15 digits (a safe integer, never `-0`), so no PhpFloat and no bigint. One
+ * regular expression, run by the engine: strings are matched whole, escapes and all (the two
+ * parsers decode them alike), and no part of the text can be matched two ways.
+ */
+const INTEGERS_ONLY = /^(?:[^"0-9-]|"[^"\\]*(?:\\[^][^"\\]*)*"|-?[1-9][0-9]{0,14}(?![0-9.eE])|0(?![0-9.eE]))*$/;
+
+/** Past this, the expression's backtracking stack could grow large: the parser below reads it. */
+const ENGINE_JSON_MAX = 256 * 1024;
+
+/**
+ * The text read by JSON.parse when that gives what the parser below gives, else undefined: its
+ * numbers are plain integers (INTEGERS_ONLY), no key starts with a digit (a Map keeps its place
+ * there), nothing is nested past PHP's 512 levels (an error there). `__proto__` is an own
+ * property in both. Text JSON.parse refuses is left to the parser below, for its error.
+ */
+function readByEngine(text: string): JsonValue | undefined {
+  if (text.length > ENGINE_JSON_MAX) return undefined;
+  let value: JsonValue;
+  try {
+    if (!INTEGERS_ONLY.test(text)) return undefined;
+    value = JSON.parse(text) as JsonValue;
+  } catch {
+    // Not JSON (or the expression gave up): the parser below says where and why.
+    return undefined;
+  }
+  return keysAndDepthAsParsed(value, 1) ? value : undefined;
+}
+
+function keysAndDepthAsParsed(value: JsonValue, depth: number): boolean {
+  if (value === null || typeof value !== 'object') return true;
+  if (depth > 512) return false;
+  if (Array.isArray(value)) {
+    for (const item of value) if (!keysAndDepthAsParsed(item, depth + 1)) return false;
+    return true;
+  }
+  for (const key in value) {
+    const first = key.charCodeAt(0);
+    if (first >= 48 && first <= 57) return false;
+    if (!keysAndDepthAsParsed((value as JsonObject)[key]!, depth + 1)) return false;
+  }
+  return true;
+}
 
 class JsonParser {
   pos = 0;

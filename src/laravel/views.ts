@@ -132,12 +132,10 @@ export function viewCommand(command: PhpValue): JobView {
   if (!(object instanceof PhpObject)) {
     return { kind: 'string', handler: '', data: toJS(command) };
   }
-  // Object.assign adds the kind's own fields to the shared view; a spread would lose its lazy getters.
-  const view = <T extends object>(extra: T) => Object.assign(new SharedView(object), extra);
   switch (object.className) {
     case CALL_QUEUED_LISTENER: {
       const data = deref(object.get('data') ?? null);
-      return view({
+      return withShared(object, {
         kind: 'listener' as const,
         listener: String(object.get('class') ?? ''),
         method: String(object.get('method') ?? 'handle'),
@@ -153,7 +151,7 @@ export function viewCommand(command: PhpValue): JobView {
       const notification = object.get('notification');
       const channels = object.get('channels');
       const notifiables = object.get('notifiables');
-      return view({
+      return withShared(object, {
         kind: 'notification' as const,
         notifiables,
         notification,
@@ -165,17 +163,23 @@ export function viewCommand(command: PhpValue): JobView {
     }
     case SEND_QUEUED_MAILABLE: {
       const mailable = object.get('mailable');
-      return view({ kind: 'mailable' as const, mailable, mailableClass: classOf(mailable) });
+      return withShared(object, { kind: 'mailable' as const, mailable, mailableClass: classOf(mailable) });
     }
     case CALL_QUEUED_CLOSURE:
-      return view({
+      return withShared(object, {
         kind: 'closure' as const,
         runnable: false as const,
         reason: 'a queued closure is PHP code; only a PHP worker can run it',
       });
     default:
-      return view({ kind: 'job' as const });
+      // The common case, made without a closure: a worker makes one per job.
+      return withShared(object, { kind: 'job' as const });
   }
+}
+
+/** The shared view with the kind's own fields: Object.assign keeps its lazy getters, which a spread would lose. */
+function withShared<T extends object>(object: PhpObject, extra: T): SharedView & T {
+  return Object.assign(new SharedView(object), extra);
 }
 
 /**

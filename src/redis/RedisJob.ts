@@ -15,6 +15,7 @@ export class RedisJob implements ReservedJob {
   #envelope: JsonObject | null | undefined;
   #fields: ReservedFields | undefined;
   #reserved: string | undefined;
+  #leadingUuid: string | null | undefined;
 
   constructor(
     readonly redisQueue: RedisQueue,
@@ -95,6 +96,16 @@ export class RedisJob implements ReservedJob {
   }
 
   /**
+   * The uuid the payload as pushed opens with (`{"uuid":"…"`, as Laravel 7+ writes every payload),
+   * read without parsing the rest, once: the queue looks at it as it takes and lets go of the job.
+   * Undefined for other payloads.
+   */
+  get leadingUuid(): string | undefined {
+    if (this.#leadingUuid === undefined) this.#leadingUuid = /^\{"uuid":"([0-9a-zA-Z-]{1,64})"/.exec(this.raw.slice(0, 80))?.[1] ?? null;
+    return this.#leadingUuid ?? undefined;
+  }
+
+  /**
    * True when the payload as pushed says `"attempts":0` at its end, where Laravel writes it (12.x
    * puts `delay` after it): this is the job's first attempt. Read from the text's tail, without
    * parsing it; false when it cannot tell.
@@ -111,7 +122,9 @@ export class RedisJob implements ReservedJob {
   get unreadableByRedis(): boolean {
     const reserved = this.reservedBytes;
     if (typeof reserved === 'string') return reserved === this.raw;
-    // Lengths first: a payload Redis did re-encode almost never has the pushed length.
+    // The opening bytes first (cjson writes its keys in an order of its own, so a re-encoded copy
+    // differs there), then the lengths, and only then the whole text made into bytes.
+    if (!opensAlike(reserved, this.raw)) return false;
     return reserved.length === Buffer.byteLength(this.raw) && reserved.equals(Buffer.from(this.raw));
   }
 
@@ -120,9 +133,9 @@ export class RedisJob implements ReservedJob {
     return this.unreadableByRedis ? whyRedisCouldNotReserve(this.raw) : undefined;
   }
 
-  /** Removes the job from `:reserved` for good. */
-  async delete(): Promise<void> {
-    await this.redisQueue.deleteReserved(this);
+  /** Removes the job from `:reserved` for good (the promise its batch of deletes shares). */
+  delete(): Promise<void> {
+    return this.redisQueue.deleteReserved(this);
   }
 
   /** Gives the job back as it was pushed, without spending this attempt (see RedisQueue.giveBack). */
@@ -134,6 +147,23 @@ export class RedisJob implements ReservedJob {
   async release(delay = 0): Promise<void> {
     await this.redisQueue.release(this, delay);
   }
+}
+
+/**
+ * False when the bytes open otherwise than the text's UTF-8 would: its characters, as far as
+ * they are ASCII (one byte each, the same in both), compared without making bytes of the text.
+ * cjson keeps the uuid first but orders the other keys its own way, so a re-encoded copy parts
+ * within a few dozen bytes. True when they agree up to a non-ASCII character or the end: the
+ * whole must then tell.
+ */
+function opensAlike(bytes: Buffer, text: string): boolean {
+  const end = Math.min(text.length, bytes.length);
+  for (let i = 0; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0x80) return true;
+    if (bytes[i] !== c) return false;
+  }
+  return true;
 }
 
 /** Why Redis reserved a payload unchanged: it is not JSON, has no numeric attempts, or cjson refuses what Node reads. */

@@ -87,7 +87,7 @@ export class RedisQueue implements Queue<RedisJob> {
   /** Deletes waiting to go out together, by reserved-zset key. */
   private readonly pendingDeletes = new Map<
     string,
-    { members: (string | Buffer)[]; done: { resolve: () => void; reject: (error: unknown) => void }[] }
+    { members: (string | Buffer)[]; done: Promise<void>; settle: { resolve: () => void; reject: (error: unknown) => void } }
   >();
   /** BLPOP holds a connection: blocking gets one of its own, made on first need. */
   private blocking: RedisClient | undefined;
@@ -284,12 +284,15 @@ export class RedisQueue implements Queue<RedisJob> {
     const key = `${this.key(job.queue)}:reserved`;
     let batch = this.pendingDeletes.get(key);
     if (!batch) {
-      batch = { members: [], done: [] };
+      // One promise for the batch, which every job in it is handed: it settles for all alike.
+      let settle!: { resolve: () => void; reject: (error: unknown) => void };
+      const done = new Promise<void>((resolve, reject) => (settle = { resolve, reject }));
+      batch = { members: [], done, settle };
       this.pendingDeletes.set(key, batch);
       setImmediate(() => void this.flushDeletes(key));
     }
     batch.members.push(job.reservedBytes);
-    return new Promise((resolve, reject) => batch.done.push({ resolve, reject }));
+    return batch.done;
   }
 
   private async flushDeletes(key: string): Promise<void> {
@@ -297,7 +300,7 @@ export class RedisQueue implements Queue<RedisJob> {
     this.pendingDeletes.delete(key);
     try {
       await whileBusy(() => this.client.zrem(key, ...batch.members));
-      for (const { resolve } of batch.done) resolve();
+      batch.settle.resolve();
     } catch (error) {
       // The jobs stay reserved and come back after retry_after: said as bookkeeping, so that a
       // worker never fails a job that ran for a delete Redis did not take.
@@ -305,7 +308,7 @@ export class RedisQueue implements Queue<RedisJob> {
         `Redis did not take the delete of a finished job (${(error as Error)?.message ?? String(error)}): it stays reserved until retry_after`,
         { cause: error },
       );
-      for (const { reject } of batch.done) reject(failure);
+      batch.settle.reject(failure);
     }
   }
 
@@ -478,15 +481,7 @@ export class RedisQueue implements Queue<RedisJob> {
  * wrote it again, in its own key order) is parsed, as the worker parses it anyway.
  */
 function uuidOf(job: RedisJob): string | undefined {
-  return leadingUuid(job.raw) ?? (job.firstAttempt ? undefined : job.uuid);
-}
-
-/**
- * The uuid a payload opens with, as Laravel 7+ writes every payload (`{"uuid":"…"`), read without
- * parsing the rest: the reserve path looks at every job it takes. Undefined for other payloads.
- */
-function leadingUuid(raw: string): string | undefined {
-  return /^\{"uuid":"([0-9a-zA-Z-]{1,64})"/.exec(raw.slice(0, 80))?.[1];
+  return job.leadingUuid ?? (job.firstAttempt ? undefined : job.uuid);
 }
 
 /** The envelope's own id or uuid is this one (not a value deeper in the job's data). */

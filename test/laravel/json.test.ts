@@ -78,6 +78,33 @@ describe('encodeJson and decodeJson', () => {
     }
   });
 
+  it('reads integer-like keys deep inside, long integers and number-like text in strings as PHP does', () => {
+    // Text with nothing JSON.parse reads otherwise goes to it; these sit on either side of that line.
+    for (const text of [
+      '{"a":{"b":{"12":1,"c":2}},"d":[{"0":1}]}',
+      '[{"x":123456789012345},{"y":-123456789012345},{"z":1234567890123456},{"w":-9007199254740993}]',
+      '{"s":"1.5 and -0 and {\\"7\\":1} and \\\\","n":-12,"m":0,"l":[0,-1,10]}',
+    ]) {
+      const phpAgain = php(`echo json_encode(json_decode(${JSON.stringify(text)}));`).toString();
+      expect(encodeJson(decodeJson(text)), text).toBe(phpAgain);
+    }
+    expect(decodeJson('{"a":{"12":1,"c":2}}')).toEqual({
+      a: new Map<string, unknown>([
+        ['12', 1],
+        ['c', 2],
+      ]),
+    });
+    expect(decodeJson('[1234567890123456789]')).toEqual([1234567890123456789n]);
+  });
+
+  it('reads JSON nested 512 levels deep, as PHP does, and refuses 513', () => {
+    expect(() => decodeJson('['.repeat(512) + ']'.repeat(512))).not.toThrow();
+    expect(() => decodeJson('['.repeat(513) + ']'.repeat(513))).toThrow(/deeper than 512/);
+    expect(() => decodeJson('{"a":'.repeat(513) + '1' + '}'.repeat(513))).toThrow(/deeper than 512/);
+    const php513 = php(`var_dump(json_decode(str_repeat('[', 513) . str_repeat(']', 513)), json_last_error_msg());`).toString();
+    expect(php513).toContain('Maximum stack depth exceeded');
+  });
+
   it('keeps "__proto__" as data', () => {
     const value = decodeJson('{"__proto__":{"polluted":1}}') as Record<string, unknown>;
     expect(Object.keys(value)).toEqual(['__proto__']);
