@@ -13,7 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Queue, ReservedJob } from '../queue/contract.js';
 import { PauseWatch } from './cache.js';
 import { MiddlewareNotices } from './middleware.js';
-import { WITHOUT_SHAPES_LINE, unanswerableLine, unanswerableMethods } from './methods.js';
+import { blockedEvent, shortRetryAfterWarning, unanswerableAtStart } from './startChecks.js';
 import { describeError } from './errors.js';
 import type { HandlerMap } from './handlers.js';
 import { defaultWorkerOptions, workerOptionsProblem, type WorkerOptions } from './WorkerOptions.js';
@@ -290,8 +290,7 @@ export class Worker<Q extends Queue = Queue> extends EventEmitter {
     );
     this.connectionWatch.start();
     const signals = this.options.handleSignals ? this.handleSignals() : undefined;
-    this.warnOfShortRetryAfter();
-    const refused = this.refuseUnanswerable();
+    const refused = this.checkAtStart();
     if (refused) return refused;
     await this.events.open([...Worker.defaultRecorders, ...(this.deps.recorders ?? [])], {
       connectionName: this.options.connectionName,
@@ -347,13 +346,7 @@ export class Worker<Q extends Queue = Queue> extends EventEmitter {
 
   /** The watchdog saw a handler block the event loop past its timeout: said now the loop turns again. */
   private reportBlocked(job: BlockedJob): void {
-    const blocked = `${(job.blockedMs / 1000).toFixed(1)} s`;
-    const what =
-      job.others === 0
-        ? `blocked the event loop for ${blocked}, past its timeout of ${job.timeout} s`
-        : `was past its timeout of ${job.timeout} s while the event loop was blocked for ${blocked}, by it or by one of the ${job.others} other job${job.others === 1 ? '' : 's'} in hand`;
-    const reason = `${what}: it is treated as timed out (exitOnBlock would have ended the process)`;
-    this.events.say({ event: 'blocked', job: job.job, id: job.id, uuid: job.uuid, queue: job.queue, attempts: job.attempts, reason });
+    this.events.say(blockedEvent(job));
   }
 
   /** Jobs in hand per queue, for the recorders' in-flight metric. */
@@ -363,48 +356,14 @@ export class Worker<Q extends Queue = Queue> extends EventEmitter {
     return counts;
   }
 
-  /**
-   * Laravel's docs warn that a job running past retry_after is run again. Reservations renewed
-   * while handlers run close that hole for jobs in this worker's hands; a timeout at or past
-   * retry_after still says something about the deployment worth a line at start.
-   */
-  private warnOfShortRetryAfter(): void {
-    const retryAfter = this.queue.retryAfter;
-    const timeout = this.options.timeout;
-    if (retryAfter === null || (timeout > 0 && timeout < retryAfter)) return;
-    const limit = timeout > 0 ? `${timeout} s` : 'no limit';
-    this.events.say({
-      event: 'warning',
-      reason: `--timeout (${limit}) is not below --retry-after (${retryAfter} s): a job that outlives a worker killed mid-job runs again while the first may still be at work; keep --timeout a few seconds below --retry-after`,
-    });
-  }
-
-  /**
-   * Classes whose unique lock Node could not release (methods.ts), named at start: without
-   * `share` the run ends before taking any job, status 2; with it their jobs are given back.
-   * Without shapes the worker cannot tell which they are, and says so once.
-   */
-  private refuseUnanswerable(): StopReason | undefined {
-    if (!this.deps.locks) {
-      if (this.deps.unreachableLocks)
-        this.events.say({ event: 'warning', reason: `${this.deps.unreachableLocks}; this worker releases no unique job's lock` });
-      return undefined;
-    }
-    if (!this.deps.shapes) {
-      this.events.say({ event: 'warning', reason: WITHOUT_SHAPES_LINE });
-      return undefined;
-    }
-    const found = unanswerableMethods(this.handlers, this.deps.shapes);
-    this.refused = new Map(found.map((refusal) => [refusal.className, unanswerableLine(refusal, true)]));
-    for (const refusal of found)
-      this.events.say({ event: 'error', job: refusal.className, error: unanswerableLine(refusal, this.options.share) });
-    return found.length > 0 && !this.options.share
-      ? {
-          status: 2,
-          reason: 'refused',
-          detail: `${found.length} handled class${found.length > 1 ? 'es' : ''} whose unique lock Node could not release`,
-        }
-      : undefined;
+  /** What the worker says before its first job: a retry_after too short, classes it refuses (see startChecks.ts). */
+  private checkAtStart(): StopReason | undefined {
+    const short = shortRetryAfterWarning(this.queue.retryAfter, this.options.timeout);
+    if (short) this.events.say(short);
+    const refusals = unanswerableAtStart(this.handlers, this.deps, this.options.share);
+    this.refused = refusals.refused;
+    for (const event of refusals.events) this.events.say(event);
+    return refusals.stop;
   }
 
   /**
