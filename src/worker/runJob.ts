@@ -121,7 +121,7 @@ export class JobRunner {
         const nearest = nearestHandlerKey(handlerNames(payload, view)[0] ?? inHand.name, Object.keys(this.parts.handlerMap));
         const near = nearest === undefined ? '' : ` (the nearest handler key is ${JSON.stringify(nearest)})`;
         const forPhp = await this.phpTakes(inHand, { at: 'no-handler', nearest: near });
-        if (forPhp) return this.leaveForPhp(inHand, forPhp, 'as pushed');
+        if (forPhp) return this.leaveForPhp(inHand, forPhp, 'as pushed', true);
         const missing = `no handler for ${handlerNames(payload, view).join(' or ')} in the handlers module${near}`;
         // A closure's body is PHP: say so first, rather than only ask for a handler of Laravel's wrapper.
         throw new NoHandlerError(view.kind === 'closure' ? `${inHand.name}: ${view.reason} (${missing})` : missing);
@@ -201,15 +201,17 @@ export class JobRunner {
    * Leaves the job to a PHP worker sharing the queue: given back `as pushed` (this attempt not
    * spent), or released `spent`, so the first PHP worker that reserves it finds it out of
    * attempts and fails it (markJobAsFailedIfAlreadyExceedsMaxAttempts), running its callbacks.
+   * `timed`: the event says its duration (as a job that found no handler always has).
    */
-  private async leaveForPhp(inHand: JobInHand, reason: string, how: 'as pushed' | 'spent'): Promise<void> {
+  private async leaveForPhp(inHand: JobInHand, reason: string, how: 'as pushed' | 'spent', timed = false): Promise<void> {
     if (how === 'spent') {
       inHand.released = true;
       await inHand.job.release(0);
     } else {
       await inHand.job.giveBack(this.options.shareDelay);
     }
-    this.events.outcome(inHand, { event: 'given-back', ...inHand.fields(), durationMs: inHand.elapsed(), reason });
+    // Only a job that found no handler says how long it took: the others' lines are read by their reason alone.
+    this.events.outcome(inHand, { event: 'given-back', ...inHand.fields(), ...(timed ? { durationMs: inHand.elapsed() } : {}), reason });
   }
 
   /**
