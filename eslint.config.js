@@ -75,20 +75,5 @@ export default defineConfig(
     extends: [tseslint.configs.disableTypeChecked],
     languageOptions: { globals: nodeGlobals },
   },
-  {
-    // Being rewritten on other branches (issue 24): what these rules find there is theirs to fix.
-    // Remove this block once those branches land and the files pass.
-    files: [
-      'src/worker/Worker.ts',
-      'src/worker/CallQueuedHandler.ts',
-      'src/worker/UniqueLock.ts',
-      'src/connect/connect.ts',
-      'src/cli/work.ts',
-    ],
-    rules: {
-      '@typescript-eslint/no-unnecessary-type-assertion': 'off', // Worker.ts:852, connect.ts:758
-      '@typescript-eslint/no-unsafe-declaration-merging': 'off', // Worker.ts:328, 340
-      '@typescript-eslint/prefer-promise-reject-errors': 'off', // Worker.ts:1232
-    },
   },
 );

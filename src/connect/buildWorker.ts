@@ -16,7 +16,7 @@ import { QueueCache } from '../worker/cache.js';
 import type { FailedJobProvider } from '../worker/FailedJobProvider.js';
 import type { HandlerMap } from '../worker/handlers.js';
 import { DatabaseLockStore, RedisLockStore, type UniqueLockStore } from '../worker/locks/index.js';
-import { Worker, type FailedJobInfo, type WorkerEvent, type WorkerLogger } from '../worker/Worker.js';
+import { Worker, type FailedJobInfo, type WorkerEvent, type WorkerLogger } from '../worker/index.js';
 import type { WorkerOptions } from '../worker/WorkerOptions.js';
 import { patientClient, whereRedisIs } from './clients.js';
 import type { ConnectionSettings } from './settings.js';
@@ -111,8 +111,6 @@ export function buildWorker(parts: WorkerParts): BuiltWorker {
       bookkeeping.batchTable ?? 'job_batches',
     );
     closers.push(() => batches.close());
-    // The Worker takes a RedisQueue until its split makes it take the Queue contract: a driver without it cannot run one yet.
-    if (!(queue instanceof RedisQueue)) throw new Error(`a worker on the ${queue.driver} driver cannot be built yet`);
     const worker = new Worker(
       queue,
       parts.handlers,

@@ -24,7 +24,7 @@ import { QueueCache } from '../worker/cache.js';
 import { DatabaseUuidFailedJobProvider, type FailedJobProvider } from '../worker/FailedJobProvider.js';
 import type { HandlerMap, JobMethods, MethodJob } from '../worker/handlers.js';
 import { DatabaseLockStore, parseVersion, planUniqueLock, uniqueLockFields, type UniqueLockStore } from '../worker/locks/index.js';
-import { Worker, WorkerUsageError, type FailedJobInfo, type WorkerEvent, type WorkerLogger } from '../worker/Worker.js';
+import { Worker, WorkerUsageError, type FailedJobInfo, type WorkerEvent, type WorkerLogger } from '../worker/index.js';
 import { workerOptionsProblem, type WorkerOptions } from '../worker/WorkerOptions.js';
 import { redactSecrets } from './redact.js';
 import { RedisUnavailable, openBoundedClient, whereRedisIs } from './clients.js';

@@ -82,7 +82,7 @@ export function horizonFacts(payload: string, fallbackId = ''): HorizonFacts {
     id: id === undefined || id === null ? fallbackId : phpString(id),
     name: envelope.displayName === undefined || envelope.displayName === null ? '' : phpString(envelope.displayName),
     // cjson writes an empty list as {}: PHP reads both as an empty array.
-    tags: tags !== null && typeof tags === 'object' ? Object.values(tags as object).map(phpString) : [],
+    tags: tags !== null && typeof tags === 'object' ? Object.values(tags).map(phpString) : [],
     silenced: phpTruthy(envelope.silenced),
     retryOf: envelope.retry_of === undefined || envelope.retry_of === null ? undefined : phpString(envelope.retry_of),
   };

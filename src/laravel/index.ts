@@ -75,6 +75,7 @@ export {
   type PayloadOptions,
   type BuiltPayload,
 } from './builders.js';
+export { nextInChain, type NextLink, type NextLinkOptions, type LinkEnvelope } from './chain.js';
 export {
   validatePayload,
   assertValidPayload,

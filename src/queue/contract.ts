@@ -68,6 +68,40 @@ export interface ReservedJob {
   release(delay?: number): Promise<void>;
   /** Undoes the reservation without spending the attempt: for a job left to PHP's workers. */
   giveBack(delay?: number): Promise<void>;
+  /**
+   * Where the reservation is held, for a thread that renews it while the event loop is blocked
+   * (see Queue.threadRenewal); undefined where the driver's reservations are not renewed so.
+   */
+  reservation?(): Reservation | undefined;
+}
+
+/** A reservation as a renewal names it: Redis's `:reserved` zset and the member the job is held under. */
+export interface Reservation {
+  key: string;
+  member: Buffer | string;
+}
+
+/**
+ * What a thread of the worker's own needs to renew reservations while a handler blocks the event
+ * loop (worker/watchdog.ts): a client's connection settings and the renew step to run on it.
+ * Only Redis gives one today; a driver whose reservations a thread cannot renew gives none.
+ */
+export interface ThreadRenewal {
+  /** retry_after, in seconds: the renewals' horizon, and a third of it their period. */
+  retryAfter: number;
+  /** The client's options, what a thread can be given of them. */
+  connection: Record<string, unknown>;
+  /** The client module to require in the thread (the worker's own ioredis). */
+  ioredis: string;
+  /** The renew step, with and without the allow-oom flag (for servers before Redis 7); KEYS[1] the key, ARGV retry_after and the member. */
+  renewLua: { flagged: string; plain: string };
+}
+
+/** A client whose connection health() watches: its status, and its `error`, `close` and `ready` events. */
+export interface WatchedClient {
+  readonly status: string;
+  on(event: string, listener: (error?: Error) => void): unknown;
+  off(event: string, listener: (error?: Error) => void): unknown;
 }
 
 /**
@@ -110,4 +144,9 @@ export interface Queue<Job extends ReservedJob = ReservedJob> {
   interruptWait(): void;
   /** Lets go of what the queue opened itself; the clients it was given stay the caller's. */
   close(): Promise<void>;
+
+  /** The clients whose connection the worker watches for health() and its outage lines; none where there are none to watch. */
+  readonly clients?: readonly WatchedClient[];
+  /** What a watchdog thread needs to renew reservations while the event loop is blocked; undefined: the driver declines. */
+  threadRenewal?(): ThreadRenewal | undefined;
 }

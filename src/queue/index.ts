@@ -1,1 +1,2 @@
-export type { Queue, QueueDriver, QueuedJob, ReservedFields, ReservedJob } from './contract.js';
+export type { Queue, QueueDriver, QueuedJob, ReservedFields, ReservedJob, Reservation, ThreadRenewal, WatchedClient } from './contract.js';
+export { BookkeepingError, isBookkeepingError } from './errors.js';

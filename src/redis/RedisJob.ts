@@ -5,7 +5,7 @@
  */
 import { decodeJson, decodePayload, isJsonObject, type DecodedPayload, type JsonObject } from '../laravel/index.js';
 import type { RedisQueue } from './RedisQueue.js';
-import type { ReservedFields, ReservedJob } from '../queue/contract.js';
+import type { Reservation, ReservedFields, ReservedJob } from '../queue/contract.js';
 
 export type { ReservedFields } from '../queue/contract.js';
 
@@ -146,6 +146,11 @@ export class RedisJob implements ReservedJob {
   /** Puts the job back to run again after `delay` seconds. */
   async release(delay = 0): Promise<void> {
     await this.redisQueue.release(this, delay);
+  }
+
+  /** The `:reserved` zset and the reserved bytes it is held under: what the watchdog thread renews. */
+  reservation(): Reservation {
+    return { key: `${this.redisQueue.key(this.queue)}:reserved`, member: this.reservedBytes };
   }
 }
 

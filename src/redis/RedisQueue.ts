@@ -12,7 +12,8 @@ import { registerSteps, runStep, type RedisClient } from './scripts.js';
 import { RedisJob } from './RedisJob.js';
 import { encodeString } from '../laravel/json.js';
 import { BookkeepingError, whileBusy } from './busy.js';
-import type { Queue, QueuedJob } from '../queue/contract.js';
+import type { Queue, QueuedJob, ThreadRenewal, WatchedClient } from '../queue/contract.js';
+import { threadRenewalFor } from './threadRenewal.js';
 
 export type { QueuedJob } from '../queue/contract.js';
 
@@ -473,6 +474,16 @@ export class RedisQueue implements Queue<RedisJob> {
       this.blocking.disconnect();
       this.blocking = undefined;
     }
+  }
+
+  /** The client the worker watches for health(): the one every step runs on. */
+  get clients(): readonly WatchedClient[] {
+    return [this.client];
+  }
+
+  /** The client's settings and the renew step, for the watchdog's thread (see threadRenewal.ts). */
+  threadRenewal(): ThreadRenewal | undefined {
+    return threadRenewalFor(this.client, this.retryAfter);
   }
 }
 

@@ -30,19 +30,5 @@ export async function whileBusy<T>(command: () => Promise<T>, limitMs = BUSY_RET
   }
 }
 
-/**
- * A finished job's bookkeeping (its delete) that Redis did not take: the job ran, and stays
- * reserved to come back after retry_after, never failed for it.
- */
-export class BookkeepingError extends Error {
-  override name = 'BookkeepingError';
-}
-
-/** Whether a thrown value is a BookkeepingError; never throws itself (a handler may throw a hostile Proxy). */
-export function isBookkeepingError(error: unknown): boolean {
-  try {
-    return error instanceof BookkeepingError;
-  } catch {
-    return false;
-  }
-}
+// The worker acts on it whatever the driver: it lives with the queue contract.
+export { BookkeepingError, isBookkeepingError } from '../queue/errors.js';

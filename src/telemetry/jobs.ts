@@ -3,12 +3,16 @@
  * one CONSUMER span per reserved job (`process <queue>`), the handler running inside it so its
  * own spans are the job's children; `messaging.process.duration` and
  * `messaging.client.consumed.messages` per job, and the jobs in flight.
+ *
+ * A recorder of the worker's runs (telemetryRecorder): it hears the worker's job events (taken
+ * up, what became of it, done, errors) and is never called from inside the worker.
  */
 import type { Attributes, Counter, Histogram, ObservableUpDownCounter, ObservableCallback, Span, Tracer } from '@opentelemetry/api';
 import { MESSAGING_SYSTEM, instrumentsOf, loadOpenTelemetry, type OpenTelemetryApi } from './otel.js';
 import type { TelemetryOptions } from './options.js';
 import { errorTypeOf, recordError } from './errors.js';
 import { describeError } from '../worker/errors.js';
+import type { JobRecord, RecorderFactory, WorkerEvent, WorkerRecorder } from '../worker/types.js';
 
 /** What became of a job, as the worker's events name it. */
 export type JobOutcome = 'processed' | 'deleted' | 'released' | 'failed' | 'given-back' | 'timed-out' | 'error';
@@ -220,5 +224,61 @@ class RecordedJob implements JobSpan {
     }
     this.span.end();
     this.telemetry.recordDuration(this.queue, this.name, outcome, errorType, (performance.now() - this.started) / 1000);
+  }
+}
+
+/**
+ * OpenTelemetry as a recorder of a worker's runs, opened with the worker's `telemetry` option:
+ * none when it is `false` or `@opentelemetry/api` is absent; a broken install is said as a
+ * warning and costs the spans, never the jobs.
+ */
+export const telemetryRecorder: RecorderFactory = async ({ deps, connectionName, jobsInHand, warn }) => {
+  const telemetry = await WorkerTelemetry.open(deps.telemetry, connectionName, jobsInHand).catch((error: unknown) => {
+    warn(`running without OpenTelemetry: @opentelemetry/api did not load (${describeError(error)})`);
+    return undefined;
+  });
+  return telemetry && new TelemetryRecorder(telemetry);
+};
+
+/** A span per job in hand, from its `processing` event to its end. */
+class TelemetryRecorder implements WorkerRecorder {
+  private readonly spans = new Map<JobRecord, JobSpan>();
+
+  constructor(private readonly telemetry: WorkerTelemetry) {}
+
+  processing(record: JobRecord, event: WorkerEvent): void {
+    const job = record.job;
+    // The envelope, for a trace context the producer wrote into it: as read, else as reserved
+    // (unless the queue could not read it either).
+    const envelope = record.payload?.envelope ?? (job.unreadable() === undefined ? job.fields : undefined);
+    const span = this.telemetry.start(
+      { name: record.name, queue: job.queue, id: event.id ?? job.id, uuid: event.uuid, attempts: event.attempts ?? job.attempts() },
+      record.startedAt,
+      envelope,
+    );
+    this.spans.set(record, span);
+  }
+
+  outcome(record: JobRecord, event: WorkerEvent, cause?: unknown): void {
+    this.spans.get(record)?.outcome(event.event as JobOutcome, cause);
+  }
+
+  finished(record: JobRecord): void {
+    const span = this.spans.get(record);
+    this.spans.delete(record);
+    span?.end();
+  }
+
+  error(event: WorkerEvent): void {
+    this.telemetry.error(event.queue);
+  }
+
+  around<T>(record: JobRecord, handler: () => T): T {
+    const span = this.spans.get(record);
+    return span ? span.run(handler) : handler();
+  }
+
+  close(): void {
+    this.telemetry.close();
   }
 }

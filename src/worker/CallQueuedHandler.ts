@@ -7,13 +7,13 @@
  * backoff and timeout rules; this file keeps the application's bookkeeping, so PHP and Node
  * workers leave the same state behind.
  */
-import { PhpArray, PhpObject, deref, toJS, unserialize, type PhpValue } from '../php/index.js';
-import { buildPayload, type DecodedPayload, type Encrypter } from '../laravel/index.js';
-import type { RedisQueue } from '../redis/index.js';
+import { PhpArray, PhpObject, deref, type PhpValue } from '../php/index.js';
+import { nextInChain, type DecodedPayload, type LinkEnvelope } from '../laravel/index.js';
+import type { Queue } from '../queue/contract.js';
 import { SHOULD_BE_ENCRYPTED, declaredForEnvelope, findShape, translatedDisplayName } from '../shapes/command.js';
 import { allJobsHaveRanExactlyOnce, type BatchRow, type DatabaseBatchRepository } from './BatchRepository.js';
 import { UnnamedLockError, uniquenessOf, type Uniqueness } from './locks/index.js';
-import type { WorkerDependencies, WorkerEvent } from './Worker.js';
+import type { WorkerDependencies, WorkerEvent } from './types.js';
 import type { WorkerOptions } from './WorkerOptions.js';
 import { describeError } from './errors.js';
 import { jobName, type JobMethods } from './handlers.js';
@@ -32,7 +32,8 @@ export class CallQueuedHandler {
   private readonly uniqueness = new WeakMap<DecodedPayload, Promise<Uniqueness | undefined>>();
 
   constructor(
-    private readonly queue: RedisQueue,
+    /** Where a chain's next link is pushed: the connection the job came from. */
+    private readonly queue: Pick<Queue, 'pushRaw' | 'laterRaw' | 'defaultQueue'>,
     private readonly options: WorkerOptions,
     private readonly deps: WorkerDependencies,
     private readonly log: (event: WorkerEvent) => void,
@@ -273,68 +274,26 @@ export class CallQueuedHandler {
   }
 
   /**
-   * When a chained job succeeds, the next one is pushed the way Laravel's Queueable does it:
-   * the rest of the chain goes with it, and its connection and queue default to the chain's,
-   * then to the connection's own queue (the RedisQueue's default).
+   * When a chained job succeeds, the next one is pushed the way Laravel's Queueable does it
+   * (built beside the envelope it writes, src/laravel/chain.ts): its queue defaults to the
+   * chain's, then to the connection's own queue.
    */
   async dispatchNextInChain(payload: DecodedPayload, command: PhpValue | undefined): Promise<void> {
-    const current = command === undefined ? undefined : deref(command);
-    if (!(current instanceof PhpObject)) return;
-    const chained = deref(current.get('chained') ?? null);
-    if (!(chained instanceof PhpArray) || chained.size === 0) return;
-    const [first, ...rest] = chained.values.map((entry) => deref(entry));
-    const next = deref(unserialize(first as string | Uint8Array));
-    if (!(next instanceof PhpObject)) return;
-    const chainQueue = current.get('chainQueue') ?? null;
-    const chainConnection = current.get('chainConnection') ?? null;
-    setPublic(next, 'chained', PhpArray.list(rest));
-    setPublic(next, 'connection', deref(next.get('connection') ?? null) || chainConnection);
-    setPublic(next, 'queue', deref(next.get('queue') ?? null) || chainQueue);
-    setPublic(next, 'chainConnection', chainConnection);
-    setPublic(next, 'chainQueue', chainQueue);
-    setPublic(next, 'chainCatchCallbacks', current.get('chainCatchCallbacks') ?? null);
-    // This worker can push only to its own connection; the next job is never sent elsewhere by
-    // mistake: the error fails (or releases) this job with the reason instead.
-    const connection = deref(next.get('connection') ?? null);
-    if (connection && connection !== this.options.connectionName) {
-      throw new Error(
-        `the next job in the chain goes to connection ${JSON.stringify(connection)}, and this worker serves only ${JSON.stringify(this.options.connectionName)}`,
-      );
-    }
-    const queue = deref(next.get('queue') ?? null);
-    const own = (prop: string) => {
-      const value = next.get(prop);
-      return value === undefined ? null : (toJS(value) as never);
-    };
-    const delay = toJS(next.get('delay') ?? null);
-    const shaped = this.shapedLink(next);
-    // A displayName() `lqb shapes` translated names the link as Laravel's dispatch names it.
-    const shape = findShape(this.deps.shapes, next.className);
-    const displayName = shape?.methods.includes('displayName') ? translatedDisplayName(shape, next) : undefined;
-    const built = buildPayload(next, {
-      profile: payload.profile,
-      ...(displayName !== undefined ? { displayName } : {}),
-      ...(shaped?.envelope ?? {
-        maxTries: own('tries'),
-        timeout: own('timeout'),
-        backoff: own('backoff'),
-        maxExceptions: own('maxExceptions'),
-        failOnTimeout: own('failOnTimeout') ?? false,
-      }),
-      ...(shaped?.encrypter ? { encrypter: shaped.encrypter } : {}),
-    });
-    const target = typeof queue === 'string' && queue ? queue : this.queue.defaultQueue;
-    if (typeof delay === 'number' && delay > 0) await this.queue.laterRaw(delay, built.raw, target);
-    else await this.queue.pushRaw(built.raw, target);
+    const link = nextInChain(payload, command, { connection: this.options.connectionName, shaped: (next) => this.shapedLink(next) });
+    if (!link) return;
+    const queue = link.queue ?? this.queue.defaultQueue;
+    if (link.delay > 0) await this.queue.laterRaw(link.delay, link.raw, queue);
+    else await this.queue.pushRaw(link.raw, queue);
   }
 
   /**
    * What the class's shape says of a chain's next link: its declared tries, backoff and the
-   * like for the envelope, and its encryption (ShouldBeEncrypted: never pushed in clear text,
-   * so a worker without the APP_KEY fails the finished job instead). A method whose result
-   * Laravel would write (backoff(), retryUntil()) is said once per class.
+   * like for the envelope, its displayName() as `lqb shapes` translated it, and its encryption
+   * (ShouldBeEncrypted: never pushed in clear text, so a worker without the APP_KEY fails the
+   * finished job instead). A method whose result Laravel would write (backoff(), retryUntil())
+   * is said once per class.
    */
-  private shapedLink(next: PhpObject): { envelope: ReturnType<typeof declaredForEnvelope>['envelope']; encrypter?: Encrypter } | undefined {
+  private shapedLink(next: PhpObject): LinkEnvelope | undefined {
     const shape = findShape(this.deps.shapes, next.className);
     if (!shape) return undefined;
     const declared = declaredForEnvelope(shape, next);
@@ -345,19 +304,13 @@ export class CallQueuedHandler {
         reason: `${shape.name} defines ${declared.notRun.join(' and ')}, PHP that Node cannot run: the next link of a chain is pushed without ${declared.notRun.length > 1 ? 'their results' : 'its result'}`,
       });
     }
-    if (!shape.interfaces.includes(SHOULD_BE_ENCRYPTED)) return { envelope: declared.envelope };
+    const displayName = shape.methods.includes('displayName') ? translatedDisplayName(shape, next) : undefined;
+    const named = { ...(displayName !== undefined ? { displayName } : {}), ...declared.envelope };
+    if (!shape.interfaces.includes(SHOULD_BE_ENCRYPTED)) return named;
     if (!this.deps.encrypter)
       throw new Error(`the next job in the chain, ${shape.name}, is ShouldBeEncrypted and this worker has no APP_KEY to encrypt it with`);
-    return { envelope: declared.envelope, encrypter: this.deps.encrypter };
+    return { ...named, encrypter: this.deps.encrypter };
   }
-}
-
-/** Sets a property by its plain name, in place when the object has it, publicly otherwise. */
-function setPublic(object: PhpObject, name: string, value: PhpValue): void {
-  const { keys } = object.props;
-  const at = keys.findIndex((key) => key === name || (typeof key === 'string' && key.endsWith(`\0${name}`)));
-  if (at >= 0) object.props.values[at] = value;
-  else object.props.set(name, value);
 }
 
 function uuidOf(payload: DecodedPayload): string | undefined {

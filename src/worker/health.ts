@@ -7,6 +7,7 @@
  * it lasts, and once when Redis is back: never one line per retry.
  */
 import { describeConnectionError, type RedisClient } from '../redis/index.js';
+import type { WatchedClient } from '../queue/contract.js';
 
 /** What `worker.health()` returns: enough for a liveness or readiness probe. */
 export interface WorkerHealth {
@@ -48,7 +49,7 @@ export class ConnectionWatch {
   #detach: (() => void)[] = [];
 
   constructor(
-    private readonly clients: RedisClient[],
+    private readonly clients: readonly WatchedClient[],
     private readonly events: ConnectionEvents,
     private readonly reminderMs = REMINDER_MS,
   ) {}
@@ -66,7 +67,7 @@ export class ConnectionWatch {
   start(): void {
     if (this.#detach.length > 0) return;
     for (const client of this.clients) {
-      const onError = (error: Error) => this.trouble(client, error);
+      const onError = (error?: Error) => this.trouble(client, error);
       const onClose = () => this.trouble(client, undefined);
       const onReady = () => this.ready();
       client.on('error', onError);
@@ -84,7 +85,7 @@ export class ConnectionWatch {
     for (const detach of this.#detach.splice(0)) detach();
   }
 
-  private trouble(client: RedisClient, error: Error | undefined): void {
+  private trouble(client: WatchedClient, error: Error | undefined): void {
     if (error) this.connectionErrors++;
     // Closed for good: the worker's own disconnect, no outage.
     if (!error && client.status === 'end') return;
@@ -94,7 +95,8 @@ export class ConnectionWatch {
     if (!error) return;
     if (this.#saidAt !== 0 && now - this.#saidAt < this.reminderMs) return;
     this.#saidAt = now;
-    const cause = describeConnectionError(client, error);
+    // The clients watched are Redis's today (the queue's and the cache's): their host and TLS name the cause.
+    const cause = describeConnectionError(client as RedisClient, error);
     const lasting = now - this.downSince >= 1000 ? ` (for ${Math.round((now - this.downSince) / 1000)} s)` : '';
     this.events.down(
       new RedisUnreachableError(`Redis is unreachable${lasting}: ${cause}; retrying, and no job is taken until it answers`, {

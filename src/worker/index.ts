@@ -1,6 +1,13 @@
 /**
  * The worker: Laravel's queue:work loop and rules, failed jobs where Laravel keeps them.
  */
+import { Worker } from './Worker.js';
+import { telemetryRecorder } from '../telemetry/jobs.js';
+
+// The package's workers are heard by OpenTelemetry (their `telemetry` option): wired here, at
+// the package's entry, so that the worker itself never imports src/telemetry/.
+if (!Worker.defaultRecorders.includes(telemetryRecorder)) Worker.defaultRecorders.push(telemetryRecorder);
+
 export {
   Worker,
   WorkerUsageError,

@@ -18,11 +18,9 @@
  * that are short of their timeout, over a connection of its own, as the worker's own timer would:
  * a job still at work is not taken by another worker (BullMQ's promise, kept off the loop).
  */
-import { createRequire } from 'node:module';
-import { moduleUrl } from '../internal/module-url.js';
 import { Worker as Thread } from 'node:worker_threads';
 import { threadSource } from './sandbox/thread.js';
-import { luaSource } from '../redis/scripts.js';
+import type { Reservation, ThreadRenewal } from '../queue/contract.js';
 
 /** The job a watched slot holds, as the report names it. */
 export interface WatchedJob {
@@ -48,27 +46,13 @@ export interface BlockedJob extends WatchedJob {
 
 /**
  * Where the thread renews the reservations of the jobs in hand while the loop is blocked: its
- * own connection, made with the worker's connection settings (plain Redis; not Cluster).
+ * own connection, made with the worker's connection settings, as the queue gives them
+ * (Queue.threadRenewal; only Redis does today, and not on a Cluster).
  */
-export interface WatchdogRenewal {
-  /** retry_after, in seconds: the renewals' horizon, and a third of it their period. */
-  retryAfter: number;
-  /** ioredis's options as the worker's client has them, what a thread can be given of them. */
-  connection: Record<string, unknown>;
-  /** The ioredis module to require in the thread (the worker's own). */
-  ioredis: string;
-  /**
-   * The renew step's Lua (allow-oom; and without the flag, for servers before Redis 7): the
-   * thread scores by Redis's clock as reserve and the worker's renewals do, never by the host's.
-   */
-  renewLua: { flagged: string; plain: string };
-}
+export type WatchdogRenewal = ThreadRenewal;
 
-/** A watched job's reservation: the `:reserved` key and the member it is held under. */
-export interface Reservation {
-  key: string;
-  member: Buffer | string;
-}
+/** A watched job's reservation, as the job gives it (ReservedJob.reservation): the key and the member it is held under. */
+export type { Reservation } from '../queue/contract.js';
 
 export interface WatchdogOptions {
   /** End the process (SIGKILL, as Laravel's alarm) rather than report. */
@@ -396,33 +380,4 @@ export class Watchdog {
   private tick(): void {
     Atomics.store(this.shared.beat, 0, BigInt(Date.now()));
   }
-}
-
-/** The connection settings a thread can be given: ioredis's own, less its functions and sockets. */
-const CONNECTION_SETTINGS = ['host', 'port', 'path', 'username', 'password', 'db', 'keyPrefix', 'tls', 'family', 'connectTimeout'] as const;
-
-/**
- * What the thread needs to renew the reservations of `queue`'s jobs: none when reservations
- * never run out (retry_after null) or the client is a Cluster (its nodes and slots are the
- * client's own state, which a thread cannot be given).
- */
-export function renewalFor(queue: { retryAfter: number | null; client: object }): WatchdogRenewal | undefined {
-  const client = queue.client as { isCluster?: boolean; options?: Record<string, unknown> };
-  if (queue.retryAfter === null || queue.retryAfter <= 0 || client.isCluster === true || !client.options) return undefined;
-  const connection: Record<string, unknown> = {};
-  for (const name of CONNECTION_SETTINGS) if (client.options[name] !== undefined) connection[name] = client.options[name];
-  // The thread loads ioredis by path. A service bundled without node_modules has none to give:
-  // the watchdog then still holds the timeout, without renewals while the loop is blocked.
-  let ioredis: string;
-  try {
-    ioredis = createRequire(moduleUrl(import.meta.url)).resolve('ioredis');
-  } catch {
-    return undefined;
-  }
-  return {
-    retryAfter: queue.retryAfter,
-    connection,
-    ioredis,
-    renewLua: { flagged: luaSource('lqbRenew'), plain: luaSource('lqbRenewPlain') },
-  };
 }

@@ -4,6 +4,7 @@
  * the app's cache store names, the failed-jobs store, the start line, and a close() that lets go
  * of every client it opened. Real Redis and SQLite; the APP_KEY check names the setting, never the key.
  */
+import { RedisQueue } from '../../src/redis/index.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -84,7 +85,7 @@ describe('buildWorker', () => {
 
   it('close() lets go of the Redis clients it opened', async () => {
     built = buildWorker({ settings, handlers, options: {}, bookkeeping: { cacheStore: 'redis' }, failer: false });
-    const client = built.worker.queue.client;
+    const client = (built.worker.queue as RedisQueue).client;
     // ioredis says `end` once a client it was told to disconnect has closed for good (and reconnects no more).
     const ended = new Promise<void>((resolve) => client.once('end', () => resolve()));
     await built.close();

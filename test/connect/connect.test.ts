@@ -250,7 +250,11 @@ describe('close()', () => {
     await opened.close();
     expect((await running).reason, 'the running worker was not stopped').toBe('stopped');
     await new Promise((r) => setTimeout(r, 50));
-    const clients = { queue: opened.connection.client.status, cache: opened.cache.client.status, worker: worker.queue.client.status };
+    const clients = {
+      queue: opened.connection.client.status,
+      cache: opened.cache.client.status,
+      worker: worker.queue.clients?.[0]?.status,
+    };
     expect(clients, 'a Redis client is still open').toEqual({ queue: 'end', cache: 'end', worker: 'end' });
     await expect(failer.all(), 'the failed-jobs pool is still open').rejects.toThrow();
     await expect(opened.dispatch('App\\Jobs\\X'), 'a closed queue still dispatches').rejects.toThrow(/closed/);

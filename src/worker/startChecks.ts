@@ -1,0 +1,65 @@
+/**
+ * What the worker says about its set-up, once, before it takes a job (and the watchdog's report
+ * of a blocked loop): lines worked out from the options and dependencies alone, said by Worker.ts.
+ */
+import type { HandlerMap } from './handlers.js';
+import { WITHOUT_SHAPES_LINE, unanswerableLine, unanswerableMethods } from './methods.js';
+import type { StopReason, WorkerDependencies, WorkerEvent } from './types.js';
+import type { BlockedJob } from './watchdog.js';
+
+/**
+ * Laravel's docs warn that a job running past retry_after is run again. Reservations renewed
+ * while handlers run close that hole for jobs in this worker's hands; a timeout at or past
+ * retry_after still says something about the deployment worth a line at start.
+ */
+export function shortRetryAfterWarning(retryAfter: number | null, timeout: number): WorkerEvent | undefined {
+  if (retryAfter === null || (timeout > 0 && timeout < retryAfter)) return undefined;
+  const limit = timeout > 0 ? `${timeout} s` : 'no limit';
+  return {
+    event: 'warning',
+    reason: `--timeout (${limit}) is not below --retry-after (${retryAfter} s): a job that outlives a worker killed mid-job runs again while the first may still be at work; keep --timeout a few seconds below --retry-after`,
+  };
+}
+
+/**
+ * Classes whose unique lock Node could not release (methods.ts), named at start: without
+ * `share` the run ends before taking any job, status 2 (`stop`); with it their jobs are given
+ * back (`refused`, by class). Without shapes the worker cannot tell which they are, and says so once.
+ */
+export function unanswerableAtStart(
+  handlers: HandlerMap,
+  deps: WorkerDependencies,
+  share: boolean,
+): { events: WorkerEvent[]; refused: Map<string, string>; stop?: StopReason } {
+  if (!deps.locks) {
+    const events: WorkerEvent[] = deps.unreachableLocks
+      ? [{ event: 'warning', reason: `${deps.unreachableLocks}; this worker releases no unique job's lock` }]
+      : [];
+    return { events, refused: new Map() };
+  }
+  if (!deps.shapes) return { events: [{ event: 'warning', reason: WITHOUT_SHAPES_LINE }], refused: new Map() };
+  const found = unanswerableMethods(handlers, deps.shapes);
+  const refused = new Map(found.map((refusal) => [refusal.className, unanswerableLine(refusal, true)]));
+  const events = found.map((refusal): WorkerEvent => ({ event: 'error', job: refusal.className, error: unanswerableLine(refusal, share) }));
+  if (found.length === 0 || share) return { events, refused };
+  return {
+    events,
+    refused,
+    stop: {
+      status: 2,
+      reason: 'refused',
+      detail: `${found.length} handled class${found.length > 1 ? 'es' : ''} whose unique lock Node could not release`,
+    },
+  };
+}
+
+/** The watchdog saw a handler block the event loop past its timeout: the `blocked` event, said once the loop turns again. */
+export function blockedEvent(job: BlockedJob): WorkerEvent {
+  const blocked = `${(job.blockedMs / 1000).toFixed(1)} s`;
+  const what =
+    job.others === 0
+      ? `blocked the event loop for ${blocked}, past its timeout of ${job.timeout} s`
+      : `was past its timeout of ${job.timeout} s while the event loop was blocked for ${blocked}, by it or by one of the ${job.others} other job${job.others === 1 ? '' : 's'} in hand`;
+  const reason = `${what}: it is treated as timed out (exitOnBlock would have ended the process)`;
+  return { event: 'blocked', job: job.job, id: job.id, uuid: job.uuid, queue: job.queue, attempts: job.attempts, reason };
+}

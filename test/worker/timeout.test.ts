@@ -1,0 +1,48 @@
+/**
+ * The timeout race both a handler and its failed() hook run against (src/worker/timeout.ts).
+ */
+import { describe, expect, it } from 'vitest';
+import { withinTimeout } from '../../src/worker/timeout.js';
+
+describe('withinTimeout', () => {
+  it('is done for a call that settles in time, and for any call with no limit', async () => {
+    expect(await withinTimeout(async () => 'ok', 5), 'an async call that returned at once').toBe('done');
+    expect(await withinTimeout(() => 'ok', 0), 'a call with no limit (0 s)').toBe('done');
+  });
+
+  it('throws what a call throws in time, also when it throws as it is called', async () => {
+    await expect(
+      withinTimeout(async () => Promise.reject(new Error('async throw')), 5),
+      'an async throw',
+    ).rejects.toThrow('async throw');
+    await expect(
+      withinTimeout(() => {
+        throw new Error('sync throw');
+      }, 5),
+      'a throw as it is called',
+    ).rejects.toThrow('sync throw');
+    await expect(
+      withinTimeout(async () => Promise.reject(new Error('unlimited')), 0),
+      'a throw with no limit',
+    ).rejects.toThrow('unlimited');
+  });
+
+  it('is timeout for a call that never settles', async () => {
+    expect(await withinTimeout(() => new Promise(() => undefined), 0.05), 'a call that never settles').toBe('timeout');
+  });
+
+  it('is late for a call that blocked the event loop past its deadline, whether it returned or threw', async () => {
+    const block = (ms: number) => {
+      const until = performance.now() + ms;
+      while (performance.now() < until);
+    };
+    expect(await withinTimeout(() => block(80), 0.02), 'a blocking call that returned').toBe('late');
+    expect(
+      await withinTimeout(() => {
+        block(80);
+        throw new Error('after the deadline');
+      }, 0.02),
+      'a blocking call that threw',
+    ).toBe('late');
+  });
+});
