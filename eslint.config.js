@@ -75,5 +75,4 @@ export default defineConfig(
     extends: [tseslint.configs.disableTypeChecked],
     languageOptions: { globals: nodeGlobals },
   },
-  },
 );
