@@ -717,7 +717,7 @@ async function givenMethods(
   if (backoff !== undefined) {
     if (!(backoff === null || typeof backoff === 'string' || isSeconds(backoff) || (Array.isArray(backoff) && backoff.every(isSeconds))))
       throw new TypeError(`dispatch: backoff gave ${JSON.stringify(backoff)}, not seconds or a list of them`);
-    given.backoff = backoff as number | number[] | string | null;
+    given.backoff = backoff;
   }
   if (retryUntil !== undefined) {
     const seconds = retryUntil instanceof Date ? Math.floor(retryUntil.getTime() / 1000) : retryUntil;

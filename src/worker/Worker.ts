@@ -59,7 +59,7 @@ export {
 const STOP_GRACE_MS = 1000;
 
 // The listeners' types, beside EventEmitter's untyped ones (merged with the class, so its type parameter too).
-// eslint-disable-next-line @typescript-eslint/no-unused-vars, @typescript-eslint/no-unsafe-declaration-merging
+// eslint-disable-next-line @typescript-eslint/no-unused-vars -- merged with the class, whose parameter it must name
 export interface Worker<Q extends Queue = Queue> {
   on<Name extends keyof WorkerEventMap>(name: Name, listener: (...args: WorkerEventMap[Name]) => void): this;
   once<Name extends keyof WorkerEventMap>(name: Name, listener: (...args: WorkerEventMap[Name]) => void): this;
@@ -72,6 +72,7 @@ export interface Worker<Q extends Queue = Queue> {
  * `error` as Node's convention has it, `(error, event)`, emitted only while someone listens
  * (an unheard `error` would otherwise end the process), else to the logger.
  */
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging -- the interface above only types EventEmitter's listeners
 export class Worker<Q extends Queue = Queue> extends EventEmitter {
   /**
    * Recorders every worker opens for each run, before its own `recorders`: the package's entry

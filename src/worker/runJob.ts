@@ -242,7 +242,7 @@ export class JobRunner {
     this.events.processing(inHand, { event: 'processing', ...inHand.fields() });
     if (error instanceof MaxAttemptsExceededError) {
       const forPhp = await this.phpTakes(inHand, { at: 'out-of-attempts' });
-      if (forPhp) return await this.leaveForPhp(inHand, forPhp, 'as pushed');
+      if (forPhp) return this.leaveForPhp(inHand, forPhp, 'as pushed');
     }
     await this.recordFailure(inHand, error);
     if (inHand.failedRecorded && error instanceof MaxAttemptsExceededError) await this.failedHookOfUnread(inHand, error);
