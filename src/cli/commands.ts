@@ -12,6 +12,8 @@ import { pause, resume } from './pause.js';
 import { work } from './work.js';
 import { demo } from './demo.js';
 import { shapes } from './shapes.js';
+import { cancel } from './cancel.js';
+import { ui } from './ui.js';
 
 export const commands: Record<string, Command> = {
   work,
@@ -27,6 +29,8 @@ export const commands: Record<string, Command> = {
   retry,
   forget,
   flush,
+  cancel,
+  ui,
   shapes,
   demo,
 };
