@@ -3,7 +3,8 @@
  * pushes jobs (php-fixture-gen/laravel-dispatch.php) and fails one in its own worker
  * (laravel-worker.php); the page, served by `lqb ui` on a loopback port, shows them, and its
  * actions are checked in Redis and in the failed_jobs table. PHP produces, the dashboard reads.
- * A screenshot of each main view goes to test-artifacts/ (and, refreshed, docs/ui-*.png).
+ * A screenshot of each main view goes to test-artifacts/ (gitignored); with LQB_UI_DOCS_SCREENSHOTS=1 the
+ * job list's also refreshes docs/ui-jobs.png, the README's.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
@@ -53,7 +54,7 @@ async function shot(name: string): Promise<void> {
   mkdirSync(ARTIFACTS, { recursive: true });
   const file = join(ARTIFACTS, `ui-${name}.png`);
   await page.screenshot({ path: file, fullPage: true });
-  if (process.env.LQB_UI_DOCS_SCREENSHOTS === '1') copyFileSync(file, join(root, 'docs', `ui-${name}.png`));
+  if (process.env.LQB_UI_DOCS_SCREENSHOTS === '1' && name === 'jobs') copyFileSync(file, join(root, 'docs', `ui-${name}.png`));
 }
 
 /** Clicks the action's button, then "Yes" in the confirmation, and waits for the page to say it is done. */
@@ -123,6 +124,7 @@ describe('lqb ui in chromium, over jobs real Laravel 8.83 pushed and failed', ()
     expect(await notification.getByTestId('job-name').textContent()).toBe('App\\Notifications\\InvoicePaid');
     const sent = JSON.parse((await notification.getByTestId('properties').textContent())!);
     expect(sent.notifiables, 'the notifiable User as Class#id').toBe('App\\Models\\User#[3]');
+    await first.locator('summary').click();
     await shot('jobs');
   });
 
@@ -131,6 +133,7 @@ describe('lqb ui in chromium, over jobs real Laravel 8.83 pushed and failed', ()
     const failed = page.locator(`[data-testid="failed-job"][data-uuid="${pushed.failing!.uuid}"]`);
     await failed.waitFor();
     expect(await failed.getByTestId('exception').textContent(), 'the exception Laravel recorded').toMatch(/^RuntimeException: boom from PHP 7 attempt 1/);
+    await failed.getByTestId('exception').locator('summary').click();
     await shot('failed');
 
     await confirmAction(failed.getByTestId('retry'));

@@ -156,7 +156,29 @@ function Overview({ setAsk }) {
 function Properties({ job }) {
   if (job.error) return html`<div class="notice error">cannot decode: ${job.error}</div>`;
   if (job.encrypted && job.properties == null) return html`<span class="muted">encrypted (give --key or --env to read it)</span>`;
-  return html`<pre data-testid="properties">${JSON.stringify(job.properties, null, 2)}</pre>`;
+  return html`<details>
+    <summary class="mono">${oneLine(job.properties)}</summary>
+    <pre data-testid="properties">${JSON.stringify(job.properties, null, 2)}</pre>
+  </details>`;
+}
+
+/** The command in one line: its properties that are set, `name: value`, cut short. */
+function oneLine(properties) {
+  if (properties === null || typeof properties !== 'object') return JSON.stringify(properties);
+  const text = Object.entries(properties)
+    .filter(([key, value]) => key !== '@class' && value !== null && !(Array.isArray(value) && value.length === 0))
+    .map(([key, value]) => `${key}: ${typeof value === 'object' ? JSON.stringify(value) : String(value)}`)
+    .join(', ');
+  return text.length > 140 ? `${text.slice(0, 140)}…` : text || '(no properties)';
+}
+
+/** An exception: its first line, the trace folded under it. */
+function Exception({ text }) {
+  const [first, ...rest] = text.split('\n');
+  return html`<details class="exception" data-testid="exception">
+    <summary><strong>${first}</strong></summary>
+    <pre class="exception">${rest.join('\n')}</pre>
+  </details>`;
 }
 
 function Pager({ total, offset, href }) {
@@ -194,7 +216,7 @@ function QueueView({ route, setAsk }) {
             (job) => html`<tr data-testid="job" data-uuid=${job.uuid}>
               <td><strong data-testid="job-name">${job.name}</strong><div class="mono muted">${job.uuid}</div></td>
               <td class="num">${job.attempts ?? ''}${job.maxTries ? html` / ${job.maxTries}` : ''}</td>
-              <td title=${when(job.until ?? job.pushedAt)}>${relative(job.until ?? job.pushedAt)}</td>
+              <td class="nowrap" title=${when(job.until ?? job.pushedAt)}>${relative(job.until ?? job.pushedAt) || '—'}</td>
               <td><${Properties} job=${job} /></td>
               <td>${state === 'delayed' && !READ_ONLY && job.uuid && html`<button class="danger" data-testid="cancel" onClick=${() => cancel(job)}>Cancel</button>`}</td>
             </tr>`,
@@ -231,8 +253,8 @@ function FailedView({ route, setAsk }) {
             (job) => html`<tr data-testid="failed-job" data-uuid=${job.uuid}>
               <td><strong>${job.name}</strong><div class="mono muted">${job.uuid}</div></td>
               <td>${job.connection}:${job.queue}</td>
-              <td>${job.failedAt} UTC</td>
-              <td><pre class="exception" data-testid="exception">${job.exception}</pre><${Properties} job=${job} /></td>
+              <td class="nowrap">${job.failedAt} UTC</td>
+              <td><${Exception} text=${job.exception} /><${Properties} job=${job} /></td>
               <td>${!READ_ONLY && html`<button data-testid="retry" onClick=${() => ask(job, 'retry')}>Retry</button> <button class="danger" data-testid="forget" onClick=${() => ask(job, 'forget')}>Forget</button>`}</td>
             </tr>`,
           )}
@@ -271,4 +293,6 @@ function App() {
     ${ask && html`<${Confirm} ask=${ask} onDone=${onDone} />`}`;
 }
 
-render(html`<${App} />`, document.getElementById('app'));
+const root = document.getElementById('app');
+root.textContent = '';
+render(html`<${App} />`, root);
