@@ -180,6 +180,8 @@ const ROOT = {
   ],
   redis: [
     'RedisQueue',
+    'cancelDelayed',
+    'CancelOutcome',
     'RedisQueueOptions',
     'QueuedJob',
     'RedisJob',
