@@ -34,8 +34,20 @@ export const ui: Command = {
     if (basicAuth !== undefined && !basicAuth.includes(':')) throw new UsageError('--basic-auth must be USER:PASS');
     if (!isLoopback(host) && host !== 'localhost' && token === undefined && basicAuth === undefined)
       throw new UsageError(`--host=${host} is beyond the loopback: give --token or --basic-auth (or LQB_UI_TOKEN / LQB_UI_BASIC_AUTH)`);
-    const queues = typeof values.queue === 'string' ? values.queue.split(',').map((q) => q.trim()).filter(Boolean) : undefined;
-    const dashboard = createDashboard({ connection: connectionFrom(values), queues, readOnly: values['read-only'] === true, token, basicAuth });
+    const queues =
+      typeof values.queue === 'string'
+        ? values.queue
+            .split(',')
+            .map((q) => q.trim())
+            .filter(Boolean)
+        : undefined;
+    const dashboard = createDashboard({
+      connection: connectionFrom(values),
+      queues,
+      readOnly: values['read-only'] === true,
+      token,
+      basicAuth,
+    });
     const server = createServer(dashboard.handler);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -44,7 +56,9 @@ export const ui: Command = {
     const address = server.address();
     const bound = typeof address === 'object' && address ? address.port : port;
     const shown = host.includes(':') ? `[${host}]` : host;
-    out(`lqb ui: serving http://${shown}:${bound}/ (${queues ? `queues ${queues.join(', ')}` : 'every queue found'}${values['read-only'] ? ', read-only' : ''})`);
+    out(
+      `lqb ui: serving http://${shown}:${bound}/ (${queues ? `queues ${queues.join(', ')}` : 'every queue found'}${values['read-only'] ? ', read-only' : ''})`,
+    );
     await new Promise<void>((resolve) => {
       const stop = () => server.close(() => resolve());
       process.once('SIGINT', stop);

@@ -26,7 +26,10 @@ export class Access {
 
   constructor(options: AccessOptions) {
     this.#token = options.token || undefined;
-    const basic = typeof options.basicAuth === 'string' ? options.basicAuth : options.basicAuth && `${options.basicAuth.user}:${options.basicAuth.password}`;
+    const basic =
+      typeof options.basicAuth === 'string'
+        ? options.basicAuth
+        : options.basicAuth && `${options.basicAuth.user}:${options.basicAuth.password}`;
     this.#basic = basic || undefined;
     if (basic !== undefined && !basic.includes(':')) throw new Error('basic auth must be given as user:password');
     keepSecret(this.#token);
@@ -65,7 +68,8 @@ export class Access {
   /** An action's request: the CSRF header, a JSON body, and no foreign Origin. */
   checkAction(req: IncomingMessage): Verdict {
     const header = req.headers['x-csrf-token'];
-    if (typeof header !== 'string' || !same(header, this.csrf)) return { allowed: false, status: 403, reason: 'the CSRF token is missing or wrong' };
+    if (typeof header !== 'string' || !same(header, this.csrf))
+      return { allowed: false, status: 403, reason: 'the CSRF token is missing or wrong' };
     if (!String(req.headers['content-type'] ?? '').startsWith('application/json'))
       return { allowed: false, status: 403, reason: 'an action takes a JSON body' };
     const origin = req.headers.origin;

@@ -65,7 +65,8 @@ export function createDashboard(options: DashboardOptions = {}): Dashboard {
   const connection = options.connection ?? resolveConnection(options.settings ?? {});
   const log = (line: string) => process.stderr.write(`lqb ui: ${redactSecrets(line)}\n`);
   const queueClient: RedisClient = patientClient(connection, connection.url, log);
-  const cacheClient: RedisClient = connection.cacheUrl === connection.url ? queueClient : patientClient(connection, connection.cacheUrl, log);
+  const cacheClient: RedisClient =
+    connection.cacheUrl === connection.url ? queueClient : patientClient(connection, connection.cacheUrl, log);
   const queue = new RedisQueue(queueClient, { defaultQueue: connection.defaultQueue });
   const redis = new RedisQueueSource(queue, connection.prefix);
   const cache = new QueueCache(cacheClient, connection.cachePrefix, connection.cacheSeparator);
@@ -125,7 +126,14 @@ export function createDashboard(options: DashboardOptions = {}): Dashboard {
     if (!STATES.includes(state)) throw new HttpError(400, `state must be one of ${STATES.join(', ')}, not ${JSON.stringify(state)}`);
     const { offset, limit } = paging(params);
     const page = await redis.page(name, state, offset, limit);
-    return { queue: name, state, offset, limit, total: page.total, jobs: page.jobs.map((job) => summarizeJob(job.payload, job.until, keys)) };
+    return {
+      queue: name,
+      state,
+      offset,
+      limit,
+      total: page.total,
+      jobs: page.jobs.map((job) => summarizeJob(job.payload, job.until, keys)),
+    };
   }
 
   async function failedJobs(params: URLSearchParams): Promise<unknown> {
@@ -135,7 +143,14 @@ export function createDashboard(options: DashboardOptions = {}): Dashboard {
   }
 
   function failedSummary(job: FailedJob): unknown {
-    return { ...summarizeJob(job.payload, null, keys), uuid: job.uuid, queue: job.queue, connection: job.connection, failedAt: job.failed_at, exception: job.exception };
+    return {
+      ...summarizeJob(job.payload, null, keys),
+      uuid: job.uuid,
+      queue: job.queue,
+      connection: job.connection,
+      failedAt: job.failed_at,
+      exception: job.exception,
+    };
   }
 
   async function act(path: string[], body: Record<string, unknown>): Promise<unknown> {
@@ -266,7 +281,12 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
   res.end(text);
 }
 
-const TYPES: Record<string, string> = { js: 'text/javascript; charset=utf-8', css: 'text/css; charset=utf-8', html: 'text/html; charset=utf-8', svg: 'image/svg+xml' };
+const TYPES: Record<string, string> = {
+  js: 'text/javascript; charset=utf-8',
+  css: 'text/css; charset=utf-8',
+  html: 'text/html; charset=utf-8',
+  svg: 'image/svg+xml',
+};
 const require = createRequire(moduleUrl(import.meta.url));
 /** Preact and htm in one ES module, from the `htm` package (a dependency), read once: its `exports` map names no such file, so it is found beside htm's main. */
 const VENDOR = 'vendor/preact-htm.js';
@@ -285,7 +305,11 @@ function asset(name: string): Buffer {
 const SERVED = new Set(['app.js', 'style.css', VENDOR]);
 function sendAsset(res: ServerResponse, name: string): void {
   if (!SERVED.has(name)) throw new HttpError(404, `no asset ${name}`);
-  res.writeHead(200, { 'Content-Type': TYPES[name.split('.').pop()!] ?? 'application/octet-stream', 'Cache-Control': 'public, max-age=300', ...SECURITY_HEADERS });
+  res.writeHead(200, {
+    'Content-Type': TYPES[name.split('.').pop()!] ?? 'application/octet-stream',
+    'Cache-Control': 'public, max-age=300',
+    ...SECURITY_HEADERS,
+  });
   res.end(asset(name));
 }
 

@@ -23,7 +23,10 @@ export class FailedJobsView extends DatabaseUuidFailedJobProvider {
     const args = queue === undefined ? [] : [queue];
     const [{ rows: counted }, { rows }] = await Promise.all([
       this.db.query(`select count(*) as n from ${this.tableName}${where}`, args),
-      this.db.query(`select * from ${this.tableName}${where} order by ${this.columns(['id'])} desc limit ${Math.floor(limit)} offset ${Math.floor(offset)}`, args),
+      this.db.query(
+        `select * from ${this.tableName}${where} order by ${this.columns(['id'])} desc limit ${Math.floor(limit)} offset ${Math.floor(offset)}`,
+        args,
+      ),
     ]);
     return { total: Number(counted[0]?.n ?? 0), jobs: rows.map(failedRow) };
   }
@@ -32,9 +35,10 @@ export class FailedJobsView extends DatabaseUuidFailedJobProvider {
   async countsByQueue(connection: string): Promise<Map<string, number>> {
     if (!(await this.tableThere())) return new Map();
     const [queue, named] = [this.columns(['queue']), this.columns(['connection'])];
-    const { rows } = await this.db.query(`select ${queue} as q, count(*) as n from ${this.tableName} where ${named} = ? group by ${queue}`, [
-      connection,
-    ]);
+    const { rows } = await this.db.query(
+      `select ${queue} as q, count(*) as n from ${this.tableName} where ${named} = ? group by ${queue}`,
+      [connection],
+    );
     return new Map(rows.map((row) => [String(row.q), Number(row.n)]));
   }
 

@@ -62,7 +62,18 @@ export function summarizeJob(payload: string, until: number | null, keys: AppKey
 }
 
 /** The Queueable trait's bookkeeping (connection, queue, chained…) is the envelope's business, not the job's. */
-const QUEUEABLE = new Set(['job', 'connection', 'queue', 'chainConnection', 'chainQueue', 'chainCatchCallbacks', 'delay', 'afterCommit', 'middleware', 'chained']);
+const QUEUEABLE = new Set([
+  'job',
+  'connection',
+  'queue',
+  'chainConnection',
+  'chainQueue',
+  'chainCatchCallbacks',
+  'delay',
+  'afterCommit',
+  'middleware',
+  'chained',
+]);
 function withoutQueueable(command: unknown): unknown {
   if (!isRecord(command) || command['@class'] === undefined) return command;
   return Object.fromEntries(Object.entries(command).filter(([key, value]) => !(QUEUEABLE.has(key) && isEmptyish(value))));

@@ -10,7 +10,11 @@ import { rawClient } from '../helpers/redis.js';
 const current = scratchPerTest('cancel', 'bridge');
 
 async function laravel(options: object): Promise<{ uuid: string }> {
-  const result = await php('laravel-dispatch.php', ['record', JSON.stringify({ label: 'cancel', ratio: 0.5, items: [], flag: true, ...options })], current.s.env);
+  const result = await php(
+    'laravel-dispatch.php',
+    ['record', JSON.stringify({ label: 'cancel', ratio: 0.5, items: [], flag: true, ...options })],
+    current.s.env,
+  );
   expect(result.stderr).toBe('');
   return JSON.parse(result.stdout.trim().split('\n')[0]!);
 }

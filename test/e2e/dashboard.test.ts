@@ -47,7 +47,11 @@ function startUi(args: string[], env: NodeJS.ProcessEnv): Promise<{ child: Child
 async function laravel(kind: string, options: object): Promise<{ uuid: string; queue: string }[]> {
   const result = await php('laravel-dispatch.php', [kind, JSON.stringify(options)], s.env);
   expect(result.stderr, `laravel-dispatch.php ${kind}`).toBe('');
-  return result.stdout.trim().split('\n').filter(Boolean).map((line) => JSON.parse(line));
+  return result.stdout
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
 }
 
 async function shot(name: string): Promise<void> {
@@ -119,7 +123,14 @@ describe('lqb ui in chromium, over jobs real Laravel 8.83 pushed and failed', ()
     const first = jobs.first();
     expect(await first.getByTestId('job-name').textContent()).toBe('App\\Jobs\\Bridge\\RecordJob');
     const properties = JSON.parse((await first.getByTestId('properties').textContent())!);
-    expect(properties, 'RecordJob n=1 as Laravel serialized it').toMatchObject({ '@class': 'App\\Jobs\\Bridge\\RecordJob', n: 1, label: 'hello', ratio: 0.5, items: [1, 2], flag: true });
+    expect(properties, 'RecordJob n=1 as Laravel serialized it').toMatchObject({
+      '@class': 'App\\Jobs\\Bridge\\RecordJob',
+      n: 1,
+      label: 'hello',
+      ratio: 0.5,
+      items: [1, 2],
+      flag: true,
+    });
     const notification = page.locator(`[data-uuid="${pushed.notification!.uuid}"]`);
     expect(await notification.getByTestId('job-name').textContent()).toBe('App\\Notifications\\InvoicePaid');
     const sent = JSON.parse((await notification.getByTestId('properties').textContent())!);
@@ -132,7 +143,9 @@ describe('lqb ui in chromium, over jobs real Laravel 8.83 pushed and failed', ()
     await page.goto(`${server.url}#/failed`);
     const failed = page.locator(`[data-testid="failed-job"][data-uuid="${pushed.failing!.uuid}"]`);
     await failed.waitFor();
-    expect(await failed.getByTestId('exception').textContent(), 'the exception Laravel recorded').toMatch(/^RuntimeException: boom from PHP 7 attempt 1/);
+    expect(await failed.getByTestId('exception').textContent(), 'the exception Laravel recorded').toMatch(
+      /^RuntimeException: boom from PHP 7 attempt 1/,
+    );
     await failed.getByTestId('exception').locator('summary').click();
     await shot('failed');
 

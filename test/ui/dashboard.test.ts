@@ -26,12 +26,13 @@ beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'lqb-ui-'));
   const client = prefixedClient(prefix);
   const queue = new RedisQueue(client);
-  const payloads = Array.from({ length: 30 }, (_, n) =>
-    buildPayload(buildJob({ className: 'App\\Jobs\\Page', properties: { n } })).raw,
-  );
+  const payloads = Array.from({ length: 30 }, (_, n) => buildPayload(buildJob({ className: 'App\\Jobs\\Page', properties: { n } })).raw);
   await queue.bulkRaw(payloads, 'pages');
   client.disconnect();
-  dashboard = createDashboard({ settings: { redis: 'redis://127.0.0.1:6379', prefix, failedDb: join(dir, 'failed.sqlite') }, basePath: '/queues' });
+  dashboard = createDashboard({
+    settings: { redis: 'redis://127.0.0.1:6379', prefix, failedDb: join(dir, 'failed.sqlite') },
+    basePath: '/queues',
+  });
   server = createServer(dashboard.handler);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/queues`;
@@ -60,18 +61,27 @@ describe('createDashboard', () => {
       jobs: { properties: { n: number } }[];
     };
     expect(answer.total).toBe(30);
-    expect(answer.jobs.map((job) => job.properties.n), 'jobs 10 to 14 of the list').toEqual([10, 11, 12, 13, 14]);
+    expect(
+      answer.jobs.map((job) => job.properties.n),
+      'jobs 10 to 14 of the list',
+    ).toEqual([10, 11, 12, 13, 14]);
     const overview = (await (await fetch(`${base}/api/overview`)).json()) as { queues: { name: string; ready: number }[] };
-    expect(overview.queues).toEqual([expect.objectContaining({ name: 'pages', ready: 30, delayed: 0, reserved: 0, failed: 0, paused: false })]);
+    expect(overview.queues).toEqual([
+      expect.objectContaining({ name: 'pages', ready: 30, delayed: 0, reserved: 0, failed: 0, paused: false }),
+    ]);
   });
 
   it('refuses an action without the CSRF token, and one not confirmed', async () => {
     const html = await (await fetch(`${base}/`)).text();
     const csrf = /name="lqb-csrf" content="([^"]+)"/.exec(html)![1]!;
-    const post = (headers: Record<string, string>, body: string) => fetch(`${base}/api/queues/pages/pause`, { method: 'POST', headers, body });
+    const post = (headers: Record<string, string>, body: string) =>
+      fetch(`${base}/api/queues/pages/pause`, { method: 'POST', headers, body });
     expect((await post({ 'Content-Type': 'application/json' }, '{"confirm":true}')).status, 'no CSRF header').toBe(403);
     expect((await post({ 'Content-Type': 'text/plain', 'X-CSRF-Token': csrf }, '{"confirm":true}')).status, 'not JSON').toBe(403);
-    expect((await post({ 'Content-Type': 'application/json', 'X-CSRF-Token': csrf, Origin: 'http://evil.example' }, '{"confirm":true}')).status, 'another origin').toBe(403);
+    expect(
+      (await post({ 'Content-Type': 'application/json', 'X-CSRF-Token': csrf, Origin: 'http://evil.example' }, '{"confirm":true}')).status,
+      'another origin',
+    ).toBe(403);
     expect((await post({ 'Content-Type': 'application/json', 'X-CSRF-Token': csrf }, '{}')).status, 'not confirmed').toBe(400);
     const raw = rawClient();
     expect(await raw.keys(`${prefix}*paused*`)).toEqual([]);
