@@ -1,7 +1,7 @@
 /**
  * createDashboard's handler mounted in a plain node:http server under a path (as Fastify mounts
  * it, with basePath) and the page's base: JSON from Redis paged, never more than asked for.
- * Jobs here are pushed by the library's own builder (the browser test, test/e2e/dashboard.test.ts,
+ * Jobs here are pushed (and failed records written) by the library's own builder and failer (the browser test, test/e2e/dashboard.test.ts,
  * shows what real Laravel pushed).
  */
 import { createServer, type Server } from 'node:http';
@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildJob, buildPayload } from '../../src/laravel/index.js';
 import { RedisQueue } from '../../src/redis/index.js';
+import { DatabaseUuidFailedJobProvider } from '../../src/worker/index.js';
 import { createDashboard, type Dashboard } from '../../src/ui/index.js';
 import { prefixedClient, rawClient, removePrefix, uniquePrefix } from '../helpers/redis.js';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -88,5 +89,62 @@ describe('createDashboard', () => {
     expect((await post({ 'Content-Type': 'application/json', 'X-CSRF-Token': csrf }, '{"confirm":true}')).status).toBe(200);
     expect((await raw.keys(`${prefix}*paused*`)).length, 'the pause switch, once confirmed').toBe(1);
     raw.disconnect();
+  });
+});
+
+describe('createDashboard with basic auth, over failed jobs', () => {
+  it('asks for basic auth (401 and a challenge), and with it forgets and flushes as lqb forget / flush do', async () => {
+    const guarded = createDashboard({
+      settings: { redis: 'redis://127.0.0.1:6379', prefix, failedDb: join(dir, 'failed.sqlite') },
+      basicAuth: 'ops:pa55word',
+    });
+    const failer = DatabaseUuidFailedJobProvider.fromUrl(join(dir, 'failed.sqlite'));
+    const payloads = [1, 2, 3].map((n) => {
+      const built = buildPayload(buildJob({ className: 'App\\Jobs\\Page', properties: { n } }));
+      return { raw: built.raw, uuid: String(built.envelope.uuid) };
+    });
+    for (const payload of payloads) await failer.log('redis', 'pages', payload.raw, `RuntimeException: page ${payload.uuid} failed`);
+    const other = createServer(guarded.handler);
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(other.address() as AddressInfo).port}/`;
+    try {
+      const refused = await fetch(`${url}api/failed`);
+      expect(refused.status).toBe(401);
+      expect(refused.headers.get('www-authenticate')).toMatch(/^Basic /);
+      const wrong = await fetch(`${url}api/failed`, { headers: { Authorization: `Basic ${Buffer.from('ops:nope').toString('base64')}` } });
+      expect(wrong.status, 'a wrong password').toBe(401);
+
+      const auth = { Authorization: `Basic ${Buffer.from('ops:pa55word').toString('base64')}` };
+      const html = await (await fetch(url, { headers: auth })).text();
+      expect(html, 'the password is in no page').not.toContain('pa55word');
+      const csrf = /name="lqb-csrf" content="([^"]+)"/.exec(html)![1]!;
+      const act = (path: string) =>
+        fetch(`${url}api/${path}`, {
+          method: 'POST',
+          headers: { ...auth, 'Content-Type': 'application/json', 'X-CSRF-Token': csrf },
+          body: '{"confirm":true}',
+        });
+      const listed = (await (await fetch(`${url}api/failed?limit=2`, { headers: auth })).json()) as {
+        total: number;
+        jobs: { uuid: string }[];
+      };
+      expect(listed.total).toBe(3);
+      expect(
+        listed.jobs.map((job) => job.uuid),
+        'newest first, two to a page',
+      ).toEqual([payloads[2]!.uuid, payloads[1]!.uuid]);
+
+      expect((await act(`failed/${payloads[0]!.uuid}/forget`)).status).toBe(200);
+      expect(
+        (await failer.all()).map((job) => job.uuid),
+        'after forget',
+      ).toEqual([payloads[2]!.uuid, payloads[1]!.uuid]);
+      expect((await act('failed/flush')).status).toBe(200);
+      expect(await failer.all(), 'after flush').toEqual([]);
+    } finally {
+      await new Promise((resolve) => other.close(resolve));
+      await guarded.close();
+      await failer.close();
+    }
   });
 });
