@@ -44,9 +44,17 @@ export class Access {
   /** Whether this request may look at the dashboard at all. */
   check(req: IncomingMessage, queryToken: string | null): Verdict {
     if (!this.guarded) {
-      return isLoopback(req.socket.localAddress)
-        ? { allowed: true }
-        : { allowed: false, status: 403, reason: 'the dashboard has no token or basic auth, so it answers only on the loopback' };
+      if (!isLoopback(req.socket.localAddress))
+        return { allowed: false, status: 403, reason: 'the dashboard has no token or basic auth, so it answers only on the loopback' };
+      // A page of another site whose name was rebound to 127.0.0.1 would read it as its own: a
+      // dashboard without a credential answers only to the loopback's own names.
+      if (!isLoopbackHost(req.headers.host))
+        return {
+          allowed: false,
+          status: 403,
+          reason: 'the dashboard has no token or basic auth, so it answers only to localhost and loopback addresses',
+        };
+      return { allowed: true };
     }
     const auth = req.headers.authorization ?? '';
     if (this.#token !== undefined) {
@@ -105,4 +113,11 @@ export function isLoopback(address: string | undefined): boolean {
   if (address === undefined) return false;
   const v4 = address.startsWith('::ffff:') ? address.slice(7) : address;
   return v4.startsWith('127.') || address === '::1' || v4 === 'localhost';
+}
+
+/** A Host header naming the loopback: localhost, 127.x.y.z or [::1], with any port. */
+export function isLoopbackHost(host: string | undefined): boolean {
+  if (host === undefined) return false;
+  const name = host.startsWith('[') ? host.slice(1, host.indexOf(']')) : host.replace(/:\d+$/, '');
+  return name === 'localhost' || name.endsWith('.localhost') || isLoopback(name);
 }

@@ -31,6 +31,10 @@ export interface QueueSource {
   cancel(queue: string, uuid: string): Promise<CancelOutcome>;
 }
 
+interface Scanner {
+  scan(cursor: string, ...args: (string | number)[]): Promise<[string, string[]]>;
+}
+
 /** The suffixes of a queue's other keys, beside its list `queues:NAME`. */
 const SUFFIXES = [':delayed', ':reserved', ':notify'];
 
@@ -54,13 +58,17 @@ export class RedisQueueSource implements QueueSource {
    */
   async queueNames(): Promise<string[]> {
     const names = new Set<string>();
-    const scanner = this.client as unknown as { scan(cursor: string, ...args: (string | number)[]): Promise<[string, string[]]> };
-    let cursor = '0';
-    do {
-      const [next, keys] = await scanner.scan(cursor, 'MATCH', `${escapeGlob(this.prefix)}queues:*`, 'COUNT', 1000);
-      for (const key of keys) names.add(queueNameOf(key.slice(this.prefix.length)));
-      cursor = next;
-    } while (cursor !== '0');
+    // A cluster's keys are spread over its masters: each is scanned.
+    const cluster = this.client as unknown as { nodes?: (role: 'master') => Scanner[] };
+    const scanners = typeof cluster.nodes === 'function' ? cluster.nodes('master') : [this.client as unknown as Scanner];
+    for (const scanner of scanners) {
+      let cursor = '0';
+      do {
+        const [next, keys] = await scanner.scan(cursor, 'MATCH', `${escapeGlob(this.prefix)}queues:*`, 'COUNT', 1000);
+        for (const key of keys) names.add(queueNameOf(key.slice(this.prefix.length)));
+        cursor = next;
+      } while (cursor !== '0');
+    }
     return [...names].filter(Boolean).sort();
   }
 

@@ -4,7 +4,7 @@
  * Jobs here are pushed (and failed records written) by the library's own builder and failer (the browser test, test/e2e/dashboard.test.ts,
  * shows what real Laravel pushed).
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildJob, buildPayload } from '../../src/laravel/index.js';
@@ -54,6 +54,22 @@ describe('createDashboard', () => {
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('<base href="/queues/" />');
     expect((await fetch(`${base}/assets/vendor/preact-htm.js`)).headers.get('content-type')).toMatch(/javascript/);
+  });
+
+  it('without a credential, answers only to loopback names (a rebound name is refused)', async () => {
+    const status = (host: string) =>
+      new Promise<number>((resolve, reject) => {
+        const url = new URL(`${base}/api/overview`);
+        request({ host: url.hostname, port: url.port, path: url.pathname, headers: { Host: host } }, (res) => {
+          res.resume();
+          resolve(res.statusCode!);
+        })
+          .on('error', reject)
+          .end();
+      });
+    expect(await status('evil.example:8080'), 'Host: evil.example').toBe(403);
+    expect(await status('localhost:8080'), 'Host: localhost').toBe(200);
+    expect(await status('[::1]:8080'), 'Host: [::1]').toBe(200);
   });
 
   it('pages a queue from Redis: offset and limit as asked, the total from LLEN', async () => {
