@@ -191,6 +191,16 @@ describe('lqb ui in chromium, over jobs real Laravel 8.83 pushed and failed', ()
     expect(resumed.stdout.trim()).toBe('{"paused":false}');
   });
 
+  it('refreshes the counts live: a job Laravel pushes while the page is open shows without a reload', async () => {
+    await page.goto(server.url);
+    await expect.poll(() => cell('default', 'ready'), { message: 'default: ready before' }).toBe('4');
+    const navigations: string[] = [];
+    page.on('framenavigated', (frame) => navigations.push(frame.url()));
+    await laravel('record', { n: 20, label: 'live', ratio: 0.5, items: [], flag: true });
+    await expect.poll(() => cell('default', 'ready'), { message: 'default: ready after the push', timeout: 15_000 }).toBe('5');
+    expect(navigations, 'no reload').toEqual([]);
+  });
+
   it('answers a wrong token with 401 and changes nothing', async () => {
     const raw = rawClient();
     const before = await raw.llen(`${prefix}queues:default`);
