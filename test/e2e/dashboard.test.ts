@@ -201,6 +201,24 @@ describe('lqb ui in chromium, over jobs real Laravel 8.83 pushed and failed', ()
     expect(navigations, 'no reload').toEqual([]);
   });
 
+  it('shows a job Laravel’s worker holds as reserved, with its attempt counted and its reservation’s end', async () => {
+    const [slow] = await laravel('slow', { n: 30, seconds: 4, queue: 'slow' });
+    const worker = spawn('php', [join(root, 'php-fixture-gen/laravel-worker.php'), '--queue=slow', '--once'], {
+      env: s.env,
+      stdio: 'ignore',
+    });
+    try {
+      await page.goto(`${server.url}#/queues/slow/reserved`);
+      const held = page.locator(`[data-testid="job"][data-uuid="${slow!.uuid}"]`);
+      await held.waitFor({ timeout: 15_000 });
+      expect((await held.locator('td').nth(1).textContent())?.trim(), 'attempts of the reserved copy').toBe('1');
+      expect((await held.locator('td').nth(2).textContent())?.trim(), 'the reservation ends in retry_after (90 s)').toMatch(/^in \d+s$/);
+      await shot('reserved');
+    } finally {
+      await new Promise((resolve) => (worker.exitCode === null ? worker.on('exit', resolve) : resolve(undefined)));
+    }
+  });
+
   it('answers a wrong token with 401 and changes nothing', async () => {
     const raw = rawClient();
     const before = await raw.llen(`${prefix}queues:default`);
