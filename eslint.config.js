@@ -70,6 +70,33 @@ export default defineConfig(
     },
   },
   {
+    // The dashboard's page runs in the browser.
+    files: ['src/ui/assets/**/*.js'],
+    languageOptions: {
+      globals: Object.fromEntries(
+        [
+          'document',
+          'window',
+          'fetch',
+          'location',
+          'addEventListener',
+          'removeEventListener',
+          'setTimeout',
+          'clearTimeout',
+          'setInterval',
+          'clearInterval',
+          'URLSearchParams',
+          'URL',
+          'console',
+          'confirm',
+          'alert',
+          'navigator',
+          'history',
+        ].map((name) => [name, 'readonly']),
+      ),
+    },
+  },
+  {
     // Outside tsconfig.json's program (scripts, fixtures, configs): the rules that need no types.
     files: ['**/*.mjs', '**/*.js', '*.config.ts'],
     extends: [tseslint.configs.disableTypeChecked],

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Installs and starts what the tests run against: Debian's PHP 8.2 with Laravel 8.83's queue
-# components, a Redis server on 127.0.0.1:6379, MariaDB and PostgreSQL (failed jobs, batches).
+# components, a Redis server on 127.0.0.1:6379, MariaDB and PostgreSQL (failed jobs, batches), and
+# Debian's chromium, the browser playwright-core drives in the dashboard's tests (test/e2e/dashboard.test.ts).
 # Safe to run again: it only does what is missing, and needs root (or sudo) only for that.
 set -euo pipefail
 
 packages=(php-cli php-redis php-sqlite3 php-mbstring php-illuminate-queue php-illuminate-redis php-illuminate-events
   php-illuminate-bus php-illuminate-database php-illuminate-encryption php-illuminate-notifications php-illuminate-mail php-laravel-framework php-mysql php-pgsql
-  redis-server redis-tools mariadb-server postgresql openssl gcc libc6-dev)
+  redis-server redis-tools mariadb-server postgresql openssl gcc libc6-dev chromium)
 
 # Root runs commands as they are; anyone else through sudo, when there is one.
 as_root() {

@@ -24,8 +24,8 @@ function walk(dir, base = dir) {
 }
 
 const isCli = (path) => path.split(/[\\/]/)[0] === 'cli';
-/** What the code reads beside itself at run time: the PHP that `lqb shapes` runs. */
-const isAsset = (path) => path.endsWith('.php');
+/** What the code reads beside itself at run time: the PHP that `lqb shapes` runs, the dashboard's page (src/ui/assets). */
+const isAsset = (path) => path.endsWith('.php') || /^ui[\\/]assets[\\/]/.test(path);
 
 rmSync(dist, { recursive: true, force: true });
 embed();

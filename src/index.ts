@@ -188,6 +188,8 @@ export type { Queue, QueueDriver, ReservedJob } from './queue/index.js';
 // Laravel's Redis queue driver, for pushing payloads of one's own.
 export {
   RedisQueue,
+  cancelDelayed,
+  type CancelOutcome,
   type RedisQueueOptions,
   type QueuedJob,
   RedisJob,

@@ -13,6 +13,8 @@ import { work } from './work.js';
 import { demo } from './demo.js';
 import { shapes } from './shapes.js';
 import { horizonSnapshotCommand } from './horizon.js';
+import { cancel } from './cancel.js';
+import { ui } from './ui.js';
 
 export const commands: Record<string, Command> = {
   work,
@@ -28,6 +30,8 @@ export const commands: Record<string, Command> = {
   retry,
   forget,
   flush,
+  cancel,
+  ui,
   shapes,
   'horizon:snapshot': horizonSnapshotCommand,
   demo,

@@ -2,6 +2,7 @@
  * Laravel's Redis queue driver: keys, atomic steps, reservations.
  */
 export { RedisQueue, hasHashTag, type RedisQueueOptions, type QueuedJob } from './RedisQueue.js';
+export { cancelDelayed, type CancelOutcome } from './cancel.js';
 export { RedisJob, type ReservedFields } from './RedisJob.js';
 export { connectRedis, type ConnectOptions } from './connect.js';
 export { describeConnectionError, isCertificateError, readyAgain, whenReady } from './ready.js';

@@ -70,7 +70,7 @@ describe('times and runtimes', () => {
   });
 
   it("rounds a runtime as PHP's round($ms, 2) does", () => {
-    const runtimes = [1.005, 4.545, 1.2345, 0.125, 2.675, 1000.0049999, 0, 3.14159, 1.1149999999999999];
+    const runtimes = [1.005, 4.545, 1.2345, 0.125, 2.675, 1000.0049999, 0, 3.14159, 1.115];
     const expected = php<number>('round', runtimes);
     runtimes.forEach((ms, i) => expect(phpRound2(ms), `runtime ${ms}`).toBe(expected[i]));
   });

@@ -181,6 +181,8 @@ const ROOT = {
   queue: ['Queue', 'QueueDriver', 'ReservedJob'],
   redis: [
     'RedisQueue',
+    'cancelDelayed',
+    'CancelOutcome',
     'RedisQueueOptions',
     'QueuedJob',
     'RedisJob',

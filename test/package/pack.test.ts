@@ -104,7 +104,7 @@ describe('npm pack', () => {
 });
 
 describe('what the install brings', () => {
-  it('ioredis, ajv and hash-wasm with theirs: 15 packages, no SQL library (the drivers are the user’s choice)', () => {
+  it('ioredis, ajv, hash-wasm and htm (the dashboard’s Preact) with theirs: 16 packages, no SQL library (the drivers are the user’s choice)', () => {
     const modules = join(scratch, 'node_modules');
     const brought = new Set<string>();
     const walk = (name: string) => {
@@ -128,6 +128,7 @@ describe('what the install brings', () => {
       'fast-deep-equal',
       'fast-uri',
       'hash-wasm',
+      'htm',
       'ioredis',
       'json-schema-traverse',
       'ms',
@@ -181,6 +182,25 @@ console.log(JSON.stringify({
       helpersAtRoot: false,
       internalsAtRoot: [],
     });
+  });
+
+  it('serves the dashboard from the installed package: its page, and Preact with htm from the htm dependency', () => {
+    const out = run(
+      'ui.mjs',
+      `import { createServer } from 'node:http';
+import { createDashboard } from 'laravel-queue-bridge/ui';
+const dashboard = createDashboard({ settings: { prefix: 'lqb-pack-ui-none:', failedDb: 'failed.sqlite' }, queues: ['none'] });
+const server = createServer(dashboard.handler);
+await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+const base = 'http://127.0.0.1:' + server.address().port + '/';
+const got = async (path) => { const r = await fetch(base + path); return [r.status, (await r.text()).length > 100]; };
+const result = { page: await got(''), app: await got('assets/app.js'), vendor: await got('assets/vendor/preact-htm.js'), css: await got('assets/style.css') };
+server.close();
+await dashboard.close();
+console.log(JSON.stringify(result));
+`,
+    );
+    expect(out).toEqual({ page: [200, true], app: [200, true], vendor: [200, true], css: [200, true] });
   });
 
   it('requires as CommonJS: the root, ./php and every subpath; the SQLite failed-jobs store works and a missing driver is named', async () => {

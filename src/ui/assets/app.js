@@ -1,0 +1,402 @@
+// The dashboard page: Preact and htm (one ES module from the `htm` package), no build step.
+// It polls the JSON API beside it; every action is a confirmed POST carrying the CSRF token.
+import { html, render, useEffect, useState, useCallback } from './vendor/preact-htm.js';
+
+const CSRF = document.querySelector('meta[name="lqb-csrf"]').content;
+const READ_ONLY = document.querySelector('meta[name="lqb-read-only"]').content === 'true';
+const POLL_MS = 2000;
+const PAGE = 25;
+
+async function getJson(path) {
+  const response = await fetch(path, { credentials: 'same-origin' });
+  const body = await response.json();
+  if (!response.ok) throw new Error(body.error || `${response.status}`);
+  return body;
+}
+
+async function postJson(path, body = {}) {
+  const response = await fetch(path, {
+    method: 'POST',
+    credentials: 'same-origin',
+    headers: { 'Content-Type': 'application/json', 'X-CSRF-Token': CSRF },
+    body: JSON.stringify({ ...body, confirm: true }),
+  });
+  const answer = await response.json();
+  if (!response.ok) throw new Error(answer.error || `${response.status}`);
+  return answer;
+}
+
+/** The hash route: #/, #/queues/NAME/STATE/OFFSET, #/failed/OFFSET. */
+function parseRoute() {
+  const parts = location.hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
+  if (parts[0] === 'queues' && parts[1])
+    return { view: 'queue', queue: parts[1], state: parts[2] || 'ready', offset: Number(parts[3] || 0) };
+  if (parts[0] === 'failed') return { view: 'failed', offset: Number(parts[1] || 0) };
+  return { view: 'overview' };
+}
+
+function useRoute() {
+  const [route, setRoute] = useState(parseRoute());
+  useEffect(() => {
+    const onChange = () => setRoute(parseRoute());
+    addEventListener('hashchange', onChange);
+    return () => removeEventListener('hashchange', onChange);
+  }, []);
+  return route;
+}
+
+/** Calls `load` now and every POLL_MS; returns [data, error, reload]. */
+function usePoll(load, deps) {
+  const [data, setData] = useState(null);
+  const [error, setError] = useState(null);
+  const reload = useCallback(
+    () =>
+      load().then(
+        (d) => (setData(d), setError(null)),
+        (e) => setError(e.message),
+      ),
+    deps,
+  );
+  useEffect(() => {
+    setData(null);
+    reload();
+    const timer = setInterval(reload, POLL_MS);
+    return () => clearInterval(timer);
+  }, [reload]);
+  return [data, error, reload];
+}
+
+const when = (seconds) => (seconds == null ? '' : new Date(seconds * 1000).toLocaleString());
+const relative = (seconds) => {
+  if (seconds == null) return '';
+  const d = Math.round(seconds - Date.now() / 1000);
+  const abs = Math.abs(d);
+  const text = abs < 90 ? `${abs}s` : abs < 5400 ? `${Math.round(abs / 60)}m` : `${Math.round(abs / 3600)}h`;
+  return d >= 0 ? `in ${text}` : `${text} ago`;
+};
+
+/** A confirmation before any action: the action runs only on "Yes". */
+function Confirm({ ask, onDone }) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState(null);
+  const yes = async () => {
+    setBusy(true);
+    try {
+      await ask.run();
+      onDone(ask.done);
+    } catch (e) {
+      setError(e.message);
+      setBusy(false);
+    }
+  };
+  return html`<div class="dialog-backdrop" data-testid="confirm">
+    <div class="dialog" role="dialog" aria-modal="true">
+      <strong>${ask.title}</strong>
+      <p>${ask.text}</p>
+      ${error && html`<div class="notice error">${error}</div>`}
+      <div class="actions">
+        <button onClick=${() => onDone(null)} disabled=${busy}>Cancel</button>
+        <button class="primary" data-testid="confirm-yes" onClick=${yes} disabled=${busy}>Yes, ${ask.verb}</button>
+      </div>
+    </div>
+  </div>`;
+}
+
+/** The last hour as a small SVG chart: finished (lower bound) and failed per minute, depth as a line. */
+function Chart({ history }) {
+  const w = 180,
+    h = 40,
+    n = history.finished.length;
+  const depthMax = Math.max(1, ...history.depth.filter((d) => d != null));
+  const barMax = Math.max(1, ...history.finished, ...history.failed);
+  const x = (i) => (i * w) / n;
+  const bw = w / n;
+  const line = history.depth
+    .map((d, i) => (d == null ? null : `${x(i) + bw / 2},${h - (d / depthMax) * (h - 2) - 1}`))
+    .filter(Boolean)
+    .join(' ');
+  const finished = history.finished.reduce((a, b) => a + b, 0);
+  const failed = history.failed.reduce((a, b) => a + b, 0);
+  return html`<div>
+    <svg
+      class="chart"
+      width=${w}
+      height=${h}
+      viewBox="0 0 ${w} ${h}"
+      role="img"
+      aria-label="last hour: ${finished} finished, ${failed} failed"
+    >
+      <rect x="0" y="0" width=${w} height=${h} fill="#fafbfc" />
+      ${history.finished.map((v, i) => v > 0 && html`<rect x=${x(i)} y=${h - (v / barMax) * h} width=${bw} height=${(v / barMax) * h} fill="#6fcf97" />`)}
+      ${history.failed.map((v, i) => v > 0 && html`<rect x=${x(i)} y=${h - (v / barMax) * h} width=${bw / 2} height=${(v / barMax) * h} fill="#eb5757" />`)}
+      ${line && html`<polyline points=${line} fill="none" stroke="#2f80ed" stroke-width="1.2" />`}
+    </svg>
+    <div class="legend"><span>≥${finished} finished</span><span class="failed">${failed} failed</span><span class="ready">depth</span></div>
+  </div>`;
+}
+
+function Overview({ setAsk }) {
+  const [data, error, reload] = usePoll(() => getJson('api/overview'), []);
+  if (error) return html`<div class="notice error">${error}</div>`;
+  if (!data) return html`<p class="muted">Loading…</p>`;
+  const toggle = (q) =>
+    setAsk({
+      title: `${q.paused ? 'Resume' : 'Pause'} ${q.connection}:${q.name}?`,
+      text: q.paused
+        ? 'Workers (PHP and lqb work) take its jobs again.'
+        : 'Workers that read the pause switch (Laravel 12.40+, lqb work) stop taking its jobs; they stay queued.',
+      verb: q.paused ? 'resume' : 'pause',
+      run: () => postJson(`api/queues/${encodeURIComponent(q.name)}/${q.paused ? 'resume' : 'pause'}`),
+      done: reload,
+    });
+  return html`<div class="card">
+    <table data-testid="queues">
+      <thead>
+        <tr>
+          <th>Queue</th>
+          <th>Status</th>
+          <th class="num">Ready</th>
+          <th class="num">Delayed</th>
+          <th class="num">Reserved</th>
+          <th class="num">Failed</th>
+          <th>Last hour</th>
+          <th></th>
+        </tr>
+      </thead>
+      <tbody>
+        ${
+          data.queues.length === 0 &&
+          html`<tr>
+            <td colspan="8" class="muted">No queues found.</td>
+          </tr>`
+        }
+        ${data.queues.map(
+          (q) =>
+            html`<tr data-testid=${`queue-${q.name}`}>
+              <td>
+                <a href=${`#/queues/${encodeURIComponent(q.name)}/ready`}>${q.name}</a> <span class="muted mono">${q.connection}</span>
+              </td>
+              <td>
+                <span class=${`badge ${q.paused ? 'paused' : 'running'}`} data-testid="status">${q.paused ? 'paused' : 'running'}</span>
+              </td>
+              <td class="num ready" data-testid="ready"><a href=${`#/queues/${encodeURIComponent(q.name)}/ready`}>${q.ready}</a></td>
+              <td class="num delayed" data-testid="delayed">
+                <a href=${`#/queues/${encodeURIComponent(q.name)}/delayed`}>${q.delayed}</a>
+              </td>
+              <td class="num reserved" data-testid="reserved">
+                <a href=${`#/queues/${encodeURIComponent(q.name)}/reserved`}>${q.reserved}</a>
+              </td>
+              <td class="num failed" data-testid="failed"><a href="#/failed">${q.failed}</a></td>
+              <td><${Chart} history=${q.history} /></td>
+              <td>
+                ${!READ_ONLY && html`<button data-testid="pause-toggle" onClick=${() => toggle(q)}>${q.paused ? 'Resume' : 'Pause'}</button>`}
+              </td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+    <p class="muted legend">
+      The chart: finished jobs per minute as this dashboard saw the queue shrink (a lower bound: Laravel's Redis queue keeps no count of
+      finished jobs), failures per minute from failed_jobs, and the queue's depth.
+    </p>
+  </div>`;
+}
+
+function Properties({ job }) {
+  if (job.error) return html`<div class="notice error">cannot decode: ${job.error}</div>`;
+  if (job.encrypted && job.properties == null) return html`<span class="muted">encrypted (give --key or --env to read it)</span>`;
+  return html`<details>
+    <summary class="mono">${oneLine(job.properties)}</summary>
+    <pre data-testid="properties">${JSON.stringify(job.properties, null, 2)}</pre>
+  </details>`;
+}
+
+/** The command in one line: its properties that are set, `name: value`, cut short. */
+function oneLine(properties) {
+  if (properties === null || typeof properties !== 'object') return JSON.stringify(properties);
+  const text = Object.entries(properties)
+    .filter(([key, value]) => key !== '@class' && value !== null && !(Array.isArray(value) && value.length === 0))
+    .map(([key, value]) => `${key}: ${typeof value === 'object' ? JSON.stringify(value) : String(value)}`)
+    .join(', ');
+  return text.length > 140 ? `${text.slice(0, 140)}…` : text || '(no properties)';
+}
+
+/** An exception: its first line, the trace folded under it. */
+function Exception({ text }) {
+  const [first, ...rest] = text.split('\n');
+  return html`<details class="exception" data-testid="exception">
+    <summary><strong>${first}</strong></summary>
+    <pre class="exception">${rest.join('\n')}</pre>
+  </details>`;
+}
+
+function Pager({ total, offset, href }) {
+  const last = Math.min(total, offset + PAGE);
+  return html`<div class="pager" data-testid="pager">
+    <span>${total === 0 ? 0 : offset + 1}–${last} of ${total}</span>
+    ${offset > 0 && html`<a href=${href(Math.max(0, offset - PAGE))}>‹ previous</a>`}
+    ${last < total && html`<a href=${href(offset + PAGE)} data-testid="next">next ›</a>`}
+  </div>`;
+}
+
+function QueueView({ route, setAsk }) {
+  const { queue, state, offset } = route;
+  const path = `api/queues/${encodeURIComponent(queue)}/jobs?state=${state}&offset=${offset}&limit=${PAGE}`;
+  const [data, error, reload] = usePoll(() => getJson(path), [path]);
+  const href = (s, o = 0) => `#/queues/${encodeURIComponent(queue)}/${s}/${o}`;
+  const cancel = (job) =>
+    setAsk({
+      title: `Cancel delayed job ${job.uuid}?`,
+      text: `It is removed from ${queue}:delayed and never runs. This cannot be undone.`,
+      verb: 'cancel it',
+      run: () => postJson(`api/queues/${encodeURIComponent(queue)}/cancel`, { uuid: job.uuid }),
+      done: reload,
+    });
+  return html`<div class="card">
+    <h2>${queue}</h2>
+    <div class="tabs">
+      ${['ready', 'delayed', 'reserved'].map((s) => html`<a class=${s === state ? 'active' : ''} href=${href(s)} data-testid=${`tab-${s}`}>${s}</a>`)}
+    </div>
+    ${error && html`<div class="notice error">${error}</div>`}
+    ${
+      !data
+        ? html`<p class="muted">Loading…</p>`
+        : html` <table data-testid="jobs">
+              <thead>
+                <tr>
+                  <th>Job</th>
+                  <th>Attempts</th>
+                  <th>${state === 'delayed' ? 'Available' : state === 'reserved' ? 'Reserved until' : 'Pushed'}</th>
+                  <th>Command</th>
+                  <th></th>
+                </tr>
+              </thead>
+              <tbody>
+                ${
+                  data.jobs.length === 0 &&
+                  html`<tr>
+                    <td colspan="5" class="muted">No ${state} jobs.</td>
+                  </tr>`
+                }
+                ${data.jobs.map(
+                  (job) =>
+                    html`<tr data-testid="job" data-uuid=${job.uuid}>
+                      <td>
+                        <strong data-testid="job-name">${job.name}</strong>
+                        <div class="mono muted">${job.uuid}</div>
+                      </td>
+                      <td class="num">${job.attempts ?? ''}${job.maxTries ? html` / ${job.maxTries}` : ''}</td>
+                      <td class="nowrap" title=${when(job.until ?? job.pushedAt)}>${relative(job.until ?? job.pushedAt) || '—'}</td>
+                      <td><${Properties} job=${job} /></td>
+                      <td>
+                        ${state === 'delayed' && !READ_ONLY && job.uuid && html`<button class="danger" data-testid="cancel" onClick=${() => cancel(job)}>Cancel</button>`}
+                      </td>
+                    </tr>`,
+                )}
+              </tbody>
+            </table>
+            <${Pager} total=${data.total} offset=${offset} href=${(o) => href(state, o)} />`
+    }
+  </div>`;
+}
+
+function FailedView({ route, setAsk }) {
+  const path = `api/failed?offset=${route.offset}&limit=${PAGE}`;
+  const [data, error, reload] = usePoll(() => getJson(path), [path]);
+  const ask = (job, verb) =>
+    setAsk({
+      title: `${verb === 'retry' ? 'Retry' : 'Forget'} failed job ${job.uuid}?`,
+      text:
+        verb === 'retry'
+          ? `It is pushed back onto ${job.queue} with its attempts reset, and its failed record deleted (as queue:retry).`
+          : 'Its failed record is deleted (as queue:forget).',
+      verb,
+      run: () => postJson(`api/failed/${encodeURIComponent(job.uuid)}/${verb}`),
+      done: reload,
+    });
+  const flush = () =>
+    setAsk({
+      title: 'Flush every failed job?',
+      text: 'Every record in failed_jobs is deleted (as queue:flush).',
+      verb: 'flush',
+      run: () => postJson('api/failed/flush'),
+      done: reload,
+    });
+  return html`<div class="card">
+    <h2>Failed jobs ${data && html`<span class="muted">(${data.total})</span>`}</h2>
+    ${!READ_ONLY && data && data.total > 0 && html`<button class="danger" data-testid="flush" onClick=${flush}>Flush all</button>`}
+    ${error && html`<div class="notice error">${error}</div>`}
+    ${
+      !data
+        ? html`<p class="muted">Loading…</p>`
+        : html` <table data-testid="failed-jobs">
+              <thead>
+                <tr>
+                  <th>Job</th>
+                  <th>Queue</th>
+                  <th>Failed at</th>
+                  <th>Exception and command</th>
+                  <th></th>
+                </tr>
+              </thead>
+              <tbody>
+                ${
+                  data.jobs.length === 0 &&
+                  html`<tr>
+                    <td colspan="5" class="muted">No failed jobs.</td>
+                  </tr>`
+                }
+                ${data.jobs.map(
+                  (job) =>
+                    html`<tr data-testid="failed-job" data-uuid=${job.uuid}>
+                      <td>
+                        <strong>${job.name}</strong>
+                        <div class="mono muted">${job.uuid}</div>
+                      </td>
+                      <td>${job.connection}:${job.queue}</td>
+                      <td class="nowrap">${job.failedAt} UTC</td>
+                      <td><${Exception} text=${job.exception} /><${Properties} job=${job} /></td>
+                      <td>
+                        ${!READ_ONLY && html`<button data-testid="retry" onClick=${() => ask(job, 'retry')}>Retry</button> <button class="danger" data-testid="forget" onClick=${() => ask(job, 'forget')}>Forget</button>`}
+                      </td>
+                    </tr>`,
+                )}
+              </tbody>
+            </table>
+            <${Pager} total=${data.total} offset=${route.offset} href=${(o) => `#/failed/${o}`} />`
+    }
+  </div>`;
+}
+
+function App() {
+  const route = useRoute();
+  const [ask, setAsk] = useState(null);
+  const [notice, setNotice] = useState(null);
+  const onDone = (done) => {
+    setAsk(null);
+    if (done) {
+      setNotice('Done.');
+      done();
+      setTimeout(() => setNotice(null), 3000);
+    }
+  };
+  return html`<header>
+      <h1>lqb ui</h1>
+      <nav>
+        <a href="#/" class=${route.view === 'overview' || route.view === 'queue' ? 'active' : ''}>Queues</a>
+        <a href="#/failed" class=${route.view === 'failed' ? 'active' : ''} data-testid="nav-failed">Failed jobs</a>
+      </nav>
+      <span class="meta">${READ_ONLY ? 'read-only · ' : ''}refreshes every ${POLL_MS / 1000}s</span>
+    </header>
+    <main>
+      ${notice && html`<div class="notice info" data-testid="notice">${notice}</div>`}
+      ${route.view === 'overview' && html`<${Overview} setAsk=${setAsk} />`}
+      ${route.view === 'queue' && html`<${QueueView} route=${route} setAsk=${setAsk} />`}
+      ${route.view === 'failed' && html`<${FailedView} route=${route} setAsk=${setAsk} />`}
+    </main>
+    ${ask && html`<${Confirm} ask=${ask} onDone=${onDone} />`}`;
+}
+
+const root = document.getElementById('app');
+root.textContent = '';
+render(html`<${App} />`, root);

@@ -1,0 +1,336 @@
+/**
+ * The dashboard: one request handler, `(req, res) => void` as node:http calls it, serving the page
+ * (src/ui/assets, with Preact and htm from the `htm` package: no build step at run time), and a
+ * JSON API the page polls. It reads through sources (src/ui/source.ts: Redis today) and the
+ * failed-jobs table, and acts as the CLI does: retry as `lqb retry`, forget and flush as
+ * `lqb forget`/`flush`, pause and resume as `lqb pause`/`resume`, and cancel as `lqb cancel`.
+ *
+ * Mounting: plain `http.createServer(dashboard.handler)`; Express `app.use('/queues', dashboard.handler)`
+ * (Express strips the mount path; the page finds its base from `req.originalUrl`); Fastify
+ * `fastify.all('/queues*', (req, reply) => { reply.hijack(); dashboard.handler(req.raw, reply.raw); })`
+ * with `basePath: '/queues'`.
+ */
+import { readFileSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { RedisQueue, type RedisClient } from '../redis/index.js';
+import { QueueCache, retryFailedJob, type FailedJob } from '../worker/index.js';
+import { databaseConfig } from '../database/index.js';
+import { redactSecrets } from '../connect/redact.js';
+import { patientClient } from '../connect/clients.js';
+import { resolveConnection, type ConnectionOptions, type ConnectionSettings } from '../connect/settings.js';
+import { moduleUrl } from '../internal/module-url.js';
+import { Access, TOKEN_COOKIE, type AccessOptions } from './access.js';
+import { FailedJobsView } from './failed.js';
+import { HOUR, History } from './history.js';
+import { summarizeJob, type JobState } from './jobs.js';
+import { RedisQueueSource } from './source.js';
+
+export interface DashboardOptions extends AccessOptions {
+  /** Resolved connection settings (what `lqb` flags resolve), else these options are resolved as `connect()` resolves them. */
+  connection?: ConnectionSettings;
+  settings?: ConnectionOptions;
+  /** The queues shown; every queue found when not given. */
+  queues?: string[];
+  /** Shows, never changes: every action answers 403. */
+  readOnly?: boolean;
+  /** The path the handler is mounted under when the framework does not strip it (Fastify): `/queues`. */
+  basePath?: string;
+  /** How often the process samples counts for the chart, in ms (5000). */
+  sampleEvery?: number;
+}
+
+export interface Dashboard {
+  handler: (req: IncomingMessage, res: ServerResponse) => void;
+  /** Stops sampling and closes the clients and the database the dashboard opened. */
+  close(): Promise<void>;
+}
+
+const STATES: JobState[] = ['ready', 'delayed', 'reserved'];
+const MAX_PAGE = 100;
+const ASSETS = join(dirname(fileURLToPath(moduleUrl(import.meta.url))), 'assets');
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export function createDashboard(options: DashboardOptions = {}): Dashboard {
+  const connection = options.connection ?? resolveConnection(options.settings ?? {});
+  const log = (line: string) => process.stderr.write(`lqb ui: ${redactSecrets(line)}\n`);
+  const queueClient: RedisClient = patientClient(connection, connection.url, log);
+  const cacheClient: RedisClient =
+    connection.cacheUrl === connection.url ? queueClient : patientClient(connection, connection.cacheUrl, log);
+  const queue = new RedisQueue(queueClient, { defaultQueue: connection.defaultQueue });
+  const redis = new RedisQueueSource(queue, connection.prefix);
+  const cache = new QueueCache(cacheClient, connection.cachePrefix, connection.cacheSeparator);
+  const failed = new FailedJobsView(databaseConfig(connection.failedDb), connection.failedTable);
+  const access = new Access(options);
+  const history = new History();
+  const keys = { appKey: connection.appKey, cipher: connection.cipher };
+  const readOnly = options.readOnly === true;
+
+  let known: { at: number; names: string[] } | undefined;
+  /** The queues shown: those named, else those found (looked for again every 10 s). */
+  async function queueNames(): Promise<string[]> {
+    if (options.queues?.length) return options.queues;
+    if (known && Date.now() - known.at < 10_000) return known.names;
+    known = { at: Date.now(), names: await redis.queueNames() };
+    return known.names;
+  }
+
+  async function sample(): Promise<void> {
+    for (const name of await queueNames()) history.record(name, await redis.counts(name));
+  }
+  const timer = setInterval(() => void sample().catch(() => undefined), options.sampleEvery ?? 5000);
+  timer.unref();
+  void sample().catch(() => undefined);
+
+  async function overview(): Promise<unknown> {
+    const failedCounts = await failed.countsByQueue(redis.connection);
+    // A queue whose jobs all failed has no keys left: its failed jobs still name it.
+    const names = options.queues?.length ? options.queues : [...new Set([...(await queueNames()), ...failedCounts.keys()])].sort();
+    const [paused, failures] = await Promise.all([
+      cache.pausedQueues(redis.connection, names),
+      failed.failedSince(redis.connection, new Date(Date.now() - HOUR * 1000)),
+    ]);
+    const queues = await Promise.all(
+      names.map(async (name) => {
+        const counts = await redis.counts(name);
+        history.record(name, counts);
+        return {
+          name,
+          connection: redis.connection,
+          ...counts,
+          failed: failedCounts.get(name) ?? 0,
+          paused: paused.has(name),
+          history: history.of(
+            name,
+            failures.filter((f) => f.queue === name).map((f) => f.at),
+          ),
+        };
+      }),
+    );
+    const failedTotal = [...failedCounts.values()].reduce((a, b) => a + b, 0);
+    return { queues, failedTotal, readOnly, prefix: connection.prefix, now: Math.floor(Date.now() / 1000) };
+  }
+
+  async function jobs(name: string, params: URLSearchParams): Promise<unknown> {
+    const state = (params.get('state') ?? 'ready') as JobState;
+    if (!STATES.includes(state)) throw new HttpError(400, `state must be one of ${STATES.join(', ')}, not ${JSON.stringify(state)}`);
+    const { offset, limit } = paging(params);
+    const page = await redis.page(name, state, offset, limit);
+    return {
+      queue: name,
+      state,
+      offset,
+      limit,
+      total: page.total,
+      jobs: page.jobs.map((job) => summarizeJob(job.payload, job.until, keys)),
+    };
+  }
+
+  async function failedJobs(params: URLSearchParams): Promise<unknown> {
+    const { offset, limit } = paging(params);
+    const page = await failed.page(offset, limit, params.get('queue') || undefined);
+    return { offset, limit, total: page.total, jobs: page.jobs.map(failedSummary) };
+  }
+
+  function failedSummary(job: FailedJob): unknown {
+    return {
+      ...summarizeJob(job.payload, null, keys),
+      uuid: job.uuid,
+      queue: job.queue,
+      connection: job.connection,
+      failedAt: job.failed_at,
+      exception: job.exception,
+    };
+  }
+
+  async function act(path: string[], body: Record<string, unknown>): Promise<unknown> {
+    const [what, name, verb] = path;
+    if (what === 'failed' && name === 'flush' && verb === undefined) return { flushed: await failed.flush() };
+    if (what === 'failed' && name !== undefined && verb === 'retry') {
+      const job = await failed.find(name);
+      if (!job) throw new HttpError(404, `no failed job ${name}`);
+      const refused = await retryFailedJob(failed, queue, job, {});
+      if (refused) throw new HttpError(409, `the failed job [${name}] was not retried: ${refused}`);
+      return { retried: name, queue: job.queue };
+    }
+    if (what === 'failed' && name !== undefined && verb === 'forget') {
+      if (!(await failed.forget(name))) throw new HttpError(404, `no failed job ${name}`);
+      return { forgotten: name };
+    }
+    if (what === 'queues' && name !== undefined && verb === 'cancel') {
+      if (typeof body.uuid !== 'string' || body.uuid === '') throw new HttpError(400, 'cancel takes {"uuid": "…"}');
+      const outcome = await redis.cancel(name, body.uuid);
+      if (!outcome.cancelled) throw new HttpError(409, `job ${body.uuid} is not delayed on ${name}: ${outcome.state}`);
+      return outcome;
+    }
+    if (what === 'queues' && name !== undefined && (verb === 'pause' || verb === 'resume')) {
+      if (verb === 'pause') await cache.pause(redis.connection, name);
+      else await cache.resume(redis.connection, name);
+      return { queue: name, paused: verb === 'pause' };
+    }
+    throw new HttpError(404, `no action ${path.join('/')}`);
+  }
+
+  async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://dashboard');
+    let path = url.pathname;
+    if (options.basePath && path.startsWith(options.basePath)) path = path.slice(options.basePath.length) || '/';
+
+    const verdict = access.check(req, url.searchParams.get('token'));
+    if (!verdict.allowed) {
+      if (verdict.challenge) res.setHeader('WWW-Authenticate', verdict.challenge);
+      return sendJson(res, verdict.status, { error: verdict.reason });
+    }
+    // A token given in the address is kept as a cookie and taken out of the address.
+    const queryToken = url.searchParams.get('token');
+    if (queryToken !== null && req.method === 'GET' && !path.startsWith('/api/')) {
+      res.setHeader('Set-Cookie', `${TOKEN_COOKIE}=${encodeURIComponent(queryToken)}; HttpOnly; SameSite=Strict; Path=/`);
+      res.writeHead(303, { Location: `${mountOf(req, path)}/` }).end();
+      return;
+    }
+
+    const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
+    if (req.method === 'GET' || req.method === 'HEAD') {
+      if (parts.length === 0) return sendPage(req, res, path);
+      if (parts[0] === 'assets') return sendAsset(res, parts.slice(1).join('/'));
+      if (path === '/favicon.ico') return void res.writeHead(204).end();
+      if (parts[0] === 'api' && parts[1] === 'overview' && parts.length === 2) return sendJson(res, 200, await overview());
+      if (parts[0] === 'api' && parts[1] === 'queues' && parts[3] === 'jobs' && parts.length === 4)
+        return sendJson(res, 200, await jobs(parts[2]!, url.searchParams));
+      if (parts[0] === 'api' && parts[1] === 'failed' && parts.length === 2) return sendJson(res, 200, await failedJobs(url.searchParams));
+      throw new HttpError(404, `nothing at ${path}`);
+    }
+    if (req.method === 'POST' && parts[0] === 'api') {
+      const csrf = access.checkAction(req);
+      if (!csrf.allowed) return sendJson(res, csrf.status, { error: csrf.reason });
+      if (readOnly) return sendJson(res, 403, { error: 'the dashboard is read-only' });
+      const body = await readJson(req);
+      if (body.confirm !== true) throw new HttpError(400, 'an action must be confirmed: {"confirm": true}');
+      return sendJson(res, 200, await act(parts.slice(1), body));
+    }
+    res.setHeader('Allow', 'GET, HEAD, POST');
+    throw new HttpError(405, `${req.method} is not served here`);
+  }
+
+  function sendPage(req: IncomingMessage, res: ServerResponse, path: string): void {
+    const html = asset('index.html')
+      .toString('utf8')
+      .replace('{{base}}', escapeHtml(`${mountOf(req, path)}/`))
+      .replace('{{csrf}}', escapeHtml(access.csrf))
+      .replace('{{readOnly}}', readOnly ? 'true' : 'false');
+    res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store', ...SECURITY_HEADERS });
+    res.end(req.method === 'HEAD' ? undefined : html);
+  }
+
+  return {
+    handler(req, res) {
+      route(req, res).catch((error: unknown) => {
+        const status = error instanceof HttpError ? error.status : 500;
+        const message = (error instanceof Error ? error.message : String(error)).split('\n')[0]!;
+        if (status === 500) log(`${req.method} ${req.url?.split('?')[0]}: ${message}`);
+        if (!res.headersSent) sendJson(res, status, { error: message });
+        else res.end();
+      });
+    },
+    async close() {
+      clearInterval(timer);
+      await failed.close();
+      queueClient.disconnect();
+      if (cacheClient !== queueClient) cacheClient.disconnect();
+    },
+  };
+}
+
+const SECURITY_HEADERS = {
+  'Content-Security-Policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'self'; form-action 'none'; frame-ancestors 'none'",
+  'X-Content-Type-Options': 'nosniff',
+  'X-Frame-Options': 'DENY',
+  'Referrer-Policy': 'no-referrer',
+};
+
+/** `offset` and `limit` (at most MAX_PAGE) from the query. */
+function paging(params: URLSearchParams): { offset: number; limit: number } {
+  const offset = Math.max(0, Math.floor(Number(params.get('offset') ?? 0)) || 0);
+  const limit = Math.min(MAX_PAGE, Math.max(1, Math.floor(Number(params.get('limit') ?? 25)) || 25));
+  return { offset, limit };
+}
+
+/** The path the page is served under: Express's mount (from originalUrl) or the basePath, without the trailing slash. */
+function mountOf(req: IncomingMessage, path: string): string {
+  const full = ((req as { originalUrl?: string }).originalUrl ?? req.url ?? '/').split('?')[0]!;
+  const inner = path === '/' ? '' : path;
+  const mount = inner && full.endsWith(inner) ? full.slice(0, -inner.length) : full;
+  return mount.replace(/\/+$/, '');
+}
+
+/** Every JSON answer: no secret the process knows (APP_KEY, passwords) passes, whatever a payload or an exception holds. */
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = redactSecrets(JSON.stringify(body, (_, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)));
+  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store', ...SECURITY_HEADERS });
+  res.end(text);
+}
+
+const TYPES: Record<string, string> = {
+  js: 'text/javascript; charset=utf-8',
+  css: 'text/css; charset=utf-8',
+  html: 'text/html; charset=utf-8',
+  svg: 'image/svg+xml',
+};
+const require = createRequire(moduleUrl(import.meta.url));
+/** Preact and htm in one ES module, from the `htm` package (a dependency), read once: its `exports` map names no such file, so it is found beside htm's main. */
+const VENDOR = 'vendor/preact-htm.js';
+const cached = new Map<string, Buffer>();
+
+function asset(name: string): Buffer {
+  let bytes = cached.get(name);
+  if (!bytes) {
+    const file = name === VENDOR ? join(dirname(require.resolve('htm')), '..', 'preact', 'standalone.module.js') : join(ASSETS, name);
+    bytes = readFileSync(file);
+    cached.set(name, bytes);
+  }
+  return bytes;
+}
+
+const SERVED = new Set(['app.js', 'style.css', VENDOR]);
+function sendAsset(res: ServerResponse, name: string): void {
+  if (!SERVED.has(name)) throw new HttpError(404, `no asset ${name}`);
+  res.writeHead(200, {
+    'Content-Type': TYPES[name.split('.').pop()!] ?? 'application/octet-stream',
+    'Cache-Control': 'public, max-age=300',
+    ...SECURITY_HEADERS,
+  });
+  res.end(asset(name));
+}
+
+async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > 64 * 1024) throw new HttpError(413, 'the body is too large');
+    chunks.push(chunk as Buffer);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  try {
+    const value = JSON.parse(text || '{}') as unknown;
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('not an object');
+    return value as Record<string, unknown>;
+  } catch {
+    throw new HttpError(400, 'the body must be a JSON object');
+  }
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}

@@ -1,0 +1,7 @@
+/**
+ * The dashboard `lqb ui` serves, as a request handler any Node HTTP server can mount.
+ */
+export { createDashboard, type Dashboard, type DashboardOptions } from './dashboard.js';
+export { RedisQueueSource, type QueueSource, type QueueCounts, type StoredJob } from './source.js';
+export { summarizeJob, withModels, type JobSummary, type JobState } from './jobs.js';
+export { cancelDelayed, type CancelOutcome } from '../redis/cancel.js';

@@ -1,0 +1,114 @@
+/**
+ * Where the dashboard reads queues from. One interface per kind of record, so the database
+ * driver (a `jobs` table) and Horizon's records can be added beside Redis as sources of their
+ * own: the handler only ever asks a source for names, counts and a page of jobs.
+ */
+import type { RedisClient, RedisQueue } from '../redis/index.js';
+import { cancelDelayed, type CancelOutcome } from '../redis/cancel.js';
+import type { JobState } from './jobs.js';
+
+export interface QueueCounts {
+  ready: number;
+  delayed: number;
+  reserved: number;
+}
+
+/** One job as a page holds it: the payload as stored and the time its state gives it. */
+export interface StoredJob {
+  payload: string;
+  /** UNIX seconds: due (delayed), reservation end (reserved); null for a ready job. */
+  until: number | null;
+}
+
+export interface QueueSource {
+  /** The connection name, as Laravel's config names it (`redis`): pause switches are kept per connection. */
+  readonly connection: string;
+  /** Every queue the source holds jobs for (or has keys of), sorted. */
+  queueNames(): Promise<string[]>;
+  counts(queue: string): Promise<QueueCounts>;
+  /** Jobs `offset` to `offset + limit - 1` of a state, in the order workers meet them; never the whole queue. */
+  page(queue: string, state: JobState, offset: number, limit: number): Promise<{ total: number; jobs: StoredJob[] }>;
+  cancel(queue: string, uuid: string): Promise<CancelOutcome>;
+}
+
+interface Scanner {
+  scan(cursor: string, ...args: (string | number)[]): Promise<[string, string[]]>;
+}
+
+/** The suffixes of a queue's other keys, beside its list `queues:NAME`. */
+const SUFFIXES = [':delayed', ':reserved', ':notify'];
+
+/** Laravel's Redis queue: `queues:NAME` (list), `:delayed` and `:reserved` (zsets by UNIX time). */
+export class RedisQueueSource implements QueueSource {
+  readonly connection = 'redis';
+
+  constructor(
+    private readonly queue: RedisQueue,
+    /** The client's key prefix: SCAN's pattern is not prefixed by ioredis, so it is added here. */
+    private readonly prefix: string,
+  ) {}
+
+  private get client(): RedisClient {
+    return this.queue.client;
+  }
+
+  /**
+   * The queue names found by SCAN over `{prefix}queues:*`: bounded steps, so a large keyspace
+   * never holds Redis. A name is its key less the prefix, `queues:` and a known suffix.
+   */
+  async queueNames(): Promise<string[]> {
+    const names = new Set<string>();
+    // A cluster's keys are spread over its masters: each is scanned.
+    const cluster = this.client as unknown as { nodes?: (role: 'master') => Scanner[] };
+    const scanners = typeof cluster.nodes === 'function' ? cluster.nodes('master') : [this.client as unknown as Scanner];
+    for (const scanner of scanners) {
+      let cursor = '0';
+      do {
+        const [next, keys] = await scanner.scan(cursor, 'MATCH', `${escapeGlob(this.prefix)}queues:*`, 'COUNT', 1000);
+        for (const key of keys) names.add(queueNameOf(key.slice(this.prefix.length)));
+        cursor = next;
+      } while (cursor !== '0');
+    }
+    return [...names].filter(Boolean).sort();
+  }
+
+  async counts(queue: string): Promise<QueueCounts> {
+    const key = this.queue.key(queue);
+    const [ready, delayed, reserved] = await Promise.all([
+      this.client.llen(key),
+      this.client.zcard(`${key}:delayed`),
+      this.client.zcard(`${key}:reserved`),
+    ]);
+    return { ready, delayed, reserved };
+  }
+
+  async page(queue: string, state: JobState, offset: number, limit: number): Promise<{ total: number; jobs: StoredJob[] }> {
+    const key = this.queue.key(queue);
+    const last = offset + limit - 1;
+    if (state === 'ready') {
+      const [total, payloads] = await Promise.all([this.client.llen(key), this.client.lrange(key, offset, last)]);
+      return { total, jobs: payloads.map((payload) => ({ payload, until: null })) };
+    }
+    const zset = `${key}:${state}`;
+    const [total, flat] = await Promise.all([this.client.zcard(zset), this.client.zrange(zset, offset, last, 'WITHSCORES')]);
+    const jobs: StoredJob[] = [];
+    for (let i = 0; i + 1 < flat.length; i += 2) jobs.push({ payload: flat[i]!, until: Number(flat[i + 1]) });
+    return { total, jobs };
+  }
+
+  cancel(queue: string, uuid: string): Promise<CancelOutcome> {
+    return cancelDelayed(this.queue, uuid, queue);
+  }
+}
+
+/** `queues:NAME[:suffix]` to NAME; a cluster's `queues:{NAME}` to NAME as well. */
+export function queueNameOf(key: string): string {
+  let name = key.startsWith('queues:') ? key.slice('queues:'.length) : key;
+  for (const suffix of SUFFIXES) if (name.endsWith(suffix)) name = name.slice(0, -suffix.length);
+  return /^\{[^{}]+\}$/.test(name) ? name.slice(1, -1) : name;
+}
+
+/** A prefix taken literally by SCAN's MATCH. */
+function escapeGlob(text: string): string {
+  return text.replace(/[*?[\]\\]/g, '\\$&');
+}

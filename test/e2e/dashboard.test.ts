@@ -1,0 +1,274 @@
+/**
+ * `lqb ui` in a real browser (Debian's chromium, driven by playwright-core): real Laravel 8.83
+ * pushes jobs (php-fixture-gen/laravel-dispatch.php) and fails one in its own worker
+ * (laravel-worker.php); the page, served by `lqb ui` on a loopback port, shows them, and its
+ * actions are checked in Redis and in the failed_jobs table. PHP produces, the dashboard reads.
+ * A screenshot of each main view goes to test-artifacts/ (gitignored); with LQB_UI_DOCS_SCREENSHOTS=1 the
+ * job list's also refreshes docs/ui-jobs.png, the README's.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { root } from '../helpers/php.js';
+import { HANDLERS, lqb, php, scratch, type Scratch } from '../helpers/processes.js';
+import { rawClient, removePrefix, uniquePrefix } from '../helpers/redis.js';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const ARTIFACTS = join(root, 'test-artifacts');
+const TOKEN = 'ui-test-token-4b1d';
+const APP_KEY = 'base64:5aE2hQ2kq0bWmWJt3h8sG0QF3yq5Y0w4JQ1b2Jx0H5M=';
+
+let s: Scratch;
+let prefix: string;
+let server: { child: ChildProcess; url: string };
+let browser: Browser;
+let page: Page;
+const bodies: string[] = [];
+const pushed: Partial<Record<'delayed' | 'notification' | 'failing', { uuid: string; queue: string }>> = {};
+
+/** Starts `lqb ui` on a free loopback port; resolves with its address once it says it is serving. */
+function startUi(args: string[], env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; url: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('node', [join(root, 'dist/cli/main.js'), 'ui', '--port=0', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+      const url = /serving (http:\/\/\S+\/)/.exec(out)?.[1];
+      if (url) resolve({ child, url });
+    });
+    child.stderr.on('data', (d) => (err += d));
+    child.on('exit', (code) => reject(new Error(`lqb ui exited with ${code} before serving: ${err.trim()}`)));
+  });
+}
+
+async function laravel(kind: string, options: object): Promise<{ uuid: string; queue: string }[]> {
+  const result = await php('laravel-dispatch.php', [kind, JSON.stringify(options)], s.env);
+  expect(result.stderr, `laravel-dispatch.php ${kind}`).toBe('');
+  return result.stdout
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
+}
+
+async function shot(name: string): Promise<void> {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  const file = join(ARTIFACTS, `ui-${name}.png`);
+  await page.screenshot({ path: file, fullPage: true });
+  if (process.env.LQB_UI_DOCS_SCREENSHOTS === '1' && name === 'jobs') copyFileSync(file, join(root, 'docs', `ui-${name}.png`));
+}
+
+/** Clicks the action's button, then "Yes" in the confirmation, and waits for the page to say it is done. */
+async function confirmAction(button: ReturnType<Page['locator']>): Promise<void> {
+  await button.click();
+  await page.getByTestId('confirm-yes').click();
+  await page.getByTestId('notice').waitFor();
+}
+
+const row = (queue: string) => page.getByTestId(`queue-${queue}`);
+const cell = async (queue: string, state: string) => (await row(queue).getByTestId(state).textContent())?.trim();
+
+beforeAll(async () => {
+  expect(existsSync(CHROMIUM), `chromium at ${CHROMIUM} (php-fixture-gen/install-deps.sh installs it)`).toBe(true);
+  prefix = uniquePrefix('ui');
+  s = scratch(prefix, 'default');
+  s.env.APP_KEY = APP_KEY;
+  await laravel('record', { n: 1, label: 'hello', ratio: 0.5, items: [1, 2], flag: true, count: 3 });
+  [pushed.delayed] = await laravel('record', { n: 10, label: 'later', ratio: 1.5, items: [], flag: false, delay: 600 });
+  [pushed.notification] = await laravel('notification', { userId: 3, invoiceId: 7 });
+  [pushed.failing] = await laravel('failing', { n: 7, message: 'boom from PHP', queue: 'mail' });
+  const worker = await php('laravel-worker.php', ['--queue=mail', '--stop-when-empty', '--tries=1'], s.env);
+  expect(worker.stdout, 'Laravel’s worker fails the FailingJob').toMatch(/Failed:\s+App\\Jobs\\Bridge\\FailingJob/);
+
+  server = await startUi([`--token=${TOKEN}`], s.env);
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'] });
+  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  page.on('response', async (response) => {
+    const type = response.headers()['content-type'] ?? '';
+    if (type.startsWith('application/json') || type.startsWith('text/html')) bodies.push(await response.text().catch(() => ''));
+  });
+  // The token once in the address: kept as a cookie, and taken out of the address.
+  await page.goto(`${server.url}?token=${TOKEN}`);
+  expect(page.url(), 'the token is taken out of the address').toBe(server.url);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  server?.child.kill('SIGTERM');
+  const raw = rawClient();
+  await removePrefix(raw, prefix);
+  raw.disconnect();
+  s?.remove();
+});
+
+describe('lqb ui in chromium, over jobs real Laravel 8.83 pushed and failed', () => {
+  it('shows each queue’s ready, delayed, reserved and failed counts', async () => {
+    await row('default').waitFor();
+    await expect.poll(() => cell('default', 'ready'), { message: 'default: ready' }).toBe('4');
+    expect(await cell('default', 'delayed'), 'default: delayed').toBe('1');
+    expect(await cell('default', 'reserved'), 'default: reserved').toBe('0');
+    // Every job of `mail` failed: the queue has no keys left, its failed job still names it.
+    expect(await cell('mail', 'failed'), 'mail: failed').toBe('1');
+    expect(await cell('mail', 'ready'), 'mail: ready').toBe('0');
+    await shot('overview');
+  });
+
+  it('lists the ready jobs with their commands decoded, a model as Class#id', async () => {
+    await page.goto(`${server.url}#/queues/default/ready`);
+    const jobs = page.getByTestId('job');
+    await expect.poll(() => jobs.count(), { message: 'ready jobs listed' }).toBe(4);
+    const first = jobs.first();
+    expect(await first.getByTestId('job-name').textContent()).toBe('App\\Jobs\\Bridge\\RecordJob');
+    const properties = JSON.parse((await first.getByTestId('properties').textContent())!);
+    expect(properties, 'RecordJob n=1 as Laravel serialized it').toMatchObject({
+      '@class': 'App\\Jobs\\Bridge\\RecordJob',
+      n: 1,
+      label: 'hello',
+      ratio: 0.5,
+      items: [1, 2],
+      flag: true,
+    });
+    const notification = page.locator(`[data-uuid="${pushed.notification!.uuid}"]`);
+    expect(await notification.getByTestId('job-name').textContent()).toBe('App\\Notifications\\InvoicePaid');
+    const sent = JSON.parse((await notification.getByTestId('properties').textContent())!);
+    expect(sent.notifiables, 'the notifiable User as Class#id').toBe('App\\Models\\User#[3]');
+    await first.locator('summary').click();
+    await shot('jobs');
+  });
+
+  it('shows the failed job with its exception, and retry puts it back on its queue', async () => {
+    await page.goto(`${server.url}#/failed`);
+    const failed = page.locator(`[data-testid="failed-job"][data-uuid="${pushed.failing!.uuid}"]`);
+    await failed.waitFor();
+    expect(await failed.getByTestId('exception').textContent(), 'the exception Laravel recorded').toMatch(
+      /^RuntimeException: boom from PHP 7 attempt 1/,
+    );
+    await failed.getByTestId('exception').locator('summary').click();
+    await shot('failed');
+
+    await confirmAction(failed.getByTestId('retry'));
+    const raw = rawClient();
+    const back = await raw.lrange(`${prefix}queues:mail`, 0, -1);
+    raw.disconnect();
+    expect(back.length, 'queues:mail holds the retried job').toBe(1);
+    expect(JSON.parse(back[0]!), 'the retried payload, attempts reset').toMatchObject({ uuid: pushed.failing!.uuid, attempts: 0 });
+    const listed = await lqb(['failed', '--json'], s.env);
+    expect(listed.stdout.trim(), 'the failed record is gone').toBe('');
+  });
+
+  it('cancels a delayed job: it leaves :delayed', async () => {
+    await page.goto(`${server.url}#/queues/default/delayed`);
+    const delayed = page.locator(`[data-testid="job"][data-uuid="${pushed.delayed!.uuid}"]`);
+    await delayed.waitFor();
+    await shot('delayed');
+    await confirmAction(delayed.getByTestId('cancel'));
+    const raw = rawClient();
+    const left = await raw.zrange(`${prefix}queues:default:delayed`, 0, -1);
+    const ready = await raw.llen(`${prefix}queues:default`);
+    raw.disconnect();
+    expect(left, 'queues:default:delayed after the cancel').toEqual([]);
+    expect(ready, 'the ready jobs are untouched').toBe(4);
+  });
+
+  it('pauses a queue as queue:pause writes it: shown, read by Laravel as paused, and held by lqb work', async () => {
+    await page.goto(server.url);
+    await row('default').waitFor();
+    await confirmAction(row('default').getByTestId('pause-toggle'));
+    await expect.poll(() => row('default').getByTestId('status').textContent(), { message: 'default: status' }).toBe('paused');
+    await shot('paused');
+    const paused = await php('laravel-dispatch.php', ['paused', JSON.stringify({ connection: 'redis', queue: 'default' })], s.env);
+    expect(paused.stdout.trim(), 'Laravel’s QueueManager::isPaused reading').toBe('{"paused":true}');
+    const work = await lqb(['work', `--handlers=${HANDLERS}`, '--queue=default', '--stop-when-empty', '--sleep=0', '--no-share'], s.env);
+    expect(work.status).toBe(0);
+    expect(s.nodeRuns(), 'lqb work ran nothing from the paused queue').toEqual([]);
+
+    await confirmAction(row('default').getByTestId('pause-toggle'));
+    await expect.poll(() => row('default').getByTestId('status').textContent()).toBe('running');
+    const resumed = await php('laravel-dispatch.php', ['paused', JSON.stringify({ connection: 'redis', queue: 'default' })], s.env);
+    expect(resumed.stdout.trim()).toBe('{"paused":false}');
+  });
+
+  it('refreshes the counts live: a job Laravel pushes while the page is open shows without a reload', async () => {
+    await page.goto(server.url);
+    await expect.poll(() => cell('default', 'ready'), { message: 'default: ready before' }).toBe('4');
+    const navigations: string[] = [];
+    page.on('framenavigated', (frame) => navigations.push(frame.url()));
+    await laravel('record', { n: 20, label: 'live', ratio: 0.5, items: [], flag: true });
+    await expect.poll(() => cell('default', 'ready'), { message: 'default: ready after the push', timeout: 15_000 }).toBe('5');
+    expect(navigations, 'no reload').toEqual([]);
+  });
+
+  it('shows a job Laravel’s worker holds as reserved, with its attempt counted and its reservation’s end', async () => {
+    const [slow] = await laravel('slow', { n: 30, seconds: 4, queue: 'slow' });
+    const worker = spawn('php', [join(root, 'php-fixture-gen/laravel-worker.php'), '--queue=slow', '--once'], {
+      env: s.env,
+      stdio: 'ignore',
+    });
+    try {
+      await page.goto(`${server.url}#/queues/slow/reserved`);
+      const held = page.locator(`[data-testid="job"][data-uuid="${slow!.uuid}"]`);
+      await held.waitFor({ timeout: 15_000 });
+      expect((await held.locator('td').nth(1).textContent())?.trim(), 'attempts of the reserved copy').toBe('1');
+      expect((await held.locator('td').nth(2).textContent())?.trim(), 'the reservation ends in retry_after (90 s)').toMatch(/^in \d+s$/);
+      await shot('reserved');
+    } finally {
+      await new Promise((resolve) => (worker.exitCode === null ? worker.on('exit', resolve) : resolve(undefined)));
+    }
+  });
+
+  it('answers a wrong token with 401 and changes nothing', async () => {
+    const raw = rawClient();
+    const before = await raw.llen(`${prefix}queues:default`);
+    const csrf = await page.locator('meta[name="lqb-csrf"]').getAttribute('content');
+    const wrong = { Authorization: 'Bearer not-the-token', 'Content-Type': 'application/json', 'X-CSRF-Token': csrf! };
+    const pageAnswer = await fetch(server.url, { headers: { Authorization: 'Bearer not-the-token' } });
+    expect(pageAnswer.status, 'the page with a wrong token').toBe(401);
+    const none = await fetch(`${server.url}api/overview`);
+    expect(none.status, 'the API with no token').toBe(401);
+    const action = await fetch(`${server.url}api/queues/default/pause`, { method: 'POST', headers: wrong, body: '{"confirm":true}' });
+    expect(action.status, 'an action with a wrong token').toBe(401);
+    const flush = await fetch(`${server.url}api/failed/flush`, { method: 'POST', headers: wrong, body: '{"confirm":true}' });
+    expect(flush.status).toBe(401);
+    expect(await raw.llen(`${prefix}queues:default`), 'queues:default unchanged').toBe(before);
+    expect(await raw.keys(`${prefix}*paused*`), 'no pause switch written').toEqual([]);
+    // The right token but no CSRF header: refused too.
+    const noCsrf = await fetch(`${server.url}api/queues/default/pause`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json' },
+      body: '{"confirm":true}',
+    });
+    expect(noCsrf.status, 'an action without the CSRF token').toBe(403);
+    expect(await raw.keys(`${prefix}*paused*`)).toEqual([]);
+    raw.disconnect();
+  });
+
+  it('never sends the APP_KEY or the token in a page or a response', () => {
+    expect(bodies.length).toBeGreaterThan(5);
+    for (const body of bodies) {
+      expect(body.includes(APP_KEY.slice(7)), 'APP_KEY in a response').toBe(false);
+      expect(body.includes(TOKEN), 'the token in a response').toBe(false);
+    }
+  });
+
+  it('read-only: every action is refused; beyond the loopback only with a credential', async () => {
+    const readOnly = await startUi(['--read-only'], s.env);
+    try {
+      const html = await (await fetch(readOnly.url)).text();
+      const csrf = /name="lqb-csrf" content="([^"]+)"/.exec(html)![1]!;
+      const answer = await fetch(`${readOnly.url}api/failed/flush`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'X-CSRF-Token': csrf },
+        body: '{"confirm":true}',
+      });
+      expect(answer.status, 'an action on a read-only dashboard').toBe(403);
+    } finally {
+      readOnly.child.kill('SIGTERM');
+    }
+    const open = await lqb(['ui', '--host=0.0.0.0', '--port=0'], s.env);
+    expect(open.status, 'lqb ui --host=0.0.0.0 without a token').toBe(2);
+    expect(open.stderr).toMatch(/beyond the loopback: give --token or --basic-auth/);
+  });
+});

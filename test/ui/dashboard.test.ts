@@ -1,0 +1,166 @@
+/**
+ * createDashboard's handler mounted in a plain node:http server under a path (as Fastify mounts
+ * it, with basePath) and the page's base: JSON from Redis paged, never more than asked for.
+ * Jobs here are pushed (and failed records written) by the library's own builder and failer (the browser test, test/e2e/dashboard.test.ts,
+ * shows what real Laravel pushed).
+ */
+import { createServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { buildJob, buildPayload } from '../../src/laravel/index.js';
+import { RedisQueue } from '../../src/redis/index.js';
+import { DatabaseUuidFailedJobProvider } from '../../src/worker/index.js';
+import { createDashboard, type Dashboard } from '../../src/ui/index.js';
+import { prefixedClient, rawClient, removePrefix, uniquePrefix } from '../helpers/redis.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+let prefix: string;
+let dir: string;
+let dashboard: Dashboard;
+let server: Server;
+let base: string;
+
+beforeEach(async () => {
+  prefix = uniquePrefix('ui-handler');
+  dir = mkdtempSync(join(tmpdir(), 'lqb-ui-'));
+  const client = prefixedClient(prefix);
+  const queue = new RedisQueue(client);
+  const payloads = Array.from({ length: 30 }, (_, n) => buildPayload(buildJob({ className: 'App\\Jobs\\Page', properties: { n } })).raw);
+  await queue.bulkRaw(payloads, 'pages');
+  client.disconnect();
+  dashboard = createDashboard({
+    settings: { redis: 'redis://127.0.0.1:6379', prefix, failedDb: join(dir, 'failed.sqlite') },
+    basePath: '/queues',
+  });
+  server = createServer(dashboard.handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/queues`;
+});
+
+afterEach(async () => {
+  await new Promise((resolve) => server.close(resolve));
+  await dashboard.close();
+  const raw = rawClient();
+  await removePrefix(raw, prefix);
+  raw.disconnect();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('createDashboard', () => {
+  it('serves the page under its mount path, with that path as the page’s base', async () => {
+    const page = await fetch(`${base}/`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('<base href="/queues/" />');
+    expect((await fetch(`${base}/assets/vendor/preact-htm.js`)).headers.get('content-type')).toMatch(/javascript/);
+  });
+
+  it('without a credential, answers only to loopback names (a rebound name is refused)', async () => {
+    const status = (host: string) =>
+      new Promise<number>((resolve, reject) => {
+        const url = new URL(`${base}/api/overview`);
+        request({ host: url.hostname, port: url.port, path: url.pathname, headers: { Host: host } }, (res) => {
+          res.resume();
+          resolve(res.statusCode!);
+        })
+          .on('error', reject)
+          .end();
+      });
+    expect(await status('evil.example:8080'), 'Host: evil.example').toBe(403);
+    expect(await status('localhost:8080'), 'Host: localhost').toBe(200);
+    expect(await status('[::1]:8080'), 'Host: [::1]').toBe(200);
+  });
+
+  it('pages a queue from Redis: offset and limit as asked, the total from LLEN', async () => {
+    const answer = (await (await fetch(`${base}/api/queues/pages/jobs?state=ready&offset=10&limit=5`)).json()) as {
+      total: number;
+      jobs: { properties: { n: number } }[];
+    };
+    expect(answer.total).toBe(30);
+    expect(
+      answer.jobs.map((job) => job.properties.n),
+      'jobs 10 to 14 of the list',
+    ).toEqual([10, 11, 12, 13, 14]);
+    const overview = (await (await fetch(`${base}/api/overview`)).json()) as { queues: { name: string; ready: number }[] };
+    expect(overview.queues).toEqual([
+      expect.objectContaining({ name: 'pages', ready: 30, delayed: 0, reserved: 0, failed: 0, paused: false }),
+    ]);
+  });
+
+  it('refuses an action without the CSRF token, and one not confirmed', async () => {
+    const html = await (await fetch(`${base}/`)).text();
+    const csrf = /name="lqb-csrf" content="([^"]+)"/.exec(html)![1]!;
+    const post = (headers: Record<string, string>, body: string) =>
+      fetch(`${base}/api/queues/pages/pause`, { method: 'POST', headers, body });
+    expect((await post({ 'Content-Type': 'application/json' }, '{"confirm":true}')).status, 'no CSRF header').toBe(403);
+    expect((await post({ 'Content-Type': 'text/plain', 'X-CSRF-Token': csrf }, '{"confirm":true}')).status, 'not JSON').toBe(403);
+    expect(
+      (await post({ 'Content-Type': 'application/json', 'X-CSRF-Token': csrf, Origin: 'http://evil.example' }, '{"confirm":true}')).status,
+      'another origin',
+    ).toBe(403);
+    expect((await post({ 'Content-Type': 'application/json', 'X-CSRF-Token': csrf }, '{}')).status, 'not confirmed').toBe(400);
+    const raw = rawClient();
+    expect(await raw.keys(`${prefix}*paused*`)).toEqual([]);
+    expect((await post({ 'Content-Type': 'application/json', 'X-CSRF-Token': csrf }, '{"confirm":true}')).status).toBe(200);
+    expect((await raw.keys(`${prefix}*paused*`)).length, 'the pause switch, once confirmed').toBe(1);
+    raw.disconnect();
+  });
+});
+
+describe('createDashboard with basic auth, over failed jobs', () => {
+  it('asks for basic auth (401 and a challenge), and with it forgets and flushes as lqb forget / flush do', async () => {
+    const guarded = createDashboard({
+      settings: { redis: 'redis://127.0.0.1:6379', prefix, failedDb: join(dir, 'failed.sqlite') },
+      basicAuth: 'ops:pa55word',
+    });
+    const failer = DatabaseUuidFailedJobProvider.fromUrl(join(dir, 'failed.sqlite'));
+    const payloads = [1, 2, 3].map((n) => {
+      const built = buildPayload(buildJob({ className: 'App\\Jobs\\Page', properties: { n } }));
+      return { raw: built.raw, uuid: String(built.envelope.uuid) };
+    });
+    for (const payload of payloads) await failer.log('redis', 'pages', payload.raw, `RuntimeException: page ${payload.uuid} failed`);
+    const other = createServer(guarded.handler);
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(other.address() as AddressInfo).port}/`;
+    try {
+      const refused = await fetch(`${url}api/failed`);
+      expect(refused.status).toBe(401);
+      expect(refused.headers.get('www-authenticate')).toMatch(/^Basic /);
+      const wrong = await fetch(`${url}api/failed`, { headers: { Authorization: `Basic ${Buffer.from('ops:nope').toString('base64')}` } });
+      expect(wrong.status, 'a wrong password').toBe(401);
+
+      const auth = { Authorization: `Basic ${Buffer.from('ops:pa55word').toString('base64')}` };
+      const html = await (await fetch(url, { headers: auth })).text();
+      expect(html, 'the password is in no page').not.toContain('pa55word');
+      const csrf = /name="lqb-csrf" content="([^"]+)"/.exec(html)![1]!;
+      const act = (path: string) =>
+        fetch(`${url}api/${path}`, {
+          method: 'POST',
+          headers: { ...auth, 'Content-Type': 'application/json', 'X-CSRF-Token': csrf },
+          body: '{"confirm":true}',
+        });
+      const listed = (await (await fetch(`${url}api/failed?limit=2`, { headers: auth })).json()) as {
+        total: number;
+        jobs: { uuid: string }[];
+      };
+      expect(listed.total).toBe(3);
+      expect(
+        listed.jobs.map((job) => job.uuid),
+        'newest first, two to a page',
+      ).toEqual([payloads[2]!.uuid, payloads[1]!.uuid]);
+
+      expect((await act(`failed/${payloads[0]!.uuid}/forget`)).status).toBe(200);
+      expect(
+        (await failer.all()).map((job) => job.uuid),
+        'after forget',
+      ).toEqual([payloads[2]!.uuid, payloads[1]!.uuid]);
+      expect((await act('failed/flush')).status).toBe(200);
+      expect(await failer.all(), 'after flush').toEqual([]);
+    } finally {
+      await new Promise((resolve) => other.close(resolve));
+      await guarded.close();
+      await failer.close();
+    }
+  });
+});
