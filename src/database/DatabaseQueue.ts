@@ -484,7 +484,11 @@ export function lockForPopping(dialect: 'mysql' | 'pgsql', version: string, lara
   if (version.includes('MariaDB')) {
     engine = 'mariadb';
     compared = before(after(version, '5.5.5-'), '-');
-  } else if (laravel !== undefined && !['5.8', '6', '7', '8'].includes(laravel) && (version.includes('vitess') || version.includes('PlanetScale'))) {
+  } else if (
+    laravel !== undefined &&
+    !['5.8', '6', '7', '8'].includes(laravel) &&
+    (version.includes('vitess') || version.includes('PlanetScale'))
+  ) {
     engine = 'vitess';
     compared = before(version, '-');
   }

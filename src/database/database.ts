@@ -225,7 +225,11 @@ async function mysqlQuery<Row>(runner: MysqlRunner, sql: string, params: readonl
   const [result] = await runner.query(sql, params);
   if (Array.isArray(result)) return { rows: result as Row[], affected: 0 };
   const header = result as { affectedRows?: number; insertId?: number | string };
-  return { rows: [], affected: Number(header.affectedRows ?? 0), insertId: header.insertId === undefined ? undefined : String(header.insertId) };
+  return {
+    rows: [],
+    affected: Number(header.affectedRows ?? 0),
+    insertId: header.insertId === undefined ? undefined : String(header.insertId),
+  };
 }
 
 class MysqlDatabase implements Database {
