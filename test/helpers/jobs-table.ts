@@ -1,13 +1,14 @@
 /**
  * Laravel's `jobs` table on each of the three databases, made by Laravel's own Schema builder
  * (php-fixture-gen/laravel-database-queue.php create-table) under a name of the test's own,
- * and dropped after it.
+ * and dropped after it (with the Redis keys its PHP scripts' cache may have left).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { php } from './processes.js';
+import { rawClient, removePrefix } from './redis.js';
 
 /** Where each database is: a SQLite file in a scratch folder, MariaDB's and PostgreSQL's `test` databases. */
 export const QUEUE_DATABASES: [name: string, url: (dir: string) => string][] = [
@@ -53,5 +54,9 @@ export async function withJobsTable(url: (dir: string) => string, work: (t: Jobs
   } finally {
     await laravel('drop-table').catch(() => undefined);
     rmSync(dir, { recursive: true, force: true });
+    // Laravel's worker reads its restart signal from the Redis cache under this prefix.
+    const redis = rawClient();
+    await removePrefix(redis, env.REDIS_PREFIX!).catch(() => undefined);
+    redis.disconnect();
   }
 }
