@@ -229,6 +229,37 @@ describe.each(QUEUE_DATABASES)('Laravel 8.83 and Node on one jobs table, on %s',
       }
     }));
 
+  it('Laravel’s worker and Node reserving from one table at once take each job once, and leave nothing', () =>
+    withJobsTable(url, async (t) => {
+      const q = open(t);
+      try {
+        const total = 150;
+        const uuidOf = (i: number) => `7d7c1b1e-0000-4000-8000-${String(100000 + i).padStart(12, '0')}`;
+        await q.bulkRaw(
+          Array.from({ length: total }, (_, i) => nodeRecordJob(uuidOf(i), { n: i, label: 'shared', ratio: 0.5, items: [] })),
+        );
+        const laravel = laravelWorker(t, ['--stop-when-empty', '--tries=3']);
+        // Node starts once Laravel's worker has run a job, so both are at the table together.
+        for (let waited = 0; !existsSync(t.env.LQB_RECORD_FILE!) && waited < 20_000; waited += 20)
+          await new Promise((r) => setTimeout(r, 20));
+        const node: string[] = [];
+        for (;;) {
+          const jobs = await q.popMany(undefined, 2);
+          if (jobs.length === 0) break;
+          for (const job of jobs) node.push(job.uuid!);
+          await Promise.all(jobs.map((job) => job.delete()));
+          await new Promise((r) => setTimeout(r, 2));
+        }
+        const php = (await laravel).map((run) => run.uuid as string);
+        const all = [...php, ...node].sort();
+        expect(all.length - new Set(all).size, 'jobs run twice').toBe(0);
+        expect(new Set(all).size, 'jobs run, by either side').toBe(total);
+        expect(await t.laravel('rows'), 'rows left').toEqual([]);
+      } finally {
+        await q.close();
+      }
+    }));
+
   it('the reserve takes the lock Laravel takes on this server', () =>
     withJobsTable(url, async (t) => {
       const laravel = await t.laravel('lock');
