@@ -210,7 +210,7 @@ describe.each(QUEUE_DATABASES)('DatabaseQueue on %s', (_, url) => {
       expect((await q.pop())!.attempts(), 'the next reserve is the first attempt again').toBe(1);
     }));
 
-  it('delete removes the rows, several in one go', () =>
+  it('delete removes the rows, several in one go, and those asked for during a delete after it', () =>
     withQueue(url, async (q, rows) => {
       await q.bulkRaw([payload(uuid(1)), payload(uuid(2)), payload(uuid(3))]);
       const jobs = await q.popMany(undefined, 3);
@@ -218,6 +218,17 @@ describe.each(QUEUE_DATABASES)('DatabaseQueue on %s', (_, url) => {
       expect(
         (await rows()).map((row) => row.payload),
         'what is left',
+      ).toEqual([payload(uuid(3))]);
+      // Deletes asked for while another batch commits wait for it, then go together.
+      await q.bulkRaw([payload(uuid(4)), payload(uuid(5)), payload(uuid(6))]);
+      const more = await q.popMany(undefined, 4);
+      const first = more[0]!.delete();
+      await new Promise((resolve) => setImmediate(resolve));
+      await Promise.all([first, ...more.slice(1).map((job) => job.delete())]);
+      expect(more.length, 'the three new jobs').toBe(3);
+      expect(
+        (await rows()).map((row) => row.payload),
+        'after deletes asked for while one was under way',
       ).toEqual([payload(uuid(3))]);
     }));
 
