@@ -46,15 +46,21 @@ function nodeRecordJob(
 
 /** Laravel's worker (`queue:work database`) on the table; its run records. */
 async function laravelWorker(t: JobsTable, flags: string[]): Promise<Record<string, any>[]> {
+  return (await laravelWorkerRun(t, flags)).runs;
+}
+
+/** Laravel's worker on the table: its run records and what it reported on standard error. */
+async function laravelWorkerRun(t: JobsTable, flags: string[]): Promise<{ runs: Record<string, any>[]; stderr: string }> {
   const result = await php('laravel-worker.php', ['database', ...flags], t.env, { timeoutMs: 60_000 });
   if (result.status !== 0) throw new Error(`laravel-worker.php exited ${result.status}: ${result.stderr.trim()}`);
   const file = t.env.LQB_RECORD_FILE!;
-  return existsSync(file)
+  const runs = existsSync(file)
     ? readFileSync(file, 'utf8')
         .split('\n')
         .filter(Boolean)
         .map((line) => JSON.parse(line))
     : [];
+  return { runs, stderr: result.stderr };
 }
 
 const open = (t: JobsTable) => DatabaseQueue.open(t.url, { table: t.table });
@@ -238,7 +244,7 @@ describe.each(QUEUE_DATABASES)('Laravel 8.83 and Node on one jobs table, on %s',
         await q.bulkRaw(
           Array.from({ length: total }, (_, i) => nodeRecordJob(uuidOf(i), { n: i, label: 'shared', ratio: 0.5, items: [] })),
         );
-        const laravel = laravelWorker(t, ['--stop-when-empty', '--tries=3']);
+        const laravel = laravelWorkerRun(t, ['--stop-when-empty', '--tries=3']);
         // Node starts once Laravel's worker has run a job, so both are at the table together.
         for (let waited = 0; !existsSync(t.env.LQB_RECORD_FILE!) && waited < 20_000; waited += 20)
           await new Promise((r) => setTimeout(r, 20));
@@ -250,11 +256,21 @@ describe.each(QUEUE_DATABASES)('Laravel 8.83 and Node on one jobs table, on %s',
           await Promise.all(jobs.map((job) => job.delete()));
           await new Promise((r) => setTimeout(r, 2));
         }
-        const php = (await laravel).map((run) => run.uuid as string);
+        const { runs, stderr } = await laravel;
+        const php = runs.map((run) => run.uuid as string);
         const all = [...php, ...node].sort();
         expect(all.length - new Set(all).size, 'jobs run twice').toBe(0);
         expect(new Set(all).size, 'jobs run, by either side').toBe(total);
-        expect(await t.laravel('rows'), 'rows left').toEqual([]);
+        // Laravel 8 on SQLite: its delete's transaction reads, then upgrades to write, which
+        // SQLite refuses at once while another connection writes ("database is locked"); the
+        // job ran, its row stays reserved (Laravel's own issue, with PHP workers alone too).
+        // Only such rows may be left: each one a delete Laravel reported failing.
+        const refused = [...stderr.matchAll(/database is locked \(SQL: delete from \S+ where "id" = (\d+)\)/g)].map((m) => m[1]);
+        const left = (await t.laravel('rows')).map((row: any) => String(row.id));
+        expect(left, `rows left, other than those whose delete Laravel reported refused (${refused.join(', ')})`).toEqual(
+          left.filter((id: string) => refused.includes(id)),
+        );
+        if (t.url.includes('://')) expect(left, 'rows left on a server database').toEqual([]);
       } finally {
         await q.close();
       }
