@@ -48,8 +48,8 @@ export async function withJobsTable(url: (dir: string) => string, work: (t: Jobs
     if (result.status !== 0) throw new Error(`laravel-database-queue.php ${op} exited ${result.status}: ${result.stderr.trim()}`);
     return result.stdout.trim() === '' ? undefined : JSON.parse(result.stdout);
   };
-  await laravel('create-table');
   try {
+    await laravel('create-table');
     await work({ url: where, table, dir, env, laravel });
   } finally {
     await laravel('drop-table').catch(() => undefined);
