@@ -8,6 +8,12 @@
  * MariaDB 10.6 / PostgreSQL) works inside it as the database gives it; SQLite has no row locks,
  * so its transactions begin IMMEDIATE (the write lock taken at the start, as a reader that will
  * write needs) and run one at a time in this process.
+ *
+ * SQLite's busy wait: better-sqlite3 is synchronous, so its own busy handler would stall the
+ * whole event loop while another process (a PHP worker) holds the file's lock. It waits only a
+ * few milliseconds itself; past that, a statement, BEGIN IMMEDIATE or COMMIT that met a lock is
+ * tried again after an asynchronous pause, for up to `busyTimeout` in all (60 s by default, as
+ * PDO's SQLite driver waits), and only then reports "database is locked".
  */
 import { loadDriver } from './drivers.js';
 import type { DatabaseConfig, Dialect } from './url.js';
@@ -16,6 +22,14 @@ import type { DatabaseConfig, Dialect } from './url.js';
 export interface QueryResult<Row = Record<string, unknown>> {
   rows: Row[];
   affected: number;
+  /** The id an insert gave its (last) row, where the driver reports one (SQLite, MySQL); PostgreSQL says it with RETURNING. */
+  insertId?: string;
+}
+
+/** How a database is opened. */
+export interface DatabaseOptions {
+  /** SQLite: milliseconds a statement waits for another process's lock before "database is locked" (60 000). */
+  busyTimeout?: number;
 }
 
 /** Something statements run on: the database, or one transaction of it. */
@@ -56,10 +70,10 @@ function numbered(sql: string): string {
 }
 
 /** A database opened on its first statement, so a store that is never used never connects. */
-export function openDatabase(config: DatabaseConfig): Database {
+export function openDatabase(config: DatabaseConfig, options: DatabaseOptions = {}): Database {
   switch (config.dialect) {
     case 'sqlite':
-      return new SqliteDatabase(config.filename);
+      return new SqliteDatabase(config.filename, options.busyTimeout ?? SQLITE_BUSY_TIMEOUT_MS);
     case 'mysql':
       return new MysqlDatabase(config.url);
     case 'pgsql':
@@ -72,16 +86,30 @@ export function openDatabase(config: DatabaseConfig): Database {
 interface SqliteStatement {
   reader: boolean;
   all(...params: unknown[]): unknown[];
-  run(...params: unknown[]): { changes: number };
+  run(...params: unknown[]): { changes: number; lastInsertRowid: number | bigint };
 }
 interface SqliteConnection {
   prepare(sql: string): SqliteStatement;
   exec(sql: string): void;
   close(): void;
+  readonly inTransaction: boolean;
 }
+
+/** As PDO's SQLite driver: a minute's wait for a lock before "database is locked". */
+const SQLITE_BUSY_TIMEOUT_MS = 60_000;
+/** What SQLite's own (blocking) busy handler waits before a statement comes back busy to be tried again asynchronously. */
+const SQLITE_BLOCKING_WAIT_MS = 5;
 
 /** better-sqlite3 takes numbers, strings, bigints, Buffers and null: a boolean is stored as SQLite stores one, 0 or 1. */
 const sqliteValue = (value: unknown): unknown => (typeof value === 'boolean' ? Number(value) : value);
+
+/** SQLITE_BUSY (and its extended codes): another connection holds the lock; nothing was done, and it may be tried again. */
+function isSqliteBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
+}
+
+const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 class SqliteDatabase implements Database {
   readonly dialect = 'sqlite' as const;
@@ -89,22 +117,43 @@ class SqliteDatabase implements Database {
   /** One transaction at a time on the one connection; a statement outside waits for it too. */
   #turn: Promise<unknown> = Promise.resolve();
 
-  constructor(readonly filename: string) {}
+  constructor(
+    readonly filename: string,
+    private readonly busyTimeout: number = SQLITE_BUSY_TIMEOUT_MS,
+  ) {}
 
   #closed = false;
 
   #open(): SqliteConnection {
     if (this.#connection) return this.#connection;
     if (this.#closed) throw new DatabaseClosedError();
-    const Sqlite = loadDriver<new (filename: string) => SqliteConnection>('sqlite');
-    return (this.#connection = new Sqlite(this.filename));
+    const Sqlite = loadDriver<new (filename: string, options: { timeout: number }) => SqliteConnection>('sqlite');
+    return (this.#connection = new Sqlite(this.filename, { timeout: Math.min(SQLITE_BLOCKING_WAIT_MS, this.busyTimeout) }));
   }
 
   #run<Row>(sql: string, params: readonly unknown[]): QueryResult<Row> {
     const statement = this.#open().prepare(sql);
     const values = params.map(sqliteValue);
     if (statement.reader) return { rows: statement.all(...values) as Row[], affected: 0 };
-    return { rows: [], affected: statement.run(...values).changes };
+    const result = statement.run(...values);
+    return { rows: [], affected: result.changes, insertId: String(result.lastInsertRowid) };
+  }
+
+  /**
+   * Runs `step` until it does not meet another process's lock, pausing between tries (a few ms,
+   * growing, with jitter so that two waiting workers do not keep meeting), for up to busyTimeout.
+   * Only a busy step is tried again: SQLite did nothing for it.
+   */
+  async #whileBusy<T>(step: () => T): Promise<T> {
+    const started = Date.now();
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return step();
+      } catch (error) {
+        if (!isSqliteBusy(error) || Date.now() - started >= this.busyTimeout) throw error;
+        await pause(Math.min(50, 1 + attempt * 2) * (0.5 + Math.random()));
+      }
+    }
   }
 
   /** Runs `work` once the transaction before it (if any) has ended. */
@@ -115,25 +164,35 @@ class SqliteDatabase implements Database {
   }
 
   async query<Row = Record<string, unknown>>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<Row>> {
-    return this.#inTurn(async () => this.#run<Row>(sql, params));
+    return this.#inTurn(() => this.#whileBusy(() => this.#run<Row>(sql, params)));
   }
 
   transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
     return this.#inTurn(async () => {
       const connection = this.#open();
-      connection.exec('BEGIN IMMEDIATE');
+      // IMMEDIATE: the write lock first, so a transaction that reads and then writes never
+      // finds, half-way, that another process took it (SQLite would refuse that one at once).
+      await this.#whileBusy(() => connection.exec('BEGIN IMMEDIATE'));
       const tx: Queryable = {
         dialect: 'sqlite',
         query: async <Row>(sql: string, params: readonly unknown[] = []) => this.#run<Row>(sql, params),
       };
+      let result: T;
       try {
-        const result = await work(tx);
-        connection.exec('COMMIT');
-        return result;
+        result = await work(tx);
       } catch (error) {
-        connection.exec('ROLLBACK');
+        // SQLite may have rolled back already (a full disk); then there is nothing to end.
+        if (connection.inTransaction) connection.exec('ROLLBACK');
         throw error;
       }
+      try {
+        // A COMMIT that meets a reader's lock (rollback journal) leaves the transaction open: try it again.
+        await this.#whileBusy(() => connection.exec('COMMIT'));
+      } catch (error) {
+        if (connection.inTransaction) connection.exec('ROLLBACK');
+        throw error;
+      }
+      return result;
     });
   }
 
@@ -164,9 +223,13 @@ interface MysqlPool extends MysqlRunner {
 /** A select gives an array of rows; an insert, update or delete a header with affectedRows. */
 async function mysqlQuery<Row>(runner: MysqlRunner, sql: string, params: readonly unknown[]): Promise<QueryResult<Row>> {
   const [result] = await runner.query(sql, params);
-  return Array.isArray(result)
-    ? { rows: result as Row[], affected: 0 }
-    : { rows: [], affected: Number((result as { affectedRows?: number }).affectedRows ?? 0) };
+  if (Array.isArray(result)) return { rows: result as Row[], affected: 0 };
+  const header = result as { affectedRows?: number; insertId?: number | string };
+  return {
+    rows: [],
+    affected: Number(header.affectedRows ?? 0),
+    insertId: header.insertId === undefined ? undefined : String(header.insertId),
+  };
 }
 
 class MysqlDatabase implements Database {

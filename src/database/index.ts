@@ -1,7 +1,17 @@
 /**
  * SQL databases (SQLite, MySQL/MariaDB, PostgreSQL) for the tables Laravel keeps there: failed
- * jobs, cache locks, job batches.
+ * jobs, cache locks, job batches, and the `jobs` table of Laravel's database queue driver.
  */
 export { databaseConfig, type DatabaseConfig, type Dialect } from './url.js';
-export { openDatabase, quoteName, DatabaseClosedError, type Database, type Queryable, type QueryResult } from './database.js';
+export {
+  openDatabase,
+  quoteName,
+  DatabaseClosedError,
+  type Database,
+  type DatabaseOptions,
+  type Queryable,
+  type QueryResult,
+} from './database.js';
 export { MissingDriverError, DRIVER_PACKAGES } from './drivers.js';
+export { DatabaseQueue, DatabaseReserveError, lockForPopping, phpVersionCompare, type DatabaseQueueOptions } from './DatabaseQueue.js';
+export { DatabaseJob, type JobRecord } from './DatabaseJob.js';

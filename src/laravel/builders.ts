@@ -12,6 +12,7 @@ import { PhpArray, PhpObject, fromJS, mangle, serialize, type FromJSHint, type P
 import type { Encrypter } from './encrypter.js';
 import { encodeJson, type JsonObject } from './json.js';
 import { CALL_QUEUED_HANDLER, type LaravelProfile } from './payload.js';
+import type { QueueDriver } from '../queue/contract.js';
 import { CALL_QUEUED_LISTENER } from './views.js';
 import { MODEL_IDENTIFIER } from './values.js';
 
@@ -309,6 +310,11 @@ export interface PayloadOptions {
   id?: string;
   /** UNIX seconds (12.11+). */
   createdAt?: number;
+  /**
+   * The queue driver the payload is pushed through: RedisQueue appends `id` and `attempts`; the
+   * database driver does not (the row's id is the job's, and attempts live in their column).
+   */
+  driver?: QueueDriver;
   attempts?: number;
   /** Keys a `Queue::createPayloadUsing` hook (or Horizon) adds, in order. */
   extra?: JsonObject;
@@ -324,7 +330,7 @@ export interface BuiltPayload {
   command: PhpObject;
 }
 
-/** The envelope a Laravel version's RedisQueue writes around a command, as the string it stores. */
+/** The envelope a Laravel version's queue (RedisQueue unless `driver` says otherwise) writes around a command, as the string it stores. */
 export function buildPayload(command: PhpObject, options: PayloadOptions = {}): BuiltPayload {
   const profile = options.profile ?? '8';
   const since12 = profile === '12' || profile === '13';
@@ -356,8 +362,10 @@ export function buildPayload(command: PhpObject, options: PayloadOptions = {}): 
   e.data = data;
   if (since12) e.createdAt = options.createdAt ?? Math.floor(Date.now() / 1000);
   for (const [key, value] of Object.entries(options.extra ?? {})) e[key] = value;
-  e.id = options.id ?? randomId();
-  e.attempts = options.attempts ?? 0;
+  if (options.driver !== 'database') {
+    e.id = options.id ?? randomId();
+    e.attempts = options.attempts ?? 0;
+  }
   if (since12) e.delay = options.delay ?? null;
   const unescapedUnicode = options.unescapedUnicode ?? !['5.8', '6', '7'].includes(profile);
   return { raw: encodeJson(e, { unescapedUnicode }), envelope: e, command };

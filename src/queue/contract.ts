@@ -3,8 +3,8 @@
  *
  * Laravel splits the same way: `Illuminate\Contracts\Queue\Queue` (push, later, bulk, pop, size)
  * and `Illuminate\Contracts\Queue\Job` (delete, release, attempts), with `RedisQueue` and
- * `DatabaseQueue` behind them. `RedisQueue` (src/redis/) implements it; the database driver
- * (src/database/) will. The worker knows this file only, never a driver's keys or tables.
+ * `DatabaseQueue` behind them. `RedisQueue` (src/redis/) and `DatabaseQueue` (src/database/)
+ * implement it. The worker knows this file only, never a driver's keys or tables.
  */
 import type { DecodedPayload, JsonObject } from '../laravel/index.js';
 
@@ -115,8 +115,9 @@ export interface Queue<Job extends ReservedJob = ReservedJob> {
   /** Seconds a reservation lasts before another worker may take the job; null: never. */
   readonly retryAfter: number | null;
 
-  pushRaw(payload: string, queue?: string): Promise<void>;
-  laterRaw(delay: number | Date, payload: string, queue?: string): Promise<void>;
+  /** Resolves to the job's id where the queue makes one (the database's row id, as Laravel's pushRaw returns it). */
+  pushRaw(payload: string, queue?: string): Promise<string | void>;
+  laterRaw(delay: number | Date, payload: string, queue?: string): Promise<string | void>;
   bulkRaw(payloads: string[], queue?: string): Promise<void>;
 
   /** Reserves the next job, or null when there is none (after the driver's own wait, if any). */

@@ -342,3 +342,17 @@ describe('morph-map aliases in ModelIdentifier::$class (12.50+)', () => {
     expect([full.classIsAlias, modelClass(full, { user: 'X' })]).toEqual([false, 'App\\Models\\User']);
   });
 });
+
+describe("the database driver's envelope (Laravel's createPayload alone: no id, no attempts)", () => {
+  it.each(['8', '11', '12', '13'] as const)(
+    'profile %s: the RedisQueue envelope less the id and attempts RedisQueue appends',
+    (profile) => {
+      const command = buildJob({ className: 'App\\Jobs\\Noop', properties: { n: 1 } }, profile);
+      const options = { profile, uuid: '7d7c1b1e-0000-4000-8000-000000000001', createdAt: 1_700_000_000, delay: 5 };
+      const redis = buildPayload(command, { ...options, id: 'abcdefghijklmnopqrstuvwxyz012345', attempts: 0 }).raw;
+      const database = buildPayload(command, { ...options, driver: 'database' });
+      expect(database.raw, 'the payload').toBe(redis.replace(',"id":"abcdefghijklmnopqrstuvwxyz012345","attempts":0', ''));
+      expect(['id' in database.envelope, 'attempts' in database.envelope], 'id, attempts in the envelope').toEqual([false, false]);
+    },
+  );
+});
