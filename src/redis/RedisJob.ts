@@ -34,7 +34,11 @@ export class RedisJob implements ReservedJob {
 
   /** The decoded envelope and command; throws a PayloadError for a payload that is not one. */
   get payload(): DecodedPayload {
-    return (this.#decoded ??= decodePayload(this.raw, this.#envelope ?? undefined));
+    const decoded = (this.#decoded ??= decodePayload(this.raw, this.#envelope ?? undefined));
+    // Laravel's Redis pop counts attempts in the payload: one without a number there is not a job it can run.
+    if (typeof decoded.envelope.attempts !== 'number')
+      throw new Error('the payload has no numeric "attempts" (Laravel’s own pop fails on it)');
+    return decoded;
   }
 
   /**

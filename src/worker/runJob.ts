@@ -86,8 +86,6 @@ export class JobRunner {
     let unreadable: unknown;
     try {
       const payload = job.payload;
-      if (typeof payload.envelope.attempts !== 'number')
-        throw new Error('the payload has no numeric "attempts" (Laravel’s own pop fails on it)');
       read = { payload, ...commandOf(payload, this.encrypter) };
     } catch (error) {
       unreadable = error;
