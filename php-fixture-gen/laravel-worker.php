@@ -16,7 +16,8 @@
  *
  * Everything but the last two is queue:work's own option (8.83). --retry-after and --block-for
  * configure the redis connection (retry_after 90 and block_for null by default, as in
- * config/queue.php); "null" is accepted for both. CONNECTION defaults to "redis", the only one.
+ * config/queue.php); "null" is accepted for both. CONNECTION defaults to "redis"; "database" is
+ * Laravel's database queue on LQB_QUEUE_DB (worker-app.php), whose retry_after --retry-after sets too.
  *
  * Standard output is WorkCommand's, one line per JobProcessing / JobProcessed / JobFailed event:
  *   [YYYY-mm-dd HH:MM:SS][<payload id>] Processing: <job name>

@@ -29,7 +29,8 @@
  * Environment: REDIS_HOST (127.0.0.1), REDIS_PORT (6379), REDIS_PREFIX (''), REDIS_DB (0),
  * REDIS_CACHE_DB (unset: one connection for the queue and the cache, values and locks), QUEUE_NAME
  * (default), LQB_FAILED_DB (/tmp/lqb-failed.sqlite), LQB_CACHE_PREFIX (laravel_cache),
- * LQB_RECORD_FILE, LQB_RECORD_PAYLOAD.
+ * LQB_RECORD_FILE, LQB_RECORD_PAYLOAD; LQB_QUEUE_DB, LQB_JOBS_TABLE and QUEUE_CONNECTION for the
+ * `database` queue connection (see boot()).
  */
 declare(strict_types=1);
 
@@ -170,6 +171,22 @@ namespace App\Bridge {
             'block_for' => $options['block_for'] ?? null,
         ], $name);
         $app['config']['queue.default'] = $name;
+        // LQB_QUEUE_DB (a SQLite file or a server URL): also Laravel's `database` queue connection
+        // on it, over the table LQB_JOBS_TABLE (jobs), with the same retry_after; with
+        // QUEUE_CONNECTION=database it is the default connection (what dispatch() pushes to).
+        if ($queueDb = getenv('LQB_QUEUE_DB')) {
+            \App\Bridge\Bookkeeping\add_connection($app, 'queue', $queueDb);
+            $queue->addConnection([
+                'driver' => 'database',
+                'connection' => 'queue',
+                'table' => getenv('LQB_JOBS_TABLE') ?: 'jobs',
+                'queue' => getenv('QUEUE_NAME') ?: 'default',
+                'retry_after' => array_key_exists('retry_after', $options) ? $options['retry_after'] : 90,
+            ], 'database');
+            if (getenv('QUEUE_CONNECTION') === 'database') {
+                $app['config']['queue.default'] = 'database';
+            }
+        }
         $app->instance('queue', $queue->getQueueManager());
         $app->alias('queue', \Illuminate\Queue\QueueManager::class);
         $app->alias('queue', \Illuminate\Contracts\Queue\Factory::class);
