@@ -37,7 +37,7 @@ export const cancel: Command = {
       // The row deleted only while it is still delayed and unreserved, in one statement.
       const source = new DatabaseQueueSource(openDatabase(databaseConfig(connection.queueDb)), { table: connection.jobsTable });
       try {
-        return report(await source.cancel(name, positionals[0]!));
+        return report(await source.cancel(name, positionals[0]));
       } finally {
         await source.close();
       }
