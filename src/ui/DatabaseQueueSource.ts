@@ -80,7 +80,7 @@ export class DatabaseQueueSource implements QueueSource {
     const now = this.now();
     const states: JobState[] = ['ready', 'delayed', 'reserved'];
     const parts = states.map((state) => this.condition(state, now));
-    const sums = parts.map(([sql], i) => `sum(case when ${sql} then 1 else 0 end) as ${states[i]}`).join(', ');
+    const sums = parts.map(([sql], i) => `sum(case when ${sql} then 1 else 0 end) as ${this.name(states[i]!)}`).join(', ');
     const { rows } = await this.db.query<Record<JobState, unknown>>(
       `select ${sums} from ${this.name(this.table)} where ${this.name('queue')} = ?`,
       [...parts.flatMap(([, params]) => params), queue],

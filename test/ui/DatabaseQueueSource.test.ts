@@ -1,0 +1,148 @@
+/**
+ * The dashboard's database source over a jobs table Laravel 8.83 made and filled (its own
+ * Schema builder and DatabaseQueue, php-fixture-gen/laravel-database-queue.php), on SQLite,
+ * MariaDB and PostgreSQL: PHP pushes and reserves, the source counts, pages and cancels, and
+ * Laravel's pop takes what the source pushed for a retry.
+ */
+import { describe, expect, it } from 'vitest';
+import { databaseConfig, openDatabase } from '../../src/database/index.js';
+import { DatabaseQueueSource } from '../../src/ui/DatabaseQueueSource.js';
+import { summarizeJob } from '../../src/ui/jobs.js';
+import { QUEUE_DATABASES, withJobsTable, type JobsTable } from '../helpers/jobs-table.js';
+import { php } from '../helpers/processes.js';
+
+const READY = '00000000-0000-4000-8000-0000000000a1';
+const DELAYED = '00000000-0000-4000-8000-0000000000a2';
+const HELD = '00000000-0000-4000-8000-0000000000a3';
+
+interface Row {
+  id: number;
+  queue: string;
+  attempts: number;
+  reserved_at: number | null;
+  available_at: number;
+  payload: string;
+}
+
+/** Laravel reserves HELD (pushed first, so its pop takes it), then pushes READY and DELAYED (600 s). */
+async function fill(t: JobsTable): Promise<void> {
+  await t.laravel('record', { uuid: HELD, n: 3, label: 'held' });
+  const popped = await t.laravel('pop', { then: 'keep' });
+  expect(JSON.parse(popped.payload).uuid, 'Laravel’s pop reserved HELD').toBe(HELD);
+  await t.laravel('record', { uuid: READY, n: 1, label: 'hello', ratio: 0.5, items: [1, 2], flag: true });
+  await t.laravel('record', { uuid: DELAYED, n: 2, label: 'later', delay: 600 });
+}
+
+const rowOf = (rows: Row[], uuid: string) => rows.find((row) => JSON.parse(row.payload).uuid === uuid);
+
+describe.each(QUEUE_DATABASES)('DatabaseQueueSource on %s, over rows Laravel 8.83 wrote', (_name, url) => {
+  it('counts, lists and decodes each state as Laravel’s pop sees it', () =>
+    withJobsTable(url, async (t) => {
+      await fill(t);
+      const rows = (await t.laravel('rows')) as Row[];
+      const source = new DatabaseQueueSource(openDatabase(databaseConfig(t.url)), { table: t.table });
+      try {
+        expect(await source.queueNames(), 'queues with rows').toEqual(['default']);
+        expect(await source.counts('default'), 'counts of default').toEqual({ ready: 1, delayed: 1, reserved: 1 });
+        expect(await source.counts('other'), 'counts of a queue with no rows').toEqual({ ready: 0, delayed: 0, reserved: 0 });
+
+        const ready = await source.page('default', 'ready', 0, 25);
+        expect(ready.total, 'ready total').toBe(1);
+        const job = ready.jobs[0]!;
+        const readyRow = rowOf(rows, READY)!;
+        expect(job, 'READY: row id, attempts column, no time').toMatchObject({ id: String(readyRow.id), attempts: 0, until: null });
+        const summary = summarizeJob(job.payload, job.until, {});
+        expect(summary.uuid, 'READY: uuid').toBe(READY);
+        expect(summary.id, 'a database payload has no id').toBeNull();
+        expect(summary.properties, 'READY: the command decoded').toMatchObject({
+          '@class': 'App\\Jobs\\Bridge\\RecordJob',
+          n: 1,
+          label: 'hello',
+          items: [1, 2],
+          flag: true,
+        });
+
+        const delayed = await source.page('default', 'delayed', 0, 25);
+        const delayedRow = rowOf(rows, DELAYED)!;
+        expect(
+          delayed.jobs.map((j) => [j.id, j.until]),
+          'DELAYED: due at its available_at',
+        ).toEqual([[String(delayedRow.id), Number(delayedRow.available_at)]]);
+
+        const reserved = await source.page('default', 'reserved', 0, 25);
+        const heldRow = rowOf(rows, HELD)!;
+        expect(
+          reserved.jobs.map((j) => [j.id, j.attempts, j.until]),
+          'HELD: attempts counted, reserved until reserved_at + 90',
+        ).toEqual([[String(heldRow.id), 1, Number(heldRow.reserved_at) + 90]]);
+      } finally {
+        await source.close();
+      }
+    }));
+
+  it('counts a reservation older than retry_after as ready, as Laravel’s pop takes it', () =>
+    withJobsTable(url, async (t) => {
+      await fill(t);
+      // retry_after 0 on both sides: HELD's reservation has expired already.
+      const source = new DatabaseQueueSource(openDatabase(databaseConfig(t.url)), { table: t.table, retryAfter: 0 });
+      try {
+        expect(await source.counts('default'), 'counts with retry_after 0').toEqual({ ready: 2, delayed: 1, reserved: 0 });
+        const ready = await source.page('default', 'ready', 0, 25);
+        expect(
+          ready.jobs.map((j) => JSON.parse(j.payload).uuid),
+          'ready in id order: HELD (expired) first',
+        ).toEqual([HELD, READY]);
+      } finally {
+        await source.close();
+      }
+      const popped = await php('laravel-database-queue.php', ['pop', '{"then":"keep"}'], { ...t.env, LQB_RETRY_AFTER: '0' });
+      expect(JSON.parse(JSON.parse(popped.stdout).payload).uuid, 'Laravel’s pop with retry_after 0 takes the first ready: HELD').toBe(HELD);
+    }));
+
+  it('cancels a delayed job by uuid: its row alone is deleted; a ready or reserved job is left, and said where it is', () =>
+    withJobsTable(url, async (t) => {
+      await fill(t);
+      const source = new DatabaseQueueSource(openDatabase(databaseConfig(t.url)), { table: t.table });
+      try {
+        expect(await source.cancel('default', READY), 'cancel READY').toEqual({
+          cancelled: false,
+          queue: 'default',
+          uuid: READY,
+          state: 'ready',
+        });
+        expect(await source.cancel('default', HELD), 'cancel HELD').toEqual({
+          cancelled: false,
+          queue: 'default',
+          uuid: HELD,
+          state: 'reserved',
+        });
+        expect(await source.cancel('other', DELAYED), 'cancel on another queue').toMatchObject({ cancelled: false, state: 'missing' });
+        expect(await source.cancel('default', "x' or 1=1 --"), 'a uuid that is not one').toMatchObject({
+          cancelled: false,
+          state: 'missing',
+        });
+        expect(await source.cancel('default', DELAYED), 'cancel DELAYED').toEqual({ cancelled: true, queue: 'default', uuid: DELAYED });
+        const left = ((await t.laravel('rows')) as Row[]).map((row) => JSON.parse(row.payload).uuid).sort();
+        expect(left, 'rows left after the cancels').toEqual([HELD, READY].sort());
+        expect((await t.laravel('size')).size, 'Laravel’s size after the cancel').toBe(2);
+      } finally {
+        await source.close();
+      }
+    }));
+
+  it('pushes a retried payload as DatabaseQueue::pushRaw does: Laravel’s pop takes it', () =>
+    withJobsTable(url, async (t) => {
+      const source = new DatabaseQueueSource(openDatabase(databaseConfig(t.url)), { table: t.table });
+      try {
+        await source.pushRaw(
+          '{"uuid":"u-retried","displayName":"App\\\\Jobs\\\\X","job":"Illuminate\\\\Queue\\\\CallQueuedHandler@call","data":{}}',
+          'default',
+        );
+      } finally {
+        await source.close();
+      }
+      const popped = await t.laravel('pop', { then: 'delete' });
+      expect(popped, 'Laravel’s pop of the pushed row').toMatchObject({ attempts: 1 });
+      expect(JSON.parse(popped.payload).uuid).toBe('u-retried');
+    }));
+});
