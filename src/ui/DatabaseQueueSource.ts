@@ -35,6 +35,7 @@ interface JobRow {
   attempts: unknown;
   reserved_at: unknown;
   available_at: unknown;
+  created_at: unknown;
 }
 
 export class DatabaseQueueSource implements QueueSource {
@@ -94,7 +95,7 @@ export class DatabaseQueueSource implements QueueSource {
     const now = this.now();
     const [condition, params] = this.condition(state, now);
     const where = `where ${this.name('queue')} = ? and ${condition}`;
-    const columns = ['id', 'payload', 'attempts', 'reserved_at', 'available_at'].map((c) => this.name(c)).join(', ');
+    const columns = ['id', 'payload', 'attempts', 'reserved_at', 'available_at', 'created_at'].map((c) => this.name(c)).join(', ');
     const [{ rows: counted }, { rows }] = await Promise.all([
       this.db.query<{ n: unknown }>(`select count(*) as n from ${this.name(this.table)} ${where}`, [queue, ...params]),
       this.db.query<JobRow>(
@@ -105,7 +106,7 @@ export class DatabaseQueueSource implements QueueSource {
     return { total: Number(counted[0]?.n ?? 0), jobs: rows.map((row) => this.stored(row, state)) };
   }
 
-  /** A row as a page holds it: the time its state gives it (due, or the reservation's end), its id and attempts. */
+  /** A row as a page holds it: the time its state gives it (due, or the reservation's end), its id, attempts and push time. */
   private stored(row: JobRow, state: JobState): StoredJob {
     const until = state === 'delayed' ? Number(row.available_at) : state === 'reserved' ? Number(row.reserved_at) + this.retryAfter : null;
     return {
@@ -113,6 +114,7 @@ export class DatabaseQueueSource implements QueueSource {
       until,
       id: String(row.id),
       attempts: Number(row.attempts),
+      pushedAt: Number(row.created_at),
     };
   }
 

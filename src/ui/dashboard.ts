@@ -249,11 +249,12 @@ export function createDashboard(options: DashboardOptions = {}): Dashboard {
     if (!STATES.includes(state)) throw new HttpError(400, `state must be one of ${STATES.join(', ')}, not ${JSON.stringify(state)}`);
     const { offset, limit } = paging(params);
     const page = await source.page(name, state, offset, limit);
-    // The database keeps a job's id and attempts in columns, not in its payload.
+    // The database keeps a job's id, attempts and push time in columns, not in its payload.
     const summaries = page.jobs.map((job) => ({
       ...summarizeJob(job.payload, job.until, keys),
       ...(job.id !== undefined ? { id: job.id } : {}),
       ...(job.attempts !== undefined ? { attempts: job.attempts } : {}),
+      ...(job.pushedAt !== undefined ? { pushedAt: job.pushedAt } : {}),
     }));
     return { queue: name, state, offset, limit, total: page.total, jobs: await withHorizon(summaries) };
   }

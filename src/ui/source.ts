@@ -22,6 +22,8 @@ export interface StoredJob {
   id?: string;
   /** Attempts so far, where the driver keeps them beside the payload (the database's column). */
   attempts?: number;
+  /** UNIX seconds it was pushed, where the driver keeps it beside the payload (the database's created_at). */
+  pushedAt?: number;
 }
 
 export interface QueueSource {

@@ -21,6 +21,7 @@ interface Row {
   attempts: number;
   reserved_at: number | null;
   available_at: number;
+  created_at: number;
   payload: string;
 }
 
@@ -50,7 +51,12 @@ describe.each(QUEUE_DATABASES)('DatabaseQueueSource on %s, over rows Laravel 8.8
         expect(ready.total, 'ready total').toBe(1);
         const job = ready.jobs[0]!;
         const readyRow = rowOf(rows, READY)!;
-        expect(job, 'READY: row id, attempts column, no time').toMatchObject({ id: String(readyRow.id), attempts: 0, until: null });
+        expect(job, 'READY: row id, attempts column, no time, created_at').toMatchObject({
+          id: String(readyRow.id),
+          attempts: 0,
+          until: null,
+          pushedAt: Number(readyRow.created_at),
+        });
         const summary = summarizeJob(job.payload, job.until, {});
         expect(summary.uuid, 'READY: uuid').toBe(READY);
         expect(summary.id, 'a database payload has no id').toBeNull();
