@@ -94,7 +94,7 @@ function openStores(connection: ConnectionSettings, options: DashboardOptions, l
   }
   const cache: PauseStore = cacheClient
     ? new QueueCache(cacheClient, connection.cachePrefix, connection.cacheSeparator)
-    : new DatabaseQueueCache(database!, 'cache', connection.cachePrefix);
+    : databasePauses(new DatabaseQueueCache(database!, 'cache', connection.cachePrefix));
   // Horizon's keys carry its own prefix only: a client of the queue's Redis without the app's.
   const prefix = queueClient && options.horizonPrefix !== false ? horizonPrefixOf(options) : undefined;
   const horizonClient = prefix !== undefined ? patientClient({ ...connection, prefix: '' }, connection.url, log) : undefined;
@@ -109,6 +109,27 @@ function openStores(connection: ConnectionSettings, options: DashboardOptions, l
       if (cacheClient !== queueClient) cacheClient?.disconnect();
       horizonClient?.disconnect();
     },
+  };
+}
+
+/**
+ * The database cache store's pause switches, read only once its `cache` table is there: an app
+ * whose cache is elsewhere has none, and no queue of it is paused by that table. Pausing without
+ * the table says what makes it.
+ */
+function databasePauses(cache: DatabaseQueueCache): PauseStore {
+  let there = false;
+  const tableThere = async () => (there ||= await cache.hasTable());
+  return {
+    async pausedQueues(connection, queues) {
+      return (await tableThere()) ? cache.pausedQueues(connection, queues) : new Set<string>();
+    },
+    async pause(connection, queue, seconds) {
+      if (!(await tableThere()))
+        throw new HttpError(409, 'the database cache store has no `cache` table (php artisan cache:table makes it): no pause can be kept');
+      await cache.pause(connection, queue, seconds);
+    },
+    resume: (connection, queue) => cache.resume(connection, queue),
   };
 }
 
