@@ -13,7 +13,8 @@ import { UsageError, type Command } from './command.js';
 
 export const cancel: Command = {
   synopsis: 'lqb cancel UUID',
-  summary: "Cancels a delayed job: removes it from the queue's :delayed set before it is due (Laravel has no such command).",
+  summary:
+    "Cancels a delayed job: removes it from the queue's :delayed set (on the database connection, deletes its row while still delayed) before it is due (Laravel has no such command).",
   options: {
     queue: { type: 'string', value: 'Q', description: 'the queue the job is delayed on', default: "the connection's queue" },
     ...connectionFlags,
