@@ -14,9 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDashboard, type Dashboard } from '../../src/ui/index.js';
 import { HorizonView } from '../../src/ui/horizon.js';
 import { rawClient, removePrefix, uniquePrefix, REDIS_URL } from '../helpers/redis.js';
-import { FIXTURE_APP_PREFIX, FIXTURE_HORIZON_PREFIX, readHorizonFixtures } from '../horizon/fixtures.js';
+import { horizonFixtureId as ID, loadHorizonLastState } from '../helpers/horizon-state.js';
 
-const ID = (n: number) => `00000000-0000-4000-8000-00000000000${n}`;
 /** The fixture's jobs: A done, B done (monitored), C failed, D silenced, C′ (C's retry) done, E delayed. */
 const [A, C, D, E] = [ID(1), ID(3), ID(4), ID(6)];
 
@@ -24,25 +23,6 @@ let prefix: string;
 let horizonPrefix: string;
 let dir: string;
 const running: { dashboard: Dashboard; server: Server; base: string }[] = [];
-
-/** Writes the fixture's last state, its two prefixes replaced by the test's (in set members too). */
-async function loadLastState(): Promise<void> {
-  const raw = rawClient();
-  const rename = (name: string) =>
-    name.startsWith(FIXTURE_APP_PREFIX)
-      ? prefix + name.slice(FIXTURE_APP_PREFIX.length)
-      : name.replaceAll(FIXTURE_HORIZON_PREFIX, horizonPrefix);
-  const last = readHorizonFixtures().at(-1)!;
-  for (const { key, type, value } of last.after) {
-    const name = rename(key);
-    if (type === 'hash') await raw.hset(name, value as Record<string, string>);
-    else if (type === 'zset') for (const [member, score] of value as [string, number][]) await raw.zadd(name, score, member);
-    else if (type === 'set') await raw.sadd(name, ...(value as string[]).map(rename));
-    else if (type === 'list') await raw.rpush(name, ...(value as string[]));
-    else await raw.set(name, value as string);
-  }
-  raw.disconnect();
-}
 
 async function serve(horizon: string): Promise<string> {
   const dashboard = createDashboard({
@@ -66,7 +46,7 @@ beforeAll(async () => {
   prefix = uniquePrefix('ui-horizon');
   horizonPrefix = `${prefix}horizon:`;
   dir = mkdtempSync(join(tmpdir(), 'lqb-ui-horizon-'));
-  await loadLastState();
+  await loadHorizonLastState(prefix, horizonPrefix);
 });
 
 afterAll(async () => {
