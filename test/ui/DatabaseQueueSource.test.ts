@@ -4,7 +4,13 @@
  * MariaDB and PostgreSQL: PHP pushes and reserves, the source counts, pages and cancels, and
  * Laravel's pop takes what the source pushed for a retry.
  */
+import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { resolveConnection } from '../../src/connect/settings.js';
+import { createDashboard, type Dashboard } from '../../src/ui/index.js';
 import { databaseConfig, openDatabase } from '../../src/database/index.js';
 import { DatabaseQueueSource } from '../../src/ui/DatabaseQueueSource.js';
 import { summarizeJob } from '../../src/ui/jobs.js';
@@ -150,5 +156,63 @@ describe.each(QUEUE_DATABASES)('DatabaseQueueSource on %s, over rows Laravel 8.8
       const popped = await t.laravel('pop', { then: 'delete' });
       expect(popped, 'Laravel’s pop of the pushed row').toMatchObject({ attempts: 1 });
       expect(JSON.parse(popped.payload).uuid).toBe('u-retried');
+    }));
+});
+
+describe('createDashboard on the database connection, as a Laravel .env names it', () => {
+  it('reads the jobs table QUEUE_CONNECTION, DB_* and DB_QUEUE_TABLE name; no Redis is named, so none is opened', () =>
+    withJobsTable(QUEUE_DATABASES[0]![1], async (t) => {
+      await fill(t);
+      const envFile = join(t.dir, '.env');
+      writeFileSync(
+        envFile,
+        ['APP_NAME=Laravel', 'QUEUE_CONNECTION=database', 'DB_CONNECTION=sqlite', `DB_DATABASE=${t.url}`, `DB_QUEUE_TABLE=${t.table}`].join(
+          '\n',
+        ),
+      );
+      // The process's environment wins over a .env: the helper's variables for PHP are not the dashboard's.
+      const saved = { ...process.env };
+      for (const name of ['QUEUE_CONNECTION', 'LQB_QUEUE_DB', 'LQB_FAILED_DB', 'REDIS_URL', 'REDIS_PREFIX']) delete process.env[name];
+      let dashboard: Dashboard | undefined;
+      try {
+        const connection = resolveConnection({ env: envFile });
+        expect(connection, 'what the .env resolves').toMatchObject({
+          queueConnection: 'database',
+          queueDb: `sqlite://${t.url}`,
+          jobsTable: t.table,
+          redisNamed: false,
+        });
+        dashboard = createDashboard({ settings: { env: envFile } });
+        const server = createServer(dashboard.handler);
+        await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+        try {
+          const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+          const overview = (await (await fetch(`${base}/api/overview`)).json()) as { queues: Record<string, unknown>[]; horizon: unknown };
+          expect(overview.queues, 'the queues of the jobs table').toEqual([
+            expect.objectContaining({
+              name: 'default',
+              connection: 'database',
+              ready: 1,
+              delayed: 1,
+              reserved: 1,
+              failed: 0,
+              paused: false,
+            }),
+          ]);
+          expect(overview.horizon, 'no Horizon on the database connection without Redis').toBeNull();
+          const page = (await (await fetch(`${base}/api/queues/default/jobs?state=reserved`)).json()) as {
+            jobs: { uuid: string; attempts: number }[];
+          };
+          expect(
+            page.jobs.map((job) => [job.uuid, job.attempts]),
+            'the reserved job and its attempts column',
+          ).toEqual([[HELD, 1]]);
+        } finally {
+          await new Promise((resolve) => server.close(resolve));
+        }
+      } finally {
+        await dashboard?.close();
+        process.env = saved;
+      }
     }));
 });
