@@ -97,7 +97,12 @@ function openStores(connection: ConnectionSettings, options: DashboardOptions, l
     : databasePauses(new DatabaseQueueCache(database!, 'cache', connection.cachePrefix));
   // Horizon's keys carry its own prefix only: a client of the queue's Redis without the app's.
   const prefix = queueClient && options.horizonPrefix !== false ? horizonPrefixOf(options) : undefined;
-  const horizonClient = prefix !== undefined ? patientClient({ ...connection, prefix: '' }, connection.url, log) : undefined;
+  const horizonClient =
+    prefix === undefined
+      ? undefined
+      : connection.prefix === ''
+        ? queueClient
+        : patientClient({ ...connection, prefix: '' }, connection.url, log);
   const horizon = horizonClient && prefix !== undefined ? new HorizonView(horizonClient, prefix) : undefined;
   return {
     source,
@@ -107,7 +112,7 @@ function openStores(connection: ConnectionSettings, options: DashboardOptions, l
       await database?.close();
       queueClient?.disconnect();
       if (cacheClient !== queueClient) cacheClient?.disconnect();
-      horizonClient?.disconnect();
+      if (horizonClient !== queueClient) horizonClient?.disconnect();
     },
   };
 }
