@@ -11,6 +11,13 @@
  * overview, the first, a middle and the last page of ready and of delayed jobs; then, in Debian's
  * chromium, the page loaded until the queue's counts show, and a job list until its rows show.
  * Everything it pushed is deleted at the end.
+ *
+ *   CONNECTION=database npx tsx bench/ui.ts   (QUEUE_DB=sqlite file by default, or mysql://, postgres://)
+ *
+ * does the same on the database connection: a jobs table made by Laravel 8.83's own Schema
+ * builder (php-fixture-gen/laravel-database-queue.php create-table), JOBS ready rows and JOBS
+ * delayed ones inserted as DatabaseQueue inserts them (a thousand a statement), the dashboard
+ * reading the table (LIMIT/OFFSET by id), and the table dropped at the end.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -20,6 +27,8 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { chromium } from 'playwright-core';
+import { execFileSync } from 'node:child_process';
+import { databaseConfig, openDatabase, quoteName } from '../src/database/index.js';
 import { buildJob, buildModelIdentifier, buildPayload } from '../src/laravel/index.js';
 import { RedisQueue, connectRedis } from '../src/redis/index.js';
 import { createDashboard } from '../src/ui/index.js';
@@ -30,12 +39,48 @@ const REDIS = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const prefix = `lqb-bench-ui-${randomBytes(4).toString('hex')}:`;
 const dir = mkdtempSync(join(tmpdir(), 'lqb-bench-ui-'));
+const CONNECTION = process.env.CONNECTION === 'database' ? 'database' : 'redis';
+const QUEUE_DB = process.env.QUEUE_DB ?? join(dir, 'queue.sqlite');
+const TABLE = `lqb_bench_${randomBytes(4).toString('hex')}_jobs`;
 
-function payload(n: number): string {
+/** php-fixture-gen/laravel-database-queue.php OP on the bench's table: Laravel's own Schema builder. */
+function laravelTable(op: 'create-table' | 'drop-table'): void {
+  execFileSync('php', [join(import.meta.dirname, '../php-fixture-gen/laravel-database-queue.php'), op], {
+    env: { ...process.env, LQB_QUEUE_DB: QUEUE_DB, LQB_JOBS_TABLE: TABLE, REDIS_PREFIX: prefix },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+}
+
+/** JOBS ready rows and JOBS delayed ones, as DatabaseQueue::pushToDatabase writes a row (payloads as the database driver builds them). */
+async function fillTable(): Promise<void> {
+  laravelTable('create-table');
+  const db = openDatabase(databaseConfig(QUEUE_DB));
+  const now = Math.floor(Date.now() / 1000);
+  const columns = ['queue', 'attempts', 'reserved_at', 'available_at', 'created_at', 'payload']
+    .map((c) => quoteName(db.dialect, c))
+    .join(', ');
+  for (const delayed of [false, true]) {
+    for (let start = 0; start < JOBS; start += 1000) {
+      const count = Math.min(1000, JOBS - start);
+      const values: unknown[] = [];
+      for (let i = 0; i < count; i++)
+        values.push('big', 0, null, delayed ? now + 86_400 + start + i : now, now, payload(start + i, 'database'));
+      await db.query(
+        `insert into ${quoteName(db.dialect, TABLE)} (${columns}) values ${Array(count).fill('(?, ?, ?, ?, ?, ?)').join(', ')}`,
+        values,
+      );
+    }
+  }
+  await db.close();
+}
+
+function payload(n: number, driver: 'redis' | 'database' = 'redis'): string {
   const user = buildModelIdentifier({ class: 'App\\Models\\User', id: n });
-  return buildPayload(
+  const raw = buildPayload(
     buildJob({ className: 'App\\Jobs\\SendInvoice', properties: { invoiceId: n, amount: n * 1.5, user, lines: [n, n + 1, n + 2] } }),
   ).raw;
+  // Laravel's DatabaseQueue leaves out the id and attempts the Redis queue appends: the row's columns hold them.
+  return driver === 'database' ? raw.replace(/,"id":"[^"]*","attempts":0\}$/, '}') : raw;
 }
 
 async function fill(): Promise<void> {
@@ -68,10 +113,14 @@ async function time(task: () => Promise<unknown>): Promise<{ median: number; p95
 
 async function main(): Promise<void> {
   const filling = performance.now();
-  await fill();
-  console.log(`pushed ${JOBS} ready and ${JOBS} delayed jobs in ${Math.round(performance.now() - filling)} ms`);
+  await (CONNECTION === 'database' ? fillTable() : fill());
+  console.log(`pushed ${JOBS} ready and ${JOBS} delayed jobs (${CONNECTION}) in ${Math.round(performance.now() - filling)} ms`);
   const rssBefore = process.memoryUsage().rss;
-  const dashboard = createDashboard({ settings: { redis: REDIS, prefix, failedDb: join(dir, 'failed.sqlite') }, queues: ['big'] });
+  const settings =
+    CONNECTION === 'database'
+      ? { connection: 'database', queueDb: QUEUE_DB, jobsTable: TABLE, cachePrefix: prefix }
+      : { redis: REDIS, prefix };
+  const dashboard = createDashboard({ settings: { ...settings, failedDb: join(dir, 'failed.sqlite') }, queues: ['big'] });
   const server = createServer(dashboard.handler);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
@@ -132,8 +181,11 @@ async function main(): Promise<void> {
 try {
   await main();
 } finally {
-  const raw = new Redis(REDIS);
-  for (const key of ['queues:big', 'queues:big:delayed', 'queues:big:notify', 'queues:big:reserved']) await raw.del(prefix + key);
-  raw.disconnect();
+  if (CONNECTION === 'database') laravelTable('drop-table');
+  else {
+    const raw = new Redis(REDIS);
+    for (const key of ['queues:big', 'queues:big:delayed', 'queues:big:notify', 'queues:big:reserved']) await raw.del(prefix + key);
+    raw.disconnect();
+  }
   rmSync(dir, { recursive: true, force: true });
 }

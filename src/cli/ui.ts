@@ -1,18 +1,20 @@
 /**
  * `lqb ui [--port=8080] [--host=127.0.0.1] [--queue=a,b]`: the dashboard (src/ui) on a port of its
- * own, over whatever the connection flags resolve. Beyond the loopback only with --token or
+ * own, over whatever the connection flags resolve (Redis, or the database connection's jobs
+ * table), with Horizon's records when they are there. Beyond the loopback only with --token or
  * --basic-auth. Runs until interrupted.
  */
 import { createServer } from 'node:http';
 import { createDashboard } from '../ui/index.js';
 import { isLoopback } from '../ui/access.js';
 import { connectionFlags, connectionFrom } from './connection.js';
+import { horizonFlags, horizonPrefixFrom } from './horizon.js';
 import { UsageError, countFlag, type Command } from './command.js';
 
 export const ui: Command = {
   synopsis: 'lqb ui',
   summary:
-    'Serves a dashboard of the queues: counts, jobs decoded, failed jobs with retry/forget/flush, delayed jobs cancelled, pause/resume. Beyond the loopback only with --token or --basic-auth.',
+    "Serves a dashboard of the queues (Redis, or the database connection's jobs table; Horizon's records when there): counts, jobs decoded, failed jobs with retry/forget/flush, delayed jobs cancelled, pause/resume. Beyond the loopback only with --token or --basic-auth.",
   notes:
     'Give the token once in the address (http://HOST:PORT/?token=TOKEN: it is kept as a cookie) or as Authorization: Bearer TOKEN. Prefer the environment variables to the flags for secrets: flags show in the process list.',
   options: {
@@ -22,6 +24,13 @@ export const ui: Command = {
     'read-only': { type: 'boolean', description: 'show, never change: every action is refused' },
     token: { type: 'string', value: 'TOKEN', description: 'a token every visitor must give', env: 'LQB_UI_TOKEN' },
     'basic-auth': { type: 'string', value: 'USER:PASS', description: 'basic auth every visitor must give', env: 'LQB_UI_BASIC_AUTH' },
+    'retry-after': {
+      type: 'string',
+      value: 'S',
+      description: "the database connection's retry_after: a reservation older than this shows as ready, as Laravel's pop takes it",
+      default: '90',
+    },
+    ...horizonFlags,
     ...connectionFlags,
   },
   noArguments: true,
@@ -41,8 +50,11 @@ export const ui: Command = {
             .map((q) => q.trim())
             .filter(Boolean)
         : undefined;
+    const retryAfter = countFlag(values['retry-after'], 'retry-after', 90, 0);
     const dashboard = createDashboard({
       connection: connectionFrom(values),
+      horizonPrefix: horizonPrefixFrom(values),
+      retryAfter,
       queues,
       readOnly: values['read-only'] === true,
       token,

@@ -17,16 +17,20 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { RedisQueue, type RedisClient } from '../redis/index.js';
 import { QueueCache, retryFailedJob, type FailedJob } from '../worker/index.js';
-import { databaseConfig } from '../database/index.js';
+import { DatabaseQueueCache } from '../worker/DatabaseQueueCache.js';
+import { databaseConfig, openDatabase, type Database } from '../database/index.js';
 import { redactSecrets } from '../connect/redact.js';
 import { patientClient } from '../connect/clients.js';
-import { resolveConnection, type ConnectionOptions, type ConnectionSettings } from '../connect/settings.js';
+import { envFileOf, resolveConnection, type ConnectionOptions, type ConnectionSettings } from '../connect/settings.js';
+import { horizonPrefix } from '../horizon/prefix.js';
 import { moduleUrl } from '../internal/module-url.js';
 import { Access, TOKEN_COOKIE, type AccessOptions } from './access.js';
 import { FailedJobsView } from './failed.js';
 import { HOUR, History } from './history.js';
-import { summarizeJob, type JobState } from './jobs.js';
-import { RedisQueueSource } from './source.js';
+import { summarizeJob, type JobState, type JobSummary } from './jobs.js';
+import { RedisQueueSource, type QueueSource } from './source.js';
+import { DatabaseQueueSource } from './DatabaseQueueSource.js';
+import { HORIZON_LISTS, HorizonView, type HorizonJob, type HorizonList } from './horizon.js';
 
 export interface DashboardOptions extends AccessOptions {
   /** Resolved connection settings (what `lqb` flags resolve), else these options are resolved as `connect()` resolves them. */
@@ -40,6 +44,13 @@ export interface DashboardOptions extends AccessOptions {
   basePath?: string;
   /** How often the process samples counts for the chart, in ms (5000). */
   sampleEvery?: number;
+  /** The database connection's `retry_after` in seconds (90): a reservation older than this counts as ready again, as Laravel's pop takes it. */
+  retryAfter?: number;
+  /**
+   * Horizon's prefix, else HORIZON_PREFIX, else APP_NAME's (the process's environment, then the
+   * settings' .env); `false` not to read Horizon's records. They are read only when they are there.
+   */
+  horizonPrefix?: string | false;
 }
 
 export interface Dashboard {
@@ -49,6 +60,119 @@ export interface Dashboard {
 }
 
 const STATES: JobState[] = ['ready', 'delayed', 'reserved'];
+
+/** Where pause switches are kept: the Redis cache store, or the database one. */
+type PauseStore = Pick<QueueCache, 'pause' | 'resume' | 'pausedQueues'>;
+
+interface Stores {
+  source: QueueSource;
+  cache: PauseStore;
+  horizon: HorizonView | undefined;
+  close(): Promise<void>;
+}
+
+/**
+ * The queue's source, the cache store its pause switches are in, and Horizon's records, as the
+ * connection names them. On the database connection with no Redis named, no Redis is opened at
+ * all: pauses go to the database cache store (its `cache` table, on the queue's database), and
+ * there are no Horizon records (Horizon is Redis's).
+ */
+function openStores(connection: ConnectionSettings, options: DashboardOptions, log: (line: string) => void): Stores {
+  const useRedis = connection.queueConnection === 'redis' || connection.redisNamed;
+  const queueClient: RedisClient | undefined = useRedis ? patientClient(connection, connection.url, log) : undefined;
+  const cacheClient: RedisClient | undefined =
+    queueClient && (connection.cacheUrl === connection.url ? queueClient : patientClient(connection, connection.cacheUrl, log));
+  let database: Database | undefined;
+  let source: QueueSource;
+  if (connection.queueConnection === 'database') {
+    if (connection.queueDb === undefined)
+      throw new Error('the database queue connection has no database: give --queue-db (LQB_QUEUE_DB) or an --env with DB_*');
+    database = openDatabase(databaseConfig(connection.queueDb));
+    source = new DatabaseQueueSource(database, { table: connection.jobsTable, retryAfter: options.retryAfter });
+  } else {
+    source = new RedisQueueSource(new RedisQueue(queueClient!, { defaultQueue: connection.defaultQueue }), connection.prefix);
+  }
+  const cache: PauseStore = cacheClient
+    ? new QueueCache(cacheClient, connection.cachePrefix, connection.cacheSeparator)
+    : databasePauses(new DatabaseQueueCache(database!, 'cache', connection.cachePrefix));
+  // Horizon's keys carry its own prefix only: a client of the queue's Redis without the app's.
+  const prefix = queueClient && options.horizonPrefix !== false ? horizonPrefixOf(options) : undefined;
+  const horizonClient =
+    prefix === undefined
+      ? undefined
+      : connection.prefix === ''
+        ? queueClient
+        : patientClient({ ...connection, prefix: '' }, connection.url, log);
+  const horizon = horizonClient && prefix !== undefined ? new HorizonView(horizonClient, prefix) : undefined;
+  return {
+    source,
+    cache,
+    horizon,
+    async close() {
+      await database?.close();
+      queueClient?.disconnect();
+      if (cacheClient !== queueClient) cacheClient?.disconnect();
+      if (horizonClient !== queueClient) horizonClient?.disconnect();
+    },
+  };
+}
+
+/**
+ * The database cache store's pause switches, read only once its `cache` table is there: an app
+ * whose cache is elsewhere has none, and no queue of it is paused by that table. Pausing without
+ * the table says what makes it.
+ */
+function databasePauses(cache: DatabaseQueueCache): PauseStore {
+  let there = false;
+  const tableThere = async () => (there ||= await cache.hasTable());
+  return {
+    async pausedQueues(connection, queues) {
+      return (await tableThere()) ? cache.pausedQueues(connection, queues) : new Set<string>();
+    },
+    async pause(connection, queue, seconds) {
+      if (!(await tableThere()))
+        throw new HttpError(409, 'the database cache store has no `cache` table (php artisan cache:table makes it): no pause can be kept');
+      await cache.pause(connection, queue, seconds);
+    },
+    resume: (connection, queue) => cache.resume(connection, queue),
+  };
+}
+
+/** Horizon's prefix as `lqb work --horizon` finds it: given, else HORIZON_PREFIX or APP_NAME (the process's, then the .env's). */
+function horizonPrefixOf(options: DashboardOptions): string {
+  const fromFile = options.settings ? envFileOf(options.settings) : undefined;
+  return horizonPrefix({
+    prefix: typeof options.horizonPrefix === 'string' ? options.horizonPrefix : undefined,
+    env: (name) => process.env[name] ?? fromFile?.[name],
+  });
+}
+
+/** Horizon's record of a job, as the page shows it beside the job. */
+function horizonSummary(record: HorizonJob): Record<string, unknown> {
+  return {
+    status: record.status,
+    createdAt: record.createdAt,
+    reservedAt: record.reservedAt,
+    completedAt: record.completedAt,
+    failedAt: record.failedAt,
+  };
+}
+
+/** A Horizon record whose payload is gone (trimmed): what the record itself says. */
+function emptySummary(record: HorizonJob): JobSummary {
+  return {
+    uuid: record.id,
+    id: record.id,
+    name: record.name ?? '?',
+    className: null,
+    attempts: null,
+    maxTries: null,
+    until: null,
+    pushedAt: record.createdAt,
+    properties: null,
+    encrypted: false,
+  };
+}
 const MAX_PAGE = 100;
 const ASSETS = join(dirname(fileURLToPath(moduleUrl(import.meta.url))), 'assets');
 
@@ -64,12 +188,8 @@ class HttpError extends Error {
 export function createDashboard(options: DashboardOptions = {}): Dashboard {
   const connection = options.connection ?? resolveConnection(options.settings ?? {});
   const log = (line: string) => process.stderr.write(`lqb ui: ${redactSecrets(line)}\n`);
-  const queueClient: RedisClient = patientClient(connection, connection.url, log);
-  const cacheClient: RedisClient =
-    connection.cacheUrl === connection.url ? queueClient : patientClient(connection, connection.cacheUrl, log);
-  const queue = new RedisQueue(queueClient, { defaultQueue: connection.defaultQueue });
-  const redis = new RedisQueueSource(queue, connection.prefix);
-  const cache = new QueueCache(cacheClient, connection.cachePrefix, connection.cacheSeparator);
+  const stores = openStores(connection, options, log);
+  const { source, cache, horizon } = stores;
   const failed = new FailedJobsView(databaseConfig(connection.failedDb), connection.failedTable);
   const access = new Access(options);
   const history = new History();
@@ -81,68 +201,114 @@ export function createDashboard(options: DashboardOptions = {}): Dashboard {
   async function queueNames(): Promise<string[]> {
     if (options.queues?.length) return options.queues;
     if (known && Date.now() - known.at < 10_000) return known.names;
-    known = { at: Date.now(), names: await redis.queueNames() };
+    known = { at: Date.now(), names: await source.queueNames() };
     return known.names;
   }
 
   async function sample(): Promise<void> {
-    for (const name of await queueNames()) history.record(name, await redis.counts(name));
+    for (const name of await queueNames()) history.record(name, await source.counts(name));
   }
   const timer = setInterval(() => void sample().catch(() => undefined), options.sampleEvery ?? 5000);
   timer.unref();
   void sample().catch(() => undefined);
 
+  /** Horizon's view when its records are there, else undefined (and the dashboard says what it says without it). */
+  async function horizonThere(): Promise<HorizonView | undefined> {
+    return horizon && (await horizon.present().catch(() => false)) ? horizon : undefined;
+  }
+
   async function overview(): Promise<unknown> {
-    const failedCounts = await failed.countsByQueue(redis.connection);
+    const failedCounts = await failed.countsByQueue(source.connection);
     // A queue whose jobs all failed has no keys left: its failed jobs still name it.
     const names = options.queues?.length ? options.queues : [...new Set([...(await queueNames()), ...failedCounts.keys()])].sort();
-    const [paused, failures] = await Promise.all([
-      cache.pausedQueues(redis.connection, names),
-      failed.failedSince(redis.connection, new Date(Date.now() - HOUR * 1000)),
+    const [paused, failures, measuring] = await Promise.all([
+      cache.pausedQueues(source.connection, names),
+      failed.failedSince(source.connection, new Date(Date.now() - HOUR * 1000)),
+      horizonThere(),
     ]);
     const queues = await Promise.all(
       names.map(async (name) => {
-        const counts = await redis.counts(name);
+        const [counts, metrics] = await Promise.all([source.counts(name), measuring?.metrics(name)]);
         history.record(name, counts);
         return {
           name,
-          connection: redis.connection,
+          connection: source.connection,
           ...counts,
           failed: failedCounts.get(name) ?? 0,
           paused: paused.has(name),
           history: history.of(
             name,
             failures.filter((f) => f.queue === name).map((f) => f.at),
+            undefined,
+            metrics?.points,
           ),
+          ...(metrics ? { horizon: { throughput: metrics.throughput, runtime: metrics.runtime } } : {}),
         };
       }),
     );
     const failedTotal = [...failedCounts.values()].reduce((a, b) => a + b, 0);
-    return { queues, failedTotal, readOnly, prefix: connection.prefix, now: Math.floor(Date.now() / 1000) };
+    return {
+      queues,
+      failedTotal,
+      readOnly,
+      connection: source.connection,
+      prefix: source.connection === 'redis' ? connection.prefix : undefined,
+      horizon: measuring ? { prefix: measuring.prefix } : null,
+      now: Math.floor(Date.now() / 1000),
+    };
+  }
+
+  /** Each summary with Horizon's record of its job, when Horizon has one (looked up by the payload's id). */
+  async function withHorizon<T extends { id: string | null; uuid: string | null }>(summaries: T[]): Promise<T[]> {
+    const measuring = await horizonThere();
+    if (!measuring) return summaries;
+    const ids = summaries.map((job) => job.id ?? job.uuid).filter((id): id is string => id !== null);
+    const records = await measuring.jobs(ids).catch(() => new Map<string, HorizonJob>());
+    return summaries.map((job) => {
+      const record = records.get(job.id ?? job.uuid ?? '');
+      return record ? { ...job, horizon: horizonSummary(record) } : job;
+    });
   }
 
   async function jobs(name: string, params: URLSearchParams): Promise<unknown> {
     const state = (params.get('state') ?? 'ready') as JobState;
     if (!STATES.includes(state)) throw new HttpError(400, `state must be one of ${STATES.join(', ')}, not ${JSON.stringify(state)}`);
     const { offset, limit } = paging(params);
-    const page = await redis.page(name, state, offset, limit);
-    return {
-      queue: name,
-      state,
-      offset,
-      limit,
-      total: page.total,
-      jobs: page.jobs.map((job) => summarizeJob(job.payload, job.until, keys)),
-    };
+    const page = await source.page(name, state, offset, limit);
+    // The database keeps a job's id, attempts and push time in columns, not in its payload.
+    const summaries = page.jobs.map((job) => ({
+      ...summarizeJob(job.payload, job.until, keys),
+      ...(job.id !== undefined ? { id: job.id } : {}),
+      ...(job.attempts !== undefined ? { attempts: job.attempts } : {}),
+      ...(job.pushedAt !== undefined ? { pushedAt: job.pushedAt } : {}),
+    }));
+    return { queue: name, state, offset, limit, total: page.total, jobs: await withHorizon(summaries) };
   }
 
   async function failedJobs(params: URLSearchParams): Promise<unknown> {
     const { offset, limit } = paging(params);
     const page = await failed.page(offset, limit, params.get('queue') || undefined);
-    return { offset, limit, total: page.total, jobs: page.jobs.map(failedSummary) };
+    return { offset, limit, total: page.total, jobs: await withHorizon(page.jobs.map(failedSummary)) };
   }
 
-  function failedSummary(job: FailedJob): unknown {
+  /** A page of one of Horizon's lists (recent, pending, completed, failed), each job decoded. */
+  async function horizonJobs(list: string, params: URLSearchParams): Promise<unknown> {
+    if (!(list in HORIZON_LISTS)) throw new HttpError(404, `Horizon has no list ${JSON.stringify(list)}`);
+    const measuring = await horizonThere();
+    if (!measuring) throw new HttpError(404, "Horizon's records are not there");
+    const { offset, limit } = paging(params);
+    const page = await measuring.list(list as HorizonList, offset, limit);
+    const jobs = page.jobs.map((record) => ({
+      ...(record.payload === null ? emptySummary(record) : summarizeJob(record.payload, null, keys)),
+      queue: record.queue,
+      connection: record.connection,
+      exception: record.exception,
+      horizon: horizonSummary(record),
+    }));
+    return { list, offset, limit, total: page.total, jobs };
+  }
+
+  function failedSummary(job: FailedJob): JobSummary & Record<string, unknown> {
     return {
       ...summarizeJob(job.payload, null, keys),
       uuid: job.uuid,
@@ -159,7 +325,13 @@ export function createDashboard(options: DashboardOptions = {}): Dashboard {
     if (what === 'failed' && name !== undefined && verb === 'retry') {
       const job = await failed.find(name);
       if (!job) throw new HttpError(404, `no failed job ${name}`);
-      const refused = await retryFailedJob(failed, queue, job, {});
+      // Laravel's queue:retry pushes onto the job's own connection: one this dashboard does not serve is refused.
+      if ((job.connection === 'redis' || job.connection === 'database') && job.connection !== source.connection)
+        throw new HttpError(
+          409,
+          `the failed job [${name}] is of the ${job.connection} connection; this dashboard shows ${source.connection}`,
+        );
+      const refused = await retryFailedJob(failed, source, job, {});
       if (refused) throw new HttpError(409, `the failed job [${name}] was not retried: ${refused}`);
       return { retried: name, queue: job.queue };
     }
@@ -169,13 +341,13 @@ export function createDashboard(options: DashboardOptions = {}): Dashboard {
     }
     if (what === 'queues' && name !== undefined && verb === 'cancel') {
       if (typeof body.uuid !== 'string' || body.uuid === '') throw new HttpError(400, 'cancel takes {"uuid": "…"}');
-      const outcome = await redis.cancel(name, body.uuid);
+      const outcome = await source.cancel(name, body.uuid);
       if (!outcome.cancelled) throw new HttpError(409, `job ${body.uuid} is not delayed on ${name}: ${outcome.state}`);
       return outcome;
     }
     if (what === 'queues' && name !== undefined && (verb === 'pause' || verb === 'resume')) {
-      if (verb === 'pause') await cache.pause(redis.connection, name);
-      else await cache.resume(redis.connection, name);
+      if (verb === 'pause') await cache.pause(source.connection, name);
+      else await cache.resume(source.connection, name);
       return { queue: name, paused: verb === 'pause' };
     }
     throw new HttpError(404, `no action ${path.join('/')}`);
@@ -208,6 +380,8 @@ export function createDashboard(options: DashboardOptions = {}): Dashboard {
       if (parts[0] === 'api' && parts[1] === 'queues' && parts[3] === 'jobs' && parts.length === 4)
         return sendJson(res, 200, await jobs(parts[2]!, url.searchParams));
       if (parts[0] === 'api' && parts[1] === 'failed' && parts.length === 2) return sendJson(res, 200, await failedJobs(url.searchParams));
+      if (parts[0] === 'api' && parts[1] === 'horizon' && parts.length === 3)
+        return sendJson(res, 200, await horizonJobs(parts[2]!, url.searchParams));
       throw new HttpError(404, `nothing at ${path}`);
     }
     if (req.method === 'POST' && parts[0] === 'api') {
@@ -245,8 +419,7 @@ export function createDashboard(options: DashboardOptions = {}): Dashboard {
     async close() {
       clearInterval(timer);
       await failed.close();
-      queueClient.disconnect();
-      if (cacheClient !== queueClient) cacheClient.disconnect();
+      await stores.close();
     },
   };
 }

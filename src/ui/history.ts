@@ -7,6 +7,7 @@
  *   lower bound of the jobs that finished (done or failed), since a push between two samples
  *   hides as many finished jobs;
  * - failed: per minute, from failed_jobs.failed_at, exact and for the whole hour whichever side failed it.
+ * Where Horizon measures the queue, its counts replace the samples' finished jobs (see horizon.ts).
  */
 import type { QueueCounts } from './source.js';
 
@@ -24,6 +25,8 @@ export interface QueueHistory {
   failed: number[];
   /** The last depth (ready + delayed + reserved) sampled in each minute; null before sampling began. */
   depth: (number | null)[];
+  /** Where `finished` comes from: the dashboard's samples (a lower bound), or Horizon's metrics (exact). */
+  finishedFrom: 'samples' | 'horizon';
 }
 
 export class History {
@@ -37,8 +40,12 @@ export class History {
     this.#samples.set(queue, samples);
   }
 
-  /** The last hour of one queue by minute, the failures given (UNIX seconds of each). */
-  of(queue: string, failedAt: number[], now = Date.now() / 1000): QueueHistory {
+  /**
+   * The last hour of one queue by minute, the failures given (UNIX seconds of each). With
+   * Horizon's counts (each at the second it was taken: a snapshot's covers the minutes before
+   * it), they are the finished jobs, each in the minute it was taken.
+   */
+  of(queue: string, failedAt: number[], now = Date.now() / 1000, horizon?: { at: number; throughput: number }[]): QueueHistory {
     const from = Math.floor(now / 60) * 60 - (MINUTES - 1) * 60;
     const minute = (at: number) => Math.floor((at - from) / 60);
     const finished = new Array<number>(MINUTES).fill(0);
@@ -51,12 +58,16 @@ export class History {
       const total = sample.ready + sample.delayed + sample.reserved;
       depth[m] = total;
       const before = samples[i - 1];
-      if (before) finished[m]! += Math.max(0, before.ready + before.delayed + before.reserved - total);
+      if (before && !horizon) finished[m]! += Math.max(0, before.ready + before.delayed + before.reserved - total);
     });
+    for (const point of horizon ?? []) {
+      const m = Math.min(MINUTES - 1, minute(point.at));
+      if (m >= 0) finished[m]! += point.throughput;
+    }
     for (const at of failedAt) {
       const m = minute(at);
       if (m >= 0 && m < MINUTES) failed[m]!++;
     }
-    return { from, finished, failed, depth };
+    return { from, finished, failed, depth, finishedFrom: horizon ? 'horizon' : 'samples' };
   }
 }

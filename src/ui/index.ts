@@ -3,5 +3,14 @@
  */
 export { createDashboard, type Dashboard, type DashboardOptions } from './dashboard.js';
 export { RedisQueueSource, type QueueSource, type QueueCounts, type StoredJob } from './source.js';
+export { DatabaseQueueSource, type DatabaseQueueSourceOptions } from './DatabaseQueueSource.js';
+export {
+  HorizonView,
+  HORIZON_LISTS,
+  type HorizonJob,
+  type HorizonList,
+  type HorizonListedJob,
+  type HorizonQueueMetrics,
+} from './horizon.js';
 export { summarizeJob, withModels, type JobSummary, type JobState } from './jobs.js';
 export { cancelDelayed, type CancelOutcome } from '../redis/cancel.js';

@@ -1,7 +1,7 @@
 /**
- * Where the dashboard reads queues from. One interface per kind of record, so the database
- * driver (a `jobs` table) and Horizon's records can be added beside Redis as sources of their
- * own: the handler only ever asks a source for names, counts and a page of jobs.
+ * Where the dashboard reads queues from: Laravel's Redis queue here, the database driver's jobs
+ * table in DatabaseQueueSource.ts. The handler only ever asks a source for names, counts and a
+ * page of jobs, and has it cancel a delayed job or push a retried one.
  */
 import type { RedisClient, RedisQueue } from '../redis/index.js';
 import { cancelDelayed, type CancelOutcome } from '../redis/cancel.js';
@@ -18,6 +18,12 @@ export interface StoredJob {
   payload: string;
   /** UNIX seconds: due (delayed), reservation end (reserved); null for a ready job. */
   until: number | null;
+  /** The driver's id, where the payload has none (the database's row id). */
+  id?: string;
+  /** Attempts so far, where the driver keeps them beside the payload (the database's column). */
+  attempts?: number;
+  /** UNIX seconds it was pushed, where the driver keeps it beside the payload (the database's created_at). */
+  pushedAt?: number;
 }
 
 export interface QueueSource {
@@ -29,6 +35,8 @@ export interface QueueSource {
   /** Jobs `offset` to `offset + limit - 1` of a state, in the order workers meet them; never the whole queue. */
   page(queue: string, state: JobState, offset: number, limit: number): Promise<{ total: number; jobs: StoredJob[] }>;
   cancel(queue: string, uuid: string): Promise<CancelOutcome>;
+  /** Pushes a payload as it is (a failed job's retry), as the driver's pushRaw does. */
+  pushRaw(payload: string, queue: string): Promise<unknown>;
 }
 
 interface Scanner {
@@ -98,6 +106,10 @@ export class RedisQueueSource implements QueueSource {
 
   cancel(queue: string, uuid: string): Promise<CancelOutcome> {
     return cancelDelayed(this.queue, uuid, queue);
+  }
+
+  pushRaw(payload: string, queue: string): Promise<unknown> {
+    return this.queue.pushRaw(payload, queue);
   }
 }
 

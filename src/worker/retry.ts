@@ -8,7 +8,6 @@
  */
 import { PhpFloat } from '../php/index.js';
 import { decodeJson, encodeJson, type JsonValue } from '../laravel/index.js';
-import type { RedisQueue } from '../redis/index.js';
 import type { ShapesFile } from '../shapes/shape.js';
 import { findShape } from '../shapes/command.js';
 import type { FailedJob, FailedJobProvider } from './FailedJobProvider.js';
@@ -101,7 +100,7 @@ function asPhpArray(value: JsonValue): JsonValue {
  */
 export async function retryFailedJob(
   failer: FailedJobProvider,
-  queue: RedisQueue,
+  queue: { pushRaw(payload: string, queue: string): Promise<unknown> },
   job: FailedJob,
   retryUntil?: { shapes?: ShapesFile; choice?: RetryUntilChoice; now?: number },
 ): Promise<string | undefined> {

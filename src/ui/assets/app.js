@@ -5,6 +5,7 @@ import { html, render, useEffect, useState, useCallback } from './vendor/preact-
 const CSRF = document.querySelector('meta[name="lqb-csrf"]').content;
 const READ_ONLY = document.querySelector('meta[name="lqb-read-only"]').content === 'true';
 const POLL_MS = 2000;
+const HORIZON_LISTS = ['recent', 'pending', 'completed', 'failed'];
 const PAGE = 25;
 
 async function getJson(path) {
@@ -32,6 +33,7 @@ function parseRoute() {
   if (parts[0] === 'queues' && parts[1])
     return { view: 'queue', queue: parts[1], state: parts[2] || 'ready', offset: Number(parts[3] || 0) };
   if (parts[0] === 'failed') return { view: 'failed', offset: Number(parts[1] || 0) };
+  if (parts[0] === 'horizon') return { view: 'horizon', list: parts[1] || 'recent', offset: Number(parts[2] || 0) };
   return { view: 'overview' };
 }
 
@@ -102,7 +104,7 @@ function Confirm({ ask, onDone }) {
   </div>`;
 }
 
-/** The last hour as a small SVG chart: finished (lower bound) and failed per minute, depth as a line. */
+/** The last hour as a small SVG chart: finished (Horizon's count, else a lower bound) and failed per minute, depth as a line. */
 function Chart({ history }) {
   const w = 180,
     h = 40,
@@ -131,7 +133,10 @@ function Chart({ history }) {
       ${history.failed.map((v, i) => v > 0 && html`<rect x=${x(i)} y=${h - (v / barMax) * h} width=${bw / 2} height=${(v / barMax) * h} fill="#eb5757" />`)}
       ${line && html`<polyline points=${line} fill="none" stroke="#2f80ed" stroke-width="1.2" />`}
     </svg>
-    <div class="legend"><span>≥${finished} finished</span><span class="failed">${failed} failed</span><span class="ready">depth</span></div>
+    <div class="legend">
+      <span data-testid="finished">${history.finishedFrom === 'horizon' ? '' : '≥'}${finished} finished</span
+      ><span class="failed">${failed} failed</span><span class="ready">depth</span>
+    </div>
   </div>`;
 }
 
@@ -187,7 +192,10 @@ function Overview({ setAsk }) {
                 <a href=${`#/queues/${encodeURIComponent(q.name)}/reserved`}>${q.reserved}</a>
               </td>
               <td class="num failed" data-testid="failed"><a href="#/failed">${q.failed}</a></td>
-              <td><${Chart} history=${q.history} /></td>
+              <td>
+                <${Chart} history=${q.history} />
+                ${q.horizon && html`<div class="legend" data-testid="horizon-metrics">Horizon: ${q.horizon.throughput} done${q.horizon.runtime != null ? html`, ${Math.round(q.horizon.runtime * 100) / 100} ms mean` : ''}</div>`}
+              </td>
               <td>
                 ${!READ_ONLY && html`<button data-testid="pause-toggle" onClick=${() => toggle(q)}>${q.paused ? 'Resume' : 'Pause'}</button>`}
               </td>
@@ -196,9 +204,17 @@ function Overview({ setAsk }) {
       </tbody>
     </table>
     <p class="muted legend">
-      The chart: finished jobs per minute as this dashboard saw the queue shrink (a lower bound: Laravel's Redis queue keeps no count of
-      finished jobs), failures per minute from failed_jobs, and the queue's depth.
+      The chart: finished jobs per minute (where Horizon measures the queue, its counts, at each snapshot; else as this dashboard saw the
+      queue shrink, a lower bound, since Laravel's queues keep no count of finished jobs), failures per minute from failed_jobs, and the
+      queue's depth.
     </p>
+    ${
+      data.horizon &&
+      html`<p class="legend" data-testid="horizon-links">
+        Horizon's records (<span class="mono">${data.horizon.prefix}</span>):
+        ${HORIZON_LISTS.map((l) => html` <a href=${`#/horizon/${l}`}>${l}</a>`)}
+      </p>`
+    }
   </div>`;
 }
 
@@ -247,7 +263,7 @@ function QueueView({ route, setAsk }) {
   const cancel = (job) =>
     setAsk({
       title: `Cancel delayed job ${job.uuid}?`,
-      text: `It is removed from ${queue}:delayed and never runs. This cannot be undone.`,
+      text: `It is removed from ${queue}'s delayed jobs and never runs. This cannot be undone.`,
       verb: 'cancel it',
       run: () => postJson(`api/queues/${encodeURIComponent(queue)}/cancel`, { uuid: job.uuid }),
       done: reload,
@@ -284,6 +300,7 @@ function QueueView({ route, setAsk }) {
                       <td>
                         <strong data-testid="job-name">${job.name}</strong>
                         <div class="mono muted">${job.uuid}</div>
+                        <${HorizonStatus} job=${job} />
                       </td>
                       <td class="num">${job.attempts ?? ''}${job.maxTries ? html` / ${job.maxTries}` : ''}</td>
                       <td class="nowrap" title=${when(job.until ?? job.pushedAt)}>${relative(job.until ?? job.pushedAt) || '—'}</td>
@@ -296,6 +313,65 @@ function QueueView({ route, setAsk }) {
               </tbody>
             </table>
             <${Pager} total=${data.total} offset=${offset} href=${(o) => href(state, o)} />`
+    }
+  </div>`;
+}
+
+/** What Horizon's record says of a job: its status, and when it was reserved, completed or failed. */
+function HorizonStatus({ job }) {
+  const h = job.horizon;
+  if (!h) return null;
+  const at = h.failedAt ?? h.completedAt ?? h.reservedAt ?? h.createdAt;
+  return html`<div class="muted" data-testid="horizon-status" title="Horizon's record of this job">
+    Horizon: <span class=${`badge ${h.status}`}>${h.status}</span> ${at != null && html`<span title=${when(at)}>${relative(at)}</span>`}
+  </div>`;
+}
+
+/** One of Horizon's lists (recent, pending, completed, failed), newest first, each job decoded. */
+function HorizonJobsView({ route }) {
+  const { list, offset } = route;
+  const path = `api/horizon/${list}?offset=${offset}&limit=${PAGE}`;
+  const [data, error] = usePoll(() => getJson(path), [path]);
+  const href = (l, o = 0) => `#/horizon/${l}/${o}`;
+  return html`<div class="card">
+    <h2>Horizon's ${list} jobs ${data && html`<span class="muted">(${data.total})</span>`}</h2>
+    <div class="tabs">
+      ${HORIZON_LISTS.map((l) => html`<a class=${l === list ? 'active' : ''} href=${href(l)} data-testid=${`horizon-tab-${l}`}>${l}</a>`)}
+    </div>
+    ${error && html`<div class="notice error">${error}</div>`}
+    ${
+      !data
+        ? html`<p class="muted">Loading…</p>`
+        : html`<table data-testid="horizon-jobs">
+              <thead>
+                <tr>
+                  <th>Job</th>
+                  <th>Queue</th>
+                  <th>Command</th>
+                </tr>
+              </thead>
+              <tbody>
+                ${
+                  data.jobs.length === 0 &&
+                  html`<tr>
+                    <td colspan="3" class="muted">No ${list} jobs.</td>
+                  </tr>`
+                }
+                ${data.jobs.map(
+                  (job) =>
+                    html`<tr data-testid="horizon-job" data-uuid=${job.uuid}>
+                      <td>
+                        <strong data-testid="job-name">${job.name}</strong>
+                        <div class="mono muted">${job.uuid}</div>
+                        <${HorizonStatus} job=${job} />
+                      </td>
+                      <td>${job.connection}:${job.queue}</td>
+                      <td>${job.exception && html`<${Exception} text=${job.exception} />`}<${Properties} job=${job} /></td>
+                    </tr>`,
+                )}
+              </tbody>
+            </table>
+            <${Pager} total=${data.total} offset=${offset} href=${(o) => href(list, o)} />`
     }
   </div>`;
 }
@@ -352,6 +428,7 @@ function FailedView({ route, setAsk }) {
                       <td>
                         <strong>${job.name}</strong>
                         <div class="mono muted">${job.uuid}</div>
+                        <${HorizonStatus} job=${job} />
                       </td>
                       <td>${job.connection}:${job.queue}</td>
                       <td class="nowrap">${job.failedAt} UTC</td>
@@ -393,6 +470,7 @@ function App() {
       ${route.view === 'overview' && html`<${Overview} setAsk=${setAsk} />`}
       ${route.view === 'queue' && html`<${QueueView} route=${route} setAsk=${setAsk} />`}
       ${route.view === 'failed' && html`<${FailedView} route=${route} setAsk=${setAsk} />`}
+      ${route.view === 'horizon' && html`<${HorizonJobsView} route=${route} />`}
     </main>
     ${ask && html`<${Confirm} ask=${ask} onDone=${onDone} />`}`;
 }

@@ -1,0 +1,149 @@
+/**
+ * Horizon's records, when they are there, as the dashboard reads them: Horizon 5's keys under its
+ * prefix (see src/horizon/), on the queue's Redis without the app's prefix. Written by Horizon's
+ * PHP listeners and, for Node's work, by `lqb work --horizon` and `lqb dispatch --horizon`.
+ *
+ * They say more than the queue's keys: each job's status as Horizon saw it (pending, reserved,
+ * completed, failed) and when; the jobs that finished, which a Redis queue forgets; and each
+ * queue's throughput and mean runtime (measured_queues, `queue:NAME` since the last snapshot,
+ * `snapshot:queue:NAME` before it), exact where the dashboard's own samples are a lower bound.
+ *
+ * Which side ran a job: Node's recorder writes Horizon's records byte for byte as PHP's
+ * listeners do (src/horizon/lua/), so a record does not say; the dashboard shows Horizon's
+ * status and times and claims no side.
+ */
+import type { RedisClient } from '../redis/index.js';
+import { HOUR } from './history.js';
+
+/** What Horizon's hash of a job says of it. */
+export interface HorizonJob {
+  id: string;
+  status: string | null;
+  queue: string | null;
+  connection: string | null;
+  name: string | null;
+  /** UNIX seconds with a fraction, as Horizon writes microtime(true); null when not yet. */
+  createdAt: number | null;
+  reservedAt: number | null;
+  completedAt: number | null;
+  failedAt: number | null;
+}
+
+/** A job of one of Horizon's lists: its record, with the payload and the exception Horizon kept. */
+export interface HorizonListedJob extends HorizonJob {
+  payload: string | null;
+  exception: string | null;
+}
+
+/** Horizon's lists, by the sorted set each is (scored minus the time: newest first by rank). */
+export const HORIZON_LISTS = {
+  recent: 'recent_jobs',
+  pending: 'pending_jobs',
+  completed: 'completed_jobs',
+  failed: 'failed_jobs',
+} as const;
+export type HorizonList = keyof typeof HORIZON_LISTS;
+
+/** One queue's metrics as Horizon measured them, over the last hour. */
+export interface HorizonQueueMetrics {
+  /** Jobs finished (not failed) in the last hour: snapshots taken in it, and the count since the last one. */
+  throughput: number;
+  /** The mean runtime of those jobs, in ms; null when none. */
+  runtime: number | null;
+  /** Each count with the UNIX second it was taken at (a snapshot, or now for the count since the last). */
+  points: { at: number; throughput: number }[];
+}
+
+const FIELDS = ['id', 'status', 'queue', 'connection', 'name', 'created_at', 'reserved_at', 'completed_at', 'failed_at'] as const;
+/** Keys one of which Horizon (or Node's recorder) always leaves once it has recorded anything. */
+const MARKERS = ['recent_jobs', 'pending_jobs', 'completed_jobs', 'failed_jobs', 'measured_queues', 'masters'];
+
+export class HorizonView {
+  #present: { at: number; yes: boolean } | undefined;
+
+  constructor(
+    /** The queue's Redis, without the app's key prefix (Horizon replaces it with its own). */
+    readonly client: RedisClient,
+    /** Horizon's prefix, e.g. `laravel_horizon:`. */
+    readonly prefix: string,
+  ) {}
+
+  /** Whether Horizon's records are there (asked again every 10 s): without them, the dashboard says what it says without Horizon. */
+  async present(): Promise<boolean> {
+    if (this.#present && Date.now() - this.#present.at < 10_000) return this.#present.yes;
+    const found = await this.client.exists(...MARKERS.map((key) => this.prefix + key));
+    this.#present = { at: Date.now(), yes: found > 0 };
+    return this.#present.yes;
+  }
+
+  /** Horizon's record of each job id that has one (a job pushed by Horizon's queue has its uuid as id). */
+  async jobs(ids: readonly string[]): Promise<Map<string, HorizonJob>> {
+    const found = new Map<string, HorizonJob>();
+    if (ids.length === 0) return found;
+    const pipeline = this.client.pipeline();
+    for (const id of ids) pipeline.hmget(this.prefix + id, ...FIELDS);
+    const replies = (await pipeline.exec()) ?? [];
+    replies.forEach(([error, values], i) => {
+      if (error || !Array.isArray(values) || values.every((v) => v === null)) return;
+      found.set(ids[i]!, horizonJob(ids[i]!, values as (string | null)[]));
+    });
+    return found;
+  }
+
+  /** A page of one of Horizon's lists, newest first, each with its record. */
+  async list(list: HorizonList, offset: number, limit: number): Promise<{ total: number; jobs: HorizonListedJob[] }> {
+    const key = this.prefix + HORIZON_LISTS[list];
+    const [total, ids] = await Promise.all([this.client.zcard(key), this.client.zrange(key, offset, offset + limit - 1)]);
+    const pipeline = this.client.pipeline();
+    for (const id of ids) pipeline.hmget(this.prefix + id, ...FIELDS, 'payload', 'exception');
+    const replies = (await pipeline.exec()) ?? [];
+    const jobs = ids.map((id, i) => {
+      const values = (replies[i]?.[1] ?? []) as (string | null)[];
+      return { ...horizonJob(id, values), payload: values[FIELDS.length] ?? null, exception: values[FIELDS.length + 1] ?? null };
+    });
+    return { total, jobs };
+  }
+
+  /**
+   * A queue's last hour as Horizon measured it, or undefined when Horizon measures it not (it
+   * is not among measured_queues and has no snapshot): the counters since the last snapshot,
+   * and the snapshots taken within the hour.
+   */
+  async metrics(queue: string, now = Date.now() / 1000): Promise<HorizonQueueMetrics | undefined> {
+    const p = this.prefix;
+    const [measured, current, snapshots] = await Promise.all([
+      this.client.sismember(`${p}measured_queues`, `${p}queue:${queue}`),
+      this.client.hmget(`${p}queue:${queue}`, 'throughput', 'runtime'),
+      this.client.zrangebyscore(`${p}snapshot:queue:${queue}`, Math.floor(now - HOUR), '+inf'),
+    ]);
+    if (!measured && snapshots.length === 0) return undefined;
+    const points: { at: number; throughput: number; runtime: number }[] = [];
+    for (const member of snapshots) {
+      const point = JSON.parse(member) as { throughput?: unknown; runtime?: unknown; time?: unknown };
+      points.push({ at: Number(point.time), throughput: Number(point.throughput) || 0, runtime: Number(point.runtime) || 0 });
+    }
+    if (current[0] !== null) points.push({ at: Math.floor(now), throughput: Number(current[0]) || 0, runtime: Number(current[1]) || 0 });
+    const throughput = points.reduce((sum, point) => sum + point.throughput, 0);
+    const runtime = throughput === 0 ? null : points.reduce((sum, point) => sum + point.throughput * point.runtime, 0) / throughput;
+    return { throughput, runtime, points: points.map(({ at, throughput: count }) => ({ at, throughput: count })) };
+  }
+}
+
+function horizonJob(id: string, values: (string | null)[]): HorizonJob {
+  const field = (name: (typeof FIELDS)[number]) => values[FIELDS.indexOf(name)] ?? null;
+  const time = (name: (typeof FIELDS)[number]) => {
+    const value = field(name);
+    return value === null || value === '' ? null : Number(value);
+  };
+  return {
+    id: field('id') ?? id,
+    status: field('status'),
+    queue: field('queue'),
+    connection: field('connection'),
+    name: field('name'),
+    createdAt: time('created_at'),
+    reservedAt: time('reserved_at'),
+    completedAt: time('completed_at'),
+    failedAt: time('failed_at'),
+  };
+}
