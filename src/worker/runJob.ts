@@ -21,7 +21,7 @@ import {
 } from './errors.js';
 import { handlerNames, jobName, type Handler, type HandlerJob, type HandlerMap } from './handlers.js';
 import { nearestHandlerKey } from './handlerKeys.js';
-import { JobContext, JobInHand } from './JobInHand.js';
+import { JobContext, JobInHand, type JobActions } from './JobInHand.js';
 import type { MiddlewareNotices } from './middleware.js';
 import { alreadyExceedsMaxAttempts, attemptsUsedUp, backoffFor, timeoutOf } from './rules.js';
 import { withinTimeout } from './timeout.js';
@@ -61,7 +61,12 @@ export interface RunnerParts {
 }
 
 export class JobRunner {
-  constructor(private readonly parts: RunnerParts) {}
+  /** What every job's handler may do to its job, made once for the worker (see JobActions). */
+  private readonly actions: JobActions;
+
+  constructor(private readonly parts: RunnerParts) {
+    this.actions = runnerActions(this, parts);
+  }
 
   private get options(): WorkerOptions {
     return this.parts.options;
@@ -82,13 +87,14 @@ export class JobRunner {
     // is failed without decoding a command that may be what killed the last worker.
     const early = this.failsBeforeReading(inHand);
     if (early) return this.failUnread(inHand, early);
-    let read: { payload: DecodedPayload; view: JobView; command: PhpValue | undefined } | undefined;
+    let read: { view: JobView; command: PhpValue | undefined } | undefined;
+    let payload!: DecodedPayload; // set whenever `read` is
     let unreadable: unknown;
     try {
-      const payload = job.payload;
+      payload = job.payload;
       if (typeof payload.envelope.attempts !== 'number')
         throw new Error('the payload has no numeric "attempts" (Laravel’s own pop fails on it)');
-      read = { payload, ...commandOf(payload, this.encrypter) };
+      read = commandOf(payload, this.encrypter);
     } catch (error) {
       unreadable = error;
     }
@@ -97,7 +103,7 @@ export class JobRunner {
       // one that cannot fails it by its own rules; else a payload that does not decode cannot run.
       const forPhp = await this.phpTakes(inHand, { at: 'unreadable', error: unreadable });
       if (forPhp) {
-        this.events.processing(inHand, { event: 'processing', ...inHand.fields() });
+        this.events.processing(inHand, inHand.event('processing'));
         return this.leaveForPhp(inHand, forPhp, 'as pushed');
       }
       return this.failUnread(
@@ -105,12 +111,12 @@ export class JobRunner {
         new UndecodableJobError(`the job cannot be read: ${describeError(unreadable)}`, { cause: unreadable }),
       );
     }
-    const { payload, view, command } = read;
+    const { view, command } = read;
     if (alreadyExceedsMaxAttempts(payload.envelope, job.attempts(), this.parts.now(), this.options)) {
       return this.failUnread(inHand, new MaxAttemptsExceededError(jobName(payload)));
     }
     inHand.read(payload, command, jobName(payload));
-    this.events.processing(inHand, { event: 'processing', ...inHand.fields() });
+    this.events.processing(inHand, inHand.event('processing'));
 
     const found = this.findHandler(payload, view);
     const context = found && this.context(inHand, found.key, payload, view, command);
@@ -155,12 +161,9 @@ export class JobRunner {
 
   /** The event that says what became of the job, with its duration. */
   private finish(inHand: JobInHand, event: WorkerEvent['event'], error?: unknown): void {
-    this.events.outcome(
-      inHand,
-      { event, ...inHand.fields(), durationMs: inHand.elapsed(), ...(error !== undefined ? { error: describeError(error) } : {}) },
-      error,
-      event === 'error' ? 'failer' : 'worker',
-    );
+    const said = inHand.event(event, true);
+    if (error !== undefined) said.error = describeError(error);
+    this.events.outcome(inHand, said, error, event === 'error' ? 'failer' : 'worker');
   }
 
   /**
@@ -239,7 +242,7 @@ export class JobRunner {
    */
   private async failUnread(inHand: JobInHand, error: Error): Promise<void> {
     if (error instanceof UndecodableJobError) inHand.name = '(undecodable)';
-    this.events.processing(inHand, { event: 'processing', ...inHand.fields() });
+    this.events.processing(inHand, inHand.event('processing'));
     if (error instanceof MaxAttemptsExceededError) {
       const forPhp = await this.phpTakes(inHand, { at: 'out-of-attempts' });
       if (forPhp) return this.leaveForPhp(inHand, forPhp, 'as pushed');
@@ -320,27 +323,7 @@ export class JobRunner {
 
   /** What the handler is given: the job, and what it may do to it, each once and never after its end. */
   private context(inHand: JobInHand, key: string, payload: DecodedPayload, view: JobView, command: PhpValue | undefined): HandlerJob {
-    const job = inHand.job;
-    const { deps } = this.parts;
-    const context: HandlerJob = new JobContext(key, inHand, payload, view, command, {
-      release: async (seconds) => {
-        if (inHand.finished) return;
-        inHand.released = true;
-        await job.release(seconds);
-      },
-      fail: async (error) => {
-        if (inHand.abandoned) return;
-        await this.fail(inHand, manualFailure(error), context);
-      },
-      delete: async () => {
-        if (inHand.finished) return;
-        inHand.deleted = true;
-        await job.delete();
-      },
-      cache: deps.cache,
-      ...(deps.locks ? { locks: deps.locks } : {}),
-    });
-    return context;
+    return new JobContext(key, inHand, payload, view, command, this.actions);
   }
 
   /** Laravel's markJobAsFailedIfWillExceedMaxAttempts, for this reserved job. */
@@ -393,7 +376,7 @@ export class JobRunner {
    * Fails a job: recorded where Laravel looks, removed from the queue, then its handler's
    * `failed` hook with the error (as Laravel calls the job's failed() on every way to failure).
    */
-  private async fail(inHand: JobInHand, error: unknown, context: HandlerJob | undefined): Promise<void> {
+  async fail(inHand: JobInHand, error: unknown, context: HandlerJob | undefined): Promise<void> {
     if (inHand.failed || inHand.deleted) {
       inHand.failed = true;
       return;
@@ -465,6 +448,32 @@ export class JobRunner {
       this.events.say({ event: 'error', ...about, error: `failed() hook threw: ${describeError(hookError)}` }, hookError, 'hook');
     }
   }
+}
+
+/** The job actions of a runner: the same checks the handler's job made with closures of its own. */
+function runnerActions(runner: JobRunner, parts: RunnerParts): JobActions {
+  return {
+    async release(inHand, seconds) {
+      if (inHand.finished) return;
+      inHand.released = true;
+      await inHand.job.release(seconds);
+    },
+    async fail(inHand, error, context) {
+      if (inHand.abandoned) return;
+      await runner.fail(inHand, manualFailure(error), context);
+    },
+    async delete(inHand) {
+      if (inHand.finished) return;
+      inHand.deleted = true;
+      await inHand.job.delete();
+    },
+    get cache() {
+      return parts.deps.cache;
+    },
+    get locks() {
+      return parts.deps.locks;
+    },
+  };
 }
 
 /** A handler the module itself defines under `key`, never one inherited from Object.prototype. */
