@@ -132,18 +132,27 @@ export class JobRunner {
         // A closure's body is PHP: say so first, rather than only ask for a handler of Laravel's wrapper.
         throw new NoHandlerError(view.kind === 'closure' ? `${inHand.name}: ${view.reason} (${missing})` : missing);
       }
-      const forPhp = await this.phpTakes(inHand, { at: 'before-running', key: found.key });
+      // Without `share` no job is PHP's: not asked, so nothing is awaited for it.
+      const forPhp = this.options.share ? await this.phpTakes(inHand, { at: 'before-running', key: found.key }) : undefined;
       if (forPhp) return await this.leaveForPhp(inHand, forPhp, 'as pushed');
-      await this.parts.bookkeeping.beforeRunning(payload, command);
+      // The bookkeeping says at once when it has nothing to do (undefined): only work is awaited.
+      const { bookkeeping } = this.parts;
+      const before = bookkeeping.beforeRunning(payload, command);
+      if (before) await before;
       const timedOut = await this.runHandler(inHand, found.handler, context, payload);
       if (timedOut) return this.finish(inHand, 'timed-out', timedOut);
       // As Laravel's CallQueuedHandler: a unique job not released frees its lock; a job that
       // neither failed nor was released pushes the next link of its chain, even when it deleted
       // itself; then it is deleted if it was not.
-      if (!inHand.abandoned) await this.parts.bookkeeping.afterRunning(payload, command, inHand.released);
+      if (!inHand.abandoned) {
+        const after = bookkeeping.afterRunning(payload, command, inHand.released);
+        if (after) await after;
+      }
       if (!inHand.failed && !inHand.released && !inHand.abandoned) {
-        await this.parts.bookkeeping.dispatchNextInChain(payload, command);
-        await this.parts.bookkeeping.recordSuccessfulBatchJob(payload, command);
+        const chained = bookkeeping.dispatchNextInChain(payload, command);
+        if (chained) await chained;
+        const batched = bookkeeping.recordSuccessfulBatchJob(payload, command);
+        if (batched) await batched;
         if (!inHand.deleted) {
           await job.delete();
           inHand.deleted = true;
@@ -295,10 +304,14 @@ export class JobRunner {
     // thread can renew it.
     const deadline = seconds > 0 ? performance.now() + seconds * 1000 : Infinity;
     const watchdog = this.parts.watchdog();
-    const watched = watchdog?.watch(deadline, { ...inHand.fields(), timeout: seconds }, job.reservation?.());
+    const watched = watchdog?.watch(
+      deadline,
+      { job: inHand.name, id: job.id, uuid: job.uuid, queue: job.queue, attempts: job.attempts(), timeout: seconds },
+      job.reservation?.(),
+    );
     let outcome;
     try {
-      outcome = await withinTimeout(() => this.events.around(inHand, () => handler(context)), seconds, deadline);
+      outcome = await withinTimeout(this.events.hasAround ? () => this.events.around(inHand, () => handler(context)) : () => handler(context), seconds, deadline);
     } finally {
       if (watched !== undefined) watchdog?.unwatch(watched);
     }
