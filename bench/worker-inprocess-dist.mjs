@@ -10,6 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
+import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
 
 const tree = process.env.LQB_TREE;

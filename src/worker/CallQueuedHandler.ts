@@ -151,8 +151,13 @@ export class CallQueuedHandler {
    * the handler runs; two of a batch's last jobs running at the same moment in Node may both
    * miss it, and the log then says the callbacks did not run.
    */
-  async phpShouldRun(payload: DecodedPayload, command: PhpValue | undefined): Promise<string | undefined> {
-    if (!this.options.share) return undefined;
+  phpShouldRun(payload: DecodedPayload, command: PhpValue | undefined): Promise<string | undefined> | undefined {
+    // A job in no batch (most) is Node's at once: nothing to wait for.
+    if (!this.options.share || this.batchIdOf(payload, command) === undefined) return undefined;
+    return this.phpShouldFinishBatch(payload, command);
+  }
+
+  private async phpShouldFinishBatch(payload: DecodedPayload, command: PhpValue | undefined): Promise<string | undefined> {
     const found = await this.batchOf(payload, command);
     if (!found) return undefined;
     const { batch } = found;
@@ -310,7 +315,11 @@ export class CallQueuedHandler {
   dispatchNextInChain(payload: DecodedPayload, command: PhpValue | undefined): Promise<void> | undefined {
     // Undefined for a job with no chain (most): nothing to wait for. A link that cannot be built
     // throws here, inside the caller's try, as the rejection it was before.
-    const link = nextInChain(payload, command, (this.#linkOptions ??= { connection: this.options.connectionName, shaped: (next) => this.shapedLink(next) }));
+    const link = nextInChain(
+      payload,
+      command,
+      (this.#linkOptions ??= { connection: this.options.connectionName, shaped: (next) => this.shapedLink(next) }),
+    );
     if (!link) return undefined;
     const queue = link.queue ?? this.queue.defaultQueue;
     return link.delay > 0 ? this.queue.laterRaw(link.delay, link.raw, queue) : this.queue.pushRaw(link.raw, queue);

@@ -132,8 +132,9 @@ export class JobRunner {
         // A closure's body is PHP: say so first, rather than only ask for a handler of Laravel's wrapper.
         throw new NoHandlerError(view.kind === 'closure' ? `${inHand.name}: ${view.reason} (${missing})` : missing);
       }
-      // Without `share` no job is PHP's: not asked, so nothing is awaited for it.
-      const forPhp = this.options.share ? await this.phpTakes(inHand, { at: 'before-running', key: found.key }) : undefined;
+      // Asked at once: only a job in a batch (with `share`) has anything to wait for.
+      const forPhpNow = this.phpTakesBeforeRunning(inHand, found.key);
+      const forPhp = forPhpNow instanceof Promise ? await forPhpNow : forPhpNow;
       if (forPhp) return await this.leaveForPhp(inHand, forPhp, 'as pushed');
       // The bookkeeping says at once when it has nothing to do (undefined): only work is awaited.
       const { bookkeeping } = this.parts;
@@ -188,7 +189,7 @@ export class JobRunner {
       case 'no-handler':
         return `no Node handler, left for a PHP worker${moment.nearest}`;
       case 'before-running':
-        return this.parts.refused().get(moment.key) ?? (await bookkeeping.phpShouldRun(inHand.payload!, inHand.command));
+        return this.phpTakesBeforeRunning(inHand, moment.key);
       case 'out-of-attempts': {
         // A failure whose bookkeeping runs PHP closures (a chain's or a batch's callbacks) is left to PHP.
         const reason = inHand.payload
@@ -197,6 +198,16 @@ export class JobRunner {
         return reason && `out of attempts, left for a PHP worker to fail: ${reason}`;
       }
     }
+  }
+
+  /**
+   * phpTakes at 'before-running', at once when nothing is to be waited for: without `share`
+   * never; with it, a class whose lock Node could not release, or a job that would finish a
+   * batch whose callbacks are PHP's.
+   */
+  private phpTakesBeforeRunning(inHand: JobInHand, key: string): string | undefined | Promise<string | undefined> {
+    if (!this.options.share) return undefined;
+    return this.parts.refused().get(key) ?? this.parts.bookkeeping.phpShouldRun(inHand.payload!, inHand.command);
   }
 
   /** phpShouldFail for a job judged before it was read: nothing, when its command does not read. */
@@ -311,7 +322,11 @@ export class JobRunner {
     );
     let outcome;
     try {
-      outcome = await withinTimeout(this.events.hasAround ? () => this.events.around(inHand, () => handler(context)) : () => handler(context), seconds, deadline);
+      outcome = await withinTimeout(
+        this.events.hasAround ? () => this.events.around(inHand, () => handler(context)) : () => handler(context),
+        seconds,
+        deadline,
+      );
     } finally {
       if (watched !== undefined) watchdog?.unwatch(watched);
     }

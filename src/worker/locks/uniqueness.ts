@@ -69,7 +69,8 @@ export function uniquenessNow(
   const known = shape !== undefined;
   // 11.39+: PendingDispatch wrote the store and key it locked into the hidden context (13.24+ the owner too).
   const context = hiddenUniqueContext(payload);
-  if (context.key !== undefined) return fromContextOrKeys(payload, object, shape, shapes, methods, { untilProcessing, known, owner }, context);
+  if (context.key !== undefined)
+    return fromContextOrKeys(payload, object, shape, shapes, methods, { untilProcessing, known, owner }, context);
   return fromKeys(payload, object, shape, shapes, methods, { untilProcessing, known, owner });
 }
 
