@@ -13,6 +13,8 @@
  *       machine whose speed drifts slows both alike; BASE needs this file at the same path.
  *   JOBS=20000 WARMUP=5000 RUNS=7 CONCURRENCY=32 MODES=connect,bare
  *   NODE_FLAGS='--max-semi-space-size=64': Node flags for each run's process, in both trees
+ *   BUILD=dist: each tree's dist/ (`npm run build` there first) run by plain node, through
+ *       bench/worker-inprocess-dist.mjs, rather than its src/ through tsx
  *   ATTEMPTS=1: jobs pushed as retried ones (their envelopes say one attempt made; no tries limit)
  *   LQB_BENCH_CHILD=connect PROFILE=FILE.cpuprofile npx tsx bench/worker-inprocess.ts
  *       one run, its timed part profiled (V8's CPU profile, for Chrome's DevTools)
@@ -32,6 +34,8 @@ const ATTEMPTS = Number(process.env.ATTEMPTS ?? 0);
 const MODES = (process.env.MODES ?? 'connect,bare').split(',') as Mode[];
 /** Node flags for every run, in both trees (`--max-semi-space-size=64`: a young generation that is collected less often). */
 const NODE_FLAGS = (process.env.NODE_FLAGS ?? '').split(' ').filter(Boolean);
+/** `dist`: the trees' compiled builds, run by plain node (see runChild); else their sources through tsx. */
+const BUILD = process.env.BUILD ?? 'src';
 const CLASS = 'App\\Jobs\\Bridge\\RecordJob';
 type Mode = 'connect' | 'bare';
 
@@ -105,10 +109,13 @@ interface RunResult {
 }
 
 function runChild(tree: string, mode: Mode): RunResult {
-  const script = `${tree}/bench/worker-inprocess.ts`;
-  const out = execFileSync(process.execPath, [...NODE_FLAGS, '--import', 'tsx', script], {
+  // BUILD=dist: each tree's compiled build (run `npm run build` in each first), by plain node
+  // and this tree's worker-inprocess-dist.mjs, so no TypeScript loader is in the measure.
+  const dist = BUILD === 'dist';
+  const script = dist ? fileURLToPath(new URL('worker-inprocess-dist.mjs', import.meta.url)) : `${tree}/bench/worker-inprocess.ts`;
+  const out = execFileSync(process.execPath, [...NODE_FLAGS, ...(dist ? [] : ['--import', 'tsx']), script], {
     cwd: tree,
-    env: { ...process.env, LQB_BENCH_CHILD: mode },
+    env: { ...process.env, LQB_BENCH_CHILD: mode, LQB_TREE: tree },
     encoding: 'utf8',
   });
   return JSON.parse(out.trim().split('\n').at(-1)!) as RunResult;
@@ -143,7 +150,7 @@ async function parent(): Promise<void> {
     }
   }
   console.log(
-    `No-op ${ATTEMPTS > 0 ? `retried jobs (attempts ${ATTEMPTS} in the envelope)` : 'jobs'} of ${bytes} bytes, ${fmt(JOBS)} per run after ${fmt(WARMUP)} to warm up, concurrency ${CONCURRENCY}, one process per run, Redis 127.0.0.1:6379${NODE_FLAGS.length > 0 ? `, node ${NODE_FLAGS.join(' ')}` : ''}; ${RUNS} runs per row${base ? ', the trees alternating' : ''}.`,
+    `No-op ${ATTEMPTS > 0 ? `retried jobs (attempts ${ATTEMPTS} in the envelope)` : 'jobs'} of ${bytes} bytes, ${fmt(JOBS)} per run after ${fmt(WARMUP)} to warm up, concurrency ${CONCURRENCY}, one process per run, ${BUILD === 'dist' ? 'dist/ by plain node' : 'src/ through tsx'}, Redis 127.0.0.1:6379${NODE_FLAGS.length > 0 ? `, node ${NODE_FLAGS.join(' ')}` : ''}; ${RUNS} runs per row${base ? ', the trees alternating' : ''}.`,
   );
   console.log(
     "jobs/s: median (min–max); Node CPU: the worker process's user + system time per job, median" +

@@ -154,7 +154,7 @@ export class RedisJob implements ReservedJob {
 
   /** The `:reserved` zset and the reserved bytes it is held under: what the watchdog thread renews. */
   reservation(): Reservation {
-    return { key: `${this.redisQueue.key(this.queue)}:reserved`, member: this.reservedBytes };
+    return { key: this.redisQueue.reservedKey(this.queue), member: this.reservedBytes };
   }
 }
 

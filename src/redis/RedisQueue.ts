@@ -114,6 +114,23 @@ export class RedisQueue implements Queue<RedisJob> {
     return this.hashTags && !hasHashTag(name) ? `queues:{${name}}` : `queues:${name}`;
   }
 
+  /**
+   * The `:reserved` zset of a queue, before the client's prefix: named once per queue, since
+   * every finished job's delete names it.
+   */
+  reservedKey(queue: string): string {
+    let key = this.reservedKeys.get(queue);
+    if (key === undefined) {
+      key = `${this.key(queue)}:reserved`;
+      // A worker serves a few queues; a producer naming thousands keeps the last few only.
+      if (this.reservedKeys.size >= 1024) this.reservedKeys.clear();
+      this.reservedKeys.set(queue, key);
+    }
+    return key;
+  }
+
+  private readonly reservedKeys = new Map<string, string>();
+
   /** Appends a payload (a job's JSON) to the queue and wakes a blocked worker. */
   async pushRaw(payload: string, queue?: string): Promise<void> {
     const key = this.key(queue);
@@ -282,7 +299,7 @@ export class RedisQueue implements Queue<RedisJob> {
    */
   deleteReserved(job: RedisJob): Promise<void> {
     this.letGo(job);
-    const key = `${this.key(job.queue)}:reserved`;
+    const key = this.reservedKey(job.queue);
     let batch = this.pendingDeletes.get(key);
     if (!batch) {
       // One promise for the batch, which every job in it is handed: it settles for all alike.

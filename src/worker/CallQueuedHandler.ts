@@ -8,11 +8,11 @@
  * workers leave the same state behind.
  */
 import { PhpArray, PhpObject, deref, type PhpValue } from '../php/index.js';
-import { nextInChain, type DecodedPayload, type LinkEnvelope } from '../laravel/index.js';
+import { nextInChain, type DecodedPayload, type LinkEnvelope, type NextLinkOptions } from '../laravel/index.js';
 import type { Queue } from '../queue/contract.js';
 import { SHOULD_BE_ENCRYPTED, declaredForEnvelope, findShape, translatedDisplayName } from '../shapes/command.js';
 import { allJobsHaveRanExactlyOnce, type BatchRow, type DatabaseBatchRepository } from './BatchRepository.js';
-import { UnnamedLockError, uniquenessOf, type Uniqueness } from './locks/index.js';
+import { UnnamedLockError, uniquenessNow, type Uniqueness } from './locks/index.js';
 import type { WorkerDependencies, WorkerEvent } from './types.js';
 import type { WorkerOptions } from './WorkerOptions.js';
 import { describeError } from './errors.js';
@@ -29,7 +29,7 @@ export class CallQueuedHandler {
   /** Batch ids the log has said are not in the batches table (the latest few thousand). */
   private readonly saidNoBatch = new Set<string>();
   /** What each job in hand is, unique-wise: worked out once per job. */
-  private readonly uniqueness = new WeakMap<DecodedPayload, Promise<Uniqueness | undefined>>();
+  private readonly uniqueness = new WeakMap<DecodedPayload, Uniqueness | undefined | Promise<Uniqueness | undefined>>();
 
   constructor(
     /** Where a chain's next link is pushed: the connection the job came from. */
@@ -43,22 +43,26 @@ export class CallQueuedHandler {
 
   /**
    * Before the handler runs (CallQueuedHandler::call): a ShouldBeUniqueUntilProcessing job's
-   * lock goes now, so the job may be dispatched again while it runs.
+   * lock goes now, so the job may be dispatched again while it runs. Undefined when there was
+   * nothing to wait for (most jobs: the check is made at once), else the promise of its end.
    */
-  async beforeRunning(payload: DecodedPayload, command: PhpValue | undefined): Promise<void> {
-    const unique = await this.uniquenessFor(payload, command);
-    if (unique?.untilProcessing) await this.releaseLock(unique);
+  beforeRunning(payload: DecodedPayload, command: PhpValue | undefined): Promise<void> | undefined {
+    const unique = this.uniquenessFor(payload, command);
+    if (unique instanceof Promise) return unique.then((found) => (found?.untilProcessing ? this.releaseLock(found) : undefined));
+    return unique?.untilProcessing ? this.releaseLock(unique) : undefined;
   }
 
   /**
    * After the handler returned: unless the job was released (it runs again, and keeps its lock)
    * or is ShouldBeUniqueUntilProcessing (released before), its lock goes, as in
-   * CallQueuedHandler::call: also when the job deleted or failed itself.
+   * CallQueuedHandler::call: also when the job deleted or failed itself. Undefined when there
+   * was nothing to wait for.
    */
-  async afterRunning(payload: DecodedPayload, command: PhpValue | undefined, released: boolean): Promise<void> {
-    if (released) return;
-    const unique = await this.uniquenessFor(payload, command);
-    if (unique && !unique.untilProcessing) await this.releaseLock(unique);
+  afterRunning(payload: DecodedPayload, command: PhpValue | undefined, released: boolean): Promise<void> | undefined {
+    if (released) return undefined;
+    const unique = this.uniquenessFor(payload, command);
+    if (unique instanceof Promise) return unique.then((found) => (found && !found.untilProcessing ? this.releaseLock(found) : undefined));
+    return unique && !unique.untilProcessing ? this.releaseLock(unique) : undefined;
   }
 
   /**
@@ -104,7 +108,12 @@ export class CallQueuedHandler {
    * failed_job_ids, finished at pending 0. The then and finally callbacks it would run are
    * PHP: the log says once per batch that they did not run.
    */
-  async recordSuccessfulBatchJob(payload: DecodedPayload, command: PhpValue | undefined): Promise<void> {
+  recordSuccessfulBatchJob(payload: DecodedPayload, command: PhpValue | undefined): Promise<void> | undefined {
+    // Most jobs are in no batch: that is seen at once, with nothing to wait for.
+    return this.batchIdOf(payload, command) === undefined ? undefined : this.recordSuccess(payload, command);
+  }
+
+  private async recordSuccess(payload: DecodedPayload, command: PhpValue | undefined): Promise<void> {
     const found = await this.batchOf(payload, command);
     if (!found) return;
     const { batches, batch, uuid } = found;
@@ -142,8 +151,13 @@ export class CallQueuedHandler {
    * the handler runs; two of a batch's last jobs running at the same moment in Node may both
    * miss it, and the log then says the callbacks did not run.
    */
-  async phpShouldRun(payload: DecodedPayload, command: PhpValue | undefined): Promise<string | undefined> {
-    if (!this.options.share) return undefined;
+  phpShouldRun(payload: DecodedPayload, command: PhpValue | undefined): Promise<string | undefined> | undefined {
+    // A job in no batch (most) is Node's at once: nothing to wait for.
+    if (!this.options.share || this.batchIdOf(payload, command) === undefined) return undefined;
+    return this.phpShouldFinishBatch(payload, command);
+  }
+
+  private async phpShouldFinishBatch(payload: DecodedPayload, command: PhpValue | undefined): Promise<string | undefined> {
     const found = await this.batchOf(payload, command);
     if (!found) return undefined;
     const { batch } = found;
@@ -180,16 +194,23 @@ export class CallQueuedHandler {
   ): Promise<{ batches: DatabaseBatchRepository; batch: BatchRow; uuid: string } | undefined> {
     const batches = this.deps.batches;
     const uuid = uuidOf(payload);
-    const object = command === undefined ? undefined : deref(command);
-    if (!batches || !uuid || !(object instanceof PhpObject)) return undefined;
-    const batchId = deref(object.get('batchId') ?? null);
-    if (typeof batchId !== 'string' || batchId === '') return undefined;
+    const batchId = this.batchIdOf(payload, command);
+    if (!batches || !uuid || batchId === undefined) return undefined;
     const batch = await batches.find(batchId);
     if (!batch) {
       await this.sayBatchNotFound(payload, batchId, batches);
       return undefined;
     }
     return { batches, batch, uuid };
+  }
+
+  /** The batch id a Batchable job carries, when batches are kept and it has a uuid; else undefined. */
+  private batchIdOf(payload: DecodedPayload, command: PhpValue | undefined): string | undefined {
+    if (!this.deps.batches || uuidOf(payload) === undefined) return undefined;
+    const object = command === undefined ? undefined : deref(command);
+    if (!(object instanceof PhpObject)) return undefined;
+    const batchId = deref(object.get('batchId') ?? null);
+    return typeof batchId === 'string' && batchId !== '' ? batchId : undefined;
   }
 
   /**
@@ -227,23 +248,36 @@ export class CallQueuedHandler {
   /**
    * How the job is unique, if it is; undefined when it is not, or has no lock the worker can
    * reach. A class whose key cannot be known (its uniqueId() is PHP) is logged as an error once
-   * per job, naming the class: its lock stays, and the log says so.
+   * per job, naming the class: its lock stays, and the log says so. At once when nothing in it
+   * waits (see uniquenessNow), else a promise; worked out once per job either way.
    */
-  private uniquenessFor(payload: DecodedPayload, command: PhpValue | undefined): Promise<Uniqueness | undefined> {
-    if (!this.deps.locks) return Promise.resolve(undefined);
-    let found = this.uniqueness.get(payload);
-    if (!found) {
-      const object = command === undefined ? undefined : deref(command);
-      const methods = object instanceof PhpObject ? this.methodsFor(object.className) : undefined;
-      found = uniquenessOf(payload, command, this.deps.shapes, methods).catch((error: unknown) => {
-        if (!(error instanceof UnnamedLockError)) throw error;
-        this.log({ event: 'error', job: jobName(payload), uuid: uuidOf(payload), error: error.message });
-        return undefined;
-      });
-      found = found.then((unique) => this.inThisStore(payload, unique));
-      this.uniqueness.set(payload, found);
+  private uniquenessFor(payload: DecodedPayload, command: PhpValue | undefined): Uniqueness | undefined | Promise<Uniqueness | undefined> {
+    if (!this.deps.locks) return undefined;
+    if (this.uniqueness.has(payload)) return this.uniqueness.get(payload);
+    const object = command === undefined ? undefined : deref(command);
+    const methods = object instanceof PhpObject ? this.methodsFor(object.className) : undefined;
+    let found: Uniqueness | undefined | Promise<Uniqueness | undefined>;
+    try {
+      found = uniquenessNow(payload, command, this.deps.shapes, methods);
+    } catch (error) {
+      found = this.unnamed(payload, error);
     }
+    found =
+      found instanceof Promise
+        ? found.then(
+            (unique) => this.inThisStore(payload, unique),
+            (error: unknown) => this.inThisStore(payload, this.unnamed(payload, error)),
+          )
+        : this.inThisStore(payload, found);
+    this.uniqueness.set(payload, found);
     return found;
+  }
+
+  /** A unique job whose lock cannot be named: said, and left (anything else is thrown on). */
+  private unnamed(payload: DecodedPayload, error: unknown): undefined {
+    if (!(error instanceof UnnamedLockError)) throw error;
+    this.log({ event: 'error', job: jobName(payload), uuid: uuidOf(payload), error: error.message });
+    return undefined;
   }
 
   /**
@@ -278,13 +312,21 @@ export class CallQueuedHandler {
    * (built beside the envelope it writes, src/laravel/chain.ts): its queue defaults to the
    * chain's, then to the connection's own queue.
    */
-  async dispatchNextInChain(payload: DecodedPayload, command: PhpValue | undefined): Promise<void> {
-    const link = nextInChain(payload, command, { connection: this.options.connectionName, shaped: (next) => this.shapedLink(next) });
-    if (!link) return;
+  dispatchNextInChain(payload: DecodedPayload, command: PhpValue | undefined): Promise<void> | undefined {
+    // Undefined for a job with no chain (most): nothing to wait for. A link that cannot be built
+    // throws here, inside the caller's try, as the rejection it was before.
+    const link = nextInChain(
+      payload,
+      command,
+      (this.#linkOptions ??= { connection: this.options.connectionName, shaped: (next) => this.shapedLink(next) }),
+    );
+    if (!link) return undefined;
     const queue = link.queue ?? this.queue.defaultQueue;
-    if (link.delay > 0) await this.queue.laterRaw(link.delay, link.raw, queue);
-    else await this.queue.pushRaw(link.raw, queue);
+    return link.delay > 0 ? this.queue.laterRaw(link.delay, link.raw, queue) : this.queue.pushRaw(link.raw, queue);
   }
+
+  /** How the next link is built: the same for every job of this worker. */
+  #linkOptions: NextLinkOptions | undefined;
 
   /**
    * What the class's shape says of a chain's next link: its declared tries, backoff and the

@@ -14,8 +14,12 @@ import type { JobRecord, WorkerEvent } from './types.js';
 export class JobInHand implements JobRecord {
   /** performance.now() when the worker took it up. */
   readonly startedAt = performance.now();
-  /** The name its events give it: the envelope's displayName until its payload is read, then its class. */
-  name: string;
+  /**
+   * The name its events give it: the envelope's displayName until its payload is read, then its
+   * class. The displayName is looked up when first asked for: it parses the reserved copy, which
+   * a job whose payload reads (most) never needs.
+   */
+  #name: string | undefined;
   /** The payload and command, once read: what the bookkeeping and the failed() hook are given. */
   payload: DecodedPayload | undefined;
   command: PhpValue | undefined;
@@ -41,8 +45,14 @@ export class JobInHand implements JobRecord {
   #controller: AbortController | undefined;
   #expiredWith: Error | undefined;
 
-  constructor(readonly job: ReservedJob) {
-    this.name = displayNameOf(job);
+  constructor(readonly job: ReservedJob) {}
+
+  get name(): string {
+    return (this.#name ??= displayNameOf(this.job));
+  }
+
+  set name(name: string) {
+    this.#name = name;
   }
 
   get finished(): boolean {
@@ -53,13 +63,24 @@ export class JobInHand implements JobRecord {
   read(payload: DecodedPayload, command: PhpValue | undefined, name: string): void {
     this.payload = payload;
     this.command = command;
-    this.name = name;
+    this.#name = name;
   }
 
   /** The fields every event about this job carries. */
   fields(): { job: string; id: string; uuid: string | undefined; queue: string; attempts: number } {
     const job = this.job;
     return { job: this.name, id: job.id, uuid: job.uuid, queue: job.queue, attempts: job.attempts() };
+  }
+
+  /**
+   * An event about this job with the fields every one carries, in the order fields() gives
+   * them, and its duration when `timed`: made as one literal (no spread of fields() into it).
+   */
+  event(event: WorkerEvent['event'], timed = false): WorkerEvent {
+    const job = this.job;
+    const said: WorkerEvent = { event, job: this.name, id: job.id, uuid: job.uuid, queue: job.queue, attempts: job.attempts() };
+    if (timed) said.durationMs = this.elapsed();
+    return said;
   }
 
   /** Milliseconds since the worker took it up. */
@@ -97,13 +118,16 @@ export function displayNameOf(job: ReservedJob): string {
   return typeof name === 'string' ? name : '(unnamed job)';
 }
 
-/** What a handler's job can do, as the worker does it. */
+/**
+ * What a handler's job can do, as the worker does it: one object for every job of a worker
+ * (the job it acts on is passed), so a job costs no closures of its own.
+ */
 export interface JobActions {
-  release(seconds: number): Promise<void>;
-  fail(error: unknown): Promise<void>;
-  delete(): Promise<void>;
-  cache: QueueCache | undefined;
-  locks?: UniqueLockStore;
+  release(inHand: JobInHand, seconds: number): Promise<void>;
+  fail(inHand: JobInHand, error: unknown, context: HandlerJob): Promise<void>;
+  delete(inHand: JobInHand): Promise<void>;
+  readonly cache: QueueCache | undefined;
+  readonly locks: UniqueLockStore | undefined;
 }
 
 /**
@@ -122,6 +146,9 @@ export class JobContext implements HandlerJob {
   #plain: Record<string, unknown> | undefined;
   #args: unknown[] | undefined;
   #payload: Record<string, unknown> | undefined;
+  #release: ((seconds?: number) => Promise<void>) | undefined;
+  #fail: ((error?: unknown) => Promise<void>) | undefined;
+  #delete: (() => Promise<void>) | undefined;
 
   constructor(
     /** The handler key it was found under. */
@@ -168,10 +195,19 @@ export class JobContext implements HandlerJob {
     return this.#actions.locks;
   }
 
-  // Own functions rather than methods, so `const { release } = job` still works.
-  readonly release = async (seconds: number = 0): Promise<void> => this.#actions.release(releaseDelay(seconds));
-  readonly fail = (error?: unknown): Promise<void> => this.#actions.fail(error);
-  readonly delete = (): Promise<void> => this.#actions.delete();
+  // Functions bound to this job when first read, so `const { release } = job` still works;
+  // most handlers never touch them, and a job made with three closures costs every job.
+  get release(): (seconds?: number) => Promise<void> {
+    return (this.#release ??= async (seconds: number = 0): Promise<void> => this.#actions.release(this.#inHand, releaseDelay(seconds)));
+  }
+
+  get fail(): (error?: unknown) => Promise<void> {
+    return (this.#fail ??= (error?: unknown): Promise<void> => this.#actions.fail(this.#inHand, error, this));
+  }
+
+  get delete(): () => Promise<void> {
+    return (this.#delete ??= (): Promise<void> => this.#actions.delete(this.#inHand));
+  }
 }
 
 function toRecord(value: unknown): Record<string, unknown> {

@@ -490,27 +490,31 @@ export class Worker<Q extends Queue = Queue> extends EventEmitter {
     // are renewed at once. Longer ones wait for the timer; most jobs are done by then.
     const retryAfter = this.queue.retryAfter;
     if (retryAfter !== null && retryAfter > 0 && retryAfter < 2) void this.renew(jobs);
-    for (const inHand of taken) {
-      const job = inHand.job;
-      // A job whose delete or release could not reach the queue stays reserved and comes back
-      // after retry_after; say so, and keep the worker alive.
-      this.runner
-        .run(inHand)
-        .catch((error: unknown) => {
-          this.events.outcome(
-            inHand,
-            { event: 'error', job: job.id, queue: job.queue, error: `could not finish the job: ${describeError(error)}` },
-            error,
-            'queue',
-          );
-        })
-        .finally(() => {
-          this.events.finished(inHand);
-          this.inHand.delete(job);
-          this.jobsProcessed++;
-          this.jobFinished?.resolve();
-          this.jobFinished = undefined;
-        });
+    for (const inHand of taken) void this.runInSlot(inHand);
+  }
+
+  /**
+   * One job's run in its slot, to its end: a job whose delete or release could not reach the
+   * queue stays reserved and comes back after retry_after; that is said, and the worker lives on.
+   * One async function rather than a .catch().finally() chain: one promise per job, not three.
+   */
+  private async runInSlot(inHand: JobInHand): Promise<void> {
+    const job = inHand.job;
+    try {
+      await this.runner.run(inHand);
+    } catch (error) {
+      this.events.outcome(
+        inHand,
+        { event: 'error', job: job.id, queue: job.queue, error: `could not finish the job: ${describeError(error)}` },
+        error,
+        'queue',
+      );
+    } finally {
+      this.events.finished(inHand);
+      this.inHand.delete(job);
+      this.jobsProcessed++;
+      this.jobFinished?.resolve();
+      this.jobFinished = undefined;
     }
   }
 

@@ -92,6 +92,11 @@ export class WorkerEvents {
     for (const recorder of this.recorders) this.tell(() => recorder.finished?.(record));
   }
 
+  /** Whether a recorder wraps handlers (around): without one, a handler is called as it is. */
+  get hasAround(): boolean {
+    return this.recorders.some((recorder) => recorder.around !== undefined);
+  }
+
   /** Runs a job's handler inside each recorder's context (a span's, so the handler's own spans are its children). */
   around<T>(record: JobRecord, handler: () => T): T {
     let run = handler;

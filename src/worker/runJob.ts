@@ -21,7 +21,7 @@ import {
 } from './errors.js';
 import { handlerNames, jobName, type Handler, type HandlerJob, type HandlerMap } from './handlers.js';
 import { nearestHandlerKey } from './handlerKeys.js';
-import { JobContext, JobInHand } from './JobInHand.js';
+import { JobContext, JobInHand, type JobActions } from './JobInHand.js';
 import type { MiddlewareNotices } from './middleware.js';
 import { alreadyExceedsMaxAttempts, attemptsUsedUp, backoffFor, timeoutOf } from './rules.js';
 import { withinTimeout } from './timeout.js';
@@ -61,7 +61,12 @@ export interface RunnerParts {
 }
 
 export class JobRunner {
-  constructor(private readonly parts: RunnerParts) {}
+  /** What every job's handler may do to its job, made once for the worker (see JobActions). */
+  private readonly actions: JobActions;
+
+  constructor(private readonly parts: RunnerParts) {
+    this.actions = runnerActions(this, parts);
+  }
 
   private get options(): WorkerOptions {
     return this.parts.options;
@@ -82,11 +87,12 @@ export class JobRunner {
     // is failed without decoding a command that may be what killed the last worker.
     const early = this.failsBeforeReading(inHand);
     if (early) return this.failUnread(inHand, early);
-    let read: { payload: DecodedPayload; view: JobView; command: PhpValue | undefined } | undefined;
+    let read: { view: JobView; command: PhpValue | undefined } | undefined;
+    let payload!: DecodedPayload; // set whenever `read` is
     let unreadable: unknown;
     try {
-      const payload = job.payload;
-      read = { payload, ...commandOf(payload, this.encrypter) };
+      payload = job.payload;
+      read = commandOf(payload, this.encrypter);
     } catch (error) {
       unreadable = error;
     }
@@ -95,7 +101,7 @@ export class JobRunner {
       // one that cannot fails it by its own rules; else a payload that does not decode cannot run.
       const forPhp = await this.phpTakes(inHand, { at: 'unreadable', error: unreadable });
       if (forPhp) {
-        this.events.processing(inHand, { event: 'processing', ...inHand.fields() });
+        this.events.processing(inHand, inHand.event('processing'));
         return this.leaveForPhp(inHand, forPhp, 'as pushed');
       }
       return this.failUnread(
@@ -103,12 +109,12 @@ export class JobRunner {
         new UndecodableJobError(`the job cannot be read: ${describeError(unreadable)}`, { cause: unreadable }),
       );
     }
-    const { payload, view, command } = read;
+    const { view, command } = read;
     if (alreadyExceedsMaxAttempts(payload.envelope, job.attempts(), this.parts.now(), this.options)) {
       return this.failUnread(inHand, new MaxAttemptsExceededError(jobName(payload)));
     }
     inHand.read(payload, command, jobName(payload));
-    this.events.processing(inHand, { event: 'processing', ...inHand.fields() });
+    this.events.processing(inHand, inHand.event('processing'));
 
     const found = this.findHandler(payload, view);
     const context = found && this.context(inHand, found.key, payload, view, command);
@@ -124,18 +130,28 @@ export class JobRunner {
         // A closure's body is PHP: say so first, rather than only ask for a handler of Laravel's wrapper.
         throw new NoHandlerError(view.kind === 'closure' ? `${inHand.name}: ${view.reason} (${missing})` : missing);
       }
-      const forPhp = await this.phpTakes(inHand, { at: 'before-running', key: found.key });
+      // Asked at once: only a job in a batch (with `share`) has anything to wait for.
+      const forPhpNow = this.phpTakesBeforeRunning(inHand, found.key);
+      const forPhp = forPhpNow instanceof Promise ? await forPhpNow : forPhpNow;
       if (forPhp) return await this.leaveForPhp(inHand, forPhp, 'as pushed');
-      await this.parts.bookkeeping.beforeRunning(payload, command);
+      // The bookkeeping says at once when it has nothing to do (undefined): only work is awaited.
+      const { bookkeeping } = this.parts;
+      const before = bookkeeping.beforeRunning(payload, command);
+      if (before) await before;
       const timedOut = await this.runHandler(inHand, found.handler, context, payload);
       if (timedOut) return this.finish(inHand, 'timed-out', timedOut);
       // As Laravel's CallQueuedHandler: a unique job not released frees its lock; a job that
       // neither failed nor was released pushes the next link of its chain, even when it deleted
       // itself; then it is deleted if it was not.
-      if (!inHand.abandoned) await this.parts.bookkeeping.afterRunning(payload, command, inHand.released);
+      if (!inHand.abandoned) {
+        const after = bookkeeping.afterRunning(payload, command, inHand.released);
+        if (after) await after;
+      }
       if (!inHand.failed && !inHand.released && !inHand.abandoned) {
-        await this.parts.bookkeeping.dispatchNextInChain(payload, command);
-        await this.parts.bookkeeping.recordSuccessfulBatchJob(payload, command);
+        const chained = bookkeeping.dispatchNextInChain(payload, command);
+        if (chained) await chained;
+        const batched = bookkeeping.recordSuccessfulBatchJob(payload, command);
+        if (batched) await batched;
         if (!inHand.deleted) {
           await job.delete();
           inHand.deleted = true;
@@ -153,12 +169,9 @@ export class JobRunner {
 
   /** The event that says what became of the job, with its duration. */
   private finish(inHand: JobInHand, event: WorkerEvent['event'], error?: unknown): void {
-    this.events.outcome(
-      inHand,
-      { event, ...inHand.fields(), durationMs: inHand.elapsed(), ...(error !== undefined ? { error: describeError(error) } : {}) },
-      error,
-      event === 'error' ? 'failer' : 'worker',
-    );
+    const said = inHand.event(event, true);
+    if (error !== undefined) said.error = describeError(error);
+    this.events.outcome(inHand, said, error, event === 'error' ? 'failer' : 'worker');
   }
 
   /**
@@ -174,7 +187,7 @@ export class JobRunner {
       case 'no-handler':
         return `no Node handler, left for a PHP worker${moment.nearest}`;
       case 'before-running':
-        return this.parts.refused().get(moment.key) ?? (await bookkeeping.phpShouldRun(inHand.payload!, inHand.command));
+        return this.phpTakesBeforeRunning(inHand, moment.key);
       case 'out-of-attempts': {
         // A failure whose bookkeeping runs PHP closures (a chain's or a batch's callbacks) is left to PHP.
         const reason = inHand.payload
@@ -183,6 +196,16 @@ export class JobRunner {
         return reason && `out of attempts, left for a PHP worker to fail: ${reason}`;
       }
     }
+  }
+
+  /**
+   * phpTakes at 'before-running', at once when nothing is to be waited for: without `share`
+   * never; with it, a class whose lock Node could not release, or a job that would finish a
+   * batch whose callbacks are PHP's.
+   */
+  private phpTakesBeforeRunning(inHand: JobInHand, key: string): string | undefined | Promise<string | undefined> {
+    if (!this.options.share) return undefined;
+    return this.parts.refused().get(key) ?? this.parts.bookkeeping.phpShouldRun(inHand.payload!, inHand.command);
   }
 
   /** phpShouldFail for a job judged before it was read: nothing, when its command does not read. */
@@ -237,7 +260,7 @@ export class JobRunner {
    */
   private async failUnread(inHand: JobInHand, error: Error): Promise<void> {
     if (error instanceof UndecodableJobError) inHand.name = '(undecodable)';
-    this.events.processing(inHand, { event: 'processing', ...inHand.fields() });
+    this.events.processing(inHand, inHand.event('processing'));
     if (error instanceof MaxAttemptsExceededError) {
       const forPhp = await this.phpTakes(inHand, { at: 'out-of-attempts' });
       if (forPhp) return this.leaveForPhp(inHand, forPhp, 'as pushed');
@@ -290,10 +313,18 @@ export class JobRunner {
     // thread can renew it.
     const deadline = seconds > 0 ? performance.now() + seconds * 1000 : Infinity;
     const watchdog = this.parts.watchdog();
-    const watched = watchdog?.watch(deadline, { ...inHand.fields(), timeout: seconds }, job.reservation?.());
+    const watched = watchdog?.watch(
+      deadline,
+      { job: inHand.name, id: job.id, uuid: job.uuid, queue: job.queue, attempts: job.attempts(), timeout: seconds },
+      job.reservation?.(),
+    );
     let outcome;
     try {
-      outcome = await withinTimeout(() => this.events.around(inHand, () => handler(context)), seconds, deadline);
+      outcome = await withinTimeout(
+        this.events.hasAround ? () => this.events.around(inHand, () => handler(context)) : () => handler(context),
+        seconds,
+        deadline,
+      );
     } finally {
       if (watched !== undefined) watchdog?.unwatch(watched);
     }
@@ -318,27 +349,7 @@ export class JobRunner {
 
   /** What the handler is given: the job, and what it may do to it, each once and never after its end. */
   private context(inHand: JobInHand, key: string, payload: DecodedPayload, view: JobView, command: PhpValue | undefined): HandlerJob {
-    const job = inHand.job;
-    const { deps } = this.parts;
-    const context: HandlerJob = new JobContext(key, inHand, payload, view, command, {
-      release: async (seconds) => {
-        if (inHand.finished) return;
-        inHand.released = true;
-        await job.release(seconds);
-      },
-      fail: async (error) => {
-        if (inHand.abandoned) return;
-        await this.fail(inHand, manualFailure(error), context);
-      },
-      delete: async () => {
-        if (inHand.finished) return;
-        inHand.deleted = true;
-        await job.delete();
-      },
-      cache: deps.cache,
-      ...(deps.locks ? { locks: deps.locks } : {}),
-    });
-    return context;
+    return new JobContext(key, inHand, payload, view, command, this.actions);
   }
 
   /** Laravel's markJobAsFailedIfWillExceedMaxAttempts, for this reserved job. */
@@ -391,7 +402,7 @@ export class JobRunner {
    * Fails a job: recorded where Laravel looks, removed from the queue, then its handler's
    * `failed` hook with the error (as Laravel calls the job's failed() on every way to failure).
    */
-  private async fail(inHand: JobInHand, error: unknown, context: HandlerJob | undefined): Promise<void> {
+  async fail(inHand: JobInHand, error: unknown, context: HandlerJob | undefined): Promise<void> {
     if (inHand.failed || inHand.deleted) {
       inHand.failed = true;
       return;
@@ -463,6 +474,32 @@ export class JobRunner {
       this.events.say({ event: 'error', ...about, error: `failed() hook threw: ${describeError(hookError)}` }, hookError, 'hook');
     }
   }
+}
+
+/** The job actions of a runner: the same checks the handler's job made with closures of its own. */
+function runnerActions(runner: JobRunner, parts: RunnerParts): JobActions {
+  return {
+    async release(inHand, seconds) {
+      if (inHand.finished) return;
+      inHand.released = true;
+      await inHand.job.release(seconds);
+    },
+    async fail(inHand, error, context) {
+      if (inHand.abandoned) return;
+      await runner.fail(inHand, manualFailure(error), context);
+    },
+    async delete(inHand) {
+      if (inHand.finished) return;
+      inHand.deleted = true;
+      await inHand.job.delete();
+    },
+    get cache() {
+      return parts.deps.cache;
+    },
+    get locks() {
+      return parts.deps.locks;
+    },
+  };
 }
 
 /** A handler the module itself defines under `key`, never one inherited from Object.prototype. */

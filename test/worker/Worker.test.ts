@@ -161,6 +161,40 @@ describe('what a handler can do', () => {
     expect((await env.failer.all()).map((r) => r.exception.split('\n')[0]!.replace(/ in \S+:\d+$/, ''))).toEqual(['Error: refused']);
   });
 
+  it('release, fail and delete taken out of the job (const { release } = job) act on that job', async () => {
+    await env.queue.pushRaw(payload('App\\Jobs\\Release'));
+    await env.queue.pushRaw(payload('App\\Jobs\\Fail'));
+    await env.queue.pushRaw(payload('App\\Jobs\\Delete'));
+    await env
+      .worker(
+        {
+          'App\\Jobs\\Release': async (job) => {
+            const { release, attempts } = job;
+            if (attempts === 1) await release(60);
+          },
+          'App\\Jobs\\Fail': async (job) => {
+            const { fail } = job;
+            await fail(new Error('refused'));
+          },
+          'App\\Jobs\\Delete': async (job) => {
+            const { delete: remove } = job;
+            // The same function each time it is read: bound once, to this job.
+            expect(job.delete).toBe(remove);
+            await remove();
+          },
+        },
+        { stopWhenEmpty: true },
+      )
+      .run();
+    expect(await env.queue.delayedSize()).toBe(1);
+    expect((await env.failer.all()).map((r) => JSON.parse(r.payload).displayName)).toEqual(['App\\Jobs\\Fail']);
+    expect(env.events.filter((e) => e.event !== 'processing' && e.event !== 'stopping').map((e) => [e.job, e.event])).toEqual([
+      ['App\\Jobs\\Release', 'released'],
+      ['App\\Jobs\\Fail', 'failed'],
+      ['App\\Jobs\\Delete', 'processed'],
+    ]);
+  });
+
   it("fail() records a ManuallyFailedException with no message, fail('reason') one with the reason; the hook gets that Error", async () => {
     await env.queue.pushRaw(payload('App\\Jobs\\Quiet'));
     await env.queue.pushRaw(payload('App\\Jobs\\Said'));

@@ -19,4 +19,4 @@ export {
 } from './uniqueContext.js';
 export { SHOULD_BE_UNIQUE, SHOULD_BE_UNIQUE_UNTIL_PROCESSING, UnnamedLockError, uniqueIdOf } from './uniqueJob.js';
 export { acquireUniqueLock, planUniqueLock, type DispatchLock, type PlanOptions, type PlannedLock } from './dispatchLock.js';
-export { uniquenessOf, type Uniqueness } from './uniqueness.js';
+export { uniquenessNow, uniquenessOf, type Uniqueness } from './uniqueness.js';

@@ -23,6 +23,11 @@ export class UnnamedLockError extends Error {
  */
 export async function uniqueIdOf(command: PhpObject, shape: ClassShape | undefined, given?: JobMethods['uniqueId']): Promise<string> {
   if (given) return givenUniqueId(command, given);
+  return uniqueIdFromCommand(command, shape);
+}
+
+/** The uniqueId when no function gives it: uniqueId() as translated, else the property; at once, throwing UnnamedLockError. */
+export function uniqueIdFromCommand(command: PhpObject, shape: ClassShape | undefined): string {
   const translated = translatedMethod(shape, 'uniqueId');
   if (translated && 'untranslated' in translated) {
     throw new UnnamedLockError(

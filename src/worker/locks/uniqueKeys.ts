@@ -35,13 +35,30 @@ export async function uniqueLockKeys(
   profile: LaravelProfile,
   displayName: string | undefined,
 ): Promise<string[]> {
+  const hashed = displayName === undefined ? undefined : (hashedBefore(displayName) ?? (await xxh128(displayName)));
+  return uniqueLockKeysNow(className, uniqueId, version, profile, displayName, hashed)!;
+}
+
+/**
+ * uniqueLockKeys at once, given displayName's xxh128 when it has been worked out: undefined when
+ * the spelling needs that hash and it was not given (the caller then hashes, which is async).
+ * A worker without shapes asks this after every job, so most calls never wait.
+ */
+export function uniqueLockKeysNow(
+  className: string,
+  uniqueId: string,
+  version: [number, number] | null,
+  profile: LaravelProfile,
+  displayName: string | undefined,
+  hashed: string | undefined = displayName === undefined ? undefined : hashedBefore(displayName),
+): string[] | undefined {
   const old = UNIQUE_KEY_PREFIX + className + uniqueId;
-  const eleven = (name: string) => `${UNIQUE_KEY_PREFIX}${name}:${uniqueId}`;
   if (version) {
     if (!atLeast(version, 8, 67)) return [];
     if (!atLeast(version, 11, 0)) return [old];
-    if (displayName === undefined || !atLeast(version, 12, 41)) return [eleven(className)];
-    return [eleven(atLeast(version, 12, 54) ? await xxh128(displayName) : displayName)];
+    if (displayName === undefined || !atLeast(version, 12, 41)) return [elevenKey(className, uniqueId)];
+    if (!atLeast(version, 12, 54)) return [elevenKey(displayName, uniqueId)];
+    return hashed === undefined ? undefined : [elevenKey(hashed, uniqueId)];
   }
   // The payload's profile names a family of versions; every spelling within it is released.
   switch (profile) {
@@ -51,18 +68,40 @@ export async function uniqueLockKeys(
     case '8':
     case '9':
       // 8.43 to 12.10 write these envelopes; 11.0 and 11.1 among them.
-      return [old, eleven(className)];
+      return [old, elevenKey(className, uniqueId)];
     default: {
-      const keys = [eleven(className)];
-      if (displayName !== undefined && Number(profile) >= 12) keys.push(eleven(displayName), eleven(await xxh128(displayName)));
-      return keys;
+      if (displayName === undefined || !(Number(profile) >= 12)) return [elevenKey(className, uniqueId)];
+      if (hashed === undefined) return undefined;
+      return [elevenKey(className, uniqueId), elevenKey(displayName, uniqueId), elevenKey(hashed, uniqueId)];
     }
   }
 }
 
+/** The 11.0+ spelling: `laravel_unique_job:` . name . `:` . uniqueId. */
+const elevenKey = (name: string, uniqueId: string) => `${UNIQUE_KEY_PREFIX}${name}:${uniqueId}`;
+
 let hasher: Promise<(text: string) => Promise<string>> | undefined;
 /** PHP's hash('xxh128', …), from hash-wasm (WebAssembly, loaded when first needed). */
 export async function xxh128(text: string): Promise<string> {
+  const known = hashedBefore(text);
+  if (known !== undefined) return known;
   hasher ??= import('hash-wasm').then((module) => (input: string) => module.xxhash128(input));
-  return (await hasher)(text);
+  const hash = await (await hasher)(text);
+  rememberHash(text, hash);
+  return hash;
+}
+
+/** The hashes of the last few thousand names (a job's displayName): most workers see a handful of classes. */
+const HASHES_KEPT = 4096;
+const hashes = new Map<string, string>();
+
+/** xxh128 of `text` when worked out before, at once. */
+export function hashedBefore(text: string): string | undefined {
+  return hashes.get(text);
+}
+
+function rememberHash(text: string, hash: string): void {
+  // Bounded: the oldest goes (a Map iterates in insertion order).
+  if (hashes.size >= HASHES_KEPT) hashes.delete(hashes.keys().next().value!);
+  hashes.set(text, hash);
 }

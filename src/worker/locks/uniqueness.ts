@@ -12,9 +12,9 @@ import type { DecodedPayload } from '../../laravel/index.js';
 import type { ClassShape, ShapesFile } from '../../shapes/shape.js';
 import { findShape } from '../../shapes/command.js';
 import type { JobMethods } from '../handlers.js';
-import { hiddenUniqueContext, namesThisJob, writesUniqueContext } from './uniqueContext.js';
-import { SHOULD_BE_UNIQUE, SHOULD_BE_UNIQUE_UNTIL_PROCESSING, uniqueIdOf } from './uniqueJob.js';
-import { parseVersion, uniqueLockKeys } from './uniqueKeys.js';
+import { hiddenUniqueContext, namesThisJob, writesUniqueContext, type UniqueContext } from './uniqueContext.js';
+import { SHOULD_BE_UNIQUE, SHOULD_BE_UNIQUE_UNTIL_PROCESSING, uniqueIdFromCommand, uniqueIdOf } from './uniqueJob.js';
+import { parseVersion, uniqueLockKeys, uniqueLockKeysNow } from './uniqueKeys.js';
 
 /** How a job is unique, as far as the worker can tell. */
 export interface Uniqueness {
@@ -44,6 +44,20 @@ export async function uniquenessOf(
   shapes: ShapesFile | undefined,
   methods?: JobMethods,
 ): Promise<Uniqueness | undefined> {
+  return uniquenessNow(payload, command, shapes, methods);
+}
+
+/**
+ * uniquenessOf, at once when nothing in it waits (the common case: no lock key in the payload's
+ * context, no uniqueId function, no hash not worked out before); else a promise. May throw
+ * UnnamedLockError as it is called, as well as reject with it.
+ */
+export function uniquenessNow(
+  payload: DecodedPayload,
+  command: PhpValue | undefined,
+  shapes: ShapesFile | undefined,
+  methods?: JobMethods,
+): Uniqueness | undefined | Promise<Uniqueness | undefined> {
   const object = command === undefined ? undefined : deref(command);
   if (!(object instanceof PhpObject)) return undefined;
   const className = object.className;
@@ -52,25 +66,72 @@ export async function uniquenessOf(
   const untilProcessing = shape?.interfaces.includes(SHOULD_BE_UNIQUE_UNTIL_PROCESSING) ?? false;
   const ownerValue = toJS(object.get('uniqueLockOwner') ?? null);
   const owner = typeof ownerValue === 'string' && ownerValue !== '' ? ownerValue : undefined;
-  const base = { untilProcessing, known: shape !== undefined, ...(owner ? { owner } : {}) };
+  const known = shape !== undefined;
   // 11.39+: PendingDispatch wrote the store and key it locked into the hidden context (13.24+ the owner too).
   const context = hiddenUniqueContext(payload);
-  if (context.key !== undefined && (await namesThisJob(context.key, className, payload))) {
-    const lockOwner = owner ?? context.owner;
-    return {
-      ...base,
-      keys: [context.key],
-      ...(lockOwner ? { owner: lockOwner } : {}),
-      ...(context.store !== undefined ? { store: context.store } : {}),
-    };
+  if (context.key !== undefined)
+    return fromContextOrKeys(payload, object, shape, shapes, methods, { untilProcessing, known, owner }, context);
+  return fromKeys(payload, object, shape, shapes, methods, { untilProcessing, known, owner });
+}
+
+/** What every Uniqueness of the job carries, whichever way its keys are found. */
+interface Base {
+  untilProcessing: boolean;
+  known: boolean;
+  owner: string | undefined;
+}
+
+/** The lock the hidden context names, when it names this job's; else the keys the version spells. */
+async function fromContextOrKeys(
+  payload: DecodedPayload,
+  object: PhpObject,
+  shape: ClassShape | undefined,
+  shapes: ShapesFile | undefined,
+  methods: JobMethods | undefined,
+  base: Base,
+  context: UniqueContext,
+): Promise<Uniqueness | undefined> {
+  if (await namesThisJob(context.key!, object.className, payload)) {
+    const unique: Uniqueness = { untilProcessing: base.untilProcessing, known: base.known, keys: [context.key!] };
+    const lockOwner = base.owner ?? context.owner;
+    if (lockOwner) unique.owner = lockOwner;
+    if (context.store !== undefined) unique.store = context.store;
+    return unique;
   }
+  return fromKeys(payload, object, shape, shapes, methods, base);
+}
+
+/** The keys the app's version (or the payload's profile) spells for the job, at once unless a uniqueId function or a hash must be waited for. */
+function fromKeys(
+  payload: DecodedPayload,
+  object: PhpObject,
+  shape: ClassShape | undefined,
+  shapes: ShapesFile | undefined,
+  methods: JobMethods | undefined,
+  base: Base,
+): Uniqueness | undefined | Promise<Uniqueness | undefined> {
   // A 12.11+ envelope without that context was not locked by its dispatch; a shape saying unique is released as Laravel's worker would.
   if (!shape && writesUniqueContext(payload.profile)) return undefined;
+  const className = object.className;
   const version = parseVersion(shapes?.laravel);
-  const uniqueId = await uniqueIdOf(object, shape, methods?.uniqueId);
   const displayName = displayNameMethod(payload, shape, className);
-  const keys = await uniqueLockKeys(className, uniqueId, version, payload.profile, displayName);
-  return keys.length > 0 ? { ...base, keys } : undefined;
+  if (methods?.uniqueId) {
+    return uniqueIdOf(object, shape, methods.uniqueId).then(async (uniqueId) =>
+      withKeys(base, await uniqueLockKeys(className, uniqueId, version, payload.profile, displayName)),
+    );
+  }
+  const uniqueId = uniqueIdFromCommand(object, shape);
+  const keys = uniqueLockKeysNow(className, uniqueId, version, payload.profile, displayName);
+  if (keys) return withKeys(base, keys);
+  return uniqueLockKeys(className, uniqueId, version, payload.profile, displayName).then((hashed) => withKeys(base, hashed));
+}
+
+/** The Uniqueness of a job whose lock goes by `keys`; undefined when its version spells none. */
+function withKeys(base: Base, keys: string[]): Uniqueness | undefined {
+  if (keys.length === 0) return undefined;
+  return base.owner
+    ? { untilProcessing: base.untilProcessing, known: base.known, owner: base.owner, keys }
+    : { untilProcessing: base.untilProcessing, known: base.known, keys };
 }
 
 /**

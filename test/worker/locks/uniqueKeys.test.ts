@@ -6,6 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { uniqueLockKeys, xxh128 } from '../../../src/worker/index.js';
+import { uniqueLockKeysNow } from '../../../src/worker/locks/uniqueKeys.js';
 
 const CLASS = 'App\\Jobs\\SyncUser';
 
@@ -41,5 +42,18 @@ describe('the lock key each version writes', () => {
       `laravel_unique_job:${await xxh128('Named')}:1`,
     ]);
     expect(await uniqueLockKeys(CLASS, '1', null, '7', undefined)).toEqual([]);
+  });
+
+  it('at once (uniqueLockKeysNow) the same keys, but for a hash not worked out yet, which it leaves to uniqueLockKeys', async () => {
+    const name = `Never hashed before ${process.pid}`;
+    expect(uniqueLockKeysNow(CLASS, '1', null, '8', undefined)).toEqual(await uniqueLockKeys(CLASS, '1', null, '8', undefined));
+    expect(uniqueLockKeysNow(CLASS, '1', [12, 45], '12', name), '12.41–12.53 name it by displayName: no hash').toEqual([
+      `laravel_unique_job:${name}:1`,
+    ]);
+    expect(uniqueLockKeysNow(CLASS, '1', [12, 54], '12', name), 'its hash not known yet').toBeUndefined();
+    expect(uniqueLockKeysNow(CLASS, '1', null, '13', name), 'its hash not known yet').toBeUndefined();
+    const keys = await uniqueLockKeys(CLASS, '1', null, '13', name);
+    expect(uniqueLockKeysNow(CLASS, '1', null, '13', name), 'the hash remembered').toEqual(keys);
+    expect(uniqueLockKeysNow(CLASS, '1', [12, 54], '12', name)).toEqual([`laravel_unique_job:${await xxh128(name)}:1`]);
   });
 });

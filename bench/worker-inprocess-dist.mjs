@@ -1,0 +1,81 @@
+/**
+ * bench/worker-inprocess.ts's timed run against a tree's compiled build (`BUILD=dist`): the same
+ * jobs, options and timing as its `child()`, imported from `$LQB_TREE/dist` and run by plain
+ * `node`, so no TypeScript loader (tsx wraps every named function in a `__name` call) is in the
+ * measure. One file for both trees: the commit before the redesign has no copy of it.
+ *
+ *   LQB_TREE=/path/to/checkout LQB_BENCH_CHILD=connect node bench/worker-inprocess-dist.mjs
+ *   PROFILE=FILE.cpuprofile: the timed part profiled (V8's CPU profile)
+ */
+import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { performance } from 'node:perf_hooks';
+import { Redis } from 'ioredis';
+
+const tree = process.env.LQB_TREE;
+const mode = process.env.LQB_BENCH_CHILD;
+if (!tree || (mode !== 'connect' && mode !== 'bare')) throw new Error('LQB_TREE and LQB_BENCH_CHILD=connect|bare are needed');
+const JOBS = Number(process.env.JOBS ?? 20_000);
+const WARMUP = Number(process.env.WARMUP ?? 5_000);
+const CONCURRENCY = Number(process.env.CONCURRENCY ?? 32);
+const ATTEMPTS = Number(process.env.ATTEMPTS ?? 0);
+const CLASS = 'App\\Jobs\\Bridge\\RecordJob';
+
+const { buildPayload } = await import(`${tree}/dist/laravel/index.js`);
+const { bridgeRecordJob } = await import(`${tree}/dist/cli/demo.js`);
+const { RedisQueue, connectRedis } = await import(`${tree}/dist/redis/index.js`);
+const { Worker } = await import(`${tree}/dist/worker/index.js`);
+const { connect } = await import(`${tree}/dist/connect/index.js`);
+
+const prefix = `lqb-bench-${randomBytes(3).toString('hex')}:`;
+const payload = (n) => {
+  const raw = buildPayload(
+    bridgeRecordJob({ n, label: 'bench', ratio: 0.5, items: { pad: Array.from({ length: 12 }, () => 'padding-to-a-kilobyte') } }),
+  ).raw;
+  return ATTEMPTS > 0 ? raw.replace(/"attempts":0}$/, `"attempts":${ATTEMPTS}}`) : raw;
+};
+const handlers = { [CLASS]: () => undefined };
+const options = { stopWhenEmpty: true, sleep: 0, timeout: 0, concurrency: CONCURRENCY, memory: 0, ...(ATTEMPTS > 0 ? { tries: 0 } : {}) };
+const lq = mode === 'connect' ? await connect({ redis: 'redis://127.0.0.1:6379', prefix }) : undefined;
+const client = connectRedis({ prefix });
+const queue = new RedisQueue(client, { defaultQueue: 'default' });
+const fill = async (count) => {
+  for (let i = 0; i < count; i += 1000) await queue.bulkRaw(Array.from({ length: Math.min(1000, count - i) }, (_, j) => payload(i + j)));
+};
+let cpuPerJob = 0;
+const work = async (count, profile) => {
+  await fill(count);
+  const session = profile ? new Session() : undefined;
+  if (session) {
+    session.connect();
+    await session.post('Profiler.enable');
+    await session.post('Profiler.start');
+  }
+  const worker = lq
+    ? lq.worker(handlers, { ...options, failer: false })
+    : new Worker(queue, handlers, { ...options, queues: ['default'] }, { failer: false });
+  const cpu = process.cpuUsage();
+  const start = performance.now();
+  await worker.run();
+  const seconds = (performance.now() - start) / 1000;
+  const used = process.cpuUsage(cpu);
+  cpuPerJob = (used.user + used.system) / count;
+  if (session) writeFileSync(profile, JSON.stringify((await session.post('Profiler.stop')).profile));
+  const left = await queue.size();
+  if (left !== 0) throw new Error(`${mode}: ${left} jobs left in the queue after the run`);
+  return count / seconds;
+};
+try {
+  if (WARMUP > 0) await work(WARMUP);
+  const jobsPerSecond = await work(JOBS, process.env.PROFILE);
+  console.log(JSON.stringify({ jobsPerSecond, cpuPerJob, bytes: Buffer.byteLength(payload(0)) }));
+} finally {
+  await lq?.close();
+  await queue.close();
+  const raw = new Redis();
+  const keys = await raw.keys(`${prefix}*`);
+  if (keys.length) await raw.del(...keys);
+  raw.disconnect();
+  client.disconnect();
+}
