@@ -322,7 +322,8 @@ export class CallQueuedHandler {
     );
     if (!link) return undefined;
     const queue = link.queue ?? this.queue.defaultQueue;
-    return link.delay > 0 ? this.queue.laterRaw(link.delay, link.raw, queue) : this.queue.pushRaw(link.raw, queue);
+    const pushed = link.delay > 0 ? this.queue.laterRaw(link.delay, link.raw, queue) : this.queue.pushRaw(link.raw, queue);
+    return pushed.then(() => undefined);
   }
 
   /** How the next link is built: the same for every job of this worker. */
