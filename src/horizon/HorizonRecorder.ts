@@ -62,11 +62,15 @@ export interface DeletedOptions {
   failing?: boolean;
   /** How long it ran, in milliseconds; by default the time since `reserved` was recorded in this process (0 when it was not). */
   runtimeMs?: number;
+  /** What the payload says (horizonFactsOf), when the caller has read it already; else it is read here. */
+  facts?: HorizonFacts;
 }
 
 export interface FailedOptions {
   /** The exception's context() (PHP's json_encode of it); none by default, which Horizon stores as ''. */
   context?: JsonValue;
+  /** What the payload says (horizonFactsOf), when the caller has read it already; else it is read here. */
+  facts?: HorizonFacts;
 }
 
 export class HorizonRecorder {
@@ -146,7 +150,7 @@ export class HorizonRecorder {
    * the queue's and the job's metrics count it.
    */
   async deleted(queue: string, reservedPayload: string, options: DeletedOptions = {}): Promise<void> {
-    const facts = horizonFacts(reservedPayload);
+    const facts = options.facts ?? horizonFacts(reservedPayload);
     const failing = options.failing ?? false;
     const began = this.started.get(facts.id);
     const runtime = options.runtimeMs ?? (began === undefined ? 0 : performance.now() - began);
@@ -195,7 +199,7 @@ export class HorizonRecorder {
    * trim.failed; each tag's failed:TAG set gains the job.
    */
   async failed(queue: string, reservedPayload: string, exception: unknown, options: FailedOptions = {}): Promise<void> {
-    const facts = horizonFacts(reservedPayload);
+    const facts = options.facts ?? horizonFacts(reservedPayload);
     this.started.delete(facts.id);
     const { now, score, at } = this.stamp();
     const p = this.prefix;
