@@ -68,7 +68,8 @@ export const recordFlags = {
 
 /** Whether the command writes Horizon's records, and where; undefined when it does not. */
 export function horizonFrom(values: CommandContext['values']): ResolvedHorizon | undefined {
-  if (values.horizon === true && values['no-horizon'] === true) throw new UsageError('--horizon and --no-horizon say opposite things: give one');
+  if (values.horizon === true && values['no-horizon'] === true)
+    throw new UsageError('--horizon and --no-horizon say opposite things: give one');
   if (values['no-horizon'] === true) return undefined;
   const envPath = typeof values.env === 'string' ? values.env : undefined;
   const found = resolveHorizon(values.horizon === true ? true : undefined, {

@@ -114,7 +114,9 @@ export function buildWorker(parts: WorkerParts): BuiltWorker {
         blockFor: parts.blockFor,
         // JobsMigrated: what a migration moved is pending again. Written behind the reserve; a
         // record not written is one Horizon shows as it was until the job's next event.
-        ...(horizon ? { onMigrated: (name: string, payloads: string[]) => void horizon.recorder.migrated(name, payloads).catch(quiet) } : {}),
+        ...(horizon
+          ? { onMigrated: (name: string, payloads: string[]) => void horizon.recorder.migrated(name, payloads).catch(quiet) }
+          : {}),
       },
       closers,
     );
@@ -154,7 +156,16 @@ export function buildWorker(parts: WorkerParts): BuiltWorker {
         ...(bookkeeping.unreachableLocks ? { unreachableLocks: bookkeeping.unreachableLocks } : {}),
         batches,
         ...(parts.telemetry !== undefined ? { telemetry: parts.telemetry } : {}),
-        ...(horizon ? { recorders: [horizonWorkerRecorder(horizon.recorder, horizon.hooks(() => worker))] } : {}),
+        ...(horizon
+          ? {
+              recorders: [
+                horizonWorkerRecorder(
+                  horizon.recorder,
+                  horizon.hooks(() => worker),
+                ),
+              ],
+            }
+          : {}),
         connection: { redis: whereRedisIs(settings), prefix: settings.prefix, laravel: laravelOf(parts) },
       },
     );

@@ -216,7 +216,11 @@ export class RedisQueue implements Queue<RedisJob> {
   /** Says what a migration moved (the reply's lead: a count, then the payloads); returns where the jobs begin. */
   private tellMigrated(name: string, flat: Buffer[]): number {
     const count = Number(flat[0] ?? 0);
-    if (count > 0) this.onMigrated!(name, flat.slice(1, 1 + count).map((payload) => payload.toString('utf8')));
+    if (count > 0)
+      this.onMigrated!(
+        name,
+        flat.slice(1, 1 + count).map((payload) => payload.toString('utf8')),
+      );
     return 1 + count;
   }
 
