@@ -10,9 +10,10 @@
  */
 import { describe, beforeEach, expect, it } from 'vitest';
 import type { Redis } from 'ioredis';
-import { connect } from '../../src/index.js';
+import { buildModelIdentifier, connect } from '../../src/index.js';
+import { RedisQueue } from '../../src/redis/index.js';
 import { HANDLERS, lqb, php, scratchPerTest, type Scratch } from '../helpers/processes.js';
-import { rawClient } from '../helpers/redis.js';
+import { prefixedClient, rawClient } from '../helpers/redis.js';
 import { readHorizonFixtures, type FixtureLine } from '../horizon/fixtures.js';
 
 const QUEUE = 'bridge';
@@ -171,16 +172,42 @@ describe('lqb dispatch --horizon pushes, lqb work --horizon runs', () => {
   });
 });
 
+describe('migrations (JobsMigrated)', () => {
+  it('the reserve step says which payloads it moved only to a queue that asks', async () => {
+    const queue = await connect({ prefix, horizon: { prefix: hz } });
+    const client = prefixedClient(prefix);
+    try {
+      await queue.dispatch(RECORD, { n: 1 }, { queue: QUEUE, delay: 1 });
+      await new Promise((r) => setTimeout(r, 1100));
+      const heard: [string, string[]][] = [];
+      const asking = new RedisQueue(client, { onMigrated: (name, payloads) => heard.push([name, payloads]) });
+      const [job] = await asking.popMany(QUEUE, 1);
+      expect(
+        heard.map(([name, payloads]) => [name, payloads.length]),
+        'what the migration moved',
+      ).toEqual([[QUEUE, 1]]);
+      expect(JSON.parse(heard[0]![1][0]!).uuid).toBe(job!.uuid);
+      await job!.delete();
+    } finally {
+      client.disconnect();
+      await queue.close();
+    }
+  });
+});
+
 describe('connect({ horizon })', () => {
-  it('dispatch writes the pending record with the tags given and the models’ tags', async () => {
+  it('dispatch writes the pending record with the tags given, else the models’ tags', async () => {
     const queue = await connect({ prefix, horizon: { prefix: hz } });
     try {
       const tagged = await queue.dispatch(RECORD, { n: 1 }, { queue: QUEUE, tags: ['billing', 'customer:7'] });
+      const user = buildModelIdentifier({ class: 'App\\Models\\User', id: 42 });
+      const modelled = await queue.dispatch(RECORD, { n: 2, user }, { queue: QUEUE });
       await withRaw(async (raw) => {
         const pending = await raw.hgetall(hz + tagged.uuid!);
         expect(pending.status).toBe('pending');
-        expect(JSON.parse(pending.payload!).tags).toEqual(['billing', 'customer:7']);
+        expect(JSON.parse(pending.payload!).tags, 'tags given').toEqual(['billing', 'customer:7']);
         expect(await raw.ttl(hz + tagged.uuid!), 'trim.pending').toBeGreaterThan(3500);
+        expect(JSON.parse((await raw.hget(hz + modelled.uuid!, 'payload'))!).tags, 'the model’s tag').toEqual(['App\\Models\\User:42']);
       });
     } finally {
       await queue.close();
