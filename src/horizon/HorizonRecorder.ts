@@ -14,7 +14,7 @@ import { PhpObject, deref, type PhpValue } from '../php/index.js';
 import type { RedisClient } from '../redis/scripts.js';
 import { phpFloatString, phpRound2, systemClock, type Clock } from './clock.js';
 import { horizonFacts, retryPayload, withHorizonAdditions, type HorizonFacts } from './payload.js';
-import { runHorizonStep } from './steps.js';
+import { HorizonBatch, runHorizonStep, type HorizonStep } from './steps.js';
 import { horizonTags, horizonType, underlyingClass } from './tags.js';
 
 /** Horizon's `trim` settings, in minutes: how long each kind of record lives. */
@@ -40,6 +40,12 @@ export interface HorizonRecorderOptions {
   silenced?: readonly string[];
   /** Seconds since the epoch, with a fraction; tests may stand in their own. */
   clock?: Clock;
+  /**
+   * Send the worker's records (reserved, released, migrated, completed, failed) of one turn of
+   * the event loop together, in one round trip: for a worker running many jobs at once, where a
+   * call per record costs more than its job. Off by default: each record is its own step.
+   */
+  batch?: boolean;
 }
 
 /** How the job Node's producer pushes differs from what its command alone says. */
@@ -81,6 +87,7 @@ export class HorizonRecorder {
   private readonly clock: Clock;
   /** Horizon's Stopwatch: when each job this process reserved was reserved, in ms, by id. */
   private readonly started = new Map<string, number>();
+  private readonly batch: HorizonBatch | undefined;
 
   constructor(
     readonly client: RedisClient,
@@ -94,6 +101,16 @@ export class HorizonRecorder {
     this.trim = { ...DEFAULT_TRIM, ...options.trim };
     this.silenced = new Set(options.silenced ?? []);
     this.clock = options.clock ?? systemClock;
+    this.batch = options.batch ? new HorizonBatch(client) : undefined;
+  }
+
+  /** A worker's record: in this turn's batch when batching, else a step of its own. */
+  private step(
+    step: Extract<HorizonStep, 'lqbHorizonReserved' | 'lqbHorizonReleased' | 'lqbHorizonCompleted' | 'lqbHorizonFailed'>,
+    keys: string[],
+    args: (string | number)[],
+  ): Promise<unknown> {
+    return this.batch ? this.batch.run(step, keys, args) : runHorizonStep(this.client, step, keys, args);
   }
 
   /**
@@ -126,14 +143,14 @@ export class HorizonRecorder {
     void queue;
     const { now } = this.stamp();
     this.started.set(id, performance.now());
-    await runHorizonStep(this.client, 'lqbHorizonReserved', [this.prefix + id], [reservedPayload, now]);
+    await this.step('lqbHorizonReserved', [this.prefix + id], [reservedPayload, now]);
   }
 
   /** JobReleased: pending again, with the payload as it now waits in the queue. */
   async released(queue: string, reservedPayload: string, id = horizonFacts(reservedPayload).id): Promise<void> {
     void queue;
     this.started.delete(id);
-    await runHorizonStep(this.client, 'lqbHorizonReleased', [this.prefix + id], [this.stamp().now, reservedPayload]);
+    await this.step('lqbHorizonReleased', [this.prefix + id], [this.stamp().now, reservedPayload]);
   }
 
   /** JobsMigrated: each job a migration moved back onto the queue is pending again. */
@@ -141,7 +158,7 @@ export class HorizonRecorder {
     void queue;
     if (payloads.length === 0) return;
     const keys = payloads.map((payload) => this.prefix + horizonFacts(payload).id);
-    await runHorizonStep(this.client, 'lqbHorizonReleased', keys, [this.stamp().now, ...payloads]);
+    await this.step('lqbHorizonReleased', keys, [this.stamp().now, ...payloads]);
   }
 
   /**
@@ -158,8 +175,7 @@ export class HorizonRecorder {
     const { now, score, at } = this.stamp();
     const p = this.prefix;
     const hash = p + facts.id;
-    await runHorizonStep(
-      this.client,
+    await this.step(
       'lqbHorizonCompleted',
       [
         hash,
@@ -203,8 +219,7 @@ export class HorizonRecorder {
     this.started.delete(facts.id);
     const { now, score, at } = this.stamp();
     const p = this.prefix;
-    await runHorizonStep(
-      this.client,
+    await this.step(
       'lqbHorizonFailed',
       [p + facts.id, `${p}failed_jobs`, `${p}recent_failed_jobs`, `${p}pending_jobs`, `${p}completed_jobs`, `${p}silenced_jobs`],
       [

@@ -1,9 +1,10 @@
 /**
  * Horizon's records of what a Node worker does, as a recorder of its runs (WorkerRecorder): the
  * worker tells it what became of each job, and it writes what Horizon's listeners write for the
- * same moment of a PHP worker (JobReserved, JobReleased, JobDeleted, JobFailed), one round trip
- * each. The worker never waits for these writes: they go out behind its own steps, in order for
- * each job, and the run's end waits for the last of them.
+ * same moment of a PHP worker (JobReserved, JobReleased, JobDeleted, JobFailed), those of one
+ * turn of the event loop in one round trip. The worker never waits for these writes: they go out
+ * behind its own steps, on one connection in the order they were made (so a job's records land
+ * in the order of its events, across its attempts), and the run's end waits for the last of them.
  *
  * The runtime is the worker's own, from the moment it took the job up; Horizon's PHP worker
  * times from its JobReserved event, a moment later than the reserve too.
@@ -35,8 +36,6 @@ export function horizonWorkerRecorder(horizon: HorizonRecorder, hooks: HorizonRu
 }
 
 class HorizonWorkerRecorder implements WorkerRecorder {
-  /** Each job's last write: the next one for the same job goes after it, so its records stay in order. */
-  private readonly writes = new Map<JobRecord, Promise<void>>();
   /** Writes still on their way, for close(). */
   private readonly inFlight = new Set<Promise<void>>();
   /** A write failed and was said: the next failures are not, until one succeeds again. */
@@ -50,7 +49,7 @@ class HorizonWorkerRecorder implements WorkerRecorder {
 
   processing(record: JobRecord): void {
     const job = record.job;
-    this.write(record, () => this.horizon.reserved(job.queue, reservedOf(job), idOf(record)));
+    this.write(this.horizon.reserved(job.queue, reservedOf(job), idOf(record)));
   }
 
   outcome(record: JobRecord, event: WorkerEvent, cause?: unknown): void {
@@ -60,10 +59,14 @@ class HorizonWorkerRecorder implements WorkerRecorder {
     if (record.failedRecorded) {
       const reserved = reservedOf(job);
       const facts = factsOf(record);
-      this.write(record, async () => {
-        await this.horizon.deleted(queue, reserved, { failing: true, facts, runtimeMs: runtimeOf(record) });
-        await this.horizon.failed(queue, reserved, exceptionText(cause ?? event.error ?? 'the job failed'), { facts });
-      });
+      // Both made now, in this order: they go out together, the delete first.
+      const exception = exceptionText(cause ?? event.error ?? 'the job failed');
+      this.write(
+        Promise.all([
+          this.horizon.deleted(queue, reserved, { failing: true, facts, runtimeMs: runtimeOf(record) }),
+          this.horizon.failed(queue, reserved, exception, { facts }),
+        ]),
+      );
       return;
     }
     switch (event.event) {
@@ -72,24 +75,20 @@ class HorizonWorkerRecorder implements WorkerRecorder {
         // Only a job the queue removed is complete: one left reserved at a stop's deadline comes back.
         if (!record.deleted) return;
         const runtimeMs = runtimeOf(record);
-        this.write(record, () => this.horizon.deleted(queue, reservedOf(job), { facts: factsOf(record), runtimeMs }));
+        this.write(this.horizon.deleted(queue, reservedOf(job), { facts: factsOf(record), runtimeMs }));
         return;
       }
       case 'released':
-        this.write(record, () => this.horizon.released(queue, reservedOf(job), idOf(record)));
+        this.write(this.horizon.released(queue, reservedOf(job), idOf(record)));
         return;
       case 'given-back':
         // Back on the queue as it was pushed, its attempt not spent.
-        this.write(record, () => this.horizon.released(queue, job.raw, idOf(record)));
+        this.write(this.horizon.released(queue, job.raw, idOf(record)));
         return;
       default:
         // Timed out (or its end not reached): still reserved, it comes back through a migration.
         return;
     }
-  }
-
-  finished(record: JobRecord): void {
-    this.writes.delete(record);
   }
 
   async close(): Promise<void> {
@@ -101,10 +100,9 @@ class HorizonWorkerRecorder implements WorkerRecorder {
     }
   }
 
-  /** A write after the job's last one; a failure is said once, never the job's. */
-  private write(record: JobRecord, step: () => Promise<void>): void {
-    const previous = this.writes.get(record);
-    const written = (previous ? previous.then(step) : step()).then(
+  /** A write on its way: a failure is said once (until one succeeds again), never the job's. */
+  private write(sent: Promise<unknown>): void {
+    const written = sent.then(
       () => {
         this.failing = false;
       },
@@ -114,7 +112,6 @@ class HorizonWorkerRecorder implements WorkerRecorder {
         this.warn(`Horizon's record of a job was not written: ${(error as Error)?.message ?? String(error)}`);
       },
     );
-    this.writes.set(record, written);
     this.inFlight.add(written);
     void written.finally(() => this.inFlight.delete(written));
   }
