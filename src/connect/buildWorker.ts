@@ -200,9 +200,7 @@ function openHorizon(parts: WorkerParts, closers: (() => Promise<void> | void)[]
   const { settings } = parts;
   const problem = horizonClusterProblem(settings.cluster);
   if (problem) throw new ConnectionSettingsError(problem);
-  // Auto-pipelined: the records of the jobs that end in one turn of the event loop go out in one
-  // write, as the queue's deletes do, instead of a write (and a syscall) each.
-  const client = patientClient({ ...settings, prefix: '' }, settings.url, () => undefined, { enableAutoPipelining: true });
+  const client = patientClient({ ...settings, prefix: '' }, settings.url, () => undefined);
   closers.push(() => client.disconnect());
   const connection = parts.options.connectionName ?? 'redis';
   const recorder = new HorizonRecorder(client, {

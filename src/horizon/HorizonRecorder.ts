@@ -88,6 +88,10 @@ export class HorizonRecorder {
   /** Horizon's Stopwatch: when each job this process reserved was reserved, in ms, by id. */
   private readonly started = new Map<string, number>();
   private readonly batch: HorizonBatch | undefined;
+  private lastStamp: { tick: number; stamp: { now: string; score: string; at: number } } = {
+    tick: NaN,
+    stamp: { now: '', score: '', at: 0 },
+  };
 
   constructor(
     readonly client: RedisClient,
@@ -108,7 +112,7 @@ export class HorizonRecorder {
   private step(
     step: Extract<HorizonStep, 'lqbHorizonReserved' | 'lqbHorizonReleased' | 'lqbHorizonCompleted' | 'lqbHorizonFailed'>,
     keys: string[],
-    args: (string | number)[],
+    args: (string | number | Buffer)[],
   ): Promise<unknown> {
     return this.batch ? this.batch.run(step, keys, args) : runHorizonStep(this.client, step, keys, args);
   }
@@ -139,7 +143,7 @@ export class HorizonRecorder {
   }
 
   /** JobReserved: the hash holds the reserved payload; the job's run is timed from now. */
-  async reserved(queue: string, reservedPayload: string, id = horizonFacts(reservedPayload).id): Promise<void> {
+  async reserved(queue: string, reservedPayload: string | Buffer, id = horizonFacts(String(reservedPayload)).id): Promise<void> {
     void queue;
     const { now } = this.stamp();
     this.started.set(id, performance.now());
@@ -147,7 +151,7 @@ export class HorizonRecorder {
   }
 
   /** JobReleased: pending again, with the payload as it now waits in the queue. */
-  async released(queue: string, reservedPayload: string, id = horizonFacts(reservedPayload).id): Promise<void> {
+  async released(queue: string, reservedPayload: string | Buffer, id = horizonFacts(String(reservedPayload)).id): Promise<void> {
     void queue;
     this.started.delete(id);
     await this.step('lqbHorizonReleased', [this.prefix + id], [this.stamp().now, reservedPayload]);
@@ -166,8 +170,8 @@ export class HorizonRecorder {
    * with a monitored tag is kept as long as monitored jobs are; and, unless it is being failed,
    * the queue's and the job's metrics count it.
    */
-  async deleted(queue: string, reservedPayload: string, options: DeletedOptions = {}): Promise<void> {
-    const facts = options.facts ?? horizonFacts(reservedPayload);
+  async deleted(queue: string, reservedPayload: string | Buffer, options: DeletedOptions = {}): Promise<void> {
+    const facts = options.facts ?? horizonFacts(String(reservedPayload));
     const failing = options.failing ?? false;
     const began = this.started.get(facts.id);
     const runtime = options.runtimeMs ?? (began === undefined ? 0 : performance.now() - began);
@@ -214,8 +218,8 @@ export class HorizonRecorder {
    * completed and silenced; the hash keeps the reserved payload and the exception for
    * trim.failed; each tag's failed:TAG set gains the job.
    */
-  async failed(queue: string, reservedPayload: string, exception: unknown, options: FailedOptions = {}): Promise<void> {
-    const facts = options.facts ?? horizonFacts(reservedPayload);
+  async failed(queue: string, reservedPayload: string | Buffer, exception: unknown, options: FailedOptions = {}): Promise<void> {
+    const facts = options.facts ?? horizonFacts(String(reservedPayload));
     this.started.delete(facts.id);
     const { now, score, at } = this.stamp();
     const p = this.prefix;
@@ -259,10 +263,18 @@ export class HorizonRecorder {
     await this.client.sadd(`${this.prefix}monitoring`, tag);
   }
 
-  /** Now as Horizon stamps its records: the time, minus the time (list scores), and the whole second. */
+  /**
+   * Now as Horizon stamps its records: the time, minus the time (list scores), and the whole
+   * second. Made once per tenth of a millisecond (the last digit PHP prints of a time today): the
+   * records of the jobs a worker ends together are stamped alike, as if in the same microtime.
+   */
   private stamp(): { now: string; score: string; at: number } {
     const time = this.clock();
-    return { now: phpFloatString(time), score: phpFloatString(-time), at: Math.floor(time) };
+    const tick = Math.floor(time * 1e4);
+    if (tick !== this.lastStamp.tick) {
+      this.lastStamp = { tick, stamp: { now: phpFloatString(time), score: phpFloatString(-time), at: Math.floor(time) } };
+    }
+    return this.lastStamp.stamp;
   }
 }
 

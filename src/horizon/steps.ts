@@ -92,9 +92,9 @@ return 1`,
 }
 
 /** Runs a step: its keys, then its arguments (a step of no fixed key count is told how many). */
-export function runHorizonStep<T>(client: RedisClient, step: HorizonStep, keys: string[], args: (string | number)[]): Promise<T> {
+export function runHorizonStep<T>(client: RedisClient, step: HorizonStep, keys: string[], args: (string | number | Buffer)[]): Promise<T> {
   register(client);
-  const command = (client as unknown as Record<string, (...a: (string | number)[]) => Promise<T>>)[step]!;
+  const command = (client as unknown as Record<string, (...a: (string | number | Buffer)[]) => Promise<T>>)[step]!;
   const counted = STEPS[step].keys === undefined ? [keys.length, ...keys, ...args] : [...keys, ...args];
   return whileBusy(() => command.apply(client, counted));
 }
@@ -105,12 +105,12 @@ export function runHorizonStep<T>(client: RedisClient, step: HorizonStep, keys: 
  * (each command's encoding, write and reply). Each event's promise settles with its batch.
  */
 export class HorizonBatch {
-  private events: { step: BatchedStep; keys: string[]; args: (string | number)[] }[] = [];
+  private events: { step: BatchedStep; keys: string[]; args: (string | number | Buffer)[] }[] = [];
   private settle: { promise: Promise<void>; resolve: () => void; reject: (error: unknown) => void } | undefined;
 
   constructor(private readonly client: RedisClient) {}
 
-  run(step: BatchedStep, keys: string[], args: (string | number)[]): Promise<void> {
+  run(step: BatchedStep, keys: string[], args: (string | number | Buffer)[]): Promise<void> {
     if (!this.settle) {
       let resolve!: () => void;
       let reject!: (error: unknown) => void;
@@ -128,14 +128,14 @@ export class HorizonBatch {
     this.events = [];
     this.settle = undefined;
     const keys: string[] = [];
-    const args: (string | number)[] = [];
+    const args: (string | number | Buffer)[] = [];
     for (const event of events) {
       keys.push(...event.keys);
       args.push(event.step, event.keys.length, event.args.length, ...event.args);
     }
     try {
       register(this.client);
-      const command = (this.client as unknown as Record<string, (...a: (string | number)[]) => Promise<unknown>>).lqbHorizonBatch!;
+      const command = (this.client as unknown as Record<string, (...a: (string | number | Buffer)[]) => Promise<unknown>>).lqbHorizonBatch!;
       await whileBusy(() => command.call(this.client, keys.length, ...keys, ...args));
       settle.resolve();
     } catch (error) {

@@ -122,9 +122,13 @@ function idOf(record: JobRecord): string {
   return record.job.uuid ?? record.job.id;
 }
 
-/** The payload as reserved (attempts counted), as Horizon's events carry it; the pushed one for a driver that keeps no such copy. */
-function reservedOf(job: JobRecord['job']): string {
-  return job instanceof RedisJob ? job.reserved : job.raw;
+/**
+ * The payload as reserved (attempts counted), as Horizon's events carry it: the bytes Redis sent,
+ * handed back as they are (no round of UTF-8 decoding and encoding per record); the pushed one
+ * for a driver that keeps no such copy.
+ */
+function reservedOf(job: JobRecord['job']): string | Buffer {
+  return job instanceof RedisJob ? job.reservedBytes : job.raw;
 }
 
 /** What Horizon reads from the payload, from the worker's own parse of the reserved copy. */
