@@ -56,7 +56,10 @@ async function run(horizon: boolean, raw: Redis): Promise<Result> {
     }
     const dispatchCpu = microsPerJob(process.cpuUsage(dispatchStart));
 
-    const worker = queue.worker({ [CLASS]: async () => undefined }, { stopWhenEmpty: true, sleep: 0, concurrency: CONCURRENCY, failer: false });
+    const worker = queue.worker(
+      { [CLASS]: async () => undefined },
+      { stopWhenEmpty: true, sleep: 0, concurrency: CONCURRENCY, failer: false },
+    );
     const redisBefore = await redisCpu(raw);
     const cpu = process.cpuUsage();
     const started = performance.now();
