@@ -160,6 +160,41 @@ describe('lqb dispatch --horizon pushes, lqb work --horizon runs', () => {
     });
   });
 
+  it('lqb retry --horizon pushes a failed job back as queue:retry does under Horizon: pending again, then completed', async () => {
+    const job = await dispatch(FAILING, { n: 2, message: 'first time' }, '--tries=1');
+    expect((await work('--tries=1')).status).toBe(0);
+    const retried = await lqb(['retry', 'all', '--horizon', `--horizon-prefix=${hz}`], s.env);
+    expect(retried.status, retried.stderr).toBe(0);
+    await withRaw(async (raw) => {
+      const pending = await raw.hgetall(hz + job.uuid);
+      expect(pending.status, 'the retried job: status').toBe('pending');
+      const payload = JSON.parse(pending.payload!);
+      expect(payload, 'the retried job: payload').toMatchObject({
+        uuid: job.uuid,
+        id: job.uuid,
+        attempts: 0,
+        type: 'job',
+        silenced: false,
+      });
+      expect(await members(raw, `${hz}pending_jobs`)).toEqual([job.uuid]);
+    });
+    const succeeding = await lqb(
+      [
+        'work',
+        `--handlers=${HANDLERS}`,
+        `--queue=${QUEUE}`,
+        '--stop-when-empty',
+        '--sleep=0',
+        '--no-share',
+        '--horizon',
+        `--horizon-prefix=${hz}`,
+      ],
+      { ...s.env, LQB_NODE_FAILING_SUCCEEDS: '1' },
+    );
+    expect(succeeding.status, succeeding.stderr).toBe(0);
+    expect(await withRaw((raw) => raw.hget(hz + job.uuid, 'status')), 'the retried job after its run').toBe('completed');
+  });
+
   it('a released job is pending again, then completed on its next attempt', async () => {
     const [flaky] = await laravelDispatch('flaky', { n: 7, failTimes: 1 });
     expect((await work('--tries=2', '--backoff=0')).status).toBe(0);
