@@ -20,7 +20,7 @@ import { Worker, type FailedJobInfo, type WorkerEvent, type WorkerLogger } from 
 import type { WorkerOptions } from '../worker/WorkerOptions.js';
 import { HorizonRecorder } from '../horizon/HorizonRecorder.js';
 import { HorizonSupervisor } from '../horizon/HorizonSupervisor.js';
-import { horizonWorkerRecorder, type HorizonRunHooks } from '../horizon/workerRecorder.js';
+import { horizonWorkerRecorder, recordPushes, type HorizonRunHooks } from '../horizon/workerRecorder.js';
 import { patientClient, whereRedisIs } from './clients.js';
 import { horizonClusterProblem, type ResolvedHorizon } from './horizon.js';
 import { ConnectionSettingsError, type ConnectionSettings } from './settings.js';
@@ -120,6 +120,8 @@ export function buildWorker(parts: WorkerParts): BuiltWorker {
       },
       closers,
     );
+    // A chain's next link, pushed by the worker, is laid out and recorded as Horizon's queue pushes it.
+    if (horizon) recordPushes(queue, horizon.recorder);
     const cacheClient = patientClient(settings, settings.cacheUrl, quiet);
     closers.push(() => cacheClient.disconnect());
     // Locks go where the app's cache store takes them (lock_connection), not with its values. Its own

@@ -139,3 +139,39 @@ function factsOf(record: JobRecord): HorizonFacts {
 function runtimeOf(record: JobRecord): number {
   return performance.now() - record.startedAt;
 }
+
+/** What a worker pushes itself: a chain's next link. */
+interface PushingQueue {
+  readonly defaultQueue: string;
+  pushRaw(payload: string, queue?: string): Promise<void>;
+  laterRaw(delay: number | Date, payload: string, queue?: string): Promise<void>;
+}
+
+/**
+ * The pushes a worker makes itself (a chain's next link) as Horizon's queue makes them: laid out
+ * by `prepare` (the tags of the command's models) and recorded pending once pushed. A payload
+ * `prepare` cannot read is pushed as it is; a record not written leaves the push as it was.
+ */
+export function recordPushes(queue: PushingQueue, horizon: HorizonRecorder): void {
+  const push = queue.pushRaw.bind(queue);
+  const later = queue.laterRaw.bind(queue);
+  const prepared = (payload: string): string => {
+    try {
+      return horizon.prepare(payload);
+    } catch {
+      return payload;
+    }
+  };
+  const recorded = (payload: string, name: string | undefined) =>
+    horizon.pushed(name ?? queue.defaultQueue, payload).catch(() => undefined);
+  queue.pushRaw = async (payload, name) => {
+    const laidOut = prepared(payload);
+    await push(laidOut, name);
+    await recorded(laidOut, name);
+  };
+  queue.laterRaw = async (delay, payload, name) => {
+    const laidOut = prepared(payload);
+    await later(delay, laidOut, name);
+    await recorded(laidOut, name);
+  };
+}

@@ -195,6 +195,19 @@ describe('lqb dispatch --horizon pushes, lqb work --horizon runs', () => {
     expect(await withRaw((raw) => raw.hget(hz + job.uuid, 'status')), 'the retried job after its run').toBe('completed');
   });
 
+  it('a chain’s next link, pushed by the Node worker, is pushed and recorded as Horizon’s queue pushes it', async () => {
+    await laravelDispatch('record', { n: 1, chain: [{ n: 2, label: 'link', queue: QUEUE }] });
+    expect((await work('--tries=1')).status).toBe(0);
+    const link = s.nodeRuns().find((run) => run.props.n === 2);
+    expect(link, 'the link ran').toBeDefined();
+    expect(link!.jobId, 'the link’s id is its uuid, as Horizon’s queue makes it').toBe(link!.uuid);
+    await withRaw(async (raw) => {
+      const record = await raw.hgetall(hz + link!.uuid);
+      expect(Object.keys(record).sort(), 'the link’s record: fields').toEqual(fixtureFields(4, A));
+      expect(record.status).toBe('completed');
+    });
+  });
+
   it('a released job is pending again, then completed on its next attempt', async () => {
     const [flaky] = await laravelDispatch('flaky', { n: 7, failTimes: 1 });
     expect((await work('--tries=2', '--backoff=0')).status).toBe(0);
