@@ -8,11 +8,14 @@
  * Records are compared with the fixtures Horizon 5.22.1 wrote (fixtures/horizon/), by their
  * fields and key kinds: the values differ by the jobs, the times and Node's exception text.
  */
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { describe, beforeEach, expect, it } from 'vitest';
 import type { Redis } from 'ioredis';
 import { buildModelIdentifier, connect } from '../../src/index.js';
 import { RedisQueue } from '../../src/redis/index.js';
 import { HANDLERS, lqb, php, scratchPerTest, type Scratch } from '../helpers/processes.js';
+import { root } from '../helpers/php.js';
 import { prefixedClient, rawClient } from '../helpers/redis.js';
 import { readHorizonFixtures, type FixtureLine } from '../horizon/fixtures.js';
 
@@ -243,6 +246,39 @@ describe('migrations (JobsMigrated)', () => {
   });
 });
 
+describe('lqb work --horizon and Horizon’s signals', () => {
+  it('SIGUSR2 pauses (the dashboard says paused), SIGCONT continues, SIGTERM stops and takes it off the dashboard', async () => {
+    const child = spawn(
+      'node',
+      [
+        join(root, 'dist/cli/main.js'),
+        'work',
+        `--handlers=${HANDLERS}`,
+        `--queue=${QUEUE}`,
+        '--sleep=0.1',
+        '--no-share',
+        '--horizon',
+        `--horizon-prefix=${hz}`,
+      ],
+      { env: s.env, stdio: 'ignore' },
+    );
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    try {
+      const name = await waitForValue(() => withRaw(async (raw) => (await raw.zrange(`${hz}supervisors`, 0, -1))[0]), 'the supervisor');
+      const status = () => withRaw((raw) => raw.hget(`${hz}supervisor:${name}`, 'status'));
+      child.kill('SIGUSR2');
+      await waitFor(async () => (await status()) === 'paused', 'paused after SIGUSR2');
+      child.kill('SIGCONT');
+      await waitFor(async () => (await status()) === 'running', 'running after SIGCONT');
+      child.kill('SIGTERM');
+      expect(await exited, 'exit status after SIGTERM').toBe(0);
+      expect(await withRaw((raw) => raw.zrange(`${hz}supervisors`, 0, -1)), 'supervisors after the stop').toEqual([]);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+});
+
 describe('connect({ horizon })', () => {
   it('dispatch writes the pending record with the tags given, else the models’ tags', async () => {
     const queue = await connect({ prefix, horizon: { prefix: hz } });
@@ -325,6 +361,15 @@ describe('connect({ horizon })', () => {
     }
   });
 });
+
+async function waitForValue<T>(read: () => Promise<T | undefined>, what: string): Promise<T> {
+  for (let i = 0; i < 100; i++) {
+    const value = await read();
+    if (value !== undefined) return value;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`never: ${what}`);
+}
 
 async function waitFor(check: () => Promise<boolean>, what: string): Promise<void> {
   for (let i = 0; i < 100; i++) {
