@@ -1,95 +1,102 @@
 /**
- * What Horizon's records cost per job: a producer and a worker loop on no-op jobs, with and
- * without HorizonRecorder (prepare + pushed on push, reserved on pop, deleted on delete), the
- * worker's calls as the integration will make them. Prints jobs per second and this process's
- * CPU time per job for each mode, and the difference; the issue's goal is under 15% of per-job CPU.
- * Runs alternate between the modes, so a machine whose speed drifts slows both alike.
+ * What Horizon's records cost per job, measured on the real thing: `connect().worker()` running
+ * the same no-op jobs with and without `horizon` (the worker's records: reserved, then completed
+ * with its metrics; the supervisor's heartbeat), and `connect().dispatch()` pushing them with and
+ * without it (prepare and the pending record). Prints, for each mode, jobs per second and this
+ * process's CPU time per job, and the difference; the issue's goal is under 15% of per-job CPU.
+ * Runs alternate between the modes, so a machine whose speed drifts slows both alike. Redis's
+ * own CPU per job is printed too (INFO's used_cpu), noisy on a server others share.
  *
- *   npx tsx bench/horizon.ts            JOBS=5000 RUNS=5 CONCURRENCY=32
+ *   npx tsx bench/horizon.ts            JOBS=4000 RUNS=5 CONCURRENCY=16
  */
 import { randomBytes } from 'node:crypto';
-import { buildJob, buildPayload } from '../src/laravel/index.js';
-import { RedisQueue, connectRedis, type RedisJob } from '../src/redis/index.js';
-import { HorizonRecorder } from '../src/horizon/index.js';
+import { Redis } from 'ioredis';
+import { connect } from '../src/index.js';
 import { dropPrefix } from './scratch.js';
 
-const JOBS = Number(process.env.JOBS ?? 5000);
+const JOBS = Number(process.env.JOBS ?? 4000);
 const RUNS = Number(process.env.RUNS ?? 5);
-const CONCURRENCY = Number(process.env.CONCURRENCY ?? 32);
+const CONCURRENCY = Number(process.env.CONCURRENCY ?? 16);
 const URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const CLASS = 'App\\Jobs\\Bridge\\RecordJob';
 
 interface Result {
-  jobsPerSecond: number;
-  cpuMicrosPerJob: number;
-  /** The worker's part alone: pop, delete and their records. */
-  workerCpuMicrosPerJob: number;
+  /** The worker: jobs per second, this process's CPU µs per job, Redis's CPU µs per job. */
+  workerJobsPerSecond: number;
+  workerCpu: number;
+  workerRedisCpu: number;
+  /** The producer: CPU µs per dispatch. */
+  dispatchCpu: number;
 }
 
-async function run(horizon: boolean): Promise<Result> {
+/** Redis's CPU seconds so far (user + system, its main thread and the rest). */
+async function redisCpu(raw: Redis): Promise<number> {
+  const info = await raw.info('cpu');
+  const field = (name: string) => Number(new RegExp(`^${name}:([0-9.]+)`, 'm').exec(info)?.[1] ?? 0);
+  return field('used_cpu_user') + field('used_cpu_sys');
+}
+
+const microsPerJob = (usage: NodeJS.CpuUsage) => (usage.user + usage.system) / JOBS;
+
+async function run(horizon: boolean, raw: Redis): Promise<Result> {
   const base = `lqb-bench-horizon-${randomBytes(4).toString('hex')}-`;
-  const queueClient = connectRedis({ url: URL, prefix: `${base}database_` });
-  const horizonClient = connectRedis({ url: URL });
-  const queue = new RedisQueue(queueClient, { defaultQueue: 'default' });
-  const recorder = new HorizonRecorder(horizonClient, { prefix: `${base}horizon:` });
-  const command = buildJob({ className: 'App\\Jobs\\Bridge\\RecordJob', properties: { n: 1, label: 'bench', ratio: 0.5, items: [] } });
-  const payload = () => buildPayload(command).raw;
+  const queue = await connect({
+    redis: URL,
+    prefix: `${base}database_`,
+    telemetry: false,
+    horizon: horizon ? { prefix: `${base}horizon:` } : false,
+  });
+  try {
+    const dispatchStart = process.cpuUsage();
+    for (let done = 0; done < JOBS; done += CONCURRENCY) {
+      const batch = Array.from({ length: Math.min(CONCURRENCY, JOBS - done) }, (_, i) =>
+        queue.dispatch(CLASS, { n: done + i, label: 'bench', ratio: 0.5, items: [] }),
+      );
+      await Promise.all(batch);
+    }
+    const dispatchCpu = microsPerJob(process.cpuUsage(dispatchStart));
 
-  const produce = async () => {
-    const raw = payload();
-    if (!horizon) return queue.pushRaw(raw);
-    const prepared = recorder.prepare(raw);
-    await queue.pushRaw(prepared);
-    await recorder.pushed('default', prepared);
-  };
-  const consume = async () => {
-    const job: RedisJob | null = await queue.pop();
-    if (!job) return;
-    if (horizon) await recorder.reserved('default', job.reserved);
-    await queue.deleteReserved(job);
-    if (horizon) await recorder.deleted('default', job.reserved);
-  };
-
-  const cpu = process.cpuUsage();
-  const started = performance.now();
-  for (let done = 0; done < JOBS; done += CONCURRENCY)
-    await Promise.all(Array.from({ length: Math.min(CONCURRENCY, JOBS - done) }, produce));
-  const workerCpu = process.cpuUsage();
-  for (let done = 0; done < JOBS; done += CONCURRENCY)
-    await Promise.all(Array.from({ length: Math.min(CONCURRENCY, JOBS - done) }, consume));
-  const seconds = (performance.now() - started) / 1000;
-  const used = process.cpuUsage(cpu);
-  const worker = process.cpuUsage(workerCpu);
-  await dropPrefix(base);
-  queueClient.disconnect();
-  horizonClient.disconnect();
-  return {
-    jobsPerSecond: JOBS / seconds,
-    cpuMicrosPerJob: (used.user + used.system) / JOBS,
-    workerCpuMicrosPerJob: (worker.user + worker.system) / JOBS,
-  };
+    const worker = queue.worker(
+      { [CLASS]: async () => undefined },
+      { stopWhenEmpty: true, sleep: 0, concurrency: CONCURRENCY, failer: false },
+    );
+    const redisBefore = await redisCpu(raw);
+    const cpu = process.cpuUsage();
+    const started = performance.now();
+    await worker.run();
+    const seconds = (performance.now() - started) / 1000;
+    const workerCpu = microsPerJob(process.cpuUsage(cpu));
+    const workerRedisCpu = (((await redisCpu(raw)) - redisBefore) * 1e6) / JOBS;
+    if (worker.stats().processed !== JOBS) throw new Error(`the worker ran ${worker.stats().processed} of ${JOBS} jobs`);
+    return { workerJobsPerSecond: JOBS / seconds, workerCpu, workerRedisCpu, dispatchCpu };
+  } finally {
+    await queue.close();
+    await dropPrefix(base);
+  }
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const percent = (more: number, base: number) => `${more >= base ? '+' : ''}${(((more - base) / base) * 100).toFixed(1)}%`;
 
+const raw = new Redis(URL);
 const results: Record<'plain' | 'horizon', Result[]> = { plain: [], horizon: [] };
-await run(false); // warm-up
-await run(true);
+await run(false, raw); // warm-up
+await run(true, raw);
 for (let i = 0; i < RUNS; i++) {
-  results.plain.push(await run(false));
-  results.horizon.push(await run(true));
+  results.plain.push(await run(false, raw));
+  results.horizon.push(await run(true, raw));
 }
+raw.disconnect();
+
+const of = (mode: 'plain' | 'horizon', field: keyof Result) => median(results[mode].map((r) => r[field]));
+console.log(`${JOBS} no-op jobs, concurrency ${CONCURRENCY}, median of ${RUNS} runs per mode`);
 for (const mode of ['plain', 'horizon'] as const) {
-  const jps = median(results[mode].map((r) => r.jobsPerSecond));
-  const cpu = median(results[mode].map((r) => r.cpuMicrosPerJob));
-  const workerCpu = median(results[mode].map((r) => r.workerCpuMicrosPerJob));
   console.log(
-    `${mode.padEnd(8)} ${jps.toFixed(0).padStart(7)} jobs/s  ${cpu.toFixed(1).padStart(7)} µs CPU per job (push + pop + delete), ${workerCpu.toFixed(1)} µs of it the worker's (pop + delete)`,
+    `${mode.padEnd(8)} worker ${of(mode, 'workerJobsPerSecond').toFixed(0).padStart(6)} jobs/s, ${of(mode, 'workerCpu').toFixed(1).padStart(6)} µs CPU per job (Redis ${of(mode, 'workerRedisCpu').toFixed(1)} µs); dispatch ${of(mode, 'dispatchCpu').toFixed(1)} µs CPU per job`,
   );
 }
-const plainCpu = median(results.plain.map((r) => r.cpuMicrosPerJob));
-const horizonCpu = median(results.horizon.map((r) => r.cpuMicrosPerJob));
-const plainWorker = median(results.plain.map((r) => r.workerCpuMicrosPerJob));
-const horizonWorker = median(results.horizon.map((r) => r.workerCpuMicrosPerJob));
 console.log(
-  `horizon's records: +${(horizonCpu - plainCpu).toFixed(1)} µs (+${(((horizonCpu - plainCpu) / plainCpu) * 100).toFixed(1)}%) CPU per job; the worker's part +${(horizonWorker - plainWorker).toFixed(1)} µs`,
+  `horizon's records: worker ${percent(of('horizon', 'workerCpu'), of('plain', 'workerCpu'))} CPU per job (+${(of('horizon', 'workerCpu') - of('plain', 'workerCpu')).toFixed(1)} µs), ` +
+    `${percent(of('horizon', 'workerJobsPerSecond'), of('plain', 'workerJobsPerSecond'))} jobs/s, Redis ${percent(of('horizon', 'workerRedisCpu'), of('plain', 'workerRedisCpu'))}; ` +
+    `dispatch ${percent(of('horizon', 'dispatchCpu'), of('plain', 'dispatchCpu'))} CPU per job`,
 );

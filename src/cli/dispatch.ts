@@ -14,8 +14,9 @@ import { profileOf, type DispatchOptions } from '../connect/connect.js';
 import { RedisUnavailable, whereRedisIs } from '../connect/clients.js';
 import { ConnectionSettingsError } from '../connect/settings.js';
 import { bookkeepingFlags, lockStoreFrom } from './bookkeeping.js';
+import { horizonFrom, recordFlags } from './horizon.js';
 import { shapesFlag, shapesFrom } from './shapes-file.js';
-import { connectionFlags, connectionFrom, withLaravelQueue, type Connection } from './connection.js';
+import { asUsage, connectionFlags, connectionFrom, withLaravelQueue, type Connection } from './connection.js';
 import { UsageError, backoffFlag, countFlag, numberFlag, type Command } from './command.js';
 
 export const dispatch: Command = {
@@ -48,6 +49,7 @@ export const dispatch: Command = {
     'cache-store': bookkeepingFlags['cache-store'],
     'lock-db': bookkeepingFlags['lock-db'],
     'lock-table': bookkeepingFlags['lock-table'],
+    ...recordFlags,
     ...connectionFlags,
     laravel: {
       type: 'string',
@@ -66,6 +68,7 @@ export const dispatch: Command = {
     const props = parseProps(values.props);
     const options = dispatchOptions(values);
     const connection = connectionFrom(values);
+    const horizon = asUsage(() => horizonFrom(values));
     // Without shapes no lock is taken, so the lock store's flags (and CACHE_DRIVER) are not read.
     // Without --cache-store, connect() reads CACHE_DRIVER / CACHE_STORE (of the --env file too), as lqb work does.
     const {
@@ -81,6 +84,8 @@ export const dispatch: Command = {
           ...lockStore,
           ...(typeof values['cache-store'] === 'string' ? { cacheStore } : {}),
           ...(options.laravel ? { laravel: options.laravel } : {}),
+          // Resolved here (its flags' names in its errors): connect() is told on or off, never to look again.
+          horizon: horizon ?? false,
         },
         async (queue) => {
           const pushed = await queue.dispatch(className, props, options);

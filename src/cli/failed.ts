@@ -4,7 +4,18 @@
  */
 import { RedisQueue } from '../redis/index.js';
 import { DatabaseUuidFailedJobProvider, retryFailedJob, type FailedJob, type RetryUntilChoice } from '../worker/index.js';
-import { connectionFlags, connectionFrom, failedJobStore, withQueueClient, type Connection } from './connection.js';
+import {
+  asUsage,
+  connectionFlags,
+  connectionFrom,
+  failedJobStore,
+  withHorizonClient,
+  withQueueClient,
+  type Connection,
+} from './connection.js';
+import { horizonFrom, recordFlags } from './horizon.js';
+import { HorizonRecorder } from '../horizon/HorizonRecorder.js';
+import type { ResolvedHorizon } from '../connect/horizon.js';
 import { UsageError, type Command } from './command.js';
 import { shapesFlag, shapesFrom } from './shapes-file.js';
 
@@ -80,39 +91,67 @@ export const retry: Command = {
       description: 'the new retryUntil window: seconds from now, none (tries apply), or keep (the closed one)',
     },
     ...shapesFlag,
+    ...recordFlags,
     ...connectionFlags,
   },
   async run({ values, positionals, out }) {
     const ranges = (values.range ?? []) as string[];
+    const horizon = asUsage(() => horizonFrom(values));
     if (positionals.length === 0 && !values.queue && ranges.length === 0)
       throw new UsageError('retry takes failed job IDs, "all", --queue=Q or --range=A-B');
     const window = { shapes: shapesFrom(values), choice: retryUntilChoice(values['retry-until']) };
     const connection = connectionFrom(values);
     return withQueueClient(connection, (client) =>
-      withFailer(connection, async (failer) => {
-        const queue = new RedisQueue(client);
-        const ids = await retryIds(failer, positionals, values.queue, ranges);
-        let missing = 0;
-        for (const id of ids) {
-          const job = await failer.find(id);
-          if (!job) {
-            missing++;
-            process.stderr.write(`Unable to find failed job with ID [${id}].\n`);
-            continue;
+      withFailer(connection, (failer) =>
+        withHorizonPush(connection, horizon, new RedisQueue(client), async (queue, push) => {
+          const ids = await retryIds(failer, positionals, values.queue, ranges);
+          let missing = 0;
+          for (const id of ids) {
+            const job = await failer.find(id);
+            if (!job) {
+              missing++;
+              process.stderr.write(`Unable to find failed job with ID [${id}].\n`);
+              continue;
+            }
+            const refused = await retryFailedJob(failer, queue, job, window, push);
+            if (refused) {
+              missing++;
+              process.stderr.write(`The failed job [${id}] was not retried: ${refused}.\n`);
+              continue;
+            }
+            out(`The failed job [${id}] has been pushed back onto the queue!`);
           }
-          const refused = await retryFailedJob(failer, queue, job, window);
-          if (refused) {
-            missing++;
-            process.stderr.write(`The failed job [${id}] was not retried: ${refused}.\n`);
-            continue;
-          }
-          out(`The failed job [${id}] has been pushed back onto the queue!`);
-        }
-        return missing > 0 ? 1 : 0;
-      }),
+          return missing > 0 ? 1 : 0;
+        }),
+      ),
     );
   },
 };
+
+type Push = (payload: string, queue: string) => Promise<void>;
+
+/**
+ * How a retry is pushed: as it is, or, with Horizon's records on, as `queue:retry` pushes under
+ * Horizon: its queue's pushRaw lays the payload out (type, the payload's own tags, pushedAt; the
+ * id kept) and records it pending. Horizon's Failed-tab Retry, which also writes the failed
+ * record's retried_by, is another thing: the recorder's retryPayload() and retried().
+ */
+async function withHorizonPush<T>(
+  connection: Connection,
+  horizon: ResolvedHorizon | undefined,
+  queue: RedisQueue,
+  use: (queue: RedisQueue, push: Push) => Promise<T>,
+): Promise<T> {
+  if (!horizon) return use(queue, (payload, name) => queue.pushRaw(payload, name));
+  return withHorizonClient(connection, (client) => {
+    const recorder = new HorizonRecorder(client, { prefix: horizon.prefix, connection: connection.queueConnection, trim: horizon.trim });
+    return use(queue, async (payload, name) => {
+      const prepared = recorder.prepare(payload, { raw: true });
+      await queue.pushRaw(prepared, name);
+      await recorder.pushed(name, prepared);
+    });
+  });
+}
 
 /** --retry-until: whole seconds from now, `none` (no window: tries apply), or `keep` (the payload's). */
 function retryUntilChoice(value: unknown): RetryUntilChoice | undefined {

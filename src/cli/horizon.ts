@@ -5,6 +5,7 @@
  * Run it as often as the app would schedule horizon:snapshot (every five minutes).
  */
 import { horizonPrefix, horizonSnapshot, trimHorizon, type HorizonTrim } from '../horizon/index.js';
+import { resolveHorizon, type ResolvedHorizon } from '../connect/horizon.js';
 import { connectionFlags, connectionFrom, readEnvFile, withHorizonClient } from './connection.js';
 import { UsageError, type Command, type CommandContext, type Options } from './command.js';
 
@@ -28,7 +29,8 @@ const TRIMS: [flag: string, setting: keyof HorizonTrim][] = [
   ['trim-monitored', 'monitored'],
 ];
 
-const trimFlags = Object.fromEntries(
+/** Horizon's trim settings as flags: how long the records written live (and what horizon:snapshot trims). */
+export const trimFlags = Object.fromEntries(
   TRIMS.map(([flag, setting]) => [
     flag,
     {
@@ -47,6 +49,33 @@ export function horizonPrefixFrom(values: CommandContext['values']): string {
     prefix: typeof values['horizon-prefix'] === 'string' ? values['horizon-prefix'] : undefined,
     env: (name) => process.env[name] ?? fromFile?.[name],
   });
+}
+
+/**
+ * `--horizon` and friends, for the commands that write Horizon's records as they go (work,
+ * dispatch): on with --horizon, off with --no-horizon, else on when --env's app has Horizon 5.
+ */
+export const recordFlags = {
+  horizon: {
+    type: 'boolean',
+    description:
+      "write Laravel Horizon's records of every job, as Horizon's own queue does, so its dashboard shows Node's work (docs/horizon.md); on by itself when --env's app has laravel/horizon 5 installed",
+  },
+  'no-horizon': { type: 'boolean', description: "write no Horizon records, even when --env's app has Horizon" },
+  ...horizonFlags,
+  ...trimFlags,
+} satisfies Options;
+
+/** Whether the command writes Horizon's records, and where; undefined when it does not. */
+export function horizonFrom(values: CommandContext['values']): ResolvedHorizon | undefined {
+  if (values.horizon === true && values['no-horizon'] === true)
+    throw new UsageError('--horizon and --no-horizon say opposite things: give one');
+  if (values['no-horizon'] === true) return undefined;
+  const envPath = typeof values.env === 'string' ? values.env : undefined;
+  const found = resolveHorizon(values.horizon === true ? true : undefined, {
+    ...(envPath !== undefined ? { envPath, fromFile: readEnvFile(envPath) } : {}),
+  });
+  return found && { ...found, prefix: horizonPrefixFrom(values), trim: trimFrom(values) };
 }
 
 function trimFrom(values: CommandContext['values']): Partial<HorizonTrim> {

@@ -23,6 +23,7 @@ import { loadHandlersModule } from './handlers-module.js';
 import { sandboxedHandlers, type SandboxedHandlers } from '../worker/sandbox/pool.js';
 import { shapesFlag, shapesFrom } from './shapes-file.js';
 import { bookkeepingFlags, bookkeepingFrom } from './bookkeeping.js';
+import { horizonFrom, recordFlags } from './horizon.js';
 import { redactSecrets, redactUrl } from '../connect/redact.js';
 import { UsageError, backoffFlag, connectionName, countFlag, numberFlag, queueNames, workBackoff, type Command } from './command.js';
 
@@ -109,6 +110,7 @@ export const work: Command = {
     },
     daemon: { type: 'boolean', group: 'Taken as queue:work takes them', description: "no effect (queue:work's old flag)" },
     ...bookkeepingFlags,
+    ...recordFlags,
     ...connectionFlags,
   },
   async run({ values, positionals, out }) {
@@ -127,6 +129,7 @@ export const work: Command = {
     const keyProblem = handlerKeysProblem(Object.keys(handlers));
     if (keyProblem) throw new UsageError(`${values.handlers}: ${keyProblem}`);
     const shapes = shapesFrom(values);
+    const horizon = asUsage(() => horizonFrom(values));
     // Everything a worker needs is checked before it opens Redis, and what it opened is closed
     // on any error: an open client would keep the process alive after the error was printed.
     const failer = await reachableFailedJobStore(connection);
@@ -148,6 +151,7 @@ export const work: Command = {
           ...(encrypter ? { encrypter } : {}),
           ...(shapes ? { shapes } : {}),
           ...(laravel !== undefined ? { laravel } : {}),
+          ...(horizon ? { horizon } : {}),
           // A job's error may quote a URL or a key the handler was given; the log shows none.
           log: (event) => out(redactSecrets(formatEvent(event, json))),
         }),
@@ -155,11 +159,18 @@ export const work: Command = {
       const worker = built.worker;
       // One line on standard error before the first job: where, what, and what becomes of PHP's jobs.
       process.stderr.write(`${redactSecrets(`lqb work: ${worker.startLine()}`)}\n`);
+      if (horizon)
+        process.stderr.write(
+          `lqb work: Horizon's records under ${horizon.prefix} (${horizon.why})${built.supervisor ? `, shown as supervisor ${built.supervisor.name}` : ''}\n`,
+        );
+      // As Horizon's workers: SIGUSR2 pauses and SIGCONT continues (horizon:pause and horizon:continue
+      // send them to this process when it runs on the machine they run on), the dashboard told too.
+      const { pause, resume } = built;
       signals.push(
         ['SIGTERM', () => void worker.stop({ reason: 'signal' })],
         ['SIGINT', () => void worker.stop({ reason: 'signal' })],
-        ['SIGUSR2', () => worker.pause()],
-        ['SIGCONT', () => worker.resume()],
+        ['SIGUSR2', () => pause()],
+        ['SIGCONT', () => resume()],
       );
       for (const [signal, handler] of signals) process.on(signal, handler);
       const stop = await worker.run();

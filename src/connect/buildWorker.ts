@@ -18,8 +18,12 @@ import type { HandlerMap } from '../worker/handlers.js';
 import { DatabaseLockStore, RedisLockStore, type UniqueLockStore } from '../worker/locks/index.js';
 import { Worker, type FailedJobInfo, type WorkerEvent, type WorkerLogger } from '../worker/index.js';
 import type { WorkerOptions } from '../worker/WorkerOptions.js';
+import { HorizonRecorder } from '../horizon/HorizonRecorder.js';
+import { HorizonSupervisor } from '../horizon/HorizonSupervisor.js';
+import { horizonWorkerRecorder, recordPushes, type HorizonRunHooks } from '../horizon/workerRecorder.js';
 import { patientClient, whereRedisIs } from './clients.js';
-import type { ConnectionSettings } from './settings.js';
+import { horizonClusterProblem, type ResolvedHorizon } from './horizon.js';
+import { ConnectionSettingsError, type ConnectionSettings } from './settings.js';
 
 /**
  * Where the app keeps its bookkeeping: the cache store unique jobs' locks live in, and the
@@ -71,6 +75,8 @@ export interface WorkerParts {
   onError?: (error: Error) => void;
   log?: (event: WorkerEvent) => void;
   telemetry?: TelemetryOptions | false;
+  /** Horizon's records and supervisor (resolveHorizon), when the connection writes them. */
+  horizon?: ResolvedHorizon;
 }
 
 /** A worker, and how to let go of what was opened for it once it has stopped. */
@@ -78,6 +84,12 @@ export interface BuiltWorker {
   worker: Worker;
   /** Closes the queue, the stores and the clients opened for the worker (not those it was given). */
   close: () => Promise<void>;
+  /** Stop taking jobs (SIGUSR2), and say so on Horizon's dashboard when the worker is there. */
+  pause: () => void;
+  /** Take jobs again (SIGCONT), likewise. */
+  resume: () => void;
+  /** Horizon's supervisor of this worker, when Horizon is on and the worker shows as one. */
+  supervisor?: HorizonSupervisor;
 }
 
 /**
@@ -93,7 +105,23 @@ export function buildWorker(parts: WorkerParts): BuiltWorker {
   };
   try {
     const quiet = () => undefined;
-    const queue = openQueue(parts.driver ?? 'redis', settings, { retryAfter: parts.retryAfter, blockFor: parts.blockFor }, closers);
+    const horizon = parts.horizon && openHorizon(parts, closers);
+    const queue = openQueue(
+      parts.driver ?? 'redis',
+      settings,
+      {
+        retryAfter: parts.retryAfter,
+        blockFor: parts.blockFor,
+        // JobsMigrated: what a migration moved is pending again. Written behind the reserve; a
+        // record not written is one Horizon shows as it was until the job's next event.
+        ...(horizon
+          ? { onMigrated: (name: string, payloads: string[]) => void horizon.recorder.migrated(name, payloads).catch(quiet) }
+          : {}),
+      },
+      closers,
+    );
+    // A chain's next link, pushed by the worker, is laid out and recorded as Horizon's queue pushes it.
+    if (horizon) recordPushes(queue, horizon.recorder);
     const cacheClient = patientClient(settings, settings.cacheUrl, quiet);
     closers.push(() => cacheClient.disconnect());
     // Locks go where the app's cache store takes them (lock_connection), not with its values. Its own
@@ -111,7 +139,7 @@ export function buildWorker(parts: WorkerParts): BuiltWorker {
       bookkeeping.batchTable ?? 'job_batches',
     );
     closers.push(() => batches.close());
-    const worker = new Worker(
+    const worker: Worker = new Worker(
       queue,
       parts.handlers,
       // queue:work's default: the connection's own queue, unless told which to read.
@@ -130,15 +158,106 @@ export function buildWorker(parts: WorkerParts): BuiltWorker {
         ...(bookkeeping.unreachableLocks ? { unreachableLocks: bookkeeping.unreachableLocks } : {}),
         batches,
         ...(parts.telemetry !== undefined ? { telemetry: parts.telemetry } : {}),
+        ...(horizon
+          ? {
+              recorders: [
+                horizonWorkerRecorder(
+                  horizon.recorder,
+                  horizon.hooks(() => worker),
+                ),
+              ],
+            }
+          : {}),
         connection: { redis: whereRedisIs(settings), prefix: settings.prefix, laravel: laravelOf(parts) },
       },
     );
-    return { worker, close };
+    const supervisor = horizon?.supervisor(worker);
+    return {
+      worker,
+      close,
+      pause: () => (supervisor ? supervisor.pause() : worker.pause()),
+      resume: () => (supervisor ? supervisor.continue() : worker.resume()),
+      ...(supervisor ? { supervisor } : {}),
+    };
   } catch (error) {
     // The error that stopped the build is the one to hear about; closing what it opened is tidying up.
     void close().catch(() => undefined);
     throw error;
   }
+}
+
+interface HorizonParts {
+  recorder: HorizonRecorder;
+  supervisor(worker: Worker): HorizonSupervisor | undefined;
+  hooks(worker: () => Worker): HorizonRunHooks;
+}
+
+/**
+ * Horizon's side of a worker: the recorder on a client of its own without the app's prefix
+ * (Horizon's keys carry Horizon's prefix alone), and the supervisor that shows the worker on the
+ * dashboard, made once the worker is, started and stopped with each of its runs.
+ */
+function openHorizon(parts: WorkerParts, closers: (() => Promise<void> | void)[]): HorizonParts {
+  const horizon = parts.horizon!;
+  const { settings } = parts;
+  const problem = horizonClusterProblem(settings.cluster);
+  if (problem) throw new ConnectionSettingsError(problem);
+  const client = patientClient({ ...settings, prefix: '' }, settings.url, () => undefined);
+  closers.push(() => client.disconnect());
+  const connection = parts.options.connectionName ?? 'redis';
+  const recorder = new HorizonRecorder(client, {
+    prefix: horizon.prefix,
+    connection,
+    trim: horizon.trim,
+    silenced: horizon.silenced,
+    batch: true,
+  });
+  let supervisor: HorizonSupervisor | undefined;
+  return {
+    recorder,
+    /** The supervisor of this worker (made on first need), when the worker shows as one. */
+    supervisor(worker: Worker): HorizonSupervisor | undefined {
+      if (!horizon.supervisor) return undefined;
+      const options = worker.options;
+      supervisor ??= new HorizonSupervisor(client, {
+        prefix: horizon.prefix,
+        connection,
+        queues: options.queues,
+        processes: Math.max(1, options.concurrency),
+        settings: {
+          backoff: options.backoff.join(','),
+          maxTries: options.tries,
+          maxTime: options.maxTime,
+          maxJobs: options.maxJobs,
+          memory: options.memory,
+          timeout: options.timeout,
+          sleep: options.sleep,
+          rest: options.rest,
+        },
+        onPause: () => worker.pause(),
+        onContinue: () => worker.resume(),
+        // horizon:terminate, or a Terminate command: the jobs in hand finish, as on SIGTERM.
+        onTerminate: () => void worker.stop({ reason: 'signal' }),
+      });
+      return supervisor;
+    },
+    /** The supervisor shown for each run of the worker, and taken off the dashboard at its end. */
+    hooks(worker: () => Worker) {
+      return {
+        start: async () => {
+          const shown = this.supervisor(worker());
+          if (shown) {
+            // A run starts taking jobs: a pause from before it is over, as a new PHP worker is not paused.
+            shown.status = 'running';
+            await shown.start();
+          }
+        },
+        stop: async () => {
+          await supervisor?.stop();
+        },
+      };
+    },
+  };
 }
 
 /**
@@ -148,7 +267,11 @@ export function buildWorker(parts: WorkerParts): BuiltWorker {
 function openQueue(
   driver: QueueDriver,
   settings: ConnectionSettings,
-  options: { retryAfter: number | null | undefined; blockFor: number | null | undefined },
+  options: {
+    retryAfter: number | null | undefined;
+    blockFor: number | null | undefined;
+    onMigrated?: (queue: string, payloads: string[]) => void;
+  },
   closers: (() => Promise<void> | void)[],
 ): Queue {
   switch (driver) {
@@ -160,6 +283,7 @@ function openQueue(
         defaultQueue: settings.defaultQueue,
         ...(options.retryAfter !== undefined ? { retryAfter: options.retryAfter } : {}),
         ...(options.blockFor !== undefined ? { blockFor: options.blockFor } : {}),
+        ...(options.onMigrated ? { onMigrated: options.onMigrated } : {}),
       });
       closers.push(() => queue.close());
       return queue;

@@ -70,8 +70,13 @@ export async function openBoundedClient(settings: ConnectionSettings, url: strin
 }
 
 /** A client that waits out an outage (a worker's): each connection error goes to `log`, one line each. */
-export function patientClient(settings: ConnectionSettings, url: string, log: (line: string) => void): RedisClient {
-  return clientFor(settings, url, {}, log);
+export function patientClient(
+  settings: ConnectionSettings,
+  url: string,
+  log: (line: string) => void,
+  options: RedisOptions = {},
+): RedisClient {
+  return clientFor(settings, url, options, log);
 }
 
 /** Where the settings' Redis is, its password hidden: for an error a person reads. */

@@ -31,6 +31,8 @@ import { RedisUnavailable, openBoundedClient, whereRedisIs } from './clients.js'
 import { appEncrypter } from './appKey.js';
 import { buildWorker, openLockStore, type Bookkeeping } from './buildWorker.js';
 import { DispatchTelemetry, type SentJob } from '../telemetry/dispatch.js';
+import { HorizonRecorder } from '../horizon/HorizonRecorder.js';
+import { horizonClusterProblem, resolveHorizon, type HorizonOptions, type ResolvedHorizon } from './horizon.js';
 import type { TelemetryOptions } from '../telemetry/options.js';
 import {
   ConnectionSettingsError,
@@ -64,6 +66,13 @@ export interface ConnectOptions extends ConnectionOptions {
    * is installed, or the providers given here; `false` for none.
    */
   telemetry?: TelemetryOptions | false;
+  /**
+   * Laravel Horizon's records (docs/horizon.md): every dispatch laid out and recorded as
+   * Horizon's queue does, every worker's jobs recorded as Horizon's workers do, each worker shown
+   * as a supervisor. `true`, an object of Horizon's settings, or `false`; left out, on when the
+   * app beside `env` has laravel/horizon 5 installed.
+   */
+  horizon?: boolean | HorizonOptions;
 }
 
 export interface DispatchOptions {
@@ -208,6 +217,10 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
       /** Why the app's cache store keeps locks Node cannot reach, when it does. */ unreachableLocks?: string;
       shapes?: ShapesFile;
       /** The app's Laravel version, when known (`laravel`, else vendor/). */ version?: string;
+      /** Horizon's settings and the recorder its records are written with, when it is on. */ horizonRecords?: {
+        resolved: ResolvedHorizon;
+        recorder: HorizonRecorder;
+      };
     },
     lockClient: RedisClient = cacheClient,
   ) {
@@ -216,6 +229,14 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
     this.#lockClient = lockClient;
     this.cache = new QueueCache(cacheClient, settings.cachePrefix, settings.cacheSeparator, lockClient);
     this.encrypter = settings.appKey ? new Encrypter(settings.appKey, settings.cipher) : undefined;
+  }
+
+  /**
+   * Horizon's records, when this connection writes them (`horizon`): for what else Horizon's PHP
+   * side does that a Node app may want (retryPayload and retried, monitor).
+   */
+  get horizon(): HorizonRecorder | undefined {
+    return this.options.horizonRecords?.recorder;
   }
 
   /** The key prefix (Laravel's `database.redis.options.prefix`). */
@@ -376,8 +397,11 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
       queue = options.queue || this.settings.defaultQueue;
     }
     const uuid = typeof built.envelope.uuid === 'string' ? built.envelope.uuid : null;
+    const horizon = this.horizon;
+    // Horizon's queue lays the payload out its own way before the push: the id made the uuid, type, tags, silenced, pushedAt.
+    const raw = horizon ? horizon.prepare(built.raw, { command: built.command, tags: await tagsOf(options, methodJob) }) : built.raw;
     try {
-      await this.#push(built.raw, uuid, queue, delayed ? (delay instanceof Date ? delay : delaySeconds) : undefined);
+      await this.#push(raw, uuid, queue, delayed ? (delay instanceof Date ? delay : delaySeconds) : undefined);
     } catch (error) {
       // Never a silent drop: the caller hears that this job was not pushed, and why (no password);
       // or, when Redis never answered, that it may have been.
@@ -386,12 +410,29 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
         : `the job was not pushed: Redis at ${whereRedisIs(this.settings)} did not take it (${(error as Error).message})`;
       throw new Error(redactSecrets(line), { cause: error });
     }
+    if (horizon) await this.#recordPushed(horizon, queue, raw);
     const name = String(built.envelope.displayName ?? built.command.className);
     return {
       name,
       delay: delaySeconds,
-      dispatched: { uuid: typeof built.envelope.uuid === 'string' ? built.envelope.uuid : null, id: String(built.envelope.id), queue },
+      dispatched: { uuid, id: horizon && uuid !== null ? uuid : String(built.envelope.id), queue },
     };
+  }
+
+  /**
+   * JobPushed: Horizon's pending record of a job pushed. The job is in the queue whatever becomes
+   * of this write, so a record that cannot be written is said to the logger, never thrown as if
+   * the push had failed; the job shows on the dashboard from its reservation on.
+   */
+  async #recordPushed(horizon: HorizonRecorder, queue: string, raw: string): Promise<void> {
+    try {
+      await horizon.pushed(queue, raw);
+    } catch (error) {
+      this.options.logger?.warn(
+        { err: error },
+        redactSecrets(`Horizon's record of a pushed job was not written: ${(error as Error)?.message ?? String(error)}`),
+      );
+    }
   }
 
   /**
@@ -485,6 +526,7 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
       ...(onError ? { onError } : {}),
       ...(log ? { log } : {}),
       ...(telemetry !== undefined ? { telemetry } : {}),
+      ...(this.options.horizonRecords ? { horizon: this.options.horizonRecords.resolved } : {}),
     });
     this.#workers.add(worker);
     this.#closers.push(close);
@@ -512,6 +554,7 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
     await this.connection.close();
     this.connection.client.disconnect();
     this.#cacheClient.disconnect();
+    this.horizon?.client.disconnect();
     if (this.#lockClient !== this.#cacheClient && this.#lockClient !== this.connection.client) this.#lockClient.disconnect();
   }
 
@@ -570,9 +613,9 @@ export async function connectWith<Jobs extends object = UntypedJobs>(
     reconnect: true,
     log: (line: string) => options.logger?.warn({ redis: whereRedisIs(settings) }, redactSecrets(line)),
   };
-  const open = async (url: string) => {
+  const open = async (url: string, on: ConnectionSettings = settings) => {
     try {
-      return await openBoundedClient(settings, url, timeouts);
+      return await openBoundedClient(on, url, timeouts);
     } catch (error) {
       if (error instanceof RedisUnavailable)
         throw new RedisUnavailable(
@@ -598,6 +641,13 @@ export async function connectWith<Jobs extends object = UntypedJobs>(
   ];
   const { shapes: _given, ...rest } = options;
   const locksOn = lockClient ?? (settings.lockUrl === settings.url ? client : cacheClient);
+  let horizonRecords: { resolved: ResolvedHorizon; recorder: HorizonRecorder } | undefined;
+  try {
+    horizonRecords = await openHorizonRecords(settings, options, fromFile, open);
+  } catch (error) {
+    for (const opened of new Set([client, cacheClient, locksOn])) opened.disconnect();
+    throw error;
+  }
   return new LaravelQueue<Jobs>(
     settings,
     client,
@@ -609,9 +659,36 @@ export async function connectWith<Jobs extends object = UntypedJobs>(
       ...(unreachableLocks ? { unreachableLocks } : {}),
       ...(shapes ? { shapes } : {}),
       ...(version !== undefined ? { version } : {}),
+      ...(horizonRecords ? { horizonRecords } : {}),
     },
     locksOn,
   );
+}
+
+/**
+ * Horizon's recorder, when the connection writes its records: on a client of its own, under
+ * Horizon's prefix alone (Horizon replaces the app's Redis prefix with its own).
+ */
+async function openHorizonRecords(
+  settings: ConnectionSettings,
+  options: ConnectOptions,
+  fromFile: LaravelEnv | undefined,
+  open: (url: string, settings: ConnectionSettings) => Promise<RedisClient>,
+): Promise<{ resolved: ResolvedHorizon; recorder: HorizonRecorder } | undefined> {
+  const resolved = resolveHorizon(options.horizon, {
+    ...(options.env !== undefined ? { envPath: options.env, fromFile: fromFile ?? envFileOf(options) } : {}),
+  });
+  if (!resolved) return undefined;
+  const problem = horizonClusterProblem(settings.cluster);
+  if (problem) throw new ConnectionSettingsError(problem);
+  const client = await open(settings.url, { ...settings, prefix: '' });
+  const recorder = new HorizonRecorder(client, {
+    prefix: resolved.prefix,
+    connection: settings.queueConnection,
+    trim: resolved.trim,
+    silenced: resolved.silenced,
+  });
+  return { resolved, recorder };
 }
 
 /** 8, 8.83, 12.x, v11.2.0, 5.8…: the profile whose layout that version writes. */
@@ -739,6 +816,15 @@ async function givenMethods(
     }
   }
   return given;
+}
+
+/** Horizon's tags from a dispatch's `tags` option (a list, or a function of the job for a tags() method); none when not given. */
+async function tagsOf(options: DispatchOptions, job: () => MethodJob): Promise<string[] | undefined> {
+  const tags = typeof options.tags === 'function' ? await options.tags(job()) : options.tags;
+  if (tags === undefined) return undefined;
+  if (!Array.isArray(tags) || !tags.every((tag) => typeof tag === 'string'))
+    throw new TypeError(`dispatch: tags gave ${JSON.stringify(tags)}, not a list of strings`);
+  return tags;
 }
 
 function isSeconds(value: unknown): value is number {

@@ -14,7 +14,7 @@ import { PhpObject, deref, type PhpValue } from '../php/index.js';
 import type { RedisClient } from '../redis/scripts.js';
 import { phpFloatString, phpRound2, systemClock, type Clock } from './clock.js';
 import { horizonFacts, retryPayload, withHorizonAdditions, type HorizonFacts } from './payload.js';
-import { runHorizonStep } from './steps.js';
+import { HorizonBatch, runHorizonStep, type HorizonStep } from './steps.js';
 import { horizonTags, horizonType, underlyingClass } from './tags.js';
 
 /** Horizon's `trim` settings, in minutes: how long each kind of record lives. */
@@ -40,6 +40,12 @@ export interface HorizonRecorderOptions {
   silenced?: readonly string[];
   /** Seconds since the epoch, with a fraction; tests may stand in their own. */
   clock?: Clock;
+  /**
+   * Send the worker's records (reserved, released, migrated, completed, failed) of one turn of
+   * the event loop together, in one round trip: for a worker running many jobs at once, where a
+   * call per record costs more than its job. Off by default: each record is its own step.
+   */
+  batch?: boolean;
 }
 
 /** How the job Node's producer pushes differs from what its command alone says. */
@@ -62,11 +68,15 @@ export interface DeletedOptions {
   failing?: boolean;
   /** How long it ran, in milliseconds; by default the time since `reserved` was recorded in this process (0 when it was not). */
   runtimeMs?: number;
+  /** What the payload says (horizonFactsOf), when the caller has read it already; else it is read here. */
+  facts?: HorizonFacts;
 }
 
 export interface FailedOptions {
   /** The exception's context() (PHP's json_encode of it); none by default, which Horizon stores as ''. */
   context?: JsonValue;
+  /** What the payload says (horizonFactsOf), when the caller has read it already; else it is read here. */
+  facts?: HorizonFacts;
 }
 
 export class HorizonRecorder {
@@ -77,6 +87,11 @@ export class HorizonRecorder {
   private readonly clock: Clock;
   /** Horizon's Stopwatch: when each job this process reserved was reserved, in ms, by id. */
   private readonly started = new Map<string, number>();
+  private readonly batch: HorizonBatch | undefined;
+  private lastStamp: { tick: number; stamp: { now: string; score: string; at: number } } = {
+    tick: NaN,
+    stamp: { now: '', score: '', at: 0 },
+  };
 
   constructor(
     readonly client: RedisClient,
@@ -90,6 +105,16 @@ export class HorizonRecorder {
     this.trim = { ...DEFAULT_TRIM, ...options.trim };
     this.silenced = new Set(options.silenced ?? []);
     this.clock = options.clock ?? systemClock;
+    this.batch = options.batch ? new HorizonBatch(client) : undefined;
+  }
+
+  /** A worker's record: in this turn's batch when batching, else a step of its own. */
+  private step(
+    step: Extract<HorizonStep, 'lqbHorizonReserved' | 'lqbHorizonReleased' | 'lqbHorizonCompleted' | 'lqbHorizonFailed'>,
+    keys: string[],
+    args: (string | number | Buffer)[],
+  ): Promise<unknown> {
+    return this.batch ? this.batch.run(step, keys, args) : runHorizonStep(this.client, step, keys, args);
   }
 
   /**
@@ -118,18 +143,18 @@ export class HorizonRecorder {
   }
 
   /** JobReserved: the hash holds the reserved payload; the job's run is timed from now. */
-  async reserved(queue: string, reservedPayload: string, id = horizonFacts(reservedPayload).id): Promise<void> {
+  async reserved(queue: string, reservedPayload: string | Buffer, id = horizonFacts(String(reservedPayload)).id): Promise<void> {
     void queue;
     const { now } = this.stamp();
     this.started.set(id, performance.now());
-    await runHorizonStep(this.client, 'lqbHorizonReserved', [this.prefix + id], [reservedPayload, now]);
+    await this.step('lqbHorizonReserved', [this.prefix + id], [reservedPayload, now]);
   }
 
   /** JobReleased: pending again, with the payload as it now waits in the queue. */
-  async released(queue: string, reservedPayload: string, id = horizonFacts(reservedPayload).id): Promise<void> {
+  async released(queue: string, reservedPayload: string | Buffer, id = horizonFacts(String(reservedPayload)).id): Promise<void> {
     void queue;
     this.started.delete(id);
-    await runHorizonStep(this.client, 'lqbHorizonReleased', [this.prefix + id], [this.stamp().now, reservedPayload]);
+    await this.step('lqbHorizonReleased', [this.prefix + id], [this.stamp().now, reservedPayload]);
   }
 
   /** JobsMigrated: each job a migration moved back onto the queue is pending again. */
@@ -137,7 +162,7 @@ export class HorizonRecorder {
     void queue;
     if (payloads.length === 0) return;
     const keys = payloads.map((payload) => this.prefix + horizonFacts(payload).id);
-    await runHorizonStep(this.client, 'lqbHorizonReleased', keys, [this.stamp().now, ...payloads]);
+    await this.step('lqbHorizonReleased', keys, [this.stamp().now, ...payloads]);
   }
 
   /**
@@ -145,8 +170,8 @@ export class HorizonRecorder {
    * with a monitored tag is kept as long as monitored jobs are; and, unless it is being failed,
    * the queue's and the job's metrics count it.
    */
-  async deleted(queue: string, reservedPayload: string, options: DeletedOptions = {}): Promise<void> {
-    const facts = horizonFacts(reservedPayload);
+  async deleted(queue: string, reservedPayload: string | Buffer, options: DeletedOptions = {}): Promise<void> {
+    const facts = options.facts ?? horizonFacts(String(reservedPayload));
     const failing = options.failing ?? false;
     const began = this.started.get(facts.id);
     const runtime = options.runtimeMs ?? (began === undefined ? 0 : performance.now() - began);
@@ -154,8 +179,7 @@ export class HorizonRecorder {
     const { now, score, at } = this.stamp();
     const p = this.prefix;
     const hash = p + facts.id;
-    await runHorizonStep(
-      this.client,
+    await this.step(
       'lqbHorizonCompleted',
       [
         hash,
@@ -194,13 +218,12 @@ export class HorizonRecorder {
    * completed and silenced; the hash keeps the reserved payload and the exception for
    * trim.failed; each tag's failed:TAG set gains the job.
    */
-  async failed(queue: string, reservedPayload: string, exception: unknown, options: FailedOptions = {}): Promise<void> {
-    const facts = horizonFacts(reservedPayload);
+  async failed(queue: string, reservedPayload: string | Buffer, exception: unknown, options: FailedOptions = {}): Promise<void> {
+    const facts = options.facts ?? horizonFacts(String(reservedPayload));
     this.started.delete(facts.id);
     const { now, score, at } = this.stamp();
     const p = this.prefix;
-    await runHorizonStep(
-      this.client,
+    await this.step(
       'lqbHorizonFailed',
       [p + facts.id, `${p}failed_jobs`, `${p}recent_failed_jobs`, `${p}pending_jobs`, `${p}completed_jobs`, `${p}silenced_jobs`],
       [
@@ -240,10 +263,18 @@ export class HorizonRecorder {
     await this.client.sadd(`${this.prefix}monitoring`, tag);
   }
 
-  /** Now as Horizon stamps its records: the time, minus the time (list scores), and the whole second. */
+  /**
+   * Now as Horizon stamps its records: the time, minus the time (list scores), and the whole
+   * second. Made once per tenth of a millisecond (the last digit PHP prints of a time today): the
+   * records of the jobs a worker ends together are stamped alike, as if in the same microtime.
+   */
   private stamp(): { now: string; score: string; at: number } {
     const time = this.clock();
-    return { now: phpFloatString(time), score: phpFloatString(-time), at: Math.floor(time) };
+    const tick = Math.floor(time * 1e4);
+    if (tick !== this.lastStamp.tick) {
+      this.lastStamp = { tick, stamp: { now: phpFloatString(time), score: phpFloatString(-time), at: Math.floor(time) } };
+    }
+    return this.lastStamp.stamp;
   }
 }
 

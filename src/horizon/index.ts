@@ -13,7 +13,7 @@ export {
   type FailedOptions,
 } from './HorizonRecorder.js';
 export { horizonPrefix, type HorizonPrefixSources } from './prefix.js';
-export { horizonFacts, retryPayload, withHorizonAdditions, type HorizonFacts, type HorizonAdditions } from './payload.js';
+export { horizonFacts, horizonFactsOf, retryPayload, withHorizonAdditions, type HorizonFacts, type HorizonAdditions } from './payload.js';
 export { horizonTags, horizonType, underlyingClass } from './tags.js';
 export { phpFloatString, phpRound2, systemClock, type Clock } from './clock.js';
 export { HorizonSupervisor, masterBasename, type HorizonSupervisorOptions, type SupervisorSettings } from './HorizonSupervisor.js';

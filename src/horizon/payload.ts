@@ -75,6 +75,15 @@ export function horizonFacts(payload: string, fallbackId = ''): HorizonFacts {
   } catch {
     decoded = undefined;
   }
+  return horizonFactsOf(decoded, fallbackId);
+}
+
+/**
+ * horizonFacts of an envelope already parsed (JSON.parse's plain objects): a worker has read
+ * the reserved payload once already, and a second parse of it per event would be most of what
+ * Horizon's records cost.
+ */
+export function horizonFactsOf(decoded: unknown, fallbackId = ''): HorizonFacts {
   const envelope = (decoded !== null && typeof decoded === 'object' && !Array.isArray(decoded) ? decoded : {}) as Record<string, unknown>;
   const id = envelope.uuid ?? envelope.id;
   const tags = envelope.tags;

@@ -40,6 +40,12 @@ export interface RedisQueueOptions {
    * before 13.5 only hash-tagged names worked on a cluster at all, and those are unchanged.
    */
   hashTags?: boolean;
+  /**
+   * Told which payloads each migration moved back onto a queue (due delayed jobs, expired
+   * reservations), as Horizon's queue fires JobsMigrated. Only with it does the reserve step
+   * send them back, so a queue without it pays nothing.
+   */
+  onMigrated?: (queue: string, payloads: string[]) => void;
 }
 
 /** Whether a name holds a non-empty `{…}` hash tag (Redis Cluster hashes only that part). */
@@ -77,6 +83,7 @@ export class RedisQueue implements Queue<RedisJob> {
   private readonly ownClock: boolean;
   private readonly reserveBytes: number;
   private readonly hashTags: boolean;
+  private readonly onMigrated: ((queue: string, payloads: string[]) => void) | undefined;
   /**
    * The jobs this worker holds, by uuid: those it last renewed and those reserved since, less the
    * ones it deleted, released or gave back. A reserve that finds one of them come back (its
@@ -106,6 +113,7 @@ export class RedisQueue implements Queue<RedisJob> {
     this.ownClock = options.now !== undefined;
     this.reserveBytes = options.reserveBytes ?? RESERVE_BYTES;
     this.hashTags = options.hashTags ?? (client as { isCluster?: boolean }).isCluster === true;
+    this.onMigrated = options.onMigrated;
   }
 
   /** The list key of a queue, before the client's prefix: `queues:NAME` (`queues:{NAME}` on a cluster). */
@@ -207,17 +215,30 @@ export class RedisQueue implements Queue<RedisJob> {
         migrate && this.retryAfter !== null ? 1 : 0,
         this.migrationBatchSize,
         this.reserveBytes,
+        migrate && this.onMigrated ? 1 : 0,
       ],
       true,
     );
+    const first = migrate && this.onMigrated ? this.tellMigrated(name, flat) : 0;
     const jobs: RedisJob[] = [];
-    for (let i = 0; i + 1 < flat.length; i += 2) jobs.push(new RedisJob(this, name, flat[i]!.toString('utf8'), flat[i + 1]!));
+    for (let i = first; i + 1 < flat.length; i += 2) jobs.push(new RedisJob(this, name, flat[i]!.toString('utf8'), flat[i + 1]!));
     if (this.retryAfter === null) return jobs;
     // A late reply: Redis stalled, and the reservations in hand may be near their end.
     if (performance.now() - asked > LATE_REPLY_MS && this.held.size > 0) await this.renew([...this.held.values()]).catch(() => undefined);
     const fresh = await this.reclaimOwn(jobs);
     for (const job of fresh) this.hold(job);
     return fresh;
+  }
+
+  /** Says what a migration moved (the reply's lead: a count, then the payloads); returns where the jobs begin. */
+  private tellMigrated(name: string, flat: Buffer[]): number {
+    const count = Number(flat[0] ?? 0);
+    if (count > 0)
+      this.onMigrated!(
+        name,
+        flat.slice(1, 1 + count).map((payload) => payload.toString('utf8')),
+      );
+    return 1 + count;
   }
 
   /**

@@ -328,7 +328,7 @@ export class Worker<Q extends Queue = Queue> extends EventEmitter {
       await this.watchdog?.close();
       this.watchdog = undefined;
       if (this.options.memory > 0) unwatchLiveHeap();
-      this.events.close();
+      await this.events.close();
     }
   }
 

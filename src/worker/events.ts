@@ -38,9 +38,16 @@ export class WorkerEvents {
     this.recorders = opened.filter((recorder): recorder is WorkerRecorder => recorder !== undefined);
   }
 
-  /** Closes the run's recorders. */
-  close(): void {
-    for (const recorder of this.recorders.splice(0)) this.tell(() => recorder.close?.());
+  /** Closes the run's recorders, waiting for those that finish their writes (a close that rejects is theirs to say). */
+  async close(): Promise<void> {
+    const closing: Promise<void>[] = [];
+    for (const recorder of this.recorders.splice(0)) {
+      this.tell(() => {
+        const closed = recorder.close?.();
+        if (closed) closing.push(closed.catch(() => undefined));
+      });
+    }
+    await Promise.all(closing);
   }
 
   /**

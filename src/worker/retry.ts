@@ -103,10 +103,12 @@ export async function retryFailedJob(
   queue: { pushRaw(payload: string, queue: string): Promise<unknown> },
   job: FailedJob,
   retryUntil?: { shapes?: ShapesFile; choice?: RetryUntilChoice; now?: number },
+  /** How the payload is pushed, when not as it is (Horizon's queue lays it out and records it). */
+  push: (payload: string, queue: string) => Promise<void> = (payload, name) => queue.pushRaw(payload, name),
 ): Promise<string | undefined> {
   const window = retryUntil ? retryUntilFor(job.payload, retryUntil) : { keep: true as const };
   if ('refuse' in window) return window.refuse;
-  await queue.pushRaw(resetAttempts(job.payload, 'retryUntil' in window ? window : undefined), job.queue);
+  await push(resetAttempts(job.payload, 'retryUntil' in window ? window : undefined), job.queue);
   await failer.forget(job.uuid);
   return undefined;
 }

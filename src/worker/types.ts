@@ -195,6 +195,10 @@ export interface JobRecord {
   readonly payload: DecodedPayload | undefined;
   /** performance.now() when the worker took it up: a recorder's runtime is measured from here. */
   readonly startedAt: number;
+  /** The queue has removed it (it ran, or it failed): a record of its completion may be written. */
+  readonly deleted: boolean;
+  /** Its failure was recorded (failed_jobs, onFailed), whatever event says its end (a timeout's too). */
+  readonly failedRecorded: boolean;
 }
 
 /**
@@ -213,8 +217,8 @@ export interface WorkerRecorder {
   error?(event: WorkerEvent, source: ErrorSource, cause?: unknown): void;
   /** Runs the job's handler, so that the recorder's context (a span) is the active one for what the handler does. */
   around?<T>(record: JobRecord, handler: () => T): T;
-  /** The run is over. */
-  close?(): void;
+  /** The run is over: the run ends once what it returns settles (a recorder's writes still on their way). */
+  close?(): void | Promise<void>;
 }
 
 /** What a recorder is opened with, at the start of a run. */

@@ -8,7 +8,14 @@ import { WorkerEvents } from '../../src/worker/events.js';
 import type { JobRecord, WorkerEvent, WorkerRecorder } from '../../src/worker/types.js';
 import type { ReservedJob } from '../../src/queue/contract.js';
 
-const record = { job: { queue: 'default' } as ReservedJob, name: 'App\\Jobs\\A', payload: undefined, startedAt: 0 } satisfies JobRecord;
+const record = {
+  job: { queue: 'default' } as ReservedJob,
+  name: 'App\\Jobs\\A',
+  payload: undefined,
+  startedAt: 0,
+  deleted: false,
+  failedRecorded: false,
+} satisfies JobRecord;
 
 describe('WorkerEvents', () => {
   it('gives onError the errors said to be the queue’s or the connection’s, whatever their text', () => {

@@ -16,7 +16,9 @@
 -- ARGV[5]  1 to give back expired reservations first (not when retry_after is null), else 0
 -- ARGV[6]  the most jobs to move from each zset; all when not positive
 -- ARGV[7]  the most payload bytes to reserve (the first job is taken whatever its size); none when not positive
--- Returns {payload1, reserved1, payload2, reserved2, …}, empty when the queue is.
+-- ARGV[8]  1 to say which payloads the migrations moved (for Horizon's records), else 0 or absent
+-- Returns {payload1, reserved1, payload2, reserved2, …}, empty when the queue is; with ARGV[8]
+-- 1, led by how many payloads were moved and those payloads: {n, moved1, …, movedn, payload1, …}.
 -- Redis 3.2 and 4 allow writes after TIME only with effects replication (5+ always use it).
 if redis.replicate_commands then
   redis.replicate_commands()
@@ -27,6 +29,11 @@ if not now then
 end
 local reservedUntil = now + tonumber(ARGV[2])
 local byteCap = tonumber(ARGV[7]) or 0
+-- Only a worker that records for Horizon is sent what moved: the others pay nothing for it.
+local moved = nil
+if ARGV[8] == '1' then
+  moved = {}
+end
 
 local function migrate(from)
   local limit = tonumber(ARGV[6])
@@ -50,6 +57,11 @@ local function migrate(from)
       tokens[#tokens + 1] = 1
     end
     redis.call('RPUSH', KEYS[4], unpack(tokens))
+  end
+  if moved then
+    for i = 1, #due do
+      moved[#moved + 1] = due[i]
+    end
   end
 end
 
@@ -88,5 +100,15 @@ for _ = 1, tonumber(ARGV[3]) do
   redis.call('LPOP', KEYS[4])
   taken[#taken + 1] = payload
   taken[#taken + 1] = reserved
+end
+if moved then
+  local reply = { #moved }
+  for i = 1, #moved do
+    reply[#reply + 1] = moved[i]
+  end
+  for i = 1, #taken do
+    reply[#reply + 1] = taken[i]
+  end
+  return reply
 end
 return taken

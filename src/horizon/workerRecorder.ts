@@ -1,0 +1,177 @@
+/**
+ * Horizon's records of what a Node worker does, as a recorder of its runs (WorkerRecorder): the
+ * worker tells it what became of each job, and it writes what Horizon's listeners write for the
+ * same moment of a PHP worker (JobReserved, JobReleased, JobDeleted, JobFailed), those of one
+ * turn of the event loop in one round trip. The worker never waits for these writes: they go out
+ * behind its own steps, on one connection in the order they were made (so a job's records land
+ * in the order of its events, across its attempts), and the run's end waits for the last of them.
+ *
+ * The runtime is the worker's own, from the moment it took the job up; Horizon's PHP worker
+ * times from its JobReserved event, a moment later than the reserve too.
+ */
+import { RedisJob } from '../redis/RedisJob.js';
+import { exceptionText } from '../worker/errors.js';
+import type { JobRecord, RecorderFactory, WorkerEvent, WorkerRecorder } from '../worker/types.js';
+import type { HorizonRecorder } from './HorizonRecorder.js';
+import { horizonFactsOf, type HorizonFacts } from './payload.js';
+
+/** What else a worker's run starts and stops with its Horizon records (the supervisor on the dashboard). */
+export interface HorizonRunHooks {
+  /** At the run's start, before the first job. */
+  start?: () => Promise<void>;
+  /** At the run's end, after the last record was written. */
+  stop?: () => Promise<void>;
+}
+
+/** Horizon's records as a recorder of a worker's runs; `hooks` start and stop with each run. */
+export function horizonWorkerRecorder(horizon: HorizonRecorder, hooks: HorizonRunHooks = {}): RecorderFactory {
+  return async ({ warn }) => {
+    try {
+      await hooks.start?.();
+    } catch (error) {
+      warn(`not shown on Horizon's dashboard as a supervisor: ${(error as Error)?.message ?? String(error)}`);
+    }
+    return new HorizonWorkerRecorder(horizon, warn, hooks);
+  };
+}
+
+class HorizonWorkerRecorder implements WorkerRecorder {
+  /** Writes still on their way, for close(). */
+  private readonly inFlight = new Set<Promise<void>>();
+  /** A write failed and was said: the next failures are not, until one succeeds again. */
+  private failing = false;
+
+  constructor(
+    private readonly horizon: HorizonRecorder,
+    private readonly warn: (reason: string) => void,
+    private readonly hooks: HorizonRunHooks,
+  ) {}
+
+  processing(record: JobRecord): void {
+    const job = record.job;
+    this.write(this.horizon.reserved(job.queue, reservedOf(job), idOf(record)));
+  }
+
+  outcome(record: JobRecord, event: WorkerEvent, cause?: unknown): void {
+    const job = record.job;
+    const queue = job.queue;
+    // A failure is recorded whatever event ends the job (a timeout's too): deleted as failing, then failed, as Laravel's fail() does.
+    if (record.failedRecorded) {
+      const reserved = reservedOf(job);
+      const facts = factsOf(record);
+      // Both made now, in this order: they go out together, the delete first.
+      const exception = exceptionText(cause ?? event.error ?? 'the job failed');
+      this.write(
+        Promise.all([
+          this.horizon.deleted(queue, reserved, { failing: true, facts, runtimeMs: runtimeOf(record) }),
+          this.horizon.failed(queue, reserved, exception, { facts }),
+        ]),
+      );
+      return;
+    }
+    switch (event.event) {
+      case 'processed':
+      case 'deleted': {
+        // Only a job the queue removed is complete: one left reserved at a stop's deadline comes back.
+        if (!record.deleted) return;
+        const runtimeMs = runtimeOf(record);
+        this.write(this.horizon.deleted(queue, reservedOf(job), { facts: factsOf(record), runtimeMs }));
+        return;
+      }
+      case 'released':
+        this.write(this.horizon.released(queue, reservedOf(job), idOf(record)));
+        return;
+      case 'given-back':
+        // Back on the queue as it was pushed, its attempt not spent.
+        this.write(this.horizon.released(queue, job.raw, idOf(record)));
+        return;
+      default:
+        // Timed out (or its end not reached): still reserved, it comes back through a migration.
+        return;
+    }
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.inFlight);
+    try {
+      await this.hooks.stop?.();
+    } catch (error) {
+      this.warn(`left on Horizon's dashboard until its record expires: ${(error as Error)?.message ?? String(error)}`);
+    }
+  }
+
+  /** A write on its way: a failure is said once (until one succeeds again), never the job's. */
+  private write(sent: Promise<unknown>): void {
+    const written = sent.then(
+      () => {
+        this.failing = false;
+      },
+      (error: unknown) => {
+        if (this.failing) return;
+        this.failing = true;
+        this.warn(`Horizon's record of a job was not written: ${(error as Error)?.message ?? String(error)}`);
+      },
+    );
+    this.inFlight.add(written);
+    void written.finally(() => this.inFlight.delete(written));
+  }
+}
+
+/** A Horizon record's id: the uuid, else the id (Horizon's JobPayload::id). */
+function idOf(record: JobRecord): string {
+  return record.job.uuid ?? record.job.id;
+}
+
+/**
+ * The payload as reserved (attempts counted), as Horizon's events carry it: the bytes Redis sent,
+ * handed back as they are (no round of UTF-8 decoding and encoding per record); the pushed one
+ * for a driver that keeps no such copy.
+ */
+function reservedOf(job: JobRecord['job']): string | Buffer {
+  return job instanceof RedisJob ? job.reservedBytes : job.raw;
+}
+
+/** What Horizon reads from the payload, from the worker's own parse of the reserved copy. */
+function factsOf(record: JobRecord): HorizonFacts {
+  return horizonFactsOf(record.job.fields, idOf(record));
+}
+
+function runtimeOf(record: JobRecord): number {
+  return performance.now() - record.startedAt;
+}
+
+/** What a worker pushes itself: a chain's next link. */
+interface PushingQueue {
+  readonly defaultQueue: string;
+  pushRaw(payload: string, queue?: string): Promise<void>;
+  laterRaw(delay: number | Date, payload: string, queue?: string): Promise<void>;
+}
+
+/**
+ * The pushes a worker makes itself (a chain's next link) as Horizon's queue makes them: laid out
+ * by `prepare` (the tags of the command's models) and recorded pending once pushed. A payload
+ * `prepare` cannot read is pushed as it is; a record not written leaves the push as it was.
+ */
+export function recordPushes(queue: PushingQueue, horizon: HorizonRecorder): void {
+  const push = queue.pushRaw.bind(queue);
+  const later = queue.laterRaw.bind(queue);
+  const prepared = (payload: string): string => {
+    try {
+      return horizon.prepare(payload);
+    } catch {
+      return payload;
+    }
+  };
+  const recorded = (payload: string, name: string | undefined) =>
+    horizon.pushed(name ?? queue.defaultQueue, payload).catch(() => undefined);
+  queue.pushRaw = async (payload, name) => {
+    const laidOut = prepared(payload);
+    await push(laidOut, name);
+    await recorded(laidOut, name);
+  };
+  queue.laterRaw = async (delay, payload, name) => {
+    const laidOut = prepared(payload);
+    await later(delay, laidOut, name);
+    await recorded(laidOut, name);
+  };
+}

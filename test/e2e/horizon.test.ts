@@ -1,0 +1,380 @@
+/**
+ * Horizon sees the Node side, on real Redis:
+ *   - Laravel 8.83 pushes (php-fixture-gen/laravel-dispatch.php), `lqb work --horizon` runs:
+ *     Horizon's job records, completed and failed lists and metrics follow;
+ *   - `lqb dispatch --horizon` and `connect({ horizon })` push: Horizon's pending record, laid
+ *     out as Horizon's queue writes it, then `lqb work --horizon` completes or fails it;
+ *   - the worker shows on the dashboard as a supervisor while it runs, and obeys its commands.
+ * Records are compared with the fixtures Horizon 5.22.1 wrote (fixtures/horizon/), by their
+ * fields and key kinds: the values differ by the jobs, the times and Node's exception text.
+ */
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { describe, beforeEach, expect, it } from 'vitest';
+import type { Redis } from 'ioredis';
+import { buildModelIdentifier, connect } from '../../src/index.js';
+import { RedisQueue } from '../../src/redis/index.js';
+import { HANDLERS, lqb, php, scratchPerTest, type Scratch } from '../helpers/processes.js';
+import { root } from '../helpers/php.js';
+import { prefixedClient, rawClient } from '../helpers/redis.js';
+import { readHorizonFixtures, type FixtureLine } from '../horizon/fixtures.js';
+
+const QUEUE = 'bridge';
+const current = scratchPerTest('e2e-hz', QUEUE);
+let prefix: string;
+let s: Scratch;
+/** Horizon's prefix: under the test's own prefix, so the scratch cleanup removes its keys too. */
+let hz: string;
+beforeEach(() => {
+  ({ prefix, s } = current);
+  hz = `${prefix}hz:`;
+});
+
+const RECORD = 'App\\Jobs\\Bridge\\RecordJob';
+const FAILING = 'App\\Jobs\\Bridge\\FailingJob';
+
+const work = (...flags: string[]) =>
+  lqb(
+    [
+      'work',
+      `--handlers=${HANDLERS}`,
+      `--queue=${QUEUE}`,
+      '--stop-when-empty',
+      '--sleep=0',
+      '--no-share',
+      '--horizon',
+      `--horizon-prefix=${hz}`,
+      ...flags,
+    ],
+    s.env,
+  );
+const dispatch = async (className: string, props: object, ...flags: string[]) => {
+  const result = await lqb(
+    ['dispatch', className, `--props=${JSON.stringify(props)}`, `--queue=${QUEUE}`, '--horizon', `--horizon-prefix=${hz}`, ...flags],
+    s.env,
+  );
+  expect(result.stderr, `lqb dispatch ${className}`).toBe('');
+  return JSON.parse(result.stdout) as { uuid: string; id: string; queue: string };
+};
+const laravelDispatch = async (kind: string, options: object) => {
+  const result = await php('laravel-dispatch.php', [kind, JSON.stringify({ queue: QUEUE, ...options })], s.env);
+  expect(result.stderr).toBe('');
+  return result.stdout
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as { id: string; uuid: string });
+};
+
+/** The fields of a hash the fixtures hold after a step, for the key whose name ends so. */
+function fixtureFields(step: number, keyEnd: string): string[] {
+  const line = readHorizonFixtures().find((l) => l.step === step) as FixtureLine;
+  const key = line.after.find((k) => k.key.endsWith(keyEnd));
+  if (!key) throw new Error(`fixture step ${step} has no key ending ${keyEnd}`);
+  return Object.keys(key.value as object).sort();
+}
+
+const A = '00000000-0000-4000-8000-000000000001';
+const C = '00000000-0000-4000-8000-000000000003';
+
+async function withRaw<T>(use: (raw: Redis) => Promise<T>): Promise<T> {
+  const raw = rawClient();
+  try {
+    return await use(raw);
+  } finally {
+    raw.disconnect();
+  }
+}
+
+const members = (raw: Redis, key: string) => raw.zrange(key, 0, -1);
+
+describe('Laravel 8.83 pushes, lqb work --horizon runs', () => {
+  it('each job done is completed in Horizon, its queue and class measured; a failure is in failed_jobs with its exception', async () => {
+    const pushed = await laravelDispatch('record', { n: 1, count: 2, label: 'ok' });
+    const [failing] = await laravelDispatch('failing', { n: 9, message: 'cannot do it' });
+    const result = await work('--tries=1');
+    expect(result.status, result.stderr).toBe(0);
+    await withRaw(async (raw) => {
+      for (const job of pushed) {
+        const record = await raw.hgetall(hz + job.uuid);
+        expect(record.status, `job ${job.uuid}: status`).toBe('completed');
+        expect(JSON.parse(record.payload!).attempts, `job ${job.uuid}: the reserved payload`).toBe(1);
+        expect(Number(record.completed_at), `job ${job.uuid}: completed_at`).toBeGreaterThan(0);
+        expect(await raw.ttl(hz + job.uuid), `job ${job.uuid}: trim.completed`).toBeGreaterThan(3500);
+      }
+      // The failure was completed by its delete, then taken off the list by its failure, as Horizon does.
+      expect((await members(raw, `${hz}completed_jobs`)).sort()).toEqual(pushed.map((p) => p.uuid).sort());
+      expect(await raw.smembers(`${hz}measured_jobs`)).toEqual([`${hz}job:${RECORD}`]);
+      expect(await raw.smembers(`${hz}measured_queues`)).toEqual([`${hz}queue:${QUEUE}`]);
+      const metrics = await raw.hgetall(`${hz}job:${RECORD}`);
+      expect(Object.keys(metrics).sort(), 'job metrics: fields').toEqual(fixtureFields(4, 'job:App\\Jobs\\GenerateReport'));
+      expect(metrics.throughput).toBe('2');
+      expect(Number(metrics.runtime), 'job metrics: runtime in ms').toBeGreaterThanOrEqual(0);
+      expect((await raw.hgetall(`${hz}queue:${QUEUE}`)).throughput, 'queue metrics: throughput').toBe('2');
+
+      const failed = await raw.hgetall(hz + failing!.uuid);
+      expect(failed.status, 'failing job: status').toBe('failed');
+      expect(failed.exception, 'failing job: exception').toMatch(/^Error: cannot do it in /);
+      expect(failed.context, 'failing job: context').toBe('');
+      expect(await members(raw, `${hz}failed_jobs`)).toEqual([failing!.uuid]);
+      expect(await members(raw, `${hz}recent_failed_jobs`)).toEqual([failing!.uuid]);
+      expect(await raw.ttl(hz + failing!.uuid), 'failing job: trim.failed').toBeGreaterThan(600_000);
+    });
+  });
+});
+
+describe('lqb dispatch --horizon pushes, lqb work --horizon runs', () => {
+  it('the push is Horizon’s pending record, then completed, field for field as Horizon’s own', async () => {
+    const job = await dispatch(RECORD, { n: 3, label: 'from node' }, '--tries=1');
+    expect(job.id, 'the id is the uuid under Horizon').toBe(job.uuid);
+    await withRaw(async (raw) => {
+      const pending = await raw.hgetall(hz + job.uuid);
+      expect(Object.keys(pending).sort(), 'pending record: fields').toEqual(fixtureFields(2, A));
+      expect(pending).toMatchObject({ id: job.uuid, connection: 'redis', queue: QUEUE, name: RECORD, status: 'pending' });
+      const payload = JSON.parse(pending.payload!);
+      expect(payload).toMatchObject({ id: job.uuid, uuid: job.uuid, type: 'job', tags: [], silenced: false });
+      expect(typeof payload.pushedAt, 'payload: pushedAt').toBe('string');
+      // The queue holds what Horizon's record holds.
+      expect(await raw.lrange(`${prefix}queues:${QUEUE}`, 0, -1)).toEqual([pending.payload]);
+      expect(await members(raw, `${hz}pending_jobs`)).toEqual([job.uuid]);
+      expect(await members(raw, `${hz}recent_jobs`)).toEqual([job.uuid]);
+    });
+    expect((await work('--tries=1')).status).toBe(0);
+    await withRaw(async (raw) => {
+      const done = await raw.hgetall(hz + job.uuid);
+      expect(Object.keys(done).sort(), 'completed record: fields').toEqual(fixtureFields(4, A));
+      expect(done.status).toBe('completed');
+      expect(await members(raw, `${hz}pending_jobs`), 'pending_jobs after the run').toEqual([]);
+      expect(await members(raw, `${hz}completed_jobs`)).toEqual([job.uuid]);
+    });
+  });
+
+  it('a Node failure is failed in Horizon with Node’s exception, as Horizon’s own failed record', async () => {
+    const job = await dispatch(FAILING, { n: 1, message: 'node says no' }, '--tries=1');
+    expect((await work('--tries=1')).status).toBe(0);
+    await withRaw(async (raw) => {
+      const failed = await raw.hgetall(hz + job.uuid);
+      expect(Object.keys(failed).sort(), 'failed record: fields').toEqual(fixtureFields(14, C));
+      expect(failed.status).toBe('failed');
+      expect(failed.exception).toContain('node says no');
+      expect(await members(raw, `${hz}failed_jobs`)).toEqual([job.uuid]);
+      // Failed after the delete with failing, as Horizon does: not measured, not left completed.
+      expect(await members(raw, `${hz}completed_jobs`)).toEqual([]);
+      expect(await raw.exists(`${hz}job:${FAILING}`), 'a failed job is not measured').toBe(0);
+    });
+  });
+
+  it('lqb retry --horizon pushes a failed job back as queue:retry does under Horizon: pending again, then completed', async () => {
+    const job = await dispatch(FAILING, { n: 2, message: 'first time' }, '--tries=1');
+    expect((await work('--tries=1')).status).toBe(0);
+    const retried = await lqb(['retry', 'all', '--horizon', `--horizon-prefix=${hz}`], s.env);
+    expect(retried.status, retried.stderr).toBe(0);
+    await withRaw(async (raw) => {
+      const pending = await raw.hgetall(hz + job.uuid);
+      expect(pending.status, 'the retried job: status').toBe('pending');
+      const payload = JSON.parse(pending.payload!);
+      expect(payload, 'the retried job: payload').toMatchObject({
+        uuid: job.uuid,
+        id: job.uuid,
+        attempts: 0,
+        type: 'job',
+        silenced: false,
+      });
+      expect(await members(raw, `${hz}pending_jobs`)).toEqual([job.uuid]);
+    });
+    const succeeding = await lqb(
+      [
+        'work',
+        `--handlers=${HANDLERS}`,
+        `--queue=${QUEUE}`,
+        '--stop-when-empty',
+        '--sleep=0',
+        '--no-share',
+        '--horizon',
+        `--horizon-prefix=${hz}`,
+      ],
+      { ...s.env, LQB_NODE_FAILING_SUCCEEDS: '1' },
+    );
+    expect(succeeding.status, succeeding.stderr).toBe(0);
+    expect(await withRaw((raw) => raw.hget(hz + job.uuid, 'status')), 'the retried job after its run').toBe('completed');
+  });
+
+  it('a chain’s next link, pushed by the Node worker, is pushed and recorded as Horizon’s queue pushes it', async () => {
+    await laravelDispatch('record', { n: 1, chain: [{ n: 2, label: 'link', queue: QUEUE }] });
+    expect((await work('--tries=1')).status).toBe(0);
+    const link = s.nodeRuns().find((run) => run.props.n === 2);
+    expect(link, 'the link ran').toBeDefined();
+    expect(link!.jobId, 'the link’s id is its uuid, as Horizon’s queue makes it').toBe(link!.uuid);
+    await withRaw(async (raw) => {
+      const record = await raw.hgetall(hz + link!.uuid);
+      expect(Object.keys(record).sort(), 'the link’s record: fields').toEqual(fixtureFields(4, A));
+      expect(record.status).toBe('completed');
+    });
+  });
+
+  it('a released job is pending again, then completed on its next attempt', async () => {
+    const [flaky] = await laravelDispatch('flaky', { n: 7, failTimes: 1 });
+    expect((await work('--tries=2', '--backoff=0')).status).toBe(0);
+    await withRaw(async (raw) => {
+      const record = await raw.hgetall(hz + flaky!.uuid);
+      expect(record.status).toBe('completed');
+      expect(JSON.parse(record.payload!).attempts, 'the second attempt’s payload').toBe(2);
+      expect((await raw.hgetall(`${hz}job:App\\Jobs\\Bridge\\FlakyJob`)).throughput).toBe('1');
+    });
+  });
+});
+
+describe('migrations (JobsMigrated)', () => {
+  it('the reserve step says which payloads it moved only to a queue that asks', async () => {
+    const queue = await connect({ prefix, horizon: { prefix: hz } });
+    const client = prefixedClient(prefix);
+    try {
+      await queue.dispatch(RECORD, { n: 1 }, { queue: QUEUE, delay: 1 });
+      await new Promise((r) => setTimeout(r, 1100));
+      const heard: [string, string[]][] = [];
+      const asking = new RedisQueue(client, { onMigrated: (name, payloads) => heard.push([name, payloads]) });
+      const [job] = await asking.popMany(QUEUE, 1);
+      expect(
+        heard.map(([name, payloads]) => [name, payloads.length]),
+        'what the migration moved',
+      ).toEqual([[QUEUE, 1]]);
+      expect(JSON.parse(heard[0]![1][0]!).uuid).toBe(job!.uuid);
+      await job!.delete();
+    } finally {
+      client.disconnect();
+      await queue.close();
+    }
+  });
+});
+
+describe('lqb work --horizon and Horizon’s signals', () => {
+  it('SIGUSR2 pauses (the dashboard says paused), SIGCONT continues, SIGTERM stops and takes it off the dashboard', async () => {
+    const child = spawn(
+      'node',
+      [
+        join(root, 'dist/cli/main.js'),
+        'work',
+        `--handlers=${HANDLERS}`,
+        `--queue=${QUEUE}`,
+        '--sleep=0.1',
+        '--no-share',
+        '--horizon',
+        `--horizon-prefix=${hz}`,
+      ],
+      { env: s.env, stdio: 'ignore' },
+    );
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    try {
+      const name = await waitForValue(() => withRaw(async (raw) => (await raw.zrange(`${hz}supervisors`, 0, -1))[0]), 'the supervisor');
+      const status = () => withRaw((raw) => raw.hget(`${hz}supervisor:${name}`, 'status'));
+      child.kill('SIGUSR2');
+      await waitFor(async () => (await status()) === 'paused', 'paused after SIGUSR2');
+      child.kill('SIGCONT');
+      await waitFor(async () => (await status()) === 'running', 'running after SIGCONT');
+      child.kill('SIGTERM');
+      expect(await exited, 'exit status after SIGTERM').toBe(0);
+      expect(await withRaw((raw) => raw.zrange(`${hz}supervisors`, 0, -1)), 'supervisors after the stop').toEqual([]);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+});
+
+describe('connect({ horizon })', () => {
+  it('dispatch writes the pending record with the tags given, else the models’ tags', async () => {
+    const queue = await connect({ prefix, horizon: { prefix: hz } });
+    try {
+      const tagged = await queue.dispatch(RECORD, { n: 1 }, { queue: QUEUE, tags: ['billing', 'customer:7'] });
+      const user = buildModelIdentifier({ class: 'App\\Models\\User', id: 42 });
+      const modelled = await queue.dispatch(RECORD, { n: 2, user }, { queue: QUEUE });
+      await withRaw(async (raw) => {
+        const pending = await raw.hgetall(hz + tagged.uuid!);
+        expect(pending.status).toBe('pending');
+        expect(JSON.parse(pending.payload!).tags, 'tags given').toEqual(['billing', 'customer:7']);
+        expect(await raw.ttl(hz + tagged.uuid!), 'trim.pending').toBeGreaterThan(3500);
+        expect(JSON.parse((await raw.hget(hz + modelled.uuid!, 'payload'))!).tags, 'the model’s tag').toEqual(['App\\Models\\User:42']);
+      });
+    } finally {
+      await queue.close();
+    }
+  });
+
+  it('a worker shows as a supervisor while it runs, and is gone from the dashboard after', async () => {
+    const queue = await connect({ prefix, horizon: { prefix: hz } });
+    const seen: string[][] = [];
+    try {
+      await queue.dispatch(RECORD, { n: 1 }, { queue: QUEUE });
+      const worker = queue.worker(
+        {
+          [RECORD]: async () => {
+            seen.push(await withRaw((raw) => raw.zrange(`${hz}supervisors`, 0, -1)));
+          },
+        },
+        { queues: [QUEUE], stopWhenEmpty: true, sleep: 0, failer: false },
+      );
+      await worker.run();
+      expect(seen[0], 'supervisors while the job ran').toHaveLength(1);
+      expect(seen[0]![0]).toMatch(/:node$/);
+      await withRaw(async (raw) => {
+        expect(await raw.zrange(`${hz}supervisors`, 0, -1), 'supervisors after the run').toEqual([]);
+        expect(await raw.zrange(`${hz}masters`, 0, -1), 'masters after the run').toEqual([]);
+      });
+    } finally {
+      await queue.close();
+    }
+  });
+
+  it('Horizon’s Pause command for the supervisor pauses the worker; ContinueWorking resumes it', async () => {
+    const queue = await connect({ prefix, horizon: { prefix: hz } });
+    try {
+      const ran: number[] = [];
+      const worker = queue.worker(
+        { [RECORD]: async (job) => void ran.push(Number(job.command.n)) },
+        { queues: [QUEUE], sleep: 0.05, failer: false },
+      );
+      const running = worker.run();
+      const name = await withRaw(async (raw) => {
+        for (let i = 0; i < 100; i++) {
+          const [supervisor] = await raw.zrange(`${hz}supervisors`, 0, -1);
+          if (supervisor) return supervisor;
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        throw new Error('the worker never showed as a supervisor');
+      });
+      await withRaw((raw) =>
+        raw.rpush(`${hz}commands:${name}`, JSON.stringify({ command: 'Laravel\\Horizon\\SupervisorCommands\\Pause', options: [] })),
+      );
+      await waitFor(async () => (await withRaw((raw) => raw.hget(`${hz}supervisor:${name}`, 'status'))) === 'paused', 'status paused');
+      await queue.dispatch(RECORD, { n: 2 }, { queue: QUEUE });
+      await new Promise((r) => setTimeout(r, 500));
+      expect(ran, 'jobs run while paused').toEqual([]);
+      await withRaw((raw) =>
+        raw.rpush(
+          `${hz}commands:${name}`,
+          JSON.stringify({ command: 'Laravel\\Horizon\\SupervisorCommands\\ContinueWorking', options: [] }),
+        ),
+      );
+      await waitFor(async () => ran.length === 1, 'the job run after ContinueWorking');
+      await worker.stop();
+      await running;
+    } finally {
+      await queue.close();
+    }
+  });
+});
+
+async function waitForValue<T>(read: () => Promise<T | undefined>, what: string): Promise<T> {
+  for (let i = 0; i < 100; i++) {
+    const value = await read();
+    if (value !== undefined) return value;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`never: ${what}`);
+}
+
+async function waitFor(check: () => Promise<boolean>, what: string): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`never: ${what}`);
+}
