@@ -63,7 +63,7 @@ export function resolveHorizon(
 function horizonOptionsProblem(options: HorizonOptions): string | undefined {
   if (options.prefix !== undefined && typeof options.prefix !== 'string') return `prefix must be a string, not ${String(options.prefix)}`;
   for (const [name, minutes] of Object.entries(options.trim ?? {}))
-    if (!(Number.isInteger(minutes) && (minutes) >= 0)) return `trim.${name} must be whole minutes, not ${String(minutes)}`;
+    if (!(Number.isInteger(minutes) && minutes >= 0)) return `trim.${name} must be whole minutes, not ${String(minutes)}`;
   if (options.silenced !== undefined && !(Array.isArray(options.silenced) && options.silenced.every((name) => typeof name === 'string')))
     return 'silenced must be a list of class names';
   return undefined;

@@ -143,8 +143,8 @@ function runtimeOf(record: JobRecord): number {
 /** What a worker pushes itself: a chain's next link. */
 interface PushingQueue {
   readonly defaultQueue: string;
-  pushRaw(payload: string, queue?: string): Promise<void>;
-  laterRaw(delay: number | Date, payload: string, queue?: string): Promise<void>;
+  pushRaw(payload: string, queue?: string): Promise<string | void>;
+  laterRaw(delay: number | Date, payload: string, queue?: string): Promise<string | void>;
 }
 
 /**
@@ -166,12 +166,14 @@ export function recordPushes(queue: PushingQueue, horizon: HorizonRecorder): voi
     horizon.pushed(name ?? queue.defaultQueue, payload).catch(() => undefined);
   queue.pushRaw = async (payload, name) => {
     const laidOut = prepared(payload);
-    await push(laidOut, name);
+    const id = await push(laidOut, name);
     await recorded(laidOut, name);
+    return id;
   };
   queue.laterRaw = async (delay, payload, name) => {
     const laidOut = prepared(payload);
-    await later(delay, laidOut, name);
+    const id = await later(delay, laidOut, name);
     await recorded(laidOut, name);
+    return id;
   };
 }

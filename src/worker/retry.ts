@@ -104,7 +104,7 @@ export async function retryFailedJob(
   job: FailedJob,
   retryUntil?: { shapes?: ShapesFile; choice?: RetryUntilChoice; now?: number },
   /** How the payload is pushed, when not as it is (Horizon's queue lays it out and records it). */
-  push: (payload: string, queue: string) => Promise<void> = (payload, name) => queue.pushRaw(payload, name),
+  push: (payload: string, queue: string) => Promise<unknown> = (payload, name) => queue.pushRaw(payload, name),
 ): Promise<string | undefined> {
   const window = retryUntil ? retryUntilFor(job.payload, retryUntil) : { keep: true as const };
   if ('refuse' in window) return window.refuse;
