@@ -2,9 +2,9 @@
  * `lqb failed`, `lqb retry ID|all`, `lqb forget ID`, `lqb flush`: the failed-jobs table as
  * `queue:failed`, `queue:retry`, `queue:forget` and `queue:flush` show and change it.
  */
-import { RedisQueue } from '../redis/index.js';
+import type { Queue, QueueDriver } from '../queue/index.js';
 import { DatabaseUuidFailedJobProvider, retryFailedJob, type FailedJob, type RetryUntilChoice } from '../worker/index.js';
-import { connectionFlags, connectionFrom, failedJobStore, withQueueClient, type Connection } from './connection.js';
+import { connectionFlags, connectionFrom, failedJobStore, withQueue, type Connection } from './connection.js';
 import { UsageError, type Command } from './command.js';
 import { shapesFlag, shapesFrom } from './shapes-file.js';
 
@@ -88,9 +88,8 @@ export const retry: Command = {
       throw new UsageError('retry takes failed job IDs, "all", --queue=Q or --range=A-B');
     const window = { shapes: shapesFrom(values), choice: retryUntilChoice(values['retry-until']) };
     const connection = connectionFrom(values);
-    return withQueueClient(connection, (client) =>
+    return withQueues(connection, (queueOf) =>
       withFailer(connection, async (failer) => {
-        const queue = new RedisQueue(client);
         const ids = await retryIds(failer, positionals, values.queue, ranges);
         let missing = 0;
         for (const id of ids) {
@@ -100,6 +99,8 @@ export const retry: Command = {
             process.stderr.write(`Unable to find failed job with ID [${id}].\n`);
             continue;
           }
+          // RetryCommand pushes onto the connection the record names: its jobs table, or Redis.
+          const queue = await queueOf(job.connection);
           const refused = await retryFailedJob(failer, queue, job, window);
           if (refused) {
             missing++;
@@ -113,6 +114,42 @@ export const retry: Command = {
     );
   },
 };
+
+/**
+ * The queues retry pushes onto, by the connection a failed record names, each opened once when
+ * first needed and closed after: `redis` and `database` are the drivers Node speaks (an app's own
+ * connection name is the driver the flags or QUEUE_CONNECTION select).
+ */
+async function withQueues<T>(connection: Connection, use: (queueOf: (name: string) => Promise<Queue>) => Promise<T>): Promise<T> {
+  const opened = new Map<QueueDriver, { queue: Promise<Queue>; done: () => void; closed: Promise<unknown> }>();
+  const queueOf = (name: string): Promise<Queue> => {
+    const driver: QueueDriver = name === 'redis' || name === 'database' ? name : connection.queueConnection;
+    let entry = opened.get(driver);
+    if (!entry) {
+      let done!: () => void;
+      let handOver!: (queue: Queue) => void;
+      const queue = new Promise<Queue>((resolve) => (handOver = resolve));
+      const finished = new Promise<void>((resolve) => (done = resolve));
+      const closed = withQueue(
+        connection,
+        (q) => {
+          handOver(q);
+          return finished;
+        },
+        driver,
+      );
+      entry = { queue: Promise.race([queue, closed.then(() => Promise.reject(new Error('closed')))]), done, closed };
+      opened.set(driver, entry);
+    }
+    return entry.queue;
+  };
+  try {
+    return await use(queueOf);
+  } finally {
+    for (const entry of opened.values()) entry.done();
+    await Promise.all([...opened.values()].map((entry) => entry.closed.catch(() => undefined)));
+  }
+}
 
 /** --retry-until: whole seconds from now, `none` (no window: tries apply), or `keep` (the payload's). */
 function retryUntilChoice(value: unknown): RetryUntilChoice | undefined {

@@ -12,13 +12,15 @@ import { RedisQueue, type RedisClient } from '../redis/index.js';
 import type { ShapesFile } from '../shapes/shape.js';
 import type { TelemetryOptions } from '../telemetry/options.js';
 import { DatabaseBatchRepository } from '../worker/BatchRepository.js';
-import { QueueCache } from '../worker/cache.js';
+import { QueueCache, type WorkerCache } from '../worker/cache.js';
 import type { FailedJobProvider } from '../worker/FailedJobProvider.js';
 import type { HandlerMap } from '../worker/handlers.js';
 import { DatabaseLockStore, RedisLockStore, type UniqueLockStore } from '../worker/locks/index.js';
 import { Worker, type FailedJobInfo, type WorkerEvent, type WorkerLogger } from '../worker/index.js';
 import type { WorkerOptions } from '../worker/WorkerOptions.js';
 import { patientClient, whereRedisIs } from './clients.js';
+import { failsReserveErrors, openDatabaseCache, openDatabaseQueue } from './drivers.js';
+import { redactUrl } from './redact.js';
 import type { ConnectionSettings } from './settings.js';
 
 /**
@@ -93,16 +95,41 @@ export function buildWorker(parts: WorkerParts): BuiltWorker {
   };
   try {
     const quiet = () => undefined;
-    const queue = openQueue(parts.driver ?? 'redis', settings, { retryAfter: parts.retryAfter, blockFor: parts.blockFor }, closers);
-    const cacheClient = patientClient(settings, settings.cacheUrl, quiet);
-    closers.push(() => cacheClient.disconnect());
-    // Locks go where the app's cache store takes them (lock_connection), not with its values. Its own
-    // client when that is another connection than the cache's: a blocking pop may hold the queue's.
-    const lockClient = settings.lockUrl === settings.cacheUrl ? cacheClient : patientClient(settings, settings.lockUrl, quiet);
-    if (lockClient !== cacheClient) closers.push(() => lockClient.disconnect());
+    const driver = parts.driver ?? settings.queueConnection;
+    const queue = openQueue(
+      driver,
+      settings,
+      { retryAfter: parts.retryAfter, blockFor: parts.blockFor, ...(parts.laravel !== undefined ? { laravel: parts.laravel } : {}) },
+      closers,
+    );
+    // Redis is opened only where the app keeps something there: the database store keeps the
+    // worker's cache in `cache` and its locks in `cache_locks`, and a database-only app has no Redis.
+    let redis: { cacheClient: RedisClient; lockClient: RedisClient } | undefined;
+    const redisClients = () => {
+      if (redis) return redis;
+      const cacheClient = patientClient(settings, settings.cacheUrl, quiet);
+      closers.push(() => cacheClient.disconnect());
+      // Locks go where the app's cache store takes them (lock_connection), not with its values. Its own
+      // client when that is another connection than the cache's: a blocking pop may hold the queue's.
+      const lockClient = settings.lockUrl === settings.cacheUrl ? cacheClient : patientClient(settings, settings.lockUrl, quiet);
+      if (lockClient !== cacheClient) closers.push(() => lockClient.disconnect());
+      return (redis = { cacheClient, lockClient });
+    };
+    let cache: WorkerCache;
+    if (bookkeeping.cacheStore === 'database') {
+      const opened = openDatabaseCache(settings, bookkeeping.lockDb);
+      closers.push(() => opened.close());
+      cache = opened;
+    } else {
+      const { cacheClient, lockClient } = redisClients();
+      cache = new QueueCache(cacheClient, settings.cachePrefix, settings.cacheSeparator, lockClient);
+    }
     let locks = parts.locks;
     if (!locks && !bookkeeping.unreachableLocks) {
-      const opened = openLockStore(settings, bookkeeping, lockClient);
+      const opened =
+        bookkeeping.cacheStore === 'database'
+          ? openLockStore(settings, bookkeeping, undefined)
+          : openLockStore(settings, bookkeeping, redisClients().lockClient);
       if (opened instanceof DatabaseLockStore) closers.push(() => opened.close());
       locks = opened;
     }
@@ -122,7 +149,8 @@ export function buildWorker(parts: WorkerParts): BuiltWorker {
         ...(parts.logger ? { logger: parts.logger } : {}),
         ...(parts.onError ? { onError: parts.onError } : {}),
         ...(parts.log ? { log: parts.log } : {}),
-        cache: new QueueCache(cacheClient, settings.cachePrefix, settings.cacheSeparator, lockClient),
+        cache,
+        ...(driver === 'database' && failsReserveErrors(parts.laravel) ? { failReserveErrors: true } : {}),
         ...(parts.encrypter ? { encrypter: parts.encrypter } : {}),
         ...(parts.shapes ? { shapes: parts.shapes } : {}),
         // A store out of reach: its unique locks are left where they are (the worker says so at start).
@@ -130,7 +158,12 @@ export function buildWorker(parts: WorkerParts): BuiltWorker {
         ...(bookkeeping.unreachableLocks ? { unreachableLocks: bookkeeping.unreachableLocks } : {}),
         batches,
         ...(parts.telemetry !== undefined ? { telemetry: parts.telemetry } : {}),
-        connection: { redis: whereRedisIs(settings), prefix: settings.prefix, laravel: laravelOf(parts) },
+        connection: {
+          redis: whereRedisIs(settings),
+          prefix: settings.prefix,
+          ...(driver === 'database' ? { database: whereJobsAre(settings) } : {}),
+          laravel: laravelOf(parts),
+        },
       },
     );
     return { worker, close };
@@ -148,7 +181,7 @@ export function buildWorker(parts: WorkerParts): BuiltWorker {
 function openQueue(
   driver: QueueDriver,
   settings: ConnectionSettings,
-  options: { retryAfter: number | null | undefined; blockFor: number | null | undefined },
+  options: { retryAfter: number | null | undefined; blockFor: number | null | undefined; laravel?: string },
   closers: (() => Promise<void> | void)[],
 ): Queue {
   switch (driver) {
@@ -164,9 +197,21 @@ function openQueue(
       closers.push(() => queue.close());
       return queue;
     }
-    case 'database':
-      throw new Error('the database queue driver is not here yet: work a redis connection');
+    case 'database': {
+      // block_for is Redis's: Laravel's database connection has none (its worker sleeps --sleep).
+      const queue = openDatabaseQueue(settings, {
+        ...(options.retryAfter !== undefined ? { retryAfter: options.retryAfter } : {}),
+        ...(options.laravel !== undefined ? { laravel: options.laravel } : {}),
+      });
+      closers.push(() => queue.close());
+      return queue;
+    }
   }
+}
+
+/** Where a database connection's jobs are, for the start line: the table and its database (no password). */
+function whereJobsAre(settings: ConnectionSettings): string {
+  return `${settings.jobsTable} in ${redactUrl(settings.queueDb ?? '(no database)')}`;
 }
 
 /**
@@ -174,8 +219,13 @@ function openQueue(
  * connection under the cache prefix; the database store in its lock table, in the app's database
  * unless another is named.
  */
-export function openLockStore(settings: ConnectionSettings, bookkeeping: Bookkeeping, lockClient: RedisClient): UniqueLockStore {
-  return bookkeeping.cacheStore === 'database'
+export function openLockStore(
+  settings: ConnectionSettings,
+  bookkeeping: Bookkeeping,
+  lockClient: RedisClient | undefined,
+): UniqueLockStore {
+  if (bookkeeping.cacheStore !== 'database' && !lockClient) throw new Error('the Redis cache store needs its lock connection');
+  return bookkeeping.cacheStore === 'database' || !lockClient
     ? new DatabaseLockStore(
         databaseConfig(bookkeeping.lockDb ?? settings.failedDb),
         bookkeeping.lockTable ?? 'cache_locks',

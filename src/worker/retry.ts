@@ -8,7 +8,7 @@
  */
 import { PhpFloat } from '../php/index.js';
 import { decodeJson, encodeJson, type JsonValue } from '../laravel/index.js';
-import type { RedisQueue } from '../redis/index.js';
+import type { Queue } from '../queue/contract.js';
 import type { ShapesFile } from '../shapes/shape.js';
 import { findShape } from '../shapes/command.js';
 import type { FailedJob, FailedJobProvider } from './FailedJobProvider.js';
@@ -101,7 +101,8 @@ function asPhpArray(value: JsonValue): JsonValue {
  */
 export async function retryFailedJob(
   failer: FailedJobProvider,
-  queue: RedisQueue,
+  /** The queue of the connection the record names (Laravel's `connection($job->connection)`). */
+  queue: Queue,
   job: FailedJob,
   retryUntil?: { shapes?: ShapesFile; choice?: RetryUntilChoice; now?: number },
 ): Promise<string | undefined> {
