@@ -142,7 +142,8 @@ export function buildWorker(parts: WorkerParts): BuiltWorker {
       queue,
       parts.handlers,
       // queue:work's default: the connection's own queue, unless told which to read.
-      { queues: [settings.defaultQueue], ...parts.options },
+      // failed_jobs names the connection: the driver's own name (queue:work's default connection) unless one is given.
+      { queues: [settings.defaultQueue], connectionName: driver, ...parts.options },
       {
         ...failerOf(parts),
         ...(parts.onFailed ? { onFailed: parts.onFailed } : {}),
