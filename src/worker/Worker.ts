@@ -11,7 +11,7 @@
 import { EventEmitter } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Queue, ReservedJob } from '../queue/contract.js';
-import { PauseWatch, QueueCache } from './cache.js';
+import { PauseWatch, QueueCache, type WorkerCache } from './cache.js';
 import { MiddlewareNotices } from './middleware.js';
 import { blockedEvent, rateLimiterWithoutRedis, shortRetryAfterWarning, unanswerableAtStart } from './startChecks.js';
 import { describeError } from './errors.js';
@@ -411,9 +411,25 @@ export class Worker<Q extends Queue = Queue> extends EventEmitter {
     return Promise.race([waiting, stopped]).finally(() => this.stopWaiters.delete(release));
   }
 
+  /**
+   * The restart signal as it stands at start. A cache that cannot be read at all (the database
+   * store without its `cache` table) stops the worker here, in words naming the cache.
+   */
+  private async firstRestartRead(cache: WorkerCache): Promise<number | null> {
+    try {
+      return await cache.lastRestart();
+    } catch (error) {
+      const store =
+        cache instanceof QueueCache
+          ? 'the Redis cache store'
+          : "the database cache store's table (Laravel's cache migration makes it: cache and cache_locks)";
+      throw new Error(`the worker's cache cannot be read, in ${store}: ${describeError(error)}`, { cause: error });
+    }
+  }
+
   private async loop(): Promise<StopReason> {
     const startedAt = Date.now();
-    const lastRestart = this.deps.cache ? await this.untilStopped(this.deps.cache.lastRestart(), null) : null;
+    const lastRestart = this.deps.cache ? await this.untilStopped(this.firstRestartRead(this.deps.cache), null) : null;
     const concurrency = Math.max(1, this.options.concurrency);
     // With room for more than one job, each reserve asks for at most half the slots, so the
     // next one can be on its way while this process reads and runs the last.
