@@ -289,7 +289,12 @@ export async function withQueue<T>(
  * CACHE_DRIVER / CACHE_STORE, or a database connection with no Redis named).
  */
 export async function withCache<T>(connection: Connection, values: Flags, use: (cache: WorkerCache) => Promise<T>): Promise<T> {
-  const { cacheStore, lockDb } = lockStoreFrom(values, connection);
+  const { cacheStore, lockDb, unreachableLocks } = lockStoreFrom(values, connection);
+  // A store Node cannot reach (file…) and no Redis named: there is nowhere Laravel would read what this writes.
+  if (cacheStore === 'database' && unreachableLocks)
+    throw new UsageError(
+      `${unreachableLocks.split(', whose locks')[0]}, which Node cannot reach, and no Redis is named: give --cache-store=database or redis`,
+    );
   if (cacheStore === 'redis')
     return withCacheClient(connection, (client) => use(new QueueCache(client, connection.cachePrefix, connection.cacheSeparator)));
   const cache = asUsage(() => openDatabaseCache(connection, lockDb));

@@ -115,8 +115,12 @@ export function buildWorker(parts: WorkerParts): BuiltWorker {
       if (lockClient !== cacheClient) closers.push(() => lockClient.disconnect());
       return (redis = { cacheClient, lockClient });
     };
-    let cache: WorkerCache;
-    if (bookkeeping.cacheStore === 'database') {
+    let cache: WorkerCache | undefined;
+    if (bookkeeping.cacheStore === 'database' && bookkeeping.unreachableLocks) {
+      // The app's store is one Node cannot reach (Laravel 8's stock CACHE_DRIVER=file) and no Redis is
+      // named: its restart and pause signals are out of reach too, so the worker reads none (said at start).
+      cache = undefined;
+    } else if (bookkeeping.cacheStore === 'database') {
       const opened = openDatabaseCache(settings, bookkeeping.lockDb);
       closers.push(() => opened.close());
       cache = opened;
@@ -150,7 +154,7 @@ export function buildWorker(parts: WorkerParts): BuiltWorker {
         ...(parts.logger ? { logger: parts.logger } : {}),
         ...(parts.onError ? { onError: parts.onError } : {}),
         ...(parts.log ? { log: parts.log } : {}),
-        cache,
+        ...(cache ? { cache } : {}),
         ...(driver === 'database' && failsReserveErrors(parts.laravel) ? { failReserveErrors: true } : {}),
         ...(parts.encrypter ? { encrypter: parts.encrypter } : {}),
         ...(parts.shapes ? { shapes: parts.shapes } : {}),

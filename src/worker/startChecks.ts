@@ -53,7 +53,12 @@ export function unanswerableAtStart(
 ): { events: WorkerEvent[]; refused: Map<string, string>; stop?: StopReason } {
   if (!deps.locks) {
     const events: WorkerEvent[] = deps.unreachableLocks
-      ? [{ event: 'warning', reason: `${deps.unreachableLocks}; this worker releases no unique job's lock` }]
+      ? [
+          {
+            event: 'warning',
+            reason: `${deps.unreachableLocks}; this worker releases no unique job's lock${deps.cache ? '' : ", and reads no restart or pause signal of that store's"}`,
+          },
+        ]
       : [];
     return { events, refused: new Map() };
   }
