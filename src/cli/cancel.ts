@@ -5,7 +5,7 @@
  */
 import { RedisQueue } from '../redis/index.js';
 import { cancelDelayed } from '../redis/cancel.js';
-import { connectionFlags, connectionFrom, withQueueClient } from './connection.js';
+import { connectionFlags, redisConnectionFrom, withQueueClient } from './connection.js';
 import { UsageError, type Command } from './command.js';
 
 export const cancel: Command = {
@@ -17,7 +17,7 @@ export const cancel: Command = {
   },
   async run({ values, positionals, out }) {
     if (positionals.length !== 1 || !positionals[0]) throw new UsageError('cancel takes one job UUID');
-    const connection = connectionFrom(values);
+    const connection = redisConnectionFrom(values, 'cancel');
     const name = typeof values.queue === 'string' && values.queue !== '' ? values.queue : connection.defaultQueue;
     return withQueueClient(connection, async (client) => {
       const outcome = await cancelDelayed(new RedisQueue(client, { defaultQueue: connection.defaultQueue }), positionals[0]!, name);

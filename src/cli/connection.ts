@@ -201,6 +201,16 @@ export function connectionNamed(values: Flags, argument: string | undefined): Co
   return connectionFrom(driver ? { ...values, connection: driver } : values);
 }
 
+/** The settings for a command that speaks Redis alone (cancel, ui, horizon): the database connection is refused in one line. */
+export function redisConnectionFrom(values: Flags, command: string): Connection {
+  const connection = connectionFrom(values);
+  if (connection.queueConnection === 'database')
+    throw new UsageError(
+      `lqb ${command} works on the redis connection, and the connection is database (--connection or QUEUE_CONNECTION): give --connection=redis`,
+    );
+  return connection;
+}
+
 /** A setting the library refuses is a usage error to the CLI (exit 2). */
 export function asUsage<T>(make: () => T): T {
   try {

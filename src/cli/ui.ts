@@ -6,7 +6,7 @@
 import { createServer } from 'node:http';
 import { createDashboard } from '../ui/index.js';
 import { isLoopback } from '../ui/access.js';
-import { connectionFlags, connectionFrom } from './connection.js';
+import { connectionFlags, redisConnectionFrom } from './connection.js';
 import { UsageError, countFlag, type Command } from './command.js';
 
 export const ui: Command = {
@@ -42,7 +42,7 @@ export const ui: Command = {
             .filter(Boolean)
         : undefined;
     const dashboard = createDashboard({
-      connection: connectionFrom(values),
+      connection: redisConnectionFrom(values, 'ui'),
       queues,
       readOnly: values['read-only'] === true,
       token,
