@@ -16,6 +16,8 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { HANDLERS, lqb, php } from '../helpers/processes.js';
+import { REDIS_URL, rawClient } from '../helpers/redis.js';
+import { DatabaseUuidFailedJobProvider } from '../../src/worker/FailedJobProvider.js';
 import { root } from '../helpers/php.js';
 import { QUEUE_DATABASES, withJobsTable, type JobsTable } from '../helpers/jobs-table.js';
 
@@ -263,5 +265,44 @@ describe('a Laravel-11-style .env on SQLite: no Redis at all', () => {
       expect(await ok(['pause', 'default', ...app], env)).toContain('[database:default] has been paused');
       const [paused] = laravelCache(t.url, prefix, [{ op: 'get', key: 'illuminate:queue:paused:database:default' }]);
       expect(paused, 'the pause switch Laravel reads').toBe(true);
+    }));
+});
+
+describe('lqb retry pushes onto the connection each record names', () => {
+  it('a record of `redis` goes to Redis and one of `database` to the jobs table, whichever connection the flags name', () =>
+    withJobsTable(QUEUE_DATABASES[0]![1], async (t) => {
+      const env = nodeEnv(t);
+      const failer = DatabaseUuidFailedJobProvider.fromUrl(t.env.LQB_FAILED_DB!);
+      const redisJob = '7d7c1b1e-0000-4000-8000-0000000000e1';
+      const dbJob = '7d7c1b1e-0000-4000-8000-0000000000e2';
+      const payload = (uuid: string, redis: boolean) =>
+        JSON.stringify({
+          uuid,
+          displayName: RECORD_JOB,
+          job: 'Illuminate\\Queue\\CallQueuedHandler@call',
+          data: { commandName: RECORD_JOB, command: 'O:8:"stdClass":0:{}' },
+          ...(redis ? { id: 'abc', attempts: 1 } : {}),
+        });
+      const redis = rawClient();
+      try {
+        await failer.log('redis', 'default', payload(redisJob, true), 'boom');
+        await failer.log('database', 'default', payload(dbJob, false), 'boom');
+        const flags = ['--connection=database', ...dbFlags(t), `--redis=${REDIS_URL}`, `--prefix=${t.env.REDIS_PREFIX}`];
+        const out = await ok(['retry', 'all', ...flags], env);
+        expect(out.trim().split('\n'), 'both retried').toHaveLength(2);
+        const onRedis = await redis.lrange(`${t.env.REDIS_PREFIX}queues:default`, 0, -1);
+        expect(
+          onRedis.map((raw) => [JSON.parse(raw).uuid, JSON.parse(raw).attempts]),
+          'the redis record, on Redis with its attempts reset',
+        ).toEqual([[redisJob, 0]]);
+        const rows = (await t.laravel('rows')) as Record<string, any>[];
+        expect(
+          rows.map((row) => JSON.parse(row.payload).uuid),
+          'the database record, in the jobs table',
+        ).toEqual([dbJob]);
+      } finally {
+        await failer.close();
+        redis.disconnect();
+      }
     }));
 });
