@@ -9,7 +9,7 @@
  * - a Laravel-11-style .env (DB_CONNECTION=sqlite, QUEUE_CONNECTION=database, CACHE_STORE=database)
  *   needs no Redis: Redis is pointed at a port nothing listens on, and every command works;
  *   `lqb restart` writes the `cache` row Laravel's DatabaseStore reads.
- * SQLite and PostgreSQL for the crossings (MariaDB's rows are proven in database-queue.test.ts).
+ * The crossings on SQLite, MariaDB and PostgreSQL; the .env and retry cases on SQLite.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -23,7 +23,7 @@ import { QUEUE_DATABASES, withJobsTable, type JobsTable } from '../helpers/jobs-
 
 const RECORD_JOB = 'App\\Jobs\\Bridge\\RecordJob';
 const FLAKY_JOB = 'App\\Jobs\\Bridge\\FlakyJob';
-const CROSSING = QUEUE_DATABASES.filter(([name]) => name !== 'MariaDB');
+const CROSSING = QUEUE_DATABASES;
 
 /** The environment for `lqb` on this table: Node's own record file, nothing of Laravel's connection settings but the test's. */
 function nodeEnv(t: JobsTable, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
