@@ -283,14 +283,25 @@ export async function withQueue<T>(
   use: (queue: Queue) => Promise<T>,
   driver: QueueDriver = connection.queueConnection,
 ): Promise<T> {
-  if (driver === 'redis')
-    return withQueueClient(connection, (client) => use(new RedisQueue(client, { defaultQueue: connection.defaultQueue })));
-  const queue = asUsage(() => openDatabaseQueue(connection));
+  const { queue, close } = await openOneOffQueue(connection, driver);
   try {
     return await use(queue);
   } finally {
-    await queue.close();
+    await close();
   }
+}
+
+/** withQueue's queue, and how to let go of it, for a command that may open both drivers (retry). */
+export async function openOneOffQueue(
+  connection: Connection,
+  driver: QueueDriver = connection.queueConnection,
+): Promise<{ queue: Queue; close: () => Promise<void> }> {
+  if (driver === 'redis') {
+    const client = await openOneOff(connection, connection.url);
+    return { queue: new RedisQueue(client, { defaultQueue: connection.defaultQueue }), close: async () => client.disconnect() };
+  }
+  const queue = asUsage(() => openDatabaseQueue(connection));
+  return { queue, close: () => queue.close() };
 }
 
 /**

@@ -4,7 +4,7 @@
  */
 import type { Queue, QueueDriver } from '../queue/index.js';
 import { DatabaseUuidFailedJobProvider, retryFailedJob, type FailedJob, type RetryUntilChoice } from '../worker/index.js';
-import { connectionFlags, connectionFrom, failedJobStore, withQueue, type Connection } from './connection.js';
+import { connectionFlags, connectionFrom, failedJobStore, openOneOffQueue, type Connection } from './connection.js';
 import { UsageError, type Command } from './command.js';
 import { shapesFlag, shapesFrom } from './shapes-file.js';
 
@@ -121,33 +121,17 @@ export const retry: Command = {
  * connection name is the driver the flags or QUEUE_CONNECTION select).
  */
 async function withQueues<T>(connection: Connection, use: (queueOf: (name: string) => Promise<Queue>) => Promise<T>): Promise<T> {
-  const opened = new Map<QueueDriver, { queue: Promise<Queue>; done: () => void; closed: Promise<unknown> }>();
-  const queueOf = (name: string): Promise<Queue> => {
+  const opened = new Map<QueueDriver, ReturnType<typeof openOneOffQueue>>();
+  const queueOf = async (name: string): Promise<Queue> => {
     const driver: QueueDriver = name === 'redis' || name === 'database' ? name : connection.queueConnection;
-    let entry = opened.get(driver);
-    if (!entry) {
-      let done!: () => void;
-      let handOver!: (queue: Queue) => void;
-      const queue = new Promise<Queue>((resolve) => (handOver = resolve));
-      const finished = new Promise<void>((resolve) => (done = resolve));
-      const closed = withQueue(
-        connection,
-        (q) => {
-          handOver(q);
-          return finished;
-        },
-        driver,
-      );
-      entry = { queue: Promise.race([queue, closed.then(() => Promise.reject(new Error('closed')))]), done, closed };
-      opened.set(driver, entry);
-    }
-    return entry.queue;
+    let opening = opened.get(driver);
+    if (!opening) opened.set(driver, (opening = openOneOffQueue(connection, driver)));
+    return (await opening).queue;
   };
   try {
     return await use(queueOf);
   } finally {
-    for (const entry of opened.values()) entry.done();
-    await Promise.all([...opened.values()].map((entry) => entry.closed.catch(() => undefined)));
+    for (const opening of opened.values()) await opening.then((o) => o.close()).catch(() => undefined);
   }
 }
 
