@@ -4,7 +4,7 @@
  * driven from the tests: one JSON request on standard input, one JSON answer on standard output.
  *
  * Request: {"connection": {Capsule connection config}, "table": "cache", "prefix": "laravel_cache",
- *           "ops": [{"op": "create"} | {"op": "drop"} | {"op": "get", "key": K}
+ *           "ops": [{"op": "create"} | {"op": "create-locks", "table": "cache_locks"} | {"op": "drop"} | {"op": "get", "key": K}
  *                   | {"op": "forever", "key": K, "value": V} | {"op": "put", "key": K, "value": V, "seconds": S}
  *                   | {"op": "increment", "key": K} | {"op": "forget", "key": K} | {"op": "row", "key": K}
  *                   | {"op": "countException", "uuid": U}]}
@@ -69,6 +69,16 @@ foreach ($request['ops'] as $op) {
             $db->getSchemaBuilder()->create($table, function ($t) {
                 $t->string('key')->unique();
                 $t->mediumText('value');
+                $t->integer('expiration');
+            });
+            $answers[] = true;
+            break;
+        case 'create-locks':
+            // The lock table Laravel's cache migration stub makes beside it (`cache_locks`).
+            $db->getSchemaBuilder()->dropIfExists($op['table']);
+            $db->getSchemaBuilder()->create($op['table'], function ($t) {
+                $t->string('key')->primary();
+                $t->string('owner');
                 $t->integer('expiration');
             });
             $answers[] = true;

@@ -15,7 +15,15 @@
  */
 import { databaseConfig } from '../database/index.js';
 import type { Bookkeeping } from '../connect/buildWorker.js';
-import { ConnectionSettingsError, envCacheStore, readEnvFile, unreachableLockStore, type LaravelEnv } from '../connect/settings.js';
+import { cacheStoreOf } from '../connect/drivers.js';
+import {
+  ConnectionSettingsError,
+  envCacheStore,
+  readEnvFile,
+  unreachableLockStore,
+  type ConnectionSettings,
+  type LaravelEnv,
+} from '../connect/settings.js';
 import { UsageError, type Options } from './command.js';
 
 export const bookkeepingFlags = {
@@ -26,7 +34,7 @@ export const bookkeepingFlags = {
     description:
       "the cache store unique jobs' locks live in: redis (its lock connection, under the cache prefix) or database (cache_locks)",
     env: 'CACHE_DRIVER or CACHE_STORE',
-    default: 'redis',
+    default: 'redis; database for the database connection with no Redis given or named',
   },
   'lock-db': {
     type: 'string',
@@ -70,7 +78,7 @@ export type LockStoreFlags = Pick<Bookkeeping, 'cacheStore' | 'unreachableLocks'
  * file, as connect({ env }) reads them; one naming a store Node cannot reach (file, …) refuses
  * only the locks, not the command.
  */
-export function lockStoreFrom(values: Values): LockStoreFlags {
+export function lockStoreFrom(values: Values, connection?: Pick<ConnectionSettings, 'queueConnection' | 'redisNamed'>): LockStoreFlags {
   const given = text(values['cache-store']);
   if (given !== undefined && given !== 'redis' && given !== 'database')
     throw new UsageError(`--cache-store: unique locks are kept in the redis or the database store, not ${JSON.stringify(given)}`);
@@ -78,7 +86,8 @@ export function lockStoreFrom(values: Values): LockStoreFlags {
   const fromEnv =
     given === undefined ? envCacheStore(envPath === undefined ? undefined : readEnvFileForUsage(envPath), envPath) : undefined;
   const unreachableLocks = unreachableLockStore(fromEnv);
-  const store = given ?? (fromEnv?.store === 'database' ? 'database' : 'redis');
+  // A database connection with no Redis named keeps its cache in the database store (drivers.ts).
+  const store = connection ? cacheStoreOf(connection, given, fromEnv) : (given ?? (fromEnv?.store === 'database' ? 'database' : 'redis'));
   const lockDb = text(values['lock-db']);
   // Given, it is checked now; by default it is the failed-jobs database, checked where it is used.
   if (store === 'database' && lockDb) databaseConfigOf('--lock-db', lockDb);
@@ -104,8 +113,8 @@ function readEnvFileForUsage(path: string): LaravelEnv {
  * error now, before Redis is opened. A database not given is the app's (buildWorker.ts says why),
  * which the worker checks, and names in its refusal, as the failed-jobs database.
  */
-export function bookkeepingFrom(values: Values): Bookkeeping {
-  const { cacheStore, unreachableLocks, lockDb, lockTable } = lockStoreFrom(values);
+export function bookkeepingFrom(values: Values, connection?: Pick<ConnectionSettings, 'queueConnection' | 'redisNamed'>): Bookkeeping {
+  const { cacheStore, unreachableLocks, lockDb, lockTable } = lockStoreFrom(values, connection);
   const batchDb = text(values['batch-db']);
   if (batchDb) databaseConfigOf('--batch-db', batchDb);
   return {

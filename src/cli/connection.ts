@@ -4,8 +4,11 @@
  * Laravel's default config reads it. The reading is the library's (src/connect/settings.ts),
  * the one `connect()` uses; here are the flags that feed it and the CLI's clients.
  */
-import type { RedisClient } from '../redis/index.js';
-import { DatabaseUuidFailedJobProvider } from '../worker/index.js';
+import { RedisQueue, type RedisClient } from '../redis/index.js';
+import { DatabaseUuidFailedJobProvider, QueueCache, type WorkerCache } from '../worker/index.js';
+import type { Queue, QueueDriver } from '../queue/index.js';
+import { openDatabaseCache, openDatabaseQueue } from '../connect/drivers.js';
+import { lockStoreFrom } from './bookkeeping.js';
 import { ConnectionSettingsError, resolveConnection, type ConnectionOptions, type ConnectionSettings } from '../connect/settings.js';
 import { openBoundedClient, patientClient } from '../connect/clients.js';
 import { connectWith, type ConnectOptions, type LaravelQueue } from '../connect/connect.js';
@@ -97,7 +100,7 @@ export const connectionFlags = {
     group: 'Connection',
     description: "the failed_jobs database: sqlite:///path, mysql://, mariadb://, postgres://; with --env, the .env's DB_*",
     env: 'LQB_FAILED_DB',
-    default: 'failed-jobs.sqlite',
+    default: "failed-jobs.sqlite; the database connection's database when that is the connection",
   },
   'failed-table': {
     type: 'string',
@@ -184,6 +187,30 @@ export function connectionFrom(values: Flags): Connection {
   return connection.redisCa?.from === 'redisCa' ? { ...connection, redisCa: { ...connection.redisCa, from: '--redis-ca' } } : connection;
 }
 
+/**
+ * The settings for a command that takes artisan's CONNECTION argument (`lqb work database`, as
+ * `queue:work database`): `redis` or `database` there selects that driver, as the app's config
+ * names its connections; another name (an app's own connection) is only the name failed_jobs
+ * records, and the flags or QUEUE_CONNECTION choose the driver.
+ */
+export function connectionNamed(values: Flags, argument: string | undefined): Connection {
+  const driver = argument === 'redis' || argument === 'database' ? argument : undefined;
+  const flag = text(values.connection);
+  if (driver && flag !== undefined && flag !== driver)
+    throw new UsageError(`the connection ${JSON.stringify(argument)} and --connection=${flag} say different connections: give one`);
+  return connectionFrom(driver ? { ...values, connection: driver } : values);
+}
+
+/** The settings for a command that speaks Redis alone (cancel, ui, horizon): the database connection is refused in one line. */
+export function redisConnectionFrom(values: Flags, command: string): Connection {
+  const connection = connectionFrom(values);
+  if (connection.queueConnection === 'database')
+    throw new UsageError(
+      `lqb ${command} works on the redis connection, and the connection is database (--connection or QUEUE_CONNECTION): give --connection=redis`,
+    );
+  return connection;
+}
+
 /** A setting the library refuses is a usage error to the CLI (exit 2). */
 export function asUsage<T>(make: () => T): T {
   try {
@@ -243,6 +270,59 @@ async function withOneOff<T>(connection: Connection, url: string, use: (client: 
     return await use(client);
   } finally {
     client.disconnect();
+  }
+}
+
+/**
+ * The queue of a connection for a one-off command (size, clear, retry), by its driver: a
+ * RedisQueue on a client that is ready or refused within seconds, or the database connection's
+ * jobs table (no Redis opened); handed to `use` and closed after.
+ */
+export async function withQueue<T>(
+  connection: Connection,
+  use: (queue: Queue) => Promise<T>,
+  driver: QueueDriver = connection.queueConnection,
+): Promise<T> {
+  const { queue, close } = await openOneOffQueue(connection, driver);
+  try {
+    return await use(queue);
+  } finally {
+    await close();
+  }
+}
+
+/** withQueue's queue, and how to let go of it, for a command that may open both drivers (retry). */
+export async function openOneOffQueue(
+  connection: Connection,
+  driver: QueueDriver = connection.queueConnection,
+): Promise<{ queue: Queue; close: () => Promise<void> }> {
+  if (driver === 'redis') {
+    const client = await openOneOff(connection, connection.url);
+    return { queue: new RedisQueue(client, { defaultQueue: connection.defaultQueue }), close: async () => client.disconnect() };
+  }
+  const queue = asUsage(() => openDatabaseQueue(connection));
+  return { queue, close: () => queue.close() };
+}
+
+/**
+ * The app's cache for a one-off command (restart, pause): Redis's cache connection, or the
+ * database store's `cache` table where the app keeps its cache there (--cache-store,
+ * CACHE_DRIVER / CACHE_STORE, or a database connection with no Redis named).
+ */
+export async function withCache<T>(connection: Connection, values: Flags, use: (cache: WorkerCache) => Promise<T>): Promise<T> {
+  const { cacheStore, lockDb, unreachableLocks } = lockStoreFrom(values, connection);
+  // A store Node cannot reach (file…) and no Redis named: there is nowhere Laravel would read what this writes.
+  if (cacheStore === 'database' && unreachableLocks)
+    throw new UsageError(
+      `${unreachableLocks.split(', whose locks')[0]}, which Node cannot reach, and no Redis is named: give --cache-store=database or redis`,
+    );
+  if (cacheStore === 'redis')
+    return withCacheClient(connection, (client) => use(new QueueCache(client, connection.cachePrefix, connection.cacheSeparator)));
+  const cache = asUsage(() => openDatabaseCache(connection, lockDb));
+  try {
+    return await use(cache);
+  } finally {
+    await cache.close();
   }
 }
 

@@ -13,6 +13,7 @@ import { UnnamedLockError } from '../worker/locks/index.js';
 import { profileOf, type DispatchOptions } from '../connect/connect.js';
 import { RedisUnavailable, whereRedisIs } from '../connect/clients.js';
 import { ConnectionSettingsError } from '../connect/settings.js';
+import { redactSecrets, redactUrl } from '../connect/redact.js';
 import { bookkeepingFlags, lockStoreFrom } from './bookkeeping.js';
 import { horizonFrom, recordFlags } from './horizon.js';
 import { shapesFlag, shapesFrom } from './shapes-file.js';
@@ -75,7 +76,7 @@ export const dispatch: Command = {
       cacheStore,
       unreachableLocks: _unreachable,
       ...lockStore
-    } = options.shapes ? lockStoreFrom(values) : { cacheStore: 'redis' as const };
+    } = options.shapes ? lockStoreFrom(values, connection) : { cacheStore: 'redis' as const };
     try {
       return await withLaravelQueue(
         connection,
@@ -144,7 +145,12 @@ function inTheCliWords(error: unknown, connection: Connection): Error {
   // connect() wraps why Redis would not connect in where and how long; the line says where once.
   const cause = error instanceof RedisUnavailable && error.cause instanceof RedisUnavailable ? error.cause : error;
   const reason = cause instanceof RedisUnavailable ? cause.reason : (cause as Error).message;
-  return new Error(`the job was not pushed: Redis at ${whereRedisIs(connection)} did not take it (${reason})`, { cause: error });
+  // A database connection's trouble is its database's, unless it was Redis (its cache store's) that would not connect.
+  const where =
+    connection.queueConnection === 'database' && !(cause instanceof RedisUnavailable)
+      ? `the ${connection.jobsTable} table of ${redactUrl(connection.queueDb ?? '(no database)')}`
+      : `Redis at ${whereRedisIs(connection)}`;
+  return new Error(redactSecrets(`the job was not pushed: ${where} did not take it (${reason})`), { cause: error });
 }
 
 /**

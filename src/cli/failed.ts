@@ -2,7 +2,7 @@
  * `lqb failed`, `lqb retry ID|all`, `lqb forget ID`, `lqb flush`: the failed-jobs table as
  * `queue:failed`, `queue:retry`, `queue:forget` and `queue:flush` show and change it.
  */
-import { RedisQueue } from '../redis/index.js';
+import type { Queue, QueueDriver } from '../queue/index.js';
 import { DatabaseUuidFailedJobProvider, retryFailedJob, type FailedJob, type RetryUntilChoice } from '../worker/index.js';
 import {
   asUsage,
@@ -10,7 +10,7 @@ import {
   connectionFrom,
   failedJobStore,
   withHorizonClient,
-  withQueueClient,
+  openOneOffQueue,
   type Connection,
 } from './connection.js';
 import { horizonFrom, recordFlags } from './horizon.js';
@@ -101,9 +101,9 @@ export const retry: Command = {
       throw new UsageError('retry takes failed job IDs, "all", --queue=Q or --range=A-B');
     const window = { shapes: shapesFrom(values), choice: retryUntilChoice(values['retry-until']) };
     const connection = connectionFrom(values);
-    return withQueueClient(connection, (client) =>
+    return withQueues(connection, (queueOf) =>
       withFailer(connection, (failer) =>
-        withHorizonPush(connection, horizon, new RedisQueue(client), async (queue, push) => {
+        withHorizonPush(connection, horizon, async (pushFor) => {
           const ids = await retryIds(failer, positionals, values.queue, ranges);
           let missing = 0;
           for (const id of ids) {
@@ -113,7 +113,9 @@ export const retry: Command = {
               process.stderr.write(`Unable to find failed job with ID [${id}].\n`);
               continue;
             }
-            const refused = await retryFailedJob(failer, queue, job, window, push);
+            // RetryCommand pushes onto the connection the record names: its jobs table, or Redis.
+            const queue = await queueOf(job.connection);
+            const refused = await retryFailedJob(failer, queue, job, window, pushFor(queue));
             if (refused) {
               missing++;
               process.stderr.write(`The failed job [${id}] was not retried: ${refused}.\n`);
@@ -128,7 +130,7 @@ export const retry: Command = {
   },
 };
 
-type Push = (payload: string, queue: string) => Promise<void>;
+type Push = (payload: string, queue: string) => Promise<unknown>;
 
 /**
  * How a retry is pushed: as it is, or, with Horizon's records on, as `queue:retry` pushes under
@@ -139,18 +141,46 @@ type Push = (payload: string, queue: string) => Promise<void>;
 async function withHorizonPush<T>(
   connection: Connection,
   horizon: ResolvedHorizon | undefined,
-  queue: RedisQueue,
-  use: (queue: RedisQueue, push: Push) => Promise<T>,
+  use: (pushFor: (queue: Queue) => Push) => Promise<T>,
 ): Promise<T> {
-  if (!horizon) return use(queue, (payload, name) => queue.pushRaw(payload, name));
+  const plain =
+    (queue: Queue): Push =>
+    (payload, name) =>
+      queue.pushRaw(payload, name);
+  if (!horizon) return use(plain);
   return withHorizonClient(connection, (client) => {
     const recorder = new HorizonRecorder(client, { prefix: horizon.prefix, connection: connection.queueConnection, trim: horizon.trim });
-    return use(queue, async (payload, name) => {
-      const prepared = recorder.prepare(payload, { raw: true });
-      await queue.pushRaw(prepared, name);
-      await recorder.pushed(name, prepared);
-    });
+    // Horizon records Redis's jobs only: a record of the database connection goes back as it is.
+    return use((queue) =>
+      queue.driver !== 'redis'
+        ? plain(queue)
+        : async (payload, name) => {
+            const prepared = recorder.prepare(payload, { raw: true });
+            await queue.pushRaw(prepared, name);
+            await recorder.pushed(name, prepared);
+          },
+    );
   });
+}
+
+/**
+ * The queues retry pushes onto, by the connection a failed record names, each opened once when
+ * first needed and closed after: `redis` and `database` are the drivers Node speaks (an app's own
+ * connection name is the driver the flags or QUEUE_CONNECTION select).
+ */
+async function withQueues<T>(connection: Connection, use: (queueOf: (name: string) => Promise<Queue>) => Promise<T>): Promise<T> {
+  const opened = new Map<QueueDriver, ReturnType<typeof openOneOffQueue>>();
+  const queueOf = async (name: string): Promise<Queue> => {
+    const driver: QueueDriver = name === 'redis' || name === 'database' ? name : connection.queueConnection;
+    let opening = opened.get(driver);
+    if (!opening) opened.set(driver, (opening = openOneOffQueue(connection, driver)));
+    return (await opening).queue;
+  };
+  try {
+    return await use(queueOf);
+  } finally {
+    for (const opening of opened.values()) await opening.then((o) => o.close()).catch(() => undefined);
+  }
 }
 
 /** --retry-until: whole seconds from now, `none` (no window: tries apply), or `keep` (the payload's). */

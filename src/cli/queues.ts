@@ -2,9 +2,8 @@
  * `lqb size`, `lqb clear` and `lqb restart`: looking at queues, emptying one, and telling
  * every worker (PHP and Node) to stop after its current job, as `queue:restart` does.
  */
-import { RedisQueue } from '../redis/index.js';
-import { QueueCache } from '../worker/index.js';
-import { connectionFlags, connectionFrom, withCacheClient, withQueueClient } from './connection.js';
+import { bookkeepingFlags } from './bookkeeping.js';
+import { connectionFlags, connectionFrom, connectionNamed, withCache, withQueue } from './connection.js';
 import { connectionName, queueNames, type Command, type Options } from './command.js';
 
 const queueFlag = {
@@ -22,8 +21,7 @@ export const size: Command = {
   noArguments: true,
   async run({ values, out }) {
     const connection = connectionFrom(values);
-    await withQueueClient(connection, async (client) => {
-      const queue = new RedisQueue(client);
+    await withQueue(connection, async (queue) => {
       const names = queueNames(values.queue, connection.defaultQueue);
       // Names padded to the longest, so the sizes line up in a column.
       const width = Math.max(...names.map((name) => name.length));
@@ -40,7 +38,7 @@ export const size: Command = {
 export const clear: Command = {
   synopsis: 'lqb clear [CONNECTION]',
   summary:
-    'Deletes every job of the queues, as php artisan queue:clear does. CONNECTION is taken as artisan takes it; the flags say where Redis is.',
+    'Deletes every job of the queues, as php artisan queue:clear does. CONNECTION `redis` or `database` selects that driver; the flags say where it is.',
   // queue:clear's CONNECTION names a Redis connection, which here the flags give; its --force
   // (no production prompt to skip) is taken so the same command line works.
   options: {
@@ -49,10 +47,9 @@ export const clear: Command = {
     ...connectionFlags,
   },
   async run({ values, positionals, out }) {
-    connectionName(positionals, 'clear');
-    const connection = connectionFrom(values);
-    await withQueueClient(connection, async (client) => {
-      const queue = new RedisQueue(client);
+    // `redis` or `database` selects that driver, as queue:clear's CONNECTION names the app's connection.
+    const connection = connectionNamed(values, connectionName(positionals, 'clear'));
+    await withQueue(connection, async (queue) => {
       for (const name of queueNames(values.queue, connection.defaultQueue))
         out(`Cleared ${await queue.clear(name)} jobs from the [${name}] queue`);
     });
@@ -62,12 +59,12 @@ export const clear: Command = {
 export const restart: Command = {
   synopsis: 'lqb restart',
   summary: "Tells every worker, PHP and Node, to exit after its current job, as php artisan queue:restart does (a key in the app's cache).",
-  options: connectionFlags,
+  options: { 'cache-store': bookkeepingFlags['cache-store'], 'lock-db': bookkeepingFlags['lock-db'], ...connectionFlags },
   noArguments: true,
   async run({ values, out }) {
     const connection = connectionFrom(values);
-    await withCacheClient(connection, async (client) => {
-      await new QueueCache(client, connection.cachePrefix, connection.cacheSeparator).signalRestart();
+    await withCache(connection, values, async (cache) => {
+      await cache.signalRestart();
       out('Broadcasting queue restart signal.');
     });
   },

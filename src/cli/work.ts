@@ -10,7 +10,7 @@ import type { DatabaseUuidFailedJobProvider, WorkerOptions } from '../worker/ind
 import {
   asUsage,
   connectionFlags,
-  connectionFrom,
+  connectionNamed,
   encrypterFrom,
   failedJobStore,
   installedLaravel,
@@ -30,7 +30,8 @@ import { UsageError, backoffFlag, connectionName, countFlag, numberFlag, queueNa
 export const work: Command = {
   synopsis: 'lqb work [CONNECTION]',
   summary:
-    'Runs jobs with Node handlers, as php artisan queue:work runs them with PHP. CONNECTION is the name failed_jobs records.\n' +
+    'Runs jobs with Node handlers, as php artisan queue:work runs them with PHP. CONNECTION is the name failed_jobs records;\n' +
+    '`redis` or `database` also selects that driver (`lqb work database`, as queue:work database), else --connection or QUEUE_CONNECTION does.\n' +
     'SIGTERM and SIGINT finish the jobs in hand, then exit 0; SIGUSR2 pauses, SIGCONT resumes.\n' +
     'The queues are taken to be shared with PHP workers: a job with no Node handler is given back for them (--no-share fails it).\n' +
     'One line on standard error at start says where it reads (Redis, prefix, queues), the handlers, and what becomes of such jobs.\n' +
@@ -73,7 +74,7 @@ export const work: Command = {
     'block-for': {
       type: 'string',
       value: 'S',
-      description: "seconds to wait on Redis for a job (Laravel's block_for)",
+      description: "seconds to wait on Redis for a job (Laravel's block_for; the database connection has none)",
       default: 'none: poll',
     },
     concurrency: { type: 'string', value: 'N', description: 'jobs run at once in this process', default: '1' },
@@ -118,12 +119,13 @@ export const work: Command = {
       throw new UsageError('--handlers=FILE is required: the module mapping job classes to handlers');
     if (values.share === true && values['no-share'] === true) throw new UsageError('--share and --no-share say opposite things: give one');
     const connectionArgument = connectionName(positionals, 'work');
-    const connection = connectionFrom(values);
-    const options = workerOptions(values, connection.defaultQueue, connectionArgument);
+    const connection = connectionNamed(values, connectionArgument);
+    // failed_jobs records the connection's name: the one given, else the driver's (queue:work's default connection).
+    const options = workerOptions(values, connection.defaultQueue, connectionArgument ?? connection.queueConnection);
     const retryAfter = values['retry-after'] === 'null' ? null : numberFlag(values['retry-after'], 'retry-after', 90, 0);
     const blockFor = typeof values['block-for'] === 'string' ? numberFlag(values['block-for'], 'block-for', 0, 0) : null;
     const encrypter = encrypterFrom(values, connection);
-    const bookkeeping = bookkeepingFrom(values);
+    const bookkeeping = bookkeepingFrom(values, connection);
     const sandbox = values.sandbox === true ? await sandboxFor(values.handlers, options.concurrency ?? 1) : undefined;
     const handlers = sandbox ? sandbox.handlers : await loadHandlersModule(values.handlers);
     const keyProblem = handlerKeysProblem(Object.keys(handlers));

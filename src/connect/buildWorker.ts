@@ -12,7 +12,7 @@ import { RedisQueue, type RedisClient } from '../redis/index.js';
 import type { ShapesFile } from '../shapes/shape.js';
 import type { TelemetryOptions } from '../telemetry/options.js';
 import { DatabaseBatchRepository } from '../worker/BatchRepository.js';
-import { QueueCache } from '../worker/cache.js';
+import { QueueCache, type WorkerCache } from '../worker/cache.js';
 import type { FailedJobProvider } from '../worker/FailedJobProvider.js';
 import type { HandlerMap } from '../worker/handlers.js';
 import { DatabaseLockStore, RedisLockStore, type UniqueLockStore } from '../worker/locks/index.js';
@@ -24,6 +24,8 @@ import { horizonWorkerRecorder, recordPushes, type HorizonRunHooks } from '../ho
 import { patientClient, whereRedisIs } from './clients.js';
 import { horizonClusterProblem, type ResolvedHorizon } from './horizon.js';
 import { ConnectionSettingsError, type ConnectionSettings } from './settings.js';
+import { failsReserveErrors, openDatabaseCache, openDatabaseQueue } from './drivers.js';
+import { redactUrl } from './redact.js';
 
 /**
  * Where the app keeps its bookkeeping: the cache store unique jobs' locks live in, and the
@@ -106,12 +108,14 @@ export function buildWorker(parts: WorkerParts): BuiltWorker {
   try {
     const quiet = () => undefined;
     const horizon = parts.horizon && openHorizon(parts, closers);
+    const driver = parts.driver ?? settings.queueConnection;
     const queue = openQueue(
-      parts.driver ?? 'redis',
+      driver,
       settings,
       {
         retryAfter: parts.retryAfter,
         blockFor: parts.blockFor,
+        ...(parts.laravel !== undefined ? { laravel: parts.laravel } : {}),
         // JobsMigrated: what a migration moved is pending again. Written behind the reserve; a
         // record not written is one Horizon shows as it was until the job's next event.
         ...(horizon
@@ -122,15 +126,38 @@ export function buildWorker(parts: WorkerParts): BuiltWorker {
     );
     // A chain's next link, pushed by the worker, is laid out and recorded as Horizon's queue pushes it.
     if (horizon) recordPushes(queue, horizon.recorder);
-    const cacheClient = patientClient(settings, settings.cacheUrl, quiet);
-    closers.push(() => cacheClient.disconnect());
-    // Locks go where the app's cache store takes them (lock_connection), not with its values. Its own
-    // client when that is another connection than the cache's: a blocking pop may hold the queue's.
-    const lockClient = settings.lockUrl === settings.cacheUrl ? cacheClient : patientClient(settings, settings.lockUrl, quiet);
-    if (lockClient !== cacheClient) closers.push(() => lockClient.disconnect());
+    // Redis is opened only where the app keeps something there: the database store keeps the
+    // worker's cache in `cache` and its locks in `cache_locks`, and a database-only app has no Redis.
+    let redis: { cacheClient: RedisClient; lockClient: RedisClient } | undefined;
+    const redisClients = () => {
+      if (redis) return redis;
+      const cacheClient = patientClient(settings, settings.cacheUrl, quiet);
+      closers.push(() => cacheClient.disconnect());
+      // Locks go where the app's cache store takes them (lock_connection), not with its values. Its own
+      // client when that is another connection than the cache's: a blocking pop may hold the queue's.
+      const lockClient = settings.lockUrl === settings.cacheUrl ? cacheClient : patientClient(settings, settings.lockUrl, quiet);
+      if (lockClient !== cacheClient) closers.push(() => lockClient.disconnect());
+      return (redis = { cacheClient, lockClient });
+    };
+    let cache: WorkerCache | undefined;
+    if (bookkeeping.cacheStore === 'database' && bookkeeping.unreachableLocks) {
+      // The app's store is one Node cannot reach (Laravel 8's stock CACHE_DRIVER=file) and no Redis is
+      // named: its restart and pause signals are out of reach too, so the worker reads none (said at start).
+      cache = undefined;
+    } else if (bookkeeping.cacheStore === 'database') {
+      const opened = openDatabaseCache(settings, bookkeeping.lockDb);
+      closers.push(() => opened.close());
+      cache = opened;
+    } else {
+      const { cacheClient, lockClient } = redisClients();
+      cache = new QueueCache(cacheClient, settings.cachePrefix, settings.cacheSeparator, lockClient);
+    }
     let locks = parts.locks;
     if (!locks && !bookkeeping.unreachableLocks) {
-      const opened = openLockStore(settings, bookkeeping, lockClient);
+      const opened =
+        bookkeeping.cacheStore === 'database'
+          ? openLockStore(settings, bookkeeping, undefined)
+          : openLockStore(settings, bookkeeping, redisClients().lockClient);
       if (opened instanceof DatabaseLockStore) closers.push(() => opened.close());
       locks = opened;
     }
@@ -143,14 +170,16 @@ export function buildWorker(parts: WorkerParts): BuiltWorker {
       queue,
       parts.handlers,
       // queue:work's default: the connection's own queue, unless told which to read.
-      { queues: [settings.defaultQueue], ...parts.options },
+      // failed_jobs names the connection: the driver's own name (queue:work's default connection) unless one is given.
+      { queues: [settings.defaultQueue], connectionName: driver, ...parts.options },
       {
         ...failerOf(parts),
         ...(parts.onFailed ? { onFailed: parts.onFailed } : {}),
         ...(parts.logger ? { logger: parts.logger } : {}),
         ...(parts.onError ? { onError: parts.onError } : {}),
         ...(parts.log ? { log: parts.log } : {}),
-        cache: new QueueCache(cacheClient, settings.cachePrefix, settings.cacheSeparator, lockClient),
+        ...(cache ? { cache } : {}),
+        ...(driver === 'database' && failsReserveErrors(parts.laravel) ? { failReserveErrors: true } : {}),
         ...(parts.encrypter ? { encrypter: parts.encrypter } : {}),
         ...(parts.shapes ? { shapes: parts.shapes } : {}),
         // A store out of reach: its unique locks are left where they are (the worker says so at start).
@@ -168,7 +197,12 @@ export function buildWorker(parts: WorkerParts): BuiltWorker {
               ],
             }
           : {}),
-        connection: { redis: whereRedisIs(settings), prefix: settings.prefix, laravel: laravelOf(parts) },
+        connection: {
+          redis: whereRedisIs(settings),
+          prefix: settings.prefix,
+          ...(driver === 'database' ? { database: whereJobsAre(settings) } : {}),
+          laravel: laravelOf(parts),
+        },
       },
     );
     const supervisor = horizon?.supervisor(worker);
@@ -270,6 +304,7 @@ function openQueue(
   options: {
     retryAfter: number | null | undefined;
     blockFor: number | null | undefined;
+    laravel?: string;
     onMigrated?: (queue: string, payloads: string[]) => void;
   },
   closers: (() => Promise<void> | void)[],
@@ -288,9 +323,21 @@ function openQueue(
       closers.push(() => queue.close());
       return queue;
     }
-    case 'database':
-      throw new Error('the database queue driver is not here yet: work a redis connection');
+    case 'database': {
+      // block_for is Redis's: Laravel's database connection has none (its worker sleeps --sleep).
+      const queue = openDatabaseQueue(settings, {
+        ...(options.retryAfter !== undefined ? { retryAfter: options.retryAfter } : {}),
+        ...(options.laravel !== undefined ? { laravel: options.laravel } : {}),
+      });
+      closers.push(() => queue.close());
+      return queue;
+    }
   }
+}
+
+/** Where a database connection's jobs are, for the start line: the table and its database (no password). */
+function whereJobsAre(settings: ConnectionSettings): string {
+  return `${settings.jobsTable} in ${redactUrl(settings.queueDb ?? '(no database)')}`;
 }
 
 /**
@@ -298,8 +345,13 @@ function openQueue(
  * connection under the cache prefix; the database store in its lock table, in the app's database
  * unless another is named.
  */
-export function openLockStore(settings: ConnectionSettings, bookkeeping: Bookkeeping, lockClient: RedisClient): UniqueLockStore {
-  return bookkeeping.cacheStore === 'database'
+export function openLockStore(
+  settings: ConnectionSettings,
+  bookkeeping: Bookkeeping,
+  lockClient: RedisClient | undefined,
+): UniqueLockStore {
+  if (bookkeeping.cacheStore !== 'database' && !lockClient) throw new Error('the Redis cache store needs its lock connection');
+  return bookkeeping.cacheStore === 'database' || !lockClient
     ? new DatabaseLockStore(
         databaseConfig(bookkeeping.lockDb ?? settings.failedDb),
         bookkeeping.lockTable ?? 'cache_locks',

@@ -20,16 +20,20 @@ import { buildShapedPayload, findShape, profileOfShapes, shapedCommand, translat
 import { phpString } from '../php/string.js';
 import { readShapes } from '../shapes/read.js';
 import type { ShapesFile } from '../shapes/shape.js';
-import { QueueCache } from '../worker/cache.js';
+import { QueueCache, type WorkerCache } from '../worker/cache.js';
+import { DatabaseQueueCache } from '../worker/DatabaseQueueCache.js';
+import { DatabaseQueue } from '../database/index.js';
+import type { Queue, QueueDriver } from '../queue/index.js';
 import { DatabaseUuidFailedJobProvider, type FailedJobProvider } from '../worker/FailedJobProvider.js';
 import type { HandlerMap, JobMethods, MethodJob } from '../worker/handlers.js';
 import { DatabaseLockStore, parseVersion, planUniqueLock, uniqueLockFields, type UniqueLockStore } from '../worker/locks/index.js';
 import { Worker, WorkerUsageError, type FailedJobInfo, type WorkerEvent, type WorkerLogger } from '../worker/index.js';
 import { workerOptionsProblem, type WorkerOptions } from '../worker/WorkerOptions.js';
-import { redactSecrets } from './redact.js';
+import { redactSecrets, redactUrl } from './redact.js';
 import { RedisUnavailable, openBoundedClient, whereRedisIs } from './clients.js';
 import { appEncrypter } from './appKey.js';
 import { buildWorker, openLockStore, type Bookkeeping } from './buildWorker.js';
+import { cacheStoreOf, openDatabaseCache, openDatabaseQueue } from './drivers.js';
 import { DispatchTelemetry, type SentJob } from '../telemetry/dispatch.js';
 import { HorizonRecorder } from '../horizon/HorizonRecorder.js';
 import { horizonClusterProblem, resolveHorizon, type HorizonOptions, type ResolvedHorizon } from './horizon.js';
@@ -191,15 +195,21 @@ const CLOSE_DEADLINE_MS = 10_000;
  * handlers; without it any class and properties are taken.
  */
 export class LaravelQueue<Jobs extends object = UntypedJobs> {
-  /** The queue connection (RedisQueue) dispatch and size use: bounded waits, reconnecting. */
-  readonly connection: RedisQueue;
-  /** Restart signals, maxExceptions counts and queue:pause switches, as Laravel's workers keep them. */
-  readonly cache: QueueCache;
+  /**
+   * The queue dispatch, size and find use, by the connection's driver: a RedisQueue (bounded
+   * waits, reconnecting) or the database connection's jobs table (a DatabaseQueue).
+   */
+  readonly queue: Queue;
+  /**
+   * Restart signals, maxExceptions counts and queue:pause switches, as Laravel's workers keep
+   * them: in Redis (QueueCache), or in the database store's `cache` table (DatabaseQueueCache).
+   */
+  readonly cache: WorkerCache;
   /** APP_KEY's Encrypter, when there is a key. */
   readonly encrypter: Encrypter | undefined;
-  readonly #cacheClient: RedisClient;
+  readonly #cacheClient: RedisClient | undefined;
   /** The cache store's lock connection: one of the two above, or a client of its own. */
-  readonly #lockClient: RedisClient;
+  readonly #lockClient: RedisClient | undefined;
   #failer: DatabaseUuidFailedJobProvider | undefined;
   #locks: UniqueLockStore | undefined;
   readonly #closers: (() => Promise<void> | void)[] = [];
@@ -209,8 +219,10 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
 
   constructor(
     readonly settings: ConnectionSettings,
-    client: RedisClient,
-    cacheClient: RedisClient,
+    /** The queue's Redis client (the redis driver), or the database connection's queue. */
+    queue: RedisClient | DatabaseQueue,
+    /** The cache connection (the Redis store), or the database store's cache. */
+    cache: RedisClient | DatabaseQueueCache,
     private readonly options: Omit<ConnectOptions, 'shapes'> & {
       profile: LaravelProfile;
       cacheStore: 'redis' | 'database';
@@ -222,12 +234,17 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
         recorder: HorizonRecorder;
       };
     },
-    lockClient: RedisClient = cacheClient,
+    lockClient?: RedisClient,
   ) {
-    this.connection = new RedisQueue(client, { defaultQueue: settings.defaultQueue });
-    this.#cacheClient = cacheClient;
-    this.#lockClient = lockClient;
-    this.cache = new QueueCache(cacheClient, settings.cachePrefix, settings.cacheSeparator, lockClient);
+    this.queue = queue instanceof DatabaseQueue ? queue : new RedisQueue(queue, { defaultQueue: settings.defaultQueue });
+    if (cache instanceof DatabaseQueueCache) {
+      this.cache = cache;
+      this.#closers.push(() => cache.close());
+    } else {
+      this.#cacheClient = cache;
+      this.#lockClient = lockClient ?? cache;
+      this.cache = new QueueCache(cache, settings.cachePrefix, settings.cacheSeparator, this.#lockClient);
+    }
     this.encrypter = settings.appKey ? new Encrypter(settings.appKey, settings.cipher) : undefined;
   }
 
@@ -237,6 +254,20 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
    */
   get horizon(): HorizonRecorder | undefined {
     return this.options.horizonRecords?.recorder;
+  }
+
+  /** The redis connection's RedisQueue; the database connection has none (its queue is `queue`). */
+  get connection(): RedisQueue {
+    if (!(this.queue instanceof RedisQueue))
+      throw new ConnectionSettingsError(
+        'this is the database queue connection: it has no RedisQueue (its queue is .queue, a DatabaseQueue)',
+      );
+    return this.queue;
+  }
+
+  /** The queue connection's driver: `redis` or `database` (QUEUE_CONNECTION, or `connection`). */
+  get driver(): QueueDriver {
+    return this.queue.driver;
   }
 
   /** The key prefix (Laravel's `database.redis.options.prefix`). */
@@ -274,7 +305,7 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
   /** Jobs waiting in a queue (ready, delayed and reserved, as Laravel's size()). */
   size(queue?: string): Promise<number> {
     this.#open();
-    return this.connection.size(queue ?? this.settings.defaultQueue);
+    return this.queue.size(queue ?? this.settings.defaultQueue);
   }
 
   /**
@@ -291,14 +322,16 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
   ): Promise<Dispatched>;
   async dispatch(job: string | PhpObject, props: Record<string, unknown> = {}, options: DispatchOptions = {}): Promise<Dispatched> {
     this.#open();
-    const telemetry = await (this.#telemetry ??= DispatchTelemetry.open(this.options.telemetry, 'redis').catch((error: unknown) => {
-      // A broken @opentelemetry/api install costs the spans, never the job.
-      this.options.logger?.warn(
-        { err: error },
-        `dispatching without OpenTelemetry: @opentelemetry/api did not load (${(error as Error)?.message ?? String(error)})`,
-      );
-      return undefined;
-    }));
+    const telemetry = await (this.#telemetry ??= DispatchTelemetry.open(this.options.telemetry, this.queue.driver).catch(
+      (error: unknown) => {
+        // A broken @opentelemetry/api install costs the spans, never the job.
+        this.options.logger?.warn(
+          { err: error },
+          `dispatching without OpenTelemetry: @opentelemetry/api did not load (${(error as Error)?.message ?? String(error)})`,
+        );
+        return undefined;
+      },
+    ));
     if (!telemetry) return (await this.#dispatch(job, props, options, undefined)).dispatched;
     return telemetry.send((extra) => this.#dispatch(job, props, options, extra));
   }
@@ -343,11 +376,13 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
     };
     let built: BuiltPayload;
     let queue: string;
+    // The database's payload has no id or attempts: the row's id is the job's, its column counts.
+    const driver = this.queue.driver;
     if (job instanceof PhpObject) {
       if (Object.keys(props).length > 0) throw new TypeError('dispatch: a built command carries its own properties; give {} as props');
       for (const [name, value] of Object.entries(queueable))
         job.props.set(name, value instanceof PhpObject ? value : (value as string | number));
-      built = buildPayload(job, { profile, ...envelope, delay: since12(profile) && delayed ? delaySeconds : null });
+      built = buildPayload(job, { profile, ...envelope, driver, delay: since12(profile) && delayed ? delaySeconds : null });
       queue = options.queue || this.settings.defaultQueue;
     } else if (shapes) {
       const onNotRun = (name: string, methods: string[]) => {
@@ -362,6 +397,7 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
           profile,
           queueable: { ...queueable, ...unique?.queueable },
           ...envelope,
+          driver,
           ...(unique ? { extra: { ...unique.extra, ...extra } } : {}),
           delay: delaySeconds,
           ...(this.encrypter ? { encrypter: this.encrypter } : {}),
@@ -393,29 +429,33 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
         return { name: job, delay: delaySeconds, dispatched: { uuid: null, id: null, queue, duplicate: true, lockKey: lock.key } };
     } else {
       const command = buildJob({ className: job, properties: withCarbons(props) as Record<string, unknown>, queueable }, profile);
-      built = buildPayload(command, { profile, ...envelope, delay: since12(profile) && delayed ? delaySeconds : null });
+      built = buildPayload(command, { profile, ...envelope, driver, delay: since12(profile) && delayed ? delaySeconds : null });
       queue = options.queue || this.settings.defaultQueue;
     }
     const uuid = typeof built.envelope.uuid === 'string' ? built.envelope.uuid : null;
     const horizon = this.horizon;
     // Horizon's queue lays the payload out its own way before the push: the id made the uuid, type, tags, silenced, pushedAt.
     const raw = horizon ? horizon.prepare(built.raw, { command: built.command, tags: await tagsOf(options, methodJob) }) : built.raw;
+    let rowId: string | void;
     try {
-      await this.#push(raw, uuid, queue, delayed ? (delay instanceof Date ? delay : delaySeconds) : undefined);
+      rowId = await this.#push(raw, uuid, queue, delayed ? (delay instanceof Date ? delay : delaySeconds) : undefined);
     } catch (error) {
       // Never a silent drop: the caller hears that this job was not pushed, and why (no password);
       // or, when Redis never answered, that it may have been.
+      const where = this.#where();
       const line = outcomeUnknown(error)
-        ? `the job may or may not have been pushed: Redis at ${whereRedisIs(this.settings)} did not confirm it (${(error as Error).message})${uuid ? `; find it by its uuid ${uuid}` : ''}`
-        : `the job was not pushed: Redis at ${whereRedisIs(this.settings)} did not take it (${(error as Error).message})`;
+        ? `the job may or may not have been pushed: ${where} did not confirm it (${(error as Error).message})${uuid ? `; find it by its uuid ${uuid}` : ''}`
+        : `the job was not pushed: ${where} did not take it (${(error as Error).message})`;
       throw new Error(redactSecrets(line), { cause: error });
     }
     if (horizon) await this.#recordPushed(horizon, queue, raw);
     const name = String(built.envelope.displayName ?? built.command.className);
+    // The job's id: the payload's on Redis, the new row's on the database (as Laravel's pushRaw returns it).
+    const id = rowId ?? String(built.envelope.id);
     return {
       name,
       delay: delaySeconds,
-      dispatched: { uuid, id: horizon && uuid !== null ? uuid : String(built.envelope.id), queue },
+      dispatched: { uuid, id: horizon && uuid !== null ? uuid : id, queue },
     };
   }
 
@@ -441,12 +481,10 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
    * the push step's marker of the uuid makes that second send a no-op when the first went
    * through. A payload without a uuid (Laravel before 7) is sent once and its failure reported.
    */
-  async #push(raw: string, uuid: string | null, queue: string, delay: number | Date | undefined): Promise<void> {
-    if (uuid === null) {
-      if (delay !== undefined) await this.connection.laterRaw(delay, raw, queue);
-      else await this.connection.pushRaw(raw, queue);
-      return;
-    }
+  async #push(raw: string, uuid: string | null, queue: string, delay: number | Date | undefined): Promise<string | void> {
+    // The database's insert is one statement in its own transaction: it happened or it did not.
+    if (uuid === null || !(this.queue instanceof RedisQueue))
+      return delay !== undefined ? this.queue.laterRaw(delay, raw, queue) : this.queue.pushRaw(raw, queue);
     const commandTimeout = this.options.commandTimeout ?? 10_000;
     // Due at one moment however often it is sent (in seconds: a Date ends in the year 275760).
     const due = delay === undefined ? undefined : this.connection.availableAt(delay);
@@ -473,11 +511,18 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
   async find(idOrUuid: string, options: { queues?: string[] } = {}): Promise<FoundJob | undefined> {
     this.#open();
     for (const name of options.queues ?? [this.settings.defaultQueue]) {
-      const queued = await this.connection.find(idOrUuid, name);
-      if (queued)
-        return foundJob(queued.state, queued.queue, queued.payload, {
+      const queued = await this.queue.find(idOrUuid, name);
+      if (queued) {
+        const found = foundJob(queued.state, queued.queue, queued.payload, {
           ...(queued.until !== undefined ? { until: new Date(queued.until * 1000), untilSeconds: queued.until } : {}),
         });
+        // The database keeps the id and the attempts beside the payload, in the row.
+        return {
+          ...found,
+          ...(queued.id !== undefined ? { id: queued.id } : {}),
+          ...(queued.attempts !== undefined ? { attempts: queued.attempts } : {}),
+        };
+      }
     }
     const failed = await this.failer.find(idOrUuid);
     return failed
@@ -551,11 +596,19 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
     await Promise.all([...this.#workers].map((worker) => worker.stop({ timeout: CLOSE_DEADLINE_MS })));
     for (const close of this.#closers.splice(0)) await close();
     await this.#failer?.close();
-    await this.connection.close();
-    this.connection.client.disconnect();
-    this.#cacheClient.disconnect();
+    await this.queue.close();
+    const queueClient = this.queue instanceof RedisQueue ? this.queue.client : undefined;
+    queueClient?.disconnect();
+    this.#cacheClient?.disconnect();
     this.horizon?.client.disconnect();
-    if (this.#lockClient !== this.#cacheClient && this.#lockClient !== this.connection.client) this.#lockClient.disconnect();
+    if (this.#lockClient !== this.#cacheClient && this.#lockClient !== queueClient) this.#lockClient?.disconnect();
+  }
+
+  /** Where the jobs go, for an error line: Redis's address, or the jobs table and its database. */
+  #where(): string {
+    return this.queue instanceof RedisQueue
+      ? `Redis at ${whereRedisIs(this.settings)}`
+      : `the ${this.settings.jobsTable} table of ${redactUrl(this.settings.queueDb ?? '')}`;
   }
 
   #open(): void {
@@ -600,7 +653,8 @@ export async function connectWith<Jobs extends object = UntypedJobs>(
   // A store the .env names that keeps locks out of Node's reach (Laravel 8's stock CACHE_DRIVER=file) refuses only a lock.
   const fromEnv = options.cacheStore === undefined ? envCacheStore(fromFile ?? envFileOf(options), options.env) : undefined;
   const unreachableLocks = unreachableLockStore(fromEnv);
-  const cacheStore = options.cacheStore ?? (fromEnv?.store === 'database' ? 'database' : 'redis');
+  // A database connection with no Redis named keeps its cache in the database store, and opens no Redis (drivers.ts).
+  const cacheStore = cacheStoreOf(settings, options.cacheStore, fromEnv);
   const appDir = options.env !== undefined ? dirname(resolve(options.env)) : process.cwd();
   const version = options.laravel ?? (options.env !== undefined ? installedLaravel(appDir) : undefined);
   const profile = version === undefined ? '8' : profileOf(version);
@@ -625,44 +679,57 @@ export async function connectWith<Jobs extends object = UntypedJobs>(
       throw error;
     }
   };
-  // Both at once, so the whole wait is one connectTimeout; either failing closes the other.
-  // The lock connection is the queue's (the stock `default`) or the cache's, else one of its own.
-  const ownLock = settings.lockUrl !== settings.url && settings.lockUrl !== settings.cacheUrl;
-  const opened = await Promise.allSettled([open(settings.url), open(settings.cacheUrl), ...(ownLock ? [open(settings.lockUrl)] : [])]);
-  const failed = opened.find((result): result is PromiseRejectedResult => result.status === 'rejected');
-  if (failed) {
-    for (const result of opened) if (result.status === 'fulfilled') result.value.disconnect();
-    throw failed.reason;
-  }
-  const [client, cacheClient, lockClient] = opened.map((result) => (result as PromiseFulfilledResult<RedisClient>).value) as [
-    RedisClient,
-    RedisClient,
-    RedisClient | undefined,
-  ];
   const { shapes: _given, ...rest } = options;
-  const locksOn = lockClient ?? (settings.lockUrl === settings.url ? client : cacheClient);
-  let horizonRecords: { resolved: ResolvedHorizon; recorder: HorizonRecorder } | undefined;
+  const queueOptions = {
+    ...rest,
+    profile,
+    cacheStore,
+    ...(unreachableLocks ? { unreachableLocks } : {}),
+    ...(shapes ? { shapes } : {}),
+    ...(version !== undefined ? { version } : {}),
+  };
+  const database = settings.queueConnection === 'database';
+  // Redis is opened for what the app keeps there: the redis connection's queue, the Redis cache
+  // store's values and locks. The lock connection is the queue's (the stock `default`) or the
+  // cache's, else one of its own.
+  const redisCache = cacheStore === 'redis';
+  const ownLock = redisCache && settings.lockUrl !== settings.cacheUrl && (database || settings.lockUrl !== settings.url);
+  type Role = 'queue' | 'cache' | 'lock';
+  const wanted: [Role, string][] = [];
+  if (!database) wanted.push(['queue', settings.url]);
+  if (redisCache) wanted.push(['cache', settings.cacheUrl]);
+  if (ownLock) wanted.push(['lock', settings.lockUrl]);
+  const closers: (() => unknown)[] = [];
   try {
-    horizonRecords = await openHorizonRecords(settings, options, fromFile, open);
+    const queue = database ? openDatabaseQueue(settings, version !== undefined ? { laravel: version } : {}) : undefined;
+    if (queue) closers.push(() => queue.close());
+    const cache = redisCache ? undefined : openDatabaseCache(settings, options.lockDb);
+    if (cache) closers.push(() => cache.close());
+    // All at once, so the whole wait is one connectTimeout; either failing closes the others.
+    const opened = await Promise.allSettled(wanted.map(([, url]) => open(url)));
+    const clients = new Map<Role, RedisClient>();
+    opened.forEach((result, i) => {
+      if (result.status === 'fulfilled') {
+        clients.set(wanted[i]![0], result.value);
+        closers.push(() => result.value.disconnect());
+      }
+    });
+    const failed = opened.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+    if (failed) throw failed.reason;
+    const cacheClient = clients.get('cache');
+    const locksOn = clients.get('lock') ?? (settings.lockUrl === settings.url ? clients.get('queue') : undefined) ?? cacheClient;
+    const horizonRecords = await openHorizonRecords(settings, options, fromFile, open);
+    return new LaravelQueue<Jobs>(
+      settings,
+      queue ?? clients.get('queue')!,
+      cache ?? cacheClient!,
+      { ...queueOptions, ...(horizonRecords ? { horizonRecords } : {}) },
+      cache ? undefined : locksOn,
+    );
   } catch (error) {
-    for (const opened of new Set([client, cacheClient, locksOn])) opened.disconnect();
+    for (const close of closers.reverse()) await Promise.resolve(close()).catch(() => undefined);
     throw error;
   }
-  return new LaravelQueue<Jobs>(
-    settings,
-    client,
-    cacheClient,
-    {
-      ...rest,
-      profile,
-      cacheStore,
-      ...(unreachableLocks ? { unreachableLocks } : {}),
-      ...(shapes ? { shapes } : {}),
-      ...(version !== undefined ? { version } : {}),
-      ...(horizonRecords ? { horizonRecords } : {}),
-    },
-    locksOn,
-  );
 }
 
 /**

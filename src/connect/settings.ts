@@ -126,7 +126,7 @@ export interface ConnectionOptions {
    * connection REDIS_CACHE_LOCK_CONNECTION names: `default`, the queue's, unless it says `cache`).
    */
   cacheLockDb?: string | number;
-  /** The failed-jobs database URL (else LQB_FAILED_DB, the .env's DB_*, or failed-jobs.sqlite). */
+  /** The failed-jobs database URL (else LQB_FAILED_DB, the .env's DB_*, the database connection's database, or failed-jobs.sqlite). */
   failedDb?: string;
   /** The failed-jobs table (else LQB_FAILED_TABLE, or failed_jobs). */
   failedTable?: string;
@@ -196,7 +196,13 @@ export function resolveFromEnv(options: ConnectionOptions, fromFile: LaravelEnv 
   );
   const cachePrefix = options.cachePrefix ?? env('CACHE_PREFIX') ?? (style ?? PREFIX_STYLES.colon).cache(appName);
   const cacheSeparator = (style ?? PREFIX_STYLES.colon).separator;
-  const failedDb = options.failedDb ?? process.env.LQB_FAILED_DB ?? databaseUrlFrom(fromFile, appDir) ?? 'failed-jobs.sqlite';
+  // The app's database (DB_CONNECTION) keeps failed_jobs; a database connection's own database is that one when nothing else names it.
+  const failedDb =
+    options.failedDb ??
+    process.env.LQB_FAILED_DB ??
+    databaseUrlFrom(fromFile, appDir) ??
+    (queueConnection === 'database' ? queueDb : undefined) ??
+    'failed-jobs.sqlite';
   const appKey = options.key ?? env('APP_KEY');
   const cipher = options.cipher ?? env('APP_CIPHER') ?? 'AES-256-CBC';
   const nodes = options.cluster ?? env('REDIS_CLUSTER');

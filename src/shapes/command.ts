@@ -74,6 +74,8 @@ export interface ShapedPayloadOptions extends ShapedCommandOptions {
   onNotRun?: (className: string, methods: string[]) => void;
   /** Keys a `Queue::createPayloadUsing` hook adds (a trace context, say), in order. */
   extra?: PayloadOptions['extra'];
+  /** The queue driver: the database's payload has no `id` or `attempts` (buildPayload). */
+  driver?: PayloadOptions['driver'];
 }
 
 /**
@@ -115,6 +117,7 @@ export function buildShapedPayload(
     delay: (profile === '12' || profile === '13') && options.delay ? options.delay : null,
     ...(shaped.encrypted ? { encrypter: options.encrypter } : {}),
     ...(options.extra ? { extra: options.extra } : {}),
+    ...(options.driver ? { driver: options.driver } : {}),
   };
   return { ...buildPayload(shaped.command, payload), queue: shaped.queue };
 }

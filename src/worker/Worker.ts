@@ -11,9 +11,9 @@
 import { EventEmitter } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Queue, ReservedJob } from '../queue/contract.js';
-import { PauseWatch } from './cache.js';
+import { PauseWatch, QueueCache, type WorkerCache } from './cache.js';
 import { MiddlewareNotices } from './middleware.js';
-import { blockedEvent, shortRetryAfterWarning, unanswerableAtStart } from './startChecks.js';
+import { blockedEvent, rateLimiterWithoutRedis, shortRetryAfterWarning, unanswerableAtStart } from './startChecks.js';
 import { describeError } from './errors.js';
 import type { HandlerMap } from './handlers.js';
 import { defaultWorkerOptions, workerOptionsProblem, type WorkerOptions } from './WorkerOptions.js';
@@ -169,7 +169,7 @@ export class Worker<Q extends Queue = Queue> extends EventEmitter {
       now: this.now,
     });
     const clients = [...(queue.clients ?? [])];
-    if (deps.cache && !clients.includes(deps.cache.client)) clients.push(deps.cache.client);
+    if (deps.cache instanceof QueueCache && !clients.includes(deps.cache.client)) clients.push(deps.cache.client);
     this.connectionWatch = new ConnectionWatch(clients, {
       down: (error) => this.events.say({ event: 'error', error: error.message }, error, 'connection'),
       up: (downMs) => this.events.say({ event: 'reconnected', reason: `Redis answers again, after ${(downMs / 1000).toFixed(1)} s` }),
@@ -362,6 +362,8 @@ export class Worker<Q extends Queue = Queue> extends EventEmitter {
   private checkAtStart(): StopReason | undefined {
     const short = shortRetryAfterWarning(this.queue.retryAfter, this.options.timeout);
     if (short) this.events.say(short);
+    const limiter = rateLimiterWithoutRedis(this.handlers, !this.deps.cache || this.deps.cache instanceof QueueCache);
+    if (limiter) this.events.say(limiter);
     const refusals = unanswerableAtStart(this.handlers, this.deps, this.options.share);
     this.refused = refusals.refused;
     for (const event of refusals.events) this.events.say(event);
@@ -409,9 +411,25 @@ export class Worker<Q extends Queue = Queue> extends EventEmitter {
     return Promise.race([waiting, stopped]).finally(() => this.stopWaiters.delete(release));
   }
 
+  /**
+   * The restart signal as it stands at start. A cache that cannot be read at all (the database
+   * store without its `cache` table) stops the worker here, in words naming the cache.
+   */
+  private async firstRestartRead(cache: WorkerCache): Promise<number | null> {
+    try {
+      return await cache.lastRestart();
+    } catch (error) {
+      const store =
+        cache instanceof QueueCache
+          ? 'the Redis cache store'
+          : "the database cache store's table (Laravel's cache migration makes it: cache and cache_locks)";
+      throw new Error(`the worker's cache cannot be read, in ${store}: ${describeError(error)}`, { cause: error });
+    }
+  }
+
   private async loop(): Promise<StopReason> {
     const startedAt = Date.now();
-    const lastRestart = this.deps.cache ? await this.untilStopped(this.deps.cache.lastRestart(), null) : null;
+    const lastRestart = this.deps.cache ? await this.untilStopped(this.firstRestartRead(this.deps.cache), null) : null;
     const concurrency = Math.max(1, this.options.concurrency);
     // With room for more than one job, each reserve asks for at most half the slots, so the
     // next one can be on its way while this process reads and runs the last.
@@ -542,6 +560,11 @@ export class Worker<Q extends Queue = Queue> extends EventEmitter {
         // wait cut short by stop() is no error.
         if (this.shouldQuit) return [];
         this.events.say({ event: 'error', queue: name, error: describeError(error) }, error, 'queue');
+        const unreserved = this.deps.failReserveErrors ? reserveErrorJob(error) : undefined;
+        if (unreserved) {
+          await this.failUnreserved(unreserved, error as Error);
+          return [];
+        }
         await this.nap(1);
         return [];
       }
@@ -635,6 +658,22 @@ export class Worker<Q extends Queue = Queue> extends EventEmitter {
   }
 
   /** Runs one reserved job to its end: done, released, given back or failed (see runJob.ts). */
+  /** A job whose reserve threw, failed as Laravel 12.54+ fails it (failReserveErrors). */
+  private async failUnreserved(job: ReservedJob, error: Error): Promise<void> {
+    const inHand = new JobInHand(job);
+    try {
+      await this.runner.failUnreserved(inHand, error);
+    } catch (failure) {
+      this.events.say(
+        { event: 'error', job: job.id, queue: job.queue, error: `could not fail the job: ${describeError(failure)}` },
+        failure,
+        'queue',
+      );
+    } finally {
+      this.events.finished(inHand);
+    }
+  }
+
   async process(job: ReservedJob): Promise<void> {
     const inHand = new JobInHand(job);
     this.inHand.set(job, inHand);
@@ -644,4 +683,11 @@ export class Worker<Q extends Queue = Queue> extends EventEmitter {
       this.inHand.delete(job);
     }
   }
+}
+
+/** The job a reserve error carries (the database queue's DatabaseReserveError), if it carries one. */
+function reserveErrorJob(error: unknown): ReservedJob | undefined {
+  if (!(error instanceof Error) || error.name !== 'DatabaseReserveError') return undefined;
+  const job = (error as Error & { job?: ReservedJob }).job;
+  return job && typeof job.delete === 'function' ? job : undefined;
 }

@@ -22,6 +22,7 @@ import {
 import { handlerNames, jobName, type Handler, type HandlerJob, type HandlerMap } from './handlers.js';
 import { nearestHandlerKey } from './handlerKeys.js';
 import { JobContext, JobInHand, type JobActions } from './JobInHand.js';
+import { QueueCache } from './cache.js';
 import type { MiddlewareNotices } from './middleware.js';
 import { alreadyExceedsMaxAttempts, attemptsUsedUp, backoffFor, timeoutOf } from './rules.js';
 import { withinTimeout } from './timeout.js';
@@ -275,6 +276,14 @@ export class JobRunner {
     );
   }
 
+  /**
+   * Laravel 12.54+'s DatabaseQueue: a job whose reserve threw is failed (`$job->fail($e)`), so
+   * one bad row (its attempts column full, say) does not stop the queue. Recorded with the error.
+   */
+  async failUnreserved(inHand: JobInHand, error: Error): Promise<void> {
+    await this.failUnread(inHand, error);
+  }
+
   /** The failed() hook of a job failed before it was read, when its command reads after all. */
   private async failedHookOfUnread(inHand: JobInHand, error: Error): Promise<void> {
     try {
@@ -493,8 +502,9 @@ function runnerActions(runner: JobRunner, parts: RunnerParts): JobActions {
       inHand.deleted = true;
       await inHand.job.delete();
     },
+    // The handler's cache is Redis's (the rate limiter and RedisLock speak Redis); the database store's is not given.
     get cache() {
-      return parts.deps.cache;
+      return parts.deps.cache instanceof QueueCache ? parts.deps.cache : undefined;
     },
     get locks() {
       return parts.deps.locks;

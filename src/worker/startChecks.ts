@@ -22,6 +22,26 @@ export function shortRetryAfterWarning(retryAfter: number | null, timeout: numbe
 }
 
 /**
+ * rateLimited() counts in Laravel's Redis cache store (RateLimiter.ts); a worker whose cache is
+ * the database store's has none to give it, so its handlers' jobs would fail there. Said once at
+ * start rather than met job by job.
+ */
+export function rateLimiterWithoutRedis(handlers: HandlerMap, redisCache: boolean): WorkerEvent | undefined {
+  if (redisCache) return undefined;
+  const limited = Object.keys(handlers).filter((key) => guardsOf(handlers[key]).includes('rateLimited'));
+  if (limited.length === 0) return undefined;
+  return {
+    event: 'warning',
+    reason: `rateLimited() counts in Laravel's Redis cache store, and this worker's cache is the database store: the jobs of ${limited.join(', ')} fail until a Redis cache is given (--redis, REDIS_URL, CACHE_STORE=redis)`,
+  };
+}
+
+function guardsOf(handler: unknown): string[] {
+  const guards = (handler as { guards?: unknown } | undefined)?.guards;
+  return Array.isArray(guards) ? (guards as string[]) : [];
+}
+
+/**
  * Classes whose unique lock Node could not release (methods.ts), named at start: without
  * `share` the run ends before taking any job, status 2 (`stop`); with it their jobs are given
  * back (`refused`, by class). Without shapes the worker cannot tell which they are, and says so once.
@@ -33,7 +53,12 @@ export function unanswerableAtStart(
 ): { events: WorkerEvent[]; refused: Map<string, string>; stop?: StopReason } {
   if (!deps.locks) {
     const events: WorkerEvent[] = deps.unreachableLocks
-      ? [{ event: 'warning', reason: `${deps.unreachableLocks}; this worker releases no unique job's lock` }]
+      ? [
+          {
+            event: 'warning',
+            reason: `${deps.unreachableLocks}; this worker releases no unique job's lock${deps.cache ? '' : ", and reads no restart or pause signal of that store's"}`,
+          },
+        ]
       : [];
     return { events, refused: new Map() };
   }

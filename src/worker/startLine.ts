@@ -10,6 +10,8 @@ export interface StartConnection {
   /** The Redis URL, its password already masked by the caller, or a cluster's seed nodes. */
   redis: string;
   prefix: string;
+  /** The database connection's jobs table and database (password masked): said instead of Redis and the prefix. */
+  database?: string;
   /** The Laravel version or profile whose layout the worker follows, and where that came from. */
   laravel?: string;
 }
@@ -28,7 +30,8 @@ export function startLine(facts: StartFacts): string {
   const parts: string[] = [];
   const connection = facts.connection;
   if (connection) {
-    parts.push(`redis ${connection.redis}`, `prefix ${JSON.stringify(connection.prefix)}`);
+    if (connection.database !== undefined) parts.push(`database ${connection.database}`);
+    else parts.push(`redis ${connection.redis}`, `prefix ${JSON.stringify(connection.prefix)}`);
     if (connection.laravel) parts.push(`Laravel ${connection.laravel}`);
   }
   parts.push(`queues ${facts.queues.join(',')}`);

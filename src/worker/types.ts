@@ -7,7 +7,7 @@ import type { DecodedPayload, Encrypter } from '../laravel/index.js';
 import type { ReservedJob } from '../queue/contract.js';
 import type { ShapesFile } from '../shapes/shape.js';
 import type { TelemetryOptions } from '../internal/telemetry-options.js';
-import type { QueueCache } from './cache.js';
+import type { WorkerCache } from './cache.js';
 import type { FailedJobProvider } from './FailedJobProvider.js';
 import type { UniqueLockStore } from './locks/index.js';
 import type { DatabaseBatchRepository } from './BatchRepository.js';
@@ -102,8 +102,16 @@ export interface WorkerDependencies {
   logger?: WorkerLogger;
   /** Redis trouble (a reserve, a renewal, a delete or release that did not reach it), the Error itself. */
   onError?: (error: Error) => void;
-  /** Restart signals and maxExceptions counts, shared with Laravel's workers. */
-  cache?: QueueCache;
+  /**
+   * Restart signals, maxExceptions counts and pause switches, shared with Laravel's workers:
+   * QueueCache in the Redis store, DatabaseQueueCache in the database store's `cache` table.
+   */
+  cache?: WorkerCache;
+  /**
+   * Laravel 12.54+'s rule: a job whose reserve threw (DatabaseReserveError) is failed rather
+   * than left to block the queue. Off: the reserve is tried again, as 8.83–12.53 do.
+   */
+  failReserveErrors?: boolean;
   /** Decrypts ShouldBeEncrypted commands (Laravel's APP_KEY). */
   encrypter?: Encrypter;
   /**

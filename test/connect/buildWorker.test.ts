@@ -5,6 +5,9 @@
  * of every client it opened. Real Redis and SQLite; the APP_KEY check names the setting, never the key.
  */
 import { RedisQueue } from '../../src/redis/index.js';
+import { DatabaseQueue } from '../../src/database/index.js';
+import { rateLimited } from '../../src/worker/middleware.js';
+import type { WorkerEvent } from '../../src/worker/index.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -124,6 +127,34 @@ describe('openLockStore: where unique locks live', () => {
       await other.close();
       client.disconnect();
     }
+  });
+});
+
+describe('buildWorker on the database connection', () => {
+  it('opens no Redis with the database store: the jobs table, the cache table; rateLimited() said at start; a missing cache table named', async () => {
+    const db = `sqlite://${join(dir, 'app.sqlite')}`;
+    const onDb = resolveConnection({ connection: 'database', queueDb: db, failedDb: db, jobsTable: 'lqb_jobs' });
+    expect(onDb.redisNamed, 'no Redis given or named').toBe(false);
+    const events: WorkerEvent[] = [];
+    built = buildWorker({
+      settings: onDb,
+      handlers: { 'App\\Jobs\\Limited': rateLimited('api', { maxAttempts: 1 }, async () => undefined) },
+      options: { stopWhenEmpty: true, sleep: 0, memory: 0 },
+      bookkeeping: { cacheStore: 'database' },
+      failer: false,
+      log: (event) => void events.push(event),
+    });
+    const worker = built.worker;
+    expect(worker.queue, 'the queue: the jobs table').toBeInstanceOf(DatabaseQueue);
+    expect(worker.queue.clients ?? [], 'no client to watch: no Redis').toEqual([]);
+    expect(worker.startLine(), 'the start line names the table').toContain(`database lqb_jobs in ${db}`);
+    await expect(worker.run(), 'a worker whose cache table is not there').rejects.toThrow(
+      /^the worker's cache cannot be read, in the database cache store's table .*no such table: cache/,
+    );
+    expect(
+      events.filter((event) => event.event === 'warning' && /rateLimited\(\)/.test(String(event.reason))).length,
+      `the line about rateLimited() without Redis, among ${JSON.stringify(events)}`,
+    ).toBe(1);
   });
 });
 

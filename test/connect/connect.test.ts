@@ -12,6 +12,7 @@ import { connect, type LaravelQueue } from '../../src/connect/index.js';
 import { connectionFrom } from '../../src/cli/connection.js';
 import { freePort } from '../../src/testing/index.js';
 import { Worker, WorkerUsageError, type WorkerEvent } from '../../src/worker/Worker.js';
+import type { QueueCache } from '../../src/worker/cache.js';
 import { defineHandlers } from '../../src/worker/handlers.js';
 import { php, scratch, type Scratch } from '../helpers/processes.js';
 import { rawClient, removePrefix } from '../helpers/redis.js';
@@ -252,7 +253,7 @@ describe('close()', () => {
     await new Promise((r) => setTimeout(r, 50));
     const clients = {
       queue: opened.connection.client.status,
-      cache: opened.cache.client.status,
+      cache: (opened.cache as QueueCache).client.status,
       worker: worker.queue.clients?.[0]?.status,
     };
     expect(clients, 'a Redis client is still open').toEqual({ queue: 'end', cache: 'end', worker: 'end' });

@@ -36,6 +36,10 @@ function laravelLock(action: 'get' | 'free'): boolean {
     if (!$db->getSchemaBuilder()->hasTable('cache_locks')) {
       $db->getSchemaBuilder()->create('cache_locks', function ($t) { $t->string('key')->primary(); $t->string('owner'); $t->integer('expiration'); });
     }
+    // The store's value table beside it, as Laravel's cache migration makes both: the worker's cache (restart, pauses) is read there.
+    if (!$db->getSchemaBuilder()->hasTable('cache')) {
+      $db->getSchemaBuilder()->create('cache', function ($t) { $t->string('key')->unique(); $t->mediumText('value'); $t->integer('expiration'); });
+    }
     $lock = (new Illuminate\\Cache\\DatabaseStore($db, 'cache', 'laravel_cache', 'cache_locks'))->lock(${JSON.stringify(NAME)}, 0);
     echo json_encode(${JSON.stringify(action)} === 'get' ? $lock->get() : ($lock->forceRelease() ?? true));
   `;
