@@ -110,6 +110,7 @@ function isSqliteBusy(error: unknown): boolean {
 }
 
 const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 class SqliteDatabase implements Database {
   readonly dialect = 'sqlite' as const;
@@ -156,9 +157,14 @@ class SqliteDatabase implements Database {
     }
   }
 
-  /** Runs `work` once the transaction before it (if any) has ended. */
+  /**
+   * Runs `work` once the transaction before it (if any) has ended, after a turn of the event
+   * loop: better-sqlite3 answers synchronously, and a caller that polls an empty table in a loop
+   * (a worker with --sleep=0 and jobs in hand) would otherwise never let timers and I/O run, as
+   * the deletes of the jobs it waits for.
+   */
   #inTurn<T>(work: () => Promise<T>): Promise<T> {
-    const result = this.#turn.then(work);
+    const result = this.#turn.then(nextTurn).then(work);
     this.#turn = result.catch(() => undefined);
     return result;
   }
