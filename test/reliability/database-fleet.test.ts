@@ -11,9 +11,9 @@
  * write lock, whoever holds it: PHP's workers meet it among themselves. Where it strikes a
  * delete or a release after the job ran, that row stays reserved (Laravel's issue: its job says it
  * was deleted). Such jobs, named by the error Laravel reported, are the only ones let off the
- * exact count; Node's workers must never meet the lock themselves, and must not make PHP's
- * workers meet it more often than a PHP-only fleet of the same size does (measured here on the
- * same mix: PHP's lock errors per PHP job run, with and without the Node worker).
+ * exact count, and Node's workers must never meet the lock themselves. How often PHP's workers
+ * meet it is measured, printed and not asserted (it follows the disk and the load): a PHP-only
+ * fleet of three workers against two PHP workers and a Node worker, on the same mix (half the jobs).
  */
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -46,6 +46,8 @@ interface FleetResult {
   /** PHP's "database is locked" errors, by the statement they struck. */
   locked: { sql: string; id: string | undefined }[];
   left: Run[];
+  /** The PHP workers' time at the table: their number times the fleet's run. */
+  workerSeconds: number;
 }
 
 const lines = (file: string): Run[] =>
@@ -110,7 +112,8 @@ async function push(t: JobsTable, scale = 1): Promise<void> {
  * A Laravel worker with --stop-when-empty also stops after a pop that failed (its pop returned
  * no job): as under a supervisor, one is started again while the table has jobs due.
  */
-async function fleet(t: JobsTable, nodeWorkers: number): Promise<FleetResult> {
+async function fleet(t: JobsTable, phpWorkers: number, nodeWorkers: number): Promise<FleetResult> {
+  const started = Date.now();
   const env = { ...t.env, LQB_NODE_RECORD_FILE: join(t.dir, 'node-runs.jsonl') };
   const queue = DatabaseQueue.open(t.url, { table: t.table });
   const supervised = async (): Promise<RunResult[]> => {
@@ -126,7 +129,7 @@ async function fleet(t: JobsTable, nodeWorkers: number): Promise<FleetResult> {
   );
   try {
     const [phpResults, nodeResults] = await Promise.all([
-      Promise.all(Array.from({ length: PHP_WORKERS }, supervised)).then((slots) => slots.flat()),
+      Promise.all(Array.from({ length: phpWorkers }, supervised)).then((slots) => slots.flat()),
       Promise.all(nodeRuns),
     ]);
     const locked = phpResults.flatMap((result) =>
@@ -141,6 +144,7 @@ async function fleet(t: JobsTable, nodeWorkers: number): Promise<FleetResult> {
       runs: [...lines(t.env.LQB_RECORD_FILE!), ...lines(env.LQB_NODE_RECORD_FILE)].filter((r) => !r.failed),
       locked,
       left: await t.laravel('rows'),
+      workerSeconds: (phpWorkers * (Date.now() - started)) / 1000,
     };
   } finally {
     await queue.close();
@@ -174,12 +178,12 @@ describe.each(QUEUE_DATABASES)('a mixed fleet of Laravel 8.83 and Node workers o
         let alone: FleetResult | undefined;
         if (sqlite) {
           await push(t, 0.5);
-          alone = await fleet(t, 0);
+          alone = await fleet(t, PHP_WORKERS + 1, 0);
           await t.laravel('clear');
           rmSync(t.env.LQB_RECORD_FILE!, { force: true });
         }
         await push(t);
-        const result = await fleet(t, 1);
+        const result = await fleet(t, PHP_WORKERS, 1);
         for (const [i, r] of result.php.entries()) expect(r.status, `Laravel worker ${i}: ${r.stderr.slice(-500)}`).toBe(0);
         for (const [i, r] of result.node.entries()) expect(r.status, `Node worker ${i}: ${r.stderr.slice(-500)}`).toBe(0);
         expect(
@@ -231,8 +235,12 @@ describe.each(QUEUE_DATABASES)('a mixed fleet of Laravel 8.83 and Node workers o
         ).toEqual([]);
 
         if (alone) {
-          const summary = `${name}: PHP's lock errors per 1,000 PHP job runs: ${lockRate(alone).toFixed(1)} in a PHP-only fleet (${alone.locked.length} errors), ${lockRate(result).toFixed(1)} beside the Node worker (${result.locked.length} errors; ${excused.size} jobs struck after running)`;
-          console.log(summary);
+          // Printed, not asserted: how often SQLite refuses PHP depends on the disk and the load.
+          const rates = (r: FleetResult) =>
+            `${r.locked.length} errors, ${lockRate(r).toFixed(1)} per 1,000 PHP job runs, ${((60 * r.locked.length) / r.workerSeconds).toFixed(1)} per PHP worker-minute`;
+          console.log(
+            `${name}: PHP's "database is locked": ${PHP_WORKERS + 1} PHP workers alone: ${rates(alone)}; ${PHP_WORKERS} PHP workers and a Node worker: ${rates(result)} (${excused.size} jobs struck after running; ${result.runs.filter((r) => r.side === 'php').length} of ${result.runs.length} runs by PHP)`,
+          );
         }
       }),
     600_000,
