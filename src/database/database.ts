@@ -6,8 +6,9 @@
  *
  * A transaction runs on one connection, and `FOR UPDATE` (with `SKIP LOCKED` on MySQL 8 /
  * MariaDB 10.6 / PostgreSQL) works inside it as the database gives it; SQLite has no row locks,
- * so its transactions begin IMMEDIATE (the write lock taken at the start, as a reader that will
- * write needs) and run one at a time in this process.
+ * so its transactions begin EXCLUSIVE (the file's locks taken at the start, as a reader that will
+ * write needs, and not while another connection reads: see #beginExclusive) and run one at a time
+ * in this process.
  *
  * SQLite's busy wait: better-sqlite3 is synchronous, so its own busy handler would stall the
  * whole event loop while another process (a PHP worker) holds the file's lock. It waits only a
