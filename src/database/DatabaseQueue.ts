@@ -57,6 +57,12 @@ export class DatabaseReserveError extends Error {
   }
 }
 
+/** Deletes waiting for their transaction, and the callers told when it commits. */
+interface DeleteBatch {
+  ids: string[];
+  done: { resolve: () => void; reject: (error: unknown) => void }[];
+}
+
 /** The lock clause Laravel's reserve query ends with: SKIP LOCKED, plain FOR UPDATE, or none (SQLite). */
 export type PopLock = 'for update skip locked' | 'for update' | '';
 
@@ -85,7 +91,7 @@ export class DatabaseQueue implements Queue<DatabaseJob> {
    */
   private held = new Map<string, DatabaseJob>();
   /** Deletes asked for in one turn of the event loop, done in one transaction. */
-  private pendingDeletes: { ids: string[]; done: { resolve: () => void; reject: (error: unknown) => void }[] } | undefined;
+  private pendingDeletes: DeleteBatch | undefined;
   /** The last batch of deletes scheduled (each starts when the one before has ended), which close() waits for. */
   private flushing: Promise<void> | undefined;
   private waiting: AbortController | undefined;
@@ -190,25 +196,42 @@ export class DatabaseQueue implements Queue<DatabaseJob> {
    */
   private async reserve(name: string, count: number): Promise<DatabaseJob[]> {
     const lock = await this.lockForPopping();
+    const select = `select * from ${this.quotedTable} where queue = ? and ((reserved_at is null and available_at <= ?) or (reserved_at <= ?)) order by id asc limit ${count}${lock ? ` ${lock}` : ''}`;
+    if (this.db.dialect === 'sqlite' && !this.pendingDeletes && !(await this.anyToReserve(select, name))) return [];
+    // Deletes asked for and not yet begun commit with this reserve: one commit (a disk flush)
+    // where there would be two. Should the reserve fail, they go on by themselves.
+    const deletes = this.takePendingDeletes();
     let chosen: JobRecord[] = [];
     try {
       const jobs = await this.transaction(async (tx) => {
         chosen = [];
+        if (deletes) await this.deleteRows(tx, deletes.ids);
         const now = this.now();
-        const { rows } = await tx.query(
-          `select * from ${this.quotedTable} where queue = ? and ((reserved_at is null and available_at <= ?) or (reserved_at <= ?)) order by id asc limit ${count}${lock ? ` ${lock}` : ''}`,
-          [name, now, this.expiration(now)],
-        );
+        const { rows } = await tx.query(select, [name, now, this.expiration(now)]);
         chosen = rows.map(toRecord);
         return this.markAsReserved(tx, chosen, now);
       });
+      if (deletes) for (const { resolve } of deletes.done) resolve();
       for (const job of jobs) this.held.set(job.id, job);
       return jobs;
     } catch (error) {
+      if (deletes) this.flushAlone(deletes);
       if (chosen.length === 0) throw error;
       if (chosen.length > 1) return this.reserve(name, 1);
       throw new DatabaseReserveError(new DatabaseJob(this, chosen[0]!), error);
     }
+  }
+
+  /**
+   * SQLite: whether the reserve's select finds a row, read without the write lock. SQLite has one
+   * writer, and a Laravel 8 worker whose transaction read and then wants to write is refused at
+   * once ("database is locked") while another connection holds that lock: a worker polling an
+   * empty table takes it only when there is a row to reserve.
+   */
+  private async anyToReserve(select: string, name: string): Promise<boolean> {
+    const now = this.now();
+    const { rows } = await this.db.query(select.replace(/ limit \d+$/, ' limit 1'), [name, now, this.expiration(now)]);
+    return rows.length > 0;
   }
 
   /**
@@ -289,18 +312,37 @@ export class DatabaseQueue implements Queue<DatabaseJob> {
   }
 
   private async flushDeletes(): Promise<void> {
-    const batch = this.pendingDeletes!;
+    const batch = this.takePendingDeletes();
+    // A reserve took these deletes into its own transaction.
+    if (batch) await this.commitDeletes(batch);
+  }
+
+  private takePendingDeletes(): DeleteBatch | undefined {
+    const batch = this.pendingDeletes;
     this.pendingDeletes = undefined;
-    const ids = [...new Set(batch.ids)].sort(byId);
+    return batch;
+  }
+
+  private async commitDeletes(batch: DeleteBatch): Promise<void> {
     try {
-      await this.transaction(async (tx) => {
-        await this.lockRows(tx, ids);
-        await tx.query(`delete from ${this.quotedTable} where id in (${marks(ids)})`, ids.map(idParam));
-      });
+      await this.transaction((tx) => this.deleteRows(tx, batch.ids));
       for (const { resolve } of batch.done) resolve();
     } catch (error) {
       for (const { reject } of batch.done) reject(error);
     }
+  }
+
+  /** Deletes a reserve took in but could not commit: in their own transaction, after the batch under way, as close() expects. */
+  private flushAlone(batch: DeleteBatch): void {
+    const previous = this.flushing ?? Promise.resolve();
+    this.flushing = previous.then(() => this.commitDeletes(batch));
+  }
+
+  /** Laravel's deleteReserved for many rows: each locked (in id order, so two workers' batches cannot deadlock), then deleted. */
+  private async deleteRows(tx: Queryable, ids: string[]): Promise<void> {
+    const sorted = [...new Set(ids)].sort(byId);
+    await this.lockRows(tx, sorted);
+    await tx.query(`delete from ${this.quotedTable} where id in (${marks(sorted)})`, sorted.map(idParam));
   }
 
   /** `select … for update` of the rows, where the database has row locks (Laravel's lockForUpdate; nothing on SQLite). */

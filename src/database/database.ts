@@ -6,12 +6,13 @@
  *
  * A transaction runs on one connection, and `FOR UPDATE` (with `SKIP LOCKED` on MySQL 8 /
  * MariaDB 10.6 / PostgreSQL) works inside it as the database gives it; SQLite has no row locks,
- * so its transactions begin IMMEDIATE (the write lock taken at the start, as a reader that will
- * write needs) and run one at a time in this process.
+ * so its transactions begin EXCLUSIVE (the file's locks taken at the start, as a reader that will
+ * write needs, and not while another connection reads: see #beginExclusive) and run one at a time
+ * in this process.
  *
  * SQLite's busy wait: better-sqlite3 is synchronous, so its own busy handler would stall the
  * whole event loop while another process (a PHP worker) holds the file's lock. It waits only a
- * few milliseconds itself; past that, a statement, BEGIN IMMEDIATE or COMMIT that met a lock is
+ * few milliseconds itself; past that, a statement, BEGIN EXCLUSIVE or COMMIT that met a lock is
  * tried again after an asynchronous pause, for up to `busyTimeout` in all (60 s by default, as
  * PDO's SQLite driver waits), and only then reports "database is locked".
  */
@@ -110,6 +111,7 @@ function isSqliteBusy(error: unknown): boolean {
 }
 
 const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 class SqliteDatabase implements Database {
   readonly dialect = 'sqlite' as const;
@@ -156,9 +158,32 @@ class SqliteDatabase implements Database {
     }
   }
 
-  /** Runs `work` once the transaction before it (if any) has ended. */
+  /**
+   * Begins a transaction holding the whole file (EXCLUSIVE), or fails at once as busy. The lock
+   * comes first, so a transaction that reads and then writes never finds, half-way, that another
+   * process took it (SQLite refuses that one at once). EXCLUSIVE rather than IMMEDIATE, and no
+   * blocking wait: another connection that has read in a transaction it means to write in
+   * (Laravel 8's deferred ones: a pop's select, then its update) would be refused its write while
+   * this one holds the write lock; EXCLUSIVE is not granted while it reads, and not waiting for
+   * it drops the write lock at once, so that reader writes first, and this one is tried again.
+   */
+  #beginExclusive(connection: SqliteConnection): void {
+    connection.exec('PRAGMA busy_timeout = 0');
+    try {
+      connection.exec('BEGIN EXCLUSIVE');
+    } finally {
+      connection.exec(`PRAGMA busy_timeout = ${Math.min(SQLITE_BLOCKING_WAIT_MS, this.busyTimeout)}`);
+    }
+  }
+
+  /**
+   * Runs `work` once the transaction before it (if any) has ended, after a turn of the event
+   * loop: better-sqlite3 answers synchronously, and a caller that polls an empty table in a loop
+   * (a worker with --sleep=0 and jobs in hand) would otherwise never let timers and I/O run, as
+   * the deletes of the jobs it waits for.
+   */
   #inTurn<T>(work: () => Promise<T>): Promise<T> {
-    const result = this.#turn.then(work);
+    const result = this.#turn.then(nextTurn).then(work);
     this.#turn = result.catch(() => undefined);
     return result;
   }
@@ -170,9 +195,7 @@ class SqliteDatabase implements Database {
   transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
     return this.#inTurn(async () => {
       const connection = this.#open();
-      // IMMEDIATE: the write lock first, so a transaction that reads and then writes never
-      // finds, half-way, that another process took it (SQLite would refuse that one at once).
-      await this.#whileBusy(() => connection.exec('BEGIN IMMEDIATE'));
+      await this.#whileBusy(() => this.#beginExclusive(connection));
       const tx: Queryable = {
         dialect: 'sqlite',
         query: async <Row>(sql: string, params: readonly unknown[] = []) => this.#run<Row>(sql, params),
