@@ -82,6 +82,8 @@ async function shot(name: string): Promise<void> {
 }
 
 async function confirmAction(button: ReturnType<Page['locator']>): Promise<void> {
+  // The last action's notice stays three seconds: wait it out, so the one awaited below is this action's.
+  await page.getByTestId('notice').waitFor({ state: 'detached' });
   await button.click();
   await page.getByTestId('confirm-yes').click();
   await page.getByTestId('notice').waitFor();

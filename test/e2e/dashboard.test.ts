@@ -63,6 +63,8 @@ async function shot(name: string): Promise<void> {
 
 /** Clicks the action's button, then "Yes" in the confirmation, and waits for the page to say it is done. */
 async function confirmAction(button: ReturnType<Page['locator']>): Promise<void> {
+  // The last action's notice stays three seconds: wait it out, so the one awaited below is this action's.
+  await page.getByTestId('notice').waitFor({ state: 'detached' });
   await button.click();
   await page.getByTestId('confirm-yes').click();
   await page.getByTestId('notice').waitFor();
