@@ -4,7 +4,8 @@
  * counted for this attempt), and its raw body is the payload column, which has neither an `id`
  * nor `attempts` of its own.
  */
-import { decodeJson, decodePayload, isJsonObject, type DecodedPayload, type JsonObject } from '../laravel/index.js';
+import { decodePayload, type DecodedPayload, type JsonObject } from '../laravel/index.js';
+import { readEnvelope } from '../laravel/payload.js';
 import type { ReservedFields, ReservedJob } from '../queue/contract.js';
 import type { DatabaseQueue } from './DatabaseQueue.js';
 
@@ -57,14 +58,7 @@ export class DatabaseJob implements ReservedJob {
   }
 
   get envelope(): JsonObject | undefined {
-    if (this.#envelope === undefined) {
-      try {
-        const read = this.#decoded?.envelope ?? decodeJson(this.raw);
-        this.#envelope = isJsonObject(read) ? read : null;
-      } catch {
-        this.#envelope = null;
-      }
-    }
+    if (this.#envelope === undefined) this.#envelope = this.#decoded?.envelope ?? readEnvelope(this.raw);
     return this.#envelope ?? undefined;
   }
 

@@ -215,3 +215,16 @@ function describe(value: JsonValue | undefined): string {
   if (typeof value === 'object') return 'an object';
   return `${typeof value} ${JSON.stringify(typeof value === 'bigint' ? String(value) : value)}`;
 }
+
+/**
+ * A payload's envelope as pushed, its command left a string, read without decoding the command;
+ * null when the text is not a JSON object. What a reserved job of either driver judges first.
+ */
+export function readEnvelope(raw: string): JsonObject | null {
+  try {
+    const read = decodeJson(raw);
+    return isJsonObject(read) ? read : null;
+  } catch {
+    return null;
+  }
+}

@@ -3,7 +3,8 @@
  * record stores) and the reserved string Redis wrote into `:reserved` (what delete and
  * release must name, byte for byte).
  */
-import { decodeJson, decodePayload, isJsonObject, type DecodedPayload, type JsonObject } from '../laravel/index.js';
+import { decodePayload, type DecodedPayload, type JsonObject } from '../laravel/index.js';
+import { readEnvelope } from '../laravel/payload.js';
 import type { RedisQueue } from './RedisQueue.js';
 import type { Reservation, ReservedFields, ReservedJob } from '../queue/contract.js';
 
@@ -47,14 +48,7 @@ export class RedisJob implements ReservedJob {
    * from it, so its text is parsed once.
    */
   get envelope(): JsonObject | undefined {
-    if (this.#envelope === undefined) {
-      try {
-        const read = this.#decoded?.envelope ?? decodeJson(this.raw);
-        this.#envelope = isJsonObject(read) ? read : null;
-      } catch {
-        this.#envelope = null;
-      }
-    }
+    if (this.#envelope === undefined) this.#envelope = this.#decoded?.envelope ?? readEnvelope(this.raw);
     return this.#envelope ?? undefined;
   }
 

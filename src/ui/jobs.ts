@@ -5,6 +5,7 @@
  * not decode is still listed, with the reason, so a broken job is never hidden.
  */
 import { decodeInput } from '../cli/decode.js';
+import { QUEUEABLE_FIELDS } from '../laravel/index.js';
 import type { AppKeySettings } from '../cli/connection.js';
 
 const MODEL_IDENTIFIER = 'Illuminate\\Contracts\\Database\\ModelIdentifier';
@@ -61,19 +62,8 @@ export function summarizeJob(payload: string, until: number | null, keys: AppKey
   return base;
 }
 
-/** The Queueable trait's bookkeeping (connection, queue, chained…) is the envelope's business, not the job's. */
-const QUEUEABLE = new Set([
-  'job',
-  'connection',
-  'queue',
-  'chainConnection',
-  'chainQueue',
-  'chainCatchCallbacks',
-  'delay',
-  'afterCommit',
-  'middleware',
-  'chained',
-]);
+/** The Queueable trait's bookkeeping (connection, queue, chained…) and InteractsWithQueue's job are the envelope's business, not the job's. */
+const QUEUEABLE = new Set<string>(['job', ...QUEUEABLE_FIELDS]);
 function withoutQueueable(command: unknown): unknown {
   if (!isRecord(command) || command['@class'] === undefined) return command;
   return Object.fromEntries(Object.entries(command).filter(([key, value]) => !(QUEUEABLE.has(key) && isEmptyish(value))));
