@@ -31,6 +31,7 @@ import { summarizeJob, type JobState, type JobSummary } from './jobs.js';
 import { RedisQueueSource, type QueueSource } from './source.js';
 import { DatabaseQueueSource } from './DatabaseQueueSource.js';
 import { HORIZON_LISTS, HorizonView, type HorizonJob, type HorizonList } from './horizon.js';
+import { sideOfException } from './side.js';
 
 export interface DashboardOptions extends AccessOptions {
   /** Resolved connection settings (what `lqb` flags resolve), else these options are resolved as `connect()` resolves them. */
@@ -171,6 +172,7 @@ function emptySummary(record: HorizonJob): JobSummary {
     pushedAt: record.createdAt,
     properties: null,
     encrypted: false,
+    side: null,
   };
 }
 const MAX_PAGE = 100;
@@ -303,6 +305,7 @@ export function createDashboard(options: DashboardOptions = {}): Dashboard {
       queue: record.queue,
       connection: record.connection,
       exception: record.exception,
+      side: sideOfException(record.exception),
       horizon: horizonSummary(record),
     }));
     return { list, offset, limit, total: page.total, jobs };
@@ -316,6 +319,7 @@ export function createDashboard(options: DashboardOptions = {}): Dashboard {
       connection: job.connection,
       failedAt: job.failed_at,
       exception: job.exception,
+      side: sideOfException(job.exception),
     };
   }
 

@@ -13,4 +13,5 @@ export {
   type HorizonQueueMetrics,
 } from './horizon.js';
 export { summarizeJob, withModels, type JobSummary, type JobState } from './jobs.js';
+export { sideOfException, type Side } from './side.js';
 export { cancelDelayed, type CancelOutcome } from '../redis/cancel.js';

@@ -7,6 +7,7 @@
 import { decodeInput } from '../cli/decode.js';
 import { QUEUEABLE_FIELDS } from '../laravel/index.js';
 import type { AppKeySettings } from '../cli/connection.js';
+import type { Side } from './side.js';
 
 const MODEL_IDENTIFIER = 'Illuminate\\Contracts\\Database\\ModelIdentifier';
 
@@ -29,6 +30,11 @@ export interface JobSummary {
   encrypted: boolean;
   /** Why the payload could not be decoded, when it could not. */
   error?: string;
+  /**
+   * Which side ran it, where a record says so (a failure's trace: src/ui/side.ts); null when
+   * nothing does, as for a queued job: a reserved copy is the same bytes whichever worker holds it.
+   */
+  side: Side | null;
 }
 
 export function summarizeJob(payload: string, until: number | null, keys: AppKeySettings): JobSummary {
@@ -50,6 +56,7 @@ export function summarizeJob(payload: string, until: number | null, keys: AppKey
     pushedAt: typeof envelope.pushedAt === 'number' || typeof envelope.pushedAt === 'string' ? Number(envelope.pushedAt) : null,
     properties: null,
     encrypted: false,
+    side: null,
   };
   try {
     const decoded = decodeInput(Buffer.from(payload), keys) as { encrypted: boolean; envelope: { data?: unknown } };

@@ -1,8 +1,9 @@
 /**
  * `lqb ui` in a real browser (Debian's chromium, driven by playwright-core): real Laravel 8.83
  * pushes jobs (php-fixture-gen/laravel-dispatch.php) and fails one in its own worker
- * (laravel-worker.php); the page, served by `lqb ui` on a loopback port, shows them, and its
- * actions are checked in Redis and in the failed_jobs table. PHP produces, the dashboard reads.
+ * (laravel-worker.php), and `lqb work` fails another; the page, served by `lqb ui` on a loopback
+ * port, shows them, each failure with the side its trace names, and its actions are checked in
+ * Redis and in the failed_jobs table. PHP produces, the dashboard reads.
  * A screenshot of each main view goes to test-artifacts/ (gitignored); with LQB_UI_DOCS_SCREENSHOTS=1 the
  * job list's also refreshes docs/ui-jobs.png, the README's.
  */
@@ -26,7 +27,7 @@ let server: { child: ChildProcess; url: string };
 let browser: Browser;
 let page: Page;
 const bodies: string[] = [];
-const pushed: Partial<Record<'delayed' | 'notification' | 'failing', { uuid: string; queue: string }>> = {};
+const pushed: Partial<Record<'delayed' | 'notification' | 'failing' | 'nodeFailing', { uuid: string; queue: string }>> = {};
 
 /** Starts `lqb ui` on a free loopback port; resolves with its address once it says it is serving. */
 function startUi(args: string[], env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; url: string }> {
@@ -84,6 +85,13 @@ beforeAll(async () => {
   [pushed.failing] = await laravel('failing', { n: 7, message: 'boom from PHP', queue: 'mail' });
   const worker = await php('laravel-worker.php', ['--queue=mail', '--stop-when-empty', '--tries=1'], s.env);
   expect(worker.stdout, 'Laravel’s worker fails the FailingJob').toMatch(/Failed:\s+App\\Jobs\\Bridge\\FailingJob/);
+  // Node's worker fails one too (its runs recorded apart: the pause test reads s.nodeRuns()).
+  [pushed.nodeFailing] = await laravel('failing', { n: 8, message: 'boom from Node', queue: 'node' });
+  const nodeWorker = await lqb(['work', `--handlers=${HANDLERS}`, '--queue=node', '--stop-when-empty', '--sleep=0', '--tries=1'], {
+    ...s.env,
+    LQB_NODE_RECORD_FILE: join(s.dir, 'node-failing-runs.jsonl'),
+  });
+  expect(nodeWorker.status, `lqb work: ${nodeWorker.stderr}`).toBe(0);
 
   server = await startUi([`--token=${TOKEN}`], s.env);
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'] });
@@ -141,14 +149,30 @@ describe('lqb ui in chromium, over jobs real Laravel 8.83 pushed and failed', ()
     await shot('jobs');
   });
 
-  it('shows the failed job with its exception, and retry puts it back on its queue', async () => {
+  it('shows the failed job with its exception and the side that failed it, and retry puts it back on its queue', async () => {
     await page.goto(`${server.url}#/failed`);
     const failed = page.locator(`[data-testid="failed-job"][data-uuid="${pushed.failing!.uuid}"]`);
     await failed.waitFor();
     expect(await failed.getByTestId('exception').textContent(), 'the exception Laravel recorded').toMatch(
       /^RuntimeException: boom from PHP 7 attempt 1/,
     );
+    const byNode = page.locator(`[data-testid="failed-job"][data-uuid="${pushed.nodeFailing!.uuid}"]`);
+    expect(await byNode.getByTestId('exception').textContent(), 'the exception lqb work recorded').toMatch(/^Error: boom from Node/);
+    // The badge in the row, and in the detail under the exception once it is opened.
+    const badge = (job: typeof failed) => job.locator('td').first().getByTestId('side').allTextContents();
+    expect(await badge(failed), 'Laravel failed it: PHP').toEqual(['PHP']);
+    expect(await badge(byNode), 'lqb work failed it: Node').toEqual(['Node']);
     await failed.getByTestId('exception').locator('summary').click();
+    await byNode.getByTestId('exception').locator('summary').click();
+    expect(await failed.getByTestId('side-detail').textContent(), 'the detail says why: PHP').toMatch(
+      /^Failed on PHP: its trace's frames are PHP's/,
+    );
+    expect(await byNode.getByTestId('side-detail').textContent(), 'the detail says why: Node').toMatch(
+      /^Failed on Node: its trace's frames are JavaScript's/,
+    );
+    const api = await page.evaluate(() => fetch('api/failed').then((r) => r.json()));
+    const sides = Object.fromEntries(api.jobs.map((job: { uuid: string; side: unknown }) => [job.uuid, job.side]));
+    expect(sides, 'the API says each side').toEqual({ [pushed.failing!.uuid]: 'php', [pushed.nodeFailing!.uuid]: 'node' });
     await shot('failed');
 
     await confirmAction(failed.getByTestId('retry'));
@@ -158,7 +182,12 @@ describe('lqb ui in chromium, over jobs real Laravel 8.83 pushed and failed', ()
     expect(back.length, 'queues:mail holds the retried job').toBe(1);
     expect(JSON.parse(back[0]!), 'the retried payload, attempts reset').toMatchObject({ uuid: pushed.failing!.uuid, attempts: 0 });
     const listed = await lqb(['failed', '--json'], s.env);
-    expect(listed.stdout.trim(), 'the failed record is gone').toBe('');
+    const left = listed.stdout
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => (JSON.parse(line) as { id: string }).id);
+    expect(left, 'the failed record is gone; Node’s failure is left').toEqual([pushed.nodeFailing!.uuid]);
   });
 
   it('cancels a delayed job: it leaves :delayed', async () => {
@@ -215,6 +244,8 @@ describe('lqb ui in chromium, over jobs real Laravel 8.83 pushed and failed', ()
       await held.waitFor({ timeout: 15_000 });
       expect((await held.locator('td').nth(1).textContent())?.trim(), 'attempts of the reserved copy').toBe('1');
       expect((await held.locator('td').nth(2).textContent())?.trim(), 'the reservation ends in retry_after (90 s)').toMatch(/^in \d+s$/);
+      // Nothing in Redis says which worker holds a reservation: the page names no side.
+      expect(await held.getByTestId('side').count(), 'a reserved job shows no side').toBe(0);
       await shot('reserved');
     } finally {
       await new Promise((resolve) => (worker.exitCode === null ? worker.on('exit', resolve) : resolve(undefined)));

@@ -116,6 +116,7 @@ describe('the dashboard over Horizon 5.22.1’s own records', () => {
       delayed.jobs.map((job: { uuid: string; horizon?: { status: string } }) => [job.uuid, job.horizon?.status]),
       'E on :delayed, pending for Horizon',
     ).toEqual([[E, 'pending']]);
+    expect(delayed.jobs[0].side, 'a queued job: no record says which side will run it').toBeNull();
 
     const silenced = await get(`${base}/api/horizon/completed`);
     expect(
@@ -123,6 +124,11 @@ describe('the dashboard over Horizon 5.22.1’s own records', () => {
       'completed_jobs (D is silenced: not there)',
     ).toEqual([ID(5), ID(2), A]);
     expect(silenced.jobs.some((job: { uuid: string }) => job.uuid === D)).toBe(false);
+    // Horizon's record of a completed job is the same bytes whichever side ran it: no side.
+    expect(
+      silenced.jobs.map((job: { side: unknown }) => job.side),
+      'completed jobs: no side',
+    ).toEqual([null, null, null]);
 
     const failed = await get(`${base}/api/horizon/failed`);
     const c = failed.jobs[0];
@@ -133,6 +139,7 @@ describe('the dashboard over Horizon 5.22.1’s own records', () => {
       horizon: { status: 'failed' },
     });
     expect(c.exception).toMatch(/^RuntimeException: CRM rejected user 42/);
+    expect(c.side, 'C failed in Laravel’s worker: its trace’s frames are PHP’s').toBe('php');
     expect(c.properties.user, 'the model SerializesModels left, as Class#id').toBe('App\\Models\\User#42');
     expect((await fetch(`${base}/api/horizon/nothing`)).status, 'a list Horizon has not').toBe(404);
   });

@@ -237,13 +237,28 @@ function oneLine(properties) {
   return text.length > 140 ? `${text.slice(0, 140)}…` : text || '(no properties)';
 }
 
-/** An exception: its first line, the trace folded under it. */
-function Exception({ text }) {
+/** An exception: its first line, the trace folded under it, and the side its frames say failed the job. */
+function Exception({ text, side }) {
   const [first, ...rest] = text.split('\n');
   return html`<details class="exception" data-testid="exception">
     <summary><strong>${first}</strong></summary>
+    ${SIDES[side] && html`<p class="muted" data-testid="side-detail">Failed on <${SideBadge} side=${side} />: ${SIDES[side].why}</p>`}
     <pre class="exception">${rest.join('\n')}</pre>
   </details>`;
+}
+
+/** The sides a job's record can name (src/ui/side.ts), and how the page knows. */
+const SIDES = {
+  php: { label: 'PHP', why: "its trace's frames are PHP's, FILE(LINE)." },
+  node: { label: 'Node', why: "its trace's frames are JavaScript's, FILE:LINE:COLUMN." },
+};
+
+/** Which side ran the job, only when its record says so (a failure's trace); nothing when no record does. */
+function SideBadge({ side }) {
+  if (!SIDES[side]) return null;
+  return html`<span class=${`badge side ${side}`} data-testid="side" title=${`ran on the ${SIDES[side].label} side: ${SIDES[side].why}`}
+    >${SIDES[side].label}</span
+  >`;
 }
 
 function Pager({ total, offset, href }) {
@@ -298,7 +313,7 @@ function QueueView({ route, setAsk }) {
                   (job) =>
                     html`<tr data-testid="job" data-uuid=${job.uuid}>
                       <td>
-                        <strong data-testid="job-name">${job.name}</strong>
+                        <strong data-testid="job-name">${job.name}</strong><${SideBadge} side=${job.side} />
                         <div class="mono muted">${job.uuid}</div>
                         <${HorizonStatus} job=${job} />
                       </td>
@@ -361,12 +376,12 @@ function HorizonJobsView({ route }) {
                   (job) =>
                     html`<tr data-testid="horizon-job" data-uuid=${job.uuid}>
                       <td>
-                        <strong data-testid="job-name">${job.name}</strong>
+                        <strong data-testid="job-name">${job.name}</strong><${SideBadge} side=${job.side} />
                         <div class="mono muted">${job.uuid}</div>
                         <${HorizonStatus} job=${job} />
                       </td>
                       <td>${job.connection}:${job.queue}</td>
-                      <td>${job.exception && html`<${Exception} text=${job.exception} />`}<${Properties} job=${job} /></td>
+                      <td>${job.exception && html`<${Exception} text=${job.exception} side=${job.side} />`}<${Properties} job=${job} /></td>
                     </tr>`,
                 )}
               </tbody>
@@ -426,13 +441,13 @@ function FailedView({ route, setAsk }) {
                   (job) =>
                     html`<tr data-testid="failed-job" data-uuid=${job.uuid}>
                       <td>
-                        <strong>${job.name}</strong>
+                        <strong>${job.name}</strong><${SideBadge} side=${job.side} />
                         <div class="mono muted">${job.uuid}</div>
                         <${HorizonStatus} job=${job} />
                       </td>
                       <td>${job.connection}:${job.queue}</td>
                       <td class="nowrap">${job.failedAt} UTC</td>
-                      <td><${Exception} text=${job.exception} /><${Properties} job=${job} /></td>
+                      <td><${Exception} text=${job.exception} side=${job.side} /><${Properties} job=${job} /></td>
                       <td>
                         ${!READ_ONLY && html`<button data-testid="retry" onClick=${() => ask(job, 'retry')}>Retry</button> <button class="danger" data-testid="forget" onClick=${() => ask(job, 'forget')}>Forget</button>`}
                       </td>
