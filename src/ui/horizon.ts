@@ -9,8 +9,9 @@
  * `snapshot:queue:NAME` before it), exact where the dashboard's own samples are a lower bound.
  *
  * Which side ran a job: Node's recorder writes Horizon's records byte for byte as PHP's
- * listeners do (src/horizon/lua/), so a record does not say; the dashboard shows Horizon's
- * status and times and claims no side.
+ * listeners do (src/horizon/lua/), so a record's status, times and payload do not say. A failed
+ * record's exception does: its trace's frames are PHP's or JavaScript's (src/ui/side.ts), and
+ * the dashboard names the side from them; of any other record it claims none.
  */
 import type { RedisClient } from '../redis/index.js';
 import { HOUR } from './history.js';
