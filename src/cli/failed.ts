@@ -89,7 +89,7 @@ export const retry: Command = {
   synopsis: 'lqb retry ID…|all',
   summary: 'Pushes failed jobs back onto their queues and forgets them, as php artisan queue:retry does.',
   notes:
-    'A job whose class has a retryUntil() method gets a fresh window in Laravel by calling it again; Node cannot, so such a job is refused unless --retry-until says the new window.',
+    "A job whose class has a retryUntil() method gets a fresh window in Laravel by calling it again; Node cannot, so such a job is refused unless --retry-until says the new window. With Horizon's records on, a job Horizon holds a failed record of is retried as Horizon's Retry does it (a new job, in the failed record's retried_by; its window moved as Horizon moves it, unless --retry-until says one).",
   options: {
     queue: { type: 'string', value: 'Q', description: 'retry every failed job of this queue' },
     range: { type: 'string', value: 'A-B', multiple: true, description: 'retry the IDs from A to B (repeatable)' },

@@ -13,7 +13,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, beforeEach, expect, it } from 'vitest';
 import type { Redis } from 'ioredis';
-import { buildModelIdentifier, connect } from '../../src/index.js';
+import { buildJob, buildModelIdentifier, buildPayload, connect } from '../../src/index.js';
+import { fromJS, serialize } from '../../src/php/index.js';
 import { RedisQueue } from '../../src/redis/index.js';
 import { HANDLERS, lqb, php, scratchPerTest, type Scratch } from '../helpers/processes.js';
 import { root } from '../helpers/php.js';
@@ -275,6 +276,103 @@ describe('lqb dispatch --horizon pushes, lqb work --horizon runs', () => {
       const record = await raw.hgetall(hz + link!.uuid);
       expect(Object.keys(record).sort(), 'the link’s record: fields').toEqual(fixtureFields(4, A));
       expect(record.status).toBe('completed');
+    });
+  });
+
+  it('a chain’s next link is tagged by the tags of the worker’s handler for its class, as Horizon calls the link’s tags()', async () => {
+    await laravelDispatch('record', {
+      n: 1,
+      chain: [
+        { n: 2, label: 'link', queue: QUEUE },
+        { n: 3, label: 'last', queue: QUEUE },
+      ],
+    });
+    const queue = await connect({ prefix, horizon: { prefix: hz } });
+    const ran: { n: number; uuid: string }[] = [];
+    const tagged: unknown[] = [];
+    try {
+      const handler = Object.assign(
+        async (job: { command: Record<string, unknown>; uuid: string | undefined }) => {
+          ran.push({ n: Number(job.command.n), uuid: job.uuid! });
+        },
+        {
+          tags: (job: { name: string; command: Record<string, unknown> }) => {
+            tagged.push({ name: job.name, n: job.command.n, label: job.command.label });
+            return [`record:${String(job.command.n)}`, 'chained'];
+          },
+        },
+      );
+      await queue.worker({ [RECORD]: handler }, { queues: [QUEUE], stopWhenEmpty: true, sleep: 0, failer: false }).run();
+    } finally {
+      await queue.close();
+    }
+    expect(
+      ran.map((r) => r.n),
+      'the chain ran',
+    ).toEqual([1, 2, 3]);
+    // Called for each link Node pushed (the head was Laravel's push), with the link as it is pushed.
+    expect(tagged).toEqual([
+      { name: RECORD, n: 2, label: 'link' },
+      { name: RECORD, n: 3, label: 'last' },
+    ]);
+    await withRaw(async (raw) => {
+      for (const link of ran.slice(1)) {
+        const record = await raw.hgetall(hz + link.uuid);
+        expect(record.status, `link ${link.n}: status`).toBe('completed');
+        expect(JSON.parse(record.payload!).tags, `link ${link.n}: its tags`).toEqual([`record:${link.n}`, 'chained']);
+      }
+    });
+  });
+
+  it('a link whose handler defines no tags is tagged by its models (Class:key); a handler’s tags replace the models’', async () => {
+    const link = (className: string, id: number) =>
+      Buffer.from(
+        serialize(buildJob({ className, properties: { user: buildModelIdentifier({ class: 'App\\Models\\User', id }) } })),
+      ).toString('utf8');
+    const head = buildJob({ className: 'App\\Jobs\\Head', properties: {}, serializesModels: false });
+    head.props.set('chainQueue', QUEUE);
+    head.props.set('chained', fromJS([link('App\\Jobs\\Untagged', 42), link('App\\Jobs\\Tagged', 7)]));
+    const queue = await connect({ prefix, horizon: { prefix: hz } });
+    const uuids = new Map<string, string>();
+    try {
+      await queue.connection.pushRaw(buildPayload(head).raw, QUEUE);
+      const seen = async (job: { name: string; uuid: string | undefined }) => void uuids.set(job.name, job.uuid!);
+      const handlers = {
+        'App\\Jobs\\Head': seen,
+        'App\\Jobs\\Untagged': seen,
+        'App\\Jobs\\Tagged': Object.assign(seen.bind(null), {
+          tags: (job: { command: Record<string, unknown> }) => [`account:${String((job.command.user as { id: unknown }).id)}`],
+        }),
+      };
+      await queue.worker(handlers, { queues: [QUEUE], stopWhenEmpty: true, sleep: 0, failer: false }).run();
+    } finally {
+      await queue.close();
+    }
+    await withRaw(async (raw) => {
+      const tagsOf = async (name: string) => JSON.parse((await raw.hget(hz + uuids.get(name)!, 'payload'))!).tags as string[];
+      expect(await tagsOf('App\\Jobs\\Untagged'), 'no tags function: the model’s tag').toEqual(['App\\Models\\User:42']);
+      expect(await tagsOf('App\\Jobs\\Tagged'), 'the handler’s tags alone').toEqual(['account:7']);
+    });
+  });
+
+  it('a link’s tags function that gives no list of strings fails the push, and so the job that finished, naming the handler', async () => {
+    const [head] = await laravelDispatch('record', { n: 1, chain: [{ n: 2, label: 'link', queue: QUEUE }] });
+    const queue = await connect({ prefix, horizon: { prefix: hz } });
+    const ran: number[] = [];
+    try {
+      const handler = Object.assign(async (job: { command: Record<string, unknown> }) => void ran.push(Number(job.command.n)), {
+        tags: () => 'billing' as unknown as string[],
+      });
+      await queue.worker({ [RECORD]: handler }, { queues: [QUEUE], stopWhenEmpty: true, sleep: 0, tries: 1, failer: false }).run();
+    } finally {
+      await queue.close();
+    }
+    expect(ran, 'the head ran, the link was never pushed').toEqual([1]);
+    await withRaw(async (raw) => {
+      const record = await raw.hgetall(hz + head!.uuid);
+      expect(record.status, 'the head: failed').toBe('failed');
+      expect(record.exception).toContain(`the tags function of ${RECORD}'s handler gave "billing", not a list of strings`);
+      expect(await raw.llen(`${prefix}queues:${QUEUE}`), 'nothing pushed').toBe(0);
     });
   });
 
