@@ -158,16 +158,11 @@ async function withRetry<T>(
   if (!horizon) return use(plain);
   return withHorizonClient(connection, (client) => {
     const recorder = new HorizonRecorder(client, { prefix: horizon.prefix, connection: connection.queueConnection, trim: horizon.trim });
-    const pushLaidOut = (queue: Queue) => async (payload: string, name: string) => {
-      const prepared = recorder.prepare(payload, { raw: true });
-      await queue.pushRaw(prepared, name);
-      await recorder.pushed(name, prepared);
-    };
     return use(async (queue, job) => {
       if (queue.driver !== 'redis') return plain(queue, job);
       const record = await recorder.findFailed(job.uuid);
       if (record) return retryAsHorizon(recorder, failer, queue, job, record, window);
-      return retryFailedJob(failer, queue, job, window, pushLaidOut(queue));
+      return retryFailedJob(failer, queue, job, window, (payload, name) => pushAsHorizon(recorder, queue, payload, name));
     });
   });
 }
@@ -194,12 +189,17 @@ async function retryAsHorizon(
 ): Promise<undefined> {
   const id = recorder.retryId();
   const payload = withChosenWindow(recorder.retryPayload(record.payload, job.uuid, id), record.payload, window);
-  const prepared = recorder.prepare(payload, { raw: true });
-  await queue.pushRaw(prepared, job.queue);
-  await recorder.pushed(job.queue, prepared);
+  await pushAsHorizon(recorder, queue, payload, job.queue);
   await recorder.retried(job.uuid, id);
   await failer.forget(job.uuid);
   return undefined;
+}
+
+/** A raw push as Horizon's queue makes it: laid out (type job, no tags of its own, pushedAt; the id kept), pushed, recorded pending. */
+async function pushAsHorizon(recorder: HorizonRecorder, queue: Queue, payload: string, name: string): Promise<void> {
+  const prepared = recorder.prepare(payload, { raw: true });
+  await queue.pushRaw(prepared, name);
+  await recorder.pushed(name, prepared);
 }
 
 /** The retry's payload with the window --retry-until says, where queue:retry would refresh one; else as Horizon moved it. */
