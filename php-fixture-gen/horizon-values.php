@@ -15,6 +15,8 @@
  *   json     each item any JSON value: json_encode of it as PHP reads it (objects as arrays), as
  *            Horizon writes a metrics snapshot's point from the counters phpredis read
  *   basename each item a host name: Str::slug of it, as MasterSupervisor::basename() names masters
+ *   ordered-uuid  each item ignored: [microtime(true), Str::orderedUuid(), microtime(true)], the
+ *            id RetryFailedJob gives a retry, with the times just before and after it was made
  */
 declare(strict_types=1);
 
@@ -61,6 +63,9 @@ foreach ($items as $item) {
             break;
         case 'basename':
             $out[] = Str::slug($item);
+            break;
+        case 'ordered-uuid':
+            $out[] = [microtime(true), (string) Str::orderedUuid(), microtime(true)];
             break;
         default:
             fwrite(STDERR, "unknown mode {$mode}\n");

@@ -3,7 +3,15 @@
  * `queue:failed`, `queue:retry`, `queue:forget` and `queue:flush` show and change it.
  */
 import type { Queue, QueueDriver } from '../queue/index.js';
-import { DatabaseUuidFailedJobProvider, retryFailedJob, type FailedJob, type RetryUntilChoice } from '../worker/index.js';
+import {
+  DatabaseUuidFailedJobProvider,
+  resetAttempts,
+  retryFailedJob,
+  retryUntilFor,
+  type FailedJob,
+  type RetryUntilChoice,
+} from '../worker/index.js';
+import type { ShapesFile } from '../shapes/shape.js';
 import {
   asUsage,
   connectionFlags,
@@ -14,7 +22,7 @@ import {
   type Connection,
 } from './connection.js';
 import { horizonFrom, recordFlags } from './horizon.js';
-import { HorizonRecorder } from '../horizon/HorizonRecorder.js';
+import { HorizonRecorder, type FailedRecord } from '../horizon/HorizonRecorder.js';
 import type { ResolvedHorizon } from '../connect/horizon.js';
 import { UsageError, type Command } from './command.js';
 import { shapesFlag, shapesFrom } from './shapes-file.js';
@@ -81,7 +89,7 @@ export const retry: Command = {
   synopsis: 'lqb retry ID…|all',
   summary: 'Pushes failed jobs back onto their queues and forgets them, as php artisan queue:retry does.',
   notes:
-    'A job whose class has a retryUntil() method gets a fresh window in Laravel by calling it again; Node cannot, so such a job is refused unless --retry-until says the new window.',
+    "A job whose class has a retryUntil() method gets a fresh window in Laravel by calling it again; Node cannot, so such a job is refused unless --retry-until says the new window. With Horizon's records on, a job Horizon holds a failed record of is retried as Horizon's Retry does it (a new job, in the failed record's retried_by; its window moved as Horizon moves it, unless --retry-until says one).",
   options: {
     queue: { type: 'string', value: 'Q', description: 'retry every failed job of this queue' },
     range: { type: 'string', value: 'A-B', multiple: true, description: 'retry the IDs from A to B (repeatable)' },
@@ -99,11 +107,11 @@ export const retry: Command = {
     const horizon = asUsage(() => horizonFrom(values));
     if (positionals.length === 0 && !values.queue && ranges.length === 0)
       throw new UsageError('retry takes failed job IDs, "all", --queue=Q or --range=A-B');
-    const window = { shapes: shapesFrom(values), choice: retryUntilChoice(values['retry-until']) };
+    const window: RetryWindow = { shapes: shapesFrom(values), choice: retryUntilChoice(values['retry-until']) };
     const connection = connectionFrom(values);
     return withQueues(connection, (queueOf) =>
       withFailer(connection, (failer) =>
-        withHorizonPush(connection, horizon, async (pushFor) => {
+        withRetry(connection, horizon, failer, window, async (retryOne) => {
           const ids = await retryIds(failer, positionals, values.queue, ranges);
           let missing = 0;
           for (const id of ids) {
@@ -114,8 +122,7 @@ export const retry: Command = {
               continue;
             }
             // RetryCommand pushes onto the connection the record names: its jobs table, or Redis.
-            const queue = await queueOf(job.connection);
-            const refused = await retryFailedJob(failer, queue, job, window, pushFor(queue));
+            const refused = await retryOne(await queueOf(job.connection), job);
             if (refused) {
               missing++;
               process.stderr.write(`The failed job [${id}] was not retried: ${refused}.\n`);
@@ -130,37 +137,76 @@ export const retry: Command = {
   },
 };
 
-type Push = (payload: string, queue: string) => Promise<unknown>;
+/** One failed job retried onto its queue: the reason it was refused, or undefined once it is pushed and forgotten. */
+type RetryOne = (queue: Queue, job: FailedJob) => Promise<string | undefined>;
 
 /**
- * How a retry is pushed: as it is, or, with Horizon's records on, as `queue:retry` pushes under
- * Horizon: its queue's pushRaw lays the payload out (type, the payload's own tags, pushedAt; the
- * id kept) and records it pending. Horizon's Failed-tab Retry, which also writes the failed
- * record's retried_by, is another thing: the recorder's retryPayload() and retried().
+ * How a failed job is retried. Without Horizon's records, as queue:retry: pushed as it is. With
+ * them, on Redis: a job Horizon holds a failed record of is retried as Horizon's Retry does it
+ * (retryAsHorizon), and any other goes back as queue:retry pushes under Horizon: its queue's
+ * pushRaw lays the payload out (type, the payload's own tags, pushedAt; the id kept) and records
+ * it pending. Horizon records Redis's jobs only: a record of the database connection goes back as it is.
  */
-async function withHorizonPush<T>(
+async function withRetry<T>(
   connection: Connection,
   horizon: ResolvedHorizon | undefined,
-  use: (pushFor: (queue: Queue) => Push) => Promise<T>,
+  failer: DatabaseUuidFailedJobProvider,
+  window: RetryWindow,
+  use: (retryOne: RetryOne) => Promise<T>,
 ): Promise<T> {
-  const plain =
-    (queue: Queue): Push =>
-    (payload, name) =>
-      queue.pushRaw(payload, name);
+  const plain: RetryOne = (queue, job) => retryFailedJob(failer, queue, job, window);
   if (!horizon) return use(plain);
   return withHorizonClient(connection, (client) => {
     const recorder = new HorizonRecorder(client, { prefix: horizon.prefix, connection: connection.queueConnection, trim: horizon.trim });
-    // Horizon records Redis's jobs only: a record of the database connection goes back as it is.
-    return use((queue) =>
-      queue.driver !== 'redis'
-        ? plain(queue)
-        : async (payload, name) => {
-            const prepared = recorder.prepare(payload, { raw: true });
-            await queue.pushRaw(prepared, name);
-            await recorder.pushed(name, prepared);
-          },
-    );
+    return use(async (queue, job) => {
+      if (queue.driver !== 'redis') return plain(queue, job);
+      const record = await recorder.findFailed(job.uuid);
+      if (record) return retryAsHorizon(recorder, failer, queue, job, record, window);
+      return retryFailedJob(failer, queue, job, window, (payload, name) => pushAsHorizon(recorder, queue, payload, name));
+    });
   });
+}
+
+type RetryWindow = { shapes?: ShapesFile; choice?: RetryUntilChoice };
+
+/**
+ * Horizon's Retry (RetryFailedJob) of a job Horizon holds a failed record of: the record's
+ * payload goes back as a new job (an ordered uuid as its id, attempts 0, `retry_of` naming the
+ * failed job, retryUntil moved as far past now as it was past the first push), laid out as
+ * Horizon's queue pushes a raw payload and recorded pending; then the failed record's
+ * `retried_by` gains it as pending, which the new job's end turns completed or failed. As
+ * queue:retry, the failed_jobs record is forgotten. Horizon's window needs no PHP, so nothing is
+ * refused; a new window said with --retry-until (seconds, or none) replaces it where queue:retry
+ * would refresh one.
+ */
+async function retryAsHorizon(
+  recorder: HorizonRecorder,
+  failer: DatabaseUuidFailedJobProvider,
+  queue: Queue,
+  job: FailedJob,
+  record: FailedRecord,
+  window: RetryWindow,
+): Promise<undefined> {
+  const id = recorder.retryId();
+  const payload = withChosenWindow(recorder.retryPayload(record.payload, job.uuid, id), record.payload, window);
+  await pushAsHorizon(recorder, queue, payload, job.queue);
+  await recorder.retried(job.uuid, id);
+  await failer.forget(job.uuid);
+  return undefined;
+}
+
+/** A raw push as Horizon's queue makes it: laid out (type job, no tags of its own, pushedAt; the id kept), pushed, recorded pending. */
+async function pushAsHorizon(recorder: HorizonRecorder, queue: Queue, payload: string, name: string): Promise<void> {
+  const prepared = recorder.prepare(payload, { raw: true });
+  await queue.pushRaw(prepared, name);
+  await recorder.pushed(name, prepared);
+}
+
+/** The retry's payload with the window --retry-until says, where queue:retry would refresh one; else as Horizon moved it. */
+function withChosenWindow(payload: string, failedPayload: string, window: RetryWindow): string {
+  if (window.choice === undefined) return payload;
+  const chosen = retryUntilFor(failedPayload, window);
+  return 'retryUntil' in chosen ? resetAttempts(payload, chosen) : payload;
 }
 
 /**

@@ -124,8 +124,10 @@ export function buildWorker(parts: WorkerParts): BuiltWorker {
       },
       closers,
     );
-    // A chain's next link, pushed by the worker, is laid out and recorded as Horizon's queue pushes it.
-    if (horizon) recordPushes(queue, horizon.recorder);
+    // A chain's next link, pushed by the worker, is laid out and recorded as Horizon's queue pushes
+    // it, tagged by its handler's tags when the worker has one for its class.
+    if (horizon)
+      recordPushes(queue, horizon.recorder, { handlers: parts.handlers, ...(parts.encrypter ? { encrypter: parts.encrypter } : {}) });
     // Redis is opened only where the app keeps something there: the database store keeps the
     // worker's cache in `cache` and its locks in `cache_locks`, and a database-only app has no Redis.
     let redis: { cacheClient: RedisClient; lockClient: RedisClient } | undefined;

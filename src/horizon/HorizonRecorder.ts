@@ -13,7 +13,7 @@ import { encodeJson, type JsonValue } from '../laravel/json.js';
 import { PhpObject, deref, type PhpValue } from '../php/index.js';
 import type { RedisClient } from '../redis/scripts.js';
 import { phpFloatString, phpRound2, systemClock, type Clock } from './clock.js';
-import { horizonFacts, retryPayload, withHorizonAdditions, type HorizonFacts } from './payload.js';
+import { horizonFacts, orderedUuid, retryPayload, withHorizonAdditions, type HorizonFacts } from './payload.js';
 import { HorizonBatch, runHorizonStep, type HorizonStep } from './steps.js';
 import { horizonTags, horizonType, underlyingClass } from './tags.js';
 
@@ -77,6 +77,15 @@ export interface FailedOptions {
   context?: JsonValue;
   /** What the payload says (horizonFactsOf), when the caller has read it already; else it is read here. */
   facts?: HorizonFacts;
+}
+
+/** What Horizon's Retry reads from a failed job's record. */
+export interface FailedRecord {
+  id: string;
+  connection: string;
+  queue: string;
+  /** The payload as the failed attempt reserved it. */
+  payload: string;
 }
 
 export class HorizonRecorder {
@@ -250,6 +259,28 @@ export class HorizonRecorder {
    */
   retryPayload(failedPayload: string, failedId: string, id: string): string {
     return retryPayload(failedPayload, { id, retryOf: failedId, now: this.clock() });
+  }
+
+  /**
+   * Horizon's findFailed: the failed record of `id`, when Horizon holds one (a hash with an id
+   * and the status failed), with what its Retry reads from it; else undefined.
+   */
+  async findFailed(id: string): Promise<FailedRecord | undefined> {
+    const [recordId, status, connection, queue, payload] = await this.client.hmget(
+      this.prefix + id,
+      'id',
+      'status',
+      'connection',
+      'queue',
+      'payload',
+    );
+    if (recordId == null || status !== 'failed' || payload == null) return undefined;
+    return { id: recordId, connection: connection ?? '', queue: queue ?? '', payload };
+  }
+
+  /** The id Horizon's Retry gives the new job: Str::orderedUuid(), made now. */
+  retryId(): string {
+    return orderedUuid(this.clock());
   }
 
   /** After a retry was pushed: the failed job's retried_by gains it, as pending. */

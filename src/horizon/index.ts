@@ -11,9 +11,18 @@ export {
   type PrepareOptions,
   type DeletedOptions,
   type FailedOptions,
+  type FailedRecord,
 } from './HorizonRecorder.js';
 export { horizonPrefix, type HorizonPrefixSources } from './prefix.js';
-export { horizonFacts, horizonFactsOf, retryPayload, withHorizonAdditions, type HorizonFacts, type HorizonAdditions } from './payload.js';
+export {
+  horizonFacts,
+  horizonFactsOf,
+  orderedUuid,
+  retryPayload,
+  withHorizonAdditions,
+  type HorizonFacts,
+  type HorizonAdditions,
+} from './payload.js';
 export { horizonTags, horizonType, underlyingClass } from './tags.js';
 export { phpFloatString, phpRound2, systemClock, type Clock } from './clock.js';
 export { HorizonSupervisor, masterBasename, type HorizonSupervisorOptions, type SupervisorSettings } from './HorizonSupervisor.js';

@@ -7,6 +7,7 @@
  * `json_encode`: non-ASCII as `\uXXXX`, `/` as `\/`, and whatever PHP arrays make of the JSON
  * (an empty object `{}` comes back as `[]`, an object keyed "0", "1"… as a list).
  */
+import { randomUUID } from 'node:crypto';
 import { decodeJson, encodeJson, isJsonRecord, type JsonValue } from '../laravel/json.js';
 import { phpFloatString } from './clock.js';
 
@@ -65,6 +66,20 @@ export function retryPayload(failedPayload: string, options: { id: string; retry
   // PHP tests the old value for truth: a retryUntil of 0 (or none) stays null.
   envelope.set('retryUntil', retryUntil ? Math.floor(options.now) + Math.ceil(retryUntil - pushedAt) : null);
   return encodeJson(envelope);
+}
+
+/**
+ * Laravel's Str::orderedUuid(), which Horizon's Retry names the new job with: a version 4 UUID
+ * whose first 48 bits are the time in units of 10 µs (ramsey/uuid's timestamp-first COMB), so
+ * newer ids sort after older ones.
+ */
+export function orderedUuid(now: number, random: string = randomUUID()): string {
+  const time = Math.floor(now * 1e5)
+    .toString(16)
+    .padStart(12, '0');
+  // The random UUID's version and variant nibbles stay where a version 4 UUID has them.
+  const hex = time + random.replace(/-/g, '').slice(12);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
 /** What Horizon's listeners read from a payload; a payload that is not JSON gives the fallback id and nothing else. */

@@ -14,6 +14,11 @@ import { exceptionText } from '../worker/errors.js';
 import type { JobRecord, RecorderFactory, WorkerEvent, WorkerRecorder } from '../worker/types.js';
 import type { HorizonRecorder } from './HorizonRecorder.js';
 import { horizonFactsOf, type HorizonFacts } from './payload.js';
+import { commandOf, decodePayload } from '../laravel/payload.js';
+import type { Encrypter } from '../laravel/encrypter.js';
+import { PhpObject, deref, toJS } from '../php/index.js';
+import type { HandlerMap } from '../worker/handlers.js';
+import { ownHandler } from '../worker/runJob.js';
 
 /** What else a worker's run starts and stops with its Horizon records (the supervisor on the dashboard). */
 export interface HorizonRunHooks {
@@ -147,17 +152,30 @@ interface PushingQueue {
   laterRaw(delay: number | Date, payload: string, queue?: string): Promise<string | void>;
 }
 
+/** What a worker has for the links it pushes: its handlers (their `tags`) and the key to read an encrypted link with. */
+export interface PushOptions {
+  /** The worker's handlers: a link's class with a handler defining `tags` is tagged by it, as Horizon calls the job's tags(). */
+  handlers?: HandlerMap;
+  encrypter?: Encrypter;
+}
+
 /**
  * The pushes a worker makes itself (a chain's next link) as Horizon's queue makes them: laid out
- * by `prepare` (the tags of the command's models) and recorded pending once pushed. A payload
- * `prepare` cannot read is pushed as it is; a record not written leaves the push as it was.
+ * by `prepare` and recorded pending once pushed. Its tags are Horizon's Tags::for of the link:
+ * its handler's `tags(job)` when the worker has a handler for its class that defines one (as
+ * `dispatch` takes a handler's or option's `tags`), else the tags of the models it holds. A
+ * payload `prepare` cannot read is pushed as it is; a record not written leaves the push as it
+ * was. A `tags` function that throws, or gives what is not a list of strings, fails the push, as
+ * a throwing tags() fails the push in Horizon's queue.
  */
-export function recordPushes(queue: PushingQueue, horizon: HorizonRecorder): void {
+export function recordPushes(queue: PushingQueue, horizon: HorizonRecorder, options: PushOptions = {}): void {
   const push = queue.pushRaw.bind(queue);
   const later = queue.laterRaw.bind(queue);
-  const prepared = (payload: string): string => {
+  const prepared = async (payload: string): Promise<string> => {
+    const command = commandIn(payload, options.encrypter);
+    const tags = command && options.handlers ? await handlerTags(options.handlers, command) : undefined;
     try {
-      return horizon.prepare(payload);
+      return horizon.prepare(payload, { ...(command ? { command } : {}), ...(tags ? { tags } : {}) });
     } catch {
       return payload;
     }
@@ -165,15 +183,38 @@ export function recordPushes(queue: PushingQueue, horizon: HorizonRecorder): voi
   const recorded = (payload: string, name: string | undefined) =>
     horizon.pushed(name ?? queue.defaultQueue, payload).catch(() => undefined);
   queue.pushRaw = async (payload, name) => {
-    const laidOut = prepared(payload);
+    const laidOut = await prepared(payload);
     const id = await push(laidOut, name);
     await recorded(laidOut, name);
     return id;
   };
   queue.laterRaw = async (delay, payload, name) => {
-    const laidOut = prepared(payload);
+    const laidOut = await prepared(payload);
     const id = await later(delay, laidOut, name);
     await recorded(laidOut, name);
     return id;
   };
+}
+
+/** The link's command, decrypted when it is encrypted and the worker has the key; undefined when it cannot be read. */
+function commandIn(payload: string, encrypter: Encrypter | undefined): PhpObject | undefined {
+  try {
+    const decoded = decodePayload(payload);
+    if (decoded.encrypted && !encrypter) return undefined;
+    const command = commandOf(decoded, encrypter).command;
+    const object = command === undefined ? undefined : deref(command);
+    return object instanceof PhpObject ? object : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The tags the worker's handler for the command's class gives (its `tags(job)`), or undefined when it has none to give. */
+async function handlerTags(handlers: HandlerMap, command: PhpObject): Promise<string[] | undefined> {
+  const tags = ownHandler(handlers, command.className)?.tags;
+  if (!tags) return undefined;
+  const given = await tags({ name: command.className, command: toJS(command) as Record<string, unknown> });
+  if (!Array.isArray(given) || !given.every((tag) => typeof tag === 'string'))
+    throw new TypeError(`the tags function of ${command.className}'s handler gave ${JSON.stringify(given)}, not a list of strings`);
+  return given;
 }

@@ -9,6 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DatabaseUuidFailedJobProvider } from '../../src/worker/index.js';
+import { HorizonRecorder } from '../../src/horizon/index.js';
 import type { ShapesFile } from '../../src/shapes/shape.js';
 import { lqb, php, scratchPerTest } from '../helpers/processes.js';
 import { rawClient } from '../helpers/redis.js';
@@ -178,3 +179,50 @@ describe('lqb retry of a job whose retryUntil is a $retryUntil property', () => 
     expect(wrong.stderr).toContain('/version');
   });
 });
+
+describe('lqb retry --horizon of a job Horizon holds a failed record of', () => {
+  it('moves the window as Horizon’s Retry does, refusing nothing; --retry-until says a new one in its place', async () => {
+    const hz = `${current.prefix}hz:`;
+    const job = await failedFromLaravel('window');
+    const closed = Number(JSON.parse(job.payload).retryUntil);
+    // Horizon's failed record, as a worker under Horizon writes it: the payload as Horizon's queue
+    // laid it out, pushed a minute before its window closed.
+    const client = rawClient();
+    try {
+      const recorder = new HorizonRecorder(client, { prefix: hz, clock: () => closed - 60 });
+      await recorder.failed('default', recorder.prepare(job.payload), 'Exception: failed');
+    } finally {
+      client.disconnect();
+    }
+    const horizon = ['--horizon', `--horizon-prefix=${hz}`];
+
+    const moved = await lqb(['retry', job.uuid, `--shapes=${shapesFile()}`, ...horizon], current.s.env);
+    expect(moved.status, moved.stderr).toBe(0);
+    const [first] = await pushed();
+    expect(first!.retry_of, 'a Horizon retry').toBe(job.uuid);
+    expect(Math.abs(first!.retryUntil - (now() + 60)), 'the window, moved: now plus what it was past the push').toBeLessThanOrEqual(2);
+    expect(await failedIds()).toEqual([]);
+
+    await logFailed(job.payload);
+    const chosen = await lqb(['retry', job.uuid, '--retry-until=30', ...horizon], current.s.env);
+    expect(chosen.status, chosen.stderr).toBe(0);
+    const [second] = await pushed();
+    expect(second!.retry_of).toBe(job.uuid);
+    expect(Math.abs(second!.retryUntil - (now() + 30)), 'the window --retry-until says').toBeLessThanOrEqual(2);
+
+    const entries = await withRawClient(async (raw) => JSON.parse((await raw.hget(hz + job.uuid, 'retried_by'))!) as { id: string }[]);
+    expect(
+      entries.map((entry) => entry.id),
+      'retried_by: both retries, in order',
+    ).toEqual([first!.uuid, second!.uuid]);
+  });
+});
+
+async function withRawClient<T>(use: (raw: ReturnType<typeof rawClient>) => Promise<T>): Promise<T> {
+  const raw = rawClient();
+  try {
+    return await use(raw);
+  } finally {
+    raw.disconnect();
+  }
+}

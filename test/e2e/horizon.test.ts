@@ -9,10 +9,12 @@
  * fields and key kinds: the values differ by the jobs, the times and Node's exception text.
  */
 import { spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, beforeEach, expect, it } from 'vitest';
 import type { Redis } from 'ioredis';
-import { buildModelIdentifier, connect } from '../../src/index.js';
+import { buildJob, buildModelIdentifier, buildPayload, connect } from '../../src/index.js';
+import { fromJS, serialize } from '../../src/php/index.js';
 import { RedisQueue } from '../../src/redis/index.js';
 import { HANDLERS, lqb, php, scratchPerTest, type Scratch } from '../helpers/processes.js';
 import { root } from '../helpers/php.js';
@@ -163,14 +165,79 @@ describe('lqb dispatch --horizon pushes, lqb work --horizon runs', () => {
     });
   });
 
-  it('lqb retry --horizon pushes a failed job back as queue:retry does under Horizon: pending again, then completed', async () => {
+  it('lqb retry --horizon ID retries a job Horizon holds a failed record of as Horizon’s Retry does: a new job retry_of it, pending in retried_by, then completed', async () => {
     const job = await dispatch(FAILING, { n: 2, message: 'first time' }, '--tries=1');
     expect((await work('--tries=1')).status).toBe(0);
+    const retried = await lqb(['retry', job.uuid, '--horizon', `--horizon-prefix=${hz}`], s.env);
+    expect(retried.status, retried.stderr).toBe(0);
+    expect(retried.stdout.trim()).toBe(`The failed job [${job.uuid}] has been pushed back onto the queue!`);
+    const retryId = await expectRetriedBy(job.uuid, 'pending', 19);
+    await expectRetryPushed(retryId, job.uuid);
+    expect((await lqb(['failed', '--json'], s.env)).stdout, 'failed_jobs forgets it, as queue:retry does').toBe('');
+    const succeeding = await lqb(
+      [
+        'work',
+        `--handlers=${HANDLERS}`,
+        `--queue=${QUEUE}`,
+        '--stop-when-empty',
+        '--sleep=0',
+        '--no-share',
+        '--horizon',
+        `--horizon-prefix=${hz}`,
+      ],
+      { ...s.env, LQB_NODE_FAILING_SUCCEEDS: '1' },
+    );
+    expect(succeeding.status, succeeding.stderr).toBe(0);
+    expect(await expectRetriedBy(job.uuid, 'completed', 21), 'the same entry').toBe(retryId);
+    await withRaw(async (raw) => {
+      const done = await raw.hgetall(hz + retryId);
+      expect(done.status, 'the retry’s own record').toBe('completed');
+      expect(JSON.parse(done.payload!).retry_of).toBe(job.uuid);
+      expect(await raw.hget(hz + job.uuid, 'status'), 'the first job stays failed, as in Horizon').toBe('failed');
+    });
+  });
+
+  it('a Horizon retry that fails again turns its retried_by entry failed, and is a failed job of its own (Laravel 8.83 pushed the first)', async () => {
+    const [failing] = await laravelDispatch('failing', { n: 4, message: 'always' });
+    expect((await work('--tries=1')).status).toBe(0);
+    const retried = await lqb(['retry', 'all', '--horizon', `--horizon-prefix=${hz}`], s.env);
+    expect(retried.status, retried.stderr).toBe(0);
+    const retryId = await expectRetriedBy(failing!.uuid, 'pending', 19, { pushedByLaravel: true });
+    await expectRetryPushed(retryId, failing!.uuid);
+    expect((await work('--tries=1')).status).toBe(0);
+    expect(await expectRetriedBy(failing!.uuid, 'failed', 21, { pushedByLaravel: true }), 'the same entry').toBe(retryId);
+    await withRaw(async (raw) => {
+      expect(await raw.hget(hz + retryId, 'status'), 'the retry’s own record').toBe('failed');
+      expect((await members(raw, `${hz}failed_jobs`)).sort()).toEqual([failing!.uuid, retryId].sort());
+    });
+    const failed = JSON.parse((await lqb(['failed', '--json'], s.env)).stdout) as { id: string };
+    expect(failed.id, 'failed_jobs holds the retry’s failure').toBe(retryId);
+  });
+
+  it('with --env naming an app with Horizon 5 installed, lqb retry retries as Horizon’s Retry without --horizon', async () => {
+    const job = await dispatch(FAILING, { n: 5, message: 'once' }, '--tries=1');
+    expect((await work('--tries=1')).status).toBe(0);
+    writeFileSync(join(s.dir, '.env'), `REDIS_PREFIX=${prefix}\nHORIZON_PREFIX=${hz}\n`);
+    mkdirSync(join(s.dir, 'vendor/composer'), { recursive: true });
+    writeFileSync(
+      join(s.dir, 'vendor/composer/installed.json'),
+      JSON.stringify({ packages: [{ name: 'laravel/horizon', version: 'v5.22.1' }] }),
+    );
+    const retried = await lqb(['retry', job.uuid, `--env=${join(s.dir, '.env')}`], s.env);
+    expect(retried.status, retried.stderr).toBe(0);
+    await expectRetryPushed(await expectRetriedBy(job.uuid, 'pending', 19), job.uuid);
+  });
+
+  it('a failed job Horizon holds no record of (trimmed) goes back as queue:retry does under Horizon: pending again, then completed', async () => {
+    const job = await dispatch(FAILING, { n: 2, message: 'first time' }, '--tries=1');
+    expect((await work('--tries=1')).status).toBe(0);
+    await withRaw((raw) => raw.del(hz + job.uuid));
     const retried = await lqb(['retry', 'all', '--horizon', `--horizon-prefix=${hz}`], s.env);
     expect(retried.status, retried.stderr).toBe(0);
     await withRaw(async (raw) => {
       const pending = await raw.hgetall(hz + job.uuid);
       expect(pending.status, 'the retried job: status').toBe('pending');
+      expect(pending.retried_by, 'no retried_by: there was no failed record').toBeUndefined();
       const payload = JSON.parse(pending.payload!);
       expect(payload, 'the retried job: payload').toMatchObject({
         uuid: job.uuid,
@@ -179,6 +246,7 @@ describe('lqb dispatch --horizon pushes, lqb work --horizon runs', () => {
         type: 'job',
         silenced: false,
       });
+      expect(payload.retry_of, 'not a Horizon retry').toBeUndefined();
       expect(await members(raw, `${hz}pending_jobs`)).toEqual([job.uuid]);
     });
     const succeeding = await lqb(
@@ -208,6 +276,103 @@ describe('lqb dispatch --horizon pushes, lqb work --horizon runs', () => {
       const record = await raw.hgetall(hz + link!.uuid);
       expect(Object.keys(record).sort(), 'the link’s record: fields').toEqual(fixtureFields(4, A));
       expect(record.status).toBe('completed');
+    });
+  });
+
+  it('a chain’s next link is tagged by the tags of the worker’s handler for its class, as Horizon calls the link’s tags()', async () => {
+    await laravelDispatch('record', {
+      n: 1,
+      chain: [
+        { n: 2, label: 'link', queue: QUEUE },
+        { n: 3, label: 'last', queue: QUEUE },
+      ],
+    });
+    const queue = await connect({ prefix, horizon: { prefix: hz } });
+    const ran: { n: number; uuid: string }[] = [];
+    const tagged: unknown[] = [];
+    try {
+      const handler = Object.assign(
+        async (job: { command: Record<string, unknown>; uuid: string | undefined }) => {
+          ran.push({ n: Number(job.command.n), uuid: job.uuid! });
+        },
+        {
+          tags: (job: { name: string; command: Record<string, unknown> }) => {
+            tagged.push({ name: job.name, n: job.command.n, label: job.command.label });
+            return [`record:${String(job.command.n)}`, 'chained'];
+          },
+        },
+      );
+      await queue.worker({ [RECORD]: handler }, { queues: [QUEUE], stopWhenEmpty: true, sleep: 0, failer: false }).run();
+    } finally {
+      await queue.close();
+    }
+    expect(
+      ran.map((r) => r.n),
+      'the chain ran',
+    ).toEqual([1, 2, 3]);
+    // Called for each link Node pushed (the head was Laravel's push), with the link as it is pushed.
+    expect(tagged).toEqual([
+      { name: RECORD, n: 2, label: 'link' },
+      { name: RECORD, n: 3, label: 'last' },
+    ]);
+    await withRaw(async (raw) => {
+      for (const link of ran.slice(1)) {
+        const record = await raw.hgetall(hz + link.uuid);
+        expect(record.status, `link ${link.n}: status`).toBe('completed');
+        expect(JSON.parse(record.payload!).tags, `link ${link.n}: its tags`).toEqual([`record:${link.n}`, 'chained']);
+      }
+    });
+  });
+
+  it('a link whose handler defines no tags is tagged by its models (Class:key); a handler’s tags replace the models’', async () => {
+    const link = (className: string, id: number) =>
+      Buffer.from(
+        serialize(buildJob({ className, properties: { user: buildModelIdentifier({ class: 'App\\Models\\User', id }) } })),
+      ).toString('utf8');
+    const head = buildJob({ className: 'App\\Jobs\\Head', properties: {}, serializesModels: false });
+    head.props.set('chainQueue', QUEUE);
+    head.props.set('chained', fromJS([link('App\\Jobs\\Untagged', 42), link('App\\Jobs\\Tagged', 7)]));
+    const queue = await connect({ prefix, horizon: { prefix: hz } });
+    const uuids = new Map<string, string>();
+    try {
+      await queue.connection.pushRaw(buildPayload(head).raw, QUEUE);
+      const seen = async (job: { name: string; uuid: string | undefined }) => void uuids.set(job.name, job.uuid!);
+      const handlers = {
+        'App\\Jobs\\Head': seen,
+        'App\\Jobs\\Untagged': seen,
+        'App\\Jobs\\Tagged': Object.assign(seen.bind(null), {
+          tags: (job: { command: Record<string, unknown> }) => [`account:${String((job.command.user as { id: unknown }).id)}`],
+        }),
+      };
+      await queue.worker(handlers, { queues: [QUEUE], stopWhenEmpty: true, sleep: 0, failer: false }).run();
+    } finally {
+      await queue.close();
+    }
+    await withRaw(async (raw) => {
+      const tagsOf = async (name: string) => JSON.parse((await raw.hget(hz + uuids.get(name)!, 'payload'))!).tags as string[];
+      expect(await tagsOf('App\\Jobs\\Untagged'), 'no tags function: the model’s tag').toEqual(['App\\Models\\User:42']);
+      expect(await tagsOf('App\\Jobs\\Tagged'), 'the handler’s tags alone').toEqual(['account:7']);
+    });
+  });
+
+  it('a link’s tags function that gives no list of strings fails the push, and so the job that finished, naming the handler', async () => {
+    const [head] = await laravelDispatch('record', { n: 1, chain: [{ n: 2, label: 'link', queue: QUEUE }] });
+    const queue = await connect({ prefix, horizon: { prefix: hz } });
+    const ran: number[] = [];
+    try {
+      const handler = Object.assign(async (job: { command: Record<string, unknown> }) => void ran.push(Number(job.command.n)), {
+        tags: () => 'billing' as unknown as string[],
+      });
+      await queue.worker({ [RECORD]: handler }, { queues: [QUEUE], stopWhenEmpty: true, sleep: 0, tries: 1, failer: false }).run();
+    } finally {
+      await queue.close();
+    }
+    expect(ran, 'the head ran, the link was never pushed').toEqual([1]);
+    await withRaw(async (raw) => {
+      const record = await raw.hgetall(hz + head!.uuid);
+      expect(record.status, 'the head: failed').toBe('failed');
+      expect(record.exception).toContain(`the tags function of ${RECORD}'s handler gave "billing", not a list of strings`);
+      expect(await raw.llen(`${prefix}queues:${QUEUE}`), 'nothing pushed').toBe(0);
     });
   });
 
@@ -361,6 +526,59 @@ describe('connect({ horizon })', () => {
     }
   });
 });
+
+/**
+ * The failed job's retried_by holds one entry, the retry, with this status, laid out as Horizon
+ * wrote it at the fixture's step (C's record: its fields, and the entry's keys in order); the failed
+ * record keeps its fields. Returns the retry's id.
+ */
+async function expectRetriedBy(
+  failedId: string,
+  status: string,
+  step: number,
+  options: { pushedByLaravel?: boolean } = {},
+): Promise<string> {
+  return withRaw(async (raw) => {
+    const record = await raw.hgetall(hz + failedId);
+    // A job Laravel's plain queue pushed had no pending record, so no created_at.
+    const fields = fixtureFields(step, C).filter((field) => !(options.pushedByLaravel && field === 'created_at'));
+    expect(Object.keys(record).sort(), `the failed record at ${status}: fields`).toEqual(fields);
+    expect(record.status, 'the failed record stays failed').toBe('failed');
+    const theirs = fixtureHash(step, C).retried_by!;
+    // Horizon's layout with the ids and the time masked: [{"id":"…","status":"…","retried_at":N}].
+    const mask = (json: string) => json.replace(/"id":"[^"]+"/g, '"id":"ID"').replace(/"retried_at":\d+/g, '"retried_at":0');
+    expect(mask(record.retried_by!), 'retried_by, as Horizon lays it out').toBe(
+      mask(theirs).replace(/"status":"\w+"/, `"status":"${status}"`),
+    );
+    const [entry] = JSON.parse(record.retried_by!) as { id: string; status: string; retried_at: number }[];
+    expect(Math.abs(entry!.retried_at - Date.now() / 1000), 'retried_at: now, in seconds').toBeLessThan(120);
+    expect(entry!.id, 'the retry’s id: Str::orderedUuid()').toMatch(
+      /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+    );
+    return entry!.id;
+  });
+}
+
+/** The retry is a new job: pushed with retry_of, attempts 0, its own id, and recorded pending, as Horizon's fixture step 18 has C′. */
+async function expectRetryPushed(retryId: string, failedId: string): Promise<void> {
+  await withRaw(async (raw) => {
+    const pending = await raw.hgetall(hz + retryId);
+    expect(Object.keys(pending).sort(), 'the retry’s record: fields').toEqual(fixtureFields(18, '00000000-0000-4000-8000-000000000005'));
+    expect(pending).toMatchObject({ id: retryId, queue: QUEUE, status: 'pending' });
+    const payload = JSON.parse(pending.payload!) as Record<string, unknown>;
+    const theirs = JSON.parse(fixtureHash(18, '00000000-0000-4000-8000-000000000005').payload!) as Record<string, unknown>;
+    expect(Object.keys(payload).sort(), 'the payload’s keys').toEqual(Object.keys(theirs).sort());
+    expect(payload).toMatchObject({ id: retryId, uuid: retryId, attempts: 0, retry_of: failedId, type: 'job', silenced: false });
+    expect(await raw.lrange(`${prefix}queues:${QUEUE}`, 0, -1), 'the queue holds what the record holds').toEqual([pending.payload]);
+    expect(await members(raw, `${hz}pending_jobs`)).toEqual([retryId]);
+  });
+}
+
+/** A hash the fixtures hold after a step, for the key whose name ends so. */
+function fixtureHash(step: number, keyEnd: string): Record<string, string> {
+  const line = readHorizonFixtures().find((l) => l.step === step) as FixtureLine;
+  return line.after.find((k) => k.key.endsWith(keyEnd))!.value as Record<string, string>;
+}
 
 async function waitForValue<T>(read: () => Promise<T | undefined>, what: string): Promise<T> {
   for (let i = 0; i < 100; i++) {

@@ -196,4 +196,50 @@ describe('HorizonRecorder beyond the fixtures’ scenario', () => {
     expect(await raw.hget(`${prefix}f-1`, 'context'), 'context').toBe(expected[0]);
     expect(await raw.hget(`${prefix}f-1`, 'exception'), 'exception').toBe('RuntimeException: no');
   });
+
+  it("findFailed finds a failed record as Horizon's findFailed does: a hash with an id and the status failed", async () => {
+    const more = new HorizonRecorder(horizonClient, { prefix });
+    const payload = '{"uuid":"ff-1","id":"ff-1","displayName":"App\\\\Jobs\\\\X","tags":[],"attempts":1}';
+    await more.failed('mail', payload, 'RuntimeException: no');
+    expect(await more.findFailed('ff-1'), 'a failed record').toEqual({ id: 'ff-1', connection: 'redis', queue: 'mail', payload });
+    await more.pushed('default', '{"uuid":"ff-2","id":"ff-2","displayName":"App\\\\Jobs\\\\X","tags":[]}');
+    expect(await more.findFailed('ff-2'), 'a pending record').toBeUndefined();
+    expect(await more.findFailed('ff-none'), 'no record').toBeUndefined();
+  });
+
+  it('retryId is Str::orderedUuid(): the time first, in 10 µs, then a version 4 UUID’s random part, as Laravel 8.83 makes it', () => {
+    const [[before, theirs, after]] = JSON.parse(runPhpScript('horizon-values.php', '[0]', ['ordered-uuid'])) as [[number, string, number]];
+    const layout = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+    expect(theirs, 'PHP’s layout').toMatch(layout);
+    const timeOf = (uuid: string) => parseInt(uuid.replace(/-/g, '').slice(0, 12), 16);
+    // PHP's own: its time part lies between the times read just before and after it was made.
+    expect(timeOf(theirs)).toBeGreaterThanOrEqual(Math.floor(before * 1e5) - 1);
+    expect(timeOf(theirs)).toBeLessThanOrEqual(Math.ceil(after * 1e5));
+    const ours = new HorizonRecorder(horizonClient, { prefix, clock: () => before }).retryId();
+    expect(ours, 'ours').toMatch(layout);
+    expect(Math.abs(timeOf(ours) - timeOf(theirs)), 'the same clock, the same units').toBeLessThanOrEqual(
+      Math.ceil((after - before) * 1e5) + 1,
+    );
+    const later = new HorizonRecorder(horizonClient, { prefix, clock: () => before + 0.001 }).retryId();
+    expect([later, ours].sort(), 'a later retry sorts after').toEqual([ours, later]);
+  });
+
+  it('a retry that fails turns its entry in retried_by failed, as Horizon’s completed(…, failed: true) does', async () => {
+    const more = new HorizonRecorder(horizonClient, { prefix });
+    const failed = '{"uuid":"rf-1","id":"rf-1","displayName":"App\\\\Jobs\\\\X","tags":[],"attempts":1,"pushedAt":"1795636600.5"}';
+    await more.failed('default', failed, 'RuntimeException: first');
+    const retryId = more.retryId();
+    const payload = more.prepare(more.retryPayload(failed, 'rf-1', retryId), { raw: true });
+    expect(JSON.parse(payload), 'the retry’s payload').toMatchObject({ id: retryId, uuid: retryId, attempts: 0, retry_of: 'rf-1' });
+    await more.pushed('default', payload);
+    await more.retried('rf-1', retryId);
+    const entry = (status: string) => new RegExp(`^\\[\\{"id":"${retryId}","status":"${status}","retried_at":\\d+\\}\\]$`);
+    expect(await raw.hget(`${prefix}rf-1`, 'retried_by'), 'retried_by after the retry').toMatch(entry('pending'));
+    await more.reserved('default', payload);
+    await more.deleted('default', payload, { failing: true });
+    expect(await raw.hget(`${prefix}rf-1`, 'retried_by'), 'retried_by after the retry failed').toMatch(entry('failed'));
+    await more.failed('default', payload, 'RuntimeException: again');
+    expect(await raw.hget(`${prefix}${retryId}`, 'status'), 'the retry’s own record').toBe('failed');
+    expect(await raw.hget(`${prefix}rf-1`, 'status'), 'the first record').toBe('failed');
+  });
 });
