@@ -10,7 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
-import { performance } from 'node:perf_hooks';
+import { PerformanceObserver, performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
 
 const tree = process.env.LQB_TREE;
@@ -44,6 +44,10 @@ const fill = async (count) => {
   for (let i = 0; i < count; i += 1000) await queue.bulkRaw(Array.from({ length: Math.min(1000, count - i) }, (_, j) => payload(i + j)));
 };
 let cpuPerJob = 0;
+let systemPerJob = 0;
+/** Time in V8's collector during the timed part, per job (µs), and the collections made. */
+let gcPerJob = 0;
+let collections = 0;
 const work = async (count, profile) => {
   await fill(count);
   const session = profile ? new Session() : undefined;
@@ -55,12 +59,25 @@ const work = async (count, profile) => {
   const worker = lq
     ? lq.worker(handlers, { ...options, failer: false })
     : new Worker(queue, handlers, { ...options, queues: ['default'] }, { failer: false });
+  let gcMs = 0;
+  let gcs = 0;
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      gcMs += entry.duration;
+      gcs++;
+    }
+  });
+  observer.observe({ entryTypes: ['gc'] });
   const cpu = process.cpuUsage();
   const start = performance.now();
   await worker.run();
+  observer.disconnect();
+  gcPerJob = (gcMs * 1000) / count;
+  collections = gcs;
   const seconds = (performance.now() - start) / 1000;
   const used = process.cpuUsage(cpu);
   cpuPerJob = (used.user + used.system) / count;
+  systemPerJob = used.system / count;
   if (session) writeFileSync(profile, JSON.stringify((await session.post('Profiler.stop')).profile));
   const left = await queue.size();
   if (left !== 0) throw new Error(`${mode}: ${left} jobs left in the queue after the run`);
@@ -69,7 +86,7 @@ const work = async (count, profile) => {
 try {
   if (WARMUP > 0) await work(WARMUP);
   const jobsPerSecond = await work(JOBS, process.env.PROFILE);
-  console.log(JSON.stringify({ jobsPerSecond, cpuPerJob, bytes: Buffer.byteLength(payload(0)) }));
+  console.log(JSON.stringify({ jobsPerSecond, cpuPerJob, systemPerJob, gcPerJob, collections, bytes: Buffer.byteLength(payload(0)) }));
 } finally {
   await lq?.close();
   await queue.close();

@@ -20,7 +20,17 @@ const LABELS: Record<WorkerEvent['event'], string> = {
 };
 
 /** Laravel's "Y-m-d H:i:s", in local time as artisan prints it. */
-export function timestamp(date = new Date()): string {
+export function timestamp(date?: Date): string {
+  if (date) return stampOf(date);
+  // Made once a second: a busy worker writes thousands of lines within one.
+  const second = Math.floor(Date.now() / 1000);
+  if (second !== stamped.second) stamped = { second, text: stampOf(new Date(second * 1000)) };
+  return stamped.text;
+}
+
+let stamped = { second: Number.NaN, text: '' };
+
+function stampOf(date: Date): string {
   const pad = (n: number) => String(n).padStart(2, '0');
   return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`;
 }

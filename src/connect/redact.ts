@@ -8,6 +8,8 @@ const MASK = '***';
 
 /** The secrets this process was given (passwords, APP_KEY), longest first when applied. */
 const secrets = new Set<string>();
+/** The secrets longest first, sorted once after each one kept rather than for every line. */
+let longestFirst: string[] | undefined;
 
 /**
  * Remembers a secret so no line `redactSecrets` passes shows it, as given or URL-encoded (the
@@ -15,6 +17,7 @@ const secrets = new Set<string>();
  */
 export function keepSecret(value: string | undefined): void {
   if (!value) return;
+  longestFirst = undefined;
   secrets.add(value);
   secrets.add(encodeURIComponent(value));
   try {
@@ -52,7 +55,10 @@ export function redactUrl(url: string): string {
  * secrets go longest first, so a secret that contains another is hidden whole.
  */
 export function redactSecrets(line: string): string {
-  let text = redactUrl(line);
-  for (const secret of [...secrets].sort((a, b) => b.length - a.length)) text = text.split(secret).join(MASK);
+  // A URL's password sits before an '@', a query's after an '=': a line with neither (a job's
+  // line, mostly) has none, and `lqb work` writes two lines a job.
+  let text = line.includes('@') || line.includes('=') ? redactUrl(line) : line;
+  longestFirst ??= [...secrets].sort((a, b) => b.length - a.length);
+  for (const secret of longestFirst) if (text.includes(secret)) text = text.split(secret).join(MASK);
   return text;
 }

@@ -61,6 +61,10 @@ export class WorkerTelemetry {
   }
 
   private readonly tracer: Tracer;
+  /** False when no SDK hears the meter: no metric is worth its cost then. */
+  private readonly metered: boolean;
+  /** Whether an SDK hears the tracer now (a global one may be registered after the worker starts). */
+  private readonly traced: () => boolean;
 
   private readonly queues = new Map<string, QueueFacts>();
 
@@ -70,8 +74,10 @@ export class WorkerTelemetry {
     private readonly connection: string,
     inFlight: () => Record<string, number>,
   ) {
-    const { tracer, meter } = instrumentsOf(api, options);
+    const { tracer, meter, metered, traced } = instrumentsOf(api, options);
     this.tracer = tracer;
+    this.metered = metered;
+    this.traced = traced;
     this.duration = meter.createHistogram('messaging.process.duration', {
       unit: 's',
       description: 'How long a job took, from its reservation to its end (done, released or failed).',
@@ -92,6 +98,11 @@ export class WorkerTelemetry {
       for (const [queue, count] of Object.entries(inFlight())) result.observe(count, this.queueOf(queue).attributes);
     };
     this.inFlight.addCallback(this.observe);
+  }
+
+  /** Whether a job's span or metrics would go anywhere: without an SDK, a job costs nothing here. */
+  get heard(): boolean {
+    return this.metered || this.traced();
   }
 
   /**
@@ -247,6 +258,8 @@ class TelemetryRecorder implements WorkerRecorder {
   constructor(private readonly telemetry: WorkerTelemetry) {}
 
   processing(record: JobRecord, event: WorkerEvent): void {
+    // With the API and no SDK (a library's usual state), no span is made: around() and end() find none.
+    if (!this.telemetry.heard) return;
     const job = record.job;
     // The envelope, for a trace context the producer wrote into it: as read, else as reserved
     // (unless the queue could not read it either).

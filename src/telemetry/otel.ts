@@ -38,15 +38,35 @@ function isMissingModule(error: unknown): boolean {
   return code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND';
 }
 
-/** A tracer and a meter, from the given providers or the global ones, named for this package and version. */
-export function instrumentsOf(api: OpenTelemetryApi, options: TelemetryOptions): { tracer: Api.Tracer; meter: Api.Meter } {
+/**
+ * A tracer and a meter, from the given providers or the global ones, named for this package and
+ * version; and whether anything hears them: `metered` is false for the API's no-op meter (no SDK
+ * registered a MeterProvider, and one registered later is not seen by a meter made now);
+ * `traced()` is false while the global tracer provider is the API's proxy with no SDK behind it
+ * yet (asked again each time: an SDK may register the provider later).
+ */
+export function instrumentsOf(
+  api: OpenTelemetryApi,
+  options: TelemetryOptions,
+): { tracer: Api.Tracer; meter: Api.Meter; metered: boolean; traced: () => boolean } {
   const version = packageVersion();
   const tracerProvider = (options.tracerProvider ?? api.trace.getTracerProvider()) as Api.TracerProvider;
   const meterProvider = (options.meterProvider ?? api.metrics.getMeterProvider()) as Api.MeterProvider;
+  const meter = meterProvider.getMeter(INSTRUMENTATION_SCOPE, version);
   return {
     tracer: tracerProvider.getTracer(INSTRUMENTATION_SCOPE, version),
-    meter: meterProvider.getMeter(INSTRUMENTATION_SCOPE, version),
+    meter,
+    metered: !(meter instanceof api.createNoopMeter().constructor),
+    traced: tracedBy(api, tracerProvider),
   };
+}
+
+/** Whether spans of this provider go anywhere: false while it is the API's proxy and no SDK stands behind it. */
+function tracedBy(api: OpenTelemetryApi, provider: Api.TracerProvider): () => boolean {
+  if (!(provider instanceof api.ProxyTracerProvider)) return () => true;
+  // A proxy made here has no delegate: it hands out the API's no-op provider, the one to compare with.
+  const noop = new api.ProxyTracerProvider().getDelegate();
+  return () => provider.getDelegate() !== noop;
 }
 
 /** Attributes every span and measurement carries, after OpenTelemetry's messaging conventions. */

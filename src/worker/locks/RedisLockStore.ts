@@ -12,7 +12,7 @@ import type { UniqueLockStore } from './LockStore.js';
 /** Laravel's RedisStore locks (RedisLock / PhpRedisLock), on the store's lock connection. */
 export class RedisLockStore implements UniqueLockStore {
   /** Force releases waiting to go out together, and the DEL that sends them. */
-  #pendingDeletes: { names: string[]; sent: Promise<void> } | undefined;
+  #pendingDeletes: { names: Set<string>; sent: Promise<void> } | undefined;
 
   /** The store's keys are named as the cache's: one rule for both. */
   readonly #cache: QueueCache;
@@ -45,20 +45,22 @@ export class RedisLockStore implements UniqueLockStore {
    * one DEL: the effect of one DEL each (a missing key is no error), at one command and one
    * socket write for all the jobs that finished together. A worker without shapes asks this
    * after every job. Each caller's promise settles once its keys are gone, so what it does
-   * next (the job's delete) still comes after its lock's release, as in Laravel.
+   * next (the job's delete) still comes after its lock's release, as in Laravel. A key asked
+   * for twice in one batch (jobs of one class without a uniqueId, which a worker without shapes
+   * releases by every spelling) is named once: deleting it once has the effect of both.
    */
   forceReleaseAll(keys: string[]): Promise<void> {
     if (keys.length === 0) return Promise.resolve();
     let batch = this.#pendingDeletes;
     if (!batch) {
-      const names: string[] = [];
+      const names = new Set<string>();
       const sent = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
         this.#pendingDeletes = undefined;
-        return this.deleteKeys(names);
+        return this.deleteKeys([...names]);
       });
       this.#pendingDeletes = batch = { names, sent };
     }
-    for (const key of keys) batch.names.push(this.name(key));
+    for (const key of keys) batch.names.add(this.name(key));
     return batch.sent;
   }
 
