@@ -7,7 +7,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { redactSecrets, redactUrl } from '../../src/connect/redact.js';
+import { keepSecret, redactSecrets, redactUrl } from '../../src/connect/redact.js';
 import { freePort } from '../../src/testing/index.js';
 import { HANDLERS, lqb, scratchPerTest, type RunResult } from '../helpers/processes.js';
 import { startOwnRedis, type OwnRedis } from '../helpers/redis.js';
@@ -46,6 +46,22 @@ function expectOneLineFailure(result: RunResult, status: number, what: string): 
   expect(result.status, `${what}: exit status (stderr: ${result.stderr})`).toBe(status);
   expect(result.stderr.trim().split('\n'), `${what}: stderr is one line`).toHaveLength(1);
 }
+
+describe('redactSecrets', () => {
+  it('hides a secret kept after lines were already redacted, longest first, in lines with no URL', () => {
+    keepSecret('kept-first-secret');
+    expect(redactSecrets('job failed: kept-first-secret leaked')).toBe('job failed: *** leaked');
+    // Kept later: the order the secrets are applied in is made again, so the longer one is hidden whole.
+    keepSecret('kept-first-secret-and-more');
+    expect(redactSecrets('[2026-11-26 10:00:00][abc] Failed:     X: kept-first-secret-and-more')).toBe(
+      '[2026-11-26 10:00:00][abc] Failed:     X: ***',
+    );
+    expect(redactSecrets('redis://:pw@host:1 with kept-first-secret')).toBe('redis://:***@host:1 with ***');
+    expect(redactSecrets('[2026-11-26 10:00:00][abc] Processed:  App\\Jobs\\X (0.50ms)')).toBe(
+      '[2026-11-26 10:00:00][abc] Processed:  App\\Jobs\\X (0.50ms)',
+    );
+  });
+});
 
 describe('redactUrl', () => {
   it('replaces the password, and only the password, of a URL', () => {

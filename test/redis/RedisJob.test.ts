@@ -46,6 +46,24 @@ describe('RedisJob', () => {
     expect(() => job.payload).toThrow(PayloadError);
     expect(() => job.payload).toThrow('payload is not a JSON object');
   });
+  it('leadingUuid: the uuid a payload opens with, and none for one that opens otherwise', async () => {
+    const cases: [string, string | undefined][] = [
+      ['{"uuid":"2b0c1f6e-7d1a-4c3b-9a57-0f2d5e8c9b10","displayName":"X","attempts":0}', '2b0c1f6e-7d1a-4c3b-9a57-0f2d5e8c9b10'],
+      ['{"uuid":"","displayName":"X","attempts":0}', undefined],
+      ['{"uuid":"has space","attempts":0}', undefined],
+      ['{"uuid":"' + 'a'.repeat(64) + '","attempts":0}', 'a'.repeat(64)],
+      ['{"uuid":"' + 'a'.repeat(65) + '","attempts":0}', undefined],
+      ['{"displayName":"X","uuid":"abc","attempts":0}', undefined],
+      ['{"uuid":"abc', undefined],
+    ];
+    for (const [text] of cases) await queue.pushRaw(text);
+    for (const [text, uuid] of cases) {
+      const job = (await queue.pop())!;
+      expect(job.raw, 'reserved in push order').toBe(text);
+      expect(job.leadingUuid, `leadingUuid of ${text.slice(0, 40)}…`).toBe(uuid);
+      await job.delete();
+    }
+  });
 });
 
 afterAll(() => client.disconnect());
