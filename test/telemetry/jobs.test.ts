@@ -227,4 +227,23 @@ describe('OpenTelemetry, through the global providers', () => {
       'telemetry: false on the worker still made a span',
     ).toEqual([`send ${QUEUE}`]);
   });
+
+  it('with no SDK behind the API a job makes no span; a global provider registered while the worker runs hears the jobs after it', async () => {
+    queue = await connect({ redis: REDIS_URL, prefix, defaultQueue: QUEUE });
+    await queue.dispatch(JOB, { n: 1 });
+    await queue.dispatch(JOB, { n: 2 });
+    const ran: number[] = [];
+    const handlers = defineHandlers({
+      [JOB]: (job) => {
+        ran.push(Number(job.command.n));
+        // The application's SDK starts late: after the worker took up its first job.
+        if (job.command.n === 1) trace.setGlobalTracerProvider(tracerProvider);
+      },
+    });
+    await queue.worker(handlers, { stopWhenEmpty: true, sleep: 0, failer: false, concurrency: 1 }).run();
+    expect(ran, 'both jobs ran, in order').toEqual([1, 2]);
+    const processed = named(`process ${QUEUE}`);
+    expect(processed.length, 'spans: none for the job taken up with no SDK, one for the job after the provider was registered').toBe(1);
+    expect(attributesOf(processed[0])['laravel.job.attempts'], 'the span is the second job’s first attempt').toBe(1);
+  });
 });
