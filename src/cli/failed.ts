@@ -3,15 +3,7 @@
  * `queue:failed`, `queue:retry`, `queue:forget` and `queue:flush` show and change it.
  */
 import type { Queue, QueueDriver } from '../queue/index.js';
-import {
-  DatabaseUuidFailedJobProvider,
-  resetAttempts,
-  retryFailedJob,
-  retryUntilFor,
-  type FailedJob,
-  type RetryUntilChoice,
-} from '../worker/index.js';
-import type { ShapesFile } from '../shapes/shape.js';
+import { DatabaseUuidFailedJobProvider, type FailedJob, type RetryUntilChoice } from '../worker/index.js';
 import {
   asUsage,
   connectionFlags,
@@ -22,7 +14,8 @@ import {
   type Connection,
 } from './connection.js';
 import { horizonFrom, recordFlags } from './horizon.js';
-import { HorizonRecorder, type FailedRecord } from '../horizon/HorizonRecorder.js';
+import { HorizonRecorder } from '../horizon/HorizonRecorder.js';
+import { retryFailed, type RetryWindow } from '../horizon/retry.js';
 import type { ResolvedHorizon } from '../connect/horizon.js';
 import { UsageError, type Command } from './command.js';
 import { shapesFlag, shapesFrom } from './shapes-file.js';
@@ -141,11 +134,10 @@ export const retry: Command = {
 type RetryOne = (queue: Queue, job: FailedJob) => Promise<string | undefined>;
 
 /**
- * How a failed job is retried. Without Horizon's records, as queue:retry: pushed as it is. With
- * them, on Redis: a job Horizon holds a failed record of is retried as Horizon's Retry does it
- * (retryAsHorizon), and any other goes back as queue:retry pushes under Horizon: its queue's
- * pushRaw lays the payload out (type, the payload's own tags, pushedAt; the id kept) and records
- * it pending. Horizon records Redis's jobs only: a record of the database connection goes back as it is.
+ * How a failed job is retried (src/horizon/retry.ts, which the dashboard's Retry shares): with
+ * Horizon's records on, a job of Redis goes back under Horizon (as Horizon's Retry when Horizon
+ * holds a failed record of it, else as queue:retry pushes under Horizon); Horizon records Redis's
+ * jobs only, so a record of the database connection, or any without Horizon, goes back as queue:retry.
  */
 async function withRetry<T>(
   connection: Connection,
@@ -154,59 +146,16 @@ async function withRetry<T>(
   window: RetryWindow,
   use: (retryOne: RetryOne) => Promise<T>,
 ): Promise<T> {
-  const plain: RetryOne = (queue, job) => retryFailedJob(failer, queue, job, window);
-  if (!horizon) return use(plain);
-  return withHorizonClient(connection, (client) => {
-    const recorder = new HorizonRecorder(client, { prefix: horizon.prefix, connection: connection.queueConnection, trim: horizon.trim });
-    return use(async (queue, job) => {
-      if (queue.driver !== 'redis') return plain(queue, job);
-      const record = await recorder.findFailed(job.uuid);
-      if (record) return retryAsHorizon(recorder, failer, queue, job, record, window);
-      return retryFailedJob(failer, queue, job, window, (payload, name) => pushAsHorizon(recorder, queue, payload, name));
-    });
-  });
-}
-
-type RetryWindow = { shapes?: ShapesFile; choice?: RetryUntilChoice };
-
-/**
- * Horizon's Retry (RetryFailedJob) of a job Horizon holds a failed record of: the record's
- * payload goes back as a new job (an ordered uuid as its id, attempts 0, `retry_of` naming the
- * failed job, retryUntil moved as far past now as it was past the first push), laid out as
- * Horizon's queue pushes a raw payload and recorded pending; then the failed record's
- * `retried_by` gains it as pending, which the new job's end turns completed or failed. As
- * queue:retry, the failed_jobs record is forgotten. Horizon's window needs no PHP, so nothing is
- * refused; a new window said with --retry-until (seconds, or none) replaces it where queue:retry
- * would refresh one.
- */
-async function retryAsHorizon(
-  recorder: HorizonRecorder,
-  failer: DatabaseUuidFailedJobProvider,
-  queue: Queue,
-  job: FailedJob,
-  record: FailedRecord,
-  window: RetryWindow,
-): Promise<undefined> {
-  const id = recorder.retryId();
-  const payload = withChosenWindow(recorder.retryPayload(record.payload, job.uuid, id), record.payload, window);
-  await pushAsHorizon(recorder, queue, payload, job.queue);
-  await recorder.retried(job.uuid, id);
-  await failer.forget(job.uuid);
-  return undefined;
-}
-
-/** A raw push as Horizon's queue makes it: laid out (type job, no tags of its own, pushedAt; the id kept), pushed, recorded pending. */
-async function pushAsHorizon(recorder: HorizonRecorder, queue: Queue, payload: string, name: string): Promise<void> {
-  const prepared = recorder.prepare(payload, { raw: true });
-  await queue.pushRaw(prepared, name);
-  await recorder.pushed(name, prepared);
-}
-
-/** The retry's payload with the window --retry-until says, where queue:retry would refresh one; else as Horizon moved it. */
-function withChosenWindow(payload: string, failedPayload: string, window: RetryWindow): string {
-  if (window.choice === undefined) return payload;
-  const chosen = retryUntilFor(failedPayload, window);
-  return 'retryUntil' in chosen ? resetAttempts(payload, chosen) : payload;
+  const retryOne =
+    (recorder: HorizonRecorder | undefined): RetryOne =>
+    async (queue, job) => {
+      const outcome = await retryFailed(queue.driver === 'redis' ? recorder : undefined, failer, queue, job, window);
+      return 'refused' in outcome ? outcome.refused : undefined;
+    };
+  if (!horizon) return use(retryOne(undefined));
+  return withHorizonClient(connection, (client) =>
+    use(retryOne(new HorizonRecorder(client, { prefix: horizon.prefix, connection: connection.queueConnection, trim: horizon.trim }))),
+  );
 }
 
 /**

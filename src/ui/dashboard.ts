@@ -16,13 +16,15 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { RedisQueue, type RedisClient } from '../redis/index.js';
-import { QueueCache, retryFailedJob, type FailedJob } from '../worker/index.js';
+import { QueueCache, type FailedJob } from '../worker/index.js';
 import { DatabaseQueueCache } from '../worker/DatabaseQueueCache.js';
 import { databaseConfig, openDatabase, type Database } from '../database/index.js';
 import { redactSecrets } from '../connect/redact.js';
 import { patientClient } from '../connect/clients.js';
 import { envFileOf, resolveConnection, type ConnectionOptions, type ConnectionSettings } from '../connect/settings.js';
 import { horizonPrefix } from '../horizon/prefix.js';
+import { HorizonRecorder } from '../horizon/HorizonRecorder.js';
+import { retryFailed } from '../horizon/retry.js';
 import { moduleUrl } from '../internal/module-url.js';
 import { Access, TOKEN_COOKIE, type AccessOptions } from './access.js';
 import { FailedJobsView } from './failed.js';
@@ -69,6 +71,8 @@ interface Stores {
   source: QueueSource;
   cache: PauseStore;
   horizon: HorizonView | undefined;
+  /** What retries under Horizon on the queue's Redis (as `lqb retry` does), when Horizon's prefix is known there. */
+  recorder: HorizonRecorder | undefined;
   close(): Promise<void>;
 }
 
@@ -105,10 +109,16 @@ function openStores(connection: ConnectionSettings, options: DashboardOptions, l
         ? queueClient
         : patientClient({ ...connection, prefix: '' }, connection.url, log);
   const horizon = horizonClient && prefix !== undefined ? new HorizonView(horizonClient, prefix) : undefined;
+  // Horizon records Redis's jobs only: on the database connection a retry is never Horizon's.
+  const recorder =
+    horizonClient && prefix !== undefined && connection.queueConnection === 'redis'
+      ? new HorizonRecorder(horizonClient, { prefix, connection: connection.queueConnection })
+      : undefined;
   return {
     source,
     cache,
     horizon,
+    recorder,
     async close() {
       await database?.close();
       queueClient?.disconnect();
@@ -217,6 +227,14 @@ export function createDashboard(options: DashboardOptions = {}): Dashboard {
   /** Horizon's view when its records are there, else undefined (and the dashboard says what it says without it). */
   async function horizonThere(): Promise<HorizonView | undefined> {
     return horizon && (await horizon.present().catch(() => false)) ? horizon : undefined;
+  }
+
+  /**
+   * Horizon's recorder when Horizon's records are there, so a retry is `lqb retry`'s under
+   * Horizon (Horizon's Retry for a job it holds a failed record of); else undefined: queue:retry.
+   */
+  async function horizonRecorder(): Promise<HorizonRecorder | undefined> {
+    return stores.recorder && (await horizonThere()) ? stores.recorder : undefined;
   }
 
   async function overview(): Promise<unknown> {
@@ -335,9 +353,9 @@ export function createDashboard(options: DashboardOptions = {}): Dashboard {
           409,
           `the failed job [${name}] is of the ${job.connection} connection; this dashboard shows ${source.connection}`,
         );
-      const refused = await retryFailedJob(failed, source, job, {});
-      if (refused) throw new HttpError(409, `the failed job [${name}] was not retried: ${refused}`);
-      return { retried: name, queue: job.queue };
+      const outcome = await retryFailed(await horizonRecorder(), failed, source, job, {});
+      if ('refused' in outcome) throw new HttpError(409, `the failed job [${name}] was not retried: ${outcome.refused}`);
+      return { retried: name, queue: job.queue, ...(outcome.as === 'horizon' ? { horizon: { id: outcome.id } } : {}) };
     }
     if (what === 'failed' && name !== undefined && verb === 'forget') {
       if (!(await failed.forget(name))) throw new HttpError(404, `no failed job ${name}`);

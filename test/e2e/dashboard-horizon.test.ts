@@ -4,7 +4,9 @@
  * fixtures/horizon/events.jsonl) under this test's prefixes, the dashboard told Horizon's prefix
  * with --horizon-prefix. The page shows a job's Horizon status beside it, the queue's throughput
  * as Horizon measured it, and Horizon's failed list with the exception Horizon kept. Screenshots go
- * to test-artifacts/ (gitignored) as the other dashboard tests' do.
+ * to test-artifacts/ (gitignored) as the other dashboard tests' do. Last, the dashboard's Retry
+ * (its API) of the job Horizon holds a failed record of, once Laravel 8.83's own worker has failed
+ * it into failed_jobs: retried as Horizon's Retry does, as `lqb retry` retries it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -13,8 +15,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { root } from '../helpers/php.js';
+import { php } from '../helpers/processes.js';
 import { rawClient, removePrefix, uniquePrefix } from '../helpers/redis.js';
 import { horizonFixtureId as ID, loadHorizonLastState } from '../helpers/horizon-state.js';
+import { readHorizonFixtures } from '../horizon/fixtures.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARTIFACTS = join(root, 'test-artifacts');
@@ -113,3 +117,80 @@ describe('lqb ui in chromium, over the records Horizon 5.22.1 wrote on Laravel 8
       .toEqual([ID(5), ID(2), ID(1)]);
   });
 });
+
+describe('the dashboard’s Retry, over Horizon’s records, as lqb retry', () => {
+  /** Laravel 8.83's own worker, its failed_jobs the dashboard's, its Redis keys under a prefix of their own. */
+  const laravelEnv = () => ({ ...process.env, REDIS_PREFIX: `${prefix}laravel:`, LQB_FAILED_DB: join(dir, 'failed.sqlite') });
+
+  it('retries a job Laravel 8.83 failed, which Horizon holds a failed record of, as Horizon’s Retry does: a new job retry_of it, pending in retried_by, its failed_jobs row gone', async () => {
+    // C's payload as Horizon's queue pushed it (fixture step 11); Laravel 8.83's worker fails it
+    // (no SyncUser class here) and its failer keeps it, as the app's failed_jobs would.
+    const pushedC = readHorizonFixtures().find((line) => line.step === 11)!.payload!;
+    const raw = rawClient();
+    try {
+      await raw.rpush(`${prefix}laravel:queues:default`, pushedC);
+      const ran = await php('laravel-worker.php', ['--queue=default', '--stop-when-empty', '--sleep=0', '--tries=1'], laravelEnv());
+      expect(ran.stdout, `Laravel's worker: ${ran.stderr}`).toMatch(/Failed:\s+App\\Jobs\\SyncUser/);
+      const before = await getJson('api/failed');
+      expect(
+        before.jobs.map((job: { uuid: string }) => job.uuid),
+        'failed_jobs: the job Laravel failed',
+      ).toEqual([ID(3)]);
+      expect(before.jobs[0].horizon?.status, 'beside it, Horizon’s failed record (Horizon 5.22.1 wrote it)').toBe('failed');
+
+      const answer = await postAction(`api/failed/${ID(3)}/retry`);
+      expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+      const retryId = (answer.body.horizon as { id?: string } | undefined)?.id;
+      expect(answer.body, 'the answer names the new job').toMatchObject({ retried: ID(3), queue: 'default', horizon: { id: retryId } });
+      expect(retryId, 'the retry’s id: Str::orderedUuid()').toMatch(
+        /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+      );
+
+      const [queued] = await raw.lrange(`${prefix}queues:default`, 0, -1);
+      const payload = JSON.parse(queued!) as Record<string, unknown>;
+      expect(payload, 'pushed as Horizon’s Retry pushes it').toMatchObject({
+        id: retryId,
+        uuid: retryId,
+        attempts: 0,
+        retry_of: ID(3),
+        type: 'job',
+        silenced: false,
+      });
+      const record = await raw.hgetall(`${prefix}horizon:${retryId}`);
+      expect(record, 'the retry’s record: pending, holding what the queue holds').toMatchObject({ status: 'pending', payload: queued });
+      const failed = await raw.hgetall(`${prefix}horizon:${ID(3)}`);
+      expect(failed.status, 'the failed record stays failed, as in Horizon').toBe('failed');
+      const retriedBy = JSON.parse(failed.retried_by!) as { id: string; status: string }[];
+      expect(
+        retriedBy.map(({ id, status }) => ({ id, status })),
+        'retried_by: Horizon’s own retry C′ (completed), then this one, pending',
+      ).toEqual([
+        { id: ID(5), status: 'completed' },
+        { id: retryId, status: 'pending' },
+      ]);
+    } finally {
+      raw.disconnect();
+    }
+    const left = await php('laravel-dispatch.php', ['failed', '{}'], laravelEnv());
+    expect(left.stdout.trim(), `failed_jobs as Laravel's failer reads it: ${left.stderr}`).toBe('[]');
+    expect((await getJson('api/failed')).total, 'the dashboard’s failed list').toBe(0);
+  });
+});
+
+async function getJson(path: string): Promise<any> {
+  const res = await fetch(server.url + path);
+  expect(res.status, `GET ${path}`).toBe(200);
+  return res.json();
+}
+
+/** An action as the page posts it: the page's CSRF token in a header, confirmed. */
+async function postAction(path: string): Promise<{ status: number; body: Record<string, unknown> }> {
+  const html = await (await fetch(server.url)).text();
+  const csrf = /name="lqb-csrf" content="([^"]+)"/.exec(html)![1]!;
+  const res = await fetch(server.url + path, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', 'X-CSRF-Token': csrf },
+    body: JSON.stringify({ confirm: true }),
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}

@@ -391,6 +391,13 @@ function HorizonJobsView({ route }) {
   </div>`;
 }
 
+/** What Retry does to this job: Horizon's Retry when Horizon holds a failed record of it (as lqb retry does), else queue:retry. */
+function retryText(job) {
+  if (job.horizon?.status === 'failed')
+    return `Horizon holds its failed record: it is retried as Horizon's Retry does, a new job on ${job.queue} in that record's retried_by, and its failed_jobs record deleted (as lqb retry).`;
+  return `It is pushed back onto ${job.queue} with its attempts reset, and its failed record deleted (as queue:retry).`;
+}
+
 function FailedView({ route, setAsk }) {
   const path = `api/failed?offset=${route.offset}&limit=${PAGE}`;
   const [data, error, reload] = usePoll(() => getJson(path), [path]);
@@ -399,7 +406,7 @@ function FailedView({ route, setAsk }) {
       title: `${verb === 'retry' ? 'Retry' : 'Forget'} failed job ${job.uuid}?`,
       text:
         verb === 'retry'
-          ? `It is pushed back onto ${job.queue} with its attempts reset, and its failed record deleted (as queue:retry).`
+          ? retryText(job)
           : 'Its failed record is deleted (as queue:forget).',
       verb,
       run: () => postJson(`api/failed/${encodeURIComponent(job.uuid)}/${verb}`),
