@@ -56,9 +56,15 @@ export function instrumentsOf(
   return {
     tracer: tracerProvider.getTracer(INSTRUMENTATION_SCOPE, version),
     meter,
-    metered: !(meter instanceof api.createNoopMeter().constructor),
+    metered: !isNoopMeter(api, meter),
     traced: tracedBy(api, tracerProvider),
   };
+}
+
+/** The API's no-op meter (no SDK registered a MeterProvider); an API too old to tell counts as heard. */
+function isNoopMeter(api: OpenTelemetryApi, meter: Api.Meter): boolean {
+  const noop = typeof api.createNoopMeter === 'function' ? api.createNoopMeter() : undefined;
+  return noop !== undefined && meter.constructor === noop.constructor;
 }
 
 /** Whether spans of this provider go anywhere: false while it is the API's proxy and no SDK stands behind it. */
