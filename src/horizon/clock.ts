@@ -23,7 +23,25 @@ export function phpFloatString(value: number): string {
  * PHP (a plain Math.round of 100.49999… would give 1).
  */
 export function phpRound2(value: number): number {
-  const scaled = Number((Math.abs(value) * 100).toPrecision(15));
+  const hundredths = Math.abs(value) * 100;
+  // Pre-rounding to 15 digits moves a value under 10^6 by less than 10^-9: only one that close to
+  // a half can round otherwise, so any other (a worker's every runtime, nearly) skips toPrecision.
+  if (hundredths < 1e6 && Math.abs(hundredths - Math.floor(hundredths) - 0.5) > 1e-6) {
+    const rounded = Math.floor(hundredths + 0.5) / 100;
+    return value < 0 ? -rounded : rounded;
+  }
+  const scaled = Number(hundredths.toPrecision(15));
   const rounded = Math.floor(scaled + 0.5) / 100;
   return value < 0 ? -rounded : rounded;
+}
+
+/**
+ * A runtime in ms as Horizon's records hold it: PHP's round($ms, 2), printed as PHP prints a
+ * float. A value of two decimals short of 10^12 has at most 14 digits, which JavaScript prints
+ * as PHP does (the shortest text that reads back, here that of the rounded value itself), so a
+ * worker's every job skips PHP's printing rules.
+ */
+export function phpRuntimeText(ms: number): string {
+  const rounded = phpRound2(Math.max(0, ms));
+  return rounded < 1e12 ? String(rounded) : phpFloatString(rounded);
 }

@@ -23,7 +23,8 @@ const raw = rawClient();
 const queueClient = prefixedClient(appPrefix);
 const horizonClient = connectRedis({ url: REDIS_URL });
 const queue = new RedisQueue(queueClient, { defaultQueue: 'default', retryAfter: 90 });
-const recorder = new HorizonRecorder(horizonClient, { prefix: horizonPrefix, connection: 'redis' });
+/** One record per step, as a producer writes; then, for the scenario's second run, batched per turn as a worker writes. */
+let recorder = new HorizonRecorder(horizonClient, { prefix: horizonPrefix, connection: 'redis' });
 const started = Math.floor(Date.now() / 1000);
 
 afterAll(async () => {
@@ -147,30 +148,35 @@ async function expectState(line: FixtureLine): Promise<void> {
   }
 }
 
-describe("HorizonRecorder: the fixtures' scenario, event by event", () => {
-  beforeAll(async () => {
-    await removePrefix(raw, base);
-  });
-
-  for (const line of lines) {
-    it(`step ${line.step} ${line.event}: ${line.action}`, async () => {
-      expect(await dumpState(raw, appPrefix, horizonPrefix).then((s) => s.map((k) => k.key)), `step ${line.step}: the keys before`).toEqual(
-        line.before.map((k) => k.key),
-      );
-      await replay(line);
-      await expectState(line);
-      if (measuredRuntime(line) !== undefined) {
-        // Unmasked: with PHP's runtime for this job, the running means are Horizon's to the byte.
-        const ours = await dumpState(raw, appPrefix, horizonPrefix);
-        for (const key of ['laravel_horizon:queue:default', `laravel_horizon:job:${line.jobName}`]) {
-          expect(ours.find((k) => k.key === key)?.value, `step ${line.step} ${key}: throughput and runtime`).toEqual(
-            line.after.find((k) => k.key === key)?.value,
-          );
-        }
-      }
+for (const batch of [false, true])
+  describe(`HorizonRecorder${batch ? ' (batched, as a worker writes)' : ''}: the fixtures' scenario, event by event`, () => {
+    beforeAll(async () => {
+      await removePrefix(raw, base);
+      recorder = new HorizonRecorder(horizonClient, { prefix: horizonPrefix, connection: 'redis', batch });
+      jobs.clear();
+      job = undefined;
     });
-  }
-});
+
+    for (const line of lines) {
+      it(`step ${line.step} ${line.event}: ${line.action}`, async () => {
+        expect(
+          await dumpState(raw, appPrefix, horizonPrefix).then((s) => s.map((k) => k.key)),
+          `step ${line.step}: the keys before`,
+        ).toEqual(line.before.map((k) => k.key));
+        await replay(line);
+        await expectState(line);
+        if (measuredRuntime(line) !== undefined) {
+          // Unmasked: with PHP's runtime for this job, the running means are Horizon's to the byte.
+          const ours = await dumpState(raw, appPrefix, horizonPrefix);
+          for (const key of ['laravel_horizon:queue:default', `laravel_horizon:job:${line.jobName}`]) {
+            expect(ours.find((k) => k.key === key)?.value, `step ${line.step} ${key}: throughput and runtime`).toEqual(
+              line.after.find((k) => k.key === key)?.value,
+            );
+          }
+        }
+      });
+    }
+  });
 
 describe('HorizonRecorder beyond the fixtures’ scenario', () => {
   const prefix = `${base}more:`;
