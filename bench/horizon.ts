@@ -4,8 +4,11 @@
  * with its metrics; the supervisor's heartbeat), and `connect().dispatch()` pushing them with and
  * without it (prepare and the pending record). Prints, for each mode, jobs per second and this
  * process's CPU time per job, and the difference; the issue's goal is under 15% of per-job CPU.
- * Runs alternate between the modes, so a machine whose speed drifts slows both alike. Redis's
- * own CPU per job is printed too (INFO's used_cpu), noisy on a server others share.
+ * A third mode, layout, runs Horizon's payloads (pushed with `horizon`) by a worker without it,
+ * which parts what the payload's layout costs the worker from what the records cost. Runs
+ * alternate between the modes, so a machine whose speed drifts slows all alike. Redis's own CPU
+ * per job is printed too (INFO's used_cpu), noisy on a server others share. For the records
+ * alone, without a worker around them, see bench/horizon-records.ts.
  *
  *   npx tsx bench/horizon.ts            JOBS=4000 RUNS=5 CONCURRENCY=16
  *   PROFILE=/tmp/hz npx tsx bench/horizon.ts

@@ -12,7 +12,7 @@ import { decodePayload } from '../laravel/payload.js';
 import { encodeJson, type JsonValue } from '../laravel/json.js';
 import { PhpObject, deref, type PhpValue } from '../php/index.js';
 import type { RedisClient } from '../redis/scripts.js';
-import { phpFloatString, phpRuntimeText, systemClock, type Clock } from './clock.js';
+import { phpFloatString, phpRuntimeText, phpTimeString, systemClock, type Clock } from './clock.js';
 import { horizonFacts, orderedUuid, retryPayload, withHorizonAdditions, type HorizonFacts } from './payload.js';
 import { HorizonBatch, runHorizonStep, type HorizonStamp } from './steps.js';
 import { horizonTags, horizonType, underlyingClass } from './tags.js';
@@ -97,6 +97,12 @@ export class HorizonRecorder {
   /** Horizon's Stopwatch: when each job this process reserved was reserved, in ms, by id. */
   private readonly started = new Map<string, number>();
   private readonly batch: HorizonBatch | undefined;
+  private expiries: { at: number; completedAt: string; monitoredAt: string; tail: string | undefined } = {
+    at: NaN,
+    completedAt: '',
+    monitoredAt: '',
+    tail: undefined,
+  };
   private lastStamp: { tick: number; stamp: HorizonStamp } = {
     tick: NaN,
     stamp: { now: '', score: '', at: 0, completedAt: '', monitoredAt: '', token: undefined },
@@ -337,14 +343,21 @@ export class HorizonRecorder {
   }
 
   private stampOf(time: number): HorizonStamp {
-    const now = phpFloatString(time);
+    const now = phpTimeString(time);
     // PHP prints -x as '-' and x: a time after the epoch need not be printed twice.
     const score = time > 0 ? `-${now}` : phpFloatString(-time);
     const at = Math.floor(time);
-    const completedAt = String(at + this.trim.completed * 60);
-    const monitoredAt = String(at + this.trim.monitored * 60);
-    const plain = PLAIN_NUMBER.test(now) && PLAIN_NUMBER.test(completedAt) && PLAIN_NUMBER.test(monitoredAt) && score === `-${now}`;
-    return { now, score, at, completedAt, monitoredAt, token: plain ? `T${now}:${completedAt}:${monitoredAt}` : undefined };
+    // The expiries change once a second: made then, not at every tick.
+    let expiries = this.expiries;
+    if (expiries.at !== at) {
+      const completedAt = String(at + this.trim.completed * 60);
+      const monitoredAt = String(at + this.trim.monitored * 60);
+      const plain = PLAIN_NUMBER.test(completedAt) && PLAIN_NUMBER.test(monitoredAt);
+      this.expiries = expiries = { at, completedAt, monitoredAt, tail: plain ? `:${completedAt}:${monitoredAt}` : undefined };
+    }
+    const { completedAt, monitoredAt, tail } = expiries;
+    const token = tail !== undefined && time > 0 && PLAIN_NUMBER.test(now) ? `T${now}${tail}` : undefined;
+    return { now, score, at, completedAt, monitoredAt, token };
   }
 }
 

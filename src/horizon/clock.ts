@@ -19,6 +19,24 @@ export function phpFloatString(value: number): string {
 }
 
 /**
+ * phpFloatString of a time of this era (10^9 to 10^10 s: 2001 to 2286), whose 14 digits are four
+ * decimals: the digits are the time in 0.1 ms, rounded. Where the product's own rounding could
+ * tip a half (nearer one than 0.01), and for any other value, phpFloatString decides.
+ */
+export function phpTimeString(time: number): string {
+  if (!(time >= 1e9 && time < 1e10)) return phpFloatString(time);
+  const tenths = time * 1e4;
+  const fraction = tenths - Math.floor(tenths);
+  if (Math.abs(fraction - 0.5) < 0.01) return phpFloatString(time);
+  const digits = String(Math.round(tenths));
+  // 10^14 itself (a time rounding up to 10^10) has a digit more: PHP's rules then.
+  if (digits.length !== 14) return phpFloatString(time);
+  let end = 14;
+  while (end > 10 && digits.charCodeAt(end - 1) === 48) end--;
+  return end === 10 ? digits.slice(0, 10) : `${digits.slice(0, 10)}.${digits.slice(10, end)}`;
+}
+
+/**
  * PHP's round($value, 2): half away from zero, after PHP's pre-rounding, so 1.005 is 1.01 as in
  * PHP (a plain Math.round of 100.49999… would give 1).
  */

@@ -201,8 +201,6 @@ const PLAIN_NUMBER = /^[0-9.]+$/;
  * it (ids, payloads, tags, names) as arguments of their own: a completed job sends its id alone.
  * Every event of a batch settles with the batch's one promise.
  */
-const WINDOW = Number(process.env.LQB_HZ_WINDOW ?? 0);
-const schedule = (f: () => void) => (WINDOW > 0 ? setTimeout(f, WINDOW) : setImmediate(f));
 export class HorizonBatch {
   private ops = '';
   private args: (string | Buffer)[] = [];
@@ -280,7 +278,7 @@ export class HorizonBatch {
       let reject!: (error: unknown) => void;
       const promise = new Promise<void>((yes, no) => ((resolve = yes), (reject = no)));
       this.settle = { promise, resolve, reject };
-      if (!this.sending) schedule(() => void this.flush());
+      if (!this.sending) setImmediate(() => void this.flush());
     }
     if (stamp !== this.stamp) {
       this.stamp = stamp;
@@ -314,7 +312,7 @@ export class HorizonBatch {
     } finally {
       this.sending = false;
       // What came while this batch was on its way goes next, in one call.
-      if (this.settle) schedule(() => void this.flush());
+      if (this.settle) setImmediate(() => void this.flush());
     }
   }
 }

@@ -4,7 +4,7 @@
  * through json_encode), and the times and runtimes as PHP prints and rounds them.
  */
 import { describe, expect, it } from 'vitest';
-import { horizonPrefix, phpFloatString, phpRound2, phpRuntimeText, withHorizonAdditions } from '../../src/horizon/index.js';
+import { horizonPrefix, phpFloatString, phpRound2, phpRuntimeText, phpTimeString, withHorizonAdditions } from '../../src/horizon/index.js';
 import { runPhpScript } from '../helpers/php.js';
 
 const php = <T>(mode: string, items: unknown[]): T[] =>
@@ -67,6 +67,24 @@ describe('times and runtimes', () => {
     const times = [1795636688.44851, 1795636688.4, -1795636688.44856, 1795636688, 1795636688.99999, 0.1, 1700000000.00004];
     const expected = php<string>('float', times);
     times.forEach((time, i) => expect(phpFloatString(time), `time ${time}`).toBe(expected[i]));
+  });
+
+  it("prints the times a worker stamps its records with as PHP's (string) cast of microtime(true) does, quickly", () => {
+    // Times of now and of this era's ends, ones a tenth of a millisecond apart, on a half, just
+    // beside one, and ones whose last decimals are zeros (PHP drops them).
+    let seed = 11;
+    const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
+    const now = Date.now() / 1000;
+    const times = [
+      ...Array.from({ length: 300 }, () => now + random() * 1e5),
+      ...Array.from({ length: 100 }, () => 1e9 + random() * 9e9),
+      ...Array.from({ length: 100 }, () => Math.floor(now) + Math.floor(random() * 1e4) / 1e4),
+      ...Array.from({ length: 50 }, () => Math.floor(now) + (Math.floor(random() * 1e4) + 0.5) / 1e4),
+      ...Array.from({ length: 50 }, () => Math.floor(now) + (Math.floor(random() * 1e4) + 0.5 + (random() - 0.5) * 0.03) / 1e4),
+      ...[1e9, 1e9 + 0.00005, 9999999999.99995, 9999999999.9999, 1795636688, 1795636688.1, 1795636688.00005, 999999999.99999, 1e10, 0.1],
+    ];
+    const expected = php<string>('float', times);
+    times.forEach((time, i) => expect(phpTimeString(time), `time ${time}`).toBe(expected[i]));
   });
 
   it("rounds a runtime as PHP's round($ms, 2) does", () => {
