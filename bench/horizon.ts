@@ -12,9 +12,10 @@
  *
  *   npx tsx bench/horizon.ts            JOBS=4000 RUNS=5 CONCURRENCY=16
  *   PROFILE=/tmp/hz npx tsx bench/horizon.ts
- *       after the warm-up, one run of each mode with its worker profiled: V8's CPU profile
- *       (/tmp/hz.MODE.cpuprofile, for Chrome's DevTools) and a sampling heap profile of what it
- *       allocates (/tmp/hz.MODE.heapprofile), and a table of the functions taking the most CPU
+ *       after the warm-up, one run without Horizon and one with it, their worker profiled: V8's
+ *       CPU profile (/tmp/hz.plain.cpuprofile, /tmp/hz.horizon.cpuprofile, for Chrome's
+ *       DevTools), a sampling heap profile of what it allocates (….heapprofile), and a table of
+ *       the functions taking the most CPU
  */
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
