@@ -4,12 +4,22 @@
  * with its metrics; the supervisor's heartbeat), and `connect().dispatch()` pushing them with and
  * without it (prepare and the pending record). Prints, for each mode, jobs per second and this
  * process's CPU time per job, and the difference; the issue's goal is under 15% of per-job CPU.
- * Runs alternate between the modes, so a machine whose speed drifts slows both alike. Redis's
- * own CPU per job is printed too (INFO's used_cpu), noisy on a server others share.
+ * A third mode, layout, runs Horizon's payloads (pushed with `horizon`) by a worker without it,
+ * which parts what the payload's layout costs the worker from what the records cost. Runs
+ * alternate between the modes, so a machine whose speed drifts slows all alike. Redis's own CPU
+ * per job is printed too (INFO's used_cpu), noisy on a server others share. For the records
+ * alone, without a worker around them, see bench/horizon-records.ts.
  *
  *   npx tsx bench/horizon.ts            JOBS=4000 RUNS=5 CONCURRENCY=16
+ *   PROFILE=/tmp/hz npx tsx bench/horizon.ts
+ *       after the warm-up, one run without Horizon and one with it, their worker profiled: V8's
+ *       CPU profile (/tmp/hz.plain.cpuprofile, /tmp/hz.horizon.cpuprofile, for Chrome's
+ *       DevTools), a sampling heap profile of what it allocates (….heapprofile), and a table of
+ *       the functions taking the most CPU
  */
 import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { Redis } from 'ioredis';
 import { connect } from '../src/index.js';
 import { dropPrefix } from './scratch.js';
@@ -38,14 +48,64 @@ async function redisCpu(raw: Redis): Promise<number> {
 
 const microsPerJob = (usage: NodeJS.CpuUsage) => (usage.user + usage.system) / JOBS;
 
-async function run(horizon: boolean, raw: Redis): Promise<Result> {
-  const base = `lqb-bench-horizon-${randomBytes(4).toString('hex')}-`;
-  const queue = await connect({
-    redis: URL,
-    prefix: `${base}database_`,
-    telemetry: false,
-    horizon: horizon ? { prefix: `${base}horizon:` } : false,
+/** A CPU profile and a sampling heap profile (every 4 KiB allocated, kept or not) of what runs between start and stop. */
+async function startProfile(): Promise<{ stop: (file: string) => Promise<void> }> {
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 100 });
+  await session.post('HeapProfiler.enable');
+  await session.post('HeapProfiler.startSampling', {
+    samplingInterval: 4096,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
   });
+  await session.post('Profiler.start');
+  return {
+    stop: async (file) => {
+      const { profile } = await session.post('Profiler.stop');
+      const { profile: heap } = await session.post('HeapProfiler.stopSampling');
+      session.disconnect();
+      writeFileSync(`${file}.cpuprofile`, JSON.stringify(profile));
+      writeFileSync(`${file}.heapprofile`, JSON.stringify(heap));
+      printTop(profile);
+    },
+  };
+}
+
+/** The functions with the most self time, and where they are. */
+function printTop(profile: {
+  nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[];
+  samples?: number[];
+  timeDeltas?: number[];
+}): void {
+  const byNode = new Map<number, number>();
+  const samples = profile.samples ?? [];
+  const deltas = profile.timeDeltas ?? [];
+  samples.forEach((id, i) => byNode.set(id, (byNode.get(id) ?? 0) + (deltas[i] ?? 0)));
+  const byFunction = new Map<string, number>();
+  for (const node of profile.nodes) {
+    const { functionName, url, lineNumber } = node.callFrame;
+    const key = `${functionName || '(anonymous)'} ${url.replace(/^.*\/(src|node_modules)\//, '$1/')}:${lineNumber + 1}`;
+    byFunction.set(key, (byFunction.get(key) ?? 0) + (byNode.get(node.id) ?? 0));
+  }
+  for (const [key, micros] of [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, 40))
+    console.log(`${(micros / JOBS).toFixed(2).padStart(7)} µs/job  ${key}`);
+}
+
+/**
+ * plain: no Horizon; horizon: Horizon's payloads and records; layout: Horizon's payloads (pushed
+ * with `horizon`) run by a worker without it, which parts what Horizon's layout of the payload
+ * costs the worker from what its records cost.
+ */
+type Mode = 'plain' | 'layout' | 'horizon';
+
+async function run(mode: Mode, raw: Redis, profile?: string): Promise<Result> {
+  const base = `lqb-bench-horizon-${randomBytes(4).toString('hex')}-`;
+  const open = (horizon: boolean) =>
+    connect({ redis: URL, prefix: `${base}database_`, telemetry: false, horizon: horizon ? { prefix: `${base}horizon:` } : false });
+  const queue = await open(mode !== 'plain');
+  const workers = mode === 'layout' ? await open(false) : queue;
   try {
     const dispatchStart = process.cpuUsage();
     for (let done = 0; done < JOBS; done += CONCURRENCY) {
@@ -56,14 +116,16 @@ async function run(horizon: boolean, raw: Redis): Promise<Result> {
     }
     const dispatchCpu = microsPerJob(process.cpuUsage(dispatchStart));
 
-    const worker = queue.worker(
+    const worker = workers.worker(
       { [CLASS]: async () => undefined },
       { stopWhenEmpty: true, sleep: 0, concurrency: CONCURRENCY, failer: false },
     );
     const redisBefore = await redisCpu(raw);
+    const profiler = profile ? await startProfile() : undefined;
     const cpu = process.cpuUsage();
     const started = performance.now();
     await worker.run();
+    if (profiler) await profiler.stop(`${profile}.${mode}`);
     const seconds = (performance.now() - started) / 1000;
     const workerCpu = microsPerJob(process.cpuUsage(cpu));
     const workerRedisCpu = (((await redisCpu(raw)) - redisBefore) * 1e6) / JOBS;
@@ -71,6 +133,7 @@ async function run(horizon: boolean, raw: Redis): Promise<Result> {
     return { workerJobsPerSecond: JOBS / seconds, workerCpu, workerRedisCpu, dispatchCpu };
   } finally {
     await queue.close();
+    if (workers !== queue) await workers.close();
     await dropPrefix(base);
   }
 }
@@ -79,18 +142,25 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 const percent = (more: number, base: number) => `${more >= base ? '+' : ''}${(((more - base) / base) * 100).toFixed(1)}%`;
 
 const raw = new Redis(URL);
-const results: Record<'plain' | 'horizon', Result[]> = { plain: [], horizon: [] };
-await run(false, raw); // warm-up
-await run(true, raw);
+const MODES = ['plain', 'layout', 'horizon'] as const;
+const results: Record<Mode, Result[]> = { plain: [], layout: [], horizon: [] };
+for (const mode of MODES) await run(mode, raw); // warm-up
+if (process.env.PROFILE) {
+  console.log('plain:');
+  await run('plain', raw, process.env.PROFILE);
+  console.log('horizon:');
+  await run('horizon', raw, process.env.PROFILE);
+  raw.disconnect();
+  process.exit(0);
+}
 for (let i = 0; i < RUNS; i++) {
-  results.plain.push(await run(false, raw));
-  results.horizon.push(await run(true, raw));
+  for (const mode of MODES) results[mode].push(await run(mode, raw));
 }
 raw.disconnect();
 
-const of = (mode: 'plain' | 'horizon', field: keyof Result) => median(results[mode].map((r) => r[field]));
+const of = (mode: Mode, field: keyof Result) => median(results[mode].map((r) => r[field]));
 console.log(`${JOBS} no-op jobs, concurrency ${CONCURRENCY}, median of ${RUNS} runs per mode`);
-for (const mode of ['plain', 'horizon'] as const) {
+for (const mode of MODES) {
   console.log(
     `${mode.padEnd(8)} worker ${of(mode, 'workerJobsPerSecond').toFixed(0).padStart(6)} jobs/s, ${of(mode, 'workerCpu').toFixed(1).padStart(6)} µs CPU per job (Redis ${of(mode, 'workerRedisCpu').toFixed(1)} µs); dispatch ${of(mode, 'dispatchCpu').toFixed(1)} µs CPU per job`,
   );
@@ -99,4 +169,8 @@ console.log(
   `horizon's records: worker ${percent(of('horizon', 'workerCpu'), of('plain', 'workerCpu'))} CPU per job (+${(of('horizon', 'workerCpu') - of('plain', 'workerCpu')).toFixed(1)} µs), ` +
     `${percent(of('horizon', 'workerJobsPerSecond'), of('plain', 'workerJobsPerSecond'))} jobs/s, Redis ${percent(of('horizon', 'workerRedisCpu'), of('plain', 'workerRedisCpu'))}; ` +
     `dispatch ${percent(of('horizon', 'dispatchCpu'), of('plain', 'dispatchCpu'))} CPU per job`,
+);
+console.log(
+  `of which Horizon's payload layout (run without records): ${percent(of('layout', 'workerCpu'), of('plain', 'workerCpu'))} CPU per job (+${(of('layout', 'workerCpu') - of('plain', 'workerCpu')).toFixed(1)} µs); ` +
+    `the records: +${(of('horizon', 'workerCpu') - of('layout', 'workerCpu')).toFixed(1)} µs`,
 );

@@ -12,9 +12,9 @@ import { decodePayload } from '../laravel/payload.js';
 import { encodeJson, type JsonValue } from '../laravel/json.js';
 import { PhpObject, deref, type PhpValue } from '../php/index.js';
 import type { RedisClient } from '../redis/scripts.js';
-import { phpFloatString, phpRound2, systemClock, type Clock } from './clock.js';
+import { phpFloatString, phpRuntimeText, phpTimeString, systemClock, type Clock } from './clock.js';
 import { horizonFacts, orderedUuid, retryPayload, withHorizonAdditions, type HorizonFacts } from './payload.js';
-import { HorizonBatch, runHorizonStep, type HorizonStep } from './steps.js';
+import { HorizonBatch, runHorizonStep, type HorizonStamp } from './steps.js';
 import { horizonTags, horizonType, underlyingClass } from './tags.js';
 
 /** Horizon's `trim` settings, in minutes: how long each kind of record lives. */
@@ -97,9 +97,15 @@ export class HorizonRecorder {
   /** Horizon's Stopwatch: when each job this process reserved was reserved, in ms, by id. */
   private readonly started = new Map<string, number>();
   private readonly batch: HorizonBatch | undefined;
-  private lastStamp: { tick: number; stamp: { now: string; score: string; at: number } } = {
+  private expiries: { at: number; completedAt: string; monitoredAt: string; tail: string | undefined } = {
+    at: NaN,
+    completedAt: '',
+    monitoredAt: '',
+    tail: undefined,
+  };
+  private lastStamp: { tick: number; stamp: HorizonStamp } = {
     tick: NaN,
-    stamp: { now: '', score: '', at: 0 },
+    stamp: { now: '', score: '', at: 0, completedAt: '', monitoredAt: '', token: undefined },
   };
 
   constructor(
@@ -114,16 +120,7 @@ export class HorizonRecorder {
     this.trim = { ...DEFAULT_TRIM, ...options.trim };
     this.silenced = new Set(options.silenced ?? []);
     this.clock = options.clock ?? systemClock;
-    this.batch = options.batch ? new HorizonBatch(client) : undefined;
-  }
-
-  /** A worker's record: in this turn's batch when batching, else a step of its own. */
-  private step(
-    step: Extract<HorizonStep, 'lqbHorizonReserved' | 'lqbHorizonReleased' | 'lqbHorizonCompleted' | 'lqbHorizonFailed'>,
-    keys: string[],
-    args: (string | number | Buffer)[],
-  ): Promise<unknown> {
-    return this.batch ? this.batch.run(step, keys, args) : runHorizonStep(this.client, step, keys, args);
+    this.batch = options.batch ? new HorizonBatch(client, this.prefix, this.connection) : undefined;
   }
 
   /**
@@ -151,27 +148,46 @@ export class HorizonRecorder {
     );
   }
 
-  /** JobReserved: the hash holds the reserved payload; the job's run is timed from now. */
-  async reserved(queue: string, reservedPayload: string | Buffer, id = horizonFacts(String(reservedPayload)).id): Promise<void> {
+  /**
+   * JobReserved: the hash holds the reserved payload; the job's run is timed from now, unless
+   * `timed` is false (a caller that measures the runtime itself and gives it to `deleted`).
+   * Batching, the promise is the batch's, which every record of the turn shares.
+   */
+  reserved(
+    queue: string,
+    reservedPayload: string | Buffer,
+    id = horizonFacts(String(reservedPayload)).id,
+    { timed = true }: { timed?: boolean } = {},
+  ): Promise<void> {
     void queue;
-    const { now } = this.stamp();
-    this.started.set(id, performance.now());
-    await this.step('lqbHorizonReserved', [this.prefix + id], [reservedPayload, now]);
+    const stamp = this.stamp();
+    if (timed) this.started.set(id, performance.now());
+    if (this.batch) return this.batch.reserved(stamp, id, reservedPayload);
+    return runHorizonStep(this.client, 'lqbHorizonReserved', [this.prefix + id], [reservedPayload, stamp.now]);
   }
 
   /** JobReleased: pending again, with the payload as it now waits in the queue. */
-  async released(queue: string, reservedPayload: string | Buffer, id = horizonFacts(String(reservedPayload)).id): Promise<void> {
+  released(queue: string, reservedPayload: string | Buffer, id = horizonFacts(String(reservedPayload)).id): Promise<void> {
     void queue;
     this.started.delete(id);
-    await this.step('lqbHorizonReleased', [this.prefix + id], [this.stamp().now, reservedPayload]);
+    const stamp = this.stamp();
+    if (this.batch) return this.batch.released(stamp, id, reservedPayload);
+    return runHorizonStep(this.client, 'lqbHorizonReleased', [this.prefix + id], [stamp.now, reservedPayload]);
   }
 
   /** JobsMigrated: each job a migration moved back onto the queue is pending again. */
   async migrated(queue: string, payloads: readonly string[]): Promise<void> {
     void queue;
     if (payloads.length === 0) return;
-    const keys = payloads.map((payload) => this.prefix + horizonFacts(payload).id);
-    await this.step('lqbHorizonReleased', keys, [this.stamp().now, ...payloads]);
+    const stamp = this.stamp();
+    const ids = payloads.map((payload) => horizonFacts(payload).id);
+    if (this.batch) {
+      const batch = this.batch;
+      await Promise.all(ids.map((id, i) => batch.released(stamp, id, payloads[i]!)));
+      return;
+    }
+    const keys = ids.map((id) => this.prefix + id);
+    await runHorizonStep(this.client, 'lqbHorizonReleased', keys, [stamp.now, ...payloads]);
   }
 
   /**
@@ -179,16 +195,33 @@ export class HorizonRecorder {
    * with a monitored tag is kept as long as monitored jobs are; and, unless it is being failed,
    * the queue's and the job's metrics count it.
    */
-  async deleted(queue: string, reservedPayload: string | Buffer, options: DeletedOptions = {}): Promise<void> {
+  deleted(queue: string, reservedPayload: string | Buffer, options: DeletedOptions = {}): Promise<void> {
     const facts = options.facts ?? horizonFacts(String(reservedPayload));
     const failing = options.failing ?? false;
-    const began = this.started.get(facts.id);
-    const runtime = options.runtimeMs ?? (began === undefined ? 0 : performance.now() - began);
-    this.started.delete(facts.id);
-    const { now, score, at } = this.stamp();
+    let runtime = options.runtimeMs;
+    if (runtime === undefined || this.started.size > 0) {
+      const began = this.started.get(facts.id);
+      runtime ??= began === undefined ? 0 : performance.now() - began;
+      this.started.delete(facts.id);
+    }
+    const stamp = this.stamp();
+    if (this.batch)
+      return this.batch.completed(stamp, {
+        id: facts.id,
+        queue,
+        name: facts.name,
+        runtime: phpRuntimeText(runtime),
+        failing,
+        silenced: facts.silenced,
+        retryOf: facts.retryOf,
+        payload: reservedPayload,
+        tags: facts.tags,
+      });
+    const { now, score } = stamp;
     const p = this.prefix;
     const hash = p + facts.id;
-    await this.step(
+    return runHorizonStep(
+      this.client,
       'lqbHorizonCompleted',
       [
         hash,
@@ -208,9 +241,9 @@ export class HorizonRecorder {
         facts.retryOf === undefined ? 0 : 1,
         now,
         score,
-        at + this.trim.completed * 60,
-        at + this.trim.monitored * 60,
-        phpFloatString(phpRound2(Math.max(0, runtime))),
+        stamp.completedAt,
+        stamp.monitoredAt,
+        phpRuntimeText(runtime),
         this.connection,
         queue,
         facts.name,
@@ -230,26 +263,29 @@ export class HorizonRecorder {
   async failed(queue: string, reservedPayload: string | Buffer, exception: unknown, options: FailedOptions = {}): Promise<void> {
     const facts = options.facts ?? horizonFacts(String(reservedPayload));
     this.started.delete(facts.id);
-    const { now, score, at } = this.stamp();
+    const stamp = this.stamp();
     const p = this.prefix;
-    await this.step(
+    const args = [
+      facts.id,
+      this.connection,
+      queue,
+      facts.name,
+      reservedPayload,
+      exceptionText(exception),
+      options.context === undefined ? '' : encodeJson(options.context),
+      stamp.now,
+      stamp.score,
+      String(stamp.at + this.trim.failed * 60),
+      String(this.trim.failed * 60),
+      p,
+      ...facts.tags,
+    ];
+    if (this.batch) return this.batch.failed(stamp, args, facts.tags.length);
+    return runHorizonStep(
+      this.client,
       'lqbHorizonFailed',
       [p + facts.id, `${p}failed_jobs`, `${p}recent_failed_jobs`, `${p}pending_jobs`, `${p}completed_jobs`, `${p}silenced_jobs`],
-      [
-        facts.id,
-        this.connection,
-        queue,
-        facts.name,
-        reservedPayload,
-        exceptionText(exception),
-        options.context === undefined ? '' : encodeJson(options.context),
-        now,
-        score,
-        at + this.trim.failed * 60,
-        this.trim.failed * 60,
-        p,
-        ...facts.tags,
-      ],
+      args,
     );
   }
 
@@ -299,15 +335,33 @@ export class HorizonRecorder {
    * second. Made once per tenth of a millisecond (the last digit PHP prints of a time today): the
    * records of the jobs a worker ends together are stamped alike, as if in the same microtime.
    */
-  private stamp(): { now: string; score: string; at: number } {
+  private stamp(): HorizonStamp {
     const time = this.clock();
     const tick = Math.floor(time * 1e4);
-    if (tick !== this.lastStamp.tick) {
-      this.lastStamp = { tick, stamp: { now: phpFloatString(time), score: phpFloatString(-time), at: Math.floor(time) } };
-    }
+    if (tick !== this.lastStamp.tick) this.lastStamp = { tick, stamp: this.stampOf(time) };
     return this.lastStamp.stamp;
   }
+
+  private stampOf(time: number): HorizonStamp {
+    const now = phpTimeString(time);
+    // PHP prints -x as '-' and x: a time after the epoch need not be printed twice.
+    const score = time > 0 ? `-${now}` : phpFloatString(-time);
+    const at = Math.floor(time);
+    // The expiries change once a second: made then, not at every tick.
+    let expiries = this.expiries;
+    if (expiries.at !== at) {
+      const completedAt = String(at + this.trim.completed * 60);
+      const monitoredAt = String(at + this.trim.monitored * 60);
+      const plain = PLAIN_NUMBER.test(completedAt) && PLAIN_NUMBER.test(monitoredAt);
+      this.expiries = expiries = { at, completedAt, monitoredAt, tail: plain ? `:${completedAt}:${monitoredAt}` : undefined };
+    }
+    const { completedAt, monitoredAt, tail } = expiries;
+    const token = tail !== undefined && time > 0 && PLAIN_NUMBER.test(now) ? `T${now}${tail}` : undefined;
+    return { now, score, at, completedAt, monitoredAt, token };
+  }
 }
+
+const PLAIN_NUMBER = /^[0-9.]+$/;
 
 /** The command's class and the command itself, from the caller or the payload (undefined when encrypted or not an object job). */
 function readCommand(payload: string, given: PhpValue | undefined): { commandName: string; command: PhpValue | undefined } {

@@ -24,7 +24,7 @@ export {
   type HorizonAdditions,
 } from './payload.js';
 export { horizonTags, horizonType, underlyingClass } from './tags.js';
-export { phpFloatString, phpRound2, systemClock, type Clock } from './clock.js';
+export { phpFloatString, phpRound2, phpRuntimeText, phpTimeString, systemClock, type Clock } from './clock.js';
 export { HorizonSupervisor, masterBasename, type HorizonSupervisorOptions, type SupervisorSettings } from './HorizonSupervisor.js';
 export { horizonSnapshot, trimHorizon, type SnapshotOptions, type TrimOptions } from './maintenance.js';
 export { installedHorizon, supportsHorizon } from './installed.js';

@@ -54,14 +54,19 @@ const BATCHED = [
   'lqbHorizonCompleted',
   'lqbHorizonFailed',
 ] as const satisfies readonly HorizonStep[];
-type BatchedStep = (typeof BATCHED)[number];
 
 /**
  * One script that runs several events' steps in order: each step's file as a Lua function whose
- * parameters KEYS and ARGV stand in for the globals, then a loop over the events. ARGV holds,
- * per event, the step's name, its key count, its argument count and its arguments; KEYS holds
- * the events' keys one after the other. The same files, not copies, so a step cannot differ
- * between its single and its batched form.
+ * parameters KEYS and ARGV stand in for the globals, then a loop that reads the events and calls
+ * each step with the KEYS and ARGV its single form is given. The same files, not copies, so a
+ * step cannot differ between its single and its batched form.
+ *
+ * The events come compact, as most of a call's cost on Node's side is its arguments (each one
+ * encoded and written apart): ARGV[1] says the events, one token each (see HorizonBatch), ARGV[2]
+ * is the prefix, ARGV[3] the connection, and the rest are the events' own strings, read in turn.
+ * The keys are made here from the prefix, as the single steps' callers make them: Horizon's
+ * records are never on a Redis Cluster (refused there, as Horizon refuses it), so no key need be
+ * declared for its slot.
  */
 function batchSource(): string {
   const functions = BATCHED.map((name) => `steps['${name}'] = function(KEYS, ARGV)\n${stepSource(STEPS[name].file)}\nend`);
@@ -69,23 +74,78 @@ function batchSource(): string {
     "-- batch: several events' steps in one round trip (see steps.ts, which builds this script).",
     'local steps = {}',
     ...functions,
-    `local k = 0
-local i = 1
-while i <= #ARGV do
-  local step = steps[ARGV[i]]
-  local keyCount = tonumber(ARGV[i + 1])
-  local argCount = tonumber(ARGV[i + 2])
-  local keys = {}
-  for j = 1, keyCount do
-    keys[j] = KEYS[k + j]
+    `local p = ARGV[2]
+local connection = ARGV[3]
+local a = 3
+local function nextArg()
+  a = a + 1
+  return ARGV[a]
+end
+local now, score, completedAt, monitoredAt, queue, name
+for op, flags, field in string.gmatch(ARGV[1], '(%u)(%l*)([^%u]*)') do
+  if op == 'T' then
+    if flags == 'a' then
+      now = nextArg()
+      score = nextArg()
+      completedAt = nextArg()
+      monitoredAt = nextArg()
+    else
+      local first = string.find(field, ':', 1, true)
+      local second = string.find(field, ':', first + 1, true)
+      now = string.sub(field, 1, first - 1)
+      score = '-' .. now
+      completedAt = string.sub(field, first + 1, second - 1)
+      monitoredAt = string.sub(field, second + 1)
+    end
+  elseif op == 'Q' then
+    queue = nextArg()
+  elseif op == 'N' then
+    name = nextArg()
+  elseif op == 'R' then
+    local id = nextArg()
+    local payload = nextArg()
+    steps['lqbHorizonReserved']({ p .. id }, { payload, now })
+  elseif op == 'L' then
+    local id = nextArg()
+    local payload = nextArg()
+    steps['lqbHorizonReleased']({ p .. id }, { now, payload })
+  elseif op == 'C' then
+    local id = nextArg()
+    local retryOf = nil
+    if string.find(flags, 'y', 1, true) then
+      retryOf = nextArg()
+    end
+    local colon = string.find(field, ':', 1, true)
+    local runtime = colon and string.sub(field, 1, colon - 1) or field
+    local tagCount = colon and tonumber(string.sub(field, colon + 1)) or 0
+    if string.find(flags, 'r', 1, true) then
+      runtime = nextArg()
+    end
+    local payload = ''
+    if tagCount > 0 then
+      payload = nextArg()
+    end
+    local hash = p .. id
+    local keys = { hash, p .. (string.find(flags, 's', 1, true) and 'silenced_jobs' or 'completed_jobs'), p .. 'pending_jobs',
+      p .. 'monitoring', p .. 'monitored_jobs', p .. 'queue:' .. queue, p .. 'measured_queues', p .. 'job:' .. name,
+      p .. 'measured_jobs', retryOf and (p .. retryOf) or hash }
+    local args = { id, string.find(flags, 'f', 1, true) and '1' or '0', retryOf and '1' or '0', now, score, completedAt,
+      monitoredAt, runtime, connection, queue, name, payload }
+    for i = 1, tagCount do
+      args[12 + i] = nextArg()
+    end
+    steps['lqbHorizonCompleted'](keys, args)
+  elseif op == 'F' then
+    local args = {}
+    for i = 1, 12 + tonumber(field) do
+      args[i] = nextArg()
+    end
+    local id = args[1]
+    steps['lqbHorizonFailed']({ p .. id, p .. 'failed_jobs', p .. 'recent_failed_jobs', p .. 'pending_jobs', p .. 'completed_jobs',
+      p .. 'silenced_jobs' }, args)
+  else
+    return redis.error_reply('lqbHorizonBatch: unknown event ' .. op)
   end
-  local args = {}
-  for j = 1, argCount do
-    args[j] = ARGV[i + 2 + j]
-  end
-  step(keys, args)
-  k = k + keyCount
-  i = i + 3 + argCount
 end
 return 1`,
   ].join('\n');
@@ -99,47 +159,160 @@ export function runHorizonStep<T>(client: RedisClient, step: HorizonStep, keys: 
   return whileBusy(() => command.apply(client, counted));
 }
 
+/** Now as Horizon stamps a record, and the expiries made from it (see HorizonRecorder's stamp). */
+export interface HorizonStamp {
+  /** microtime(true) as PHP prints it. */
+  readonly now: string;
+  /** Minus now, printed the same way: the lists' score. */
+  readonly score: string;
+  /** The whole second. */
+  readonly at: number;
+  /** When a completed job's hash expires (at + trim.completed), and a monitored one's (at + trim.monitored). */
+  readonly completedAt: string;
+  readonly monitoredAt: string;
+  /** The batch's token for it, `T<now>:<completedAt>:<monitoredAt>`, when each is digits and dots and score is minus now; else undefined (sent as arguments). */
+  readonly token: string | undefined;
+}
+
+/** A completed job (JobDeleted) as the batch sends it: what the completed step is given, in short. */
+export interface BatchedCompletion {
+  id: string;
+  queue: string;
+  name: string;
+  /** The runtime in ms as PHP prints round($ms, 2). */
+  runtime: string;
+  failing: boolean;
+  silenced: boolean;
+  retryOf: string | undefined;
+  /** The reserved payload: sent only with tags (only a job with tags can be monitored). */
+  payload: string | Buffer;
+  tags: readonly string[];
+}
+
+/** A runtime may ride in the token when it is digits and dots (always, short of 10^15 ms). */
+const PLAIN_NUMBER = /^[0-9.]+$/;
+
 /**
- * The events of one turn of the event loop, sent as one batch step: a worker running many jobs at
- * once ends many of them together, and one call for all of them costs far less than one each
- * (each command's encoding, write and reply). Each event's promise settles with its batch.
+ * The worker's events of one turn of the event loop, sent as one batch step: a worker running
+ * many jobs at once ends many of them together, and one call for all of them costs far less than
+ * one each (each command's encoding, write and reply). Each event is a token in one string
+ * (`R` reserved, `L` released, `C` completed, `F` failed; `T` a new stamp, `Q` and `N` a new
+ * queue and job name for the completions after them) and only the strings that cannot ride in
+ * it (ids, payloads, tags, names) as arguments of their own: a completed job sends its id alone.
+ * Every event of a batch settles with the batch's one promise.
  */
 export class HorizonBatch {
-  private events: { step: BatchedStep; keys: string[]; args: (string | number | Buffer)[] }[] = [];
+  private ops = '';
+  private args: (string | Buffer)[] = [];
+  private stamp: HorizonStamp | undefined;
+  private queue: string | undefined;
+  private name: string | undefined;
   private settle: { promise: Promise<void>; resolve: () => void; reject: (error: unknown) => void } | undefined;
+  /** A batch is on its way: the next one waits for its reply, gathering what comes meanwhile. */
+  private sending = false;
 
-  constructor(private readonly client: RedisClient) {}
+  constructor(
+    private readonly client: RedisClient,
+    private readonly prefix: string,
+    private readonly connection: string,
+  ) {}
 
-  run(step: BatchedStep, keys: string[], args: (string | number | Buffer)[]): Promise<void> {
+  /** JobReserved of the job whose hash is PREFIX + id. */
+  reserved(stamp: HorizonStamp, id: string, payload: string | Buffer): Promise<void> {
+    const settled = this.open(stamp);
+    this.ops += 'R';
+    this.args.push(id, payload);
+    return settled;
+  }
+
+  /** JobReleased (and each job of a migration). */
+  released(stamp: HorizonStamp, id: string, payload: string | Buffer): Promise<void> {
+    const settled = this.open(stamp);
+    this.ops += 'L';
+    this.args.push(id, payload);
+    return settled;
+  }
+
+  /** JobDeleted: completed (or, failing, about to be failed). */
+  completed(stamp: HorizonStamp, job: BatchedCompletion): Promise<void> {
+    const settled = this.open(stamp);
+    if (job.queue !== this.queue) {
+      this.queue = job.queue;
+      this.ops += 'Q';
+      this.args.push(job.queue);
+    }
+    if (job.name !== this.name) {
+      this.name = job.name;
+      this.ops += 'N';
+      this.args.push(job.name);
+    }
+    const inline = PLAIN_NUMBER.test(job.runtime);
+    let token = 'C';
+    if (job.failing) token += 'f';
+    if (job.silenced) token += 's';
+    if (job.retryOf !== undefined) token += 'y';
+    if (!inline) token += 'r';
+    if (inline) token += job.runtime;
+    if (job.tags.length > 0) token += `:${job.tags.length}`;
+    this.ops += token;
+    const args = this.args;
+    args.push(job.id);
+    if (job.retryOf !== undefined) args.push(job.retryOf);
+    if (!inline) args.push(job.runtime);
+    if (job.tags.length > 0) args.push(job.payload, ...job.tags);
+    return settled;
+  }
+
+  /** JobFailed: the failed step's own arguments (its keys are made from the first, the id). */
+  failed(stamp: HorizonStamp, args: readonly (string | Buffer)[], tagCount: number): Promise<void> {
+    const settled = this.open(stamp);
+    this.ops += `F${tagCount}`;
+    this.args.push(...args);
+    return settled;
+  }
+
+  /** The batch's promise, a flush on the next turn for a new one, and the stamp said when it is new to the batch. */
+  private open(stamp: HorizonStamp): Promise<void> {
     if (!this.settle) {
       let resolve!: () => void;
       let reject!: (error: unknown) => void;
       const promise = new Promise<void>((yes, no) => ((resolve = yes), (reject = no)));
       this.settle = { promise, resolve, reject };
-      setImmediate(() => void this.flush());
+      if (!this.sending) setImmediate(() => void this.flush());
     }
-    this.events.push({ step, keys, args });
+    if (stamp !== this.stamp) {
+      this.stamp = stamp;
+      if (stamp.token !== undefined) this.ops += stamp.token;
+      else {
+        this.ops += 'Ta';
+        this.args.push(stamp.now, stamp.score, stamp.completedAt, stamp.monitoredAt);
+      }
+    }
     return this.settle.promise;
   }
 
   private async flush(): Promise<void> {
-    const events = this.events;
     const settle = this.settle!;
-    this.events = [];
+    this.sending = true;
+    const ops = this.ops;
+    const args = this.args;
     this.settle = undefined;
-    const keys: string[] = [];
-    const args: (string | number | Buffer)[] = [];
-    for (const event of events) {
-      keys.push(...event.keys);
-      args.push(event.step, event.keys.length, event.args.length, ...event.args);
-    }
+    this.ops = '';
+    this.args = [];
+    this.stamp = undefined;
+    this.queue = undefined;
+    this.name = undefined;
     try {
       register(this.client);
       const command = (this.client as unknown as Record<string, (...a: (string | number | Buffer)[]) => Promise<unknown>>).lqbHorizonBatch!;
-      await whileBusy(() => command.call(this.client, keys.length, ...keys, ...args));
+      await whileBusy(() => command.call(this.client, 0, ops, this.prefix, this.connection, ...args));
       settle.resolve();
     } catch (error) {
       settle.reject(error);
+    } finally {
+      this.sending = false;
+      // What came while this batch was on its way goes next, in one call.
+      if (this.settle) setImmediate(() => void this.flush());
     }
   }
 }

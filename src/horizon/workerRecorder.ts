@@ -45,6 +45,8 @@ class HorizonWorkerRecorder implements WorkerRecorder {
   private readonly inFlight = new Set<Promise<void>>();
   /** A write failed and was said: the next failures are not, until one succeeds again. */
   private failing = false;
+  /** The last write handed to write(): the records of one batch share its promise, watched once. */
+  private last: Promise<unknown> | undefined;
 
   constructor(
     private readonly horizon: HorizonRecorder,
@@ -54,7 +56,8 @@ class HorizonWorkerRecorder implements WorkerRecorder {
 
   processing(record: JobRecord): void {
     const job = record.job;
-    this.write(this.horizon.reserved(job.queue, reservedOf(job), idOf(record)));
+    // Not timed by the recorder: the worker gives each job's runtime, from when it took it up.
+    this.write(this.horizon.reserved(job.queue, reservedOf(job), idOf(record), { timed: false }));
   }
 
   outcome(record: JobRecord, event: WorkerEvent, cause?: unknown): void {
@@ -66,12 +69,8 @@ class HorizonWorkerRecorder implements WorkerRecorder {
       const facts = factsOf(record);
       // Both made now, in this order: they go out together, the delete first.
       const exception = exceptionText(cause ?? event.error ?? 'the job failed');
-      this.write(
-        Promise.all([
-          this.horizon.deleted(queue, reserved, { failing: true, facts, runtimeMs: runtimeOf(record) }),
-          this.horizon.failed(queue, reserved, exception, { facts }),
-        ]),
-      );
+      this.write(this.horizon.deleted(queue, reserved, { failing: true, facts, runtimeMs: runtimeOf(record) }));
+      this.write(this.horizon.failed(queue, reserved, exception, { facts }));
       return;
     }
     switch (event.event) {
@@ -107,6 +106,8 @@ class HorizonWorkerRecorder implements WorkerRecorder {
 
   /** A write on its way: a failure is said once (until one succeeds again), never the job's. */
   private write(sent: Promise<unknown>): void {
+    if (sent === this.last) return;
+    this.last = sent;
     const written = sent.then(
       () => {
         this.failing = false;
@@ -136,9 +137,37 @@ function reservedOf(job: JobRecord['job']): string | Buffer {
   return job instanceof RedisJob ? job.reservedBytes : job.raw;
 }
 
-/** What Horizon reads from the payload, from the worker's own parse of the reserved copy. */
+/**
+ * What Horizon reads from the payload: from the envelope the worker decoded to run the job when
+ * what Horizon reads there is as the reserved copy has it (strings and booleans, which Redis's
+ * re-encoding of the payload leaves as they were: only `attempts` differs), else from the
+ * worker's parse of the reserved copy (a second parse of the payload, the job's dearest part).
+ */
 function factsOf(record: JobRecord): HorizonFacts {
-  return horizonFactsOf(record.job.fields, idOf(record));
+  const envelope = record.payload?.envelope;
+  return (envelope !== undefined && plainFacts(envelope)) || horizonFactsOf(record.job.fields, idOf(record));
+}
+
+/**
+ * horizonFactsOf the envelope when its id, name, tags, silenced and retry_of are strings (a list
+ * of them) and booleans, or absent, which PHP reads as they are; else undefined.
+ */
+function plainFacts(envelope: Record<string, unknown>): HorizonFacts | undefined {
+  const id = envelope.uuid ?? envelope.id;
+  const { displayName, tags, silenced } = envelope;
+  const retryOf = envelope.retry_of;
+  if (typeof id !== 'string') return undefined;
+  if (displayName !== undefined && typeof displayName !== 'string') return undefined;
+  if (tags !== undefined && !(Array.isArray(tags) && tags.every((tag) => typeof tag === 'string'))) return undefined;
+  if (silenced !== undefined && typeof silenced !== 'boolean') return undefined;
+  if (retryOf !== undefined && retryOf !== null && typeof retryOf !== 'string') return undefined;
+  return {
+    id,
+    name: displayName ?? '',
+    tags: tags ?? [],
+    silenced: silenced === true,
+    retryOf: retryOf ?? undefined,
+  };
 }
 
 function runtimeOf(record: JobRecord): number {

@@ -23,7 +23,8 @@ const raw = rawClient();
 const queueClient = prefixedClient(appPrefix);
 const horizonClient = connectRedis({ url: REDIS_URL });
 const queue = new RedisQueue(queueClient, { defaultQueue: 'default', retryAfter: 90 });
-const recorder = new HorizonRecorder(horizonClient, { prefix: horizonPrefix, connection: 'redis' });
+/** One record per step, as a producer writes; then, for the scenario's second run, batched per turn as a worker writes. */
+let recorder = new HorizonRecorder(horizonClient, { prefix: horizonPrefix, connection: 'redis' });
 const started = Math.floor(Date.now() / 1000);
 
 afterAll(async () => {
@@ -147,33 +148,76 @@ async function expectState(line: FixtureLine): Promise<void> {
   }
 }
 
-describe("HorizonRecorder: the fixtures' scenario, event by event", () => {
-  beforeAll(async () => {
-    await removePrefix(raw, base);
-  });
-
-  for (const line of lines) {
-    it(`step ${line.step} ${line.event}: ${line.action}`, async () => {
-      expect(await dumpState(raw, appPrefix, horizonPrefix).then((s) => s.map((k) => k.key)), `step ${line.step}: the keys before`).toEqual(
-        line.before.map((k) => k.key),
-      );
-      await replay(line);
-      await expectState(line);
-      if (measuredRuntime(line) !== undefined) {
-        // Unmasked: with PHP's runtime for this job, the running means are Horizon's to the byte.
-        const ours = await dumpState(raw, appPrefix, horizonPrefix);
-        for (const key of ['laravel_horizon:queue:default', `laravel_horizon:job:${line.jobName}`]) {
-          expect(ours.find((k) => k.key === key)?.value, `step ${line.step} ${key}: throughput and runtime`).toEqual(
-            line.after.find((k) => k.key === key)?.value,
-          );
-        }
-      }
+for (const batch of [false, true])
+  describe(`HorizonRecorder${batch ? ' (batched, as a worker writes)' : ''}: the fixtures' scenario, event by event`, () => {
+    beforeAll(async () => {
+      await removePrefix(raw, base);
+      recorder = new HorizonRecorder(horizonClient, { prefix: horizonPrefix, connection: 'redis', batch });
+      jobs.clear();
+      job = undefined;
     });
-  }
-});
+
+    for (const line of lines) {
+      it(`step ${line.step} ${line.event}: ${line.action}`, async () => {
+        expect(
+          await dumpState(raw, appPrefix, horizonPrefix).then((s) => s.map((k) => k.key)),
+          `step ${line.step}: the keys before`,
+        ).toEqual(line.before.map((k) => k.key));
+        await replay(line);
+        await expectState(line);
+        if (measuredRuntime(line) !== undefined) {
+          // Unmasked: with PHP's runtime for this job, the running means are Horizon's to the byte.
+          const ours = await dumpState(raw, appPrefix, horizonPrefix);
+          for (const key of ['laravel_horizon:queue:default', `laravel_horizon:job:${line.jobName}`]) {
+            expect(ours.find((k) => k.key === key)?.value, `step ${line.step} ${key}: throughput and runtime`).toEqual(
+              line.after.find((k) => k.key === key)?.value,
+            );
+          }
+        }
+      });
+    }
+  });
 
 describe('HorizonRecorder beyond the fixtures’ scenario', () => {
   const prefix = `${base}more:`;
+
+  /** Every key under a prefix, named without it, with its value and expiry. */
+  const stateUnder = async (p: string) => (await dumpState(raw, `${p}\0none`, p)).map((k) => ({ ...k, ttl: Math.max(-2, k.ttl) }));
+
+  for (const [what, clock] of [
+    ['a time of now', () => Math.floor(Date.now() / 1000) + 0.44851],
+    ['a time PHP prints otherwise (before the epoch: no token, sent as arguments)', () => -5.25],
+  ] as const)
+    it(`batched, writes what one step per record writes, for every kind of event and ${what}`, async () => {
+      const payload = (id: string, more: Record<string, unknown> = {}) =>
+        JSON.stringify({ uuid: id, id, displayName: 'App\\Jobs\\X', attempts: 1, tags: [], ...more });
+      const states: Awaited<ReturnType<typeof stateUnder>>[] = [];
+      const run = randomBytes(3).toString('hex');
+      for (const batch of [false, true]) {
+        const p = `${base}${batch ? 'batched' : 'single'}-${run}:`;
+        const more = new HorizonRecorder(horizonClient, { prefix: p, batch, clock, silenced: [] });
+        await raw.sadd(`${p}monitoring`, 'vip');
+        await raw.hset(`${p}old-1`, 'retried_by', JSON.stringify([{ id: 'b-1', status: 'pending', retried_at: 1 }]));
+        const tagged = payload('b-1', { tags: ['vip', 'x'], retry_of: 'old-1' });
+        // All in one turn: batched, they are one call.
+        await Promise.all([
+          more.reserved('default', payload('a-1')),
+          more.reserved('default', tagged),
+          more.deleted('default', payload('a-1'), { runtimeMs: 1e21 }),
+          more.deleted('other', tagged, { runtimeMs: 1.005 }),
+          more.reserved('default', Buffer.from(payload('c-1', { silenced: true }))),
+          more.deleted('default', payload('c-1', { silenced: true }), { runtimeMs: 3 }),
+          more.reserved('default', payload('f-1', { tags: ['vip'] })),
+          more.deleted('default', payload('f-1', { tags: ['vip'] }), { failing: true, runtimeMs: 4 }),
+          more.failed('default', payload('f-1', { tags: ['vip'] }), 'RuntimeException: no'),
+          more.released('default', payload('r-1')),
+          more.migrated('default', [payload('m-1'), payload('m-2', { displayName: 'Zoë\u0000' })]),
+        ]);
+        states.push(await stateUnder(p));
+      }
+      expect(states[0]!.length, 'keys written').toBeGreaterThan(4);
+      expect(states[1], 'batched, as one step per record').toEqual(states[0]);
+    });
 
   it('marks every job a migration moved as pending, each with its own payload', async () => {
     const payloads = ['{"uuid":"m-1","id":"m-1","attempts":1}', '{"uuid":"m-2","id":"m-2","attempts":2}'];

@@ -4,7 +4,7 @@
  * through json_encode), and the times and runtimes as PHP prints and rounds them.
  */
 import { describe, expect, it } from 'vitest';
-import { horizonPrefix, phpFloatString, phpRound2, withHorizonAdditions } from '../../src/horizon/index.js';
+import { horizonPrefix, phpFloatString, phpRound2, phpRuntimeText, phpTimeString, withHorizonAdditions } from '../../src/horizon/index.js';
 import { runPhpScript } from '../helpers/php.js';
 
 const php = <T>(mode: string, items: unknown[]): T[] =>
@@ -69,9 +69,49 @@ describe('times and runtimes', () => {
     times.forEach((time, i) => expect(phpFloatString(time), `time ${time}`).toBe(expected[i]));
   });
 
+  it("prints the times a worker stamps its records with as PHP's (string) cast of microtime(true) does, quickly", () => {
+    // Times of now and of this era's ends, ones a tenth of a millisecond apart, on a half, just
+    // beside one, and ones whose last decimals are zeros (PHP drops them).
+    let seed = 11;
+    const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
+    const now = Date.now() / 1000;
+    const times = [
+      ...Array.from({ length: 300 }, () => now + random() * 1e5),
+      ...Array.from({ length: 100 }, () => 1e9 + random() * 9e9),
+      ...Array.from({ length: 100 }, () => Math.floor(now) + Math.floor(random() * 1e4) / 1e4),
+      ...Array.from({ length: 50 }, () => Math.floor(now) + (Math.floor(random() * 1e4) + 0.5) / 1e4),
+      ...Array.from({ length: 50 }, () => Math.floor(now) + (Math.floor(random() * 1e4) + 0.5 + (random() - 0.5) * 0.03) / 1e4),
+      ...[1e9, 1e9 + 0.00005, 9999999999.99995, 9999999999.9999, 1795636688, 1795636688.1, 1795636688.00005, 999999999.99999, 1e10, 0.1],
+    ];
+    const expected = php<string>('float', times);
+    times.forEach((time, i) => expect(phpTimeString(time), `time ${time}`).toBe(expected[i]));
+  });
+
   it("rounds a runtime as PHP's round($ms, 2) does", () => {
     const runtimes = [1.005, 4.545, 1.2345, 0.125, 2.675, 1000.0049999, 0, 3.14159, 1.115];
     const expected = php<number>('round', runtimes);
     runtimes.forEach((ms, i) => expect(phpRound2(ms), `runtime ${ms}`).toBe(expected[i]));
+  });
+
+  it("writes a worker's runtimes as Horizon's records hold them: (string) round($ms, 2), for runtimes of every size and halves", () => {
+    // Runtimes as performance.now() differences give them, halves and their near neighbours (where
+    // PHP's pre-rounding decides), and the sizes where the quick ways give way to PHP's rules.
+    let seed = 7;
+    const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
+    const runtimes = [
+      ...Array.from({ length: 400 }, () => random() * 10 ** Math.floor(random() * 7)),
+      ...Array.from({ length: 200 }, () => Math.floor(random() * 1e6) / 1000 + 0.005),
+      ...Array.from({ length: 100 }, () => (Math.floor(random() * 1e5) + 0.5) / 100 + (random() - 0.5) * 1e-9),
+      ...[0, -1, 0.004, 0.005, 0.015, 1.005, 2.675, 9999.995, 10000.005, 123456.785, 999999999999.994, 1e12 + 0.125],
+    ];
+    const rounded = php<number>(
+      'round',
+      runtimes.map((ms) => Math.max(0, ms)),
+    );
+    const expected = php<string>('float', rounded);
+    runtimes.forEach((ms, i) => {
+      expect(phpRound2(Math.max(0, ms)), `round(${ms}, 2)`).toBe(rounded[i]);
+      expect(phpRuntimeText(ms), `runtime ${ms}`).toBe(expected[i]);
+    });
   });
 });
