@@ -105,11 +105,15 @@ export class RedisJob implements ReservedJob {
 
   /**
    * True when the payload as pushed says `"attempts":0` at its end, where Laravel writes it (12.x
-   * puts `delay` after it): this is the job's first attempt. Read from the text's tail, without
+   * puts `delay` after it, Horizon's queue its type, tags, silenced and pushedAt, and a retry from
+   * Horizon `retry_of`): this is the job's first attempt. Read from the text's tail, without
    * parsing it; false when it cannot tell.
    */
   get firstAttempt(): boolean {
-    return /"attempts":0(,"delay":[^,{}[\]]*)?\}\s*$/.test(this.raw.slice(-64));
+    const raw = this.raw;
+    if (LARAVEL_FIRST_ATTEMPT.test(raw.slice(-64))) return true;
+    // Horizon's additions end in a string: only then is the longer tail worth reading.
+    return raw.endsWith('"}') && HORIZON_FIRST_ATTEMPT.test(raw.slice(-HORIZON_TAIL));
   }
 
   /**
@@ -151,6 +155,17 @@ export class RedisJob implements ReservedJob {
     return { key: this.redisQueue.reservedKey(this.queue), member: this.reservedBytes };
   }
 }
+
+/** `"attempts":0` at the payload's end, as Laravel writes it (12.x's `delay` after it). */
+const LARAVEL_FIRST_ATTEMPT = /"attempts":0(,"delay":[^,{}[\]]*)?\}\s*$/;
+/**
+ * The same under Horizon: JobPayload::prepare appends type, tags, silenced and pushedAt, and a
+ * retry from its Failed tab `retry_of`. Tags past HORIZON_TAIL characters are not read: such a
+ * job is judged as a retried one is, which costs a parse and changes nothing else.
+ */
+const HORIZON_FIRST_ATTEMPT =
+  /"attempts":0(?:,"delay":[^,{}[\]]*)?(?:,"type":"[a-z]+","tags":\[(?:"(?:[^"\\]|\\.)*"(?:,"(?:[^"\\]|\\.)*")*)?\],"silenced":(?:true|false),"pushedAt":"[0-9.E+-]+")?(?:,"retry_of":"[^"\\]*")?\}\s*$/;
+const HORIZON_TAIL = 1024;
 
 const UUID_OPENING = '{"uuid":"';
 

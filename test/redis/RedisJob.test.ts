@@ -64,6 +64,31 @@ describe('RedisJob', () => {
       await job.delete();
     }
   });
+
+  it('firstAttempt: read from the tail Laravel, Laravel 12 and Horizon write; false where the tail says otherwise or is not read', async () => {
+    const head = '{"uuid":"u1","displayName":"App\\\\Jobs\\\\X","data":{"command":"O:1:\\"X\\":0:{}"},';
+    const horizon = (tags: string, attempts = 0) =>
+      `${head}"attempts":${attempts},"type":"job","tags":[${tags}],"silenced":false,"pushedAt":"1795636688.6775"}`;
+    const cases: [string, string, boolean][] = [
+      ['Laravel 8', `${head}"attempts":0}`, true],
+      ['Laravel 12 (delay after attempts)', `${head}"attempts":0,"delay":null}`, true],
+      ['retried', `${head}"attempts":2}`, false],
+      ['Horizon, no tags', horizon(''), true],
+      ['Horizon, tags with escapes', horizon('"App\\\\Models\\\\User:42","say \\"hi\\""'), true],
+      ['Horizon, silenced', horizon('').replace('"silenced":false', '"silenced":true'), true],
+      ["Horizon's retry", `${head}"attempts":0,"retry_of":"00000000-0000-4000-8000-000000000003"}`, true],
+      ['Horizon, released once', horizon('"a"', 1), false],
+      ['Horizon, tags past the tail read', horizon(Array.from({ length: 80 }, (_, i) => `"tag-number-${i}"`).join(',')), false],
+    ];
+    for (const [, text] of cases) expect(() => JSON.parse(text), 'each case is JSON').not.toThrow();
+    for (const [, text] of cases) await queue.pushRaw(text);
+    for (const [what, text, first] of cases) {
+      const job = (await queue.pop())!;
+      expect(job.raw, `${what}: reserved in push order`).toBe(text);
+      expect(job.firstAttempt, `${what}: firstAttempt`).toBe(first);
+      await job.delete();
+    }
+  });
 });
 
 afterAll(() => client.disconnect());
