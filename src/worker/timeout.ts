@@ -14,38 +14,51 @@ export type TimedOutcome = 'done' | 'late' | 'timeout';
  * deadline is `late`. `deadline` is performance.now()'s, when the caller needs it first (to
  * watch the same one from the watchdog's thread).
  */
-export async function withinTimeout(
+export function withinTimeout(
   call: () => unknown,
   seconds: number,
   deadline: number = performance.now() + seconds * 1000,
 ): Promise<TimedOutcome> {
-  if (seconds <= 0) {
-    await call();
-    return 'done';
+  let running: unknown;
+  try {
+    running = call();
+  } catch (error) {
+    // A function that is no async function may throw as it is called: in time, that is its throw.
+    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- whatever the handler threw goes on as thrown
+    return seconds <= 0 || performance.now() < deadline ? Promise.reject(error) : LATE;
   }
-  let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<'timeout'>((resolve) => {
-    timer = setTimeout(() => resolve('timeout'), Math.max(0, deadline - performance.now()));
-  });
-  const settle = (running: Promise<unknown>) =>
-    running.then(
-      () => (performance.now() < deadline ? ('done' as const) : ('late' as const)),
+  // Returned without a promise: it has run to its end (one that blocked the loop past its
+  // deadline is late). Most handlers of a busy worker end so: no timer is made for them. A value
+  // whose `then` cannot even be read is left to Promise.resolve, which rejects with that throw.
+  if (!isThenable(running)) return seconds <= 0 || performance.now() < deadline ? DONE : LATE;
+  if (seconds <= 0) return Promise.resolve(running).then(() => 'done' as const);
+  return new Promise<TimedOutcome>((resolve, reject) => {
+    // Set after the call returned, to the same deadline: the timer is on the event loop either way.
+    const timer = setTimeout(() => resolve('timeout'), Math.max(0, deadline - performance.now()));
+    Promise.resolve(running).then(
+      () => {
+        clearTimeout(timer);
+        resolve(performance.now() < deadline ? 'done' : 'late');
+      },
       (error: unknown) => {
-        if (performance.now() < deadline) throw error;
-        return 'late' as const;
+        clearTimeout(timer);
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- whatever the handler threw goes on as thrown
+        if (performance.now() < deadline) reject(error);
+        else resolve('late');
       },
     );
-  let settled: Promise<'done' | 'late'>;
+  });
+}
+
+/** Settled outcomes, shared: awaiting one costs no new promise. */
+const DONE: Promise<TimedOutcome> = Promise.resolve('done');
+const LATE: Promise<TimedOutcome> = Promise.resolve('late');
+
+function isThenable(value: unknown): boolean {
+  if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return false;
   try {
-    settled = settle(Promise.resolve(call()));
-  } catch (error) {
-    // A function that is no async function may throw as it is called.
-    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- whatever the handler threw goes on as thrown
-    settled = settle(Promise.reject(error));
-  }
-  try {
-    return await Promise.race([settled, expired]);
-  } finally {
-    clearTimeout(timer);
+    return typeof (value as { then?: unknown }).then === 'function';
+  } catch {
+    return true;
   }
 }

@@ -45,4 +45,32 @@ describe('withinTimeout', () => {
       'a blocking call that threw',
     ).toBe('late');
   });
+
+  it('a thenable that is no Promise is waited for; a value whose then cannot be read is a throw', async () => {
+    let settle: (() => void) | undefined;
+    const thenable = { then: (done: () => void) => (settle = done) };
+    const waiting = withinTimeout(() => thenable, 5);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(settle, 'the thenable was asked to settle').toBeTypeOf('function');
+    settle!();
+    expect(await waiting, 'a thenable that settled in time').toBe('done');
+    const hostile = Object.defineProperty({}, 'then', {
+      get() {
+        throw new Error('then cannot be read');
+      },
+    });
+    await expect(
+      withinTimeout(() => hostile, 5),
+      'with a limit',
+    ).rejects.toThrow('then cannot be read');
+    await expect(
+      withinTimeout(() => hostile, 0),
+      'with no limit',
+    ).rejects.toThrow('then cannot be read');
+  });
+
+  it('a call that returns no promise is done at once, with a limit or without', async () => {
+    expect(await withinTimeout(() => undefined, 5), 'a plain function with a limit').toBe('done');
+    expect(await withinTimeout(() => 42, 0), 'a plain function with no limit').toBe('done');
+  });
 });
