@@ -20,6 +20,8 @@ const JOBS = Number(process.env.JOBS ?? 20_000);
 const WARMUP = Number(process.env.WARMUP ?? 5_000);
 const CONCURRENCY = Number(process.env.CONCURRENCY ?? 32);
 const ATTEMPTS = Number(process.env.ATTEMPTS ?? 0);
+/** The jobs' timeout in seconds (0: none, the default here; `lqb work`'s default is 60). */
+const TIMEOUT = Number(process.env.TIMEOUT ?? 0);
 const CLASS = 'App\\Jobs\\Bridge\\RecordJob';
 
 const { buildPayload } = await import(`${tree}/dist/laravel/index.js`);
@@ -36,7 +38,14 @@ const payload = (n) => {
   return ATTEMPTS > 0 ? raw.replace(/"attempts":0}$/, `"attempts":${ATTEMPTS}}`) : raw;
 };
 const handlers = { [CLASS]: () => undefined };
-const options = { stopWhenEmpty: true, sleep: 0, timeout: 0, concurrency: CONCURRENCY, memory: 0, ...(ATTEMPTS > 0 ? { tries: 0 } : {}) };
+const options = {
+  stopWhenEmpty: true,
+  sleep: 0,
+  timeout: TIMEOUT,
+  concurrency: CONCURRENCY,
+  memory: 0,
+  ...(ATTEMPTS > 0 ? { tries: 0 } : {}),
+};
 const lq = mode === 'connect' ? await connect({ redis: 'redis://127.0.0.1:6379', prefix }) : undefined;
 const client = connectRedis({ prefix });
 const queue = new RedisQueue(client, { defaultQueue: 'default' });

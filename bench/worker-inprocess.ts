@@ -15,6 +15,7 @@
  *   NODE_FLAGS='--max-semi-space-size=64': Node flags for each run's process, in both trees
  *   BUILD=dist: each tree's dist/ (`npm run build` there first) run by plain node, through
  *       bench/worker-inprocess-dist.mjs, rather than its src/ through tsx
+ *   TIMEOUT=60: the jobs' timeout in seconds (0, none, unless said; lqb work's default is 60)
  *   ATTEMPTS=1: jobs pushed as retried ones (their envelopes say one attempt made; no tries limit)
  *   LQB_BENCH_CHILD=connect PROFILE=FILE.cpuprofile npx tsx bench/worker-inprocess.ts
  *       one run, its timed part profiled (V8's CPU profile, for Chrome's DevTools)
@@ -31,6 +32,8 @@ const WARMUP = Number(process.env.WARMUP ?? 5_000);
 const RUNS = Number(process.env.RUNS ?? 7);
 const CONCURRENCY = Number(process.env.CONCURRENCY ?? 32);
 const ATTEMPTS = Number(process.env.ATTEMPTS ?? 0);
+/** The jobs' timeout in seconds (0: none, the default here; `lqb work`'s default is 60). */
+const TIMEOUT = Number(process.env.TIMEOUT ?? 0);
 const MODES = (process.env.MODES ?? 'connect,bare').split(',') as Mode[];
 /** Node flags for every run, in both trees (`--max-semi-space-size=64`: a young generation that is collected less often). */
 const NODE_FLAGS = (process.env.NODE_FLAGS ?? '').split(' ').filter(Boolean);
@@ -56,7 +59,14 @@ async function child(mode: Mode): Promise<void> {
     return ATTEMPTS > 0 ? raw.replace(/"attempts":0}$/, `"attempts":${ATTEMPTS}}`) : raw;
   };
   const handlers = { [CLASS]: () => undefined };
-  const options = { stopWhenEmpty: true, sleep: 0, timeout: 0, concurrency: CONCURRENCY, memory: 0, ...(ATTEMPTS > 0 ? { tries: 0 } : {}) };
+  const options = {
+    stopWhenEmpty: true,
+    sleep: 0,
+    timeout: TIMEOUT,
+    concurrency: CONCURRENCY,
+    memory: 0,
+    ...(ATTEMPTS > 0 ? { tries: 0 } : {}),
+  };
   const lq = mode === 'connect' ? await connect({ redis: 'redis://127.0.0.1:6379', prefix }) : undefined;
   const client = connectRedis({ prefix });
   const queue = new RedisQueue(client, { defaultQueue: 'default' });
@@ -150,7 +160,7 @@ async function parent(): Promise<void> {
     }
   }
   console.log(
-    `No-op ${ATTEMPTS > 0 ? `retried jobs (attempts ${ATTEMPTS} in the envelope)` : 'jobs'} of ${bytes} bytes, ${fmt(JOBS)} per run after ${fmt(WARMUP)} to warm up, concurrency ${CONCURRENCY}, one process per run, ${BUILD === 'dist' ? 'dist/ by plain node' : 'src/ through tsx'}, Redis 127.0.0.1:6379${NODE_FLAGS.length > 0 ? `, node ${NODE_FLAGS.join(' ')}` : ''}; ${RUNS} runs per row${base ? ', the trees alternating' : ''}.`,
+    `No-op ${ATTEMPTS > 0 ? `retried jobs (attempts ${ATTEMPTS} in the envelope)` : 'jobs'} of ${bytes} bytes, ${fmt(JOBS)} per run after ${fmt(WARMUP)} to warm up, concurrency ${CONCURRENCY}, timeout ${TIMEOUT > 0 ? `${TIMEOUT} s` : 'none'}, one process per run, ${BUILD === 'dist' ? 'dist/ by plain node' : 'src/ through tsx'}, Redis 127.0.0.1:6379${NODE_FLAGS.length > 0 ? `, node ${NODE_FLAGS.join(' ')}` : ''}; ${RUNS} runs per row${base ? ', the trees alternating' : ''}.`,
   );
   console.log(
     "jobs/s: median (min–max); Node CPU: the worker process's user + system time per job, median" +
