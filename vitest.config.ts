@@ -15,6 +15,7 @@ const build = ['test/helpers/build.ts'];
  * joins when it stops needing those (test/package/layout.test.ts checks the list names real files).
  */
 export const unitFiles = [
+  'test/horizon/payload.test.ts',
   'test/laravel/payload.test.ts',
   'test/laravel/payload.debian-fixtures.test.ts',
   'test/package/embed.test.ts',

@@ -36,6 +36,7 @@ import { buildWorker, openLockStore, type Bookkeeping } from './buildWorker.js';
 import { cacheStoreOf, openDatabaseCache, openDatabaseQueue } from './drivers.js';
 import { DispatchTelemetry, type SentJob } from '../telemetry/dispatch.js';
 import { HorizonRecorder } from '../horizon/HorizonRecorder.js';
+import type { HorizonFacts } from '../horizon/payload.js';
 import { horizonClusterProblem, resolveHorizon, type HorizonOptions, type ResolvedHorizon } from './horizon.js';
 import type { TelemetryOptions } from '../telemetry/options.js';
 import {
@@ -435,7 +436,10 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
     const uuid = typeof built.envelope.uuid === 'string' ? built.envelope.uuid : null;
     const horizon = this.horizon;
     // Horizon's queue lays the payload out its own way before the push: the id made the uuid, type, tags, silenced, pushedAt.
-    const raw = horizon ? horizon.prepare(built.raw, { command: built.command, tags: await tagsOf(options, methodJob) }) : built.raw;
+    const prepared = horizon
+      ? horizon.prepared(built.raw, { command: built.command, tags: await tagsOf(options, methodJob), built: built.envelope })
+      : undefined;
+    const raw = prepared ? prepared.payload : built.raw;
     let rowId: string | void;
     try {
       rowId = await this.#push(raw, uuid, queue, delayed ? (delay instanceof Date ? delay : delaySeconds) : undefined);
@@ -448,7 +452,7 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
         : `the job was not pushed: ${where} did not take it (${(error as Error).message})`;
       throw new Error(redactSecrets(line), { cause: error });
     }
-    if (horizon) await this.#recordPushed(horizon, queue, raw);
+    if (horizon) await this.#recordPushed(horizon, queue, raw, prepared?.facts);
     const name = String(built.envelope.displayName ?? built.command.className);
     // The job's id: the payload's on Redis, the new row's on the database (as Laravel's pushRaw returns it).
     const id = rowId ?? String(built.envelope.id);
@@ -464,9 +468,9 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
    * of this write, so a record that cannot be written is said to the logger, never thrown as if
    * the push had failed; the job shows on the dashboard from its reservation on.
    */
-  async #recordPushed(horizon: HorizonRecorder, queue: string, raw: string): Promise<void> {
+  async #recordPushed(horizon: HorizonRecorder, queue: string, raw: string, facts?: HorizonFacts): Promise<void> {
     try {
-      await horizon.pushed(queue, raw);
+      await horizon.pushed(queue, raw, facts);
     } catch (error) {
       this.options.logger?.warn(
         { err: error },

@@ -13,7 +13,7 @@ import { encodeJson, type JsonValue } from '../laravel/json.js';
 import { PhpObject, deref, type PhpValue } from '../php/index.js';
 import type { RedisClient } from '../redis/scripts.js';
 import { phpFloatString, phpRuntimeText, phpTimeString, systemClock, type Clock } from './clock.js';
-import { horizonFacts, orderedUuid, retryPayload, withHorizonAdditions, type HorizonFacts } from './payload.js';
+import { horizonFacts, orderedUuid, retryPayload, withHorizonAdditions, type BuiltEnvelope, type HorizonFacts } from './payload.js';
 import { HorizonBatch, runHorizonStep, type HorizonStamp } from './steps.js';
 import { horizonTags, horizonType, underlyingClass } from './tags.js';
 
@@ -61,6 +61,8 @@ export interface PrepareOptions {
    * adds type job, no tags of its own, not silenced, and leaves its id as it is.
    */
   raw?: boolean;
+  /** The envelope the payload was just encoded from (buildPayload's), which spares reading it again. */
+  built?: BuiltEnvelope;
 }
 
 export interface DeletedOptions {
@@ -128,12 +130,34 @@ export class HorizonRecorder {
    * JobPayload::prepare): push this string, then call `pushed` with it.
    */
   prepare(payload: string, options: PrepareOptions = {}): string {
+    return this.prepared(payload, options).payload;
+  }
+
+  /**
+   * prepare, with the facts Horizon's listeners read from the payload it gives (for `pushed`),
+   * known without reading it again when the producer hands over the envelope it built.
+   */
+  prepared(payload: string, options: PrepareOptions = {}): { payload: string; facts: HorizonFacts | undefined } {
     const pushedAt = phpFloatString(this.clock());
-    if (options.raw) return withHorizonAdditions(payload, { type: 'job', tags: [], silenced: false, pushedAt }, { idFromUuid: false });
+    if (options.raw)
+      return {
+        payload: withHorizonAdditions(payload, { type: 'job', tags: [], silenced: false, pushedAt }, { idFromUuid: false }),
+        facts: undefined,
+      };
     const { commandName, command } = readCommand(payload, options.command);
     const silenced = options.silenced ?? this.silenced.has(underlyingClass(command, commandName));
     const additions = { type: horizonType(commandName), tags: horizonTags(command, options.tags), silenced, pushedAt };
-    return withHorizonAdditions(payload, additions);
+    const built = options.built;
+    const prepared = withHorizonAdditions(payload, additions, built ? { built } : {});
+    const facts =
+      built &&
+      typeof built.uuid === 'string' &&
+      typeof built.displayName === 'string' &&
+      !Object.hasOwn(built, 'tags') &&
+      !Object.hasOwn(built, 'retry_of')
+        ? { id: built.uuid, name: built.displayName, tags: additions.tags, silenced, retryOf: undefined }
+        : undefined;
+    return { payload: prepared, facts };
   }
 
   /** JobPushed: recent and pending, the job's hash (expiring after trim.pending), monitored tags. */

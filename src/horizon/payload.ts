@@ -38,7 +38,13 @@ export interface HorizonAdditions {
  * The payload Horizon's queue would push for this one: `id` set to `uuid` when `idFromUuid` (a
  * job Horizon's queue created; a raw push such as a retry keeps its id), then the additions.
  */
-export function withHorizonAdditions(payload: string, additions: HorizonAdditions, options: { idFromUuid?: boolean } = {}): string {
+export function withHorizonAdditions(
+  payload: string,
+  additions: HorizonAdditions,
+  options: { idFromUuid?: boolean; built?: BuiltEnvelope } = {},
+): string {
+  const appended = options.built && options.idFromUuid !== false ? appendedAdditions(payload, additions, options.built) : undefined;
+  if (appended !== undefined) return appended;
   const envelope = decodePhpObject(payload);
   if (options.idFromUuid !== false && envelope.has('uuid') && envelope.has('id')) envelope.set('id', envelope.get('uuid')!);
   const before = envelope.get('tags');
@@ -48,6 +54,54 @@ export function withHorizonAdditions(payload: string, additions: HorizonAddition
   envelope.set('pushedAt', additions.pushedAt ?? phpFloatString(Date.now() / 1000));
   return encodeJson(envelope);
 }
+
+/** The envelope a payload was encoded from, as the producer built it (buildPayload's `envelope`). */
+export type BuiltEnvelope = Readonly<Record<string, unknown>>;
+
+/** The keys Horizon's queue adds: a payload that has none of them gets them after its last key. */
+const ADDED_KEYS = ['type', 'tags', 'silenced', 'pushedAt'];
+
+/**
+ * withHorizonAdditions without reading the payload again, for one the producer has just encoded
+ * from `built`: the id's text replaced by the uuid's, and the four keys written after the last
+ * key. That is what Horizon's read and write give when the write changes nothing else: no key of
+ * the four is there, every value is a string, a whole number, a boolean or null (no `{}` that PHP
+ * would write back as `[]`), but `data`, whose values are strings, and the text is ASCII (the
+ * write escapes what Laravel's JSON_UNESCAPED_UNICODE left as it is). `"id":"…"` with its quotes
+ * can stand in the text only where the key is (a quote inside a string is escaped). Undefined,
+ * for the slow road, when any of that is not so.
+ */
+function appendedAdditions(payload: string, additions: HorizonAdditions, built: BuiltEnvelope): string | undefined {
+  const { id, uuid } = built;
+  if (typeof id !== 'string' || typeof uuid !== 'string' || !payload.endsWith('}') || !isAscii(payload)) return undefined;
+  for (const key of ADDED_KEYS) if (Object.hasOwn(built, key)) return undefined;
+  for (const [key, value] of Object.entries(built)) if (!(key === 'data' ? isStringRecord(value) : isPlainScalar(value))) return undefined;
+  const idText = `"id":${encodeJson(id)}`;
+  const at = payload.indexOf(idText);
+  if (at < 0 || payload.indexOf(idText, at + idText.length) >= 0) return undefined;
+  const added =
+    `,"type":${encodeJson(additions.type)},"tags":${encodeJson(additions.tags)},"silenced":${additions.silenced ? 'true' : 'false'}` +
+    `,"pushedAt":${encodeJson(additions.pushedAt ?? phpFloatString(Date.now() / 1000))}}`;
+  return `${payload.slice(0, at)}"id":${encodeJson(uuid)}${payload.slice(at + idText.length, -1)}${added}`;
+}
+
+function isPlainScalar(value: unknown): boolean {
+  return (
+    value === null || typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isSafeInteger(value))
+  );
+}
+
+function isStringRecord(value: unknown): boolean {
+  if (value === null || typeof value !== 'object' || Array.isArray(value) || value instanceof Map) return false;
+  const values = Object.values(value);
+  return values.length > 0 && values.every((item) => typeof item === 'string');
+}
+
+/** Whether every character is ASCII (a scan the engine makes). */
+function isAscii(text: string): boolean {
+  return !NON_ASCII.test(text);
+}
+const NON_ASCII = /[^\x00-\x7f]/;
 
 /**
  * Horizon's RetryFailedJob: the failed job's payload (its reserved copy) as a new job, with a

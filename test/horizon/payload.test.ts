@@ -1,0 +1,85 @@
+/**
+ * Horizon's layout of a payload the producer has just built, made without reading it again
+ * (src/horizon/payload.ts, appendedAdditions): the same text as Horizon's read and write of it
+ * (the road every other payload takes, which the fixtures of Horizon 5.22 check), and the same
+ * facts for the pending record as a read of the result gives. Needs no Redis, PHP or database.
+ */
+import { Redis } from 'ioredis';
+import { describe, expect, it } from 'vitest';
+import { buildJob, buildPayload, type LaravelProfile, type PayloadOptions } from '../../src/laravel/index.js';
+import { HorizonRecorder } from '../../src/horizon/index.js';
+import { encodeJson, type JsonValue } from '../../src/laravel/json.js';
+import { horizonFacts, withHorizonAdditions, type HorizonAdditions } from '../../src/horizon/payload.js';
+
+const built = (properties: Record<string, unknown>, options: PayloadOptions = {}, profile: LaravelProfile = '8') =>
+  buildPayload(
+    buildJob({ className: 'App\\Jobs\\Sync', properties: Object.entries(properties).map(([name, value]) => ({ name, value })) }, profile),
+    { profile, ...options },
+  );
+
+/** A built payload with more in its envelope, encoded as buildPayload encodes it. */
+function withEnvelope(payload: ReturnType<typeof built>, more: Record<string, JsonValue>): ReturnType<typeof built> {
+  const envelope = { ...payload.envelope, ...more };
+  return { ...payload, envelope, raw: encodeJson(envelope, { unescapedUnicode: true }) };
+}
+
+const cases: [string, ReturnType<typeof built>, HorizonAdditions][] = [
+  ['plain job, no tags', built({ n: 1 }), { type: 'job', tags: [], silenced: false, pushedAt: '1795636688.4476' }],
+  [
+    'tags with a backslash, a slash and a quote',
+    built({ url: 'https://example.test/a' }),
+    { type: 'job', tags: ['App\\Models\\User:42', 'a/b', 'say "hi"'], silenced: true, pushedAt: '1795636688.5' },
+  ],
+  ['a tag PHP escapes as \\u', built({ n: 2 }), { type: 'event', tags: ['café'], silenced: false, pushedAt: '1795636688' }],
+  ['non-ASCII in the command (the slow road)', built({ name: 'Zoë ✓' }), { type: 'job', tags: [], silenced: false, pushedAt: '1.5' }],
+  [
+    'envelope numbers and a backoff list (which Laravel writes as a string)',
+    built({ n: 3 }, { maxTries: 5, timeout: 30, retryUntil: 1795636999, backoff: [1, 5, 10] }),
+    { type: 'job', tags: ['t'], silenced: false, pushedAt: '1795636688.1234' },
+  ],
+  [
+    'Laravel 12 layout, delay after attempts',
+    built({ n: 4 }, { delay: 10, createdAt: 1795636600 }, '12'),
+    { type: 'mail', tags: [], silenced: false, pushedAt: '1795636688.9' },
+  ],
+  [
+    'an empty object in the envelope (PHP writes it back as [], the slow road)',
+    withEnvelope(built({ n: 5 }), { extra: {} }),
+    { type: 'job', tags: [], silenced: false },
+  ],
+  [
+    'a tags key already there (kept in its place, the slow road)',
+    withEnvelope(built({ n: 6 }), { tags: ['mine'] }),
+    { type: 'job', tags: ['t'], silenced: false },
+  ],
+];
+
+describe('withHorizonAdditions for a payload just built', () => {
+  for (const [what, payload, additions] of cases) {
+    it(`${what}: the text Horizon's read and write give`, () => {
+      const slow = withHorizonAdditions(payload.raw, { ...additions, pushedAt: additions.pushedAt ?? '1795636688.7' });
+      const fast = withHorizonAdditions(
+        payload.raw,
+        { ...additions, pushedAt: additions.pushedAt ?? '1795636688.7' },
+        { built: payload.envelope },
+      );
+      expect(fast, `${what}: the payload as Horizon lays it out`).toBe(slow);
+    });
+  }
+
+  it('the pending record’s facts, known from the envelope, are those a read of the laid-out payload gives', () => {
+    // A client that never connects: laying a payload out sends nothing.
+    const client = new Redis({ lazyConnect: true });
+    const recorder = new HorizonRecorder(client, { prefix: 'lqb_horizon:', clock: () => 1795636688.4476 });
+    for (const [what, payload, additions] of cases) {
+      const prepared = recorder.prepared(payload.raw, { command: payload.command, tags: additions.tags, built: payload.envelope });
+      expect(prepared.payload, `${what}: prepared as prepare() lays it out`).toBe(
+        recorder.prepare(payload.raw, { command: payload.command, tags: additions.tags }),
+      );
+      // A tags key the envelope holds already is merged by Horizon's read: its facts are then read too.
+      const known = !Object.hasOwn(payload.envelope, 'tags');
+      expect(prepared.facts !== undefined, `${what}: facts known without a read`).toBe(known);
+      if (known) expect(prepared.facts, `${what}: facts`).toEqual(horizonFacts(prepared.payload));
+    }
+  });
+});
