@@ -13,8 +13,16 @@ import { encodeJson, type JsonValue } from '../laravel/json.js';
 import { PhpObject, deref, type PhpValue } from '../php/index.js';
 import type { RedisClient } from '../redis/scripts.js';
 import { phpFloatString, phpRuntimeText, phpTimeString, systemClock, type Clock } from './clock.js';
-import { horizonFacts, orderedUuid, retryPayload, withHorizonAdditions, type BuiltEnvelope, type HorizonFacts } from './payload.js';
-import { HorizonBatch, runHorizonStep, type HorizonStamp } from './steps.js';
+import {
+  horizonFacts,
+  horizonFactsOf,
+  orderedUuid,
+  retryPayload,
+  withHorizonAdditions,
+  type BuiltEnvelope,
+  type HorizonFacts,
+} from './payload.js';
+import { HorizonBatch, PLAIN_NUMBER, runHorizonStep, type HorizonStamp } from './steps.js';
 import { horizonTags, horizonType, underlyingClass } from './tags.js';
 
 /** Horizon's `trim` settings, in minutes: how long each kind of record lives. */
@@ -149,13 +157,11 @@ export class HorizonRecorder {
     const additions = { type: horizonType(commandName), tags: horizonTags(command, options.tags), silenced, pushedAt };
     const built = options.built;
     const prepared = withHorizonAdditions(payload, additions, built ? { built } : {});
+    // Horizon's listeners read the laid-out payload: the built envelope with the id made the uuid
+    // and the additions, unless tags were there already (Horizon's layout merges them: read then).
     const facts =
-      built &&
-      typeof built.uuid === 'string' &&
-      typeof built.displayName === 'string' &&
-      !Object.hasOwn(built, 'tags') &&
-      !Object.hasOwn(built, 'retry_of')
-        ? { id: built.uuid, name: built.displayName, tags: additions.tags, silenced, retryOf: undefined }
+      built && typeof built.uuid === 'string' && !Object.hasOwn(built, 'tags')
+        ? horizonFactsOf({ uuid: built.uuid, displayName: built.displayName, retry_of: built.retry_of, tags: additions.tags, silenced })
         : undefined;
     return { payload: prepared, facts };
   }
@@ -222,12 +228,9 @@ export class HorizonRecorder {
   deleted(queue: string, reservedPayload: string | Buffer, options: DeletedOptions = {}): Promise<void> {
     const facts = options.facts ?? horizonFacts(String(reservedPayload));
     const failing = options.failing ?? false;
-    let runtime = options.runtimeMs;
-    if (runtime === undefined || this.started.size > 0) {
-      const began = this.started.get(facts.id);
-      runtime ??= began === undefined ? 0 : performance.now() - began;
-      this.started.delete(facts.id);
-    }
+    const began = this.started.get(facts.id);
+    this.started.delete(facts.id);
+    const runtime = options.runtimeMs ?? (began === undefined ? 0 : performance.now() - began);
     const stamp = this.stamp();
     if (this.batch)
       return this.batch.completed(stamp, {
@@ -384,8 +387,6 @@ export class HorizonRecorder {
     return { now, score, at, completedAt, monitoredAt, token };
   }
 }
-
-const PLAIN_NUMBER = /^[0-9.]+$/;
 
 /** The command's class and the command itself, from the caller or the payload (undefined when encrypted or not an object job). */
 function readCommand(payload: string, given: PhpValue | undefined): { commandName: string; command: PhpValue | undefined } {

@@ -189,8 +189,8 @@ export interface BatchedCompletion {
   tags: readonly string[];
 }
 
-/** A runtime may ride in the token when it is digits and dots (always, short of 10^15 ms). */
-const PLAIN_NUMBER = /^[0-9.]+$/;
+/** A time or a runtime may ride in a token when it is digits and dots (always, short of 10^15). */
+export const PLAIN_NUMBER = /^[0-9.]+$/;
 
 /**
  * The worker's events of one turn of the event loop, sent as one batch step: a worker running
@@ -251,8 +251,7 @@ export class HorizonBatch {
     if (job.failing) token += 'f';
     if (job.silenced) token += 's';
     if (job.retryOf !== undefined) token += 'y';
-    if (!inline) token += 'r';
-    if (inline) token += job.runtime;
+    token += inline ? job.runtime : 'r';
     if (job.tags.length > 0) token += `:${job.tags.length}`;
     this.ops += token;
     const args = this.args;

@@ -161,13 +161,7 @@ function plainFacts(envelope: Record<string, unknown>): HorizonFacts | undefined
   if (tags !== undefined && !(Array.isArray(tags) && tags.every((tag) => typeof tag === 'string'))) return undefined;
   if (silenced !== undefined && typeof silenced !== 'boolean') return undefined;
   if (retryOf !== undefined && retryOf !== null && typeof retryOf !== 'string') return undefined;
-  return {
-    id,
-    name: displayName ?? '',
-    tags: tags ?? [],
-    silenced: silenced === true,
-    retryOf: retryOf ?? undefined,
-  };
+  return horizonFactsOf(envelope);
 }
 
 function runtimeOf(record: JobRecord): number {
