@@ -8,7 +8,7 @@
  * tables, the pause switch (on SQLite, whose scratch file holds a `cache` table of the test's
  * own) read back by Laravel's own DatabaseStore. PHP produces, the dashboard reads. Screenshots go to test-artifacts/ (gitignored) as the Redis test's do.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { root } from '../helpers/php.js';
+import { startUi, type RunningUi } from '../helpers/ui.js';
 import { lqb, php } from '../helpers/processes.js';
 import { QUEUE_DATABASES } from '../helpers/jobs-table.js';
 import { rawClient, removePrefix } from '../helpers/redis.js';
@@ -32,7 +33,7 @@ let dir: string;
 let database: string;
 let table: string;
 let env: NodeJS.ProcessEnv;
-let server: { child: ChildProcess; url: string; stderr: () => string };
+let server: RunningUi;
 let browser: Browser;
 let page: Page;
 let label: string;
@@ -59,21 +60,6 @@ function cacheStore(...ops: object[]): unknown[] {
       encoding: 'utf8',
     }),
   ) as unknown[];
-}
-
-function startUi(args: string[]): Promise<{ child: ChildProcess; url: string; stderr: () => string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('node', [join(root, 'dist/cli/main.js'), 'ui', '--port=0', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-      const url = /serving (http:\/\/\S+\/)/.exec(out)?.[1];
-      if (url) resolve({ child, url, stderr: () => err });
-    });
-    child.stderr.on('data', (d) => (err += d));
-    child.on('exit', (code) => reject(new Error(`lqb ui exited with ${code} before serving: ${err.trim()}`)));
-  });
 }
 
 async function shot(name: string): Promise<void> {
@@ -121,12 +107,10 @@ describe.each(QUEUE_DATABASES)(
       await laravel('record', { uuid: READY, n: 1, label: 'hello', ratio: 0.5, items: [1, 2], flag: true });
       await laravel('record', { uuid: DELAYED, n: 2, label: 'later', delay: 600 });
 
-      server = await startUi([
-        `--connection=database`,
-        `--queue-db=${database}`,
-        `--jobs-table=${table}`,
-        `--failed-db=${join(dir, 'failed.sqlite')}`,
-      ]);
+      server = await startUi(
+        [`--connection=database`, `--queue-db=${database}`, `--jobs-table=${table}`, `--failed-db=${join(dir, 'failed.sqlite')}`],
+        env,
+      );
       browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'] });
       page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
       await page.goto(server.url);

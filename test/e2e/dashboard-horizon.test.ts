@@ -8,13 +8,13 @@
  * (its API) of the job Horizon holds a failed record of, once Laravel 8.83's own worker has failed
  * it into failed_jobs: retried as Horizon's Retry does, as `lqb retry` retries it.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { root } from '../helpers/php.js';
+import { startUi, type RunningUi } from '../helpers/ui.js';
 import { php } from '../helpers/processes.js';
 import { rawClient, removePrefix, uniquePrefix } from '../helpers/redis.js';
 import { horizonFixtureId as ID, loadHorizonLastState } from '../helpers/horizon-state.js';
@@ -25,27 +25,9 @@ const ARTIFACTS = join(root, 'test-artifacts');
 
 let prefix: string;
 let dir: string;
-let server: { child: ChildProcess; url: string };
+let server: RunningUi;
 let browser: Browser;
 let page: Page;
-
-function startUi(args: string[]): Promise<{ child: ChildProcess; url: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('node', [join(root, 'dist/cli/main.js'), 'ui', '--port=0', ...args], {
-      env: process.env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-      const url = /serving (http:\/\/\S+\/)/.exec(out)?.[1];
-      if (url) resolve({ child, url });
-    });
-    child.stderr.on('data', (d) => (err += d));
-    child.on('exit', (code) => reject(new Error(`lqb ui exited with ${code} before serving: ${err.trim()}`)));
-  });
-}
 
 async function shot(name: string): Promise<void> {
   mkdirSync(ARTIFACTS, { recursive: true });

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { root } from '../helpers/php.js';
+import { startUi } from '../helpers/ui.js';
 import { HANDLERS, lqb, php, scratch, type Scratch } from '../helpers/processes.js';
 import { rawClient, removePrefix, uniquePrefix } from '../helpers/redis.js';
 
@@ -28,22 +29,6 @@ let browser: Browser;
 let page: Page;
 const bodies: string[] = [];
 const pushed: Partial<Record<'delayed' | 'notification' | 'failing' | 'nodeFailing', { uuid: string; queue: string }>> = {};
-
-/** Starts `lqb ui` on a free loopback port; resolves with its address once it says it is serving. */
-function startUi(args: string[], env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; url: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('node', [join(root, 'dist/cli/main.js'), 'ui', '--port=0', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-      const url = /serving (http:\/\/\S+\/)/.exec(out)?.[1];
-      if (url) resolve({ child, url });
-    });
-    child.stderr.on('data', (d) => (err += d));
-    child.on('exit', (code) => reject(new Error(`lqb ui exited with ${code} before serving: ${err.trim()}`)));
-  });
-}
 
 async function laravel(kind: string, options: object): Promise<{ uuid: string; queue: string }[]> {
   const result = await php('laravel-dispatch.php', [kind, JSON.stringify(options)], s.env);

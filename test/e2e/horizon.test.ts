@@ -35,7 +35,8 @@ beforeEach(() => {
 const RECORD = 'App\\Jobs\\Bridge\\RecordJob';
 const FAILING = 'App\\Jobs\\Bridge\\FailingJob';
 
-const work = (...flags: string[]) =>
+/** `lqb work --horizon` over the queue until it is empty, with more in its environment when given. */
+const workWith = (env: Record<string, string>, ...flags: string[]) =>
   lqb(
     [
       'work',
@@ -48,8 +49,9 @@ const work = (...flags: string[]) =>
       `--horizon-prefix=${hz}`,
       ...flags,
     ],
-    s.env,
+    { ...s.env, ...env },
   );
+const work = (...flags: string[]) => workWith({}, ...flags);
 const dispatch = async (className: string, props: object, ...flags: string[]) => {
   const result = await lqb(
     ['dispatch', className, `--props=${JSON.stringify(props)}`, `--queue=${QUEUE}`, '--horizon', `--horizon-prefix=${hz}`, ...flags],
@@ -174,19 +176,7 @@ describe('lqb dispatch --horizon pushes, lqb work --horizon runs', () => {
     const retryId = await expectRetriedBy(job.uuid, 'pending', 19);
     await expectRetryPushed(retryId, job.uuid);
     expect((await lqb(['failed', '--json'], s.env)).stdout, 'failed_jobs forgets it, as queue:retry does').toBe('');
-    const succeeding = await lqb(
-      [
-        'work',
-        `--handlers=${HANDLERS}`,
-        `--queue=${QUEUE}`,
-        '--stop-when-empty',
-        '--sleep=0',
-        '--no-share',
-        '--horizon',
-        `--horizon-prefix=${hz}`,
-      ],
-      { ...s.env, LQB_NODE_FAILING_SUCCEEDS: '1' },
-    );
+    const succeeding = await workWith({ LQB_NODE_FAILING_SUCCEEDS: '1' });
     expect(succeeding.status, succeeding.stderr).toBe(0);
     expect(await expectRetriedBy(job.uuid, 'completed', 21), 'the same entry').toBe(retryId);
     await withRaw(async (raw) => {
@@ -249,19 +239,7 @@ describe('lqb dispatch --horizon pushes, lqb work --horizon runs', () => {
       expect(payload.retry_of, 'not a Horizon retry').toBeUndefined();
       expect(await members(raw, `${hz}pending_jobs`)).toEqual([job.uuid]);
     });
-    const succeeding = await lqb(
-      [
-        'work',
-        `--handlers=${HANDLERS}`,
-        `--queue=${QUEUE}`,
-        '--stop-when-empty',
-        '--sleep=0',
-        '--no-share',
-        '--horizon',
-        `--horizon-prefix=${hz}`,
-      ],
-      { ...s.env, LQB_NODE_FAILING_SUCCEEDS: '1' },
-    );
+    const succeeding = await workWith({ LQB_NODE_FAILING_SUCCEEDS: '1' });
     expect(succeeding.status, succeeding.stderr).toBe(0);
     expect(await withRaw((raw) => raw.hget(hz + job.uuid, 'status')), 'the retried job after its run').toBe('completed');
   });

@@ -1,0 +1,30 @@
+/**
+ * `lqb ui` as the browser tests start it: the built CLI on a free loopback port, ready once it
+ * says where it serves.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { root } from './php.js';
+
+export interface RunningUi {
+  child: ChildProcess;
+  url: string;
+  /** What it has written to standard error so far. */
+  stderr: () => string;
+}
+
+/** Starts `lqb ui --port=0 ARGS…` with `env`; resolves with its address once it is serving, rejects if it exits first. */
+export function startUi(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<RunningUi> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('node', [join(root, 'dist/cli/main.js'), 'ui', '--port=0', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+      const url = /serving (http:\/\/\S+\/)/.exec(out)?.[1];
+      if (url) resolve({ child, url, stderr: () => err });
+    });
+    child.stderr.on('data', (d) => (err += d));
+    child.on('exit', (code) => reject(new Error(`lqb ui exited with ${code} before serving: ${err.trim()}`)));
+  });
+}
