@@ -1,6 +1,6 @@
 <?php
 /**
- * Laravel 8.83's own Illuminate\Queue\Worker, built as laravel-worker.php builds it, looping
+ * Laravel 8.83's own Illuminate\Queue\Worker, built as laravel-worker.php builds it (queueWorker), looping
  * runNextJob() until N jobs are done: the worker's own loop without queue:work's console lines,
  * for bench/lqb-vs-laravel.ts.
  *
@@ -14,12 +14,9 @@ declare(strict_types=1);
 
 require __DIR__ . '/worker-app.php';
 
-use Illuminate\Contracts\Debug\ExceptionHandler;
 use Illuminate\Queue\Events\JobFailed;
 use Illuminate\Queue\Events\JobProcessed;
-use Illuminate\Queue\Worker;
 use Illuminate\Queue\WorkerOptions;
-use Illuminate\Support\Facades\Facade;
 
 $jobs = (int) ($argv[1] ?? -1);
 if ($jobs < 0) {
@@ -28,17 +25,7 @@ if ($jobs < 0) {
 }
 $app = App\Bridge\boot();
 $app['queue.failer'];
-$worker = new Worker(
-    $app['queue'],
-    $app['events'],
-    $app[ExceptionHandler::class],
-    fn () => $app->isDownForMaintenance(),
-    function () use ($app) {
-        $app->forgetScopedInstances();
-
-        return Facade::clearResolvedInstances();
-    }
-);
+$worker = App\Bridge\queueWorker($app);
 // As queue:work does: the cache for the restart signal and maxExceptions.
 $worker->setCache($app['cache.store']);
 $done = 0;

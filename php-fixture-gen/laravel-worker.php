@@ -34,10 +34,7 @@ declare(strict_types=1);
 
 require __DIR__ . '/worker-app.php';
 
-use Illuminate\Contracts\Debug\ExceptionHandler;
 use Illuminate\Queue\Console\WorkCommand;
-use Illuminate\Queue\Worker;
-use Illuminate\Support\Facades\Facade;
 use Symfony\Component\Console\Input\ArgvInput;
 use Symfony\Component\Console\Output\ConsoleOutput;
 
@@ -77,17 +74,7 @@ $app = App\Bridge\boot($bootOptions);
 // Fail early on an unusable failed-jobs database rather than at the first failed job.
 $app['queue.failer'];
 
-$worker = new Worker(
-    $app['queue'],
-    $app['events'],
-    $app[ExceptionHandler::class],
-    fn () => $app->isDownForMaintenance(),
-    function () use ($app) {
-        $app->forgetScopedInstances();
-
-        return Facade::clearResolvedInstances();
-    }
-);
+$worker = App\Bridge\queueWorker($app);
 
 $command = new WorkCommand($worker, $app['cache.store']);
 $command->setLaravel($app);

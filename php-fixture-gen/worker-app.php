@@ -135,6 +135,26 @@ namespace App\Bridge {
      *   RedisStore on the same Redis connection, prefix LQB_CACHE_PREFIX; with REDIS_CACHE_DB the
  *   stock skeleton's store from CacheManager: values on `cache`, locks on `default`), ExceptionHandler.
      */
+    /**
+     * Illuminate\Queue\Worker as QueueServiceProvider::registerWorker builds it: the app's queue,
+     * events and exception handler, its maintenance check, and its reset of scoped instances and
+     * facades after each job.
+     */
+    function queueWorker(Application $app): \Illuminate\Queue\Worker
+    {
+        return new \Illuminate\Queue\Worker(
+            $app['queue'],
+            $app['events'],
+            $app[ExceptionHandler::class],
+            fn () => $app->isDownForMaintenance(),
+            function () use ($app) {
+                $app->forgetScopedInstances();
+
+                return \Illuminate\Support\Facades\Facade::clearResolvedInstances();
+            }
+        );
+    }
+
     function boot(array $options = []): Application
     {
         $name = $options['connection'] ?? 'redis';
