@@ -1,10 +1,11 @@
 /**
- * bench/worker-inprocess.ts's timed run against a tree's compiled build (`BUILD=dist`): the same
- * jobs, options and timing as its `child()`, imported from `$LQB_TREE/dist` and run by plain
- * `node`, so no TypeScript loader (tsx wraps every named function in a `__name` call) is in the
- * measure. One file for both trees: the commit before the redesign has no copy of it.
+ * bench/worker-inprocess.ts's timed run in a process of its own, for one tree: its compiled build
+ * (`$LQB_TREE/dist`, run by plain `node`, so no TypeScript loader is in the measure: tsx wraps
+ * every named function in a `__name` call) or, with LQB_BUILD=src, its sources (run under
+ * `--import tsx`). One file for every tree: the commit before the redesign has no copy of it.
  *
  *   LQB_TREE=/path/to/checkout LQB_BENCH_CHILD=connect node bench/worker-inprocess-dist.mjs
+ *   LQB_BUILD=src: the tree's src/ (node --import tsx …)
  *   PROFILE=FILE.cpuprofile: the timed part profiled (V8's CPU profile)
  */
 import { randomBytes } from 'node:crypto';
@@ -23,12 +24,14 @@ const ATTEMPTS = Number(process.env.ATTEMPTS ?? 0);
 /** The jobs' timeout in seconds (0: none, the default here; `lqb work`'s default is 60). */
 const TIMEOUT = Number(process.env.TIMEOUT ?? 0);
 const CLASS = 'App\\Jobs\\Bridge\\RecordJob';
+/** dist (the build) or src (the sources, under tsx). */
+const code = `${tree}/${process.env.LQB_BUILD === 'src' ? 'src' : 'dist'}`;
 
-const { buildPayload } = await import(`${tree}/dist/laravel/index.js`);
-const { bridgeRecordJob } = await import(`${tree}/dist/cli/demo.js`);
-const { RedisQueue, connectRedis } = await import(`${tree}/dist/redis/index.js`);
-const { Worker } = await import(`${tree}/dist/worker/index.js`);
-const { connect } = await import(`${tree}/dist/connect/index.js`);
+const { buildPayload } = await import(`${code}/laravel/index.js`);
+const { bridgeRecordJob } = await import(`${code}/cli/demo.js`);
+const { RedisQueue, connectRedis } = await import(`${code}/redis/index.js`);
+const { Worker } = await import(`${code}/worker/index.js`);
+const { connect } = await import(`${code}/connect/index.js`);
 
 const prefix = `lqb-bench-${randomBytes(3).toString('hex')}:`;
 const payload = (n) => {

@@ -9,23 +9,19 @@
  *
  *   npx tsx bench/worker-inprocess.ts                     this tree, RUNS runs of each mode
  *   BASE=/path/to/other/checkout npx tsx bench/worker-inprocess.ts
- *       the same script in both trees, runs alternating (this tree, BASE, this tree, …), so a
- *       machine whose speed drifts slows both alike; BASE needs this file at the same path.
+ *       both trees, runs alternating (this tree, BASE, this tree, …), so a machine whose speed
+ *       drifts slows both alike; each run is this tree's bench/worker-inprocess-dist.mjs.
  *   JOBS=20000 WARMUP=5000 RUNS=7 CONCURRENCY=32 MODES=connect,bare
  *   NODE_FLAGS='--max-semi-space-size=64': Node flags for each run's process, in both trees
- *   BUILD=dist: each tree's dist/ (`npm run build` there first) run by plain node, through
- *       bench/worker-inprocess-dist.mjs, rather than its src/ through tsx
+ *   BUILD=dist: each tree's dist/ (`npm run build` there first) run by plain node, rather than
+ *       its src/ through tsx
  *   TIMEOUT=60: the jobs' timeout in seconds (0, none, unless said; lqb work's default is 60)
  *   ATTEMPTS=1: jobs pushed as retried ones (their envelopes say one attempt made; no tries limit)
- *   LQB_BENCH_CHILD=connect PROFILE=FILE.cpuprofile npx tsx bench/worker-inprocess.ts
- *       one run, its timed part profiled (V8's CPU profile, for Chrome's DevTools)
+ *   LQB_TREE=$PWD LQB_BENCH_CHILD=connect PROFILE=FILE.cpuprofile node bench/worker-inprocess-dist.mjs
+ *       one run of the build, its timed part profiled (V8's CPU profile, for Chrome's DevTools)
  */
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
-import { Session } from 'node:inspector/promises';
-import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { dropPrefix } from './scratch.js';
 
 const JOBS = Number(process.env.JOBS ?? 20_000);
 const WARMUP = Number(process.env.WARMUP ?? 5_000);
@@ -39,77 +35,7 @@ const MODES = (process.env.MODES ?? 'connect,bare').split(',') as Mode[];
 const NODE_FLAGS = (process.env.NODE_FLAGS ?? '').split(' ').filter(Boolean);
 /** `dist`: the trees' compiled builds, run by plain node (see runChild); else their sources through tsx. */
 const BUILD = process.env.BUILD ?? 'src';
-const CLASS = 'App\\Jobs\\Bridge\\RecordJob';
 type Mode = 'connect' | 'bare';
-
-/** One timed run in this process: prints `{"jobsPerSecond":…,"bytes":…}`. */
-async function child(mode: Mode): Promise<void> {
-  // Imported here, from the tree this file sits in: the parent runs this file in each tree.
-  const { buildPayload } = await import('../src/laravel/index.js');
-  const { bridgeRecordJob } = await import('../src/cli/demo.js');
-  const { RedisQueue, connectRedis } = await import('../src/redis/index.js');
-  const { Worker } = await import('../src/worker/index.js');
-  const { connect } = await import('../src/connect/index.js');
-  const prefix = `lqb-bench-${randomBytes(3).toString('hex')}:`;
-  // About 1.2 KB: the RecordJob PHP's fixtures push, padded.
-  const payload = (n: number) => {
-    const raw = buildPayload(
-      bridgeRecordJob({ n, label: 'bench', ratio: 0.5, items: { pad: Array.from({ length: 12 }, () => 'padding-to-a-kilobyte') } }),
-    ).raw;
-    return ATTEMPTS > 0 ? raw.replace(/"attempts":0}$/, `"attempts":${ATTEMPTS}}`) : raw;
-  };
-  const handlers = { [CLASS]: () => undefined };
-  const options = {
-    stopWhenEmpty: true,
-    sleep: 0,
-    timeout: TIMEOUT,
-    concurrency: CONCURRENCY,
-    memory: 0,
-    ...(ATTEMPTS > 0 ? { tries: 0 } : {}),
-  };
-  const lq = mode === 'connect' ? await connect({ redis: 'redis://127.0.0.1:6379', prefix }) : undefined;
-  const client = connectRedis({ prefix });
-  const queue = new RedisQueue(client, { defaultQueue: 'default' });
-  const fill = async (count: number) => {
-    for (let i = 0; i < count; i += 1000) await queue.bulkRaw(Array.from({ length: Math.min(1000, count - i) }, (_, j) => payload(i + j)));
-  };
-  let cpuPerJob = 0;
-  const work = async (count: number, profile?: string): Promise<number> => {
-    await fill(count);
-    const worker = lq
-      ? lq.worker(handlers, { ...options, failer: false })
-      : new Worker(queue, handlers, { ...options, queues: ['default'] }, { failer: false });
-    const session = profile ? await startProfile() : undefined;
-    const cpu = process.cpuUsage();
-    const start = performance.now();
-    await worker.run();
-    const seconds = (performance.now() - start) / 1000;
-    const used = process.cpuUsage(cpu);
-    cpuPerJob = (used.user + used.system) / count;
-    if (session && profile) writeFileSync(profile, JSON.stringify((await session.post('Profiler.stop')).profile));
-    const left = await queue.size();
-    if (left !== 0) throw new Error(`${mode}: ${left} jobs left in the queue after the run`);
-    return count / seconds;
-  };
-  try {
-    if (WARMUP > 0) await work(WARMUP);
-    const jobsPerSecond = await work(JOBS, process.env.PROFILE);
-    console.log(JSON.stringify({ jobsPerSecond, cpuPerJob, bytes: Buffer.byteLength(payload(0)) }));
-  } finally {
-    await lq?.close();
-    await queue.close();
-    await dropPrefix(prefix);
-    client.disconnect();
-  }
-}
-
-async function startProfile(): Promise<Session> {
-  const session = new Session();
-  session.connect();
-  await session.post('Profiler.enable');
-  await session.post('Profiler.start');
-  return session;
-}
 
 interface RunResult {
   jobsPerSecond: number;
@@ -119,13 +45,13 @@ interface RunResult {
 }
 
 function runChild(tree: string, mode: Mode): RunResult {
-  // BUILD=dist: each tree's compiled build (run `npm run build` in each first), by plain node
-  // and this tree's worker-inprocess-dist.mjs, so no TypeScript loader is in the measure.
+  // Each tree's run by this tree's worker-inprocess-dist.mjs: its build (run `npm run build` in
+  // each first) by plain node, so no TypeScript loader is in the measure, or its sources under tsx.
   const dist = BUILD === 'dist';
-  const script = dist ? fileURLToPath(new URL('worker-inprocess-dist.mjs', import.meta.url)) : `${tree}/bench/worker-inprocess.ts`;
+  const script = fileURLToPath(new URL('worker-inprocess-dist.mjs', import.meta.url));
   const out = execFileSync(process.execPath, [...NODE_FLAGS, ...(dist ? [] : ['--import', 'tsx']), script], {
     cwd: tree,
-    env: { ...process.env, LQB_BENCH_CHILD: mode, LQB_TREE: tree },
+    env: { ...process.env, LQB_BENCH_CHILD: mode, LQB_TREE: tree, LQB_BUILD: dist ? 'dist' : 'src' },
     encoding: 'utf8',
   });
   return JSON.parse(out.trim().split('\n').at(-1)!) as RunResult;
@@ -190,6 +116,4 @@ function gitName(tree: string): string {
   return dirty ? `${commit}+` : commit;
 }
 
-const mode = process.env.LQB_BENCH_CHILD as Mode | undefined;
-if (mode) await child(mode);
-else await parent();
+await parent();
