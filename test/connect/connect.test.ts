@@ -14,7 +14,7 @@ import { freePort } from '../../src/testing/index.js';
 import { Worker, WorkerUsageError, type WorkerEvent } from '../../src/worker/Worker.js';
 import type { QueueCache } from '../../src/worker/cache.js';
 import { defineHandlers } from '../../src/worker/handlers.js';
-import { php, scratch, type Scratch } from '../helpers/processes.js';
+import { php, scratch, type Scratch, laravelDispatch as pushedByLaravel } from '../helpers/processes.js';
 import { rawClient, removePrefix } from '../helpers/redis.js';
 
 const QUEUE = 'embedded';
@@ -58,14 +58,7 @@ afterEach(async () => {
   s.remove();
 });
 
-const laravelDispatch = async (kind: string, options: object) => {
-  const result = await php('laravel-dispatch.php', [kind, JSON.stringify({ queue: QUEUE, ...options })], s.env);
-  expect(result.stderr, 'laravel-dispatch.php wrote to standard error').toBe('');
-  return result.stdout
-    .trim()
-    .split('\n')
-    .map((line) => JSON.parse(line) as { id: string; uuid: string });
-};
+const laravelDispatch = (kind: string, options: object) => pushedByLaravel(s.env, QUEUE, kind, options);
 
 describe('connect({ env })', () => {
   it('resolves what lqb --env resolves: the APP_NAME prefix, REDIS_QUEUE, the cache, APP_KEY, the sqlite failed-jobs database', async () => {

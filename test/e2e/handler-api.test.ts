@@ -5,7 +5,7 @@
  * each side's job sees, and records when it fails, is compared.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
-import { HANDLERS, lqb, php, scratchPerTest, type Scratch } from '../helpers/processes.js';
+import { HANDLERS, lqb, php, scratchPerTest, type Scratch, laravelDispatch as pushedByLaravel } from '../helpers/processes.js';
 
 const QUEUE = 'handler-api';
 const current = scratchPerTest('handler-api', QUEUE);
@@ -17,14 +17,7 @@ const work = (...flags: string[]) =>
   lqb(['work', `--handlers=${HANDLERS}`, `--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0', ...flags], withPayloads());
 const laravelWork = (...flags: string[]) =>
   php('laravel-worker.php', [`--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0', ...flags], withPayloads());
-const laravelDispatch = async (kind: string, options: object) => {
-  const result = await php('laravel-dispatch.php', [kind, JSON.stringify({ queue: QUEUE, ...options })], s.env);
-  expect(result.stderr, `laravel-dispatch.php ${kind}`).toBe('');
-  return result.stdout
-    .trim()
-    .split('\n')
-    .map((line) => JSON.parse(line) as { id: string; uuid: string; queue: string; class: string });
-};
+const laravelDispatch = (kind: string, options: object) => pushedByLaravel(s.env, QUEUE, kind, options);
 
 /** A run's payload with its own job's uuid and id taken out, so twin jobs' payloads compare. */
 function twinPayload(run: Record<string, any>): unknown {

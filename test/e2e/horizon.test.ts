@@ -16,7 +16,7 @@ import type { Redis } from 'ioredis';
 import { buildJob, buildModelIdentifier, buildPayload, connect } from '../../src/index.js';
 import { fromJS, serialize } from '../../src/php/index.js';
 import { RedisQueue } from '../../src/redis/index.js';
-import { HANDLERS, lqb, php, scratchPerTest, type Scratch } from '../helpers/processes.js';
+import { HANDLERS, lqb, scratchPerTest, type Scratch, laravelDispatch as pushedByLaravel } from '../helpers/processes.js';
 import { root } from '../helpers/php.js';
 import { prefixedClient, rawClient } from '../helpers/redis.js';
 import { readHorizonFixtures, type FixtureLine } from '../horizon/fixtures.js';
@@ -60,14 +60,7 @@ const dispatch = async (className: string, props: object, ...flags: string[]) =>
   expect(result.stderr, `lqb dispatch ${className}`).toBe('');
   return JSON.parse(result.stdout) as { uuid: string; id: string; queue: string };
 };
-const laravelDispatch = async (kind: string, options: object) => {
-  const result = await php('laravel-dispatch.php', [kind, JSON.stringify({ queue: QUEUE, ...options })], s.env);
-  expect(result.stderr).toBe('');
-  return result.stdout
-    .trim()
-    .split('\n')
-    .map((line) => JSON.parse(line) as { id: string; uuid: string });
-};
+const laravelDispatch = (kind: string, options: object) => pushedByLaravel(s.env, QUEUE, kind, options);
 
 /** The fields of a hash the fixtures hold after a step, for the key whose name ends so. */
 function fixtureFields(step: number, keyEnd: string): string[] {

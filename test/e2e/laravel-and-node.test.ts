@@ -13,7 +13,7 @@ import { bridgeRecordJob } from '../../src/cli/demo.js';
 import { fromJS } from '../../src/php/index.js';
 import { RedisQueue } from '../../src/redis/index.js';
 import { DatabaseUuidFailedJobProvider } from '../../src/worker/index.js';
-import { HANDLERS, lqb, php, scratchPerTest, type Scratch } from '../helpers/processes.js';
+import { HANDLERS, lqb, php, scratchPerTest, type Scratch, laravelDispatch as pushedByLaravel } from '../helpers/processes.js';
 import { dump, prefixedClient, rawClient, removePrefix } from '../helpers/redis.js';
 
 const QUEUE = 'bridge';
@@ -27,14 +27,7 @@ const work = (...flags: string[]) =>
   lqb(['work', `--handlers=${HANDLERS}`, `--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0', ...flags], s.env);
 const laravelWork = (...flags: string[]) =>
   php('laravel-worker.php', [`--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0', ...flags], s.env);
-const laravelDispatch = async (kind: string, options: object) => {
-  const result = await php('laravel-dispatch.php', [kind, JSON.stringify({ queue: QUEUE, ...options })], s.env);
-  expect(result.stderr).toBe('');
-  return result.stdout
-    .trim()
-    .split('\n')
-    .map((line) => JSON.parse(line) as { id: string; uuid: string });
-};
+const laravelDispatch = (kind: string, options: object) => pushedByLaravel(s.env, QUEUE, kind, options);
 
 describe('Laravel pushes, lqb work runs', () => {
   it('jobs arrive with their properties, listeners with their event, delayed ones when due', async () => {

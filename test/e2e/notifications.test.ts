@@ -4,7 +4,7 @@
  * the notification class with its channel and by the mailable class, as the log names them.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
-import { HANDLERS, START_LINE_ONLY, lqb, php, scratchPerTest, type Scratch } from '../helpers/processes.js';
+import { HANDLERS, START_LINE_ONLY, lqb, scratchPerTest, type Scratch, laravelDispatch as pushedByLaravel } from '../helpers/processes.js';
 
 const QUEUE = 'bridge';
 // A Redis prefix and scratch directory of each test's own, removed after it.
@@ -12,14 +12,7 @@ const current = scratchPerTest('e2e-notify', QUEUE);
 let s: Scratch;
 beforeEach(() => ({ s } = current));
 
-const laravelDispatch = async (kind: string, options: object) => {
-  const result = await php('laravel-dispatch.php', [kind, JSON.stringify({ queue: QUEUE, ...options })], s.env);
-  expect(result.stderr).toBe('');
-  return result.stdout
-    .trim()
-    .split('\n')
-    .map((line) => JSON.parse(line) as { id: string; uuid: string; class: string });
-};
+const laravelDispatch = (kind: string, options: object) => pushedByLaravel(s.env, QUEUE, kind, options);
 
 describe('Laravel queues a notification and a mailable, lqb work runs them', () => {
   it('under the notification class @ its channel and the mailable class, with the notifiables and the notification as job.args', async () => {

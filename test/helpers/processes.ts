@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach } from 'vitest';
+import { afterEach, beforeEach, expect } from 'vitest';
 import { root } from './php.js';
 import { rawClient, removePrefix, uniquePrefix } from './redis.js';
 
@@ -48,6 +48,24 @@ export const php = (script: string, args: string[], env: NodeJS.ProcessEnv, opti
   run('php', [join(root, 'php-fixture-gen', script), ...args], env, options);
 
 export const HANDLERS = join(root, 'test/e2e/fixtures/handlers.mjs');
+
+/** What laravel-dispatch.php says of each job real Laravel pushed: a JSON line each. */
+export interface LaravelPushed {
+  id: string;
+  uuid: string;
+  queue: string;
+  class: string;
+}
+
+/** Real Laravel pushes `kind` jobs onto `queue` (laravel-dispatch.php); fails the test if it writes to standard error. */
+export async function laravelDispatch(env: NodeJS.ProcessEnv, queue: string, kind: string, options: object): Promise<LaravelPushed[]> {
+  const result = await php('laravel-dispatch.php', [kind, JSON.stringify({ queue, ...options })], env);
+  expect(result.stderr, `laravel-dispatch.php ${kind} wrote to standard error`).toBe('');
+  return result.stdout
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as LaravelPushed);
+}
 
 /** A scratch directory with the record files and the shared failed_jobs SQLite file. */
 export interface Scratch {
