@@ -17,6 +17,8 @@ export class RedisJob implements ReservedJob {
   #fields: ReservedFields | undefined;
   #reserved: string | undefined;
   #leadingUuid: string | null | undefined;
+  /** @internal Its place among the jobs its queue holds (see RedisQueue's `held`), or -1. */
+  heldAt = -1;
 
   constructor(
     readonly redisQueue: RedisQueue,

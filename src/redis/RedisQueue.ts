@@ -14,6 +14,7 @@ import { encodeString } from '../laravel/json.js';
 import { BookkeepingError, whileBusy } from './busy.js';
 import type { Queue, QueuedJob, ThreadRenewal, WatchedClient } from '../queue/contract.js';
 import { threadRenewalFor } from './threadRenewal.js';
+import { Slots } from '../internal/slots.js';
 
 export type { QueuedJob } from '../queue/contract.js';
 
@@ -85,11 +86,12 @@ export class RedisQueue implements Queue<RedisJob> {
   private readonly hashTags: boolean;
   private readonly onMigrated: ((queue: string, payloads: string[]) => void) | undefined;
   /**
-   * The jobs this worker holds, by uuid: those it last renewed and those reserved since, less the
-   * ones it deleted, released or gave back. A reserve that finds one of them come back (its
-   * reservation ran out while Redis stalled) hands it back to its run instead of running it twice.
+   * The jobs this worker holds: those it last renewed and those reserved since, less the ones it
+   * deleted, released or gave back. A reserve that finds one of them come back (its reservation
+   * ran out while Redis stalled) hands it back to its run instead of running it twice. Slots, not
+   * a Map by uuid: a job comes and goes per job (see slots.ts), and only a retried job is looked up.
    */
-  private held = new Map<string, RedisJob>();
+  private held = new Slots<RedisJob>();
   /** Renewals with the allow-oom step (Redis 7+), until a server refuses its shebang. */
   private renewStep: 'lqbRenew' | 'lqbRenewPlain' = 'lqbRenew';
   /** Deletes waiting to go out together, by reserved-zset key. */
@@ -224,7 +226,7 @@ export class RedisQueue implements Queue<RedisJob> {
     for (let i = first; i + 1 < flat.length; i += 2) jobs.push(new RedisJob(this, name, flat[i]!.toString('utf8'), flat[i + 1]!));
     if (this.retryAfter === null) return jobs;
     // A late reply: Redis stalled, and the reservations in hand may be near their end.
-    if (performance.now() - asked > LATE_REPLY_MS && this.held.size > 0) await this.renew([...this.held.values()]).catch(() => undefined);
+    if (performance.now() - asked > LATE_REPLY_MS && this.held.size > 0) await this.renew(this.held.values()).catch(() => undefined);
     const fresh = await this.reclaimOwn(jobs);
     for (const job of fresh) this.hold(job);
     return fresh;
@@ -252,7 +254,7 @@ export class RedisQueue implements Queue<RedisJob> {
     const fresh: RedisJob[] = [];
     for (const job of jobs) {
       const uuid = job.firstAttempt ? undefined : uuidOf(job);
-      const running = uuid === undefined ? undefined : this.held.get(uuid);
+      const running = uuid === undefined ? undefined : this.held.find((held) => uuidOf(held) === uuid);
       if (running === undefined || running.queue !== job.queue) {
         fresh.push(job);
         continue;
@@ -270,14 +272,12 @@ export class RedisQueue implements Queue<RedisJob> {
   }
 
   private hold(job: RedisJob): void {
-    const uuid = uuidOf(job);
-    if (uuid !== undefined) this.held.set(uuid, job);
+    job.heldAt = this.held.add(job);
   }
 
   /** The job is no longer this worker's: deleted, released or given back. */
   private letGo(job: RedisJob): void {
-    const uuid = uuidOf(job);
-    if (uuid !== undefined && this.held.get(uuid) === job) this.held.delete(uuid);
+    this.held.remove(job.heldAt, job);
   }
 
   private async waitForNotify(key: string): Promise<boolean> {
@@ -361,14 +361,13 @@ export class RedisQueue implements Queue<RedisJob> {
   async renew(jobs: Iterable<RedisJob>): Promise<void> {
     if (this.retryAfter === null) return;
     const byKey = new Map<string, (string | Buffer)[]>();
-    const held = new Map<string, RedisJob>();
+    const held = new Slots<RedisJob>();
     for (const job of jobs) {
       const key = `${this.key(job.queue)}:reserved`;
       let members = byKey.get(key);
       if (!members) byKey.set(key, (members = []));
       members.push(job.reservedBytes);
-      const uuid = uuidOf(job);
-      if (uuid !== undefined) held.set(uuid, job);
+      job.heldAt = held.add(job);
     }
     this.held = held;
     await Promise.all([...byKey].map(([key, members]) => this.renewStepOn(key, members)));

@@ -41,6 +41,8 @@ export class JobInHand implements JobRecord {
    * keep (timed out, left at a stop deadline, its failure not recorded): it then comes back after retry_after.
    */
   renewed = true;
+  /** @internal Its place among the worker's jobs in hand (see Worker's `inHand`), or -1. */
+  slot = -1;
   /** Made only when the handler asks for its signal; most never do. */
   #controller: AbortController | undefined;
   #expiredWith: Error | undefined;

@@ -24,6 +24,7 @@ import { startLine } from './startLine.js';
 import { CallQueuedHandler } from './CallQueuedHandler.js';
 import { Watchdog, type BlockedJob } from './watchdog.js';
 import { WorkerEvents } from './events.js';
+import { Slots } from '../internal/slots.js';
 import { JobInHand } from './JobInHand.js';
 import { JobRunner, ownHandler } from './runJob.js';
 import {
@@ -92,8 +93,9 @@ export class Worker<Q extends Queue = Queue> extends EventEmitter {
   /**
    * The jobs in hand, each from its reserve to its end: the one record of them, from which the
    * slots, the renewals, the in-flight counts and a stop deadline's leftovers are all read.
+   * Slots rather than a Map: an entry comes and goes per job (see slots.ts).
    */
-  private readonly inHand = new Map<ReservedJob, JobInHand>();
+  private readonly inHand = new Slots<JobInHand>();
   /** Everything the worker says: events, logs, counters, recorders. */
   private readonly events: WorkerEvents;
   /** One job's run, from reserve to end. */
@@ -354,7 +356,7 @@ export class Worker<Q extends Queue = Queue> extends EventEmitter {
   /** Jobs in hand per queue, for the recorders' in-flight metric. */
   private inHandPerQueue(): Record<string, number> {
     const counts: Record<string, number> = {};
-    for (const job of this.inHand.keys()) counts[job.queue] = (counts[job.queue] ?? 0) + 1;
+    for (const { job } of this.inHand.values()) counts[job.queue] = (counts[job.queue] ?? 0) + 1;
     return counts;
   }
 
@@ -502,7 +504,7 @@ export class Worker<Q extends Queue = Queue> extends EventEmitter {
   private start(jobs: ReservedJob[]): void {
     if (jobs.length === 0) return;
     const taken = jobs.map((job) => new JobInHand(job));
-    for (const inHand of taken) this.inHand.set(inHand.job, inHand);
+    for (const inHand of taken) inHand.slot = this.inHand.add(inHand);
     // A reservation scored in whole seconds runs out up to a second early: with a retry_after
     // under two seconds that can be before the first renewal (a third of it later), so these
     // are renewed at once. Longer ones wait for the timer; most jobs are done by then.
@@ -529,7 +531,7 @@ export class Worker<Q extends Queue = Queue> extends EventEmitter {
       );
     } finally {
       this.events.finished(inHand);
-      this.inHand.delete(job);
+      this.inHand.remove(inHand.slot, inHand);
       this.jobsProcessed++;
       this.jobFinished?.resolve();
       this.jobFinished = undefined;
@@ -676,11 +678,11 @@ export class Worker<Q extends Queue = Queue> extends EventEmitter {
 
   async process(job: ReservedJob): Promise<void> {
     const inHand = new JobInHand(job);
-    this.inHand.set(job, inHand);
+    inHand.slot = this.inHand.add(inHand);
     try {
       await this.runner.run(inHand);
     } finally {
-      this.inHand.delete(job);
+      this.inHand.remove(inHand.slot, inHand);
     }
   }
 }
