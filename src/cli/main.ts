@@ -6,6 +6,7 @@
 import { parseArgs } from 'node:util';
 import { UsageError, helpText, parserOptions } from './command.js';
 import { commands } from './commands.js';
+import { LineWriter } from './output.js';
 import { nearest } from './suggest.js';
 import { redactSecrets } from '../connect/redact.js';
 import { VERSION } from '../internal/version.generated.js';
@@ -53,8 +54,13 @@ export async function main(argv: string[]): Promise<number> {
       allowPositionals: !command.noArguments,
       strict: true,
     });
-    const status = await command.run({ values, positionals, out: (text) => process.stdout.write(text + '\n') });
-    return status ?? 0;
+    // Lines go out once per turn of the event loop (a worker says two a job): see LineWriter.
+    const lines = new LineWriter(process.stdout);
+    try {
+      return (await command.run({ values, positionals, out: (text) => lines.write(text) })) ?? 0;
+    } finally {
+      lines.close();
+    }
   } catch (error) {
     const usage = error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
     // One line, as the contract says; the usage itself is one --help away. No password or key in it.

@@ -2,7 +2,9 @@
  * How `lqb work` reports: one line per event like `artisan queue:work`, or one JSON object
  * per line (`--json`) for log shippers.
  */
+import type { Writable } from 'node:stream';
 import type { WorkerEvent } from '../worker/index.js';
+import { PENDING_BYTES_AT, registerPendingOutput } from '../internal/pending-output.js';
 
 const LABELS: Record<WorkerEvent['event'], string> = {
   processing: 'Processing:',
@@ -57,4 +59,67 @@ export function formatEvent(event: WorkerEvent, json: boolean): string {
   // The worker's own error (Redis unreachable) has no subject: its text stands alone.
   const text = subject === '' ? detail.replace(/^: /, '') : `${subject}${duration}${detail}`;
   return `[${timestamp()}]${id} ${LABELS[event.event]} ${text}`;
+}
+
+/**
+ * `lqb work`'s lines, written once per turn of the event loop rather than once each: a busy worker
+ * says two lines a job, and a write costs more than the lines it carries (measured in
+ * docs/speed.md). Lines keep their order; what is gathered is written when the turn ends, when it
+ * nears CAPACITY bytes and when the process exits. A copy of the gathered bytes sits in shared
+ * memory (see pending-output.ts), so a watchdog that ends a blocked process writes them first.
+ */
+export class LineWriter {
+  static readonly CAPACITY = 64 * 1024;
+  readonly #out: Writable;
+  readonly #shared = new SharedArrayBuffer(PENDING_BYTES_AT + LineWriter.CAPACITY);
+  readonly #count = new Int32Array(this.#shared, 0, 1);
+  readonly #bytes = new Uint8Array(this.#shared, PENDING_BYTES_AT);
+  readonly #encoder = new TextEncoder();
+  #text = '';
+  #length = 0;
+  #scheduled = false;
+  readonly #flush = (): void => this.flush();
+
+  constructor(out: Writable & { fd?: number }) {
+    this.#out = out;
+    registerPendingOutput({ buffer: this.#shared, fd: out.fd ?? 1 });
+    process.on('exit', this.#flush);
+  }
+
+  write(line: string): void {
+    const text = `${line}\n`;
+    // Up to three bytes a UTF-16 unit: a line that might not fit is written after what is gathered.
+    if (text.length * 3 > LineWriter.CAPACITY - this.#length) {
+      this.flush();
+      if (text.length * 3 > LineWriter.CAPACITY) {
+        this.#out.write(text);
+        return;
+      }
+    }
+    this.#length += this.#encoder.encodeInto(text, this.#bytes.subarray(this.#length)).written;
+    Atomics.store(this.#count, 0, this.#length);
+    this.#text += text;
+    if (!this.#scheduled) {
+      this.#scheduled = true;
+      setImmediate(this.#flush);
+    }
+  }
+
+  /** Writes what is gathered now. */
+  flush(): void {
+    this.#scheduled = false;
+    if (this.#length === 0) return;
+    const text = this.#text;
+    this.#text = '';
+    this.#length = 0;
+    Atomics.store(this.#count, 0, 0);
+    this.#out.write(text);
+  }
+
+  /** Writes what is gathered, and no longer stands by at exit or for a watchdog. */
+  close(): void {
+    this.flush();
+    process.off('exit', this.#flush);
+    registerPendingOutput(undefined);
+  }
 }

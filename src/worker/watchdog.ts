@@ -21,6 +21,7 @@
 import { Worker as Thread } from 'node:worker_threads';
 import { threadSource } from './sandbox/thread.js';
 import type { Reservation, ThreadRenewal } from '../queue/contract.js';
+import { PENDING_BYTES_AT, pendingOutput, type PendingOutput } from '../internal/pending-output.js';
 
 /** The job a watched slot holds, as the report names it. */
 export interface WatchedJob {
@@ -139,6 +140,8 @@ function watchdogThread(): void {
     views,
     renewal,
     large: LARGE,
+    output,
+    outputAt,
   } = threads.workerData as {
     buffer: SharedArrayBuffer;
     slots: number;
@@ -150,6 +153,8 @@ function watchdogThread(): void {
     views: string;
     renewal: WatchdogRenewal | undefined;
     large: number;
+    output: PendingOutput | undefined;
+    outputAt: number;
   };
   // The reservations too large for a slot, by slot, each with the deadline of the job it is for.
   const large = new Map<number, { deadline: bigint; key: string; member: SharedArrayBuffer }>();
@@ -237,6 +242,10 @@ function watchdogThread(): void {
           ? `job ${job.job} [${job.id}] has blocked the event loop for ${blocked}, past its timeout of ${job.timeout} s`
           : `job ${job.job} [${job.id}] is past its timeout of ${job.timeout} s while the event loop has been blocked for ${blocked}, by it or by one of the ${others} other job${others === 1 ? '' : 's'} in hand`;
       if (exitOnBlock) {
+        // The lines the process gathered but could not write (its loop is held): written first,
+        // so the log ends as a flushed one would, with the blocked job's start.
+        const gathered = output ? Atomics.load(new Int32Array(output.buffer, 0, 1), 0) : 0;
+        if (gathered > 0) writeSync(output!.fd, new Uint8Array(output!.buffer, outputAt, gathered));
         writeSync(
           2,
           `lqb watchdog: ${what}: ending the process as Laravel's timeout does (SIGKILL); the job comes back after retry_after\n`,
@@ -359,6 +368,8 @@ export class Watchdog {
         views: sharedViews.toString(),
         renewal: this.options.renewal,
         large: LARGE,
+        output: pendingOutput(),
+        outputAt: PENDING_BYTES_AT,
       },
       // The thread needs little: a small heap keeps its cost to a few MB (ioredis's client included).
       resourceLimits: { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 8 },

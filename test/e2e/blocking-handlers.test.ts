@@ -93,6 +93,9 @@ describe('a handler that blocks the event loop past its timeout, as Laravel’s 
     expect(node.stderr).toMatch(
       /^lqb watchdog: job App\\Jobs\\Bridge\\SlowJob \[\S+\] has blocked the event loop for 1\.\d s, past its timeout of 1 s: ending the process as Laravel's timeout does \(SIGKILL\)/m,
     );
+    // lqb work gathers its lines for one write a turn; the watchdog writes what the held loop had
+    // gathered before it ends the process, so the log ends with the blocked job's start, as Laravel's does.
+    expect(node.stdout, "lqb work's last line, the blocked job's start").toMatch(/Processing:\s+App\\Jobs\\Bridge\\SlowJob\n$/);
     expect(
       current.s.nodeRuns().filter((run) => run.phase === 'done'),
       'the handler ran to its end',
