@@ -78,6 +78,7 @@ export class LineWriter {
   #text = '';
   #length = 0;
   #scheduled = false;
+  #closed = false;
   readonly #flush = (): void => this.flush();
 
   constructor(out: Writable & { fd?: number }) {
@@ -88,6 +89,10 @@ export class LineWriter {
 
   write(line: string): void {
     const text = `${line}\n`;
+    if (this.#closed) {
+      this.#out.write(text);
+      return;
+    }
     // Up to three bytes a UTF-16 unit: a line that might not fit is written after what is gathered.
     if (text.length * 3 > LineWriter.CAPACITY - this.#length) {
       this.flush();
@@ -116,9 +121,10 @@ export class LineWriter {
     this.#out.write(text);
   }
 
-  /** Writes what is gathered, and no longer stands by at exit or for a watchdog. */
+  /** Writes what is gathered; later lines (a command's callbacks after it returned) go straight out. */
   close(): void {
     this.flush();
+    this.#closed = true;
     process.off('exit', this.#flush);
     registerPendingOutput(undefined);
   }

@@ -69,13 +69,14 @@ describe("LineWriter: lqb work's lines, one write per turn of the event loop", (
     ).toEqual(['first\n', `${long.length + 1} chars`, 'last\n']);
   });
 
-  it('writes what is gathered when closed, and leaves nothing registered for a watchdog', () => {
+  it('writes what is gathered when closed, then each later line at once, and leaves nothing registered for a watchdog', () => {
     const { out, writes } = sink();
-    writer = new LineWriter(out);
-    writer.write('one');
-    writer.close();
-    writer = undefined;
+    const closing = new LineWriter(out);
+    closing.write('one');
+    closing.close();
     expect(writes, 'the writes once closed').toEqual(['one\n']);
+    closing.write('two');
+    expect(writes, 'the writes after a line said once closed').toEqual(['one\n', 'two\n']);
     expect(pendingOutput(), 'what a watchdog started now would write out').toBeUndefined();
   });
 });
