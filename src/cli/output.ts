@@ -75,7 +75,6 @@ export class LineWriter {
   readonly #count = new Int32Array(this.#shared, 0, 1);
   readonly #bytes = new Uint8Array(this.#shared, PENDING_BYTES_AT);
   readonly #encoder = new TextEncoder();
-  #text = '';
   #length = 0;
   #scheduled = false;
   #closed = false;
@@ -103,7 +102,6 @@ export class LineWriter {
     }
     this.#length += this.#encoder.encodeInto(text, this.#bytes.subarray(this.#length)).written;
     Atomics.store(this.#count, 0, this.#length);
-    this.#text += text;
     if (!this.#scheduled) {
       this.#scheduled = true;
       setImmediate(this.#flush);
@@ -114,11 +112,11 @@ export class LineWriter {
   flush(): void {
     this.#scheduled = false;
     if (this.#length === 0) return;
-    const text = this.#text;
-    this.#text = '';
+    // The gathered bytes, encoded once: copied out, as the shared buffer is written again next turn.
+    const bytes = Buffer.from(this.#bytes.subarray(0, this.#length));
     this.#length = 0;
     Atomics.store(this.#count, 0, 0);
-    this.#out.write(text);
+    this.#out.write(bytes);
   }
 
   /** Writes what is gathered; later lines (a command's callbacks after it returned) go straight out. */

@@ -212,8 +212,10 @@ export class HorizonRecorder {
     const stamp = this.stamp();
     const ids = payloads.map((payload) => horizonFacts(payload).id);
     if (this.batch) {
-      const batch = this.batch;
-      await Promise.all(ids.map((id, i) => batch.released(stamp, id, payloads[i]!)));
+      // Every record of a batch settles with its one promise: the last one's is the batch's.
+      let settled: Promise<void> | undefined;
+      for (const [i, id] of ids.entries()) settled = this.batch.released(stamp, id, payloads[i]!);
+      await settled;
       return;
     }
     const keys = ids.map((id) => this.prefix + id);

@@ -44,11 +44,8 @@ export function phpRound2(value: number): number {
   const hundredths = Math.abs(value) * 100;
   // Pre-rounding to 15 digits moves a value under 10^6 by less than 10^-9: only one that close to
   // a half can round otherwise, so any other (a worker's every runtime, nearly) skips toPrecision.
-  if (hundredths < 1e6 && Math.abs(hundredths - Math.floor(hundredths) - 0.5) > 1e-6) {
-    const rounded = Math.floor(hundredths + 0.5) / 100;
-    return value < 0 ? -rounded : rounded;
-  }
-  const scaled = Number(hundredths.toPrecision(15));
+  const clear = hundredths < 1e6 && Math.abs(hundredths - Math.floor(hundredths) - 0.5) > 1e-6;
+  const scaled = clear ? hundredths : Number(hundredths.toPrecision(15));
   const rounded = Math.floor(scaled + 0.5) / 100;
   return value < 0 ? -rounded : rounded;
 }

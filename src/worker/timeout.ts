@@ -25,12 +25,12 @@ export function withinTimeout(
   } catch (error) {
     // A function that is no async function may throw as it is called: in time, that is its throw.
     // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- whatever the handler threw goes on as thrown
-    return seconds <= 0 || performance.now() < deadline ? Promise.reject(error) : LATE;
+    return inTime(seconds, deadline) ? Promise.reject(error) : LATE;
   }
   // Returned without a promise: it has run to its end (one that blocked the loop past its
   // deadline is late). Most handlers of a busy worker end so: no timer is made for them. A value
   // whose `then` cannot even be read is left to Promise.resolve, which rejects with that throw.
-  if (!isThenable(running)) return seconds <= 0 || performance.now() < deadline ? DONE : LATE;
+  if (!isThenable(running)) return inTime(seconds, deadline) ? DONE : LATE;
   if (seconds <= 0) return Promise.resolve(running).then(() => 'done' as const);
   return new Promise<TimedOutcome>((resolve, reject) => {
     // Set after the call returned, to the same deadline: the timer is on the event loop either way.
@@ -38,16 +38,21 @@ export function withinTimeout(
     Promise.resolve(running).then(
       () => {
         clearTimeout(timer);
-        resolve(performance.now() < deadline ? 'done' : 'late');
+        resolve(inTime(seconds, deadline) ? 'done' : 'late');
       },
       (error: unknown) => {
         clearTimeout(timer);
         // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- whatever the handler threw goes on as thrown
-        if (performance.now() < deadline) reject(error);
+        if (inTime(seconds, deadline)) reject(error);
         else resolve('late');
       },
     );
   });
+}
+
+/** Before the deadline, or with no timeout at all (a module function: no closure made per job). */
+function inTime(seconds: number, deadline: number): boolean {
+  return seconds <= 0 || performance.now() < deadline;
 }
 
 /** Settled outcomes, shared: awaiting one costs no new promise. */

@@ -244,8 +244,10 @@ function watchdogThread(): void {
       if (exitOnBlock) {
         // The lines the process gathered but could not write (its loop is held): written first,
         // so the log ends as a flushed one would, with the blocked job's start.
-        const gathered = output ? Atomics.load(new Int32Array(output.buffer, 0, 1), 0) : 0;
-        if (gathered > 0) writeSync(output!.fd, new Uint8Array(output!.buffer, outputAt, gathered));
+        if (output) {
+          const gathered = Atomics.load(new Int32Array(output.buffer, 0, 1), 0);
+          if (gathered > 0) writeSync(output.fd, new Uint8Array(output.buffer, outputAt, gathered));
+        }
         writeSync(
           2,
           `lqb watchdog: ${what}: ending the process as Laravel's timeout does (SIGKILL); the job comes back after retry_after\n`,

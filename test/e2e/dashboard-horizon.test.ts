@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { root } from '../helpers/php.js';
-import { startUi, type RunningUi } from '../helpers/ui.js';
+import { postAction, startUi, type RunningUi } from '../helpers/ui.js';
 import { php } from '../helpers/processes.js';
 import { rawClient, removePrefix, uniquePrefix } from '../helpers/redis.js';
 import { horizonFixtureId as ID, loadHorizonLastState } from '../helpers/horizon-state.js';
@@ -120,7 +120,7 @@ describe('the dashboard’s Retry, over Horizon’s records, as lqb retry', () =
       ).toEqual([ID(3)]);
       expect(before.jobs[0].horizon?.status, 'beside it, Horizon’s failed record (Horizon 5.22.1 wrote it)').toBe('failed');
 
-      const answer = await postAction(`api/failed/${ID(3)}/retry`);
+      const answer = await postAction(server.url, `api/failed/${ID(3)}/retry`);
       expect(answer.status, JSON.stringify(answer.body)).toBe(200);
       const retryId = (answer.body.horizon as { id?: string } | undefined)?.id;
       expect(answer.body, 'the answer names the new job').toMatchObject({ retried: ID(3), queue: 'default', horizon: { id: retryId } });
@@ -163,16 +163,4 @@ async function getJson(path: string): Promise<any> {
   const res = await fetch(server.url + path);
   expect(res.status, `GET ${path}`).toBe(200);
   return res.json();
-}
-
-/** An action as the page posts it: the page's CSRF token in a header, confirmed. */
-async function postAction(path: string): Promise<{ status: number; body: Record<string, unknown> }> {
-  const html = await (await fetch(server.url)).text();
-  const csrf = /name="lqb-csrf" content="([^"]+)"/.exec(html)![1]!;
-  const res = await fetch(server.url + path, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', 'X-CSRF-Token': csrf },
-    body: JSON.stringify({ confirm: true }),
-  });
-  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { root } from '../helpers/php.js';
-import { startUi } from '../helpers/ui.js';
+import { postAction, startUi } from '../helpers/ui.js';
 import { HANDLERS, lqb, php, scratch, type Scratch } from '../helpers/processes.js';
 import { rawClient, removePrefix, uniquePrefix } from '../helpers/redis.js';
 
@@ -274,13 +274,7 @@ describe('lqb ui in chromium, over jobs real Laravel 8.83 pushed and failed', ()
   it('read-only: every action is refused; beyond the loopback only with a credential', async () => {
     const readOnly = await startUi(['--read-only'], s.env);
     try {
-      const html = await (await fetch(readOnly.url)).text();
-      const csrf = /name="lqb-csrf" content="([^"]+)"/.exec(html)![1]!;
-      const answer = await fetch(`${readOnly.url}api/failed/flush`, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json', 'X-CSRF-Token': csrf },
-        body: '{"confirm":true}',
-      });
+      const answer = await postAction(readOnly.url, 'api/failed/flush');
       expect(answer.status, 'an action on a read-only dashboard').toBe(403);
     } finally {
       readOnly.child.kill('SIGTERM');

@@ -28,3 +28,15 @@ export function startUi(args: string[], env: NodeJS.ProcessEnv = process.env): P
     child.on('exit', (code) => reject(new Error(`lqb ui exited with ${code} before serving: ${err.trim()}`)));
   });
 }
+
+/** An action as the page posts it: the page's CSRF token in a header, confirmed. Its status and JSON answer. */
+export async function postAction(url: string, path: string): Promise<{ status: number; body: Record<string, unknown> }> {
+  const html = await (await fetch(url)).text();
+  const csrf = /name="lqb-csrf" content="([^"]+)"/.exec(html)![1]!;
+  const res = await fetch(url + path, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', 'X-CSRF-Token': csrf },
+    body: JSON.stringify({ confirm: true }),
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
