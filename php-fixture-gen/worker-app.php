@@ -123,19 +123,6 @@ namespace App\Bridge {
     }
 
     /**
-     * Boots the app. Options: retry_after (int|null, default 90), block_for (int|null, default
-     * null), connection (the queue connection's name, default 'redis').
-     *
-     * Container bindings, as Laravel's own service providers make them:
-     *   config (Illuminate\Config\Repository), redis (RedisManager, phpredis), queue (QueueManager
-     *   from the Queue Capsule, connection `redis` = queue.default), events (EventServiceProvider:
-     *   Dispatcher with the queue resolver), Bus\Dispatcher (BusServiceProvider), db (Database
-     *   Capsule, sqlite connection `failed` = LQB_FAILED_DB), queue.failer
-     *   (DatabaseUuidFailedJobProvider, table failed_jobs), cache.store (Cache\Repository over
-     *   RedisStore on the same Redis connection, prefix LQB_CACHE_PREFIX; with REDIS_CACHE_DB the
- *   stock skeleton's store from CacheManager: values on `cache`, locks on `default`), ExceptionHandler.
-     */
-    /**
      * Illuminate\Queue\Worker as QueueServiceProvider::registerWorker builds it: the app's queue,
      * events and exception handler, its maintenance check, and its reset of scoped instances and
      * facades after each job.
@@ -155,6 +142,19 @@ namespace App\Bridge {
         );
     }
 
+    /**
+     * Boots the app. Options: retry_after (int|null, default 90), block_for (int|null, default
+     * null), connection (the queue connection's name, default 'redis').
+     *
+     * Container bindings, as Laravel's own service providers make them:
+     *   config (Illuminate\Config\Repository), redis (RedisManager, phpredis), queue (QueueManager
+     *   from the Queue Capsule, connection `redis` = queue.default), events (EventServiceProvider:
+     *   Dispatcher with the queue resolver), Bus\Dispatcher (BusServiceProvider), db (Database
+     *   Capsule, sqlite connection `failed` = LQB_FAILED_DB), queue.failer
+     *   (DatabaseUuidFailedJobProvider, table failed_jobs), cache.store (Cache\Repository over
+     *   RedisStore on the same Redis connection, prefix LQB_CACHE_PREFIX; with REDIS_CACHE_DB the
+ *   stock skeleton's store from CacheManager: values on `cache`, locks on `default`), ExceptionHandler.
+     */
     function boot(array $options = []): Application
     {
         $name = $options['connection'] ?? 'redis';
