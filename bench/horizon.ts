@@ -10,7 +10,13 @@
  * per job is printed too (INFO's used_cpu), noisy on a server others share. For the records
  * alone, without a worker around them, see bench/horizon-records.ts.
  *
- *   npx tsx bench/horizon.ts            JOBS=4000 RUNS=5 CONCURRENCY=16
+ * Each run's worker is timed once it has warmed up: it runs WARMUP + JOBS jobs, and its CPU (and
+ * Redis's) are counted from its handler's call for the (WARMUP + 1)th job, since V8's optimizing
+ * compiler works on a worker's code, on threads of its own, through its first tens of thousands
+ * of jobs (see bench/worker-inprocess.ts). WARMUP=0 times each worker from its start, as this
+ * bench did before 2026-11-26.
+ *
+ *   npx tsx bench/horizon.ts            JOBS=20000 WARMUP=20000 RUNS=5 CONCURRENCY=16
  *   PROFILE=/tmp/hz npx tsx bench/horizon.ts
  *       after the warm-up, one run without Horizon and one with it, their worker profiled: V8's
  *       CPU profile (/tmp/hz.plain.cpuprofile, /tmp/hz.horizon.cpuprofile, for Chrome's
@@ -24,7 +30,8 @@ import { Redis } from 'ioredis';
 import { connect } from '../src/index.js';
 import { dropPrefix } from './scratch.js';
 
-const JOBS = Number(process.env.JOBS ?? 4000);
+const JOBS = Number(process.env.JOBS ?? 20_000);
+const WARMUP = Number(process.env.WARMUP ?? 20_000);
 const RUNS = Number(process.env.RUNS ?? 5);
 const CONCURRENCY = Number(process.env.CONCURRENCY ?? 16);
 const URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -108,28 +115,38 @@ async function run(mode: Mode, raw: Redis, profile?: string): Promise<Result> {
   const workers = mode === 'layout' ? await open(false) : queue;
   try {
     const dispatchStart = process.cpuUsage();
-    for (let done = 0; done < JOBS; done += CONCURRENCY) {
-      const batch = Array.from({ length: Math.min(CONCURRENCY, JOBS - done) }, (_, i) =>
+    for (let done = 0; done < WARMUP + JOBS; done += CONCURRENCY) {
+      const batch = Array.from({ length: Math.min(CONCURRENCY, WARMUP + JOBS - done) }, (_, i) =>
         queue.dispatch(CLASS, { n: done + i, label: 'bench', ratio: 0.5, items: [] }),
       );
       await Promise.all(batch);
     }
-    const dispatchCpu = microsPerJob(process.cpuUsage(dispatchStart));
+    const dispatchCpu = (microsPerJob(process.cpuUsage(dispatchStart)) * JOBS) / (WARMUP + JOBS);
 
+    // The clock starts at the (WARMUP + 1)th job: its handler waits for Redis's count of its CPU.
+    const startClock = async () => {
+      const redisBefore = await redisCpu(raw);
+      const profiler = profile ? await startProfile() : undefined;
+      return { redisBefore, profiler, cpu: process.cpuUsage(), started: performance.now() };
+    };
+    let handled = 0;
+    let timed: ReturnType<typeof startClock> | undefined;
     const worker = workers.worker(
-      { [CLASS]: async () => undefined },
+      {
+        [CLASS]: async () => {
+          if (++handled === WARMUP + 1) await (timed = startClock());
+        },
+      },
       { stopWhenEmpty: true, sleep: 0, concurrency: CONCURRENCY, failer: false },
     );
-    const redisBefore = await redisCpu(raw);
-    const profiler = profile ? await startProfile() : undefined;
-    const cpu = process.cpuUsage();
-    const started = performance.now();
+    if (WARMUP === 0) await (timed = startClock());
     await worker.run();
-    if (profiler) await profiler.stop(`${profile}.${mode}`);
-    const seconds = (performance.now() - started) / 1000;
+    const { redisBefore, profiler, cpu, started } = await timed!;
     const workerCpu = microsPerJob(process.cpuUsage(cpu));
+    const seconds = (performance.now() - started) / 1000;
+    if (profiler) await profiler.stop(`${profile}.${mode}`);
     const workerRedisCpu = (((await redisCpu(raw)) - redisBefore) * 1e6) / JOBS;
-    if (worker.stats().processed !== JOBS) throw new Error(`the worker ran ${worker.stats().processed} of ${JOBS} jobs`);
+    if (worker.stats().processed !== WARMUP + JOBS) throw new Error(`the worker ran ${worker.stats().processed} of ${WARMUP + JOBS} jobs`);
     return { workerJobsPerSecond: JOBS / seconds, workerCpu, workerRedisCpu, dispatchCpu };
   } finally {
     await queue.close();
@@ -159,7 +176,7 @@ for (let i = 0; i < RUNS; i++) {
 raw.disconnect();
 
 const of = (mode: Mode, field: keyof Result) => median(results[mode].map((r) => r[field]));
-console.log(`${JOBS} no-op jobs, concurrency ${CONCURRENCY}, median of ${RUNS} runs per mode`);
+console.log(`${JOBS} no-op jobs timed after each worker's first ${WARMUP}, concurrency ${CONCURRENCY}, median of ${RUNS} runs per mode`);
 for (const mode of MODES) {
   console.log(
     `${mode.padEnd(8)} worker ${of(mode, 'workerJobsPerSecond').toFixed(0).padStart(6)} jobs/s, ${of(mode, 'workerCpu').toFixed(1).padStart(6)} µs CPU per job (Redis ${of(mode, 'workerRedisCpu').toFixed(1)} µs); dispatch ${of(mode, 'dispatchCpu').toFixed(1)} µs CPU per job`,

@@ -7,9 +7,18 @@
  *   LQB_TREE=/path/to/checkout LQB_BENCH_CHILD=connect node bench/worker-inprocess-dist.mjs
  *   LQB_BUILD=src: the tree's src/ (node --import tsx …)
  *   PROFILE=FILE.cpuprofile: the timed part profiled (V8's CPU profile)
+ *   WARMUP_WORKER=1: warm up with a worker of its own, then time a second worker from run() to
+ *       its end (the way this bench measured before 2026-11-26): the second worker's run then
+ *       also carries V8's optimizing compiler compiling the worker's code again for it
+ *
+ * By default one worker runs WARMUP + JOBS jobs, and the clock and the CPU count start when its
+ * handler is called for the (WARMUP + 1)th time: the per-job cost of a worker that has warmed
+ * up, which is what a long-running worker pays per job. Besides the process's CPU, the main
+ * thread's (`mainPerJob`, from /proc on Linux) is given: the rest is V8's helper threads
+ * (its optimizing compiler and the garbage collector's parallel and concurrent work).
  */
 import { randomBytes } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { PerformanceObserver, performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
@@ -17,8 +26,8 @@ import { Redis } from 'ioredis';
 const tree = process.env.LQB_TREE;
 const mode = process.env.LQB_BENCH_CHILD;
 if (!tree || (mode !== 'connect' && mode !== 'bare')) throw new Error('LQB_TREE and LQB_BENCH_CHILD=connect|bare are needed');
-const JOBS = Number(process.env.JOBS ?? 20_000);
-const WARMUP = Number(process.env.WARMUP ?? 5_000);
+const JOBS = Number(process.env.JOBS ?? 40_000);
+const WARMUP = Number(process.env.WARMUP ?? 60_000);
 const CONCURRENCY = Number(process.env.CONCURRENCY ?? 32);
 const ATTEMPTS = Number(process.env.ATTEMPTS ?? 0);
 /** The jobs' timeout in seconds (0: none, the default here; `lqb work`'s default is 60). */
@@ -40,7 +49,26 @@ const payload = (n) => {
   ).raw;
   return ATTEMPTS > 0 ? raw.replace(/"attempts":0}$/, `"attempts":${ATTEMPTS}}`) : raw;
 };
-const handlers = { [CLASS]: () => undefined };
+/** Warm-up in the timed worker's own run (see above), unless WARMUP_WORKER asks for a worker of its own. */
+const warmInRun = !process.env.WARMUP_WORKER;
+/** Called when the timed part starts: by the handler at the (WARMUP + 1)th job, or before run(). */
+let startClock = () => undefined;
+let handled = 0;
+let warmAt = 0;
+const handlers = {
+  [CLASS]: () => {
+    if (++handled === warmAt) startClock();
+  },
+};
+/** The main thread's CPU time so far, in µs (Linux: /proc/thread-self/stat's utime + stime), or NaN elsewhere. */
+const mainThreadCpu = () => {
+  try {
+    const fields = readFileSync('/proc/thread-self/stat', 'utf8').split(') ')[1].split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100;
+  } catch {
+    return Number.NaN;
+  }
+};
 const options = {
   stopWhenEmpty: true,
   sleep: 0,
@@ -57,48 +85,66 @@ const fill = async (count) => {
 };
 let cpuPerJob = 0;
 let systemPerJob = 0;
+let mainPerJob = 0;
 /** Time in V8's collector during the timed part, per job (µs), and the collections made. */
 let gcPerJob = 0;
 let collections = 0;
-const work = async (count, profile) => {
-  await fill(count);
+/** Runs one worker over `warmup` + `count` jobs, timing the last `count` of them; jobs/s of those. */
+const work = async (warmup, count, profile) => {
+  await fill(warmup + count);
   const session = profile ? new Session() : undefined;
   if (session) {
     session.connect();
     await session.post('Profiler.enable');
-    await session.post('Profiler.start');
   }
   const worker = lq
     ? lq.worker(handlers, { ...options, failer: false })
     : new Worker(queue, handlers, { ...options, queues: ['default'] }, { failer: false });
   let gcMs = 0;
   let gcs = 0;
+  let timing = false;
   const observer = new PerformanceObserver((list) => {
+    if (!timing) return;
     for (const entry of list.getEntries()) {
       gcMs += entry.duration;
       gcs++;
     }
   });
   observer.observe({ entryTypes: ['gc'] });
-  const cpu = process.cpuUsage();
-  const start = performance.now();
+  let cpu;
+  let main = 0;
+  let start = 0;
+  startClock = () => {
+    timing = true;
+    if (session) void session.post('Profiler.start');
+    main = mainThreadCpu();
+    cpu = process.cpuUsage();
+    start = performance.now();
+  };
+  handled = 0;
+  warmAt = warmup + 1;
+  if (warmup === 0) startClock();
   await worker.run();
+  const seconds = (performance.now() - start) / 1000;
+  const used = process.cpuUsage(cpu);
+  mainPerJob = (mainThreadCpu() - main) / count;
   observer.disconnect();
   gcPerJob = (gcMs * 1000) / count;
   collections = gcs;
-  const seconds = (performance.now() - start) / 1000;
-  const used = process.cpuUsage(cpu);
   cpuPerJob = (used.user + used.system) / count;
   systemPerJob = used.system / count;
   if (session) writeFileSync(profile, JSON.stringify((await session.post('Profiler.stop')).profile));
   const left = await queue.size();
   if (left !== 0) throw new Error(`${mode}: ${left} jobs left in the queue after the run`);
+  if (handled !== warmup + count) throw new Error(`${mode}: the handler ran ${handled} times for ${warmup + count} jobs`);
   return count / seconds;
 };
 try {
-  if (WARMUP > 0) await work(WARMUP);
-  const jobsPerSecond = await work(JOBS, process.env.PROFILE);
-  console.log(JSON.stringify({ jobsPerSecond, cpuPerJob, systemPerJob, gcPerJob, collections, bytes: Buffer.byteLength(payload(0)) }));
+  if (!warmInRun && WARMUP > 0) await work(0, WARMUP);
+  const jobsPerSecond = await work(warmInRun ? WARMUP : 0, JOBS, process.env.PROFILE);
+  console.log(
+    JSON.stringify({ jobsPerSecond, cpuPerJob, mainPerJob, systemPerJob, gcPerJob, collections, bytes: Buffer.byteLength(payload(0)) }),
+  );
 } finally {
   await lq?.close();
   await queue.close();

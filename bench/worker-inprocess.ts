@@ -4,14 +4,20 @@
  *   - `connect`: the worker `connect().worker()` makes (cache, unique locks, batches on), the
  *     way a library user runs it, with no shapes;
  *   - `bare`: `new Worker(queue, handlers)` with nothing around it.
- * Each run is a process of its own: a warm-up of WARMUP jobs, then JOBS jobs timed from
- * run() to its end (`stopWhenEmpty`), against 127.0.0.1:6379 under a prefix of its own.
+ * Each run is a process of its own: one worker runs WARMUP + JOBS jobs (`stopWhenEmpty`), and
+ * the last JOBS are timed, from the handler's call for the (WARMUP + 1)th job to run()'s end,
+ * against 127.0.0.1:6379 under a prefix of its own. The warm-up is long because V8's optimizing
+ * compiler keeps compiling the worker's code, on threads of its own, for its first 50,000 jobs
+ * or so (`--trace-opt` shows under a millisecond of compiling per 10,000 jobs after 60,000): a
+ * shorter one puts that one-off cost in the per-job figure. WARMUP_WORKER=1 measures as this
+ * bench did before 2026-11-26 (a worker of its own for the warm-up, then a second one timed from
+ * run(), which V8 compiles again for: 20 to 30 µs a job of it in a 20,000-job run).
  *
  *   npx tsx bench/worker-inprocess.ts                     this tree, RUNS runs of each mode
  *   BASE=/path/to/other/checkout npx tsx bench/worker-inprocess.ts
  *       both trees, runs alternating (this tree, BASE, this tree, …), so a machine whose speed
  *       drifts slows both alike; each run is this tree's bench/worker-inprocess-dist.mjs.
- *   JOBS=20000 WARMUP=5000 RUNS=7 CONCURRENCY=32 MODES=connect,bare
+ *   JOBS=40000 WARMUP=60000 RUNS=7 CONCURRENCY=32 MODES=connect,bare
  *   NODE_FLAGS='--max-semi-space-size=64': Node flags for each run's process, in both trees
  *   BUILD=dist: each tree's dist/ (`npm run build` there first) run by plain node, rather than
  *       its src/ through tsx
@@ -23,8 +29,8 @@
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-const JOBS = Number(process.env.JOBS ?? 20_000);
-const WARMUP = Number(process.env.WARMUP ?? 5_000);
+const JOBS = Number(process.env.JOBS ?? 40_000);
+const WARMUP = Number(process.env.WARMUP ?? 60_000);
 const RUNS = Number(process.env.RUNS ?? 7);
 const CONCURRENCY = Number(process.env.CONCURRENCY ?? 32);
 const ATTEMPTS = Number(process.env.ATTEMPTS ?? 0);
@@ -41,6 +47,8 @@ interface RunResult {
   jobsPerSecond: number;
   /** Node's own CPU time (user + system) per job, in µs: less swayed by a busy machine than the wall clock. */
   cpuPerJob: number;
+  /** The same, of the main thread alone (the rest is V8's compiler and collector threads); NaN off Linux. */
+  mainPerJob: number;
   bytes: number;
 }
 
@@ -86,15 +94,15 @@ async function parent(): Promise<void> {
     }
   }
   console.log(
-    `No-op ${ATTEMPTS > 0 ? `retried jobs (attempts ${ATTEMPTS} in the envelope)` : 'jobs'} of ${bytes} bytes, ${fmt(JOBS)} per run after ${fmt(WARMUP)} to warm up, concurrency ${CONCURRENCY}, timeout ${TIMEOUT > 0 ? `${TIMEOUT} s` : 'none'}, one process per run, ${BUILD === 'dist' ? 'dist/ by plain node' : 'src/ through tsx'}, Redis 127.0.0.1:6379${NODE_FLAGS.length > 0 ? `, node ${NODE_FLAGS.join(' ')}` : ''}; ${RUNS} runs per row${base ? ', the trees alternating' : ''}.`,
+    `No-op ${ATTEMPTS > 0 ? `retried jobs (attempts ${ATTEMPTS} in the envelope)` : 'jobs'} of ${bytes} bytes, ${fmt(JOBS)} timed per run ${process.env.WARMUP_WORKER ? `in a second worker, after one of its own ran ${fmt(WARMUP)}` : `after the same worker's first ${fmt(WARMUP)}`}, concurrency ${CONCURRENCY}, timeout ${TIMEOUT > 0 ? `${TIMEOUT} s` : 'none'}, one process per run, ${BUILD === 'dist' ? 'dist/ by plain node' : 'src/ through tsx'}, Redis 127.0.0.1:6379${NODE_FLAGS.length > 0 ? `, node ${NODE_FLAGS.join(' ')}` : ''}; ${RUNS} runs per row${base ? ', the trees alternating' : ''}.`,
   );
   console.log(
-    "jobs/s: median (min–max); Node CPU: the worker process's user + system time per job, median" +
+    "jobs/s: median (min–max); Node CPU: the worker process's user + system time per job, median; main thread: the same of the main thread alone, the rest being V8's compiler and collector threads" +
       (base ? "; vs first: the median of the run-by-run ratios of jobs/s to the first tree's run beside it" : '') +
       '.\n',
   );
-  console.log(`| worker | tree | jobs/s | Node CPU µs/job |${base ? ' vs first |' : ''}`);
-  console.log(`|---|---|---:|---:|${base ? '---:|' : ''}`);
+  console.log(`| worker | tree | jobs/s | Node CPU µs/job | main thread µs/job |${base ? ' vs first |' : ''}`);
+  console.log(`|---|---|---:|---:|---:|${base ? '---:|' : ''}`);
   for (const mode of MODES) {
     const runs = results.get(mode)!;
     runs.forEach((xs, t) => {
@@ -102,7 +110,7 @@ async function parent(): Promise<void> {
       const ratio = median(xs.map((r, i) => r.jobsPerSecond / runs[0]![i]!.jobsPerSecond));
       const label = mode === 'connect' ? 'connect().worker()' : 'new Worker()';
       console.log(
-        `| ${label} | ${names[t]} | ${fmt(median(rate))} (${fmt(Math.min(...rate))}–${fmt(Math.max(...rate))}) | ${median(xs.map((r) => r.cpuPerJob)).toFixed(1)} |${base ? ` ${ratio.toFixed(2)}× |` : ''}`,
+        `| ${label} | ${names[t]} | ${fmt(median(rate))} (${fmt(Math.min(...rate))}–${fmt(Math.max(...rate))}) | ${median(xs.map((r) => r.cpuPerJob)).toFixed(1)} | ${median(xs.map((r) => r.mainPerJob)).toFixed(1)} |${base ? ` ${ratio.toFixed(2)}× |` : ''}`,
       );
     });
   }
