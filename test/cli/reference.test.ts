@@ -65,7 +65,15 @@ describe('docs/cli.md', () => {
       const taken = new Set(Object.values(commands).flatMap((command) => Object.keys(command.options)));
       // Not lqb's: npm's, git's, node's, tsc's, vitest's, and lqb's own --help and --version.
       // Flags of other tools the pages name: npm, node (V8's, which docs/speed.md tried), tsc, vitest.
-      const v8 = ['max-semi-space-size', 'trace-gc-nvp', 'no-turbo-inlining', 'maglev', 'trace-opt', 'single-threaded-gc', 'no-parallel-scavenge'];
+      const v8 = [
+        'max-semi-space-size',
+        'trace-gc-nvp',
+        'no-turbo-inlining',
+        'maglev',
+        'trace-opt',
+        'single-threaded-gc',
+        'no-parallel-scavenge',
+      ];
       const others = new Set(['save-dev', 'exit-code', 'import', 'strict', 'project', 'help', 'version', ...v8]);
       const named = new Set([...text.matchAll(/(?<![\w-])--([a-z][a-z0-9-]*)/g)].map((match) => match[1]!));
       expect([...named].filter((flag) => !taken.has(flag) && !others.has(flag))).toEqual([]);
