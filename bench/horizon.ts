@@ -5,8 +5,10 @@
  * without it (prepare and the pending record). Prints, for each mode, jobs per second and this
  * process's CPU time per job, and the difference; the issue's goal is under 15% of per-job CPU.
  * A third mode, layout, runs Horizon's payloads (pushed with `horizon`) by a worker without it,
- * which parts what the payload's layout costs the worker from what the records cost. Runs
- * alternate between the modes, so a machine whose speed drifts slows all alike. Redis's own CPU
+ * which parts what the payload's layout costs the worker from what the records cost. Each run
+ * is a process of its own (a process that ran one mode's payloads and code would run the next
+ * mode's with V8's code fitted to both), and runs alternate between the modes, so a machine
+ * whose speed drifts slows all alike. Redis's own CPU
  * per job is printed too (INFO's used_cpu), noisy on a server others share. For the records
  * alone, without a worker around them, see bench/horizon-records.ts.
  *
@@ -18,14 +20,16 @@
  *
  *   npx tsx bench/horizon.ts            JOBS=20000 WARMUP=20000 RUNS=5 CONCURRENCY=16
  *   PROFILE=/tmp/hz npx tsx bench/horizon.ts
- *       after the warm-up, one run without Horizon and one with it, their worker profiled: V8's
+ *       one run without Horizon and one with it, their worker profiled after its warm-up: V8's
  *       CPU profile (/tmp/hz.plain.cpuprofile, /tmp/hz.horizon.cpuprofile, for Chrome's
  *       DevTools), a sampling heap profile of what it allocates (….heapprofile), and a table of
  *       the functions taking the most CPU
  */
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
+import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { connect } from '../src/index.js';
 import { dropPrefix } from './scratch.js';
@@ -158,25 +162,44 @@ async function run(mode: Mode, raw: Redis, profile?: string): Promise<Result> {
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const percent = (more: number, base: number) => `${more >= base ? '+' : ''}${(((more - base) / base) * 100).toFixed(1)}%`;
 
-const raw = new Redis(URL);
+/** One run of `mode` in a process of its own (this script, HORIZON_BENCH_CHILD=mode): its result, after what it printed. */
+function runChild(mode: Mode, profile?: string): Result {
+  const out = execFileSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url)], {
+    env: { ...process.env, HORIZON_BENCH_CHILD: mode, PROFILE: profile ?? '' },
+    encoding: 'utf8',
+  });
+  const lines = out.trim().split('\n');
+  if (profile) console.log(lines.slice(0, -1).join('\n'));
+  return JSON.parse(lines.at(-1)!) as Result;
+}
+
 const MODES = ['plain', 'layout', 'horizon'] as const;
-const results: Record<Mode, Result[]> = { plain: [], layout: [], horizon: [] };
-for (const mode of MODES) await run(mode, raw); // warm-up
-if (process.env.PROFILE) {
-  console.log('plain:');
-  await run('plain', raw, process.env.PROFILE);
-  console.log('horizon:');
-  await run('horizon', raw, process.env.PROFILE);
+const child = process.env.HORIZON_BENCH_CHILD as Mode | undefined;
+if (child) {
+  const raw = new Redis(URL);
+  const result = await run(child, raw, process.env.PROFILE || undefined);
   raw.disconnect();
+  console.log(JSON.stringify(result));
   process.exit(0);
 }
-for (let i = 0; i < RUNS; i++) {
-  for (const mode of MODES) results[mode].push(await run(mode, raw));
+if (process.env.PROFILE) {
+  console.log('plain:');
+  runChild('plain', process.env.PROFILE);
+  console.log('horizon:');
+  runChild('horizon', process.env.PROFILE);
+  process.exit(0);
 }
-raw.disconnect();
+const results: Record<Mode, Result[]> = { plain: [], layout: [], horizon: [] };
+for (let i = 0; i < RUNS; i++) {
+  // The modes take turns, the order turning each round, so a machine whose speed drifts slows all alike.
+  const order = MODES.map((_, m) => MODES[(m + i) % MODES.length]!);
+  for (const mode of order) results[mode].push(runChild(mode));
+}
 
 const of = (mode: Mode, field: keyof Result) => median(results[mode].map((r) => r[field]));
-console.log(`${JOBS} no-op jobs timed after each worker's first ${WARMUP}, concurrency ${CONCURRENCY}, median of ${RUNS} runs per mode`);
+console.log(
+  `${JOBS} no-op jobs timed after each worker's first ${WARMUP}, concurrency ${CONCURRENCY}, one process per run, median of ${RUNS} runs per mode`,
+);
 for (const mode of MODES) {
   console.log(
     `${mode.padEnd(8)} worker ${of(mode, 'workerJobsPerSecond').toFixed(0).padStart(6)} jobs/s, ${of(mode, 'workerCpu').toFixed(1).padStart(6)} µs CPU per job (Redis ${of(mode, 'workerRedisCpu').toFixed(1)} µs); dispatch ${of(mode, 'dispatchCpu').toFixed(1)} µs CPU per job`,
