@@ -153,7 +153,7 @@ namespace App\Bridge {
      *   Capsule, sqlite connection `failed` = LQB_FAILED_DB), queue.failer
      *   (DatabaseUuidFailedJobProvider, table failed_jobs), cache.store (Cache\Repository over
      *   RedisStore on the same Redis connection, prefix LQB_CACHE_PREFIX; with REDIS_CACHE_DB the
- *   stock skeleton's store from CacheManager: values on `cache`, locks on `default`), ExceptionHandler.
+     *   stock skeleton's store from CacheManager: values on `cache`, locks on `default`), ExceptionHandler.
      */
     function boot(array $options = []): Application
     {
