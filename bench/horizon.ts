@@ -125,7 +125,8 @@ async function run(mode: Mode, raw: Redis, profile?: string): Promise<Result> {
       );
       await Promise.all(batch);
     }
-    const dispatchCpu = (microsPerJob(process.cpuUsage(dispatchStart)) * JOBS) / (WARMUP + JOBS);
+    const dispatched = process.cpuUsage(dispatchStart);
+    const dispatchCpu = (dispatched.user + dispatched.system) / (WARMUP + JOBS);
 
     // The clock starts at the (WARMUP + 1)th job: its handler waits for Redis's count of its CPU.
     const startClock = async () => {
@@ -162,14 +163,17 @@ async function run(mode: Mode, raw: Redis, profile?: string): Promise<Result> {
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const percent = (more: number, base: number) => `${more >= base ? '+' : ''}${(((more - base) / base) * 100).toFixed(1)}%`;
 
-/** One run of `mode` in a process of its own (this script, HORIZON_BENCH_CHILD=mode): its result, after what it printed. */
-function runChild(mode: Mode, profile?: string): Result {
+/**
+ * One run of `mode` in a process of its own (this script, HORIZON_BENCH_CHILD=mode, PROFILE as
+ * given to this one): its result, after what it printed (a profile's table).
+ */
+function runChild(mode: Mode): Result {
   const out = execFileSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url)], {
-    env: { ...process.env, HORIZON_BENCH_CHILD: mode, PROFILE: profile ?? '' },
+    env: { ...process.env, HORIZON_BENCH_CHILD: mode },
     encoding: 'utf8',
   });
   const lines = out.trim().split('\n');
-  if (profile) console.log(lines.slice(0, -1).join('\n'));
+  if (lines.length > 1) console.log(lines.slice(0, -1).join('\n'));
   return JSON.parse(lines.at(-1)!) as Result;
 }
 
@@ -177,16 +181,16 @@ const MODES = ['plain', 'layout', 'horizon'] as const;
 const child = process.env.HORIZON_BENCH_CHILD as Mode | undefined;
 if (child) {
   const raw = new Redis(URL);
-  const result = await run(child, raw, process.env.PROFILE || undefined);
+  const result = await run(child, raw, process.env.PROFILE);
   raw.disconnect();
   console.log(JSON.stringify(result));
   process.exit(0);
 }
 if (process.env.PROFILE) {
   console.log('plain:');
-  runChild('plain', process.env.PROFILE);
+  runChild('plain');
   console.log('horizon:');
-  runChild('horizon', process.env.PROFILE);
+  runChild('horizon');
   process.exit(0);
 }
 const results: Record<Mode, Result[]> = { plain: [], layout: [], horizon: [] };

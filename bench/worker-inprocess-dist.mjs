@@ -51,15 +51,6 @@ const payload = (n) => {
 };
 /** Warm-up in the timed worker's own run (see above), unless WARMUP_WORKER asks for a worker of its own. */
 const warmInRun = !process.env.WARMUP_WORKER;
-/** Called when the timed part starts: by the handler at the (WARMUP + 1)th job, or before run(). */
-let startClock = () => undefined;
-let handled = 0;
-let warmAt = 0;
-const handlers = {
-  [CLASS]: () => {
-    if (++handled === warmAt) startClock();
-  },
-};
 /** The main thread's CPU time so far, in µs (Linux: /proc/thread-self/stat's utime + stime), or NaN elsewhere. */
 const mainThreadCpu = () => {
   try {
@@ -97,6 +88,13 @@ const work = async (warmup, count, profile) => {
     session.connect();
     await session.post('Profiler.enable');
   }
+  // The handler starts the clock at the (warmup + 1)th job (before run() when there is no warm-up).
+  let handled = 0;
+  const handlers = {
+    [CLASS]: () => {
+      if (++handled === warmup + 1) startClock();
+    },
+  };
   const worker = lq
     ? lq.worker(handlers, { ...options, failer: false })
     : new Worker(queue, handlers, { ...options, queues: ['default'] }, { failer: false });
@@ -114,15 +112,13 @@ const work = async (warmup, count, profile) => {
   let cpu;
   let main = 0;
   let start = 0;
-  startClock = () => {
+  const startClock = () => {
     timing = true;
     if (session) void session.post('Profiler.start');
     main = mainThreadCpu();
     cpu = process.cpuUsage();
     start = performance.now();
   };
-  handled = 0;
-  warmAt = warmup + 1;
   if (warmup === 0) startClock();
   await worker.run();
   const seconds = (performance.now() - start) / 1000;
