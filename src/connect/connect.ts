@@ -441,8 +441,10 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
       : undefined;
     const raw = prepared ? prepared.payload : built.raw;
     let rowId: string | void;
+    // Under Horizon, a Redis push with a uuid takes its pending record with it, in the same step.
+    const record = horizon && uuid !== null && this.queue instanceof RedisQueue ? { horizon, facts: prepared?.facts } : undefined;
     try {
-      rowId = await this.#push(raw, uuid, queue, delayed ? (delay instanceof Date ? delay : delaySeconds) : undefined);
+      rowId = await this.#push(raw, uuid, queue, delayed ? (delay instanceof Date ? delay : delaySeconds) : undefined, record);
     } catch (error) {
       // Never a silent drop: the caller hears that this job was not pushed, and why (no password);
       // or, when Redis never answered, that it may have been.
@@ -452,7 +454,7 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
         : `the job was not pushed: ${where} did not take it (${(error as Error).message})`;
       throw new Error(redactSecrets(line), { cause: error });
     }
-    if (horizon) await this.#recordPushed(horizon, queue, raw, prepared?.facts);
+    if (horizon && !record) await this.#recordPushed(horizon, queue, raw, prepared?.facts);
     const name = String(built.envelope.displayName ?? built.command.className);
     // The job's id: the payload's on Redis, the new row's on the database (as Laravel's pushRaw returns it).
     const id = rowId ?? String(built.envelope.id);
@@ -484,8 +486,16 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
    * answer in time) is sent again once Redis is back, for as long as one command may wait, and
    * the push step's marker of the uuid makes that second send a no-op when the first went
    * through. A payload without a uuid (Laravel before 7) is sent once and its failure reported.
+   * With `record`, Horizon's pending record is written by the same step, on Horizon's client
+   * (the same Redis, without the prefix): the payload goes once, and the record only with the push.
    */
-  async #push(raw: string, uuid: string | null, queue: string, delay: number | Date | undefined): Promise<string | void> {
+  async #push(
+    raw: string,
+    uuid: string | null,
+    queue: string,
+    delay: number | Date | undefined,
+    record?: { horizon: HorizonRecorder; facts: HorizonFacts | undefined },
+  ): Promise<string | void> {
     // The database's insert is one statement in its own transaction: it happened or it did not.
     if (uuid === null || !(this.queue instanceof RedisQueue))
       return delay !== undefined ? this.queue.laterRaw(delay, raw, queue) : this.queue.pushRaw(raw, queue);
@@ -496,12 +506,15 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
     const deadline = Date.now() + commandTimeout;
     for (;;) {
       try {
-        await this.connection.pushOnce(raw, uuid, { queue, markerMs, ...(due !== undefined ? { due } : {}) });
+        if (record) {
+          const keys = this.connection.pushOnceKeys(uuid, queue, { prefixed: true });
+          await record.horizon.pushedOnce(queue, { keys, payload: raw, due: due ?? '', markerMs }, record.facts);
+        } else await this.connection.pushOnce(raw, uuid, { queue, markerMs, ...(due !== undefined ? { due } : {}) });
         return;
       } catch (error) {
         const left = deadline - Date.now();
         if (!outcomeUnknown(error) || left <= 0) throw error;
-        if (!(await readyAgain(this.connection.client, left))) throw error;
+        if (!(await readyAgain(record ? record.horizon.client : this.connection.client, left))) throw error;
       }
     }
   }

@@ -22,7 +22,7 @@ import {
   type BuiltEnvelope,
   type HorizonFacts,
 } from './payload.js';
-import { HorizonBatch, PLAIN_NUMBER, runHorizonStep, type HorizonStamp } from './steps.js';
+import { HorizonBatch, PLAIN_NUMBER, runHorizonStep, runPushedOnce, type HorizonStamp } from './steps.js';
 import { horizonTags, horizonType, underlyingClass } from './tags.js';
 
 /** Horizon's `trim` settings, in minutes: how long each kind of record lives. */
@@ -168,14 +168,33 @@ export class HorizonRecorder {
 
   /** JobPushed: recent and pending, the job's hash (expiring after trim.pending), monitored tags. */
   async pushed(queue: string, payload: string, facts: HorizonFacts = horizonFacts(payload)): Promise<void> {
+    const { keys, args } = this.pushedStep(queue, facts);
+    await runHorizonStep(this.client, 'lqbHorizonPushed', keys, [...args.slice(0, 4), payload, ...args.slice(4)]);
+  }
+
+  /**
+   * The push itself and JobPushed's records in one step, on this client, for a queue on the same
+   * Redis (the connection's: Horizon's client is the queue's without its prefix). `push` is the
+   * push-once step's keys spelled in full (the app's prefix included) and its arguments. Resolves
+   * true when this send pushed the job, false when an earlier send had (and had recorded it).
+   */
+  async pushedOnce(
+    queue: string,
+    push: { keys: string[]; payload: string; due: number | ''; markerMs: number },
+    facts: HorizonFacts = horizonFacts(push.payload),
+  ): Promise<boolean> {
+    const { keys, args } = this.pushedStep(queue, facts);
+    return (await runPushedOnce(this.client, [...push.keys, ...keys], [push.payload, push.due, push.markerMs, ...args])) === 1;
+  }
+
+  /** pushed.lua's keys, and its arguments but the payload (which comes fifth). */
+  private pushedStep(queue: string, facts: HorizonFacts): { keys: string[]; args: string[] } {
     const { now, score, at } = this.stamp();
     const p = this.prefix;
-    await runHorizonStep(
-      this.client,
-      'lqbHorizonPushed',
-      [`${p}recent_jobs`, `${p}pending_jobs`, p + facts.id, `${p}monitoring`],
-      [facts.id, this.connection, queue, facts.name, payload, now, score, at + this.trim.pending * 60, p, ...facts.tags],
-    );
+    return {
+      keys: [`${p}recent_jobs`, `${p}pending_jobs`, p + facts.id, `${p}monitoring`],
+      args: [facts.id, this.connection, queue, facts.name, now, score, String(at + this.trim.pending * 60), p, ...facts.tags],
+    };
   }
 
   /**

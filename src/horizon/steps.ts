@@ -2,7 +2,7 @@
  * Horizon's records, one Lua step per event (see `lua/`), registered on an ioredis client as
  * the queue's steps are: loaded once, then called by SHA.
  */
-import type { RedisClient } from '../redis/scripts.js';
+import { luaSource, type RedisClient } from '../redis/scripts.js';
 import { whileBusy } from '../redis/busy.js';
 import { HORIZON_LUA_FILES } from './lua.generated.js';
 
@@ -38,6 +38,7 @@ function register(client: RedisClient): void {
     );
   }
   client.defineCommand('lqbHorizonBatch', { lua: batchSource() });
+  client.defineCommand('lqbHorizonPushedOnce', { numberOfKeys: 8, lua: pushedOnceSource() });
   registered.add(client);
 }
 
@@ -149,6 +150,40 @@ for op, flags, field in string.gmatch(ARGV[1], '(%u)(%l*)([^%u]*)') do
 end
 return 1`,
   ].join('\n');
+}
+
+/**
+ * A push and its JobPushed records in one step, on Horizon's client: the queue's push-once file
+ * and pushed.lua as functions (the same files, as the batch has them), so the payload is sent
+ * once and the push and its pending record take one round trip. Horizon's client has no key
+ * prefix, so the queue's four keys come spelled in full, the app's prefix included; every key
+ * is declared. When an earlier send of this push went through, it had written the records too.
+ * KEYS: the push-once step's four, then pushed.lua's four. ARGV: the push-once step's three
+ * (payload, due, marker's ms), then pushed.lua's without its payload (id, connection, queue,
+ * name, now, score, expiry, prefix, tags…). Returns 1 when it pushed now, else 0.
+ */
+function pushedOnceSource(): string {
+  return [
+    '-- pushed once: a push and its Horizon records in one round trip (see steps.ts, which builds this script).',
+    `local function push(KEYS, ARGV)\n${luaSource('lqbPushOnce')}\nend`,
+    `local function pushed(KEYS, ARGV)\n${stepSource(STEPS.lqbHorizonPushed.file)}\nend`,
+    `if push({ KEYS[1], KEYS[2], KEYS[3], KEYS[4] }, { ARGV[1], ARGV[2], ARGV[3] }) == 0 then
+  return 0
+end
+local args = { ARGV[4], ARGV[5], ARGV[6], ARGV[7], ARGV[1] }
+for i = 8, #ARGV do
+  args[#args + 1] = ARGV[i]
+end
+pushed({ KEYS[5], KEYS[6], KEYS[7], KEYS[8] }, args)
+return 1`,
+  ].join('\n');
+}
+
+/** The push and its records (see pushedOnceSource): 1 when this send pushed the job, 0 when an earlier one had. */
+export function runPushedOnce(client: RedisClient, keys: string[], args: (string | number)[]): Promise<number> {
+  register(client);
+  const command = (client as unknown as Record<string, (...a: (string | number)[]) => Promise<number>>)['lqbHorizonPushedOnce']!;
+  return whileBusy(() => command.apply(client, [...keys, ...args]));
 }
 
 /** Runs a step: its keys, then its arguments (a step of no fixed key count is told how many). */

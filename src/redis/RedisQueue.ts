@@ -160,14 +160,22 @@ export class RedisQueue implements Queue<RedisJob> {
    * when this send pushed it, false when an earlier one had.
    */
   async pushOnce(payload: string, uuid: string, options: { queue?: string; due?: number; markerMs: number }): Promise<boolean> {
-    const key = this.key(options.queue);
+    const keys = this.pushOnceKeys(uuid, options.queue);
     const due = options.due ?? '';
-    const marker = `lqb-pushed:${key.slice('queues:'.length)}:${uuid}`;
-    const send = () =>
-      whileBusy(() =>
-        runStep<number>(this.client, 'lqbPushOnce', [key, `${key}:notify`, `${key}:delayed`, marker], [payload, due, options.markerMs]),
-      );
-    return (await send()) === 1;
+    return (await whileBusy(() => runStep<number>(this.client, 'lqbPushOnce', keys, [payload, due, options.markerMs]))) === 1;
+  }
+
+  /**
+   * The push-once step's keys, before the client's prefix: the list, its notify list, the
+   * delayed zset and the push's marker. With `prefixed`, spelled in full with the client's
+   * prefix, for a step run on a client without one (Horizon's records with the push).
+   */
+  pushOnceKeys(uuid: string, queue?: string, { prefixed = false }: { prefixed?: boolean } = {}): string[] {
+    const key = this.key(queue);
+    const keys = [key, `${key}:notify`, `${key}:delayed`, `lqb-pushed:${key.slice('queues:'.length)}:${uuid}`];
+    if (!prefixed) return keys;
+    const prefix = (this.client as { options?: { keyPrefix?: string } }).options?.keyPrefix ?? '';
+    return keys.map((k) => prefix + k);
   }
 
   /** Pushes many payloads, in order, a thousand per round trip: the effect of that many pushes. */

@@ -219,6 +219,48 @@ describe('HorizonRecorder beyond the fixtures’ scenario', () => {
       expect(states[1], 'batched, as one step per record').toEqual(states[0]);
     });
 
+  it('pushedOnce writes what a push and then pushed() write, now and delayed; a second send of it writes nothing', async () => {
+    const run = randomBytes(3).toString('hex');
+    const now = Math.floor(Date.now() / 1000) + 0.25;
+    const clock = () => now;
+    const states: Awaited<ReturnType<typeof dumpState>>[] = [];
+    for (const combined of [false, true]) {
+      const app = `${base}once-${run}-${combined ? 'one' : 'two'}-app:`;
+      const p = `${base}once-${run}-${combined ? 'one' : 'two'}-hz:`;
+      const client = prefixedClient(app);
+      const own = new RedisQueue(client, { defaultQueue: 'default', retryAfter: 90 });
+      const more = new HorizonRecorder(horizonClient, { prefix: p, clock, silenced: [] });
+      await raw.sadd(`${p}monitoring`, 'vip');
+      const jobs = [
+        { id: 'o-1', due: '' as const, tags: ['vip', 'x'] },
+        { id: 'o-2', due: Math.floor(now) + 300, tags: [] },
+      ];
+      for (const { id, due, tags } of jobs) {
+        const payload = more.prepare(JSON.stringify({ uuid: id, displayName: 'App\\Jobs\\X', job: 'x', data: {}, attempts: 0 }), {
+          tags,
+        });
+        if (!combined) {
+          if (due === '') await own.pushRaw(payload, 'default');
+          else await client.zadd('queues:default:delayed', due, payload);
+          await more.pushed('default', payload);
+          continue;
+        }
+        const push = { keys: own.pushOnceKeys(id, 'default', { prefixed: true }), payload, due, markerMs: 60_000 };
+        expect(await more.pushedOnce('default', push), `${id}: the first send pushes`).toBe(true);
+        const before = await dumpState(raw, app, p);
+        expect(await more.pushedOnce('default', push), `${id}: the second send finds the marker`).toBe(false);
+        expect(await dumpState(raw, app, p), `${id}: nothing more written by the second send`).toEqual(before);
+      }
+      // The push's marker is the one key the combined step adds; the rest must be the same.
+      const state = (await dumpState(raw, app, p)).filter((k) => !k.key.startsWith('laravel_database_lqb-pushed:'));
+      states.push(state.map((k) => ({ ...k, ttl: Math.sign(k.ttl) })));
+      client.disconnect();
+    }
+    const written = states[0]!.map((k) => k.key);
+    expect(written, `keys written: ${written.join(', ')}`).toContain('laravel_horizon:o-1');
+    expect(states[1], 'one step: the push and the records the two steps leave').toEqual(states[0]);
+  });
+
   it('marks every job a migration moved as pending, each with its own payload', async () => {
     const payloads = ['{"uuid":"m-1","id":"m-1","attempts":1}', '{"uuid":"m-2","id":"m-2","attempts":2}'];
     const more = new HorizonRecorder(horizonClient, { prefix });
