@@ -146,7 +146,8 @@ export class HorizonRecorder {
    * known without reading it again when the producer hands over the envelope it built.
    */
   prepared(payload: string, options: PrepareOptions = {}): { payload: string; facts: HorizonFacts | undefined } {
-    const pushedAt = phpFloatString(this.clock());
+    // microtime(true) as a string, as the records' times are: the stamp of this tick.
+    const pushedAt = this.stamp().now;
     if (options.raw)
       return {
         payload: withHorizonAdditions(payload, { type: 'job', tags: [], silenced: false, pushedAt }, { idFromUuid: false }),

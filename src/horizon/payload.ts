@@ -76,9 +76,13 @@ function appendedAdditions(payload: string, additions: HorizonAdditions, built: 
   if (typeof id !== 'string' || typeof uuid !== 'string' || !payload.endsWith('}') || !isAscii(payload)) return undefined;
   for (const key of ADDED_KEYS) if (Object.hasOwn(built, key)) return undefined;
   for (const [key, value] of Object.entries(built)) if (!(key === 'data' ? isStringRecord(value) : isPlainScalar(value))) return undefined;
+  // Only the top level and data's strings have keys: with no "id" in data, the top level's is
+  // the one match, found from the end, where Laravel's queue puts it.
+  const data = built.data as object | undefined;
+  if (data && Object.hasOwn(data, 'id')) return undefined;
   const idText = `"id":${encodeJson(id)}`;
-  const at = payload.indexOf(idText);
-  if (at < 0 || payload.indexOf(idText, at + idText.length) >= 0) return undefined;
+  const at = payload.lastIndexOf(idText);
+  if (at < 0) return undefined;
   const added =
     `,"type":${encodeJson(additions.type)},"tags":${encodeJson(additions.tags)},"silenced":${additions.silenced ? 'true' : 'false'}` +
     `,"pushedAt":${encodeJson(additions.pushedAt ?? phpFloatString(Date.now() / 1000))}}`;

@@ -98,7 +98,11 @@ function modelTags(target: PhpValue | undefined): string[] {
   const object = target === undefined ? undefined : deref(target);
   if (!(object instanceof PhpObject)) return [];
   const tags: string[] = [];
-  for (const value of object.props.values) tags.push(...tagsOfValue(value));
+  for (const value of object.props.values) {
+    // Most properties are scalars, which hold no model: skipped before the model checks.
+    if (value === null || typeof value !== 'object') continue;
+    tags.push(...tagsOfValue(value));
+  }
   return unique(tags);
 }
 

@@ -52,6 +52,20 @@ const cases: [string, ReturnType<typeof built>, HorizonAdditions][] = [
     withEnvelope(built({ n: 6 }), { tags: ['mine'] }),
     { type: 'job', tags: ['t'], silenced: false },
   ],
+  [
+    'data with a key "id" of the same value (the id’s text twice, the slow road)',
+    (() => {
+      const payload = built({ n: 7 });
+      const data = payload.envelope.data as Record<string, JsonValue>;
+      return withEnvelope(payload, { data: { id: payload.envelope.id as string, ...data } });
+    })(),
+    { type: 'job', tags: [], silenced: false, pushedAt: '1795636688.2' },
+  ],
+  [
+    'the id’s text inside the command (escaped there, so not a key)',
+    built({ note: '"id":"job-8"' }, { id: 'job-8', uuid: '2f1c3a52-8e3b-4c1e-9a57-0b6d1f9e8a08' }),
+    { type: 'job', tags: [], silenced: false, pushedAt: '1795636688.3' },
+  ],
 ];
 
 describe('withHorizonAdditions for a payload just built', () => {
