@@ -11,7 +11,8 @@
  * Each run is one process per worker, its queue filled with JOBS jobs first under a prefix of
  * its own; the workers take turns within a round (the order turning each round). `lqb` is the
  * tree's dist/cli/main.js run as the npm bin runs it (its shebang), with --stop-when-empty
- * --sleep=0 --timeout=0 --memory=0 and the same failed-jobs and batches database as PHP's.
+ * --sleep=0 --timeout=0 --memory=0, --quiet where the tree has it (Laravel's loop prints no
+ * line per job), and the same failed-jobs and batches database as PHP's.
  * jobs/s is JOBS over the process's whole life (boot included); "less boot" takes off the
  * median life of the same process on an empty queue. CPU is the process's user + system time
  * (GNU time) per job.
@@ -89,8 +90,12 @@ const laravel: Worker = {
   command: (_prefix, count) => ['php', `${here}/php-fixture-gen/bench-run-next-job.php`, String(count)],
 };
 
+/** --quiet where the tree's lqb work has it: no line per job, as Laravel's loop prints none. */
+const quietFlag = (tree: string): string[] =>
+  execFileSync(`${tree}/dist/cli/main.js`, ['work', '--help'], { encoding: 'utf8' }).includes('--quiet') ? ['--quiet'] : [];
+
 const lqb = (tree: string): Worker => ({
-  name: `lqb work --concurrency=${CONCURRENCY} (${gitName(tree)})`,
+  name: `lqb work --concurrency=${CONCURRENCY}${quietFlag(tree).length ? ' --quiet' : ''} (${gitName(tree)})`,
   command: (prefix) => [
     `${tree}/dist/cli/main.js`,
     'work',
@@ -103,6 +108,7 @@ const lqb = (tree: string): Worker => ({
     '--timeout=0',
     '--memory=0',
     `--failed-db=sqlite://${join(scratch, 'failed.sqlite')}`,
+    ...quietFlag(tree),
   ],
 });
 

@@ -6,7 +6,7 @@
 import { dirname, resolve } from 'node:path';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { DatabaseUuidFailedJobProvider, WorkerOptions } from '../worker/index.js';
+import type { DatabaseUuidFailedJobProvider, WorkerEvent, WorkerOptions } from '../worker/index.js';
 import {
   asUsage,
   connectionFlags,
@@ -94,6 +94,10 @@ export const work: Command = {
     },
     'share-delay': { type: 'string', value: 'S', description: 'seconds before a job given back is visible again', default: '1' },
     json: { type: 'boolean', description: 'log one JSON object a line instead of text' },
+    quiet: {
+      type: 'boolean',
+      description: "no line per job (queue:work's --quiet); failures, timeouts, warnings and errors are still said",
+    },
     ...shapesFlag,
     // queue:work's own, so a command line copied from a Laravel deployment runs as it is:
     // --delay is 8.x's old name for --backoff; there is no maintenance mode or daemon to choose.
@@ -136,6 +140,7 @@ export const work: Command = {
     // on any error: an open client would keep the process alive after the error was printed.
     const failer = await reachableFailedJobStore(connection);
     const json = values.json === true;
+    const quiet = values.quiet === true;
     const signals: [NodeJS.Signals, () => void][] = [];
     let built: BuiltWorker | undefined;
     try {
@@ -155,7 +160,10 @@ export const work: Command = {
           ...(laravel !== undefined ? { laravel } : {}),
           ...(horizon ? { horizon } : {}),
           // A job's error may quote a URL or a key the handler was given; the log shows none.
-          log: (event) => out(redactSecrets(formatEvent(event, json))),
+          log: (event) => {
+            if (quiet && !SAID_WHEN_QUIET.has(event.event)) return;
+            out(redactSecrets(formatEvent(event, json)));
+          },
         }),
       );
       const worker = built.worker;
@@ -187,6 +195,9 @@ export const work: Command = {
 };
 
 type Flags = Parameters<Command['run']>[0]['values'];
+
+/** What --quiet still prints: what someone must act on, not a busy worker's progress. */
+const SAID_WHEN_QUIET = new Set<WorkerEvent['event']>(['failed', 'timed-out', 'warning', 'error', 'reconnected']);
 
 /** queue:work's flags as WorkerOptions, each a usage error naming the flag when malformed. */
 function workerOptions(values: Flags, defaultQueue: string, connectionArgument: string | undefined): Partial<WorkerOptions> {

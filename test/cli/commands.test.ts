@@ -8,7 +8,7 @@ import { buildJob, buildPayload } from '../../src/laravel/index.js';
 import { RedisQueue } from '../../src/redis/index.js';
 import { DatabaseUuidFailedJobProvider } from '../../src/worker/index.js';
 import { php } from '../helpers/php.js';
-import { HANDLERS, lqb, scratchPerTest } from '../helpers/processes.js';
+import { HANDLERS, START_LINE_ONLY, lqb, scratchPerTest } from '../helpers/processes.js';
 import { prefixedClient, rawClient } from '../helpers/redis.js';
 import { startRedisServer } from '../../src/testing/index.js';
 import { Redis } from 'ioredis';
@@ -252,6 +252,27 @@ describe('usage and failures', () => {
     const [, score] = await client.zrange('queues:default:delayed', 0, -1, 'WITHSCORES');
     expect(Number(score) - before).toBeGreaterThanOrEqual(29);
     expect(Number(score) - before).toBeLessThan(40);
+    client.disconnect();
+  });
+
+  it('--quiet says no line per job, but still a job that failed (as queue:work --quiet runs, errors kept)', async () => {
+    const client = prefixedClient(current.prefix);
+    const queue = new RedisQueue(client, { defaultQueue: 'default' });
+    const job = (className: string, properties: Record<string, unknown>) => buildPayload(buildJob({ className, properties })).raw;
+    await queue.pushRaw(job('App\\Jobs\\Bridge\\RecordJob', { n: 1, label: 'quiet' }));
+    await queue.pushRaw(job('App\\Jobs\\Bridge\\FailingJob', { n: 2, message: 'said even when quiet' }));
+    const ran = await lqb(['work', `--handlers=${HANDLERS}`, '--quiet', '--stop-when-empty', '--sleep=0'], current.s.env);
+    expect(ran.status, `lqb work --quiet: exit status (stderr: ${ran.stderr})`).toBe(0);
+    expect(await queue.size(), 'jobs left on the queue').toBe(0);
+    const lines = ran.stdout.trim().split('\n');
+    const progress = lines.filter((line) => /\] (Processing|Processed):/.test(line));
+    expect(progress, 'no Processing or Processed line').toEqual([]);
+    const failed = lines.filter((line) => / Failed: /.test(line));
+    expect(failed, `the failed job's line, in ${ran.stdout}`).toHaveLength(1);
+    expect(failed[0], "the failed job's line").toMatch(
+      /^\[[^\]]+\]\[\w+\] Failed: +App\\Jobs\\Bridge\\FailingJob \([\d.]+ms\): said even when quiet$/,
+    );
+    expect(ran.stderr, 'stderr: the start line').toMatch(START_LINE_ONLY);
     client.disconnect();
   });
 
