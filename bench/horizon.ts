@@ -2,8 +2,11 @@
  * What Horizon's records cost per job, measured on the real thing: `connect().worker()` running
  * the same no-op jobs with and without `horizon` (the worker's records: reserved, then completed
  * with its metrics; the supervisor's heartbeat), and `connect().dispatch()` pushing them with and
- * without it (prepare and the pending record). Prints, for each mode, jobs per second and this
- * process's CPU time per job, and the difference; the issue's goal is under 15% of per-job CPU.
+ * without it (prepare and the pending record). Prints, for each mode, jobs per second and CPU
+ * time per job, the process's and its main thread's alone (V8's compiler and collector threads
+ * left out), and Horizon's share paired round by round: each horizon run against the plain run
+ * beside it, for the worker, for dispatch, and for a job's whole life (dispatched, then run).
+ * The issue's goal is under 15% of per-job CPU.
  * A third mode, layout, runs Horizon's payloads (pushed with `horizon`) by a worker without it,
  * which parts what the payload's layout costs the worker from what the records cost. Each run
  * is a process of its own (a process that ran one mode's payloads and code would run the next
@@ -27,7 +30,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
@@ -48,6 +51,17 @@ interface Result {
   workerRedisCpu: number;
   /** The producer: CPU µs per dispatch. */
   dispatchCpu: number;
+  /** The same two, of the main thread alone (V8's compiler and collector threads left out). */
+  workerMain: number;
+  dispatchMain: number;
+}
+
+/**
+ * The main thread's CPU time so far, in µs: /proc's schedstat for it (nanoseconds on a CPU), so
+ * the helper threads' compiling and collecting, which move from run to run, are left out.
+ */
+function mainThreadCpu(): number {
+  return Number(readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'utf8').split(' ')[0]) / 1000;
 }
 
 /** Redis's CPU seconds so far (user + system, its main thread and the rest). */
@@ -121,9 +135,11 @@ async function run(mode: Mode, raw: Redis, profile?: string): Promise<Result> {
     // Dispatch is timed as the worker is, over the last JOBS pushes, once the first WARMUP have
     // warmed its code (with WARMUP=0, from the first push).
     let dispatchStart = process.cpuUsage();
+    let dispatchMainStart = mainThreadCpu();
     let timedFrom = 0;
     for (let done = 0; done < WARMUP + JOBS; done += CONCURRENCY) {
-      if (done <= WARMUP && WARMUP < done + CONCURRENCY) [dispatchStart, timedFrom] = [process.cpuUsage(), done];
+      if (done <= WARMUP && WARMUP < done + CONCURRENCY)
+        [dispatchStart, dispatchMainStart, timedFrom] = [process.cpuUsage(), mainThreadCpu(), done];
       const batch = Array.from({ length: Math.min(CONCURRENCY, WARMUP + JOBS - done) }, (_, i) =>
         queue.dispatch(CLASS, { n: done + i, label: 'bench', ratio: 0.5, items: [] }),
       );
@@ -131,12 +147,13 @@ async function run(mode: Mode, raw: Redis, profile?: string): Promise<Result> {
     }
     const dispatched = process.cpuUsage(dispatchStart);
     const dispatchCpu = (dispatched.user + dispatched.system) / (WARMUP + JOBS - timedFrom);
+    const dispatchMain = (mainThreadCpu() - dispatchMainStart) / (WARMUP + JOBS - timedFrom);
 
     // The clock starts at the (WARMUP + 1)th job: its handler waits for Redis's count of its CPU.
     const startClock = async () => {
       const redisBefore = await redisCpu(raw);
       const profiler = profile ? await startProfile() : undefined;
-      return { redisBefore, profiler, cpu: process.cpuUsage(), started: performance.now() };
+      return { redisBefore, profiler, cpu: process.cpuUsage(), main: mainThreadCpu(), started: performance.now() };
     };
     let handled = 0;
     let timed: ReturnType<typeof startClock> | undefined;
@@ -150,13 +167,14 @@ async function run(mode: Mode, raw: Redis, profile?: string): Promise<Result> {
     );
     if (WARMUP === 0) await (timed = startClock());
     await worker.run();
-    const { redisBefore, profiler, cpu, started } = await timed!;
+    const { redisBefore, profiler, cpu, main, started } = await timed!;
     const workerCpu = microsPerJob(process.cpuUsage(cpu));
+    const workerMain = (mainThreadCpu() - main) / JOBS;
     const seconds = (performance.now() - started) / 1000;
     if (profiler) await profiler.stop(`${profile}.${mode}`);
     const workerRedisCpu = (((await redisCpu(raw)) - redisBefore) * 1e6) / JOBS;
     if (worker.stats().processed !== WARMUP + JOBS) throw new Error(`the worker ran ${worker.stats().processed} of ${WARMUP + JOBS} jobs`);
-    return { workerJobsPerSecond: JOBS / seconds, workerCpu, workerRedisCpu, dispatchCpu };
+    return { workerJobsPerSecond: JOBS / seconds, workerCpu, workerRedisCpu, dispatchCpu, workerMain, dispatchMain };
   } finally {
     await queue.close();
     if (workers !== queue) await workers.close();
@@ -205,20 +223,37 @@ for (let i = 0; i < RUNS; i++) {
 }
 
 const of = (mode: Mode, field: keyof Result) => median(results[mode].map((r) => r[field]));
+const micros = (value: number) => `${value.toFixed(1)} µs`;
 console.log(
-  `${JOBS} no-op jobs timed after each worker's first ${WARMUP}, concurrency ${CONCURRENCY}, one process per run, median of ${RUNS} runs per mode`,
+  `${JOBS} no-op jobs timed after each worker's first ${WARMUP}, concurrency ${CONCURRENCY}, one process per run, ${RUNS} runs per mode, the modes taking turns; medians\n`,
 );
-for (const mode of MODES) {
+console.log('| mode | worker jobs/s | worker CPU/job | main thread | Redis CPU/job | dispatch CPU/job | main thread |');
+console.log('|---|---:|---:|---:|---:|---:|---:|');
+for (const mode of MODES)
   console.log(
-    `${mode.padEnd(8)} worker ${of(mode, 'workerJobsPerSecond').toFixed(0).padStart(6)} jobs/s, ${of(mode, 'workerCpu').toFixed(1).padStart(6)} µs CPU per job (Redis ${of(mode, 'workerRedisCpu').toFixed(1)} µs); dispatch ${of(mode, 'dispatchCpu').toFixed(1)} µs CPU per job`,
+    `| ${mode} | ${of(mode, 'workerJobsPerSecond').toFixed(0)} | ${micros(of(mode, 'workerCpu'))} | ${micros(of(mode, 'workerMain'))} | ${micros(of(mode, 'workerRedisCpu'))} | ${micros(of(mode, 'dispatchCpu'))} | ${micros(of(mode, 'dispatchMain'))} |`,
   );
+
+/**
+ * Horizon's share, round by round: each round's horizon run against the plain run beside it
+ * (the machine's speed drifts between rounds more than between neighbours), as the median and
+ * the range of the rounds' shares. A job's share counts its dispatch and its run together.
+ */
+function share(part: (r: Result) => number, than: Mode = 'plain'): string {
+  const shares = results.horizon.map((r, i) => part(r) / part(results[than][i]!) - 1).sort((a, b) => a - b);
+  const pct = (x: number) => `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)}%`;
+  return `${pct(median(shares))} (${pct(shares[0]!)} to ${pct(shares.at(-1)!)})`;
 }
+console.log('\n| Horizon’s share, paired by round | process CPU | main thread |');
+console.log('|---|---:|---:|');
+console.log(`| the worker (lqb work --horizon) | ${share((r) => r.workerCpu)} | ${share((r) => r.workerMain)} |`);
+console.log(`| dispatch (lqb dispatch --horizon) | ${share((r) => r.dispatchCpu)} | ${share((r) => r.dispatchMain)} |`);
 console.log(
-  `horizon's records: worker ${percent(of('horizon', 'workerCpu'), of('plain', 'workerCpu'))} CPU per job (+${(of('horizon', 'workerCpu') - of('plain', 'workerCpu')).toFixed(1)} µs), ` +
-    `${percent(of('horizon', 'workerJobsPerSecond'), of('plain', 'workerJobsPerSecond'))} jobs/s, Redis ${percent(of('horizon', 'workerRedisCpu'), of('plain', 'workerRedisCpu'))}; ` +
-    `dispatch ${percent(of('horizon', 'dispatchCpu'), of('plain', 'dispatchCpu'))} CPU per job`,
+  `| a job, dispatched and run | ${share((r) => r.dispatchCpu + r.workerCpu)} | ${share((r) => r.dispatchMain + r.workerMain)} |`,
 );
 console.log(
-  `of which Horizon's payload layout (run without records): ${percent(of('layout', 'workerCpu'), of('plain', 'workerCpu'))} CPU per job (+${(of('layout', 'workerCpu') - of('plain', 'workerCpu')).toFixed(1)} µs); ` +
-    `the records: +${(of('horizon', 'workerCpu') - of('layout', 'workerCpu')).toFixed(1)} µs`,
+  `| the worker's records alone (against layout) | ${share((r) => r.workerCpu, 'layout')} | ${share((r) => r.workerMain, 'layout')} |`,
+);
+console.log(
+  `\nRedis: ${percent(of('horizon', 'workerRedisCpu'), of('plain', 'workerRedisCpu'))} CPU per job with the records; worker jobs/s ${percent(of('horizon', 'workerJobsPerSecond'), of('plain', 'workerJobsPerSecond'))}.`,
 );

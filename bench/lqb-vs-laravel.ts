@@ -7,6 +7,7 @@
  *   npm run build && npx tsx bench/lqb-vs-laravel.ts
  *   BASE=/path/to/other/checkout npx tsx bench/lqb-vs-laravel.ts     (build BASE first, too)
  *   JOBS=20000 RUNS=5 CONCURRENCY=32
+ *   QUIET=0: lqb writes its line per job (to /dev/null) in every tree
  *
  * Each run is one process per worker, its queue filled with JOBS jobs first under a prefix of
  * its own; the workers take turns within a round (the order turning each round). `lqb` is the
@@ -92,7 +93,9 @@ const laravel: Worker = {
 
 /** --quiet where the tree's lqb work has it: no line per job, as Laravel's loop prints none. */
 const quietFlag = (tree: string): string[] =>
-  execFileSync(`${tree}/dist/cli/main.js`, ['work', '--help'], { encoding: 'utf8' }).includes('--quiet') ? ['--quiet'] : [];
+  process.env.QUIET !== '0' && execFileSync(`${tree}/dist/cli/main.js`, ['work', '--help'], { encoding: 'utf8' }).includes('--quiet')
+    ? ['--quiet']
+    : [];
 
 const lqb = (tree: string): Worker => ({
   name: `lqb work --concurrency=${CONCURRENCY}${quietFlag(tree).length ? ' --quiet' : ''} (${gitName(tree)})`,
