@@ -141,8 +141,10 @@ async function main(): Promise<void> {
   console.log(
     `${fmt(JOBS)} no-op jobs of ${Buffer.byteLength(payload(0))} bytes per run, Redis 127.0.0.1:6379, ${RUNS} runs per row, the workers taking turns; load average at the end ${load}.\n`,
   );
-  console.log('| worker | jobs/s, whole process | jobs/s, less boot | boot s | CPU µs/job | vs Laravel (less boot) |');
-  console.log('|---|---:|---:|---:|---:|---:|');
+  console.log(
+    '| worker | jobs/s, whole process | jobs/s, less boot | boot s | CPU µs/job | vs Laravel (less boot) | vs Laravel, round by round |',
+  );
+  console.log('|---|---:|---:|---:|---:|---:|---:|');
   const rates = workers.map((_, w) => {
     const boot = median(empty[w]!);
     const whole = full[w]!.map((m) => JOBS / m.seconds);
@@ -151,8 +153,12 @@ async function main(): Promise<void> {
   });
   rates.forEach((r, w) => {
     const vs = median(r.lessBoot) / median(rates[0]!.lessBoot);
+    // Each round's run against Laravel's in the same round: the machine's speed drifts between
+    // rounds (Laravel's loop by up to 3× here) more than between neighbours.
+    const paired = r.lessBoot.map((rate, i) => rate / rates[0]!.lessBoot[i]!);
+    const range = `${median(paired).toFixed(1)}× (${Math.min(...paired).toFixed(1)}–${Math.max(...paired).toFixed(1)})`;
     console.log(
-      `| ${workers[w]!.name} | ${fmt(median(r.whole))} (${fmt(Math.min(...r.whole))}–${fmt(Math.max(...r.whole))}) | ${fmt(median(r.lessBoot))} | ${r.boot.toFixed(2)} | ${r.cpu.toFixed(0)} | ${vs.toFixed(1)}× |`,
+      `| ${workers[w]!.name} | ${fmt(median(r.whole))} (${fmt(Math.min(...r.whole))}–${fmt(Math.max(...r.whole))}) | ${fmt(median(r.lessBoot))} | ${r.boot.toFixed(2)} | ${r.cpu.toFixed(0)} | ${vs.toFixed(1)}× | ${range} |`,
     );
   });
   rmSync(scratch, { recursive: true, force: true });
