@@ -30,12 +30,13 @@
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { connect } from '../src/index.js';
 import { dropPrefix } from './scratch.js';
+import { mainThreadCpu } from './thread-cpu.mjs';
 
 const JOBS = Number(process.env.JOBS ?? 20_000);
 const WARMUP = Number(process.env.WARMUP ?? 20_000);
@@ -54,14 +55,6 @@ interface Result {
   /** The same two, of the main thread alone (V8's compiler and collector threads left out). */
   workerMain: number;
   dispatchMain: number;
-}
-
-/**
- * The main thread's CPU time so far, in µs: /proc's schedstat for it (nanoseconds on a CPU), so
- * the helper threads' compiling and collecting, which move from run to run, are left out.
- */
-function mainThreadCpu(): number {
-  return Number(readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'utf8').split(' ')[0]) / 1000;
 }
 
 /** Redis's CPU seconds so far (user + system, its main thread and the rest). */

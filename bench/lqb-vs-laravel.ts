@@ -97,8 +97,8 @@ const quietFlag = (tree: string): string[] =>
     ? ['--quiet']
     : [];
 
-const lqb = (tree: string): Worker => ({
-  name: `lqb work --concurrency=${CONCURRENCY}${quietFlag(tree).length ? ' --quiet' : ''} (${gitName(tree)})`,
+const lqb = (tree: string, quiet = quietFlag(tree)): Worker => ({
+  name: `lqb work --concurrency=${CONCURRENCY}${quiet.length ? ' --quiet' : ''} (${gitName(tree)})`,
   command: (prefix) => [
     `${tree}/dist/cli/main.js`,
     'work',
@@ -111,7 +111,7 @@ const lqb = (tree: string): Worker => ({
     '--timeout=0',
     '--memory=0',
     `--failed-db=sqlite://${join(scratch, 'failed.sqlite')}`,
-    ...quietFlag(tree),
+    ...quiet,
   ],
 });
 

@@ -18,10 +18,11 @@
  * (its optimizing compiler and the garbage collector's parallel and concurrent work).
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { PerformanceObserver, performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
+import { mainThreadCpu } from './thread-cpu.mjs';
 
 const tree = process.env.LQB_TREE;
 const mode = process.env.LQB_BENCH_CHILD;
@@ -51,15 +52,6 @@ const payload = (n) => {
 };
 /** Warm-up in the timed worker's own run (see above), unless WARMUP_WORKER asks for a worker of its own. */
 const warmInRun = !process.env.WARMUP_WORKER;
-/** The main thread's CPU time so far, in µs (Linux: /proc/thread-self/stat's utime + stime), or NaN elsewhere. */
-const mainThreadCpu = () => {
-  try {
-    const fields = readFileSync('/proc/thread-self/stat', 'utf8').split(') ')[1].split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100;
-  } catch {
-    return Number.NaN;
-  }
-};
 const options = {
   stopWhenEmpty: true,
   sleep: 0,

@@ -441,8 +441,7 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
       : undefined;
     const raw = prepared ? prepared.payload : built.raw;
     let rowId: string | void;
-    // Under Horizon, a Redis push with a uuid takes its pending record with it, in the same step.
-    const record = horizon && uuid !== null && this.queue instanceof RedisQueue ? { horizon, facts: prepared?.facts } : undefined;
+    const record = horizon ? { horizon, facts: prepared?.facts } : undefined;
     try {
       rowId = await this.#push(raw, uuid, queue, delayed ? (delay instanceof Date ? delay : delaySeconds) : undefined, record);
     } catch (error) {
@@ -454,7 +453,6 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
         : `the job was not pushed: ${where} did not take it (${(error as Error).message})`;
       throw new Error(redactSecrets(line), { cause: error });
     }
-    if (horizon && !record) await this.#recordPushed(horizon, queue, raw, prepared?.facts);
     const name = String(built.envelope.displayName ?? built.command.className);
     // The job's id: the payload's on Redis, the new row's on the database (as Laravel's pushRaw returns it).
     const id = rowId ?? String(built.envelope.id);
@@ -486,8 +484,9 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
    * answer in time) is sent again once Redis is back, for as long as one command may wait, and
    * the push step's marker of the uuid makes that second send a no-op when the first went
    * through. A payload without a uuid (Laravel before 7) is sent once and its failure reported.
-   * With `record`, Horizon's pending record is written by the same step, on Horizon's client
-   * (the same Redis, without the prefix): the payload goes once, and the record only with the push.
+   * With `record` (Horizon on), the push is recorded pending: by the same step when it is pushed
+   * once, on Horizon's client (the same Redis, without the prefix), so the payload goes once and
+   * the record only with the push; after it otherwise.
    */
   async #push(
     raw: string,
@@ -497,8 +496,11 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
     record?: { horizon: HorizonRecorder; facts: HorizonFacts | undefined },
   ): Promise<string | void> {
     // The database's insert is one statement in its own transaction: it happened or it did not.
-    if (uuid === null || !(this.queue instanceof RedisQueue))
-      return delay !== undefined ? this.queue.laterRaw(delay, raw, queue) : this.queue.pushRaw(raw, queue);
+    if (uuid === null || !(this.queue instanceof RedisQueue)) {
+      const rowId = delay !== undefined ? await this.queue.laterRaw(delay, raw, queue) : await this.queue.pushRaw(raw, queue);
+      if (record) await this.#recordPushed(record.horizon, queue, raw, record.facts);
+      return rowId;
+    }
     const commandTimeout = this.options.commandTimeout ?? 10_000;
     // Due at one moment however often it is sent (in seconds: a Date ends in the year 275760).
     const due = delay === undefined ? undefined : this.connection.availableAt(delay);

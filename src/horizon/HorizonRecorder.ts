@@ -11,7 +11,7 @@
 import { decodePayload } from '../laravel/payload.js';
 import { encodeJson, type JsonValue } from '../laravel/json.js';
 import { PhpObject, deref, type PhpValue } from '../php/index.js';
-import type { RedisClient } from '../redis/scripts.js';
+import { keyPrefixOf, type RedisClient } from '../redis/scripts.js';
 import { phpFloatString, phpRuntimeText, phpTimeString, systemClock, type Clock } from './clock.js';
 import {
   horizonFacts,
@@ -122,7 +122,7 @@ export class HorizonRecorder {
     readonly client: RedisClient,
     options: HorizonRecorderOptions,
   ) {
-    const keyPrefix = (client as { options?: { keyPrefix?: string } }).options?.keyPrefix;
+    const keyPrefix = keyPrefixOf(client);
     if (keyPrefix)
       throw new Error(`Horizon's records take no app prefix: give the recorder a client without keyPrefix (found "${keyPrefix}")`);
     this.prefix = options.prefix;
@@ -169,8 +169,8 @@ export class HorizonRecorder {
 
   /** JobPushed: recent and pending, the job's hash (expiring after trim.pending), monitored tags. */
   async pushed(queue: string, payload: string, facts: HorizonFacts = horizonFacts(payload)): Promise<void> {
-    const { keys, args } = this.pushedStep(queue, facts);
-    await runHorizonStep(this.client, 'lqbHorizonPushed', keys, [...args.slice(0, 4), payload, ...args.slice(4)]);
+    const { keys, args } = this.pushedStep(queue, payload, facts);
+    await runHorizonStep(this.client, 'lqbHorizonPushed', keys, args);
   }
 
   /**
@@ -184,17 +184,17 @@ export class HorizonRecorder {
     push: { keys: string[]; payload: string; due: number | ''; markerMs: number },
     facts: HorizonFacts = horizonFacts(push.payload),
   ): Promise<boolean> {
-    const { keys, args } = this.pushedStep(queue, facts);
-    return (await runPushedOnce(this.client, [...push.keys, ...keys], [push.payload, push.due, push.markerMs, ...args])) === 1;
+    const { keys, args } = this.pushedStep(queue, push.payload, facts);
+    return (await runPushedOnce(this.client, [...push.keys, ...keys], [push.due, push.markerMs, ...args])) === 1;
   }
 
-  /** pushed.lua's keys, and its arguments but the payload (which comes fifth). */
-  private pushedStep(queue: string, facts: HorizonFacts): { keys: string[]; args: string[] } {
+  /** pushed.lua's keys and arguments. */
+  private pushedStep(queue: string, payload: string, facts: HorizonFacts): { keys: string[]; args: string[] } {
     const { now, score, at } = this.stamp();
     const p = this.prefix;
     return {
       keys: [`${p}recent_jobs`, `${p}pending_jobs`, p + facts.id, `${p}monitoring`],
-      args: [facts.id, this.connection, queue, facts.name, now, score, String(at + this.trim.pending * 60), p, ...facts.tags],
+      args: [facts.id, this.connection, queue, facts.name, payload, now, score, String(at + this.trim.pending * 60), p, ...facts.tags],
     };
   }
 

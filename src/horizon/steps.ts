@@ -158,40 +158,38 @@ return 1`,
  * once and the push and its pending record take one round trip. Horizon's client has no key
  * prefix, so the queue's four keys come spelled in full, the app's prefix included; every key
  * is declared. When an earlier send of this push went through, it had written the records too.
- * KEYS: the push-once step's four, then pushed.lua's four. ARGV: the push-once step's three
- * (payload, due, marker's ms), then pushed.lua's without its payload (id, connection, queue,
- * name, now, score, expiry, prefix, tags…). Returns 1 when it pushed now, else 0.
+ * KEYS: the push-once step's four, then pushed.lua's four. ARGV: the push-once step's due and
+ * marker's ms, then pushed.lua's own (its fifth, the payload, is the push's too). Returns 1
+ * when it pushed now, else 0.
  */
 function pushedOnceSource(): string {
   return [
     '-- pushed once: a push and its Horizon records in one round trip (see steps.ts, which builds this script).',
     `local function push(KEYS, ARGV)\n${luaSource('lqbPushOnce')}\nend`,
     `local function pushed(KEYS, ARGV)\n${stepSource(STEPS.lqbHorizonPushed.file)}\nend`,
-    `if push({ KEYS[1], KEYS[2], KEYS[3], KEYS[4] }, { ARGV[1], ARGV[2], ARGV[3] }) == 0 then
+    `if push({ KEYS[1], KEYS[2], KEYS[3], KEYS[4] }, { ARGV[7], ARGV[1], ARGV[2] }) == 0 then
   return 0
 end
-local args = { ARGV[4], ARGV[5], ARGV[6], ARGV[7], ARGV[1] }
-for i = 8, #ARGV do
-  args[#args + 1] = ARGV[i]
-end
-pushed({ KEYS[5], KEYS[6], KEYS[7], KEYS[8] }, args)
+pushed({ KEYS[5], KEYS[6], KEYS[7], KEYS[8] }, { unpack(ARGV, 3) })
 return 1`,
   ].join('\n');
 }
 
 /** The push and its records (see pushedOnceSource): 1 when this send pushed the job, 0 when an earlier one had. */
 export function runPushedOnce(client: RedisClient, keys: string[], args: (string | number)[]): Promise<number> {
-  register(client);
-  const command = (client as unknown as Record<string, (...a: (string | number)[]) => Promise<number>>)['lqbHorizonPushedOnce']!;
-  return whileBusy(() => command.apply(client, [...keys, ...args]));
+  return callCommand(client, 'lqbHorizonPushedOnce', [...keys, ...args]);
 }
 
 /** Runs a step: its keys, then its arguments (a step of no fixed key count is told how many). */
 export function runHorizonStep<T>(client: RedisClient, step: HorizonStep, keys: string[], args: (string | number | Buffer)[]): Promise<T> {
+  return callCommand(client, step, STEPS[step].keys === undefined ? [keys.length, ...keys, ...args] : [...keys, ...args]);
+}
+
+/** Calls a command register() defined on the client, sent again while Redis is busy with a script. */
+function callCommand<T>(client: RedisClient, name: string, args: (string | number | Buffer)[]): Promise<T> {
   register(client);
-  const command = (client as unknown as Record<string, (...a: (string | number | Buffer)[]) => Promise<T>>)[step]!;
-  const counted = STEPS[step].keys === undefined ? [keys.length, ...keys, ...args] : [...keys, ...args];
-  return whileBusy(() => command.apply(client, counted));
+  const command = (client as unknown as Record<string, (...a: (string | number | Buffer)[]) => Promise<T>>)[name]!;
+  return whileBusy(() => command.apply(client, args));
 }
 
 /** Now as Horizon stamps a record, and the expiries made from it (see HorizonRecorder's stamp). */
@@ -337,9 +335,7 @@ export class HorizonBatch {
     this.queue = undefined;
     this.name = undefined;
     try {
-      register(this.client);
-      const command = (this.client as unknown as Record<string, (...a: (string | number | Buffer)[]) => Promise<unknown>>).lqbHorizonBatch!;
-      await whileBusy(() => command.call(this.client, 0, ops, this.prefix, this.connection, ...args));
+      await callCommand(this.client, 'lqbHorizonBatch', [0, ops, this.prefix, this.connection, ...args]);
       settle.resolve();
     } catch (error) {
       settle.reject(error);

@@ -8,7 +8,7 @@
  * Laravel's RedisQueue does, so PHP and Node workers can share one queue.
  */
 import type { Redis } from 'ioredis';
-import { registerSteps, runStep, type RedisClient } from './scripts.js';
+import { keyPrefixOf, registerSteps, runStep, type RedisClient } from './scripts.js';
 import { RedisJob } from './RedisJob.js';
 import { encodeString } from '../laravel/json.js';
 import { BookkeepingError, whileBusy } from './busy.js';
@@ -174,7 +174,7 @@ export class RedisQueue implements Queue<RedisJob> {
     const key = this.key(queue);
     const keys = [key, `${key}:notify`, `${key}:delayed`, `lqb-pushed:${key.slice('queues:'.length)}:${uuid}`];
     if (!prefixed) return keys;
-    const prefix = (this.client as { options?: { keyPrefix?: string } }).options?.keyPrefix ?? '';
+    const prefix = keyPrefixOf(this.client);
     return keys.map((k) => prefix + k);
   }
 

@@ -8,6 +8,11 @@ import { whileBusy } from './busy.js';
 
 export type RedisClient = Redis | Cluster;
 
+/** The prefix ioredis puts before every key this client names ('' for none). */
+export function keyPrefixOf(client: RedisClient): string {
+  return (client as { options?: { keyPrefix?: string } }).options?.keyPrefix ?? '';
+}
+
 const STEPS = {
   lqbPushMany: { file: 'push-many.lua', keys: 2 },
   lqbPushOnce: { file: 'push-once.lua', keys: 4 },

@@ -434,6 +434,25 @@ describe('connect({ horizon })', () => {
     }
   });
 
+  it('a payload without a uuid (Laravel 5.8’s layout) is pushed, then recorded pending under its id', async () => {
+    const queue = await connect({ prefix, horizon: { prefix: hz }, laravel: '5.8' });
+    try {
+      const pushed = await queue.dispatch(RECORD, { n: 3 }, { queue: QUEUE });
+      expect(pushed.uuid, 'Laravel 5.8 payloads carry no uuid').toBeNull();
+      await withRaw(async (raw) => {
+        const pending = await raw.hgetall(hz + pushed.id!);
+        expect(pending.status, `the pending record of ${pushed.id}`).toBe('pending');
+        expect(pending.queue, 'its queue').toBe(QUEUE);
+        expect(
+          await raw.lpos(`${prefix}queues:${QUEUE}`, pending.payload!),
+          'the payload it records is the one on the queue',
+        ).not.toBeNull();
+      });
+    } finally {
+      await queue.close();
+    }
+  });
+
   it('a worker shows as a supervisor while it runs, and is gone from the dashboard after', async () => {
     const queue = await connect({ prefix, horizon: { prefix: hz } });
     const seen: string[][] = [];
