@@ -41,6 +41,13 @@ export class Slots<T extends object> {
     return undefined;
   }
 
+  /** How many items `matches` accepts (no copy made: asked once per reserve). */
+  count(matches: (item: T) => boolean): number {
+    let n = 0;
+    for (const item of this.#items) if (item !== undefined && matches(item)) n++;
+    return n;
+  }
+
   /** The items in hand, in place order (a copy: changing the slots while reading it is safe). */
   values(): T[] {
     const items: T[] = [];

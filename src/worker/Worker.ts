@@ -485,9 +485,13 @@ export class Worker<Q extends Queue = Queue> extends EventEmitter {
     }
   }
 
-  /** Slots neither running a job nor spoken for by --max-jobs. */
+  /**
+   * Slots neither running a handler nor spoken for by --max-jobs. A job whose handler has
+   * returned and whose delete is on its way leaves its slot free: waiting for those answers
+   * before reserving again would leave Node and Redis taking turns.
+   */
   private freeSlots(concurrency: number): number {
-    const free = concurrency - this.inHand.size;
+    const free = concurrency - this.inHand.size + this.inHand.count(isSettling);
     return this.options.maxJobs > 0 ? Math.min(free, this.options.maxJobs - this.jobsProcessed - this.inHand.size) : free;
   }
 
@@ -542,7 +546,9 @@ export class Worker<Q extends Queue = Queue> extends EventEmitter {
   private async nextJobs(count: number): Promise<ReservedJob[]> {
     // As Laravel 12.40+'s worker, a paused queue is skipped when reserving.
     if (this.deps.cache) this.pauses ??= new PauseWatch(this.deps.cache, this.options.connectionName, this.options.queues);
-    const paused = this.pauses ? await this.untilStopped(this.pauses.paused(), new Set<string>()) : undefined;
+    // No await while the last read is fresh: the reserve is written before the jobs just taken
+    // start their work, so Redis reserves the next while this process runs them.
+    const paused = this.pauses ? (this.pauses.fresh() ?? (await this.untilStopped(this.pauses.paused(), new Set<string>()))) : undefined;
     for (const name of this.options.queues) {
       if (this.shouldQuit) return [];
       if (paused?.has(name)) continue;
@@ -692,4 +698,8 @@ function reserveErrorJob(error: unknown): ReservedJob | undefined {
   if (!(error instanceof Error) || error.name !== 'DatabaseReserveError') return undefined;
   const job = (error as Error & { job?: ReservedJob }).job;
   return job && typeof job.delete === 'function' ? job : undefined;
+}
+
+function isSettling(inHand: JobInHand): boolean {
+  return inHand.settling;
 }

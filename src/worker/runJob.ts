@@ -141,6 +141,7 @@ export class JobRunner {
       if (before) await before;
       const timedOut = await this.runHandler(inHand, found.handler, context, payload);
       if (timedOut) return this.finish(inHand, 'timed-out', timedOut);
+      inHand.settling = true;
       // As Laravel's CallQueuedHandler: a unique job not released frees its lock; a job that
       // neither failed nor was released pushes the next link of its chain, even when it deleted
       // itself; then it is deleted if it was not.

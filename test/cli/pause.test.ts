@@ -101,11 +101,14 @@ describe('the pause switch, read', () => {
     const cache = new QueueCache(client, `${current.prefix}laravel_cache`);
     let now = 10_000;
     const watch = new PauseWatch(cache, 'redis', ['bridge'], () => now);
+    expect(watch.fresh(), 'the pauses before any read').toBeUndefined();
     expect([...(await watch.paused())]).toEqual([]);
+    expect(watch.fresh() && [...watch.fresh()!], 'the pauses just read, answered without a round trip').toEqual([]);
     await cache.pause('redis', 'bridge');
     now += 999;
     expect([...(await watch.paused())]).toEqual([]);
     now += 1;
+    expect(watch.fresh(), 'the pauses read a second ago').toBeUndefined();
     expect([...(await watch.paused())]).toEqual(['bridge']);
     await cache.pause('redis', 'bridge', 1);
     expect(await client.ttl(`${current.prefix}laravel_cache:illuminate:queue:paused:redis:bridge`)).toBe(1);
