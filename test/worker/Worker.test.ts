@@ -8,6 +8,7 @@ import { Encrypter, Worker, buildJob, buildPayload, decodePayload, type HandlerJ
 import { fromJS, serialize } from '../../src/php/index.js';
 import { debianPayloads } from '../helpers/laravel.js';
 import { workerSetup, type WorkerSetup } from '../helpers/worker.js';
+import { rawClient } from '../helpers/redis.js';
 
 let env: WorkerSetup;
 beforeEach(() => {
@@ -607,6 +608,39 @@ describe('concurrency', () => {
     expect(mostReservedUnsettled, 'jobs reserved, less those only waiting for their delete').toBeLessThanOrEqual(8);
     expect(processed(), 'jobs processed').toBe(100);
     expect(await env.queue.size(), 'jobs left in the queue').toBe(0);
+  });
+
+  it('writes the next reserve before the jobs just taken start, so Redis reserves while they run', async () => {
+    await env.queue.bulkRaw(Array.from({ length: 4 }, (_, n) => payload('App\\Jobs\\Tick', { n })));
+    // Redis's own log of what it runs, stamped by its clock: the reserves are the scripts given the queue's notify list.
+    const raw = rawClient();
+    const monitor = await raw.monitor();
+    const reserves: number[] = [];
+    const notify = `${env.prefix}queues:default:notify`;
+    monitor.on('monitor', (time: string, args: string[]) => {
+      const command = args[0]?.toLowerCase();
+      if ((command === 'evalsha' || command === 'eval') && args.includes(notify)) reserves.push(Number(time));
+    });
+    let blockedFrom: number | undefined;
+    const worker = env.worker(
+      {
+        'App\\Jobs\\Tick': () => {
+          if (blockedFrom !== undefined) return;
+          // The first job holds the event loop: a reserve not yet written waits for it to end.
+          blockedFrom = Date.now() / 1000;
+          while (Date.now() / 1000 - blockedFrom < 0.6) {
+            // busy, as a CPU-bound handler is
+          }
+        },
+      },
+      { stopWhenEmpty: true, concurrency: 2 },
+    );
+    expect((await worker.run()).reason).toBe('empty');
+    monitor.disconnect();
+    raw.disconnect();
+    expect(reserves.length, 'reserves Redis ran').toBeGreaterThanOrEqual(2);
+    // With 2 slots each reserve takes one job: the second went out ahead, with the first job.
+    expect(reserves[1]! - blockedFrom!, 'seconds from the first job’s start to Redis running the reserve sent ahead').toBeLessThan(0.3);
   });
 
   it('a stop mid-run leaves nothing reserved: jobs taken ahead run first', async () => {
