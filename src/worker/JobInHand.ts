@@ -42,10 +42,10 @@ export class JobInHand implements JobRecord {
    */
   renewed = true;
   /**
-   * Its handler has returned well: only its bookkeeping and delete are left, a round trip or
-   * two to the queue. Its slot counts as free when the worker decides how many to reserve
-   * next, so the next jobs are on their way while these are deleted (concurrency bounds the
-   * handlers running at once, not the deletes awaiting their answer).
+   * Its handler has returned within its timeout: only its bookkeeping and delete are left, a
+   * round trip or two to the queue. Its slot counts as free when the worker decides how many to
+   * reserve next, so the next jobs are on their way while these are deleted (concurrency bounds
+   * the handlers running at once, not the deletes awaiting their answer).
    */
   settling = false;
   /** @internal Its place among the worker's jobs in hand (see Worker's `inHand`), or -1. */
