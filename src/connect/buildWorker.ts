@@ -8,7 +8,7 @@
 import { databaseConfig } from '../database/index.js';
 import type { Encrypter } from '../laravel/index.js';
 import type { Queue, QueueDriver } from '../queue/index.js';
-import { RedisQueue, type RedisClient } from '../redis/index.js';
+import { RedisQueue, type QueueHorizonRecords, type RedisClient } from '../redis/index.js';
 import type { ShapesFile } from '../shapes/shape.js';
 import type { TelemetryOptions } from '../telemetry/options.js';
 import { DatabaseBatchRepository } from '../worker/BatchRepository.js';
@@ -116,11 +116,9 @@ export function buildWorker(parts: WorkerParts): BuiltWorker {
         retryAfter: parts.retryAfter,
         blockFor: parts.blockFor,
         ...(parts.laravel !== undefined ? { laravel: parts.laravel } : {}),
-        // JobsMigrated: what a migration moved is pending again. Written behind the reserve; a
-        // record not written is one Horizon shows as it was until the job's next event.
-        ...(horizon
-          ? { onMigrated: (name: string, payloads: string[]) => void horizon.recorder.migrated(name, payloads).catch(quiet) }
-          : {}),
+        // Horizon's records of the queue's moves (reserved, released, given back, migrated) are
+        // written by a Redis queue's own steps: Horizon's client is on the queue's Redis.
+        ...(horizon ? { horizon: horizon.recorder.queueRecords() } : {}),
       },
       closers,
     );
@@ -195,6 +193,7 @@ export function buildWorker(parts: WorkerParts): BuiltWorker {
                 horizonWorkerRecorder(
                   horizon.recorder,
                   horizon.hooks(() => worker),
+                  { queueRecordsMoves: queue instanceof RedisQueue },
                 ),
               ],
             }
@@ -307,7 +306,7 @@ function openQueue(
     retryAfter: number | null | undefined;
     blockFor: number | null | undefined;
     laravel?: string;
-    onMigrated?: (queue: string, payloads: string[]) => void;
+    horizon?: QueueHorizonRecords;
   },
   closers: (() => Promise<void> | void)[],
 ): Queue {
@@ -320,7 +319,7 @@ function openQueue(
         defaultQueue: settings.defaultQueue,
         ...(options.retryAfter !== undefined ? { retryAfter: options.retryAfter } : {}),
         ...(options.blockFor !== undefined ? { blockFor: options.blockFor } : {}),
-        ...(options.onMigrated ? { onMigrated: options.onMigrated } : {}),
+        ...(options.horizon ? { horizon: options.horizon } : {}),
       });
       closers.push(() => queue.close());
       return queue;

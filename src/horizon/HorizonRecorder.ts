@@ -12,6 +12,7 @@ import { decodePayload } from '../laravel/payload.js';
 import { encodeJson, type JsonValue } from '../laravel/json.js';
 import { PhpObject, deref, type PhpValue } from '../php/index.js';
 import { keyPrefixOf, type RedisClient } from '../redis/scripts.js';
+import type { QueueHorizonRecords } from '../redis/RedisQueue.js';
 import { phpFloatString, phpRuntimeText, phpTimeString, systemClock, type Clock } from './clock.js';
 import {
   horizonFacts,
@@ -214,6 +215,15 @@ export class HorizonRecorder {
     if (timed) this.started.set(id, performance.now());
     if (this.batch) return this.batch.reserved(stamp, id, reservedPayload);
     return runHorizonStep(this.client, 'lqbHorizonReserved', [this.prefix + id], [reservedPayload, stamp.now]);
+  }
+
+  /**
+   * What a RedisQueue on the same Redis needs to write JobReserved's, JobReleased's and
+   * JobsMigrated's records in its own steps (RedisQueueOptions.horizon): this prefix, and now
+   * as this recorder stamps its records.
+   */
+  queueRecords(): QueueHorizonRecords {
+    return { prefix: this.prefix, now: () => this.stamp().now, keyOf: (fields) => this.prefix + horizonFactsOf(fields).id };
   }
 
   /** JobReleased: pending again, with the payload as it now waits in the queue. */

@@ -48,19 +48,17 @@ function stepSource(file: string): string {
   return lua;
 }
 
-/** The steps a worker writes for every job, which a batch may hold. */
-const BATCHED = [
-  'lqbHorizonReserved',
-  'lqbHorizonReleased',
-  'lqbHorizonCompleted',
-  'lqbHorizonFailed',
-] as const satisfies readonly HorizonStep[];
+/** The steps a batch calls as they are (its completions it writes together: see batchSource). */
+const BATCHED = ['lqbHorizonReserved', 'lqbHorizonReleased', 'lqbHorizonFailed'] as const satisfies readonly HorizonStep[];
 
 /**
  * One script that runs several events' steps in order: each step's file as a Lua function whose
  * parameters KEYS and ARGV stand in for the globals, then a loop that reads the events and calls
  * each step with the KEYS and ARGV its single form is given. The same files, not copies, so a
- * step cannot differ between its single and its batched form.
+ * step cannot differ between its single and its batched form. Completions are the exception:
+ * every job's completion touches the same lists and metrics hashes, which the batch writes once
+ * for all of them (ten Redis calls a job become two, and a few a batch); HorizonRecorder's tests
+ * hold that to what completed.lua writes a job at a time.
  *
  * The events come compact, as most of a call's cost on Node's side is its arguments (each one
  * encoded and written apart): ARGV[1] says the events, one token each (see HorizonBatch), ARGV[2]
@@ -83,6 +81,92 @@ local function nextArg()
   return ARGV[a]
 end
 local now, score, completedAt, monitoredAt, queue, name
+-- Completions (JobDeleted) write what completed.lua writes for each, but the lists and the
+-- metrics, which every completion of a batch touches alike, are written once for all of them:
+-- completed_jobs (or silenced_jobs) gains them in one ZADD, pending_jobs loses them in one
+-- ZREM, and each metrics hash is read once, counted through the batch's runtimes in order and
+-- written once (the same numbers as a step per job: Redis prints a Lua number so that it reads
+-- back exactly). Only a failure, which moves a job out of those lists, needs them written first.
+local listed, listedOrder, unpended, measured, measuredOrder = {}, {}, {}, {}, {}
+local function measureLater(key, set, runtime)
+  local metric = measured[key]
+  if not metric then
+    metric = { set = set, runtimes = {} }
+    measured[key] = metric
+    measuredOrder[#measuredOrder + 1] = key
+  end
+  metric.runtimes[#metric.runtimes + 1] = tonumber(runtime)
+end
+-- In slices, to stay well inside Lua's limit on unpacked arguments.
+local function inSlices(command, key, members, width)
+  for first = 1, #members, width do
+    redis.call(command, key, unpack(members, first, math.min(first + width - 1, #members)))
+  end
+end
+local function settle()
+  for _, list in ipairs(listedOrder) do
+    inSlices('ZADD', list, listed[list], 200)
+  end
+  if #unpended > 0 then
+    inSlices('ZREM', p .. 'pending_jobs', unpended, 100)
+  end
+  for _, key in ipairs(measuredOrder) do
+    local metric = measured[key]
+    local current = redis.call('HMGET', key, 'throughput', 'runtime')
+    local count = tonumber(current[1]) or 0
+    local mean = tonumber(current[2])
+    for _, runtime in ipairs(metric.runtimes) do
+      if mean then
+        mean = (count * mean + runtime) / (count + 1)
+      else
+        mean = runtime
+      end
+      count = count + 1
+    end
+    redis.call('HMSET', key, 'throughput', count, 'runtime', mean)
+    redis.call('SADD', metric.set, key)
+  end
+  listed, listedOrder, unpended, measured, measuredOrder = {}, {}, {}, {}, {}
+end
+local function complete(id, failing, silenced, retryOf, runtime, payload, tags)
+  local hash = p .. id
+  -- A retry reports to the job it retries, as completed.lua does.
+  if retryOf then
+    local parent = p .. retryOf
+    local retries = redis.call('HGET', parent, 'retried_by')
+    if retries then
+      local outcome = failing and 'failed' or 'completed'
+      local literal = ('"id":"' .. id .. '","status":"'):gsub('%W', '%%%0')
+      local updated = retries:gsub('(' .. literal .. ')[^"]*"', '%1' .. outcome .. '"')
+      redis.call('HMSET', parent, 'retried_by', updated)
+    end
+  end
+  local list = p .. (silenced and 'silenced_jobs' or 'completed_jobs')
+  if not listed[list] then
+    listed[list] = {}
+    listedOrder[#listedOrder + 1] = list
+  end
+  local members = listed[list]
+  members[#members + 1] = score
+  members[#members + 1] = id
+  unpended[#unpended + 1] = id
+  redis.call('HMSET', hash, 'status', 'completed', 'completed_at', now)
+  redis.call('EXPIREAT', hash, completedAt)
+  if failing then
+    return
+  end
+  for i = 1, #tags do
+    if redis.call('SISMEMBER', p .. 'monitoring', tags[i]) == 1 then
+      redis.call('ZADD', p .. 'monitored_jobs', score, id)
+      redis.call('HMSET', hash, 'id', id, 'connection', connection, 'queue', queue, 'name', name,
+        'status', 'completed', 'payload', payload, 'completed_at', now)
+      redis.call('EXPIREAT', hash, monitoredAt)
+      break
+    end
+  end
+  measureLater(p .. 'queue:' .. queue, p .. 'measured_queues', runtime)
+  measureLater(p .. 'job:' .. name, p .. 'measured_jobs', runtime)
+end
 for op, flags, field in string.gmatch(ARGV[1], '(%u)(%l*)([^%u]*)') do
   if op == 'T' then
     if flags == 'a' then
@@ -126,17 +210,14 @@ for op, flags, field in string.gmatch(ARGV[1], '(%u)(%l*)([^%u]*)') do
     if tagCount > 0 then
       payload = nextArg()
     end
-    local hash = p .. id
-    local keys = { hash, p .. (string.find(flags, 's', 1, true) and 'silenced_jobs' or 'completed_jobs'), p .. 'pending_jobs',
-      p .. 'monitoring', p .. 'monitored_jobs', p .. 'queue:' .. queue, p .. 'measured_queues', p .. 'job:' .. name,
-      p .. 'measured_jobs', retryOf and (p .. retryOf) or hash }
-    local args = { id, string.find(flags, 'f', 1, true) and '1' or '0', retryOf and '1' or '0', now, score, completedAt,
-      monitoredAt, runtime, connection, queue, name, payload }
+    local tags = {}
     for i = 1, tagCount do
-      args[12 + i] = nextArg()
+      tags[i] = nextArg()
     end
-    steps['lqbHorizonCompleted'](keys, args)
+    complete(id, string.find(flags, 'f', 1, true) ~= nil, string.find(flags, 's', 1, true) ~= nil, retryOf, runtime, payload, tags)
   elseif op == 'F' then
+    -- A failure moves the job out of the lists its completion put it on: those go first.
+    settle()
     local args = {}
     for i = 1, 12 + tonumber(field) do
       args[i] = nextArg()
@@ -148,6 +229,7 @@ for op, flags, field in string.gmatch(ARGV[1], '(%u)(%l*)([^%u]*)') do
     return redis.error_reply('lqbHorizonBatch: unknown event ' .. op)
   end
 end
+settle()
 return 1`,
   ].join('\n');
 }

@@ -28,15 +28,29 @@ export interface HorizonRunHooks {
   stop?: () => Promise<void>;
 }
 
+/** How a worker's Horizon records are written beside the recorder's own. */
+export interface HorizonRecordOptions {
+  /**
+   * The queue's steps write the records of its own moves (reserved, released, given back,
+   * migrated: a RedisQueue given `horizon`), so this recorder writes only completions and
+   * failures, which follow the queue's delete.
+   */
+  queueRecordsMoves?: boolean;
+}
+
 /** Horizon's records as a recorder of a worker's runs; `hooks` start and stop with each run. */
-export function horizonWorkerRecorder(horizon: HorizonRecorder, hooks: HorizonRunHooks = {}): RecorderFactory {
+export function horizonWorkerRecorder(
+  horizon: HorizonRecorder,
+  hooks: HorizonRunHooks = {},
+  options: HorizonRecordOptions = {},
+): RecorderFactory {
   return async ({ warn }) => {
     try {
       await hooks.start?.();
     } catch (error) {
       warn(`not shown on Horizon's dashboard as a supervisor: ${(error as Error)?.message ?? String(error)}`);
     }
-    return new HorizonWorkerRecorder(horizon, warn, hooks);
+    return new HorizonWorkerRecorder(horizon, warn, hooks, options.queueRecordsMoves ?? false);
   };
 }
 
@@ -52,9 +66,12 @@ class HorizonWorkerRecorder implements WorkerRecorder {
     private readonly horizon: HorizonRecorder,
     private readonly warn: (reason: string) => void,
     private readonly hooks: HorizonRunHooks,
+    /** The queue's steps wrote (and write) the records of its moves: see HorizonRecordOptions. */
+    private readonly queueRecordsMoves: boolean,
   ) {}
 
   processing(record: JobRecord): void {
+    if (this.queueRecordsMoves) return;
     const job = record.job;
     // Not timed by the recorder: the worker gives each job's runtime, from when it took it up.
     this.write(this.horizon.reserved(job.queue, reservedOf(job), idOf(record), { timed: false }));
@@ -83,11 +100,11 @@ class HorizonWorkerRecorder implements WorkerRecorder {
         return;
       }
       case 'released':
-        this.write(this.horizon.released(queue, reservedOf(job), idOf(record)));
+        if (!this.queueRecordsMoves) this.write(this.horizon.released(queue, reservedOf(job), idOf(record)));
         return;
       case 'given-back':
         // Back on the queue as it was pushed, its attempt not spent.
-        this.write(this.horizon.released(queue, job.raw, idOf(record)));
+        if (!this.queueRecordsMoves) this.write(this.horizon.released(queue, job.raw, idOf(record)));
         return;
       default:
         // Timed out (or its end not reached): still reserved, it comes back through a migration.
@@ -123,9 +140,9 @@ class HorizonWorkerRecorder implements WorkerRecorder {
   }
 }
 
-/** A Horizon record's id: the uuid, else the id (Horizon's JobPayload::id). */
+/** A Horizon record's id: Horizon's JobPayload::id(), uuid ?? id as PHP prints it (a string uuid is read without a parse). */
 function idOf(record: JobRecord): string {
-  return record.job.uuid ?? record.job.id;
+  return record.job.uuid ?? horizonFactsOf(record.job.fields).id;
 }
 
 /**

@@ -9,7 +9,7 @@
  */
 import type { Redis } from 'ioredis';
 import { keyPrefixOf, registerSteps, runStep, type RedisClient } from './scripts.js';
-import { RedisJob } from './RedisJob.js';
+import { RedisJob, type ReservedFields } from './RedisJob.js';
 import { encodeString } from '../laravel/json.js';
 import { BookkeepingError, whileBusy } from './busy.js';
 import type { Queue, QueuedJob, ThreadRenewal, WatchedClient } from '../queue/contract.js';
@@ -47,6 +47,24 @@ export interface RedisQueueOptions {
    * send them back, so a queue without it pays nothing.
    */
   onMigrated?: (queue: string, payloads: string[]) => void;
+  /**
+   * Horizon's records of the queue's own moves, written by its steps in the same round trip:
+   * a job reserved (JobReserved), released or given back (JobReleased), or moved back by a
+   * migration (JobsMigrated). In the step they cost no call of their own and no second send of
+   * the payload, and they land in order with the moves (a job released, then reserved again at
+   * once, is never left pending by a record that came late).
+   */
+  horizon?: QueueHorizonRecords;
+}
+
+/** Where and when the queue's steps write Horizon's records (see RedisQueueOptions.horizon). */
+export interface QueueHorizonRecords {
+  /** Horizon's prefix: its keys, on this queue's Redis, carry it and no app prefix. */
+  readonly prefix: string;
+  /** Now as PHP's microtime(true) prints it: the records' time. */
+  now(): string;
+  /** The key of a job's record, from its envelope: the prefix and Horizon's id (uuid ?? id, as PHP prints it). */
+  keyOf(fields: ReservedFields): string;
 }
 
 /** Whether a name holds a non-empty `{…}` hash tag (Redis Cluster hashes only that part). */
@@ -85,6 +103,7 @@ export class RedisQueue implements Queue<RedisJob> {
   private readonly reserveBytes: number;
   private readonly hashTags: boolean;
   private readonly onMigrated: ((queue: string, payloads: string[]) => void) | undefined;
+  readonly horizon: QueueHorizonRecords | undefined;
   /**
    * The jobs this worker holds: those it last renewed and those reserved since, less the ones it
    * deleted, released or gave back. A reserve that finds one of them come back (its reservation
@@ -116,6 +135,7 @@ export class RedisQueue implements Queue<RedisJob> {
     this.reserveBytes = options.reserveBytes ?? RESERVE_BYTES;
     this.hashTags = options.hashTags ?? (client as { isCluster?: boolean }).isCluster === true;
     this.onMigrated = options.onMigrated;
+    this.horizon = options.horizon;
   }
 
   /** The list key of a queue, before the client's prefix: `queues:NAME` (`queues:{NAME}` on a cluster). */
@@ -226,6 +246,7 @@ export class RedisQueue implements Queue<RedisJob> {
         this.migrationBatchSize,
         this.reserveBytes,
         migrate && this.onMigrated ? 1 : 0,
+        ...(this.horizon ? [this.horizon.prefix, this.horizon.now()] : []),
       ],
       true,
     );
@@ -307,7 +328,9 @@ export class RedisQueue implements Queue<RedisJob> {
     this.letGo(job);
     const key = this.key(job.queue);
     const at = this.availableAt(delay);
-    await whileBusy(() => runStep(this.client, 'lqbRelease', [`${key}:delayed`, `${key}:reserved`], [job.reservedBytes, at]));
+    await whileBusy(() =>
+      runStep(this.client, 'lqbRelease', [`${key}:delayed`, `${key}:reserved`], [job.reservedBytes, at, ...this.horizonRecord(job)]),
+    );
   }
 
   /**
@@ -318,7 +341,19 @@ export class RedisQueue implements Queue<RedisJob> {
     this.letGo(job);
     const key = this.key(job.queue);
     const at = this.availableAt(delay);
-    await whileBusy(() => runStep(this.client, 'lqbGiveBack', [`${key}:delayed`, `${key}:reserved`], [job.reservedBytes, job.raw, at]));
+    await whileBusy(() =>
+      runStep(
+        this.client,
+        'lqbGiveBack',
+        [`${key}:delayed`, `${key}:reserved`],
+        [job.reservedBytes, job.raw, at, ...this.horizonRecord(job)],
+      ),
+    );
+  }
+
+  /** A release's or give-back's last two arguments: the job's Horizon record (keyed as the reserve step keys it) and now; none without Horizon. */
+  private horizonRecord(job: RedisJob): string[] {
+    return this.horizon ? [this.horizon.keyOf(job.fields), this.horizon.now()] : [];
   }
 
   /**

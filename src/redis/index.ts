@@ -1,7 +1,7 @@
 /**
  * Laravel's Redis queue driver: keys, atomic steps, reservations.
  */
-export { RedisQueue, hasHashTag, type RedisQueueOptions, type QueuedJob } from './RedisQueue.js';
+export { RedisQueue, hasHashTag, type RedisQueueOptions, type QueueHorizonRecords, type QueuedJob } from './RedisQueue.js';
 export { cancelDelayed, type CancelOutcome } from './cancel.js';
 export { RedisJob, type ReservedFields } from './RedisJob.js';
 export { connectRedis, type ConnectOptions } from './connect.js';

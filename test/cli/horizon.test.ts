@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { lqb } from '../helpers/processes.js';
 import { REDIS_URL, rawClient, removePrefix } from '../helpers/redis.js';
-import { loadState, readHorizonFixtures } from '../horizon/fixtures.js';
+import { loadState, movedToNow, readHorizonFixtures } from '../horizon/fixtures.js';
 
 const raw = rawClient();
 const label = randomBytes(4).toString('hex');
@@ -30,7 +30,8 @@ afterAll(async () => {
 describe('lqb horizon:snapshot', () => {
   it('stores the metrics snapshot once per lock and trims the lists by the flags', async () => {
     const prefix = `lqb-cli-${label}-horizon:`;
-    await loadState(raw, final, `lqb-cli-${label}-database_`, prefix);
+    // Its lists' times moved to a minute ago: the trims below count from now, and the fixtures aged.
+    await loadState(raw, movedToNow(final, Date.now() / 1000 - 60), `lqb-cli-${label}-database_`, prefix);
     const first = await lqb(['horizon:snapshot', `--horizon-prefix=${prefix}`, '--trim-recent=0', '--trim-pending=0'], env);
     expect(first.stderr).toBe('');
     expect(first.status).toBe(0);

@@ -22,9 +22,15 @@ const horizonPrefix = `${base}horizon:`;
 const raw = rawClient();
 const queueClient = prefixedClient(appPrefix);
 const horizonClient = connectRedis({ url: REDIS_URL });
-const queue = new RedisQueue(queueClient, { defaultQueue: 'default', retryAfter: 90 });
-/** One record per step, as a producer writes; then, for the scenario's second run, batched per turn as a worker writes. */
+let queue = new RedisQueue(queueClient, { defaultQueue: 'default', retryAfter: 90 });
+/**
+ * One record per step, as a producer writes; then, for the scenario's second run, batched per
+ * turn; then, for its third, batched with the queue's own steps writing the records of its
+ * moves (reserved, released, migrated), as a worker on Redis writes them.
+ */
 let recorder = new HorizonRecorder(horizonClient, { prefix: horizonPrefix, connection: 'redis' });
+/** The queue's steps write the records of its moves (the third run). */
+let inStep = false;
 const started = Math.floor(Date.now() / 1000);
 
 afterAll(async () => {
@@ -89,13 +95,16 @@ async function replay(line: FixtureLine): Promise<void> {
       job = (await queue.pop('default'))!;
       expect(job, `step ${line.step}: a job to reserve`).not.toBeNull();
       jobs.set(id, job);
+      if (inStep) return;
       return recorder.reserved('default', job.reserved);
     case 'JobReleased':
       await queue.release(jobs.get(id)!, 0);
+      if (inStep) return;
       return recorder.released('default', jobs.get(id)!.reserved);
     case 'JobsMigrated':
       // Our reserve step migrates before it pops; the worker hears which payloads moved.
       await queue.migrate('default');
+      if (inStep) return;
       return recorder.migrated('default', [jobs.get(id)!.reserved]);
     case 'JobDeleted': {
       const failing = line.step === 13;
@@ -148,11 +157,22 @@ async function expectState(line: FixtureLine): Promise<void> {
   }
 }
 
-for (const batch of [false, true])
-  describe(`HorizonRecorder${batch ? ' (batched, as a worker writes)' : ''}: the fixtures' scenario, event by event`, () => {
+const RUNS = [
+  { batch: false, steps: false, title: '' },
+  { batch: true, steps: false, title: ' (batched, as a worker writes)' },
+  { batch: true, steps: true, title: " (batched, the queue's steps writing the records of its moves, as a worker on Redis writes)" },
+];
+for (const { batch, steps, title } of RUNS)
+  describe(`HorizonRecorder${title}: the fixtures' scenario, event by event`, () => {
     beforeAll(async () => {
       await removePrefix(raw, base);
       recorder = new HorizonRecorder(horizonClient, { prefix: horizonPrefix, connection: 'redis', batch });
+      inStep = steps;
+      queue = new RedisQueue(queueClient, {
+        defaultQueue: 'default',
+        retryAfter: 90,
+        ...(steps ? { horizon: recorder.queueRecords() } : {}),
+      });
       jobs.clear();
       job = undefined;
     });
@@ -188,7 +208,7 @@ describe('HorizonRecorder beyond the fixtures’ scenario', () => {
     ['a time of now', () => Math.floor(Date.now() / 1000) + 0.44851],
     ['a time PHP prints otherwise (before the epoch: no token, sent as arguments)', () => -5.25],
   ] as const)
-    it(`batched, writes what one step per record writes, for every kind of event and ${what}`, async () => {
+    it(`batched, writes what one step per record writes, for every kind of event, several completions of one queue and class, and ${what}`, async () => {
       const payload = (id: string, more: Record<string, unknown> = {}) =>
         JSON.stringify({ uuid: id, id, displayName: 'App\\Jobs\\X', attempts: 1, tags: [], ...more });
       const states: Awaited<ReturnType<typeof stateUnder>>[] = [];
@@ -210,6 +230,13 @@ describe('HorizonRecorder beyond the fixtures’ scenario', () => {
           more.reserved('default', payload('f-1', { tags: ['vip'] })),
           more.deleted('default', payload('f-1', { tags: ['vip'] }), { failing: true, runtimeMs: 4 }),
           more.failed('default', payload('f-1', { tags: ['vip'] }), 'RuntimeException: no'),
+          // Completions after a failure, and several of one queue and class: the batch writes
+          // their lists and metrics together, to the same end as one step each.
+          more.deleted('default', payload('g-1'), { runtimeMs: 0.33 }),
+          more.deleted('default', payload('g-2', { displayName: 'App\\Jobs\\Y' }), { runtimeMs: 2.5 }),
+          more.deleted('default', payload('g-3'), { runtimeMs: 7.125 }),
+          more.deleted('other', payload('g-4', { silenced: true }), { runtimeMs: 10 }),
+          more.deleted('default', payload('g-5'), { runtimeMs: 0.01 }),
           more.released('default', payload('r-1')),
           more.migrated('default', [payload('m-1'), payload('m-2', { displayName: 'Zoë\u0000' })]),
         ]);
@@ -218,6 +245,61 @@ describe('HorizonRecorder beyond the fixtures’ scenario', () => {
       expect(states[0]!.length, 'keys written').toBeGreaterThan(4);
       expect(states[1], 'batched, as one step per record').toEqual(states[0]);
     });
+
+  it("the queue's steps write what the recorder's steps write for reserves, a release, a give-back and a migration", async () => {
+    const run = randomBytes(3).toString('hex');
+    const now = Math.floor(Date.now() / 1000) + 0.5;
+    const clock = () => now;
+    const payload = (id: string, more: Record<string, unknown> = {}) =>
+      JSON.stringify({ uuid: id, id, displayName: 'App\\Jobs\\X', attempts: 0, tags: [], ...more });
+    // Keyed as Horizon's JobPayload::id() reads it: uuid ?? id, as PHP prints it.
+    const pushed = [payload('s-1'), payload('s-2'), payload('s-3', { uuid: null, id: 'plain-3' }), payload('s-4', { uuid: 7, id: 44 })];
+    const states: Awaited<ReturnType<typeof stateUnder>>[] = [];
+    for (const steps of [false, true]) {
+      const app = `${base}moves-${run}-${steps ? 'steps' : 'recorder'}-app:`;
+      const p = `${base}moves-${run}-${steps ? 'steps' : 'recorder'}-hz:`;
+      const client = prefixedClient(app);
+      try {
+        const more = new HorizonRecorder(horizonClient, { prefix: p, clock });
+        const moved: string[] = [];
+        const q = new RedisQueue(client, {
+          retryAfter: 90,
+          ...(steps ? { horizon: more.queueRecords() } : { onMigrated: (_name, payloads) => moved.push(...payloads) }),
+        });
+        for (const job of pushed) {
+          await q.pushRaw(job);
+          await more.pushed('default', job);
+        }
+        const taken = await q.popMany('default', 4);
+        expect(taken.length, 'jobs reserved').toBe(4);
+        if (!steps) for (const job of taken) await more.reserved('default', job.reserved);
+        await q.release(taken[0]!, 0);
+        if (!steps) await more.released('default', taken[0]!.reserved);
+        await q.giveBack(taken[1]!, 0);
+        if (!steps) await more.released('default', taken[1]!.raw);
+        // Both are due at once: the next reserve moves them back (JobsMigrated) and takes one again.
+        const again = await q.popMany('default', 1);
+        expect(again.length, 'jobs reserved again').toBe(1);
+        if (!steps) {
+          await more.migrated('default', moved);
+          await more.reserved('default', again[0]!.reserved);
+        }
+        states.push(await stateUnder(p));
+      } finally {
+        client.disconnect();
+      }
+    }
+    const statuses = Object.fromEntries(
+      states[1]!.filter((k) => k.type === 'hash').map((k) => [k.key, (k.value as Record<string, string>).status]),
+    );
+    expect(statuses, "each job's status after the moves").toEqual({
+      'laravel_horizon:s-1': 'reserved',
+      'laravel_horizon:s-2': 'pending',
+      'laravel_horizon:plain-3': 'reserved',
+      'laravel_horizon:7': 'reserved',
+    });
+    expect(states[1], "the queue's steps, as the recorder's").toEqual(states[0]);
+  });
 
   it('pushedOnce writes what a push and then pushed() write, now and delayed; a second send of it writes nothing', async () => {
     const run = randomBytes(3).toString('hex');

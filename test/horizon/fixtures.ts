@@ -145,6 +145,21 @@ function volatileToken(value: unknown, window: TimeWindow | undefined, at: strin
   return 'VOLATILE';
 }
 
+/**
+ * The keys with their lists' times moved to now: Horizon scores its lists by minus the time a
+ * job got there, so the fixtures' lists, left as they were made, age past any trim setting;
+ * moved, the latest of them is now and the others keep their distance from it.
+ */
+export function movedToNow(keys: FixtureKey[], now = Date.now() / 1000): FixtureKey[] {
+  const times = keys.flatMap((k) => (k.type === 'zset' ? (k.value as [string, number][]).map(([, score]) => -score) : []));
+  const shift = now - Math.max(...times.filter((time) => time > 0));
+  return keys.map((k) =>
+    k.type === 'zset'
+      ? { ...k, value: (k.value as [string, number][]).map(([member, score]) => [member, score < 0 ? score - shift : score]) }
+      : k,
+  );
+}
+
 /** Writes fixture keys into Redis, renamed under our prefixes, with their expiries. */
 export async function loadState(raw: Redis, keys: FixtureKey[], appPrefix: string, horizonPrefix: string): Promise<void> {
   const rename = (name: string) =>

@@ -5,7 +5,13 @@
 -- ARGV[1]  the reserved payload, byte for byte as pop returned it
 -- ARGV[2]  the payload as pushed (its attempts not yet counted up)
 -- ARGV[3]  when it may be taken again (UNIX seconds)
+-- ARGV[4]  the job's Horizon record (its prefix and id), to mark it pending here with the payload
+--          as pushed (JobReleased's fields), in order with the give-back; else '' or absent
+-- ARGV[5]  now as PHP's microtime(true) prints it, for that record
 -- Returns 1.
 redis.call('ZREM', KEYS[2], ARGV[1])
 redis.call('ZADD', KEYS[1], ARGV[3], ARGV[2])
+if ARGV[4] and ARGV[4] ~= '' then
+  redis.call('HMSET', ARGV[4], 'status', 'pending', 'payload', ARGV[2], 'updated_at', ARGV[5])
+end
 return 1

@@ -17,6 +17,11 @@
 -- ARGV[6]  the most jobs to move from each zset; all when not positive
 -- ARGV[7]  the most payload bytes to reserve (the first job is taken whatever its size); none when not positive
 -- ARGV[8]  1 to say which payloads the migrations moved (for Horizon's records), else 0 or absent
+-- ARGV[9]  Horizon's prefix, to write here its records of what this step did, else '' or absent:
+--          each job moved is pending again (JobsMigrated), each job taken reserved (JobReserved),
+--          the fields src/horizon/lua/released.lua and reserved.lua write, in this round trip
+--          and so in order with the moves themselves
+-- ARGV[10] now as PHP's microtime(true) prints it, those records' time
 -- Returns {payload1, reserved1, payload2, reserved2, …}, empty when the queue is; with ARGV[8]
 -- 1, led by how many payloads were moved and those payloads: {n, moved1, …, movedn, payload1, …}.
 -- Redis 3.2 and 4 allow writes after TIME only with effects replication (5+ always use it).
@@ -33,6 +38,39 @@ local byteCap = tonumber(ARGV[7]) or 0
 local moved = nil
 if ARGV[8] == '1' then
   moved = {}
+end
+
+-- Horizon's records, written under its prefix (Horizon's keys carry no app prefix; Horizon runs
+-- on no Redis Cluster, so no key need be declared). A job's record is keyed as Horizon's
+-- JobPayload::id() reads it, uuid ?? id, made a string as PHP makes it; a payload that is not a
+-- JSON object is left without one.
+local horizon = ARGV[9]
+if horizon == '' then
+  horizon = nil
+end
+local function horizonKey(job)
+  local id = job.uuid
+  if id == nil or id == cjson.null then
+    id = job.id
+  end
+  if type(id) == 'number' then
+    if id == math.floor(id) and math.abs(id) < 2 ^ 63 then
+      id = string.format('%d', id)
+    else
+      id = string.format('%.17g', id)
+    end
+  elseif id == true then
+    id = '1'
+  elseif type(id) ~= 'string' then
+    id = ''
+  end
+  return horizon .. id
+end
+local function recordMigrated(payload)
+  local decoded, job = pcall(cjson.decode, payload)
+  if decoded and type(job) == 'table' then
+    redis.call('HMSET', horizonKey(job), 'status', 'pending', 'payload', payload, 'updated_at', ARGV[10])
+  end
 end
 
 local function migrate(from)
@@ -58,9 +96,12 @@ local function migrate(from)
     end
     redis.call('RPUSH', KEYS[4], unpack(tokens))
   end
-  if moved then
-    for i = 1, #due do
+  for i = 1, #due do
+    if moved then
       moved[#moved + 1] = due[i]
+    end
+    if horizon then
+      recordMigrated(due[i])
     end
   end
 end
@@ -97,6 +138,9 @@ for _ = 1, tonumber(ARGV[3]) do
     end
   end
   redis.call('ZADD', KEYS[3], reservedUntil, reserved)
+  if horizon and decoded and type(job) == 'table' then
+    redis.call('HMSET', horizonKey(job), 'status', 'reserved', 'payload', reserved, 'updated_at', ARGV[10], 'reserved_at', ARGV[10])
+  end
   redis.call('LPOP', KEYS[4])
   taken[#taken + 1] = payload
   taken[#taken + 1] = reserved
