@@ -193,7 +193,8 @@ export function buildWorker(parts: WorkerParts): BuiltWorker {
                 horizonWorkerRecorder(
                   horizon.recorder,
                   horizon.hooks(() => worker),
-                  { queueRecordsMoves: queue instanceof RedisQueue },
+                  // Whether the queue's steps write the records of its moves: the queue says.
+                  { queueRecordsMoves: queue instanceof RedisQueue && queue.horizon !== undefined },
                 ),
               ],
             }

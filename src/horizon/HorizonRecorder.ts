@@ -17,6 +17,7 @@ import { phpFloatString, phpRuntimeText, phpTimeString, systemClock, type Clock 
 import {
   horizonFacts,
   horizonFactsOf,
+  horizonIdOf,
   orderedUuid,
   retryPayload,
   withHorizonAdditions,
@@ -223,7 +224,7 @@ export class HorizonRecorder {
    * as this recorder stamps its records.
    */
   queueRecords(): QueueHorizonRecords {
-    return { prefix: this.prefix, now: () => this.stamp().now, keyOf: (fields) => this.prefix + horizonFactsOf(fields).id };
+    return { prefix: this.prefix, now: () => this.stamp().now, keyOf: (job) => this.prefix + horizonIdOf(job) };
   }
 
   /** JobReleased: pending again, with the payload as it now waits in the queue. */

@@ -170,6 +170,14 @@ export function horizonFactsOf(decoded: unknown, fallbackId = ''): HorizonFacts 
   };
 }
 
+/**
+ * Horizon's id of a job in hand (JobPayload::id(): uuid ?? id, as PHP prints it): a string uuid
+ * as it was read, else from the envelope's fields (a parse of the payload, once per job).
+ */
+export function horizonIdOf(job: { readonly uuid: string | undefined; readonly fields: unknown }): string {
+  return job.uuid ?? horizonFactsOf(job.fields).id;
+}
+
 /** A JSON object read as PHP's json_decode($json, true) reads it, its keys in order. */
 function decodePhpObject(payload: string): Map<string, JsonValue> {
   const value = asPhpArrays(decodeJson(payload, { numbers: 'php' }));

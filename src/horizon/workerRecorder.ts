@@ -13,7 +13,7 @@ import { RedisJob } from '../redis/RedisJob.js';
 import { exceptionText } from '../worker/errors.js';
 import type { JobRecord, RecorderFactory, WorkerEvent, WorkerRecorder } from '../worker/types.js';
 import type { HorizonRecorder } from './HorizonRecorder.js';
-import { horizonFactsOf, type HorizonFacts } from './payload.js';
+import { horizonFactsOf, horizonIdOf, type HorizonFacts } from './payload.js';
 import { commandOf, decodePayload } from '../laravel/payload.js';
 import type { Encrypter } from '../laravel/encrypter.js';
 import { PhpObject, deref, toJS } from '../php/index.js';
@@ -140,9 +140,9 @@ class HorizonWorkerRecorder implements WorkerRecorder {
   }
 }
 
-/** A Horizon record's id: Horizon's JobPayload::id(), uuid ?? id as PHP prints it (a string uuid is read without a parse). */
+/** A Horizon record's id: Horizon's JobPayload::id() of the job. */
 function idOf(record: JobRecord): string {
-  return record.job.uuid ?? horizonFactsOf(record.job.fields).id;
+  return horizonIdOf(record.job);
 }
 
 /**

@@ -9,7 +9,7 @@
  */
 import type { Redis } from 'ioredis';
 import { keyPrefixOf, registerSteps, runStep, type RedisClient } from './scripts.js';
-import { RedisJob, type ReservedFields } from './RedisJob.js';
+import { RedisJob } from './RedisJob.js';
 import { encodeString } from '../laravel/json.js';
 import { BookkeepingError, whileBusy } from './busy.js';
 import type { Queue, QueuedJob, ThreadRenewal, WatchedClient } from '../queue/contract.js';
@@ -63,8 +63,8 @@ export interface QueueHorizonRecords {
   readonly prefix: string;
   /** Now as PHP's microtime(true) prints it: the records' time. */
   now(): string;
-  /** The key of a job's record, from its envelope: the prefix and Horizon's id (uuid ?? id, as PHP prints it). */
-  keyOf(fields: ReservedFields): string;
+  /** The key of a job's record: the prefix and Horizon's id of the job (uuid ?? id, as PHP prints it). */
+  keyOf(job: RedisJob): string;
 }
 
 /** Whether a name holds a non-empty `{…}` hash tag (Redis Cluster hashes only that part). */
@@ -103,6 +103,7 @@ export class RedisQueue implements Queue<RedisJob> {
   private readonly reserveBytes: number;
   private readonly hashTags: boolean;
   private readonly onMigrated: ((queue: string, payloads: string[]) => void) | undefined;
+  /** Horizon's records its steps write (RedisQueueOptions.horizon), when they write them. */
   readonly horizon: QueueHorizonRecords | undefined;
   /**
    * The jobs this worker holds: those it last renewed and those reserved since, less the ones it
@@ -353,7 +354,7 @@ export class RedisQueue implements Queue<RedisJob> {
 
   /** A release's or give-back's last two arguments: the job's Horizon record (keyed as the reserve step keys it) and now; none without Horizon. */
   private horizonRecord(job: RedisJob): string[] {
-    return this.horizon ? [this.horizon.keyOf(job.fields), this.horizon.now()] : [];
+    return this.horizon ? [this.horizon.keyOf(job), this.horizon.now()] : [];
   }
 
   /**
