@@ -45,7 +45,13 @@ export function readHorizonFixtures(): FixtureLine[] {
  * Every key under the two prefixes, in the fixtures' form, named as the fixtures name them
  * (our prefixes replaced by theirs, in set members too: measured_jobs holds full key names).
  */
-export async function dumpState(raw: Redis, appPrefix: string, horizonPrefix: string): Promise<FixtureKey[]> {
+export async function dumpState(
+  raw: Redis,
+  appPrefix: string,
+  horizonPrefix: string,
+  /** 'at': when each key expires (UNIX seconds), so two states read a second apart compare alike. */
+  expiry: 'left' | 'at' = 'left',
+): Promise<FixtureKey[]> {
   const rename = (name: string) =>
     name.startsWith(appPrefix)
       ? FIXTURE_APP_PREFIX + name.slice(appPrefix.length)
@@ -67,7 +73,8 @@ export async function dumpState(raw: Redis, appPrefix: string, horizonPrefix: st
       for (let i = 0; i < flat.length; i += 2) pairs.push([flat[i]!, Number(flat[i + 1])]);
       value = pairs;
     } else value = await raw.get(key);
-    out.push({ key: rename(key), type, value, ttl: await raw.ttl(key) });
+    const ttl = expiry === 'at' ? Math.max(-2, Number(await raw.call('EXPIRETIME', key))) : await raw.ttl(key);
+    out.push({ key: rename(key), type, value, ttl });
   }
   return out.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 }
