@@ -1,14 +1,15 @@
 /**
  * What Horizon's records cost Redis, per job: Redis's own time in its scripts (INFO
- * commandstats, EVALSHA's microseconds), which no other client's load or this machine's
+ * commandstats, EVALSHA's and ZREM's microseconds), which no other client's load or this machine's
  * scheduling blurs the way it blurs a process's CPU. A worker's Node CPU follows Redis's: on a
  * machine whose cores Redis and Node share, every microsecond Redis spends on a job is one the
  * worker waits through in smaller, costlier turns (bench/horizon.ts shows the whole).
  *
  * For JOBS jobs laid out and recorded pending as Horizon's queue pushes them, BATCH at a time:
  * - the reserve step, without Horizon and with its JobReserved records written in the step;
- * - their completions (JobDeleted, with the metrics), one step a job as a producer-side caller
- *   writes them, and batched as a worker writes them (one call for a turn's completions).
+ * - their deletes: without Horizon (one ZREM a turn); then each turn's completions (JobDeleted,
+ *   with the metrics) batched by the recorder (one call a turn); and with the completions
+ *   written in the delete's own step, as a worker writes them.
  * Each a median of RUNS rounds, on a prefix of its own.
  *
  *   npx tsx bench/horizon-redis.ts            JOBS=20000 BATCH=8 RUNS=5
@@ -28,10 +29,11 @@ const URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 const raw = new Redis(URL);
 
-/** Microseconds Redis has spent in EVALSHA since the last reset. */
+/** Microseconds Redis has spent in EVALSHA and ZREM (a delete without Horizon) since the last reset. */
 async function scriptMicros(): Promise<number> {
   const stats = await raw.info('commandstats');
-  return Number(/cmdstat_evalsha:calls=\d+,usec=(\d+)/.exec(stats)?.[1] ?? 0);
+  const usec = (command: string) => Number(new RegExp(`cmdstat_${command}:calls=\\d+,usec=(\\d+)`).exec(stats)?.[1] ?? 0);
+  return usec('evalsha') + usec('zrem');
 }
 
 async function timed(work: () => Promise<void>): Promise<number> {
@@ -43,8 +45,10 @@ async function timed(work: () => Promise<void>): Promise<number> {
 interface Round {
   reservePlain: number;
   reserveRecorded: number;
-  completedEach: number;
-  completedBatched: number;
+  deletePlain: number;
+  /** The deletes alone (ZREM), then the recorder's batched completions of the same jobs. */
+  deleteThenBatch: number;
+  deleteRecorded: number;
 }
 
 /** JOBS Horizon payloads pushed and recorded pending, on a fresh prefix. */
@@ -75,26 +79,37 @@ async function reserveAll(queue: RedisQueue): Promise<RedisJob[]> {
   }
 }
 
-/** Each job's completion, BATCH in one turn, through `recorder`. */
-async function completeAll(recorder: HorizonRecorder, jobs: RedisJob[]): Promise<void> {
-  for (let i = 0; i < jobs.length; i += BATCH)
-    await Promise.all(jobs.slice(i, i + BATCH).map((job) => recorder.deleted('default', job.reservedBytes, { runtimeMs: 1.25 })));
+/**
+ * Each job deleted, BATCH in one turn, by `queue` (its completion written in the step when the
+ * queue records), and with `recorder` each turn's completions then written by it, batched.
+ */
+async function deleteAll(queue: RedisQueue, jobs: RedisJob[], recorder?: HorizonRecorder): Promise<void> {
+  for (let i = 0; i < jobs.length; i += BATCH) {
+    const turn = jobs.slice(i, i + BATCH);
+    await Promise.all(turn.map((job) => queue.deleteReserved(job, { runtimeMs: 1.25 })));
+    if (recorder) await Promise.all(turn.map((job) => recorder.deleted('default', job.reservedBytes, { runtimeMs: 1.25 })));
+  }
 }
 
+/**
+ * plain: no Horizon; batch: the reserve's records in its step, the deletes as they are, then
+ * the recorder's batched completions; step: the reserve's and the deletes' records in their steps.
+ */
 async function round(): Promise<Round> {
   const result = {} as Round;
-  for (const recorded of [false, true]) {
+  for (const mode of ['plain', 'batch', 'step'] as const) {
     const base = `lqb-bench-hzredis-${randomBytes(4).toString('hex')}-`;
     const { queueClient, horizonClient, options, plain } = await seeded(base);
     try {
-      const batched = new HorizonRecorder(horizonClient, { ...options, batch: recorded });
-      const queue = recorded ? new RedisQueue(queueClient, { horizon: batched.queueRecords() }) : plain;
+      const recorder = new HorizonRecorder(horizonClient, { ...options, batch: true });
+      const reserving = mode === 'plain' ? plain : new RedisQueue(queueClient, { horizon: recorder.queueRecords() });
       let jobs: RedisJob[] = [];
-      const reserve = await timed(async () => void (jobs = await reserveAll(queue)));
+      const reserve = await timed(async () => void (jobs = await reserveAll(reserving)));
       if (jobs.length !== JOBS) throw new Error(`reserved ${jobs.length} of ${JOBS} jobs`);
-      const completed = await timed(() => completeAll(batched, jobs));
-      if (recorded) [result.reserveRecorded, result.completedBatched] = [reserve, completed];
-      else [result.reservePlain, result.completedEach] = [reserve, completed];
+      if (mode === 'plain') [result.reservePlain, result.deletePlain] = [reserve, await timed(() => deleteAll(plain, jobs))];
+      else if (mode === 'batch')
+        [result.reserveRecorded, result.deleteThenBatch] = [reserve, await timed(() => deleteAll(plain, jobs, recorder))];
+      else result.deleteRecorded = await timed(() => deleteAll(reserving, jobs));
     } finally {
       queueClient.disconnect();
       horizonClient.disconnect();
@@ -115,5 +130,6 @@ console.log('| step | Redis µs/job |');
 console.log('|---|---:|');
 console.log(`| reserve, without Horizon | ${of('reservePlain')} |`);
 console.log(`| reserve, with JobReserved's records in the step | ${of('reserveRecorded')} |`);
-console.log(`| completions (JobDeleted), one step each | ${of('completedEach')} |`);
-console.log(`| completions, batched as a worker writes them | ${of('completedBatched')} |`);
+console.log(`| deletes, without Horizon | ${of('deletePlain')} |`);
+console.log(`| deletes, then their completions (JobDeleted) batched by the recorder | ${of('deleteThenBatch')} |`);
+console.log(`| deletes with their completions in the step (a worker's) | ${of('deleteRecorded')} |`);

@@ -194,7 +194,7 @@ export function buildWorker(parts: WorkerParts): BuiltWorker {
                   horizon.recorder,
                   horizon.hooks(() => worker),
                   // Whether the queue's steps write the records of its moves: the queue says.
-                  { queueRecordsMoves: queue instanceof RedisQueue && queue.horizon !== undefined },
+                  { queueRecords: queue instanceof RedisQueue && queue.horizon !== undefined },
                 ),
               ],
             }

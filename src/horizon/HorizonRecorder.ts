@@ -12,11 +12,13 @@ import { decodePayload } from '../laravel/payload.js';
 import { encodeJson, type JsonValue } from '../laravel/json.js';
 import { PhpObject, deref, type PhpValue } from '../php/index.js';
 import { keyPrefixOf, type RedisClient } from '../redis/scripts.js';
-import type { QueueHorizonRecords } from '../redis/RedisQueue.js';
+import { whileBusy } from '../redis/busy.js';
+import type { QueueDelete, QueueHorizonRecords } from '../redis/RedisQueue.js';
 import { phpFloatString, phpRuntimeText, phpTimeString, systemClock, type Clock } from './clock.js';
 import {
   horizonFacts,
   horizonFactsOf,
+  horizonFactsOfJob,
   horizonIdOf,
   orderedUuid,
   retryPayload,
@@ -24,7 +26,16 @@ import {
   type BuiltEnvelope,
   type HorizonFacts,
 } from './payload.js';
-import { HorizonBatch, PLAIN_NUMBER, runHorizonStep, runPushedOnce, type HorizonStamp } from './steps.js';
+import {
+  HorizonBatch,
+  HorizonEvents,
+  PLAIN_NUMBER,
+  runHorizonEvents,
+  runHorizonStep,
+  runPushedOnce,
+  type BatchedCompletion,
+  type HorizonStamp,
+} from './steps.js';
 import { horizonTags, horizonType, underlyingClass } from './tags.js';
 
 /** Horizon's `trim` settings, in minutes: how long each kind of record lives. */
@@ -109,6 +120,7 @@ export class HorizonRecorder {
   /** Horizon's Stopwatch: when each job this process reserved was reserved, in ms, by id. */
   private readonly started = new Map<string, number>();
   private readonly batch: HorizonBatch | undefined;
+  private recordError: ((error: unknown) => void) | undefined;
   private expiries: { at: number; completedAt: string; monitoredAt: string; tail: string | undefined } = {
     at: NaN,
     completedAt: '',
@@ -224,7 +236,65 @@ export class HorizonRecorder {
    * as this recorder stamps its records.
    */
   queueRecords(): QueueHorizonRecords {
-    return { prefix: this.prefix, now: () => this.stamp().now, keyOf: (job) => this.prefix + horizonIdOf(job) };
+    return {
+      prefix: this.prefix,
+      now: () => this.stamp().now,
+      keyOf: (job) => this.prefix + horizonIdOf(job),
+      deleteReserved: (client, key, members, deletes) => this.deletedInStep(client, key, members, deletes),
+    };
+  }
+
+  /**
+   * A queue's deletes of one turn and JobDeleted's records of them, in one batch step on the
+   * queue's client: each job's completion is written only if its ZREM removed it (a job a
+   * migration took back is not complete). A job deleted to be failed is only removed: its
+   * records (deleted as failing, then failed) are the recorder's, written with the failure.
+   * Should the step fail (a Redis out of memory refuses a script that writes), the deletes are
+   * made by a ZREM alone, which such a Redis takes, and the records' failure is told to
+   * onRecordError's listener: a job that ran is never left to run again for its records.
+   */
+  private async deletedInStep(
+    client: RedisClient,
+    key: string,
+    members: readonly (string | Buffer)[],
+    deletes: readonly QueueDelete[],
+  ): Promise<void> {
+    const events = new HorizonEvents();
+    events.at(this.stamp());
+    for (const { job, ending } of deletes) {
+      if (ending?.failing) events.deletedOnly(job.reservedBytes);
+      else
+        events.completed(
+          this.completion(job.queue, horizonFactsOfJob(job, job.envelope), ending?.runtimeMs ?? 0, false, job.reservedBytes),
+          job.reservedBytes,
+        );
+    }
+    try {
+      await runHorizonEvents(client, [key], this.prefix, this.connection, events);
+    } catch (error) {
+      await whileBusy(() => client.zrem(key, ...members));
+      this.recordError?.(error);
+    }
+  }
+
+  /** Told when the records a queue writes beside its deletes were not written (the deletes were). */
+  onRecordError(listener: (error: unknown) => void): void {
+    this.recordError = listener;
+  }
+
+  /** A completion as the batch step writes it. */
+  private completion(queue: string, facts: HorizonFacts, runtimeMs: number, failing: boolean, payload: string | Buffer): BatchedCompletion {
+    return {
+      id: facts.id,
+      queue,
+      name: facts.name,
+      runtime: phpRuntimeText(runtimeMs),
+      failing,
+      silenced: facts.silenced,
+      retryOf: facts.retryOf,
+      payload,
+      tags: facts.tags,
+    };
   }
 
   /** JobReleased: pending again, with the payload as it now waits in the queue. */
@@ -265,18 +335,7 @@ export class HorizonRecorder {
     this.started.delete(facts.id);
     const runtime = options.runtimeMs ?? (began === undefined ? 0 : performance.now() - began);
     const stamp = this.stamp();
-    if (this.batch)
-      return this.batch.completed(stamp, {
-        id: facts.id,
-        queue,
-        name: facts.name,
-        runtime: phpRuntimeText(runtime),
-        failing,
-        silenced: facts.silenced,
-        retryOf: facts.retryOf,
-        payload: reservedPayload,
-        tags: facts.tags,
-      });
+    if (this.batch) return this.batch.completed(stamp, this.completion(queue, facts, runtime, failing, reservedPayload));
     const { now, score } = stamp;
     const p = this.prefix;
     const hash = p + facts.id;

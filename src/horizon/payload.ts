@@ -178,6 +178,35 @@ export function horizonIdOf(job: { readonly uuid: string | undefined; readonly f
   return job.uuid ?? horizonFactsOf(job.fields).id;
 }
 
+/**
+ * What Horizon reads from a job in hand's payload: from the envelope the worker decoded to run
+ * the job when what Horizon reads there is as the reserved copy has it (strings and booleans,
+ * which Redis's re-encoding of the payload leaves as they were: only `attempts` differs), else
+ * from a parse of the reserved copy (a second parse of the payload, the job's dearest part).
+ */
+export function horizonFactsOfJob(
+  job: { readonly uuid: string | undefined; readonly fields: unknown },
+  envelope: Record<string, unknown> | undefined,
+): HorizonFacts {
+  return (envelope !== undefined && plainFacts(envelope)) || horizonFactsOf(job.fields, horizonIdOf(job));
+}
+
+/**
+ * horizonFactsOf the envelope when its id, name, tags, silenced and retry_of are strings (a list
+ * of them) and booleans, or absent, which PHP reads as they are; else undefined.
+ */
+function plainFacts(envelope: Record<string, unknown>): HorizonFacts | undefined {
+  const id = envelope.uuid ?? envelope.id;
+  const { displayName, tags, silenced } = envelope;
+  const retryOf = envelope.retry_of;
+  if (typeof id !== 'string') return undefined;
+  if (displayName !== undefined && typeof displayName !== 'string') return undefined;
+  if (tags !== undefined && !(Array.isArray(tags) && tags.every((tag) => typeof tag === 'string'))) return undefined;
+  if (silenced !== undefined && typeof silenced !== 'boolean') return undefined;
+  if (retryOf !== undefined && retryOf !== null && typeof retryOf !== 'string') return undefined;
+  return horizonFactsOf(envelope);
+}
+
 /** A JSON object read as PHP's json_decode($json, true) reads it, its keys in order. */
 function decodePhpObject(payload: string): Map<string, JsonValue> {
   const value = asPhpArrays(decodeJson(payload, { numbers: 'php' }));

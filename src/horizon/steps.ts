@@ -61,8 +61,10 @@ const BATCHED = ['lqbHorizonReserved', 'lqbHorizonReleased', 'lqbHorizonFailed']
  * hold that to what completed.lua writes a job at a time.
  *
  * The events come compact, as most of a call's cost on Node's side is its arguments (each one
- * encoded and written apart): ARGV[1] says the events, one token each (see HorizonBatch), ARGV[2]
+ * encoded and written apart): ARGV[1] says the events, one token each (see HorizonEvents), ARGV[2]
  * is the prefix, ARGV[3] the connection, and the rest are the events' own strings, read in turn.
+ * KEYS[1], when given, is a queue's reserved zset: a queue's deletes come as this step, each
+ * job's ZREM and its completion together (see HorizonRecorder.queueRecords).
  * The keys are made here from the prefix, as the single steps' callers make them: Horizon's
  * records are never on a Redis Cluster (refused there, as Horizon refuses it), so no key need be
  * declared for its slot.
@@ -195,6 +197,12 @@ for op, flags, field in string.gmatch(ARGV[1], '(%u)(%l*)([^%u]*)') do
     local payload = nextArg()
     steps['lqbHorizonReleased']({ p .. id }, { now, payload })
   elseif op == 'C' then
+    -- A delete's completion ('d'): the job leaves the reserved zset first, by its reserved
+    -- payload, and is complete only if it was there (one a migration took back is not).
+    local member = nil
+    if string.find(flags, 'd', 1, true) then
+      member = nextArg()
+    end
     local id = nextArg()
     local retryOf = nil
     if string.find(flags, 'y', 1, true) then
@@ -208,13 +216,17 @@ for op, flags, field in string.gmatch(ARGV[1], '(%u)(%l*)([^%u]*)') do
     end
     local payload = ''
     if tagCount > 0 then
-      payload = nextArg()
+      payload = member or nextArg()
     end
     local tags = {}
     for i = 1, tagCount do
       tags[i] = nextArg()
     end
-    complete(id, string.find(flags, 'f', 1, true) ~= nil, string.find(flags, 's', 1, true) ~= nil, retryOf, runtime, payload, tags)
+    if member == nil or redis.call('ZREM', KEYS[1], member) == 1 then
+      complete(id, string.find(flags, 'f', 1, true) ~= nil, string.find(flags, 's', 1, true) ~= nil, retryOf, runtime, payload, tags)
+    end
+  elseif op == 'Z' then
+    redis.call('ZREM', KEYS[1], nextArg())
   elseif op == 'F' then
     -- A failure moves the job out of the lists its completion put it on: those go first.
     settle()
@@ -308,20 +320,109 @@ export interface BatchedCompletion {
 export const PLAIN_NUMBER = /^[0-9.]+$/;
 
 /**
- * The worker's events of one turn of the event loop, sent as one batch step: a worker running
- * many jobs at once ends many of them together, and one call for all of them costs far less than
- * one each (each command's encoding, write and reply). Each event is a token in one string
- * (`R` reserved, `L` released, `C` completed, `F` failed; `T` a new stamp, `Q` and `N` a new
- * queue and job name for the completions after them) and only the strings that cannot ride in
- * it (ids, payloads, tags, names) as arguments of their own: a completed job sends its id alone.
- * Every event of a batch settles with the batch's one promise.
+ * Events as the batch step reads them: each a token in one string (`R` reserved, `L` released,
+ * `C` completed, `F` failed, `Z` a delete alone; `T` a new stamp, `Q` and `N` a new queue and job
+ * name for the completions after them) and only the strings that cannot ride in it (ids,
+ * payloads, tags, names) as arguments of their own: a completed job sends its id alone.
  */
-export class HorizonBatch {
-  private ops = '';
-  private args: (string | Buffer)[] = [];
+export class HorizonEvents {
+  ops = '';
+  args: (string | Buffer)[] = [];
   private stamp: HorizonStamp | undefined;
   private queue: string | undefined;
   private name: string | undefined;
+
+  /** The stamp of the events that follow, said only when it is new to these events. */
+  at(stamp: HorizonStamp): void {
+    if (stamp === this.stamp) return;
+    this.stamp = stamp;
+    if (stamp.token !== undefined) this.ops += stamp.token;
+    else {
+      this.ops += 'Ta';
+      this.args.push(stamp.now, stamp.score, stamp.completedAt, stamp.monitoredAt);
+    }
+  }
+
+  /** JobReserved of the job whose hash is PREFIX + id. */
+  reserved(id: string, payload: string | Buffer): void {
+    this.ops += 'R';
+    this.args.push(id, payload);
+  }
+
+  /** JobReleased (and each job of a migration). */
+  released(id: string, payload: string | Buffer): void {
+    this.ops += 'L';
+    this.args.push(id, payload);
+  }
+
+  /**
+   * JobDeleted: completed (or, failing, about to be failed). With `member`, the job is first
+   * taken out of the step's reserved zset (KEYS[1]) by it, and is complete only if it was there;
+   * the member is the reserved payload, sent once for both.
+   */
+  completed(job: BatchedCompletion, member?: string | Buffer): void {
+    const args = this.args;
+    if (job.queue !== this.queue) {
+      this.queue = job.queue;
+      this.ops += 'Q';
+      args.push(job.queue);
+    }
+    if (job.name !== this.name) {
+      this.name = job.name;
+      this.ops += 'N';
+      args.push(job.name);
+    }
+    const inline = PLAIN_NUMBER.test(job.runtime);
+    let token = 'C';
+    if (member !== undefined) token += 'd';
+    if (job.failing) token += 'f';
+    if (job.silenced) token += 's';
+    if (job.retryOf !== undefined) token += 'y';
+    token += inline ? job.runtime : 'r';
+    if (job.tags.length > 0) token += `:${job.tags.length}`;
+    this.ops += token;
+    if (member !== undefined) args.push(member);
+    args.push(job.id);
+    if (job.retryOf !== undefined) args.push(job.retryOf);
+    if (!inline) args.push(job.runtime);
+    if (job.tags.length > 0) {
+      if (member === undefined) args.push(job.payload);
+      args.push(...job.tags);
+    }
+  }
+
+  /** JobFailed: the failed step's own arguments (its keys are made from the first, the id). */
+  failed(args: readonly (string | Buffer)[], tagCount: number): void {
+    this.ops += `F${tagCount}`;
+    this.args.push(...args);
+  }
+
+  /** A job out of the step's reserved zset (KEYS[1]), with no record: one deleted to be failed. */
+  deletedOnly(member: string | Buffer): void {
+    this.ops += 'Z';
+    this.args.push(member);
+  }
+}
+
+/** The batch step on `client` with these events; `keys`: the reserved zset its deletes name, if any. */
+export function runHorizonEvents(
+  client: RedisClient,
+  keys: readonly string[],
+  prefix: string,
+  connection: string,
+  events: HorizonEvents,
+): Promise<unknown> {
+  return callCommand(client, 'lqbHorizonBatch', [keys.length, ...keys, events.ops, prefix, connection, ...events.args]);
+}
+
+/**
+ * The worker's events of one turn of the event loop, sent as one batch step: a worker running
+ * many jobs at once ends many of them together, and one call for all of them costs far less than
+ * one each (each command's encoding, write and reply). Every event of a batch settles with the
+ * batch's one promise.
+ */
+export class HorizonBatch {
+  private events = new HorizonEvents();
   private settle: { promise: Promise<void>; resolve: () => void; reject: (error: unknown) => void } | undefined;
   /** A batch is on its way: the next one waits for its reply, gathering what comes meanwhile. */
   private sending = false;
@@ -332,60 +433,31 @@ export class HorizonBatch {
     private readonly connection: string,
   ) {}
 
-  /** JobReserved of the job whose hash is PREFIX + id. */
   reserved(stamp: HorizonStamp, id: string, payload: string | Buffer): Promise<void> {
     const settled = this.open(stamp);
-    this.ops += 'R';
-    this.args.push(id, payload);
+    this.events.reserved(id, payload);
     return settled;
   }
 
-  /** JobReleased (and each job of a migration). */
   released(stamp: HorizonStamp, id: string, payload: string | Buffer): Promise<void> {
     const settled = this.open(stamp);
-    this.ops += 'L';
-    this.args.push(id, payload);
+    this.events.released(id, payload);
     return settled;
   }
 
-  /** JobDeleted: completed (or, failing, about to be failed). */
   completed(stamp: HorizonStamp, job: BatchedCompletion): Promise<void> {
     const settled = this.open(stamp);
-    if (job.queue !== this.queue) {
-      this.queue = job.queue;
-      this.ops += 'Q';
-      this.args.push(job.queue);
-    }
-    if (job.name !== this.name) {
-      this.name = job.name;
-      this.ops += 'N';
-      this.args.push(job.name);
-    }
-    const inline = PLAIN_NUMBER.test(job.runtime);
-    let token = 'C';
-    if (job.failing) token += 'f';
-    if (job.silenced) token += 's';
-    if (job.retryOf !== undefined) token += 'y';
-    token += inline ? job.runtime : 'r';
-    if (job.tags.length > 0) token += `:${job.tags.length}`;
-    this.ops += token;
-    const args = this.args;
-    args.push(job.id);
-    if (job.retryOf !== undefined) args.push(job.retryOf);
-    if (!inline) args.push(job.runtime);
-    if (job.tags.length > 0) args.push(job.payload, ...job.tags);
+    this.events.completed(job);
     return settled;
   }
 
-  /** JobFailed: the failed step's own arguments (its keys are made from the first, the id). */
   failed(stamp: HorizonStamp, args: readonly (string | Buffer)[], tagCount: number): Promise<void> {
     const settled = this.open(stamp);
-    this.ops += `F${tagCount}`;
-    this.args.push(...args);
+    this.events.failed(args, tagCount);
     return settled;
   }
 
-  /** The batch's promise, a flush on the next turn for a new one, and the stamp said when it is new to the batch. */
+  /** The batch's promise, a flush on the next turn for a new one, and the stamp of what follows. */
   private open(stamp: HorizonStamp): Promise<void> {
     if (!this.settle) {
       let resolve!: () => void;
@@ -394,30 +466,18 @@ export class HorizonBatch {
       this.settle = { promise, resolve, reject };
       if (!this.sending) setImmediate(() => void this.flush());
     }
-    if (stamp !== this.stamp) {
-      this.stamp = stamp;
-      if (stamp.token !== undefined) this.ops += stamp.token;
-      else {
-        this.ops += 'Ta';
-        this.args.push(stamp.now, stamp.score, stamp.completedAt, stamp.monitoredAt);
-      }
-    }
+    this.events.at(stamp);
     return this.settle.promise;
   }
 
   private async flush(): Promise<void> {
     const settle = this.settle!;
+    const events = this.events;
     this.sending = true;
-    const ops = this.ops;
-    const args = this.args;
     this.settle = undefined;
-    this.ops = '';
-    this.args = [];
-    this.stamp = undefined;
-    this.queue = undefined;
-    this.name = undefined;
+    this.events = new HorizonEvents();
     try {
-      await callCommand(this.client, 'lqbHorizonBatch', [0, ops, this.prefix, this.connection, ...args]);
+      await runHorizonEvents(this.client, [], this.prefix, this.connection, events);
       settle.resolve();
     } catch (error) {
       settle.reject(error);

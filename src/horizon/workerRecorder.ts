@@ -13,7 +13,7 @@ import { RedisJob } from '../redis/RedisJob.js';
 import { exceptionText } from '../worker/errors.js';
 import type { JobRecord, RecorderFactory, WorkerEvent, WorkerRecorder } from '../worker/types.js';
 import type { HorizonRecorder } from './HorizonRecorder.js';
-import { horizonFactsOf, horizonIdOf, type HorizonFacts } from './payload.js';
+import { horizonFactsOfJob, horizonIdOf, type HorizonFacts } from './payload.js';
 import { commandOf, decodePayload } from '../laravel/payload.js';
 import type { Encrypter } from '../laravel/encrypter.js';
 import { PhpObject, deref, toJS } from '../php/index.js';
@@ -31,11 +31,11 @@ export interface HorizonRunHooks {
 /** How a worker's Horizon records are written beside the recorder's own. */
 export interface HorizonRecordOptions {
   /**
-   * The queue's steps write the records of its own moves (reserved, released, given back,
-   * migrated: a RedisQueue given `horizon`), so this recorder writes only completions and
-   * failures, which follow the queue's delete.
+   * The queue's steps write the records of its own moves and deletes (reserved, released, given
+   * back, migrated, completed: a RedisQueue given `horizon`), so this recorder writes only
+   * failures (the failing delete's records and the failure's), which follow the queue's delete.
    */
-  queueRecordsMoves?: boolean;
+  queueRecords?: boolean;
 }
 
 /** Horizon's records as a recorder of a worker's runs; `hooks` start and stop with each run. */
@@ -50,7 +50,7 @@ export function horizonWorkerRecorder(
     } catch (error) {
       warn(`not shown on Horizon's dashboard as a supervisor: ${(error as Error)?.message ?? String(error)}`);
     }
-    return new HorizonWorkerRecorder(horizon, warn, hooks, options.queueRecordsMoves ?? false);
+    return new HorizonWorkerRecorder(horizon, warn, hooks, options.queueRecords ?? false);
   };
 }
 
@@ -66,12 +66,15 @@ class HorizonWorkerRecorder implements WorkerRecorder {
     private readonly horizon: HorizonRecorder,
     private readonly warn: (reason: string) => void,
     private readonly hooks: HorizonRunHooks,
-    /** The queue's steps wrote (and write) the records of its moves: see HorizonRecordOptions. */
-    private readonly queueRecordsMoves: boolean,
-  ) {}
+    /** The queue's steps wrote (and write) the records of its moves and completions: see HorizonRecordOptions. */
+    private readonly queueRecords: boolean,
+  ) {
+    // The queue's deletes write their records beside them: a failure of those is said as ours.
+    if (queueRecords) horizon.onRecordError((error) => this.failed(error));
+  }
 
   processing(record: JobRecord): void {
-    if (this.queueRecordsMoves) return;
+    if (this.queueRecords) return;
     const job = record.job;
     // Not timed by the recorder: the worker gives each job's runtime, from when it took it up.
     this.write(this.horizon.reserved(job.queue, reservedOf(job), idOf(record), { timed: false }));
@@ -93,18 +96,19 @@ class HorizonWorkerRecorder implements WorkerRecorder {
     switch (event.event) {
       case 'processed':
       case 'deleted': {
-        // Only a job the queue removed is complete: one left reserved at a stop's deadline comes back.
-        if (!record.deleted) return;
+        // Only a job the queue removed is complete: one left reserved at a stop's deadline comes
+        // back. A queue that records writes the completion in its delete's step.
+        if (!record.deleted || this.queueRecords) return;
         const runtimeMs = runtimeOf(record);
         this.write(this.horizon.deleted(queue, reservedOf(job), { facts: factsOf(record), runtimeMs }));
         return;
       }
       case 'released':
-        if (!this.queueRecordsMoves) this.write(this.horizon.released(queue, reservedOf(job), idOf(record)));
+        if (!this.queueRecords) this.write(this.horizon.released(queue, reservedOf(job), idOf(record)));
         return;
       case 'given-back':
         // Back on the queue as it was pushed, its attempt not spent.
-        if (!this.queueRecordsMoves) this.write(this.horizon.released(queue, job.raw, idOf(record)));
+        if (!this.queueRecords) this.write(this.horizon.released(queue, job.raw, idOf(record)));
         return;
       default:
         // Timed out (or its end not reached): still reserved, it comes back through a migration.
@@ -121,6 +125,13 @@ class HorizonWorkerRecorder implements WorkerRecorder {
     }
   }
 
+  /** A record not written: said once, until a write succeeds again. */
+  private failed(error: unknown): void {
+    if (this.failing) return;
+    this.failing = true;
+    this.warn(`Horizon's record of a job was not written: ${(error as Error)?.message ?? String(error)}`);
+  }
+
   /** A write on its way: a failure is said once (until one succeeds again), never the job's. */
   private write(sent: Promise<unknown>): void {
     if (sent === this.last) return;
@@ -129,11 +140,7 @@ class HorizonWorkerRecorder implements WorkerRecorder {
       () => {
         this.failing = false;
       },
-      (error: unknown) => {
-        if (this.failing) return;
-        this.failing = true;
-        this.warn(`Horizon's record of a job was not written: ${(error as Error)?.message ?? String(error)}`);
-      },
+      (error: unknown) => this.failed(error),
     );
     this.inFlight.add(written);
     void written.finally(() => this.inFlight.delete(written));
@@ -154,31 +161,9 @@ function reservedOf(job: JobRecord['job']): string | Buffer {
   return job instanceof RedisJob ? job.reservedBytes : job.raw;
 }
 
-/**
- * What Horizon reads from the payload: from the envelope the worker decoded to run the job when
- * what Horizon reads there is as the reserved copy has it (strings and booleans, which Redis's
- * re-encoding of the payload leaves as they were: only `attempts` differs), else from the
- * worker's parse of the reserved copy (a second parse of the payload, the job's dearest part).
- */
+/** What Horizon reads from the job's payload (see horizonFactsOfJob). */
 function factsOf(record: JobRecord): HorizonFacts {
-  const envelope = record.payload?.envelope;
-  return (envelope !== undefined && plainFacts(envelope)) || horizonFactsOf(record.job.fields, idOf(record));
-}
-
-/**
- * horizonFactsOf the envelope when its id, name, tags, silenced and retry_of are strings (a list
- * of them) and booleans, or absent, which PHP reads as they are; else undefined.
- */
-function plainFacts(envelope: Record<string, unknown>): HorizonFacts | undefined {
-  const id = envelope.uuid ?? envelope.id;
-  const { displayName, tags, silenced } = envelope;
-  const retryOf = envelope.retry_of;
-  if (typeof id !== 'string') return undefined;
-  if (displayName !== undefined && typeof displayName !== 'string') return undefined;
-  if (tags !== undefined && !(Array.isArray(tags) && tags.every((tag) => typeof tag === 'string'))) return undefined;
-  if (silenced !== undefined && typeof silenced !== 'boolean') return undefined;
-  if (retryOf !== undefined && retryOf !== null && typeof retryOf !== 'string') return undefined;
-  return horizonFactsOf(envelope);
+  return horizonFactsOfJob(record.job, record.payload?.envelope);
 }
 
 function runtimeOf(record: JobRecord): number {

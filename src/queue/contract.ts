@@ -62,8 +62,8 @@ export interface ReservedJob {
    * undefined when it could. Redis: a payload its cjson cannot read; the database: never.
    */
   unreadable(): string | undefined;
-  /** Removes the job for good (it ran, or it failed). */
-  delete(): Promise<void>;
+  /** Removes the job for good (it ran, or it failed); `ending` says which, as Laravel's job knows it. */
+  delete(ending?: DeleteEnding): Promise<void>;
   /** Puts the job back to run again after `delay` seconds, this attempt spent. */
   release(delay?: number): Promise<void>;
   /** Undoes the reservation without spending the attempt: for a job left to PHP's workers. */
@@ -73,6 +73,18 @@ export interface ReservedJob {
    * (see Queue.threadRenewal); undefined where the driver's reservations are not renewed so.
    */
   reservation?(): Reservation | undefined;
+}
+
+/**
+ * How a delete ends the job, as Laravel's Job knows it when it fires JobDeleted (which Horizon's
+ * records read): whether it is deleted to be failed (hasFailed(): Job::fail deletes first), and
+ * how long it ran. A queue that writes Horizon's completion in its delete step reads these.
+ */
+export interface DeleteEnding {
+  /** Deleted to be failed: no completion is counted (the failure's records follow). */
+  failing?: boolean;
+  /** How long the job ran, in milliseconds (the worker's timing; 0 when not given). */
+  runtimeMs?: number;
 }
 
 /** A reservation as a renewal names it: Redis's `:reserved` zset and the member the job is held under. */

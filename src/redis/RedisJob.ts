@@ -6,7 +6,7 @@
 import { decodePayload, type DecodedPayload, type JsonObject } from '../laravel/index.js';
 import { readEnvelope } from '../laravel/payload.js';
 import type { RedisQueue } from './RedisQueue.js';
-import type { Reservation, ReservedFields, ReservedJob } from '../queue/contract.js';
+import type { DeleteEnding, Reservation, ReservedFields, ReservedJob } from '../queue/contract.js';
 
 export type { ReservedFields } from '../queue/contract.js';
 
@@ -138,8 +138,8 @@ export class RedisJob implements ReservedJob {
   }
 
   /** Removes the job from `:reserved` for good (the promise its batch of deletes shares). */
-  delete(): Promise<void> {
-    return this.redisQueue.deleteReserved(this);
+  delete(ending?: DeleteEnding): Promise<void> {
+    return this.redisQueue.deleteReserved(this, ending);
   }
 
   /** Gives the job back as it was pushed, without spending this attempt (see RedisQueue.giveBack). */

@@ -12,7 +12,7 @@ import { keyPrefixOf, registerSteps, runStep, type RedisClient } from './scripts
 import { RedisJob } from './RedisJob.js';
 import { encodeString } from '../laravel/json.js';
 import { BookkeepingError, whileBusy } from './busy.js';
-import type { Queue, QueuedJob, ThreadRenewal, WatchedClient } from '../queue/contract.js';
+import type { DeleteEnding, Queue, QueuedJob, ThreadRenewal, WatchedClient } from '../queue/contract.js';
 import { threadRenewalFor } from './threadRenewal.js';
 import { Slots } from '../internal/slots.js';
 
@@ -65,6 +65,19 @@ export interface QueueHorizonRecords {
   now(): string;
   /** The key of a job's record: the prefix and Horizon's id of the job (uuid ?? id, as PHP prints it). */
   keyOf(job: RedisJob): string;
+  /**
+   * The deletes of one turn on the queue's client: the `members` out of the reserved zset `key`
+   * and, in the same write, JobDeleted's records (completed, its metrics) of each job not
+   * deleted to be failed (a failing one's records follow with its failure's). Rejects when the
+   * delete failed; records not written are the recorder's to tell.
+   */
+  deleteReserved(client: RedisClient, key: string, members: readonly (string | Buffer)[], deletes: readonly QueueDelete[]): Promise<void>;
+}
+
+/** A delete as the queue's Horizon records read it: the job, and how it ended. */
+export interface QueueDelete {
+  job: RedisJob;
+  ending: DeleteEnding | undefined;
 }
 
 /** Whether a name holds a non-empty `{…}` hash tag (Redis Cluster hashes only that part). */
@@ -117,7 +130,13 @@ export class RedisQueue implements Queue<RedisJob> {
   /** Deletes waiting to go out together, by reserved-zset key. */
   private readonly pendingDeletes = new Map<
     string,
-    { members: (string | Buffer)[]; done: Promise<void>; settle: { resolve: () => void; reject: (error: unknown) => void } }
+    {
+      members: (string | Buffer)[];
+      /** With Horizon's records (see QueueHorizonRecords.deleteReserved): each delete as it came. */
+      deletes: QueueDelete[] | undefined;
+      done: Promise<void>;
+      settle: { resolve: () => void; reject: (error: unknown) => void };
+    }
   >();
   /** BLPOP holds a connection: blocking gets one of its own, made on first need. */
   private blocking: RedisClient | undefined;
@@ -360,9 +379,10 @@ export class RedisQueue implements Queue<RedisJob> {
   /**
    * Removes a reserved job for good (it ran, or it failed). Deletes asked for in the same
    * turn of the event loop go out as one ZREM of all their exact strings: the same effect as
-   * one ZREM each, in fewer round trips when many jobs finish together.
+   * one ZREM each, in fewer round trips when many jobs finish together. With Horizon's records,
+   * the step writes the completions too (see QueueHorizonRecords.deleteReserved).
    */
-  deleteReserved(job: RedisJob): Promise<void> {
+  deleteReserved(job: RedisJob, ending?: DeleteEnding): Promise<void> {
     this.letGo(job);
     const key = this.reservedKey(job.queue);
     let batch = this.pendingDeletes.get(key);
@@ -370,11 +390,12 @@ export class RedisQueue implements Queue<RedisJob> {
       // One promise for the batch, which every job in it is handed: it settles for all alike.
       let settle!: { resolve: () => void; reject: (error: unknown) => void };
       const done = new Promise<void>((resolve, reject) => (settle = { resolve, reject }));
-      batch = { members: [], done, settle };
+      batch = { members: [], deletes: this.horizon ? [] : undefined, done, settle };
       this.pendingDeletes.set(key, batch);
       setImmediate(() => void this.flushDeletes(key));
     }
     batch.members.push(job.reservedBytes);
+    batch.deletes?.push({ job, ending });
     return batch.done;
   }
 
@@ -382,7 +403,9 @@ export class RedisQueue implements Queue<RedisJob> {
     const batch = this.pendingDeletes.get(key)!;
     this.pendingDeletes.delete(key);
     try {
-      await whileBusy(() => this.client.zrem(key, ...batch.members));
+      const { horizon, client } = this;
+      if (horizon && batch.deletes) await horizon.deleteReserved(client, key, batch.members, batch.deletes);
+      else await whileBusy(() => client.zrem(key, ...batch.members));
       batch.settle.resolve();
     } catch (error) {
       // The jobs stay reserved and come back after retry_after: said as bookkeeping, so that a

@@ -155,7 +155,7 @@ export class JobRunner {
         const batched = bookkeeping.recordSuccessfulBatchJob(payload, command);
         if (batched) await batched;
         if (!inHand.deleted) {
-          await job.delete();
+          await job.delete({ runtimeMs: inHand.elapsed() });
           inHand.deleted = true;
         }
       }
@@ -460,7 +460,7 @@ export class JobRunner {
     }
     inHand.failedRecorded = true;
     inHand.deleted = true;
-    await job.delete();
+    await job.delete({ failing: true });
   }
 
   /**
@@ -501,7 +501,7 @@ function runnerActions(runner: JobRunner, parts: RunnerParts): JobActions {
     async delete(inHand) {
       if (inHand.finished) return;
       inHand.deleted = true;
-      await inHand.job.delete();
+      await inHand.job.delete({ runtimeMs: inHand.elapsed() });
     },
     // The handler's cache is Redis's (the rate limiter and RedisLock speak Redis); the database store's is not given.
     get cache() {

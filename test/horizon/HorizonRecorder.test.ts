@@ -11,6 +11,7 @@ import { buildPayload } from '../../src/laravel/index.js';
 import { PhpObject, unserialize } from '../../src/php/index.js';
 import { RedisQueue, connectRedis, type RedisJob } from '../../src/redis/index.js';
 import { HorizonRecorder, type PrepareOptions } from '../../src/horizon/index.js';
+import { horizonIdOf } from '../../src/horizon/payload.js';
 import { REDIS_URL, prefixedClient, rawClient, removePrefix } from '../helpers/redis.js';
 import { runPhpScript } from '../helpers/php.js';
 import { dumpState, masked, readHorizonFixtures, type FixtureLine, type TimeWindow } from './fixtures.js';
@@ -108,8 +109,11 @@ async function replay(line: FixtureLine): Promise<void> {
       return recorder.migrated('default', [jobs.get(id)!.reserved]);
     case 'JobDeleted': {
       const failing = line.step === 13;
-      await queue.deleteReserved(jobs.get(id)!);
-      return recorder.deleted('default', jobs.get(id)!.reserved, { failing, runtimeMs: measuredRuntime(line) });
+      const runtimeMs = measuredRuntime(line);
+      // The queue's delete step writes the completion; a failing delete's records are the recorder's, with the failure.
+      await queue.deleteReserved(jobs.get(id)!, inStep ? { failing, ...(runtimeMs === undefined ? {} : { runtimeMs }) } : undefined);
+      if (inStep && !failing) return;
+      return recorder.deleted('default', jobs.get(id)!.reserved, { failing, runtimeMs });
     }
     case 'JobFailed':
       return recorder.failed('default', jobs.get(id)!.reserved, new Error('CRM rejected user 42'));
@@ -160,7 +164,11 @@ async function expectState(line: FixtureLine): Promise<void> {
 const RUNS = [
   { batch: false, steps: false, title: '' },
   { batch: true, steps: false, title: ' (batched, as a worker writes)' },
-  { batch: true, steps: true, title: " (batched, the queue's steps writing the records of its moves, as a worker on Redis writes)" },
+  {
+    batch: true,
+    steps: true,
+    title: " (batched, the queue's steps writing the records of its moves and deletes, as a worker on Redis writes)",
+  },
 ];
 for (const { batch, steps, title } of RUNS)
   describe(`HorizonRecorder${title}: the fixtures' scenario, event by event`, () => {
@@ -247,7 +255,9 @@ describe('HorizonRecorder beyond the fixtures’ scenario', () => {
           more.released('default', payload('r-1')),
           more.migrated('default', [payload('m-1'), payload('m-2', { displayName: 'Zoë\u0000' })]),
         ]);
-        states.push(await stateUnder(p));
+        // A tag's failed set expires by Redis's clock (EXPIRE, as Horizon's), not the recorder's:
+        // only that it expires is compared, since a second may turn between the two writes.
+        states.push((await stateUnder(p)).map((k) => (k.key.startsWith('laravel_horizon:failed:') ? { ...k, ttl: Math.sign(k.ttl) } : k)));
       }
       expect(states[0]!.length, 'keys written').toBeGreaterThan(4);
       expect(states[1], 'batched, as one step per record').toEqual(states[0]);
@@ -306,6 +316,78 @@ describe('HorizonRecorder beyond the fixtures’ scenario', () => {
       'laravel_horizon:7': 'reserved',
     });
     expect(states[1], "the queue's steps, as the recorder's").toEqual(states[0]);
+  });
+
+  it("the queue's deletes write what the recorder writes for a turn's completions, and remove a failing job for the recorder's records", async () => {
+    const run = randomBytes(3).toString('hex');
+    const now = Math.floor(Date.now() / 1000) + 0.75;
+    const clock = () => now;
+    const payload = (id: string, more: Record<string, unknown> = {}) =>
+      JSON.stringify({ uuid: id, id, displayName: 'App\\Jobs\\X', attempts: 0, tags: [], ...more });
+    const pushed = [
+      payload('d-1'),
+      payload('d-2', { tags: ['vip', 'x'], retry_of: 'old-1' }),
+      payload('d-3', { silenced: true }),
+      payload('d-4', { displayName: 'App\\Jobs\\Y' }),
+      payload('d-5', { tags: ['vip'] }),
+      payload('d-7', { uuid: 7, id: 70 }),
+    ];
+    const endings = [
+      { runtimeMs: 1.5 },
+      { runtimeMs: 2.25 },
+      { runtimeMs: 3 },
+      { runtimeMs: 0.125 },
+      { failing: true },
+      { runtimeMs: 1e21 },
+    ];
+    const states: Awaited<ReturnType<typeof stateUnder>>[] = [];
+    for (const steps of [false, true]) {
+      const app = `${base}deletes-${run}-${steps ? 'steps' : 'recorder'}-app:`;
+      const p = `${base}deletes-${run}-${steps ? 'steps' : 'recorder'}-hz:`;
+      const client = prefixedClient(app);
+      try {
+        const more = new HorizonRecorder(horizonClient, { prefix: p, clock, batch: true });
+        await raw.sadd(`${p}monitoring`, 'vip');
+        await raw.hset(`${p}old-1`, 'retried_by', JSON.stringify([{ id: 'd-2', status: 'pending', retried_at: 1 }]));
+        const q = new RedisQueue(client, { retryAfter: 90, ...(steps ? { horizon: more.queueRecords() } : {}) });
+        for (const job of pushed) {
+          await q.pushRaw(job);
+          await more.pushed('default', job);
+        }
+        const taken = await q.popMany('default', pushed.length);
+        expect(
+          taken.map((job) => horizonIdOf(job)),
+          'jobs reserved, in order',
+        ).toEqual(['d-1', 'd-2', 'd-3', 'd-4', 'd-5', '7']);
+        if (!steps) for (const job of taken) await more.reserved('default', job.reserved);
+        // One turn: the queue sends the deletes as one step.
+        await Promise.all(taken.map((job, i) => q.deleteReserved(job, endings[i])));
+        for (const [i, job] of taken.entries()) {
+          const ending = endings[i]!;
+          // The failing delete's records are the recorder's either way (the worker writes them with the failure).
+          if (ending.failing) await more.deleted('default', job.reserved, { failing: true });
+          else if (!steps) await more.deleted('default', job.reserved, { runtimeMs: ending.runtimeMs });
+        }
+        expect(await client.zcard('queues:default:reserved'), 'jobs left reserved').toBe(0);
+        states.push(await stateUnder(p));
+      } finally {
+        client.disconnect();
+      }
+    }
+    const statuses = Object.fromEntries(
+      states[1]!
+        .filter((k) => k.type === 'hash' && (k.value as Record<string, string>).status !== undefined)
+        .map((k) => [k.key, (k.value as Record<string, string>).status]),
+    );
+    expect(statuses, "each job's status after the deletes").toEqual({
+      'laravel_horizon:d-1': 'completed',
+      'laravel_horizon:d-2': 'completed',
+      'laravel_horizon:d-3': 'completed',
+      'laravel_horizon:d-4': 'completed',
+      'laravel_horizon:d-5': 'completed',
+      'laravel_horizon:7': 'completed',
+    });
+    expect(states[1], "the queue's delete step, as the recorder's steps").toEqual(states[0]);
   });
 
   it('pushedOnce writes what a push and then pushed() write, now and delayed; a second send of it writes nothing', async () => {
