@@ -17,6 +17,7 @@ export class RedisJob implements ReservedJob {
   #fields: ReservedFields | undefined;
   #reserved: string | undefined;
   #leadingUuid: string | null | undefined;
+  #firstAttempt: boolean | undefined;
   /** @internal Its place among the jobs its queue holds (see RedisQueue's `held`), or -1. */
   heldAt = -1;
 
@@ -112,10 +113,8 @@ export class RedisJob implements ReservedJob {
    * parsing it; false when it cannot tell.
    */
   get firstAttempt(): boolean {
-    const raw = this.raw;
-    if (LARAVEL_FIRST_ATTEMPT.test(raw.slice(-64))) return true;
-    // Horizon's additions end in a string: only then is the longer tail worth reading.
-    return raw.endsWith('"}') && HORIZON_FIRST_ATTEMPT.test(raw.slice(-HORIZON_TAIL));
+    // Asked by the queue and the worker alike: read once.
+    return (this.#firstAttempt ??= firstAttemptOf(this.raw));
   }
 
   /**
@@ -166,8 +165,20 @@ const LARAVEL_FIRST_ATTEMPT = /"attempts":0(,"delay":[^,{}[\]]*)?\}\s*$/;
  * job is judged as a retried one is, which costs a parse and changes nothing else.
  */
 const HORIZON_FIRST_ATTEMPT =
-  /"attempts":0(?:,"delay":[^,{}[\]]*)?(?:,"type":"[a-z]+","tags":\[(?:"(?:[^"\\]|\\.)*"(?:,"(?:[^"\\]|\\.)*")*)?\],"silenced":(?:true|false),"pushedAt":"[0-9.E+-]+")?(?:,"retry_of":"[^"\\]*")?\}\s*$/;
+  /"attempts":0(?:,"delay":[^,{}[\]]*)?(?:,"type":"[a-z]+","tags":\[(?:"(?:[^"\\]|\\.)*"(?:,"(?:[^"\\]|\\.)*")*)?\],"silenced":(?:true|false),"pushedAt":"[0-9.E+-]+")?(?:,"retry_of":"[^"\\]*")?\}\s*$/y;
 const HORIZON_TAIL = 1024;
+
+/** RedisJob.firstAttempt of a payload as pushed. */
+function firstAttemptOf(raw: string): boolean {
+  if (LARAVEL_FIRST_ATTEMPT.test(raw.slice(-64))) return true;
+  // Horizon's additions end in a string: only then is the longer tail worth reading, from the
+  // last `"attempts":` on (no string holds those quotes unescaped, and no key after it is attempts).
+  if (!raw.endsWith('"}')) return false;
+  const at = raw.lastIndexOf('"attempts":');
+  if (at < 0 || at < raw.length - HORIZON_TAIL) return false;
+  HORIZON_FIRST_ATTEMPT.lastIndex = at;
+  return HORIZON_FIRST_ATTEMPT.test(raw);
+}
 
 const UUID_OPENING = '{"uuid":"';
 

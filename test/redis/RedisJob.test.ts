@@ -79,6 +79,8 @@ describe('RedisJob', () => {
       ["Horizon's retry", `${head}"attempts":0,"retry_of":"00000000-0000-4000-8000-000000000003"}`, true],
       ['Horizon, released once', horizon('"a"', 1), false],
       ['Horizon, tags past the tail read', horizon(Array.from({ length: 80 }, (_, i) => `"tag-number-${i}"`).join(',')), false],
+      ['Horizon, a tag naming attempts', horizon('"\\"attempts\\":0"'), true],
+      ['Horizon, retried, attempts 0 nested before', horizon('', 2).replace('"data":{', '"data":{"attempts":0,'), false],
     ];
     for (const [, text] of cases) expect(() => JSON.parse(text), 'each case is JSON').not.toThrow();
     for (const [, text] of cases) await queue.pushRaw(text);
