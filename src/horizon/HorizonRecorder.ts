@@ -249,9 +249,10 @@ export class HorizonRecorder {
    * queue's client: each job's completion is written only if its ZREM removed it (a job a
    * migration took back is not complete). A job deleted to be failed is only removed: its
    * records (deleted as failing, then failed) are the recorder's, written with the failure.
-   * Should the step fail (a Redis out of memory refuses a script that writes), the deletes are
-   * made by a ZREM alone, which such a Redis takes, and the records' failure is told to
-   * onRecordError's listener: a job that ran is never left to run again for its records.
+   * Should the step fail partway or not run (a record's key of another type, a script Redis
+   * refuses), the deletes are made again by a ZREM alone and the records' failure is told to
+   * onRecordError's listener: a job that ran is never left to run again for its records. (A full
+   * Redis takes the step: its first call is a ZREM, after which Redis lets a script write.)
    */
   private async deletedInStep(
     client: RedisClient,
