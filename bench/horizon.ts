@@ -8,7 +8,10 @@
  * beside it, for the worker, for dispatch, and for a job's whole life (dispatched, then run).
  * The issue's goal is under 15% of per-job CPU.
  * A third mode, layout, runs Horizon's payloads (pushed with `horizon`) by a worker without it,
- * which parts what the payload's layout costs the worker from what the records cost. Each run
+ * which parts what the payload's layout costs the worker from what the records cost. A fourth,
+ * loaded, runs the plain worker with its deletes made to keep Redis busy about as long as
+ * Horizon's records keep it (LOADED_SPIN, Redis's CPU per job printed beside): on a machine where
+ * a worker's CPU follows Redis's, it parts the records' own cost from that of the load. Each run
  * is a process of its own (a process that ran one mode's payloads and code would run the next
  * mode's with V8's code fitted to both), and runs alternate between the modes, so a machine
  * whose speed drifts slows all alike. Redis's own CPU
@@ -123,15 +126,31 @@ function printTop(profile: {
 /**
  * plain: no Horizon; horizon: Horizon's payloads and records; layout: Horizon's payloads (pushed
  * with `horizon`) run by a worker without it, which parts what Horizon's layout of the payload
- * costs the worker from what its records cost.
+ * costs the worker from what its records cost; loaded: a plain worker whose deletes keep Redis
+ * busy about as long as Horizon's records do (LOADED_SPIN turns of a Lua loop a job, then the
+ * ZREM), which parts what the records cost the worker's own code from what any such load on
+ * Redis costs it.
  */
-type Mode = 'plain' | 'layout' | 'horizon';
+type Mode = 'plain' | 'layout' | 'horizon' | 'loaded';
+
+/** Turns of the loaded mode's Lua loop per job deleted: about 14 µs of this machine's Redis, what Horizon's records add. */
+const LOADED_SPIN = Number(process.env.LOADED_SPIN ?? 4000);
+
+/** For the loaded mode: every ZREM of this process (the worker's deletes) made a Lua step that first spins. */
+function loadRedisDeletes(): void {
+  const lua = `local n = 0 for i = 1, ${LOADED_SPIN} * #ARGV do n = n + i end return redis.call('ZREM', KEYS[1], unpack(ARGV))`;
+  type Spinning = Redis & { lqbBenchSpinZrem?: (key: string, ...members: unknown[]) => Promise<number> };
+  Redis.prototype.zrem = function (this: Spinning, key: string, ...members: unknown[]) {
+    if (!this.lqbBenchSpinZrem) this.defineCommand('lqbBenchSpinZrem', { numberOfKeys: 1, lua });
+    return this.lqbBenchSpinZrem!(key, ...members);
+  } as Redis['zrem'];
+}
 
 async function run(mode: Mode, raw: Redis, profile?: string): Promise<Result> {
   const base = `lqb-bench-horizon-${randomBytes(4).toString('hex')}-`;
   const open = (horizon: boolean) =>
     connect({ redis: URL, prefix: `${base}database_`, telemetry: false, horizon: horizon ? { prefix: `${base}horizon:` } : false });
-  const queue = await open(mode !== 'plain');
+  const queue = await open(mode === 'layout' || mode === 'horizon');
   const workers = mode === 'layout' ? await open(false) : queue;
   try {
     // Dispatch is timed as the worker is, over the last JOBS pushes, once the first WARMUP have
@@ -203,10 +222,11 @@ function runChild(mode: Mode): Result {
   return JSON.parse(lines.at(-1)!) as Result;
 }
 
-const MODES = ['plain', 'layout', 'horizon'] as const;
+const MODES = ['plain', 'layout', 'horizon', 'loaded'] as const;
 const child = process.env.HORIZON_BENCH_CHILD as Mode | undefined;
 if (child) {
   const raw = new Redis(URL);
+  if (child === 'loaded') loadRedisDeletes();
   const result = await run(child, raw, process.env.PROFILE);
   raw.disconnect();
   console.log(JSON.stringify(result));
@@ -219,7 +239,7 @@ if (process.env.PROFILE) {
   runChild('horizon');
   process.exit(0);
 }
-const results: Record<Mode, Result[]> = { plain: [], layout: [], horizon: [] };
+const results: Record<Mode, Result[]> = { plain: [], layout: [], horizon: [], loaded: [] };
 for (let i = 0; i < RUNS; i++) {
   // The modes take turns, the order turning each round, so a machine whose speed drifts slows all alike.
   const order = MODES.map((_, m) => MODES[(m + i) % MODES.length]!);
@@ -257,6 +277,9 @@ console.log(
 );
 console.log(
   `| the worker's records alone (against layout) | ${share((r) => r.workerCpu, 'layout')} | ${share((r) => r.workerMain, 'layout')} |`,
+);
+console.log(
+  `| the worker's records, against a plain worker with Redis as loaded (loaded) | ${share((r) => r.workerCpu, 'loaded')} | ${share((r) => r.workerMain, 'loaded')} |`,
 );
 console.log(
   `\nRedis: ${percent(of('horizon', 'workerRedisCpu'), of('plain', 'workerRedisCpu'))} CPU per job with the records; worker jobs/s ${percent(of('horizon', 'workerJobsPerSecond'), of('plain', 'workerJobsPerSecond'))}.`,
