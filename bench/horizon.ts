@@ -143,7 +143,7 @@ function loadRedisDeletes(): void {
   Redis.prototype.zrem = function (this: Spinning, key: string, ...members: unknown[]) {
     if (!this.lqbBenchSpinZrem) this.defineCommand('lqbBenchSpinZrem', { numberOfKeys: 1, lua });
     return this.lqbBenchSpinZrem!(key, ...members);
-  } as Redis['zrem'];
+  };
 }
 
 async function run(mode: Mode, raw: Redis, profile?: string): Promise<Result> {
