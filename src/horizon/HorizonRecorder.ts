@@ -240,7 +240,7 @@ export class HorizonRecorder {
       prefix: this.prefix,
       now: () => this.stamp().now,
       keyOf: (job) => this.prefix + horizonIdOf(job),
-      deleteReserved: (client, key, members, deletes) => this.deletedInStep(client, key, members, deletes),
+      deleteReserved: (client, key, deletes) => this.deletedInStep(client, key, deletes),
     };
   }
 
@@ -254,12 +254,7 @@ export class HorizonRecorder {
    * onRecordError's listener: a job that ran is never left to run again for its records. (A full
    * Redis takes the step: its first call is a ZREM, after which Redis lets a script write.)
    */
-  private async deletedInStep(
-    client: RedisClient,
-    key: string,
-    members: readonly (string | Buffer)[],
-    deletes: readonly QueueDelete[],
-  ): Promise<void> {
+  private async deletedInStep(client: RedisClient, key: string, deletes: readonly QueueDelete[]): Promise<void> {
     const events = new HorizonEvents();
     events.at(this.stamp());
     for (const { job, ending } of deletes) {
@@ -267,13 +262,13 @@ export class HorizonRecorder {
       else
         events.completed(
           this.completion(job.queue, horizonFactsOfJob(job, job.envelope), ending?.runtimeMs ?? 0, false, job.reservedBytes),
-          job.reservedBytes,
+          { removing: true },
         );
     }
     try {
       await runHorizonEvents(client, [key], this.prefix, this.connection, events);
     } catch (error) {
-      await whileBusy(() => client.zrem(key, ...members));
+      await whileBusy(() => client.zrem(key, ...deletes.map(({ job }) => job.reservedBytes)));
       this.recordError?.(error);
     }
   }

@@ -356,11 +356,11 @@ export class HorizonEvents {
   }
 
   /**
-   * JobDeleted: completed (or, failing, about to be failed). With `member`, the job is first
-   * taken out of the step's reserved zset (KEYS[1]) by it, and is complete only if it was there;
-   * the member is the reserved payload, sent once for both.
+   * JobDeleted: completed (or, failing, about to be failed). `removing`: the job is first taken
+   * out of the step's reserved zset (KEYS[1]) by its payload (the reserved one, sent once for
+   * both), and is complete only if it was there.
    */
-  completed(job: BatchedCompletion, member?: string | Buffer): void {
+  completed(job: BatchedCompletion, { removing = false }: { removing?: boolean } = {}): void {
     const args = this.args;
     if (job.queue !== this.queue) {
       this.queue = job.queue;
@@ -374,19 +374,19 @@ export class HorizonEvents {
     }
     const inline = PLAIN_NUMBER.test(job.runtime);
     let token = 'C';
-    if (member !== undefined) token += 'd';
+    if (removing) token += 'd';
     if (job.failing) token += 'f';
     if (job.silenced) token += 's';
     if (job.retryOf !== undefined) token += 'y';
     token += inline ? job.runtime : 'r';
     if (job.tags.length > 0) token += `:${job.tags.length}`;
     this.ops += token;
-    if (member !== undefined) args.push(member);
+    if (removing) args.push(job.payload);
     args.push(job.id);
     if (job.retryOf !== undefined) args.push(job.retryOf);
     if (!inline) args.push(job.runtime);
     if (job.tags.length > 0) {
-      if (member === undefined) args.push(job.payload);
+      if (!removing) args.push(job.payload);
       args.push(...job.tags);
     }
   }

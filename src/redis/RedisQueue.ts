@@ -66,12 +66,12 @@ export interface QueueHorizonRecords {
   /** The key of a job's record: the prefix and Horizon's id of the job (uuid ?? id, as PHP prints it). */
   keyOf(job: RedisJob): string;
   /**
-   * The deletes of one turn on the queue's client: the `members` out of the reserved zset `key`
-   * and, in the same write, JobDeleted's records (completed, its metrics) of each job not
-   * deleted to be failed (a failing one's records follow with its failure's). Rejects when the
-   * delete failed; records not written are the recorder's to tell.
+   * The deletes of one turn on the queue's client, in one step: each job out of the reserved
+   * zset `key` and JobDeleted's records (completed, its metrics) of each one not deleted to be
+   * failed (a failing one's records follow with its failure's). Rejects when the delete failed;
+   * records not written are the recorder's to tell.
    */
-  deleteReserved(client: RedisClient, key: string, members: readonly (string | Buffer)[], deletes: readonly QueueDelete[]): Promise<void>;
+  deleteReserved(client: RedisClient, key: string, deletes: readonly QueueDelete[]): Promise<void>;
 }
 
 /** A delete as the queue's Horizon records read it: the job, and how it ended. */
@@ -404,7 +404,7 @@ export class RedisQueue implements Queue<RedisJob> {
     this.pendingDeletes.delete(key);
     try {
       const { horizon, client } = this;
-      if (horizon && batch.deletes) await horizon.deleteReserved(client, key, batch.members, batch.deletes);
+      if (horizon && batch.deletes) await horizon.deleteReserved(client, key, batch.deletes);
       else await whileBusy(() => client.zrem(key, ...batch.members));
       batch.settle.resolve();
     } catch (error) {
