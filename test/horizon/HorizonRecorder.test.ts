@@ -212,6 +212,41 @@ describe('HorizonRecorder beyond the fixtures’ scenario', () => {
   /** Every key under a prefix, named without it, with its value and when it expires. */
   const stateUnder = (p: string) => dumpState(raw, `${p}\0none`, p, 'at');
 
+  /** A job's payload as these tests push it: a first attempt of App\\Jobs\\X without tags, unless `more` says otherwise. */
+  const jobPayload = (id: string, more: Record<string, unknown> = {}) =>
+    JSON.stringify({ uuid: id, id, displayName: 'App\\Jobs\\X', attempts: 0, tags: [], ...more });
+
+  /** The status of each job's record in a state (hashes without one, the metrics, left out). */
+  const statusesOf = (state: Awaited<ReturnType<typeof stateUnder>>) =>
+    Object.fromEntries(
+      state
+        .filter((k) => k.type === 'hash' && (k.value as Record<string, string>).status !== undefined)
+        .map((k) => [k.key, (k.value as Record<string, string>).status]),
+    );
+
+  /**
+   * The state a scenario leaves written both ways, by the recorder's steps and then by the
+   * queue's (`steps`), each on prefixes of its own: the app's (the queue's client) and Horizon's.
+   */
+  const bothWays = async (
+    label: string,
+    scenario: (steps: boolean, p: string, client: ReturnType<typeof prefixedClient>) => Promise<void>,
+  ) => {
+    const run = randomBytes(3).toString('hex');
+    const states: Awaited<ReturnType<typeof stateUnder>>[] = [];
+    for (const steps of [false, true]) {
+      const name = `${base}${label}-${run}-${steps ? 'steps' : 'recorder'}`;
+      const client = prefixedClient(`${name}-app:`);
+      try {
+        await scenario(steps, `${name}-hz:`, client);
+        states.push(await stateUnder(`${name}-hz:`));
+      } finally {
+        client.disconnect();
+      }
+    }
+    return states as [Awaited<ReturnType<typeof stateUnder>>, Awaited<ReturnType<typeof stateUnder>>];
+  };
+
   for (const [what, clock] of [
     // Fixed for the test: both ways of writing are stamped alike, whenever a second turns between them.
     [
@@ -224,8 +259,7 @@ describe('HorizonRecorder beyond the fixtures’ scenario', () => {
     ['a time PHP prints otherwise (before the epoch: no token, sent as arguments)', () => -5.25],
   ] as const)
     it(`batched, writes what one step per record writes, for every kind of event, several completions of one queue and class, and ${what}`, async () => {
-      const payload = (id: string, more: Record<string, unknown> = {}) =>
-        JSON.stringify({ uuid: id, id, displayName: 'App\\Jobs\\X', attempts: 1, tags: [], ...more });
+      const payload = (id: string, more: Record<string, unknown> = {}) => jobPayload(id, { attempts: 1, ...more });
       const states: Awaited<ReturnType<typeof stateUnder>>[] = [];
       const run = randomBytes(3).toString('hex');
       for (const batch of [false, true]) {
@@ -264,51 +298,42 @@ describe('HorizonRecorder beyond the fixtures’ scenario', () => {
     });
 
   it("the queue's steps write what the recorder's steps write for reserves, a release, a give-back and a migration", async () => {
-    const run = randomBytes(3).toString('hex');
     const now = Math.floor(Date.now() / 1000) + 0.5;
     const clock = () => now;
-    const payload = (id: string, more: Record<string, unknown> = {}) =>
-      JSON.stringify({ uuid: id, id, displayName: 'App\\Jobs\\X', attempts: 0, tags: [], ...more });
     // Keyed as Horizon's JobPayload::id() reads it: uuid ?? id, as PHP prints it.
-    const pushed = [payload('s-1'), payload('s-2'), payload('s-3', { uuid: null, id: 'plain-3' }), payload('s-4', { uuid: 7, id: 44 })];
-    const states: Awaited<ReturnType<typeof stateUnder>>[] = [];
-    for (const steps of [false, true]) {
-      const app = `${base}moves-${run}-${steps ? 'steps' : 'recorder'}-app:`;
-      const p = `${base}moves-${run}-${steps ? 'steps' : 'recorder'}-hz:`;
-      const client = prefixedClient(app);
-      try {
-        const more = new HorizonRecorder(horizonClient, { prefix: p, clock });
-        const moved: string[] = [];
-        const q = new RedisQueue(client, {
-          retryAfter: 90,
-          ...(steps ? { horizon: more.queueRecords() } : { onMigrated: (_name, payloads) => moved.push(...payloads) }),
-        });
-        for (const job of pushed) {
-          await q.pushRaw(job);
-          await more.pushed('default', job);
-        }
-        const taken = await q.popMany('default', 4);
-        expect(taken.length, 'jobs reserved').toBe(4);
-        if (!steps) for (const job of taken) await more.reserved('default', job.reserved);
-        await q.release(taken[0]!, 0);
-        if (!steps) await more.released('default', taken[0]!.reserved);
-        await q.giveBack(taken[1]!, 0);
-        if (!steps) await more.released('default', taken[1]!.raw);
-        // Both are due at once: the next reserve moves them back (JobsMigrated) and takes one again.
-        const again = await q.popMany('default', 1);
-        expect(again.length, 'jobs reserved again').toBe(1);
-        if (!steps) {
-          await more.migrated('default', moved);
-          await more.reserved('default', again[0]!.reserved);
-        }
-        states.push(await stateUnder(p));
-      } finally {
-        client.disconnect();
+    const pushed = [
+      jobPayload('s-1'),
+      jobPayload('s-2'),
+      jobPayload('s-3', { uuid: null, id: 'plain-3' }),
+      jobPayload('s-4', { uuid: 7, id: 44 }),
+    ];
+    const states = await bothWays('moves', async (steps, p, client) => {
+      const more = new HorizonRecorder(horizonClient, { prefix: p, clock });
+      const moved: string[] = [];
+      const q = new RedisQueue(client, {
+        retryAfter: 90,
+        ...(steps ? { horizon: more.queueRecords() } : { onMigrated: (_name, payloads) => moved.push(...payloads) }),
+      });
+      for (const job of pushed) {
+        await q.pushRaw(job);
+        await more.pushed('default', job);
       }
-    }
-    const statuses = Object.fromEntries(
-      states[1]!.filter((k) => k.type === 'hash').map((k) => [k.key, (k.value as Record<string, string>).status]),
-    );
+      const taken = await q.popMany('default', 4);
+      expect(taken.length, 'jobs reserved').toBe(4);
+      if (!steps) for (const job of taken) await more.reserved('default', job.reserved);
+      await q.release(taken[0]!, 0);
+      if (!steps) await more.released('default', taken[0]!.reserved);
+      await q.giveBack(taken[1]!, 0);
+      if (!steps) await more.released('default', taken[1]!.raw);
+      // Both are due at once: the next reserve moves them back (JobsMigrated) and takes one again.
+      const again = await q.popMany('default', 1);
+      expect(again.length, 'jobs reserved again').toBe(1);
+      if (!steps) {
+        await more.migrated('default', moved);
+        await more.reserved('default', again[0]!.reserved);
+      }
+    });
+    const statuses = statusesOf(states[1]);
     expect(statuses, "each job's status after the moves").toEqual({
       'laravel_horizon:s-1': 'reserved',
       'laravel_horizon:s-2': 'pending',
@@ -319,18 +344,15 @@ describe('HorizonRecorder beyond the fixtures’ scenario', () => {
   });
 
   it("the queue's deletes write what the recorder writes for a turn's completions, and remove a failing job for the recorder's records", async () => {
-    const run = randomBytes(3).toString('hex');
     const now = Math.floor(Date.now() / 1000) + 0.75;
     const clock = () => now;
-    const payload = (id: string, more: Record<string, unknown> = {}) =>
-      JSON.stringify({ uuid: id, id, displayName: 'App\\Jobs\\X', attempts: 0, tags: [], ...more });
     const pushed = [
-      payload('d-1'),
-      payload('d-2', { tags: ['vip', 'x'], retry_of: 'old-1' }),
-      payload('d-3', { silenced: true }),
-      payload('d-4', { displayName: 'App\\Jobs\\Y' }),
-      payload('d-5', { tags: ['vip'] }),
-      payload('d-7', { uuid: 7, id: 70 }),
+      jobPayload('d-1'),
+      jobPayload('d-2', { tags: ['vip', 'x'], retry_of: 'old-1' }),
+      jobPayload('d-3', { silenced: true }),
+      jobPayload('d-4', { displayName: 'App\\Jobs\\Y' }),
+      jobPayload('d-5', { tags: ['vip'] }),
+      jobPayload('d-7', { uuid: 7, id: 70 }),
     ];
     const endings = [
       { runtimeMs: 1.5 },
@@ -340,45 +362,32 @@ describe('HorizonRecorder beyond the fixtures’ scenario', () => {
       { failing: true },
       { runtimeMs: 1e21 },
     ];
-    const states: Awaited<ReturnType<typeof stateUnder>>[] = [];
-    for (const steps of [false, true]) {
-      const app = `${base}deletes-${run}-${steps ? 'steps' : 'recorder'}-app:`;
-      const p = `${base}deletes-${run}-${steps ? 'steps' : 'recorder'}-hz:`;
-      const client = prefixedClient(app);
-      try {
-        const more = new HorizonRecorder(horizonClient, { prefix: p, clock, batch: true });
-        await raw.sadd(`${p}monitoring`, 'vip');
-        await raw.hset(`${p}old-1`, 'retried_by', JSON.stringify([{ id: 'd-2', status: 'pending', retried_at: 1 }]));
-        const q = new RedisQueue(client, { retryAfter: 90, ...(steps ? { horizon: more.queueRecords() } : {}) });
-        for (const job of pushed) {
-          await q.pushRaw(job);
-          await more.pushed('default', job);
-        }
-        const taken = await q.popMany('default', pushed.length);
-        expect(
-          taken.map((job) => horizonIdOf(job)),
-          'jobs reserved, in order',
-        ).toEqual(['d-1', 'd-2', 'd-3', 'd-4', 'd-5', '7']);
-        if (!steps) for (const job of taken) await more.reserved('default', job.reserved);
-        // One turn: the queue sends the deletes as one step.
-        await Promise.all(taken.map((job, i) => q.deleteReserved(job, endings[i])));
-        for (const [i, job] of taken.entries()) {
-          const ending = endings[i]!;
-          // The failing delete's records are the recorder's either way (the worker writes them with the failure).
-          if (ending.failing) await more.deleted('default', job.reserved, { failing: true });
-          else if (!steps) await more.deleted('default', job.reserved, { runtimeMs: ending.runtimeMs });
-        }
-        expect(await client.zcard('queues:default:reserved'), 'jobs left reserved').toBe(0);
-        states.push(await stateUnder(p));
-      } finally {
-        client.disconnect();
+    const states = await bothWays('deletes', async (steps, p, client) => {
+      const more = new HorizonRecorder(horizonClient, { prefix: p, clock, batch: true });
+      await raw.sadd(`${p}monitoring`, 'vip');
+      await raw.hset(`${p}old-1`, 'retried_by', JSON.stringify([{ id: 'd-2', status: 'pending', retried_at: 1 }]));
+      const q = new RedisQueue(client, { retryAfter: 90, ...(steps ? { horizon: more.queueRecords() } : {}) });
+      for (const job of pushed) {
+        await q.pushRaw(job);
+        await more.pushed('default', job);
       }
-    }
-    const statuses = Object.fromEntries(
-      states[1]!
-        .filter((k) => k.type === 'hash' && (k.value as Record<string, string>).status !== undefined)
-        .map((k) => [k.key, (k.value as Record<string, string>).status]),
-    );
+      const taken = await q.popMany('default', pushed.length);
+      expect(
+        taken.map((job) => horizonIdOf(job)),
+        'jobs reserved, in order',
+      ).toEqual(['d-1', 'd-2', 'd-3', 'd-4', 'd-5', '7']);
+      if (!steps) for (const job of taken) await more.reserved('default', job.reserved);
+      // One turn: the queue sends the deletes as one step.
+      await Promise.all(taken.map((job, i) => q.deleteReserved(job, endings[i])));
+      for (const [i, job] of taken.entries()) {
+        const ending = endings[i]!;
+        // The failing delete's records are the recorder's either way (the worker writes them with the failure).
+        if (ending.failing) await more.deleted('default', job.reserved, { failing: true });
+        else if (!steps) await more.deleted('default', job.reserved, { runtimeMs: ending.runtimeMs });
+      }
+      expect(await client.zcard('queues:default:reserved'), 'jobs left reserved').toBe(0);
+    });
+    const statuses = statusesOf(states[1]);
     expect(statuses, "each job's status after the deletes").toEqual({
       'laravel_horizon:d-1': 'completed',
       'laravel_horizon:d-2': 'completed',
