@@ -131,8 +131,9 @@ export class RedisQueue implements Queue<RedisJob> {
   private readonly pendingDeletes = new Map<
     string,
     {
+      /** The reserved payloads to ZREM, without Horizon's records. */
       members: (string | Buffer)[];
-      /** With Horizon's records (see QueueHorizonRecords.deleteReserved): each delete as it came. */
+      /** With Horizon's records (see QueueHorizonRecords.deleteReserved): each delete as it came, in place of members. */
       deletes: QueueDelete[] | undefined;
       done: Promise<void>;
       settle: { resolve: () => void; reject: (error: unknown) => void };
@@ -394,8 +395,8 @@ export class RedisQueue implements Queue<RedisJob> {
       this.pendingDeletes.set(key, batch);
       setImmediate(() => void this.flushDeletes(key));
     }
-    batch.members.push(job.reservedBytes);
-    batch.deletes?.push({ job, ending });
+    if (batch.deletes) batch.deletes.push({ job, ending });
+    else batch.members.push(job.reservedBytes);
     return batch.done;
   }
 
