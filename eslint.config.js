@@ -28,7 +28,7 @@ const nodeGlobals = Object.fromEntries(
 );
 
 export default defineConfig(
-  { ignores: ['dist/', 'fixtures/', 'php-fixture-gen/', 'schemas/', '**/*.generated.ts'] },
+  { ignores: ['dist/', 'tmp/', 'fixtures/', 'php-fixture-gen/', 'schemas/', '**/*.generated.ts'] },
   js.configs.recommended,
   tseslint.configs.recommendedTypeChecked,
   {

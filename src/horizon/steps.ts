@@ -83,6 +83,12 @@ local function nextArg()
   return ARGV[a]
 end
 local now, score, completedAt, monitoredAt, queue, name
+-- The keys every completion names, made once a call (and a queue's or a job's metrics once
+-- each time the events name a new one), not once a job.
+local completedList, silencedList = p .. 'completed_jobs', p .. 'silenced_jobs'
+local pendingList, monitoring, monitoredList = p .. 'pending_jobs', p .. 'monitoring', p .. 'monitored_jobs'
+local measuredQueues, measuredJobs = p .. 'measured_queues', p .. 'measured_jobs'
+local queueMetric, jobMetric
 -- Completions (JobDeleted) write what completed.lua writes for each, but the lists and the
 -- metrics, which every completion of a batch touches alike, are written once for all of them:
 -- completed_jobs (or silenced_jobs) gains them in one ZADD, pending_jobs loses them in one
@@ -97,7 +103,8 @@ local function measureLater(key, set, runtime)
     measured[key] = metric
     measuredOrder[#measuredOrder + 1] = key
   end
-  metric.runtimes[#metric.runtimes + 1] = tonumber(runtime)
+  local runtimes = metric.runtimes
+  runtimes[#runtimes + 1] = runtime
 end
 -- In slices, to stay well inside Lua's limit on unpacked arguments.
 local function inSlices(command, key, members, width)
@@ -110,7 +117,7 @@ local function settle()
     inSlices('ZADD', list, listed[list], 200)
   end
   if #unpended > 0 then
-    inSlices('ZREM', p .. 'pending_jobs', unpended, 100)
+    inSlices('ZREM', pendingList, unpended, 100)
   end
   for _, key in ipairs(measuredOrder) do
     local metric = measured[key]
@@ -143,12 +150,13 @@ local function complete(id, failing, silenced, retryOf, runtime, payload, tags)
       redis.call('HMSET', parent, 'retried_by', updated)
     end
   end
-  local list = p .. (silenced and 'silenced_jobs' or 'completed_jobs')
-  if not listed[list] then
-    listed[list] = {}
+  local list = silenced and silencedList or completedList
+  local members = listed[list]
+  if not members then
+    members = {}
+    listed[list] = members
     listedOrder[#listedOrder + 1] = list
   end
-  local members = listed[list]
   members[#members + 1] = score
   members[#members + 1] = id
   unpended[#unpended + 1] = id
@@ -158,17 +166,32 @@ local function complete(id, failing, silenced, retryOf, runtime, payload, tags)
     return
   end
   for i = 1, #tags do
-    if redis.call('SISMEMBER', p .. 'monitoring', tags[i]) == 1 then
-      redis.call('ZADD', p .. 'monitored_jobs', score, id)
+    if redis.call('SISMEMBER', monitoring, tags[i]) == 1 then
+      redis.call('ZADD', monitoredList, score, id)
       redis.call('HMSET', hash, 'id', id, 'connection', connection, 'queue', queue, 'name', name,
         'status', 'completed', 'payload', payload, 'completed_at', now)
       redis.call('EXPIREAT', hash, monitoredAt)
       break
     end
   end
-  measureLater(p .. 'queue:' .. queue, p .. 'measured_queues', runtime)
-  measureLater(p .. 'job:' .. name, p .. 'measured_jobs', runtime)
+  runtime = tonumber(runtime)
+  measureLater(queueMetric, measuredQueues, runtime)
+  measureLater(jobMetric, measuredJobs, runtime)
 end
+-- A completion's flags, read once for each spelling the call has (most calls have one).
+local flagSets = {}
+local function flagsOf(flags)
+  local set = flagSets[flags]
+  if not set then
+    local function has(flag)
+      return string.find(flags, flag, 1, true) ~= nil
+    end
+    set = { removing = has('d'), failing = has('f'), silenced = has('s'), retry = has('y'), runtimeArg = has('r') }
+    flagSets[flags] = set
+  end
+  return set
+end
+local noTags = {}
 for op, flags, field in string.gmatch(ARGV[1], '(%u)(%l*)([^%u]*)') do
   if op == 'T' then
     if flags == 'a' then
@@ -186,8 +209,10 @@ for op, flags, field in string.gmatch(ARGV[1], '(%u)(%l*)([^%u]*)') do
     end
   elseif op == 'Q' then
     queue = nextArg()
+    queueMetric = p .. 'queue:' .. queue
   elseif op == 'N' then
     name = nextArg()
+    jobMetric = p .. 'job:' .. name
   elseif op == 'R' then
     local id = nextArg()
     local payload = nextArg()
@@ -199,31 +224,35 @@ for op, flags, field in string.gmatch(ARGV[1], '(%u)(%l*)([^%u]*)') do
   elseif op == 'C' then
     -- A delete's completion ('d'): the job leaves the reserved zset first, by its reserved
     -- payload, and is complete only if it was there (one a migration took back is not).
+    local set = flagsOf(flags)
     local member = nil
-    if string.find(flags, 'd', 1, true) then
+    if set.removing then
       member = nextArg()
     end
     local id = nextArg()
     local retryOf = nil
-    if string.find(flags, 'y', 1, true) then
+    if set.retry then
       retryOf = nextArg()
     end
+    local runtime, tagCount = field, 0
     local colon = string.find(field, ':', 1, true)
-    local runtime = colon and string.sub(field, 1, colon - 1) or field
-    local tagCount = colon and tonumber(string.sub(field, colon + 1)) or 0
-    if string.find(flags, 'r', 1, true) then
+    if colon then
+      runtime = string.sub(field, 1, colon - 1)
+      tagCount = tonumber(string.sub(field, colon + 1))
+    end
+    if set.runtimeArg then
       runtime = nextArg()
     end
-    local payload = ''
+    local payload, tags = '', noTags
     if tagCount > 0 then
       payload = member or nextArg()
-    end
-    local tags = {}
-    for i = 1, tagCount do
-      tags[i] = nextArg()
+      tags = {}
+      for i = 1, tagCount do
+        tags[i] = nextArg()
+      end
     end
     if member == nil or redis.call('ZREM', KEYS[1], member) == 1 then
-      complete(id, string.find(flags, 'f', 1, true) ~= nil, string.find(flags, 's', 1, true) ~= nil, retryOf, runtime, payload, tags)
+      complete(id, set.failing, set.silenced, retryOf, runtime, payload, tags)
     end
   elseif op == 'Z' then
     redis.call('ZREM', KEYS[1], nextArg())
