@@ -27,7 +27,10 @@
  * JOBS is 100,000 by default: 20,000 no-op jobs are timed in under half a second, shorter than
  * this machine's swings of speed (their shares moved by 20 points between two runs of the bench).
  *
- *   npx tsx bench/horizon.ts            JOBS=100000 WARMUP=20000 RUNS=5 CONCURRENCY=16
+ *   npx tsx bench/horizon.ts            JOBS=100000 WARMUP=20000 RUNS=5 CONCURRENCY=16 HANDLER_US=0
+ *   HANDLER_US=50 npx tsx bench/horizon.ts
+ *       each job's handler busy for 50 µs (the CPU a small real job takes): the share of a job
+ *       whose own work is not nothing, and a worker that Redis no longer holds back
  *   taskset -c 1 redis-server --port 6390 --save '' --daemonize yes
  *   REDIS_URL=redis://127.0.0.1:6390 taskset -c 0 npx tsx bench/horizon.ts
  *       Redis on a core of its own and the worker on the other, as where Redis is another
@@ -52,6 +55,8 @@ const JOBS = Number(process.env.JOBS ?? 100_000);
 const WARMUP = Number(process.env.WARMUP ?? 20_000);
 const RUNS = Number(process.env.RUNS ?? 5);
 const CONCURRENCY = Number(process.env.CONCURRENCY ?? 16);
+/** Microseconds each job's handler keeps the CPU busy (0: a no-op job, the records' worst case). */
+const HANDLER_US = Number(process.env.HANDLER_US ?? 0);
 const URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const CLASS = 'App\\Jobs\\Bridge\\RecordJob';
 
@@ -146,6 +151,12 @@ function loadRedisDeletes(): void {
   };
 }
 
+/** Keeps this thread busy for `micros` µs, as a handler's own work would. */
+function spin(micros: number): void {
+  const until = performance.now() + micros / 1000;
+  while (performance.now() < until);
+}
+
 async function run(mode: Mode, raw: Redis, profile?: string): Promise<Result> {
   const base = `lqb-bench-horizon-${randomBytes(4).toString('hex')}-`;
   const open = (horizon: boolean) =>
@@ -182,6 +193,7 @@ async function run(mode: Mode, raw: Redis, profile?: string): Promise<Result> {
       {
         [CLASS]: async () => {
           if (++handled === WARMUP + 1) await (timed = startClock());
+          if (HANDLER_US > 0) spin(HANDLER_US);
         },
       },
       { stopWhenEmpty: true, sleep: 0, concurrency: CONCURRENCY, failer: false },
@@ -249,7 +261,7 @@ for (let i = 0; i < RUNS; i++) {
 const of = (mode: Mode, field: keyof Result) => median(results[mode].map((r) => r[field]));
 const micros = (value: number) => `${value.toFixed(1)} µs`;
 console.log(
-  `${JOBS} no-op jobs timed after each worker's first ${WARMUP}, concurrency ${CONCURRENCY}, one process per run, ${RUNS} runs per mode, the modes taking turns; medians\n`,
+  `${JOBS} ${HANDLER_US > 0 ? `jobs of ${HANDLER_US} µs each` : 'no-op jobs'} timed after each worker's first ${WARMUP}, concurrency ${CONCURRENCY}, one process per run, ${RUNS} runs per mode, the modes taking turns; medians\n`,
 );
 console.log('| mode | worker jobs/s | worker CPU/job | the kernel’s | main thread | Redis CPU/job | dispatch CPU/job | main thread |');
 console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
