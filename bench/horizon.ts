@@ -16,7 +16,8 @@
  * mode's with V8's code fitted to both), and runs alternate between the modes, so a machine
  * whose speed drifts slows all alike. Redis's own CPU
  * per job is printed too (INFO's used_cpu), noisy on a server others share. For the records
- * alone, without a worker around them, see bench/horizon-records.ts.
+ * alone, without a worker around them, see bench/horizon-records.ts; for what a busy neighbour
+ * core costs any worker on this machine, Horizon or not, bench/horizon-neighbour.ts.
  *
  * Each run's worker is timed once it has warmed up: it runs WARMUP + JOBS jobs, and its CPU (and
  * Redis's) are counted from its handler's call for the (WARMUP + 1)th job, since V8's optimizing
