@@ -238,7 +238,7 @@ for op, flags, field in string.gmatch(ARGV[1], '(%u)(%l*)([^%u]*)') do
     local colon = string.find(field, ':', 1, true)
     if colon then
       runtime = string.sub(field, 1, colon - 1)
-      tagCount = tonumber(string.sub(field, colon + 1))
+      tagCount = tonumber(string.sub(field, colon + 1)) or 0
     end
     if set.runtimeArg then
       runtime = nextArg()
