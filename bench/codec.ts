@@ -26,6 +26,7 @@ import type { Readable, Writable } from 'node:stream';
 import phpSerialize from 'php-serialize';
 import { serialize, unserialize } from '../src/php/index.js';
 import { repeat, warmup } from './timing.js';
+import { median } from './stats.js';
 
 const root = new URL('..', import.meta.url).pathname;
 const ROUNDS = Number(process.env.ROUNDS ?? 15);
@@ -165,11 +166,6 @@ async function runRounds(pairs: Pair[]): Promise<void> {
       p.ratios.push(ours / base);
     }
   }
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
 }
 
 /** The value a quarter and three quarters of the way up. */

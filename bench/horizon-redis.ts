@@ -21,6 +21,7 @@ import { HorizonRecorder } from '../src/horizon/HorizonRecorder.js';
 import { buildPayload } from '../src/laravel/index.js';
 import { bridgeRecordJob } from '../src/cli/demo.js';
 import { dropPrefix } from './scratch.js';
+import { median } from './stats.js';
 
 const JOBS = Number(process.env.JOBS ?? 20_000);
 const BATCH = Number(process.env.BATCH ?? 8);
@@ -123,7 +124,6 @@ const rounds: Round[] = [];
 for (let i = 0; i < RUNS; i++) rounds.push(await round());
 raw.disconnect();
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const of = (field: keyof Round) => median(rounds.map((r) => r[field])).toFixed(1);
 console.log(`Redis's time in scripts per job, ${JOBS} Horizon jobs, ${BATCH} a call, median of ${RUNS} rounds\n`);
 console.log('| step | Redis µs/job |');

@@ -16,8 +16,16 @@
  * mode's with V8's code fitted to both), and runs alternate between the modes, so a machine
  * whose speed drifts slows all alike. Redis's own CPU
  * per job is printed too (INFO's used_cpu), noisy on a server others share. For the records
- * alone, without a worker around them, see bench/horizon-records.ts; for what a busy neighbour
- * core costs any worker on this machine, Horizon or not, bench/horizon-neighbour.ts.
+ * alone, without a worker around them, see bench/horizon-records.ts.
+ *
+ * A fifth mode, neighbour, runs the plain worker beside a process that only spins on Redis's core
+ * (NEIGHBOUR_CORE, 1 by default) at Linux's idle priority (SCHED_IDLE: it runs only when that
+ * core has nothing else, and gives way to Redis at once). The spinner reads and writes no memory
+ * to speak of, so what it costs the worker is the hardware's (a core of the host shared by both
+ * vCPUs, a boost clock that drops when both work), not the worker's code: on such a machine,
+ * Horizon's records, doubling Redis's work on that core, cost the worker more than their code.
+ * BUSY_NEIGHBOUR=1 runs every mode beside the spinner, so that core is as busy in all of them
+ * and the shares are those of the worker's own work, as where Redis is a machine of its own.
  *
  * Each run's worker is timed once it has warmed up: it runs WARMUP + JOBS jobs, and its CPU (and
  * Redis's) are counted from its handler's call for the (WARMUP + 1)th job, since V8's optimizing
@@ -36,13 +44,17 @@
  *   REDIS_URL=redis://127.0.0.1:6390 taskset -c 0 npx tsx bench/horizon.ts
  *       Redis on a core of its own and the worker on the other, as where Redis is another
  *       machine's: Redis's CPU then no longer takes the worker's core
+ *   BUSY_NEIGHBOUR=1 REDIS_URL=redis://127.0.0.1:6390 taskset -c 0 npx tsx bench/horizon.ts
+ *       the same, every run beside the spinner on Redis's core: that core as busy in every mode
+ *   MODES=plain,horizon npx tsx bench/horizon.ts
+ *       only the modes named (plain and horizon among them), in less time
  *   PROFILE=/tmp/hz npx tsx bench/horizon.ts
  *       one run without Horizon and one with it, their worker profiled after its warm-up: V8's
  *       CPU profile (/tmp/hz.plain.cpuprofile, /tmp/hz.horizon.cpuprofile, for Chrome's
  *       DevTools), a sampling heap profile of what it allocates (….heapprofile), and a table of
  *       the functions taking the most CPU
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
@@ -50,6 +62,7 @@ import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { connect } from '../src/index.js';
 import { dropPrefix } from './scratch.js';
+import { median, percentMore, signedPercent } from './stats.js';
 import { mainThreadCpu } from './thread-cpu.mjs';
 
 const JOBS = Number(process.env.JOBS ?? 100_000);
@@ -59,6 +72,9 @@ const CONCURRENCY = Number(process.env.CONCURRENCY ?? 16);
 /** Microseconds each job's handler keeps the CPU busy (0: a no-op job, the records' worst case). */
 const HANDLER_US = Number(process.env.HANDLER_US ?? 0);
 const URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+/** The core the neighbour mode's spinner (and BUSY_NEIGHBOUR's) runs on: Redis's, when it is pinned. */
+const NEIGHBOUR_CORE = process.env.NEIGHBOUR_CORE ?? '1';
+const BUSY_NEIGHBOUR = process.env.BUSY_NEIGHBOUR === '1';
 const CLASS = 'App\\Jobs\\Bridge\\RecordJob';
 
 interface Result {
@@ -135,9 +151,9 @@ function printTop(profile: {
  * costs the worker from what its records cost; loaded: a plain worker whose deletes keep Redis
  * busy about as long as Horizon's records do (LOADED_SPIN turns of a Lua loop a job, then the
  * ZREM), which parts what the records cost the worker's own code from what any such load on
- * Redis costs it.
+ * Redis costs it; neighbour: the plain worker beside an idle-priority spinner on Redis's core.
  */
-type Mode = 'plain' | 'layout' | 'horizon' | 'loaded';
+type Mode = 'plain' | 'layout' | 'horizon' | 'loaded' | 'neighbour';
 
 /** Turns of the loaded mode's Lua loop per job deleted: about 14 µs of this machine's Redis, what Horizon's records add. */
 const LOADED_SPIN = Number(process.env.LOADED_SPIN ?? 4000);
@@ -218,29 +234,44 @@ async function run(mode: Mode, raw: Redis, profile?: string): Promise<Result> {
   }
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-const percent = (more: number, base: number) => `${more >= base ? '+' : ''}${(((more - base) / base) * 100).toFixed(1)}%`;
-
 /**
  * One run of `mode` in a process of its own (this script, HORIZON_BENCH_CHILD=mode, PROFILE as
- * given to this one): its result, after what it printed (a profile's table).
+ * given to this one): its result, after what it printed (a profile's table). The neighbour mode,
+ * and every mode under BUSY_NEIGHBOUR, runs beside the spinner, which lives as long as the run.
  */
 function runChild(mode: Mode): Result {
-  const out = execFileSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url)], {
-    env: { ...process.env, HORIZON_BENCH_CHILD: mode },
-    encoding: 'utf8',
-  });
-  const lines = out.trim().split('\n');
-  if (lines.length > 1) console.log(lines.slice(0, -1).join('\n'));
-  return JSON.parse(lines.at(-1)!) as Result;
+  const spinner = mode === 'neighbour' || BUSY_NEIGHBOUR ? startSpinner() : undefined;
+  try {
+    const out = execFileSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url)], {
+      env: { ...process.env, HORIZON_BENCH_CHILD: mode },
+      encoding: 'utf8',
+    });
+    const lines = out.trim().split('\n');
+    if (lines.length > 1) console.log(lines.slice(0, -1).join('\n'));
+    return JSON.parse(lines.at(-1)!) as Result;
+  } finally {
+    spinner?.kill('SIGKILL');
+  }
 }
 
-const MODES = ['plain', 'layout', 'horizon', 'loaded'] as const;
+/** A process that only spins, on NEIGHBOUR_CORE at idle priority (taskset and chrt, from util-linux). */
+function startSpinner() {
+  return spawn('taskset', ['-c', NEIGHBOUR_CORE, 'chrt', '-i', '0', process.execPath, '-e', 'for (;;) {}'], { stdio: 'ignore' });
+}
+
+/** The modes run, in turn: MODES (comma-separated) or all; the neighbour mode is every mode's lot under BUSY_NEIGHBOUR. */
+const ALL_MODES: Mode[] = ['plain', 'layout', 'horizon', 'loaded', ...(BUSY_NEIGHBOUR ? [] : (['neighbour'] as const))];
+const MODES = process.env.MODES ? (process.env.MODES.split(',') as Mode[]) : ALL_MODES;
+for (const mode of MODES) if (!ALL_MODES.includes(mode)) throw new Error(`MODES names ${mode}, not one of ${ALL_MODES.join(', ')}`);
+for (const needed of ['plain', 'horizon'] as const)
+  if (!MODES.includes(needed))
+    throw new Error(`MODES must hold ${needed}: every share is of horizon against plain or of a mode against plain`);
 const child = process.env.HORIZON_BENCH_CHILD as Mode | undefined;
 if (child) {
   const raw = new Redis(URL);
   if (child === 'loaded') loadRedisDeletes();
-  const result = await run(child, raw, process.env.PROFILE);
+  // The neighbour mode is the plain worker; only what runs beside it differs.
+  const result = await run(child === 'neighbour' ? 'plain' : child, raw, process.env.PROFILE);
   raw.disconnect();
   console.log(JSON.stringify(result));
   process.exit(0);
@@ -252,7 +283,7 @@ if (process.env.PROFILE) {
   runChild('horizon');
   process.exit(0);
 }
-const results: Record<Mode, Result[]> = { plain: [], layout: [], horizon: [], loaded: [] };
+const results: Record<Mode, Result[]> = { plain: [], layout: [], horizon: [], loaded: [], neighbour: [] };
 for (let i = 0; i < RUNS; i++) {
   // The modes take turns, the order turning each round, so a machine whose speed drifts slows all alike.
   const order = MODES.map((_, m) => MODES[(m + i) % MODES.length]!);
@@ -262,7 +293,7 @@ for (let i = 0; i < RUNS; i++) {
 const of = (mode: Mode, field: keyof Result) => median(results[mode].map((r) => r[field]));
 const micros = (value: number) => `${value.toFixed(1)} µs`;
 console.log(
-  `${JOBS} ${HANDLER_US > 0 ? `jobs of ${HANDLER_US} µs each` : 'no-op jobs'} timed after each worker's first ${WARMUP}, concurrency ${CONCURRENCY}, one process per run, ${RUNS} runs per mode, the modes taking turns; medians\n`,
+  `${JOBS} ${HANDLER_US > 0 ? `jobs of ${HANDLER_US} µs each` : 'no-op jobs'} timed after each worker's first ${WARMUP}, concurrency ${CONCURRENCY}, one process per run, ${RUNS} runs per mode, the modes taking turns${BUSY_NEIGHBOUR ? `, every run beside an idle-priority spinner on core ${NEIGHBOUR_CORE}` : ''}; medians\n`,
 );
 console.log('| mode | worker jobs/s | worker CPU/job | the kernel’s | main thread | Redis CPU/job | dispatch CPU/job | main thread |');
 console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
@@ -276,10 +307,9 @@ for (const mode of MODES)
  * (the machine's speed drifts between rounds more than between neighbours), as the median and
  * the range of the rounds' shares. A job's share counts its dispatch and its run together.
  */
-function share(part: (r: Result) => number, than: Mode = 'plain'): string {
-  const shares = results.horizon.map((r, i) => part(r) / part(results[than][i]!) - 1).sort((a, b) => a - b);
-  const pct = (x: number) => `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)}%`;
-  return `${pct(median(shares))} (${pct(shares[0]!)} to ${pct(shares.at(-1)!)})`;
+function share(part: (r: Result) => number, than: Mode = 'plain', mode: Mode = 'horizon'): string {
+  const shares = results[mode].map((r, i) => part(r) / part(results[than][i]!) - 1).sort((a, b) => a - b);
+  return `${signedPercent(median(shares))} (${signedPercent(shares[0]!)} to ${signedPercent(shares.at(-1)!)})`;
 }
 console.log('\n| Horizon’s share, paired by round | process CPU | main thread |');
 console.log('|---|---:|---:|');
@@ -288,12 +318,18 @@ console.log(`| dispatch (lqb dispatch --horizon) | ${share((r) => r.dispatchCpu)
 console.log(
   `| a job, dispatched and run | ${share((r) => r.dispatchCpu + r.workerCpu)} | ${share((r) => r.dispatchMain + r.workerMain)} |`,
 );
+if (MODES.includes('layout'))
+  console.log(
+    `| the worker's records alone (against layout) | ${share((r) => r.workerCpu, 'layout')} | ${share((r) => r.workerMain, 'layout')} |`,
+  );
+if (MODES.includes('loaded'))
+  console.log(
+    `| the worker's records, against a plain worker with Redis as loaded (loaded) | ${share((r) => r.workerCpu, 'loaded')} | ${share((r) => r.workerMain, 'loaded')} |`,
+  );
+if (MODES.includes('neighbour'))
+  console.log(
+    `| no Horizon: a spinner on core ${NEIGHBOUR_CORE} (neighbour against plain) | ${share((r) => r.workerCpu, 'plain', 'neighbour')} | ${share((r) => r.workerMain, 'plain', 'neighbour')} |`,
+  );
 console.log(
-  `| the worker's records alone (against layout) | ${share((r) => r.workerCpu, 'layout')} | ${share((r) => r.workerMain, 'layout')} |`,
-);
-console.log(
-  `| the worker's records, against a plain worker with Redis as loaded (loaded) | ${share((r) => r.workerCpu, 'loaded')} | ${share((r) => r.workerMain, 'loaded')} |`,
-);
-console.log(
-  `\nRedis: ${percent(of('horizon', 'workerRedisCpu'), of('plain', 'workerRedisCpu'))} CPU per job with the records; worker jobs/s ${percent(of('horizon', 'workerJobsPerSecond'), of('plain', 'workerJobsPerSecond'))}.`,
+  `\nRedis: ${percentMore(of('horizon', 'workerRedisCpu'), of('plain', 'workerRedisCpu'))} CPU per job with the records; worker jobs/s ${percentMore(of('horizon', 'workerJobsPerSecond'), of('plain', 'workerJobsPerSecond'))}.`,
 );

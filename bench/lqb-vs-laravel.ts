@@ -28,6 +28,7 @@ import { buildPayload } from '../src/laravel/index.js';
 import { bridgeRecordJob } from '../src/cli/demo.js';
 import { RedisQueue, connectRedis } from '../src/redis/index.js';
 import { dropPrefix } from './scratch.js';
+import { median } from './stats.js';
 
 const JOBS = Number(process.env.JOBS ?? 20_000);
 const RUNS = Number(process.env.RUNS ?? 5);
@@ -119,11 +120,6 @@ function gitName(tree: string): string {
   return execFileSync('git', ['-C', tree, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
 }
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-};
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 
 async function main(): Promise<void> {

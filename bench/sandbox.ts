@@ -23,6 +23,7 @@ import { bridgeRecordJob } from '../src/cli/demo.js';
 import { RedisQueue, connectRedis } from '../src/redis/index.js';
 import { Worker, sandboxedHandlers, type HandlerMap } from '../src/worker/index.js';
 import { dropPrefix } from './scratch.js';
+import { median } from './stats.js';
 
 const JOBS = Number(process.env.JOBS ?? 5_000);
 const WARMUP = Number(process.env.WARMUP ?? 1_000);
@@ -87,7 +88,6 @@ async function main(): Promise<void> {
     await dropPrefix(prefix);
     rmSync(dir, { recursive: true, force: true });
   }
-  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
   const floor = median(cpu.get('in-process, no timeout')!);
   console.log(`${JOBS} no-op jobs per run, concurrency ${CONCURRENCY}, median of ${RUNS} runs (Node ${process.version})\n`);
   console.log('| mode | jobs/s | CPU µs per job | CPU µs per job over the floor |');

@@ -16,6 +16,7 @@ import { bridgeRecordJob } from '../src/cli/demo.js';
 import { RedisQueue, connectRedis } from '../src/redis/index.js';
 import { Worker } from '../src/worker/index.js';
 import type { TelemetryOptions } from '../src/telemetry/index.js';
+import { median } from './stats.js';
 
 const JOBS = Number(process.env.JOBS ?? 20_000);
 const ROUNDS = Number(process.env.ROUNDS ?? 5);
@@ -67,8 +68,6 @@ async function run(telemetry: TelemetryOptions | false | undefined): Promise<num
   await worker.run();
   return JOBS / ((performance.now() - start) / 1000);
 }
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 const results = new Map<string, number[]>(configurations.map(([name]) => [name, []]));
 await run(false); // warm-up

@@ -28,6 +28,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { median } from './stats.js';
 
 const JOBS = Number(process.env.JOBS ?? 40_000);
 const WARMUP = Number(process.env.WARMUP ?? 60_000);
@@ -65,11 +66,6 @@ function runChild(tree: string, mode: Mode): RunResult {
   return JSON.parse(out.trim().split('\n').at(-1)!) as RunResult;
 }
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-};
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 
 async function parent(): Promise<void> {

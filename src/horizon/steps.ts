@@ -178,15 +178,21 @@ local function complete(id, failing, silenced, retryOf, runtime, payload, tags)
   measureLater(queueMetric, measuredQueues, runtime)
   measureLater(jobMetric, measuredJobs, runtime)
 end
+local function hasFlag(flags, flag)
+  return string.find(flags, flag, 1, true) ~= nil
+end
 -- A completion's flags, read once for each spelling the call has (most calls have one).
 local flagSets = {}
 local function flagsOf(flags)
   local set = flagSets[flags]
   if not set then
-    local function has(flag)
-      return string.find(flags, flag, 1, true) ~= nil
-    end
-    set = { removing = has('d'), failing = has('f'), silenced = has('s'), retry = has('y'), runtimeArg = has('r') }
+    set = {
+      removing = hasFlag(flags, 'd'),
+      failing = hasFlag(flags, 'f'),
+      silenced = hasFlag(flags, 's'),
+      retry = hasFlag(flags, 'y'),
+      runtimeArg = hasFlag(flags, 'r'),
+    }
     flagSets[flags] = set
   end
   return set
