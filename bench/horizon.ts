@@ -46,6 +46,11 @@
  *       machine's: Redis's CPU then no longer takes the worker's core
  *   BUSY_NEIGHBOUR=1 REDIS_URL=redis://127.0.0.1:6390 taskset -c 0 npx tsx bench/horizon.ts
  *       the same, every run beside the spinner on Redis's core: that core as busy in every mode
+ *   INSTRUCTIONS=1 MODES=plain,layout,horizon RUNS=2 npx tsx bench/horizon.ts    JOBS=5000 WARMUP=20000
+ *       instructions per job counted by Valgrind's callgrind (apt-get install valgrind), the
+ *       warm-up uncounted: a count this machine's noise does not move (see bench/instructions.ts);
+ *       the main thread's is the worker's own code, the process's adds V8's compiler threads,
+ *       still at work on Horizon's code after 20,000 jobs
  *   MODES=plain,horizon npx tsx bench/horizon.ts
  *       only the modes named (plain and horizon among them), in less time
  *   PROFILE=/tmp/hz npx tsx bench/horizon.ts
@@ -62,10 +67,13 @@ import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { connect } from '../src/index.js';
 import { dropPrefix } from './scratch.js';
+import { countFromNow, countingInstructions, stopCounting, underValgrind, type Instructions } from './instructions.js';
 import { median, percentMore, signedPercent } from './stats.js';
 import { mainThreadCpu } from './thread-cpu.mjs';
 
-const JOBS = Number(process.env.JOBS ?? 100_000);
+/** Count instructions (bench/instructions.ts) rather than time: each run under Valgrind, some 50 times slower. */
+const INSTRUCTIONS = process.env.INSTRUCTIONS === '1';
+const JOBS = Number(process.env.JOBS ?? (INSTRUCTIONS ? 5_000 : 100_000));
 const WARMUP = Number(process.env.WARMUP ?? 20_000);
 const RUNS = Number(process.env.RUNS ?? 5);
 const CONCURRENCY = Number(process.env.CONCURRENCY ?? 16);
@@ -89,7 +97,20 @@ interface Result {
   /** The same two, of the main thread alone (V8's compiler and collector threads left out). */
   workerMain: number;
   dispatchMain: number;
+  /** Under INSTRUCTIONS: instructions per job of the worker and per dispatch, every thread's and the main thread's (else NaN). */
+  workerInstructions: number;
+  workerMainInstructions: number;
+  dispatchInstructions: number;
+  dispatchMainInstructions: number;
 }
+
+const noCount: Instructions = { all: Number.NaN, main: Number.NaN };
+
+/** Instructions counted so far, when this run counts them: from now on (`start`), or till now. */
+const counter = {
+  start: async (): Promise<Instructions> => (countingInstructions() ? countFromNow() : noCount),
+  stop: async (): Promise<Instructions> => (countingInstructions() ? stopCounting() : noCount),
+};
 
 /** Redis's CPU seconds so far (user + system, its main thread and the rest). */
 async function redisCpu(raw: Redis): Promise<number> {
@@ -185,10 +206,13 @@ async function run(mode: Mode, raw: Redis, profile?: string): Promise<Result> {
     // warmed its code (with WARMUP=0, from the first push).
     let dispatchStart = process.cpuUsage();
     let dispatchMainStart = mainThreadCpu();
+    let dispatchCountStart = noCount;
     let timedFrom = 0;
     for (let done = 0; done < WARMUP + JOBS; done += CONCURRENCY) {
-      if (done <= WARMUP && WARMUP < done + CONCURRENCY)
+      if (done <= WARMUP && WARMUP < done + CONCURRENCY) {
+        dispatchCountStart = await counter.start();
         [dispatchStart, dispatchMainStart, timedFrom] = [process.cpuUsage(), mainThreadCpu(), done];
+      }
       const batch = Array.from({ length: Math.min(CONCURRENCY, WARMUP + JOBS - done) }, (_, i) =>
         queue.dispatch(CLASS, { n: done + i, label: 'bench', ratio: 0.5, items: [] }),
       );
@@ -197,12 +221,16 @@ async function run(mode: Mode, raw: Redis, profile?: string): Promise<Result> {
     const dispatched = process.cpuUsage(dispatchStart);
     const dispatchCpu = (dispatched.user + dispatched.system) / (WARMUP + JOBS - timedFrom);
     const dispatchMain = (mainThreadCpu() - dispatchMainStart) / (WARMUP + JOBS - timedFrom);
+    const dispatchCount = await counter.stop();
+    const dispatchInstructions = (dispatchCount.all - dispatchCountStart.all) / (WARMUP + JOBS - timedFrom);
+    const dispatchMainInstructions = (dispatchCount.main - dispatchCountStart.main) / (WARMUP + JOBS - timedFrom);
 
     // The clock starts at the (WARMUP + 1)th job: its handler waits for Redis's count of its CPU.
     const startClock = async () => {
       const redisBefore = await redisCpu(raw);
       const profiler = profile ? await startProfile() : undefined;
-      return { redisBefore, profiler, cpu: process.cpuUsage(), main: mainThreadCpu(), started: performance.now() };
+      const counted = await counter.start();
+      return { redisBefore, profiler, counted, cpu: process.cpuUsage(), main: mainThreadCpu(), started: performance.now() };
     };
     let handled = 0;
     let timed: ReturnType<typeof startClock> | undefined;
@@ -217,7 +245,8 @@ async function run(mode: Mode, raw: Redis, profile?: string): Promise<Result> {
     );
     if (WARMUP === 0) await (timed = startClock());
     await worker.run();
-    const { redisBefore, profiler, cpu, main, started } = await timed!;
+    const { redisBefore, profiler, counted, cpu, main, started } = await timed!;
+    const workerCount = await counter.stop();
     const workerUsage = process.cpuUsage(cpu);
     const workerCpu = microsPerJob(workerUsage);
     const workerSystem = workerUsage.system / JOBS;
@@ -226,7 +255,19 @@ async function run(mode: Mode, raw: Redis, profile?: string): Promise<Result> {
     if (profiler) await profiler.stop(`${profile}.${mode}`);
     const workerRedisCpu = (((await redisCpu(raw)) - redisBefore) * 1e6) / JOBS;
     if (worker.stats().processed !== WARMUP + JOBS) throw new Error(`the worker ran ${worker.stats().processed} of ${WARMUP + JOBS} jobs`);
-    return { workerJobsPerSecond: JOBS / seconds, workerCpu, workerSystem, workerRedisCpu, dispatchCpu, workerMain, dispatchMain };
+    return {
+      workerJobsPerSecond: JOBS / seconds,
+      workerCpu,
+      workerSystem,
+      workerRedisCpu,
+      dispatchCpu,
+      workerMain,
+      dispatchMain,
+      workerInstructions: (workerCount.all - counted.all) / JOBS,
+      workerMainInstructions: (workerCount.main - counted.main) / JOBS,
+      dispatchInstructions,
+      dispatchMainInstructions,
+    };
   } finally {
     await queue.close();
     if (workers !== queue) await workers.close();
@@ -242,10 +283,10 @@ async function run(mode: Mode, raw: Redis, profile?: string): Promise<Result> {
 function runChild(mode: Mode): Result {
   const spinner = mode === 'neighbour' || BUSY_NEIGHBOUR ? startSpinner() : undefined;
   try {
-    const out = execFileSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url)], {
-      env: { ...process.env, HORIZON_BENCH_CHILD: mode },
-      encoding: 'utf8',
-    });
+    const args = ['--import', 'tsx', fileURLToPath(import.meta.url)];
+    const env = { ...process.env, HORIZON_BENCH_CHILD: mode };
+    const child = INSTRUCTIONS ? underValgrind(args, env) : { command: process.execPath, args, env };
+    const out = execFileSync(child.command, child.args, { env: child.env, encoding: 'utf8' });
     const lines = out.trim().split('\n');
     if (lines.length > 1) console.log(lines.slice(0, -1).join('\n'));
     return JSON.parse(lines.at(-1)!) as Result;
@@ -292,15 +333,25 @@ for (let i = 0; i < RUNS; i++) {
 
 const of = (mode: Mode, field: keyof Result) => median(results[mode].map((r) => r[field]));
 const micros = (value: number) => `${value.toFixed(1)} µs`;
+const thousands = (value: number) => `${(value / 1000).toFixed(1)}k`;
 console.log(
-  `${JOBS} ${HANDLER_US > 0 ? `jobs of ${HANDLER_US} µs each` : 'no-op jobs'} timed after each worker's first ${WARMUP}, concurrency ${CONCURRENCY}, one process per run, ${RUNS} runs per mode, the modes taking turns${BUSY_NEIGHBOUR ? `, every run beside an idle-priority spinner on core ${NEIGHBOUR_CORE}` : ''}; medians\n`,
+  `${JOBS} ${HANDLER_US > 0 ? `jobs of ${HANDLER_US} µs each` : 'no-op jobs'} ${INSTRUCTIONS ? 'counted' : 'timed'} after each worker's first ${WARMUP}, concurrency ${CONCURRENCY}, one process per run${INSTRUCTIONS ? ' under Valgrind' : ''}, ${RUNS} runs per mode, the modes taking turns${BUSY_NEIGHBOUR ? `, every run beside an idle-priority spinner on core ${NEIGHBOUR_CORE}` : ''}; medians\n`,
 );
-console.log('| mode | worker jobs/s | worker CPU/job | the kernel’s | main thread | Redis CPU/job | dispatch CPU/job | main thread |');
-console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
-for (const mode of MODES)
-  console.log(
-    `| ${mode} | ${of(mode, 'workerJobsPerSecond').toFixed(0)} | ${micros(of(mode, 'workerCpu'))} | ${micros(of(mode, 'workerSystem'))} | ${micros(of(mode, 'workerMain'))} | ${micros(of(mode, 'workerRedisCpu'))} | ${micros(of(mode, 'dispatchCpu'))} | ${micros(of(mode, 'dispatchMain'))} |`,
-  );
+if (INSTRUCTIONS) {
+  console.log('| mode | worker instructions/job | main thread | dispatch instructions/job | main thread |');
+  console.log('|---|---:|---:|---:|---:|');
+  for (const mode of MODES)
+    console.log(
+      `| ${mode} | ${thousands(of(mode, 'workerInstructions'))} | ${thousands(of(mode, 'workerMainInstructions'))} | ${thousands(of(mode, 'dispatchInstructions'))} | ${thousands(of(mode, 'dispatchMainInstructions'))} |`,
+    );
+} else {
+  console.log('| mode | worker jobs/s | worker CPU/job | the kernel’s | main thread | Redis CPU/job | dispatch CPU/job | main thread |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
+  for (const mode of MODES)
+    console.log(
+      `| ${mode} | ${of(mode, 'workerJobsPerSecond').toFixed(0)} | ${micros(of(mode, 'workerCpu'))} | ${micros(of(mode, 'workerSystem'))} | ${micros(of(mode, 'workerMain'))} | ${micros(of(mode, 'workerRedisCpu'))} | ${micros(of(mode, 'dispatchCpu'))} | ${micros(of(mode, 'dispatchMain'))} |`,
+    );
+}
 
 /**
  * Horizon's share, round by round: each round's horizon run against the plain run beside it
@@ -311,25 +362,38 @@ function share(part: (r: Result) => number, than: Mode = 'plain', mode: Mode = '
   const shares = results[mode].map((r, i) => part(r) / part(results[than][i]!) - 1).sort((a, b) => a - b);
   return `${signedPercent(median(shares))} (${signedPercent(shares[0]!)} to ${signedPercent(shares.at(-1)!)})`;
 }
-console.log('\n| Horizon’s share, paired by round | process CPU | main thread |');
+/** What the shares compare: CPU time, or under INSTRUCTIONS the instructions counted. */
+const cost = INSTRUCTIONS
+  ? {
+      worker: (r: Result) => r.workerInstructions,
+      workerMain: (r: Result) => r.workerMainInstructions,
+      dispatch: (r: Result) => r.dispatchInstructions,
+      dispatchMain: (r: Result) => r.dispatchMainInstructions,
+    }
+  : {
+      worker: (r: Result) => r.workerCpu,
+      workerMain: (r: Result) => r.workerMain,
+      dispatch: (r: Result) => r.dispatchCpu,
+      dispatchMain: (r: Result) => r.dispatchMain,
+    };
+const both = (r: Result) => cost.dispatch(r) + cost.worker(r);
+const bothMain = (r: Result) => cost.dispatchMain(r) + cost.workerMain(r);
+console.log(`\n| Horizon’s share, paired by round | ${INSTRUCTIONS ? 'process instructions' : 'process CPU'} | main thread |`);
 console.log('|---|---:|---:|');
-console.log(`| the worker (lqb work --horizon) | ${share((r) => r.workerCpu)} | ${share((r) => r.workerMain)} |`);
-console.log(`| dispatch (lqb dispatch --horizon) | ${share((r) => r.dispatchCpu)} | ${share((r) => r.dispatchMain)} |`);
-console.log(
-  `| a job, dispatched and run | ${share((r) => r.dispatchCpu + r.workerCpu)} | ${share((r) => r.dispatchMain + r.workerMain)} |`,
-);
+console.log(`| the worker (lqb work --horizon) | ${share(cost.worker)} | ${share(cost.workerMain)} |`);
+console.log(`| dispatch (lqb dispatch --horizon) | ${share(cost.dispatch)} | ${share(cost.dispatchMain)} |`);
+console.log(`| a job, dispatched and run | ${share(both)} | ${share(bothMain)} |`);
 if (MODES.includes('layout'))
-  console.log(
-    `| the worker's records alone (against layout) | ${share((r) => r.workerCpu, 'layout')} | ${share((r) => r.workerMain, 'layout')} |`,
-  );
+  console.log(`| the worker's records alone (against layout) | ${share(cost.worker, 'layout')} | ${share(cost.workerMain, 'layout')} |`);
 if (MODES.includes('loaded'))
   console.log(
-    `| the worker's records, against a plain worker with Redis as loaded (loaded) | ${share((r) => r.workerCpu, 'loaded')} | ${share((r) => r.workerMain, 'loaded')} |`,
+    `| the worker's records, against a plain worker with Redis as loaded (loaded) | ${share(cost.worker, 'loaded')} | ${share(cost.workerMain, 'loaded')} |`,
   );
 if (MODES.includes('neighbour'))
   console.log(
-    `| no Horizon: a spinner on core ${NEIGHBOUR_CORE} (neighbour against plain) | ${share((r) => r.workerCpu, 'plain', 'neighbour')} | ${share((r) => r.workerMain, 'plain', 'neighbour')} |`,
+    `| no Horizon: a spinner on core ${NEIGHBOUR_CORE} (neighbour against plain) | ${share(cost.worker, 'plain', 'neighbour')} | ${share(cost.workerMain, 'plain', 'neighbour')} |`,
   );
-console.log(
-  `\nRedis: ${percentMore(of('horizon', 'workerRedisCpu'), of('plain', 'workerRedisCpu'))} CPU per job with the records; worker jobs/s ${percentMore(of('horizon', 'workerJobsPerSecond'), of('plain', 'workerJobsPerSecond'))}.`,
-);
+if (!INSTRUCTIONS)
+  console.log(
+    `\nRedis: ${percentMore(of('horizon', 'workerRedisCpu'), of('plain', 'workerRedisCpu'))} CPU per job with the records; worker jobs/s ${percentMore(of('horizon', 'workerJobsPerSecond'), of('plain', 'workerJobsPerSecond'))}.`,
+  );
