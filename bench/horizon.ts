@@ -67,7 +67,7 @@ import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { connect } from '../src/index.js';
 import { dropPrefix } from './scratch.js';
-import { countFromNow, countingInstructions, stopCounting, underValgrind, type Instructions } from './instructions.js';
+import { countFromNow, stopCounting, uncounted, underValgrind } from './instructions.js';
 import { median, percentMore, signedPercent } from './stats.js';
 import { mainThreadCpu } from './thread-cpu.mjs';
 
@@ -103,14 +103,6 @@ interface Result {
   dispatchInstructions: number;
   dispatchMainInstructions: number;
 }
-
-const noCount: Instructions = { all: Number.NaN, main: Number.NaN };
-
-/** Instructions counted so far, when this run counts them: from now on (`start`), or till now. */
-const counter = {
-  start: async (): Promise<Instructions> => (countingInstructions() ? countFromNow() : noCount),
-  stop: async (): Promise<Instructions> => (countingInstructions() ? stopCounting() : noCount),
-};
 
 /** Redis's CPU seconds so far (user + system, its main thread and the rest). */
 async function redisCpu(raw: Redis): Promise<number> {
@@ -206,11 +198,11 @@ async function run(mode: Mode, raw: Redis, profile?: string): Promise<Result> {
     // warmed its code (with WARMUP=0, from the first push).
     let dispatchStart = process.cpuUsage();
     let dispatchMainStart = mainThreadCpu();
-    let dispatchCountStart = noCount;
+    let dispatchCountStart = uncounted;
     let timedFrom = 0;
     for (let done = 0; done < WARMUP + JOBS; done += CONCURRENCY) {
       if (done <= WARMUP && WARMUP < done + CONCURRENCY) {
-        dispatchCountStart = await counter.start();
+        dispatchCountStart = await countFromNow();
         [dispatchStart, dispatchMainStart, timedFrom] = [process.cpuUsage(), mainThreadCpu(), done];
       }
       const batch = Array.from({ length: Math.min(CONCURRENCY, WARMUP + JOBS - done) }, (_, i) =>
@@ -218,18 +210,19 @@ async function run(mode: Mode, raw: Redis, profile?: string): Promise<Result> {
       );
       await Promise.all(batch);
     }
+    const perDispatch = (total: number) => total / (WARMUP + JOBS - timedFrom);
     const dispatched = process.cpuUsage(dispatchStart);
-    const dispatchCpu = (dispatched.user + dispatched.system) / (WARMUP + JOBS - timedFrom);
-    const dispatchMain = (mainThreadCpu() - dispatchMainStart) / (WARMUP + JOBS - timedFrom);
-    const dispatchCount = await counter.stop();
-    const dispatchInstructions = (dispatchCount.all - dispatchCountStart.all) / (WARMUP + JOBS - timedFrom);
-    const dispatchMainInstructions = (dispatchCount.main - dispatchCountStart.main) / (WARMUP + JOBS - timedFrom);
+    const dispatchCpu = perDispatch(dispatched.user + dispatched.system);
+    const dispatchMain = perDispatch(mainThreadCpu() - dispatchMainStart);
+    const dispatchCount = await stopCounting();
+    const dispatchInstructions = perDispatch(dispatchCount.all - dispatchCountStart.all);
+    const dispatchMainInstructions = perDispatch(dispatchCount.main - dispatchCountStart.main);
 
     // The clock starts at the (WARMUP + 1)th job: its handler waits for Redis's count of its CPU.
     const startClock = async () => {
       const redisBefore = await redisCpu(raw);
       const profiler = profile ? await startProfile() : undefined;
-      const counted = await counter.start();
+      const counted = await countFromNow();
       return { redisBefore, profiler, counted, cpu: process.cpuUsage(), main: mainThreadCpu(), started: performance.now() };
     };
     let handled = 0;
@@ -246,7 +239,7 @@ async function run(mode: Mode, raw: Redis, profile?: string): Promise<Result> {
     if (WARMUP === 0) await (timed = startClock());
     await worker.run();
     const { redisBefore, profiler, counted, cpu, main, started } = await timed!;
-    const workerCount = await counter.stop();
+    const workerCount = await stopCounting();
     const workerUsage = process.cpuUsage(cpu);
     const workerCpu = microsPerJob(workerUsage);
     const workerSystem = workerUsage.system / JOBS;
@@ -363,19 +356,15 @@ function share(part: (r: Result) => number, than: Mode = 'plain', mode: Mode = '
   return `${signedPercent(median(shares))} (${signedPercent(shares[0]!)} to ${signedPercent(shares.at(-1)!)})`;
 }
 /** What the shares compare: CPU time, or under INSTRUCTIONS the instructions counted. */
+const field = (name: keyof Result) => (r: Result) => r[name];
 const cost = INSTRUCTIONS
   ? {
-      worker: (r: Result) => r.workerInstructions,
-      workerMain: (r: Result) => r.workerMainInstructions,
-      dispatch: (r: Result) => r.dispatchInstructions,
-      dispatchMain: (r: Result) => r.dispatchMainInstructions,
+      worker: field('workerInstructions'),
+      workerMain: field('workerMainInstructions'),
+      dispatch: field('dispatchInstructions'),
+      dispatchMain: field('dispatchMainInstructions'),
     }
-  : {
-      worker: (r: Result) => r.workerCpu,
-      workerMain: (r: Result) => r.workerMain,
-      dispatch: (r: Result) => r.dispatchCpu,
-      dispatchMain: (r: Result) => r.dispatchMain,
-    };
+  : { worker: field('workerCpu'), workerMain: field('workerMain'), dispatch: field('dispatchCpu'), dispatchMain: field('dispatchMain') };
 const both = (r: Result) => cost.dispatch(r) + cost.worker(r);
 const bothMain = (r: Result) => cost.dispatchMain(r) + cost.workerMain(r);
 console.log(`\n| Horizon’s share, paired by round | ${INSTRUCTIONS ? 'process instructions' : 'process CPU'} | main thread |`);

@@ -46,19 +46,24 @@ export function underValgrind(args: string[], env: NodeJS.ProcessEnv): { command
   };
 }
 
+/** What a process not run under underValgrind counts: nothing, so every figure made of it is NaN. */
+export const uncounted: Instructions = { all: Number.NaN, main: Number.NaN };
+
 /** Whether this process runs under underValgrind. */
-export function countingInstructions(): boolean {
+function countingInstructions(): boolean {
   return process.env[MARK] === '1';
 }
 
-/** Counting on, and the instructions counted so far (those of earlier counted stretches). */
+/** Counting on, and the instructions counted so far (those of earlier counted stretches); `uncounted` when not under Valgrind. */
 export async function countFromNow(): Promise<Instructions> {
+  if (!countingInstructions()) return uncounted;
   await run('callgrind_control', ['-i', 'on', String(process.pid)]);
   return instructionsSoFar();
 }
 
-/** The instructions counted so far, counting then off. */
+/** The instructions counted so far, counting then off; `uncounted` when not under Valgrind. */
 export async function stopCounting(): Promise<Instructions> {
+  if (!countingInstructions()) return uncounted;
   const counted = await instructionsSoFar();
   await run('callgrind_control', ['-i', 'off', String(process.pid)]);
   return counted;
