@@ -436,9 +436,9 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
     const uuid = typeof built.envelope.uuid === 'string' ? built.envelope.uuid : null;
     const horizon = this.horizon;
     // Horizon's queue lays the payload out its own way before the push: the id made the uuid, type, tags, silenced, pushedAt.
-    const prepared = horizon
-      ? horizon.prepared(built.raw, { command: built.command, tags: await tagsOf(options, methodJob), built: built.envelope })
-      : undefined;
+    // A tags function is awaited; a list (or none) is not, which spares the push a turn of the event loop.
+    const tags = horizon && typeof options.tags === 'function' ? await options.tags(methodJob()) : options.tags;
+    const prepared = horizon ? horizon.preparedBuilt(built, { tags: checkedTags(tags) }) : undefined;
     const raw = prepared ? prepared.payload : built.raw;
     let rowId: string | void;
     const record = horizon ? { horizon, facts: prepared?.facts } : undefined;
@@ -904,9 +904,8 @@ async function givenMethods(
   return given;
 }
 
-/** Horizon's tags from a dispatch's `tags` option (a list, or a function of the job for a tags() method); none when not given. */
-async function tagsOf(options: DispatchOptions, job: () => MethodJob): Promise<string[] | undefined> {
-  const tags = typeof options.tags === 'function' ? await options.tags(job()) : options.tags;
+/** Horizon's tags as a dispatch's `tags` option gave them (a list, or what its function returned); none when not given. */
+function checkedTags(tags: unknown): string[] | undefined {
   if (tags === undefined) return undefined;
   if (!Array.isArray(tags) || !tags.every((tag) => typeof tag === 'string'))
     throw new TypeError(`dispatch: tags gave ${JSON.stringify(tags)}, not a list of strings`);

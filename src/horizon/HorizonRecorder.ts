@@ -8,6 +8,7 @@
  * calls them from its events. Keys are Horizon's prefix plus the name Horizon uses, on a client
  * that adds no prefix of its own (Horizon replaces the app's Redis prefix with its own).
  */
+import type { BuiltPayload } from '../laravel/builders.js';
 import { decodePayload } from '../laravel/payload.js';
 import { encodeJson, type JsonValue } from '../laravel/json.js';
 import { PhpObject, deref, type PhpValue } from '../php/index.js';
@@ -22,6 +23,7 @@ import {
   horizonIdOf,
   orderedUuid,
   retryPayload,
+  builtWithHorizonAdditions,
   withHorizonAdditions,
   type BuiltEnvelope,
   type HorizonFacts,
@@ -32,8 +34,11 @@ import {
   PLAIN_NUMBER,
   runHorizonEvents,
   runHorizonStep,
+  packFields,
   runPushedOnce,
   type BatchedCompletion,
+  type PushedOnceContext,
+  type PushedOnceNow,
   type HorizonStamp,
 } from './steps.js';
 import { horizonTags, horizonType, underlyingClass } from './tags.js';
@@ -127,6 +132,8 @@ export class HorizonRecorder {
     monitoredAt: '',
     tail: undefined,
   };
+  private readonly pushContexts = new Map<string, { fields: PushedOnceContext; packed: string }>();
+  private lastPushedNow: { stamp: HorizonStamp | undefined; packed: string } = { stamp: undefined, packed: '' };
   private lastStamp: { tick: number; stamp: HorizonStamp } = {
     tick: NaN,
     stamp: { now: '', score: '', at: 0, completedAt: '', monitoredAt: '', token: undefined },
@@ -160,18 +167,37 @@ export class HorizonRecorder {
    * known without reading it again when the producer hands over the envelope it built.
    */
   prepared(payload: string, options: PrepareOptions = {}): { payload: string; facts: HorizonFacts | undefined } {
+    return this.laidOut({ raw: payload, envelope: options.built }, options);
+  }
+
+  /**
+   * prepared, for a payload Node's producer has just built (buildPayload's): laid out from its
+   * envelope and command, its own text not encoded at all when the envelope suffices.
+   */
+  preparedBuilt(
+    built: BuiltPayload,
+    options: Pick<PrepareOptions, 'tags' | 'silenced'> = {},
+  ): { payload: string; facts: HorizonFacts | undefined } {
+    return this.laidOut(built, { ...options, command: built.command });
+  }
+
+  /** prepared's work: `source.raw` is read only when the payload must be (a raw push, no command at hand, an envelope laid out by a read). */
+  private laidOut(
+    source: { readonly raw: string; readonly envelope?: BuiltEnvelope | undefined },
+    options: PrepareOptions,
+  ): { payload: string; facts: HorizonFacts | undefined } {
     // microtime(true) as a string, as the records' times are: the stamp of this tick.
     const pushedAt = this.stamp().now;
     if (options.raw)
       return {
-        payload: withHorizonAdditions(payload, { type: 'job', tags: [], silenced: false, pushedAt }, { idFromUuid: false }),
+        payload: withHorizonAdditions(source.raw, { type: 'job', tags: [], silenced: false, pushedAt }, { idFromUuid: false }),
         facts: undefined,
       };
-    const { commandName, command } = readCommand(payload, options.command);
+    const { commandName, command } = readCommand(source, options.command);
     const silenced = options.silenced ?? this.silenced.has(underlyingClass(command, commandName));
     const additions = { type: horizonType(commandName), tags: horizonTags(command, options.tags), silenced, pushedAt };
-    const built = options.built;
-    const prepared = withHorizonAdditions(payload, additions, built ? { built } : {});
+    const built = source.envelope;
+    const prepared = builtWithHorizonAdditions(source, additions);
     // Horizon's listeners read the laid-out payload: the built envelope with the id made the uuid
     // and the additions, unless tags were there already (Horizon's layout merges them: read then).
     const facts =
@@ -198,8 +224,34 @@ export class HorizonRecorder {
     push: { keys: string[]; payload: string; due: number | ''; markerMs: number },
     facts: HorizonFacts = horizonFacts(push.payload),
   ): Promise<boolean> {
-    const { keys, args } = this.pushedStep(queue, push.payload, facts);
-    return (await runPushedOnce(this.client, [...push.keys, ...keys], [push.due, push.markerMs, ...args])) === 1;
+    const [list, notify, delayed, marker] = push.keys as [string, string, string, string];
+    const job = packFields([marker, facts.id, String(push.due), ...facts.tags]);
+    const context = this.pushContext([list, notify, delayed, String(push.markerMs), this.connection, queue, facts.name, this.prefix]);
+    return (await runPushedOnce(this.client, push.payload, job, context, this.pushedNow())) === 1;
+  }
+
+  /**
+   * The pushed-once step's strings of a queue and job name, packed once for every push of them
+   * (the last of each name kept, a few hundred names at most).
+   */
+  private pushContext(fields: PushedOnceContext): string {
+    const name = fields[6];
+    const known = this.pushContexts.get(name);
+    if (known && known.fields.every((field, i) => field === fields[i])) return known.packed;
+    if (this.pushContexts.size >= 256) this.pushContexts.clear();
+    const packed = packFields(fields);
+    this.pushContexts.set(name, { fields, packed });
+    return packed;
+  }
+
+  /** The pushed-once step's strings of now (now, minus now, the pending hash's expiry), packed once a tick. */
+  private pushedNow(): string {
+    const stamp = this.stamp();
+    if (this.lastPushedNow.stamp !== stamp) {
+      const now: PushedOnceNow = [stamp.now, stamp.score, String(stamp.at + this.trim.pending * 60)];
+      this.lastPushedNow = { stamp, packed: packFields(now) };
+    }
+    return this.lastPushedNow.packed;
   }
 
   /** pushed.lua's keys and arguments. */
@@ -477,11 +529,14 @@ export class HorizonRecorder {
 }
 
 /** The command's class and the command itself, from the caller or the payload (undefined when encrypted or not an object job). */
-function readCommand(payload: string, given: PhpValue | undefined): { commandName: string; command: PhpValue | undefined } {
+function readCommand(
+  source: { readonly raw: string },
+  given: PhpValue | undefined,
+): { commandName: string; command: PhpValue | undefined } {
   // data.commandName is get_class() of the command: with the command at hand, the payload need not be read.
   const object = given === undefined ? undefined : deref(given);
   if (object instanceof PhpObject) return { commandName: object.className, command: object };
-  const decoded = decodePayload(payload);
+  const decoded = decodePayload(source.raw);
   const data = decoded.envelope.data;
   const commandName =
     data !== null && typeof data === 'object' && !Array.isArray(data) && typeof (data as Record<string, unknown>).commandName === 'string'

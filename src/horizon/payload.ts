@@ -8,7 +8,7 @@
  * (an empty object `{}` comes back as `[]`, an object keyed "0", "1"… as a list).
  */
 import { randomUUID } from 'node:crypto';
-import { decodeJson, encodeJson, isJsonRecord, type JsonValue } from '../laravel/json.js';
+import { decodeJson, encodeJson, encodeString, isJsonRecord, type JsonValue } from '../laravel/json.js';
 import { phpFloatString } from './clock.js';
 
 /** What Horizon's listeners read from a payload (its `JobPayload`). */
@@ -37,16 +37,35 @@ export interface HorizonAdditions {
 /**
  * The payload Horizon's queue would push for this one: `id` set to `uuid` when `idFromUuid` (a
  * job Horizon's queue created; a raw push such as a retry keeps its id), then the additions.
+ * `built`, the envelope the payload was just encoded from, spares reading it again.
  */
 export function withHorizonAdditions(
   payload: string,
   additions: HorizonAdditions,
   options: { idFromUuid?: boolean; built?: BuiltEnvelope } = {},
 ): string {
-  const appended = options.built && options.idFromUuid !== false ? appendedAdditions(payload, additions, options.built) : undefined;
-  if (appended !== undefined) return appended;
+  const idFromUuid = options.idFromUuid !== false;
+  const encoded = options.built && idFromUuid ? encodedWithAdditions(options.built, additions) : undefined;
+  return encoded ?? readAndWritten(payload, additions, idFromUuid);
+}
+
+/**
+ * withHorizonAdditions of a payload a producer has just built (buildPayload's, which encodes its
+ * `raw` when first read): laid out from its envelope, and its text read only when there is no
+ * envelope or the envelope cannot be laid out without it.
+ */
+export function builtWithHorizonAdditions(
+  built: { readonly raw: string; readonly envelope?: BuiltEnvelope | undefined },
+  additions: HorizonAdditions,
+): string {
+  const envelope = built.envelope;
+  return (envelope && encodedWithAdditions(envelope, additions)) ?? readAndWritten(built.raw, additions, true);
+}
+
+/** Horizon's read and write of a payload (json_decode to PHP arrays, the keys set, json_encode): the road every payload can take. */
+function readAndWritten(payload: string, additions: HorizonAdditions, idFromUuid: boolean): string {
   const envelope = decodePhpObject(payload);
-  if (options.idFromUuid !== false && envelope.has('uuid') && envelope.has('id')) envelope.set('id', envelope.get('uuid')!);
+  if (idFromUuid && envelope.has('uuid') && envelope.has('id')) envelope.set('id', envelope.get('uuid')!);
   const before = envelope.get('tags');
   envelope.set('type', additions.type);
   envelope.set('tags', arrayMerge(listValues(before), additions.tags));
@@ -62,50 +81,56 @@ export type BuiltEnvelope = Readonly<Record<string, unknown>>;
 const ADDED_KEYS = ['type', 'tags', 'silenced', 'pushedAt'];
 
 /**
- * withHorizonAdditions without reading the payload again, for one the producer has just encoded
- * from `built`: the id's text replaced by the uuid's, and the four keys written after the last
- * key. That is what Horizon's read and write give when the write changes nothing else: no key of
- * the four is there, every value is a string, a whole number, a boolean or null (no `{}` that PHP
- * would write back as `[]`), but `data`, whose values are strings, and the text is ASCII (the
- * write escapes what Laravel's JSON_UNESCAPED_UNICODE left as it is). `"id":"…"` with its quotes
- * can stand in the text only where the key is (a quote inside a string is escaped). Undefined,
- * for the slow road, when any of that is not so.
+ * Horizon's read and write of the payload, made from the envelope it was encoded from rather
+ * than from its text: the envelope with its id made the uuid and the four keys last, encoded as
+ * Horizon's plain json_encode encodes (non-ASCII as \uXXXX, where Laravel's
+ * JSON_UNESCAPED_UNICODE left it as it is). The same text when PHP's arrays hold the envelope as
+ * it is (heldAlikeByPhp) and none of the four keys is there already; undefined otherwise, for
+ * the read and write.
  */
-function appendedAdditions(payload: string, additions: HorizonAdditions, built: BuiltEnvelope): string | undefined {
-  const { id, uuid } = built;
-  if (typeof id !== 'string' || typeof uuid !== 'string' || !payload.endsWith('}') || !isAscii(payload)) return undefined;
+function encodedWithAdditions(built: BuiltEnvelope, additions: HorizonAdditions): string | undefined {
   for (const key of ADDED_KEYS) if (Object.hasOwn(built, key)) return undefined;
-  for (const [key, value] of Object.entries(built)) if (!(key === 'data' ? isStringRecord(value) : isPlainScalar(value))) return undefined;
-  // Only the top level and data's strings have keys: with no "id" in data, the top level's is
-  // the one match, found from the end, where Laravel's queue puts it.
-  const data = built.data as object | undefined;
-  if (data && Object.hasOwn(data, 'id')) return undefined;
-  const idText = `"id":${encodeJson(id)}`;
-  const at = payload.lastIndexOf(idText);
-  if (at < 0) return undefined;
-  const added =
-    `,"type":${encodeJson(additions.type)},"tags":${encodeJson(additions.tags)},"silenced":${additions.silenced ? 'true' : 'false'}` +
-    `,"pushedAt":${encodeJson(additions.pushedAt ?? phpFloatString(Date.now() / 1000))}}`;
-  return `${payload.slice(0, at)}"id":${encodeJson(uuid)}${payload.slice(at + idText.length, -1)}${added}`;
+  if (!heldAlikeByPhp(built)) return undefined;
+  const idFromUuid = Object.hasOwn(built, 'uuid') && Object.hasOwn(built, 'id');
+  // Written key by key rather than as a copy of the envelope with the keys set (a copy costs
+  // V8 more than the encoding): the id, set again, keeps its place, as in a PHP array.
+  let json = '{';
+  for (const key in built)
+    json += `${encodeString(key, false)}:${encodeJson((key === 'id' && idFromUuid ? built.uuid : built[key]) as JsonValue)},`;
+  const pushedAt = additions.pushedAt ?? phpFloatString(Date.now() / 1000);
+  return `${json}"type":${encodeJson(additions.type)},"tags":${encodeJson(additions.tags)},"silenced":${additions.silenced},"pushedAt":${encodeJson(pushedAt)}}`;
 }
 
-function isPlainScalar(value: unknown): boolean {
-  return (
-    value === null || typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isSafeInteger(value))
-  );
+/**
+ * Whether json_decode($json, true) then json_encode give back this value's JSON, but for the
+ * escaping of non-ASCII: strings, booleans, null and safe integers (PHP reads a larger number or
+ * a fraction as a float, which it may print otherwise), in lists and in plain objects that are
+ * not empty (PHP writes an empty array as `[]`) and have no key "0" (an object keyed 0, 1, 2… in
+ * order is a list to PHP; no key "0" rules that out, and more, for no cost).
+ */
+function heldAlikeByPhp(value: unknown): boolean {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return true;
+    case 'number':
+      return Number.isSafeInteger(value);
+    case 'object':
+      break;
+    default:
+      return false;
+  }
+  if (value === null) return true;
+  if (Array.isArray(value)) return value.every(heldAlikeByPhp);
+  const prototype = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== null) return false;
+  let empty = true;
+  for (const key in value) {
+    if (key === '0' || !heldAlikeByPhp((value as Record<string, unknown>)[key])) return false;
+    empty = false;
+  }
+  return !empty;
 }
-
-function isStringRecord(value: unknown): boolean {
-  if (value === null || typeof value !== 'object' || Array.isArray(value) || value instanceof Map) return false;
-  const values = Object.values(value);
-  return values.length > 0 && values.every((item) => typeof item === 'string');
-}
-
-/** Whether every character is ASCII (a scan the engine makes). */
-function isAscii(text: string): boolean {
-  return !NON_ASCII.test(text);
-}
-const NON_ASCII = /[^\x00-\x7f]/;
 
 /**
  * Horizon's RetryFailedJob: the failed job's payload (its reserved copy) as a new job, with a

@@ -38,7 +38,7 @@ function register(client: RedisClient): void {
     );
   }
   client.defineCommand('lqbHorizonBatch', { lua: batchSource() });
-  client.defineCommand('lqbHorizonPushedOnce', { numberOfKeys: 8, lua: pushedOnceSource() });
+  client.defineCommand('lqbHorizonPushedOnce', { numberOfKeys: 0, lua: pushedOnceSource() });
   registered.add(client);
 }
 
@@ -62,7 +62,9 @@ const BATCHED = ['lqbHorizonReserved', 'lqbHorizonReleased', 'lqbHorizonFailed']
  *
  * The events come compact, as most of a call's cost on Node's side is its arguments (each one
  * encoded and written apart): ARGV[1] says the events, one token each (see HorizonEvents), ARGV[2]
- * is the prefix, ARGV[3] the connection, and the rest are the events' own strings, read in turn.
+ * holds every short string, packed (packFields): the prefix, the connection, then the events'
+ * ids, names, times and tags, read in turn; the rest are the payloads (and a failure's
+ * strings), an argument each, read in turn.
  * KEYS[1], when given, is a queue's reserved zset: a queue's deletes come as this step, each
  * job's ZREM and its completion together (see HorizonRecorder.queueRecords).
  * The keys are made here from the prefix, as the single steps' callers make them: Horizon's
@@ -75,9 +77,14 @@ function batchSource(): string {
     "-- batch: several events' steps in one round trip (see steps.ts, which builds this script).",
     'local steps = {}',
     ...functions,
-    `local p = ARGV[2]
-local connection = ARGV[3]
-local a = 3
+    UNPACK_FIELDS_LUA,
+    `local fields = unpackFields(ARGV[2])
+local p, connection = fields[1], fields[2]
+local f, a = 2, 2
+local function nextField()
+  f = f + 1
+  return fields[f]
+end
 local function nextArg()
   a = a + 1
   return ARGV[a]
@@ -201,10 +208,10 @@ local noTags = {}
 for op, flags, field in string.gmatch(ARGV[1], '(%u)(%l*)([^%u]*)') do
   if op == 'T' then
     if flags == 'a' then
-      now = nextArg()
-      score = nextArg()
-      completedAt = nextArg()
-      monitoredAt = nextArg()
+      now = nextField()
+      score = nextField()
+      completedAt = nextField()
+      monitoredAt = nextField()
     else
       local first = string.find(field, ':', 1, true)
       local second = string.find(field, ':', first + 1, true)
@@ -214,17 +221,17 @@ for op, flags, field in string.gmatch(ARGV[1], '(%u)(%l*)([^%u]*)') do
       monitoredAt = string.sub(field, second + 1)
     end
   elseif op == 'Q' then
-    queue = nextArg()
+    queue = nextField()
     queueMetric = p .. 'queue:' .. queue
   elseif op == 'N' then
-    name = nextArg()
+    name = nextField()
     jobMetric = p .. 'job:' .. name
   elseif op == 'R' then
-    local id = nextArg()
+    local id = nextField()
     local payload = nextArg()
     steps['lqbHorizonReserved']({ p .. id }, { payload, now })
   elseif op == 'L' then
-    local id = nextArg()
+    local id = nextField()
     local payload = nextArg()
     steps['lqbHorizonReleased']({ p .. id }, { now, payload })
   elseif op == 'C' then
@@ -235,10 +242,10 @@ for op, flags, field in string.gmatch(ARGV[1], '(%u)(%l*)([^%u]*)') do
     if set.removing then
       member = nextArg()
     end
-    local id = nextArg()
+    local id = nextField()
     local retryOf = nil
     if set.retry then
-      retryOf = nextArg()
+      retryOf = nextField()
     end
     local runtime, tagCount = field, 0
     local colon = string.find(field, ':', 1, true)
@@ -247,14 +254,14 @@ for op, flags, field in string.gmatch(ARGV[1], '(%u)(%l*)([^%u]*)') do
       tagCount = tonumber(string.sub(field, colon + 1)) or 0
     end
     if set.runtimeArg then
-      runtime = nextArg()
+      runtime = nextField()
     end
     local payload, tags = '', noTags
     if tagCount > 0 then
       payload = member or nextArg()
       tags = {}
       for i = 1, tagCount do
-        tags[i] = nextArg()
+        tags[i] = nextField()
       end
     end
     if member == nil or redis.call('ZREM', KEYS[1], member) == 1 then
@@ -284,30 +291,78 @@ return 1`,
 /**
  * A push and its JobPushed records in one step, on Horizon's client: the queue's push-once file
  * and pushed.lua as functions (the same files, as the batch has them), so the payload is sent
- * once and the push and its pending record take one round trip. Horizon's client has no key
- * prefix, so the queue's four keys come spelled in full, the app's prefix included; every key
- * is declared. When an earlier send of this push went through, it had written the records too.
- * KEYS: the push-once step's four, then pushed.lua's four. ARGV: the push-once step's due and
- * marker's ms, then pushed.lua's own (its fifth, the payload, is the push's too). Returns 1
- * when it pushed now, else 0.
+ * once and the push and its pending record take one round trip.
+ *
+ * Its strings come in four arguments, as a call's cost on Node's side is mostly per argument
+ * (each one encoded and written apart; 19 of them cost a push as much again as its own step):
+ * ARGV[1] the payload; ARGV[2] the job's own strings (PushedOnceJob), ARGV[3] those of its
+ * queue and name (PushedOnceContext), which a producer packs once and sends as they are for
+ * every push of that queue and class, ARGV[4] those of now (PushedOnceNow), packed once a
+ * tick; each packed by packFields. Horizon's client has no key prefix, so the queue's keys come
+ * spelled in full, the app's prefix included; none is declared, as Horizon's records are never
+ * on a Redis Cluster (see batchSource). When an earlier send of this push went through, it had
+ * written the records too. Returns 1 when it pushed now, else 0.
  */
 function pushedOnceSource(): string {
   return [
     '-- pushed once: a push and its Horizon records in one round trip (see steps.ts, which builds this script).',
     `local function push(KEYS, ARGV)\n${luaSource('lqbPushOnce')}\nend`,
     `local function pushed(KEYS, ARGV)\n${stepSource(STEPS.lqbHorizonPushed.file)}\nend`,
-    `if push({ KEYS[1], KEYS[2], KEYS[3], KEYS[4] }, { ARGV[7], ARGV[1], ARGV[2] }) == 0 then
+    UNPACK_FIELDS_LUA,
+    `local job, context, now = unpackFields(ARGV[2]), unpackFields(ARGV[3]), unpackFields(ARGV[4])
+local marker, id, due = job[1], job[2], job[3]
+local list, notify, delayed, markerMs, connection, queue, name, prefix = unpack(context)
+if push({ list, notify, delayed, marker }, { ARGV[1], due, markerMs }) == 0 then
   return 0
 end
-pushed({ KEYS[5], KEYS[6], KEYS[7], KEYS[8] }, { unpack(ARGV, 3) })
+pushed({ prefix .. 'recent_jobs', prefix .. 'pending_jobs', prefix .. id, prefix .. 'monitoring' },
+  { id, connection, queue, name, ARGV[1], now[1], now[2], now[3], prefix, unpack(job, 4) })
 return 1`,
   ].join('\n');
 }
 
-/** The push and its records (see pushedOnceSource): 1 when this send pushed the job, 0 when an earlier one had. */
-export function runPushedOnce(client: RedisClient, keys: string[], args: (string | number)[]): Promise<number> {
-  return callCommand(client, 'lqbHorizonPushedOnce', [...keys, ...args]);
+/** ARGV[2] of the pushed-once step: the push's marker key (the app's prefix included), the job's id, when it is due ('' for now), its tags. */
+export type PushedOnceJob = [marker: string, id: string, due: string, ...tags: string[]];
+/** ARGV[3]: the queue's list, notify list and delayed zset (the app's prefix included), the marker's ms, then the connection, queue, name and Horizon's prefix of pushed.lua. */
+export type PushedOnceContext = [
+  list: string,
+  notify: string,
+  delayed: string,
+  markerMs: string,
+  connection: string,
+  queue: string,
+  name: string,
+  prefix: string,
+];
+/** ARGV[4]: now, minus now, and when the job's hash expires (pushed.lua's ARGV[6] to ARGV[8]). */
+export type PushedOnceNow = [now: string, score: string, expiresAt: string];
+
+/** The push and its records (see pushedOnceSource), each packed argument made by packFields: 1 when this send pushed the job, 0 when an earlier one had. */
+export function runPushedOnce(client: RedisClient, payload: string, job: string, context: string, now: string): Promise<number> {
+  return callCommand(client, 'lqbHorizonPushedOnce', [payload, job, context, now]);
 }
+
+/**
+ * Strings sent as one argument: each as its length in bytes, ':' and itself, which
+ * UNPACK_FIELDS_LUA reads back exactly, whatever the strings hold.
+ */
+export function packFields(fields: readonly string[]): string {
+  let packed = '';
+  for (const field of fields) packed += `${Buffer.byteLength(field)}:${field}`;
+  return packed;
+}
+
+/** packFields read back, in Lua: the list of the strings. */
+const UNPACK_FIELDS_LUA = `local function unpackFields(packed)
+  local fields, at = {}, 1
+  while at <= #packed do
+    local colon = string.find(packed, ':', at, true)
+    local last = colon + tonumber(string.sub(packed, at, colon - 1))
+    fields[#fields + 1] = string.sub(packed, colon + 1, last)
+    at = last + 1
+  end
+  return fields
+end`;
 
 /** Runs a step: its keys, then its arguments (a step of no fixed key count is told how many). */
 export function runHorizonStep<T>(client: RedisClient, step: HorizonStep, keys: string[], args: (string | number | Buffer)[]): Promise<T> {
@@ -357,11 +412,15 @@ export const PLAIN_NUMBER = /^[0-9.]+$/;
 /**
  * Events as the batch step reads them: each a token in one string (`R` reserved, `L` released,
  * `C` completed, `F` failed, `Z` a delete alone; `T` a new stamp, `Q` and `N` a new queue and job
- * name for the completions after them) and only the strings that cannot ride in it (ids,
- * payloads, tags, names) as arguments of their own: a completed job sends its id alone.
+ * name for the completions after them), the short strings that cannot ride in it (ids, names,
+ * tags) packed together in one more, and only the payloads (and a failure's strings) as
+ * arguments of their own: a completed job's delete sends its payload alone, as a ZREM would.
  */
 export class HorizonEvents {
   ops = '';
+  /** The short strings, in the order the events read them (packed for the step by runHorizonEvents). */
+  fields: string[] = [];
+  /** The payloads, and a failure's strings, in the order the events read them. */
   args: (string | Buffer)[] = [];
   private stamp: HorizonStamp | undefined;
   private queue: string | undefined;
@@ -374,20 +433,22 @@ export class HorizonEvents {
     if (stamp.token !== undefined) this.ops += stamp.token;
     else {
       this.ops += 'Ta';
-      this.args.push(stamp.now, stamp.score, stamp.completedAt, stamp.monitoredAt);
+      this.fields.push(stamp.now, stamp.score, stamp.completedAt, stamp.monitoredAt);
     }
   }
 
   /** JobReserved of the job whose hash is PREFIX + id. */
   reserved(id: string, payload: string | Buffer): void {
     this.ops += 'R';
-    this.args.push(id, payload);
+    this.fields.push(id);
+    this.args.push(payload);
   }
 
   /** JobReleased (and each job of a migration). */
   released(id: string, payload: string | Buffer): void {
     this.ops += 'L';
-    this.args.push(id, payload);
+    this.fields.push(id);
+    this.args.push(payload);
   }
 
   /**
@@ -396,16 +457,16 @@ export class HorizonEvents {
    * both), and is complete only if it was there.
    */
   completed(job: BatchedCompletion, { removing = false }: { removing?: boolean } = {}): void {
-    const args = this.args;
+    const fields = this.fields;
     if (job.queue !== this.queue) {
       this.queue = job.queue;
       this.ops += 'Q';
-      args.push(job.queue);
+      fields.push(job.queue);
     }
     if (job.name !== this.name) {
       this.name = job.name;
       this.ops += 'N';
-      args.push(job.name);
+      fields.push(job.name);
     }
     const inline = PLAIN_NUMBER.test(job.runtime);
     let token = 'C';
@@ -416,14 +477,11 @@ export class HorizonEvents {
     token += inline ? job.runtime : 'r';
     if (job.tags.length > 0) token += `:${job.tags.length}`;
     this.ops += token;
-    if (removing) args.push(job.payload);
-    args.push(job.id);
-    if (job.retryOf !== undefined) args.push(job.retryOf);
-    if (!inline) args.push(job.runtime);
-    if (job.tags.length > 0) {
-      if (!removing) args.push(job.payload);
-      args.push(...job.tags);
-    }
+    if (removing || job.tags.length > 0) this.args.push(job.payload);
+    fields.push(job.id);
+    if (job.retryOf !== undefined) fields.push(job.retryOf);
+    if (!inline) fields.push(job.runtime);
+    if (job.tags.length > 0) fields.push(...job.tags);
   }
 
   /** JobFailed: the failed step's own arguments (its keys are made from the first, the id). */
@@ -447,7 +505,13 @@ export function runHorizonEvents(
   connection: string,
   events: HorizonEvents,
 ): Promise<unknown> {
-  return callCommand(client, 'lqbHorizonBatch', [keys.length, ...keys, events.ops, prefix, connection, ...events.args]);
+  return callCommand(client, 'lqbHorizonBatch', [
+    keys.length,
+    ...keys,
+    events.ops,
+    packFields([prefix, connection, ...events.fields]),
+    ...events.args,
+  ]);
 }
 
 /**

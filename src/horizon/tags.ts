@@ -99,11 +99,12 @@ function modelTags(target: PhpValue | undefined): string[] {
   if (!(object instanceof PhpObject)) return [];
   const tags: string[] = [];
   for (const value of object.props.values) {
-    // Most properties are scalars, which hold no model: skipped before the model checks.
-    if (value === null || typeof value !== 'object') continue;
+    // Only an object is a model or a collection of them (Horizon looks no deeper, not into
+    // arrays): most properties are scalars or arrays, skipped before the model checks.
+    if (value === null || typeof value !== 'object' || !(deref(value) instanceof PhpObject)) continue;
     tags.push(...tagsOfValue(value));
   }
-  return unique(tags);
+  return tags.length > 1 ? unique(tags) : tags;
 }
 
 function tagsOfValue(value: PhpValue): string[] {

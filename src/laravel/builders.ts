@@ -325,7 +325,8 @@ export interface PayloadOptions {
 }
 
 export interface BuiltPayload {
-  raw: string;
+  /** The envelope as the string Laravel stores (encoded when first read: change no envelope before). */
+  readonly raw: string;
   envelope: JsonObject;
   command: PhpObject;
 }
@@ -368,7 +369,16 @@ export function buildPayload(command: PhpObject, options: PayloadOptions = {}): 
   }
   if (since12) e.delay = options.delay ?? null;
   const unescapedUnicode = options.unescapedUnicode ?? !['5.8', '6', '7'].includes(profile);
-  return { raw: encodeJson(e, { unescapedUnicode }), envelope: e, command };
+  // Encoded when first read: a producer that lays the payload out otherwise (Horizon's queue
+  // encodes it its own way) need not encode it twice.
+  let raw: string | undefined;
+  return {
+    get raw() {
+      return (raw ??= encodeJson(e, { unescapedUnicode }));
+    },
+    envelope: e,
+    command,
+  };
 }
 
 /** Laravel writes backoff as comma-joined seconds. */

@@ -119,7 +119,8 @@ export function buildShapedPayload(
     ...(options.extra ? { extra: options.extra } : {}),
     ...(options.driver ? { driver: options.driver } : {}),
   };
-  return { ...buildPayload(shaped.command, payload), queue: shaped.queue };
+  // Object.assign, not a spread, which would read (and so encode) the payload's text now.
+  return Object.assign(buildPayload(shaped.command, payload), { queue: shaped.queue });
 }
 
 /**

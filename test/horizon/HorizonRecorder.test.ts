@@ -286,6 +286,8 @@ describe('HorizonRecorder beyond the fixtures’ scenario', () => {
           more.deleted('default', payload('g-3'), { runtimeMs: 7.125 }),
           more.deleted('other', payload('g-4', { silenced: true }), { runtimeMs: 10 }),
           more.deleted('default', payload('g-5'), { runtimeMs: 0.01 }),
+          // Names, ids and tags travel packed by their length in bytes: colons, digits, non-ASCII, nothing.
+          more.deleted('mail:2', payload('g-6:7', { displayName: 'Zoë:3 ✓', tags: ['12:vip', 'é', ''] }), { runtimeMs: 1.5 }),
           more.released('default', payload('r-1')),
           more.migrated('default', [payload('m-1'), payload('m-2', { displayName: 'Zoë\u0000' })]),
         ]);
@@ -411,24 +413,25 @@ describe('HorizonRecorder beyond the fixtures’ scenario', () => {
       const own = new RedisQueue(client, { defaultQueue: 'default', retryAfter: 90 });
       const more = new HorizonRecorder(horizonClient, { prefix: p, clock, silenced: [] });
       await raw.sadd(`${p}monitoring`, 'vip');
+      // The step's strings travel packed by their length in bytes: a name, queue and tags with
+      // colons, digits, non-ASCII and nothing at all must come out as they went in.
       const jobs = [
-        { id: 'o-1', due: '' as const, tags: ['vip', 'x'] },
-        { id: 'o-2', due: Math.floor(now) + 300, tags: [] },
+        { id: 'o-1', due: '' as const, tags: ['vip', 'x'], queue: 'default', name: 'App\\Jobs\\X' },
+        { id: 'o-2', due: Math.floor(now) + 300, tags: [], queue: 'default', name: 'App\\Jobs\\X' },
+        { id: 'o-3:4', due: '' as const, tags: ['12:vip', 'é', '', 'vip'], queue: 'mail:2', name: 'Zoë:3 ✓' },
       ];
-      for (const { id, due, tags } of jobs) {
-        const payload = more.prepare(JSON.stringify({ uuid: id, displayName: 'App\\Jobs\\X', job: 'x', data: {}, attempts: 0 }), {
-          tags,
-        });
+      for (const { id, due, tags, queue, name } of jobs) {
+        const payload = more.prepare(JSON.stringify({ uuid: id, displayName: name, job: 'x', data: {}, attempts: 0 }), { tags });
         if (!combined) {
-          if (due === '') await own.pushRaw(payload, 'default');
-          else await client.zadd('queues:default:delayed', due, payload);
-          await more.pushed('default', payload);
+          if (due === '') await own.pushRaw(payload, queue);
+          else await client.zadd(`queues:${queue}:delayed`, due, payload);
+          await more.pushed(queue, payload);
           continue;
         }
-        const push = { keys: own.pushOnceKeys(id, 'default', { prefixed: true }), payload, due, markerMs: 60_000 };
-        expect(await more.pushedOnce('default', push), `${id}: the first send pushes`).toBe(true);
+        const push = { keys: own.pushOnceKeys(id, queue, { prefixed: true }), payload, due, markerMs: 60_000 };
+        expect(await more.pushedOnce(queue, push), `${id}: the first send pushes`).toBe(true);
         const before = await dumpState(raw, app, p, 'at');
-        expect(await more.pushedOnce('default', push), `${id}: the second send finds the marker`).toBe(false);
+        expect(await more.pushedOnce(queue, push), `${id}: the second send finds the marker`).toBe(false);
         expect(await dumpState(raw, app, p, 'at'), `${id}: nothing more written by the second send`).toEqual(before);
       }
       // The push's marker is the one key the combined step adds; the rest must be the same.
@@ -438,6 +441,8 @@ describe('HorizonRecorder beyond the fixtures’ scenario', () => {
     }
     const written = states[0]!.map((k) => k.key);
     expect(written, `keys written: ${written.join(', ')}`).toContain('laravel_horizon:o-1');
+    expect(written, `keys written: ${written.join(', ')}`).toContain('laravel_horizon:o-3:4');
+    expect(written, `keys written: ${written.join(', ')}`).toContain('laravel_database_queues:mail:2');
     expect(states[1], 'one step: the push and the records the two steps leave').toEqual(states[0]);
   });
 

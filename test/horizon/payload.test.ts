@@ -1,6 +1,6 @@
 /**
- * Horizon's layout of a payload the producer has just built, made without reading it again
- * (src/horizon/payload.ts, appendedAdditions): the same text as Horizon's read and write of it
+ * Horizon's layout of a payload the producer has just built, made from its envelope without
+ * reading its text (src/horizon/payload.ts, encodedWithAdditions): the same text as Horizon's read and write of it
  * (the road every other payload takes, which the fixtures of Horizon 5.22 check), and the same
  * facts for the pending record as a read of the result gives. Needs no Redis, PHP or database.
  */
@@ -31,7 +31,32 @@ const cases: [string, ReturnType<typeof built>, HorizonAdditions][] = [
     { type: 'job', tags: ['App\\Models\\User:42', 'a/b', 'say "hi"'], silenced: true, pushedAt: '1795636688.5' },
   ],
   ['a tag PHP escapes as \\u', built({ n: 2 }), { type: 'event', tags: ['café'], silenced: false, pushedAt: '1795636688' }],
-  ['non-ASCII in the command (the slow road)', built({ name: 'Zoë ✓' }), { type: 'job', tags: [], silenced: false, pushedAt: '1.5' }],
+  ['non-ASCII in the command (escaped as Horizon escapes it)', built({ name: 'Zoë ✓ 😀' }), { type: 'job', tags: [], silenced: false, pushedAt: '1.5' }],
+  [
+    'a float in the envelope (PHP reads it as a float: the slow road)',
+    withEnvelope(built({ n: 9 }), { timeout: 1.5 }),
+    { type: 'job', tags: [], silenced: false, pushedAt: '1795636688.6' },
+  ],
+  [
+    'a number past 2^53 (the slow road)',
+    withEnvelope(built({ n: 10 }), { retryUntil: 2 ** 60 }),
+    { type: 'job', tags: [], silenced: false, pushedAt: '1795636688.6' },
+  ],
+  [
+    'an object keyed 0, 1 (a list to PHP: the slow road)',
+    withEnvelope(built({ n: 11 }), { extra: { 0: 'a', 1: 'b' } }),
+    { type: 'job', tags: [], silenced: false, pushedAt: '1795636688.6' },
+  ],
+  [
+    'an object keyed 1, 2 (kept as an object by PHP)',
+    withEnvelope(built({ n: 12 }), { extra: { 1: 'a', 2: 'b' } }),
+    { type: 'job', tags: [], silenced: false, pushedAt: '1795636688.6' },
+  ],
+  [
+    'nested objects and lists a createPayloadUsing hook adds',
+    withEnvelope(built({ n: 13 }), { trace: { span: 'a/b', ids: [1, 2, 'é'], nested: { on: true, none: null } }, list: [] }),
+    { type: 'job', tags: ['x'], silenced: false, pushedAt: '1795636688.6' },
+  ],
   [
     'envelope numbers and a backoff list (which Laravel writes as a string)',
     built({ n: 3 }, { maxTries: 5, timeout: 30, retryUntil: 1795636999, backoff: [1, 5, 10] }),
@@ -95,5 +120,35 @@ describe('withHorizonAdditions for a payload just built', () => {
       expect(prepared.facts !== undefined, `${what}: facts known without a read`).toBe(known);
       if (known) expect(prepared.facts, `${what}: facts`).toEqual(horizonFacts(prepared.payload));
     }
+  });
+
+  it('preparedBuilt lays a built payload out from its envelope without encoding its text, and reads the text where PHP’s arrays would change it', () => {
+    const client = new Redis({ lazyConnect: true });
+    const recorder = new HorizonRecorder(client, { prefix: 'lqb_horizon:', clock: () => 1795636688.4476 });
+    for (const [what, payload, additions, readsText] of [
+      ['plain job', built({ n: 1 }), { tags: [] }, false],
+      ['an empty object in the envelope', withEnvelope(built({ n: 5 }), { extra: {} }), { tags: [] }, true],
+    ] as const) {
+      let reads = 0;
+      const counted = {
+        get raw() {
+          reads++;
+          return payload.raw;
+        },
+        envelope: payload.envelope,
+        command: payload.command,
+      };
+      const prepared = recorder.preparedBuilt(counted, additions);
+      expect(prepared.payload, `${what}: laid out as prepare() lays out its text`).toBe(
+        recorder.prepare(payload.raw, { command: payload.command, tags: additions.tags }),
+      );
+      expect(reads > 0, `${what}: the payload's text read`).toBe(readsText);
+    }
+  });
+
+  it('buildPayload encodes its text when it is first read, once', () => {
+    const payload = built({ n: 1 });
+    expect(payload.raw, 'the text: the envelope as Laravel encodes it').toBe(encodeJson(payload.envelope, { unescapedUnicode: true }));
+    expect(payload.raw, 'read again: the same string').toBe(payload.raw);
   });
 });
