@@ -31,7 +31,11 @@ const cases: [string, ReturnType<typeof built>, HorizonAdditions][] = [
     { type: 'job', tags: ['App\\Models\\User:42', 'a/b', 'say "hi"'], silenced: true, pushedAt: '1795636688.5' },
   ],
   ['a tag PHP escapes as \\u', built({ n: 2 }), { type: 'event', tags: ['café'], silenced: false, pushedAt: '1795636688' }],
-  ['non-ASCII in the command (escaped as Horizon escapes it)', built({ name: 'Zoë ✓ 😀' }), { type: 'job', tags: [], silenced: false, pushedAt: '1.5' }],
+  [
+    'non-ASCII in the command (escaped as Horizon escapes it)',
+    built({ name: 'Zoë ✓ 😀' }),
+    { type: 'job', tags: [], silenced: false, pushedAt: '1.5' },
+  ],
   [
     'a float in the envelope (PHP reads it as a float: the slow road)',
     withEnvelope(built({ n: 9 }), { timeout: 1.5 }),
