@@ -229,7 +229,14 @@ function plainFacts(envelope: Record<string, unknown>): HorizonFacts | undefined
   if (tags !== undefined && !(Array.isArray(tags) && tags.every((tag) => typeof tag === 'string'))) return undefined;
   if (silenced !== undefined && typeof silenced !== 'boolean') return undefined;
   if (retryOf !== undefined && retryOf !== null && typeof retryOf !== 'string') return undefined;
-  return horizonFactsOf(envelope);
+  // What horizonFactsOf reads from such values, without its conversions (a job's every delete).
+  return {
+    id,
+    name: displayName ?? '',
+    tags: (tags as string[] | undefined) ?? [],
+    silenced: silenced === true,
+    retryOf: retryOf ?? undefined,
+  };
 }
 
 /** A JSON object read as PHP's json_decode($json, true) reads it, its keys in order. */

@@ -422,7 +422,14 @@ describe('connect({ horizon })', () => {
       const tagged = await queue.dispatch(RECORD, { n: 1 }, { queue: QUEUE, tags: ['billing', 'customer:7'] });
       const user = buildModelIdentifier({ class: 'App\\Models\\User', id: 42 });
       const modelled = await queue.dispatch(RECORD, { n: 2, user }, { queue: QUEUE });
+      // A tags function (a tags() method) is awaited; one that gives no list is refused before the push.
+      const computed = await queue.dispatch(RECORD, { n: 4 }, { queue: QUEUE, tags: async (job) => [`n:${String(job.command.n)}`] });
+      await expect(
+        queue.dispatch(RECORD, { n: 5 }, { queue: QUEUE, tags: () => 'billing' as unknown as string[] }),
+        'a tags function giving a string',
+      ).rejects.toThrow('dispatch: tags gave "billing", not a list of strings');
       await withRaw(async (raw) => {
+        expect(JSON.parse((await raw.hget(hz + computed.uuid!, 'payload'))!).tags, 'tags a function gave').toEqual(['n:4']);
         const pending = await raw.hgetall(hz + tagged.uuid!);
         expect(pending.status).toBe('pending');
         expect(JSON.parse(pending.payload!).tags, 'tags given').toEqual(['billing', 'customer:7']);

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { buildJob, buildPayload, type LaravelProfile, type PayloadOptions } from '../../src/laravel/index.js';
 import { HorizonRecorder } from '../../src/horizon/index.js';
 import { encodeJson, type JsonValue } from '../../src/laravel/json.js';
-import { horizonFacts, withHorizonAdditions, type HorizonAdditions } from '../../src/horizon/payload.js';
+import { horizonFacts, horizonFactsOf, horizonFactsOfJob, withHorizonAdditions, type HorizonAdditions } from '../../src/horizon/payload.js';
 
 const built = (properties: Record<string, unknown>, options: PayloadOptions = {}, profile: LaravelProfile = '8') =>
   buildPayload(
@@ -154,5 +154,19 @@ describe('withHorizonAdditions for a payload just built', () => {
     const payload = built({ n: 1 });
     expect(payload.raw, 'the text: the envelope as Laravel encodes it').toBe(encodeJson(payload.envelope, { unescapedUnicode: true }));
     expect(payload.raw, 'read again: the same string').toBe(payload.raw);
+  });
+
+  it('horizonFactsOfJob reads a job’s envelope of plain strings and booleans as horizonFactsOf reads it', () => {
+    const envelopes: Record<string, unknown>[] = [
+      { uuid: 'u-1', id: 'i-1', displayName: 'App\\Jobs\\X', tags: ['a', 'b:1'], silenced: true, retry_of: 'old-1' },
+      { uuid: 'u-2', id: 'i-2' },
+      { id: 'i-3', displayName: 'App\\Jobs\\Y', tags: [], silenced: false, retry_of: null },
+      // Not plain (a numeric uuid, a tags object): read through horizonFactsOf itself.
+      { uuid: 12, tags: { 0: 'x' }, silenced: 'yes' },
+    ];
+    for (const envelope of envelopes) {
+      const job = { uuid: undefined, fields: envelope };
+      expect(horizonFactsOfJob(job, envelope), `facts of ${JSON.stringify(envelope)}`).toEqual(horizonFactsOf(envelope));
+    }
   });
 });
