@@ -122,7 +122,7 @@ function heldAlikeByPhp(value: unknown): boolean {
   }
   if (value === null) return true;
   if (Array.isArray(value)) return value.every(heldAlikeByPhp);
-  const prototype = Object.getPrototypeOf(value);
+  const prototype: unknown = Object.getPrototypeOf(value);
   if (prototype !== Object.prototype && prototype !== null) return false;
   let empty = true;
   for (const key in value) {
@@ -233,7 +233,7 @@ function plainFacts(envelope: Record<string, unknown>): HorizonFacts | undefined
   return {
     id,
     name: displayName ?? '',
-    tags: (tags as string[] | undefined) ?? [],
+    tags: tags ?? [],
     silenced: silenced === true,
     retryOf: retryOf ?? undefined,
   };
