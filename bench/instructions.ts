@@ -69,16 +69,25 @@ export async function stopCounting(): Promise<Instructions> {
   return counted;
 }
 
-/** This process's instructions counted so far, per callgrind_control's totals (a row per thread, thread 1 the main one). */
+/**
+ * This process's instructions counted so far, per callgrind_control's totals (a row per thread,
+ * thread 1 the main one). Once, just after counting was switched on, callgrind_control answered
+ * without the totals (bench/horizon-calls.ts, 2026-12-04): it is asked again, a few times, before
+ * the count is given up.
+ */
 async function instructionsSoFar(): Promise<Instructions> {
-  const { stdout } = await run('callgrind_control', ['-e', 'Ir', String(process.pid)]);
-  let all = 0;
-  let main = 0;
-  for (const [, thread, count] of stdout.matchAll(/^\s*Th (\d+)\s+([\d,]+)\s*$/gm)) {
-    const n = Number(count!.replaceAll(',', ''));
-    all += n;
-    if (thread === '1') main = n;
+  for (let attempt = 1; ; attempt++) {
+    const { stdout } = await run('callgrind_control', ['-e', 'Ir', String(process.pid)]);
+    let all = 0;
+    let main = 0;
+    for (const [, thread, count] of stdout.matchAll(/^\s*Th (\d+)\s+([\d,]+)\s*$/gm)) {
+      const n = Number(count!.replaceAll(',', ''));
+      all += n;
+      if (thread === '1') main = n;
+    }
+    if (all > 0) return { all, main };
+    if (attempt === 5)
+      throw new Error(`callgrind_control gave no counts for pid ${process.pid} in ${attempt} asks: ${stdout.trim().split('\n')[0] ?? ''}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
   }
-  if (all === 0) throw new Error(`callgrind_control gave no counts for pid ${process.pid}: ${stdout.trim().split('\n')[0] ?? ''}`);
-  return { all, main };
 }

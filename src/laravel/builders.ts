@@ -325,7 +325,7 @@ export interface PayloadOptions {
 }
 
 export interface BuiltPayload {
-  /** The envelope as the string Laravel stores (encoded when first read: change no envelope before). */
+  /** The envelope as the string Laravel stores, encoded from it when first read. */
   readonly raw: string;
   envelope: JsonObject;
   command: PhpObject;
