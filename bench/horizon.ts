@@ -16,7 +16,8 @@
  * mode's with V8's code fitted to both), and runs alternate between the modes, so a machine
  * whose speed drifts slows all alike. Redis's own CPU
  * per job is printed too (INFO's used_cpu), noisy on a server others share. For the records
- * alone, without a worker around them, see bench/horizon-records.ts.
+ * alone, without a worker around them, see bench/horizon-records.ts; for each part of a push
+ * counted alone (a call's arguments, the layout), bench/horizon-calls.ts.
  *
  * A fifth mode, neighbour, runs the plain worker beside a process that only spins on Redis's core
  * (NEIGHBOUR_CORE, 1 by default) at Linux's idle priority (SCHED_IDLE: it runs only when that
