@@ -414,11 +414,11 @@ describe('HorizonRecorder beyond the fixtures’ scenario', () => {
       const more = new HorizonRecorder(horizonClient, { prefix: p, clock, silenced: [] });
       await raw.sadd(`${p}monitoring`, 'vip');
       // The step's strings travel packed by their length in bytes: a name, queue and tags with
-      // colons, digits, non-ASCII and nothing at all must come out as they went in.
+      // colons, digits, non-ASCII, a NUL and nothing at all must come out as they went in.
       const jobs = [
         { id: 'o-1', due: '' as const, tags: ['vip', 'x'], queue: 'default', name: 'App\\Jobs\\X' },
         { id: 'o-2', due: Math.floor(now) + 300, tags: [], queue: 'default', name: 'App\\Jobs\\X' },
-        { id: 'o-3:4', due: '' as const, tags: ['12:vip', 'é', '', 'vip'], queue: 'mail:2', name: 'Zoë:3 ✓' },
+        { id: 'o-3:4', due: '' as const, tags: ['12:vip', 'é', '', 'a\u0000b', 'vip'], queue: 'mail:2', name: 'Zoë:3 ✓\u0000' },
       ];
       for (const { id, due, tags, queue, name } of jobs) {
         const payload = more.prepare(JSON.stringify({ uuid: id, displayName: name, job: 'x', data: {}, attempts: 0 }), { tags });
