@@ -18,7 +18,6 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { connect } from '../src/index.js';
 import type { BuiltPayload } from '../src/laravel/index.js';
-import { HorizonRecorder } from '../src/horizon/index.js';
 import { encodeJson } from '../src/laravel/json.js';
 import { packFields } from '../src/horizon/steps.js';
 import { countFromNow, stopCounting, underValgrind } from './instructions.js';
@@ -46,16 +45,17 @@ async function child(): Promise<void> {
   const base = `lqb-bench-calls-${randomBytes(4).toString('hex')}-`;
   const queue = await connect({ redis: URL, prefix: `${base}database_`, telemetry: false, horizon: { prefix: `${base}horizon:` } });
   try {
-    // The payload dispatch builds, caught on its way to Horizon's layout.
+    // The payload dispatch builds, caught on its way to Horizon's layout (the recorder's own
+    // method again once it is caught).
+    const recorder = queue.horizon!;
     let built: BuiltPayload | undefined;
-    const preparedBuilt = HorizonRecorder.prototype.preparedBuilt;
-    HorizonRecorder.prototype.preparedBuilt = function (this: HorizonRecorder, payload, options) {
+    const preparedBuilt = recorder.preparedBuilt.bind(recorder);
+    recorder.preparedBuilt = (payload, options) => {
       built ??= payload;
-      return preparedBuilt.call(this, payload, options);
+      return preparedBuilt(payload, options);
     };
     await queue.dispatch(CLASS, { n: 1, label: 'bench', ratio: 0.5, items: [] });
-    HorizonRecorder.prototype.preparedBuilt = preparedBuilt;
-    const recorder = queue.horizon!;
+    Reflect.deleteProperty(recorder, 'preparedBuilt');
     const redisQueue = queue.connection;
     const { payload, facts } = recorder.preparedBuilt(built!);
     const client = recorder.client as typeof recorder.client & { lqbBenchNoop: (...args: (string | number)[]) => Promise<number> };
