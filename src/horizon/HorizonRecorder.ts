@@ -248,7 +248,7 @@ export class HorizonRecorder {
   private pushedNow(): string {
     const stamp = this.stamp();
     if (this.lastPushedNow.stamp !== stamp) {
-      const now: PushedOnceNow = [stamp.now, stamp.score, String(stamp.at + this.trim.pending * 60)];
+      const now: PushedOnceNow = [stamp.now, stamp.score, this.pendingExpiry(stamp)];
       this.lastPushedNow = { stamp, packed: packFields(now) };
     }
     return this.lastPushedNow.packed;
@@ -256,12 +256,17 @@ export class HorizonRecorder {
 
   /** pushed.lua's keys and arguments. */
   private pushedStep(queue: string, payload: string, facts: HorizonFacts): { keys: string[]; args: string[] } {
-    const { now, score, at } = this.stamp();
+    const stamp = this.stamp();
     const p = this.prefix;
     return {
       keys: [`${p}recent_jobs`, `${p}pending_jobs`, p + facts.id, `${p}monitoring`],
-      args: [facts.id, this.connection, queue, facts.name, payload, now, score, String(at + this.trim.pending * 60), p, ...facts.tags],
+      args: [facts.id, this.connection, queue, facts.name, payload, stamp.now, stamp.score, this.pendingExpiry(stamp), p, ...facts.tags],
     };
+  }
+
+  /** When a pending job's hash expires (UNIX seconds): trim.pending after the stamp's second. */
+  private pendingExpiry(stamp: HorizonStamp): string {
+    return String(stamp.at + this.trim.pending * 60);
   }
 
   /**

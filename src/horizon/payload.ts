@@ -44,9 +44,8 @@ export function withHorizonAdditions(
   additions: HorizonAdditions,
   options: { idFromUuid?: boolean; built?: BuiltEnvelope } = {},
 ): string {
-  const idFromUuid = options.idFromUuid !== false;
-  const encoded = options.built && idFromUuid ? encodedWithAdditions(options.built, additions) : undefined;
-  return encoded ?? readAndWritten(payload, additions, idFromUuid);
+  if (options.idFromUuid === false) return readAndWritten(payload, additions, false);
+  return builtWithHorizonAdditions({ raw: payload, envelope: options.built }, additions);
 }
 
 /**

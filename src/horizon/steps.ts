@@ -510,7 +510,8 @@ export function runHorizonEvents(
     keys.length,
     ...keys,
     events.ops,
-    packFields([prefix, connection, ...events.fields]),
+    // Two packs joined are the pack of both lists: the events' strings are not copied behind the two.
+    packFields([prefix, connection]) + packFields(events.fields),
     ...events.args,
   ]);
 }
