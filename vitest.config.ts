@@ -17,6 +17,7 @@ const build = ['test/helpers/build.ts'];
 export const unitFiles = [
   'test/horizon/payload.test.ts',
   'test/cli/output.test.ts',
+  'test/connect/redact.linear.test.ts',
   'test/internal/slots.test.ts',
   'test/laravel/payload.test.ts',
   'test/laravel/payload.debian-fixtures.test.ts',

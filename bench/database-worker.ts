@@ -9,12 +9,15 @@
  * process start (about 0.1 s of PHP boot), Node's does not.
  *
  *   npx tsx bench/database-worker.ts   (JOBS=5000, CONCURRENCY=1,16,64,256, DATABASES=sqlite,mariadb,postgres)
+ *
+ * bench/peers.ts imports its helpers (the payload, the jobs table, Laravel's worker command).
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { bridgeRecordJob } from '../src/cli/demo.js';
 import { DatabaseQueue } from '../src/database/index.js';
 import { buildPayload } from '../src/laravel/index.js';
@@ -25,20 +28,18 @@ const JOBS = Number(process.env.JOBS ?? 5000);
 const CONCURRENCY = (process.env.CONCURRENCY ?? '1,16,64,256').split(',').map(Number);
 const WANTED = (process.env.DATABASES ?? 'sqlite,mariadb,postgres').split(',');
 
-const dir = mkdtempSync(join(tmpdir(), 'lqb-bench-dbw-'));
-const DATABASES: Record<string, string> = {
-  sqlite: join(dir, 'queue.sqlite'),
-  mariadb: process.env.LQB_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/test',
-  postgres: process.env.LQB_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
-};
+/** The MySQL/MariaDB and PostgreSQL databases, unless LQB_MYSQL_URL / LQB_POSTGRES_URL name others. */
+export const MYSQL_URL = process.env.LQB_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/test';
+export const POSTGRES_URL = process.env.LQB_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 /** RecordJob with enough items to make the payload about 1 KB, as the database driver writes it (no id, no attempts). */
-function payload(n: number): string {
+export function databasePayload(n: number): string {
   const items = { pad: Array.from({ length: 20 }, () => 'padding-to-a-kilobyte') };
   return buildPayload(bridgeRecordJob({ n, label: 'bench', ratio: 0.5, items }), { profile: '8', driver: 'database' }).raw;
 }
 
-function phpEnv(url: string, table: string): NodeJS.ProcessEnv {
+/** The environment php-fixture-gen's app reads to work Laravel's database queue on `url`'s `table`, failed jobs in `failedDb`. */
+export function laravelDatabaseEnv(url: string, table: string, failedDb: string): NodeJS.ProcessEnv {
   return {
     ...process.env,
     LQB_QUEUE_DB: url,
@@ -46,22 +47,36 @@ function phpEnv(url: string, table: string): NodeJS.ProcessEnv {
     QUEUE_CONNECTION: 'database',
     QUEUE_NAME: 'default',
     LQB_RECORD_FILE: '/dev/null',
-    LQB_FAILED_DB: join(dir, 'failed.sqlite'),
+    LQB_FAILED_DB: failedDb,
     REDIS_PREFIX: `lqb-bench-dbw-${randomBytes(3).toString('hex')}:`,
   };
 }
 
-async function fill(q: DatabaseQueue, payloads: string[]): Promise<void> {
+/** Creates or drops the jobs table of `env` (laravelDatabaseEnv) with Laravel's own migration. */
+export function laravelJobsTable(env: NodeJS.ProcessEnv, op: 'create-table' | 'drop-table'): void {
+  execFileSync('php', [`${root}php-fixture-gen/laravel-database-queue.php`, op], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+}
+
+/** The queue emptied, then these payloads pushed as Laravel's bulk pushes them. */
+export async function fill(q: DatabaseQueue, payloads: string[]): Promise<void> {
   await q.clear();
   for (let i = 0; i < payloads.length; i += 1000) await q.bulkRaw(payloads.slice(i, i + 1000));
 }
 
+/** Laravel 8.83's `queue:work database` to empty, as a command line (run with laravelDatabaseEnv's environment). */
+export const laravelDatabaseWorker = [
+  'php',
+  `${root}php-fixture-gen/laravel-worker.php`,
+  'database',
+  '--stop-when-empty',
+  '--sleep=0',
+  '--timeout=0',
+];
+
 function laravelWorker(env: NodeJS.ProcessEnv): number {
+  const [command, ...args] = laravelDatabaseWorker;
   const start = performance.now();
-  execFileSync('php', [`${root}php-fixture-gen/laravel-worker.php`, 'database', '--stop-when-empty', '--sleep=0', '--timeout=0'], {
-    env,
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  execFileSync(command!, args, { env, stdio: ['ignore', 'ignore', 'inherit'] });
   return JOBS / ((performance.now() - start) / 1000);
 }
 
@@ -84,15 +99,13 @@ async function nodeWorker(q: DatabaseQueue, concurrency: number): Promise<number
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 const rows: string[] = [];
 
-async function bench(name: string, url: string): Promise<void> {
+async function bench(name: string, url: string, dir: string): Promise<void> {
   const table = `lqb_bench_${randomBytes(4).toString('hex')}_jobs`;
-  const env = phpEnv(url, table);
-  const laravelTable = (op: string) =>
-    execFileSync('php', [`${root}php-fixture-gen/laravel-database-queue.php`, op], { env, stdio: ['ignore', 'ignore', 'inherit'] });
-  laravelTable('create-table');
+  const env = laravelDatabaseEnv(url, table, join(dir, 'failed.sqlite'));
+  laravelJobsTable(env, 'create-table');
   const q = DatabaseQueue.open(url, { table });
   try {
-    const payloads = Array.from({ length: JOBS }, (_, i) => payload(i));
+    const payloads = Array.from({ length: JOBS }, (_, i) => databasePayload(i));
     await fill(q, payloads);
     const php = laravelWorker(env);
     const left = await q.size();
@@ -105,25 +118,32 @@ async function bench(name: string, url: string): Promise<void> {
     }
   } finally {
     await q.close();
-    laravelTable('drop-table');
+    laravelJobsTable(env, 'drop-table');
   }
 }
 
-try {
-  const load = loadavg().map((n) => n.toFixed(2));
-  for (const name of WANTED) {
-    const url = DATABASES[name];
-    if (url === undefined) throw new Error(`unknown database "${name}" in DATABASES (sqlite, mariadb, postgres)`);
-    await bench(name, url);
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'lqb-bench-dbw-'));
+  const databases: Record<string, string> = { sqlite: join(dir, 'queue.sqlite'), mariadb: MYSQL_URL, postgres: POSTGRES_URL };
+  try {
+    const load = loadavg().map((n) => n.toFixed(2));
+    for (const name of WANTED) {
+      const url = databases[name];
+      if (url === undefined) throw new Error(`unknown database "${name}" in DATABASES (sqlite, mariadb, postgres)`);
+      await bench(name, url, dir);
+    }
+    console.log(
+      `${fmt(JOBS)} no-op jobs of ${Buffer.byteLength(databasePayload(0))} bytes per run, one process each; load average at start ${load.join(', ')}, at end ${loadavg()
+        .map((n) => n.toFixed(2))
+        .join(', ')}.\n`,
+    );
+    console.log('| database | worker | jobs/s | vs Laravel |');
+    console.log('|---|---|---:|---:|');
+    for (const row of rows) console.log(row);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
-  console.log(
-    `${fmt(JOBS)} no-op jobs of ${Buffer.byteLength(payload(0))} bytes per run, one process each; load average at start ${load.join(', ')}, at end ${loadavg()
-      .map((n) => n.toFixed(2))
-      .join(', ')}.\n`,
-  );
-  console.log('| database | worker | jobs/s | vs Laravel |');
-  console.log('|---|---|---:|---:|');
-  for (const row of rows) console.log(row);
-} finally {
-  rmSync(dir, { recursive: true, force: true });
 }
+
+// Run as a script; imported (bench/peers.ts), it only lends its helpers.
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await main();

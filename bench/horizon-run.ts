@@ -12,6 +12,7 @@ import { connect } from '../src/index.js';
 import { dropPrefix } from './scratch.js';
 import { countFromNow, stopCounting, uncounted } from './instructions.js';
 import { mainThreadCpu } from './thread-cpu.mjs';
+import { redisCpuSeconds } from './redis-target.js';
 
 /** Under INSTRUCTIONS (bench/horizon.ts) a run counts 5,000 jobs by default, else it times 100,000. */
 export const JOBS = Number(process.env.JOBS ?? (process.env.INSTRUCTIONS === '1' ? 5_000 : 100_000));
@@ -39,13 +40,6 @@ export interface Result {
   workerMainInstructions: number;
   dispatchInstructions: number;
   dispatchMainInstructions: number;
-}
-
-/** Redis's CPU seconds so far (user + system, its main thread and the rest). */
-async function redisCpu(raw: Redis): Promise<number> {
-  const info = await raw.info('cpu');
-  const field = (name: string) => Number(new RegExp(`^${name}:([0-9.]+)`, 'm').exec(info)?.[1] ?? 0);
-  return field('used_cpu_user') + field('used_cpu_sys');
 }
 
 const microsPerJob = (usage: NodeJS.CpuUsage) => (usage.user + usage.system) / JOBS;
@@ -157,7 +151,7 @@ async function run(mode: Mode, raw: Redis, profile?: string): Promise<Result> {
 
     // The clock starts at the (WARMUP + 1)th job: its handler waits for Redis's count of its CPU.
     const startClock = async () => {
-      const redisBefore = await redisCpu(raw);
+      const redisBefore = await redisCpuSeconds(raw);
       const profiler = profile ? await startProfile() : undefined;
       const counted = await countFromNow();
       return { redisBefore, profiler, counted, cpu: process.cpuUsage(), main: mainThreadCpu(), started: performance.now() };
@@ -183,7 +177,7 @@ async function run(mode: Mode, raw: Redis, profile?: string): Promise<Result> {
     const workerMain = (mainThreadCpu() - main) / JOBS;
     const seconds = (performance.now() - started) / 1000;
     if (profiler) await profiler.stop(`${profile}.${mode}`);
-    const workerRedisCpu = (((await redisCpu(raw)) - redisBefore) * 1e6) / JOBS;
+    const workerRedisCpu = (((await redisCpuSeconds(raw)) - redisBefore) * 1e6) / JOBS;
     if (worker.stats().processed !== WARMUP + JOBS) throw new Error(`the worker ran ${worker.stats().processed} of ${WARMUP + JOBS} jobs`);
     return {
       workerJobsPerSecond: JOBS / seconds,

@@ -24,11 +24,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { buildPayload } from '../src/laravel/index.js';
-import { bridgeRecordJob } from '../src/cli/demo.js';
 import { RedisQueue, connectRedis } from '../src/redis/index.js';
 import { dropPrefix } from './scratch.js';
 import { median } from './stats.js';
+import { recordPayload as payload } from './record-job.js';
+import { REDIS_URL, redisEnv } from './redis-target.js';
 
 const JOBS = Number(process.env.JOBS ?? 20_000);
 const RUNS = Number(process.env.RUNS ?? 5);
@@ -42,17 +42,10 @@ interface Measure {
   cpuSeconds: number;
 }
 
-/** The RecordJob PHP's fixtures push, padded to about 1.5 KB, as bench/worker.ts's. */
-function payload(n: number): string {
-  return buildPayload(
-    bridgeRecordJob({ n, label: 'bench', ratio: 0.5, items: { pad: Array.from({ length: 20 }, () => 'padding-to-a-kilobyte') } }),
-  ).raw;
-}
-
 /** Runs one worker process over `count` jobs (0: an empty queue) under a fresh prefix; its life and CPU. */
 async function measure(worker: Worker, count: number): Promise<Measure> {
   const prefix = `lqb-bench-${randomBytes(3).toString('hex')}:`;
-  const client = connectRedis({ prefix });
+  const client = connectRedis({ url: REDIS_URL, prefix });
   const queue = new RedisQueue(client, { defaultQueue: QUEUE });
   try {
     for (let i = 0; i < count; i += 1000) await queue.bulkRaw(Array.from({ length: Math.min(1000, count - i) }, (_, j) => payload(i + j)));
@@ -62,6 +55,7 @@ async function measure(worker: Worker, count: number): Promise<Measure> {
     execFileSync('/usr/bin/time', ['-f', '%U %S', '-o', timeFile, command!, ...args], {
       env: {
         ...process.env,
+        ...redisEnv,
         REDIS_PREFIX: prefix,
         QUEUE_NAME: QUEUE,
         LQB_RECORD_FILE: '/dev/null',
@@ -135,7 +129,7 @@ async function main(): Promise<void> {
   }
   const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
   console.log(
-    `${fmt(JOBS)} no-op jobs of ${Buffer.byteLength(payload(0))} bytes per run, Redis 127.0.0.1:6379, ${RUNS} runs per row, the workers taking turns; load average at the end ${load}.\n`,
+    `${fmt(JOBS)} no-op jobs of ${Buffer.byteLength(payload(0))} bytes per run, Redis ${REDIS_URL}, ${RUNS} runs per row, the workers taking turns; load average at the end ${load}.\n`,
   );
   console.log(
     '| worker | jobs/s, whole process | jobs/s, less boot | boot s | CPU µs/job | vs Laravel (less boot) | vs Laravel, round by round |',

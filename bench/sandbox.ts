@@ -6,7 +6,7 @@
  *   - `in-process`: timeout 60, each job also watched by the watchdog thread (the default);
  *   - `sandboxed`: the handlers module in a pool of worker threads (`sandboxedHandlers`, one
  *     thread per concurrency slot), timeout 60.
- * Modes take turns, RUNS rounds, in reverse order every other round, against 127.0.0.1:6379
+ * Modes take turns, RUNS rounds, in reverse order every other round, against REDIS_URL (else 127.0.0.1:6379)
  * under a prefix of their own. The table gives each mode's median jobs/s and its median CPU time
  * per job: the process's user + system time, its threads' included, which a busy machine sways
  * far less than the clock.
@@ -24,6 +24,7 @@ import { RedisQueue, connectRedis } from '../src/redis/index.js';
 import { Worker, sandboxedHandlers, type HandlerMap } from '../src/worker/index.js';
 import { dropPrefix } from './scratch.js';
 import { median } from './stats.js';
+import { REDIS_URL } from './redis-target.js';
 
 const JOBS = Number(process.env.JOBS ?? 5_000);
 const WARMUP = Number(process.env.WARMUP ?? 1_000);
@@ -44,7 +45,7 @@ async function main(): Promise<void> {
   // The handler reads the command, as a real one does: the copy into the thread is part of the cost.
   writeFileSync(module, `export default { ${JSON.stringify(CLASS)}: async (job) => { job.command.n; } };\n`);
   const prefix = `lqb-bench-${randomBytes(3).toString('hex')}:`;
-  const client = connectRedis({ prefix });
+  const client = connectRedis({ url: REDIS_URL, prefix });
   const queue = new RedisQueue(client, { defaultQueue: 'default' });
   const sandbox = await sandboxedHandlers(module, { threads: CONCURRENCY });
   const inProcess: HandlerMap = { [CLASS]: async (job) => void job.command.n };

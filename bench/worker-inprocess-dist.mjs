@@ -60,8 +60,10 @@ const options = {
   memory: 0,
   ...(ATTEMPTS > 0 ? { tries: 0 } : {}),
 };
-const lq = mode === 'connect' ? await connect({ redis: 'redis://127.0.0.1:6379', prefix }) : undefined;
-const client = connectRedis({ prefix });
+// REDIS_URL (else 127.0.0.1:6379), as bench/redis-target.ts: the parent passes its environment on.
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const lq = mode === 'connect' ? await connect({ redis: REDIS_URL, prefix }) : undefined;
+const client = connectRedis({ url: REDIS_URL, prefix });
 const queue = new RedisQueue(client, { defaultQueue: 'default' });
 const fill = async (count) => {
   for (let i = 0; i < count; i += 1000) await queue.bulkRaw(Array.from({ length: Math.min(1000, count - i) }, (_, j) => payload(i + j)));
@@ -136,7 +138,7 @@ try {
 } finally {
   await lq?.close();
   await queue.close();
-  const raw = new Redis();
+  const raw = new Redis(REDIS_URL);
   const keys = await raw.keys(`${prefix}*`);
   if (keys.length) await raw.del(...keys);
   raw.disconnect();

@@ -6,7 +6,7 @@
  *   - `bare`: `new Worker(queue, handlers)` with nothing around it.
  * Each run is a process of its own: one worker runs WARMUP + JOBS jobs (`stopWhenEmpty`), and
  * the last JOBS are timed, from the handler's call for the (WARMUP + 1)th job to run()'s end,
- * against 127.0.0.1:6379 under a prefix of its own. The warm-up is long because V8's optimizing
+ * against REDIS_URL (else 127.0.0.1:6379) under a prefix of its own. The warm-up is long because V8's optimizing
  * compiler keeps compiling the worker's code, on threads of its own, for its first 50,000 jobs
  * or so (`--trace-opt` shows under a millisecond of compiling per 10,000 jobs after 60,000): a
  * shorter one puts that one-off cost in the per-job figure. WARMUP_WORKER=1 measures as this
@@ -29,6 +29,7 @@
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { median } from './stats.js';
+import { REDIS_URL } from './redis-target.js';
 
 const JOBS = Number(process.env.JOBS ?? 40_000);
 const WARMUP = Number(process.env.WARMUP ?? 60_000);
@@ -90,7 +91,7 @@ async function parent(): Promise<void> {
     }
   }
   console.log(
-    `No-op ${ATTEMPTS > 0 ? `retried jobs (attempts ${ATTEMPTS} in the envelope)` : 'jobs'} of ${bytes} bytes, ${fmt(JOBS)} timed per run ${process.env.WARMUP_WORKER ? `in a second worker, after one of its own ran ${fmt(WARMUP)}` : `after the same worker's first ${fmt(WARMUP)}`}, concurrency ${CONCURRENCY}, timeout ${TIMEOUT > 0 ? `${TIMEOUT} s` : 'none'}, one process per run, ${BUILD === 'dist' ? 'dist/ by plain node' : 'src/ through tsx'}, Redis 127.0.0.1:6379${NODE_FLAGS.length > 0 ? `, node ${NODE_FLAGS.join(' ')}` : ''}; ${RUNS} runs per row${base ? ', the trees alternating' : ''}.`,
+    `No-op ${ATTEMPTS > 0 ? `retried jobs (attempts ${ATTEMPTS} in the envelope)` : 'jobs'} of ${bytes} bytes, ${fmt(JOBS)} timed per run ${process.env.WARMUP_WORKER ? `in a second worker, after one of its own ran ${fmt(WARMUP)}` : `after the same worker's first ${fmt(WARMUP)}`}, concurrency ${CONCURRENCY}, timeout ${TIMEOUT > 0 ? `${TIMEOUT} s` : 'none'}, one process per run, ${BUILD === 'dist' ? 'dist/ by plain node' : 'src/ through tsx'}, Redis ${REDIS_URL}${NODE_FLAGS.length > 0 ? `, node ${NODE_FLAGS.join(' ')}` : ''}; ${RUNS} runs per row${base ? ', the trees alternating' : ''}.`,
   );
   console.log(
     "jobs/s: median (min–max); Node CPU: the worker process's user + system time per job, median; main thread: the same of the main thread alone, the rest being V8's compiler and collector threads" +

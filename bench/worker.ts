@@ -9,33 +9,27 @@
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { buildPayload } from '../src/laravel/index.js';
-import { bridgeRecordJob } from '../src/cli/demo.js';
 import { RedisQueue, connectRedis, registerSteps, type RedisClient } from '../src/redis/index.js';
 import { Worker } from '../src/worker/index.js';
 import { dropPrefix } from './scratch.js';
+import { REDIS_URL, redisEnv } from './redis-target.js';
+import { recordPayload as payload } from './record-job.js';
 
 const root = new URL('..', import.meta.url).pathname;
 const JOBS = Number(process.env.JOBS ?? 20_000);
 const SOAK = Number(process.env.SOAK ?? 200_000);
 const QUEUE = 'bench';
 const prefix = `lqb-bench-${randomBytes(3).toString('hex')}:`;
-const client: RedisClient = connectRedis({ prefix });
+const client: RedisClient = connectRedis({ url: REDIS_URL, prefix });
 const queue = new RedisQueue(client, { defaultQueue: QUEUE });
 const env = {
   ...process.env,
+  ...redisEnv,
   REDIS_PREFIX: prefix,
   QUEUE_NAME: QUEUE,
   LQB_RECORD_FILE: '/dev/null',
   LQB_FAILED_DB: `/tmp/${prefix.replace(/:$/, '')}.sqlite`,
 };
-
-/** The job PHP's RecordJob is, with enough items to make the payload about 1 KB. */
-function payload(n: number, extra: Record<string, unknown> = {}): string {
-  return buildPayload(
-    bridgeRecordJob({ n, label: 'bench', ratio: 0.5, items: { ...extra, pad: Array.from({ length: 20 }, () => 'padding-to-a-kilobyte') } }),
-  ).raw;
-}
 
 async function fill(count: number): Promise<number> {
   await queue.clear();
@@ -161,7 +155,7 @@ async function latency(): Promise<{ p50: number; p99: number; samples: number }>
   );
   const running = worker.run();
   await new Promise((r) => setTimeout(r, 200));
-  const producer = new RedisQueue(connectRedis({ prefix }), { defaultQueue: QUEUE });
+  const producer = new RedisQueue(connectRedis({ url: REDIS_URL, prefix }), { defaultQueue: QUEUE });
   for (let i = 0; i < 1000; i++) {
     await producer.pushRaw(payload(i, { at: performance.timeOrigin + performance.now() }));
     await new Promise((r) => setTimeout(r, 5));
@@ -191,7 +185,7 @@ try {
   const phpPush = laravelPush();
   const mem = await memory();
   const lat = await latency();
-  console.log(`Jobs of ${size} bytes, ${fmt(JOBS)} per run, Redis 127.0.0.1:6379, one process each.\n`);
+  console.log(`Jobs of ${size} bytes, ${fmt(JOBS)} per run, Redis ${REDIS_URL}, one process each.\n`);
   console.log('| what | jobs/s | vs Laravel | vs Redis pop ceiling |');
   console.log('|---|---:|---:|---:|');
   console.log(`| Redis: pop step alone, pipelined (ceiling) | ${fmt(ceiling)} |  | 100% |`);

@@ -12,6 +12,9 @@
  *   flaky-backoff  {"n":1,"failTimes":1}                                      FlakyBackoffJob
  *   slow           {"n":1,"seconds":1.5}                                      SlowJob
  *   failing        {"n":1,"message":"failing"}                                FailingJob
+ *   interleaved    {"n":1,"every":11}  FlakyJob (failTimes 0: it succeeds at once) with a
+ *                  RecordJob as every EVERY-th job (n+i), in one push order: a queue where one
+ *                  class was moved to Node among jobs still PHP's
  * each also taking
  *   "count": N     push N jobs, n = n .. n+N-1 (default 1)
  *   "queue": Q     onQueue(Q) (default: QUEUE_NAME)
@@ -173,6 +176,13 @@ switch ($kind) {
     case 'slow':
         for ($i = 0; $i < $count; $i++) {
             $dispatch(new SlowJob($n + $i, (float) ($options['seconds'] ?? 1.0)));
+        }
+        break;
+
+    case 'interleaved':
+        $every = max(1, (int) ($options['every'] ?? 11));
+        for ($i = 0; $i < $count; $i++) {
+            $dispatch($i % $every === $every - 1 ? new RecordJob($n + $i, 'moved', 0.5, [1], null) : new FlakyJob($n + $i, 0));
         }
         break;
 

@@ -91,9 +91,12 @@ namespace App\Bridge {
 
     final class Recorder
     {
-        /** Appends one JSON line to LQB_RECORD_FILE (standard error when unset). */
+        /** Appends one JSON line to LQB_RECORD_FILE (standard error when unset); with LQB_RECORD_TIME set, "t" = microtime(true) at the run. */
         public static function write(array $record): void
         {
+            if (getenv('LQB_RECORD_TIME')) {
+                $record['t'] = microtime(true);
+            }
             $line = json_encode($record, JSON_UNESCAPED_SLASHES | JSON_UNESCAPED_UNICODE | JSON_PRESERVE_ZERO_FRACTION | JSON_THROW_ON_ERROR) . "\n";
             $file = getenv('LQB_RECORD_FILE');
             if ($file === false || $file === '') {
@@ -250,13 +253,14 @@ namespace App\Bridge {
 
         $app->singleton(ExceptionHandler::class, StderrExceptionHandler::class);
 
-        // APP_KEY (and APP_CIPHER): the encrypter EncryptionServiceProvider binds, which
-        // CallQueuedHandler uses to read a ShouldBeEncrypted job's command.
+        // APP_KEY (and APP_CIPHER): Laravel's own EncryptionServiceProvider, as a stock app registers
+        // it: the encrypter CallQueuedHandler uses to read a ShouldBeEncrypted job's command, and
+        // the key that signs (and checks) every serialized closure, a batch's callbacks and
+        // CallQueuedClosure's among them.
         if ($key = getenv('APP_KEY')) {
-            $app->singleton('encrypter', fn () => new \Illuminate\Encryption\Encrypter(
-                str_starts_with($key, 'base64:') ? base64_decode(substr($key, 7)) : $key,
-                getenv('APP_CIPHER') ?: 'AES-256-CBC'
-            ));
+            $app['config']['app.key'] = $key;
+            $app['config']['app.cipher'] = getenv('APP_CIPHER') ?: 'AES-256-CBC';
+            (new \Illuminate\Encryption\EncryptionServiceProvider($app))->register();
             $app->alias('encrypter', \Illuminate\Encryption\Encrypter::class);
             $app->alias('encrypter', \Illuminate\Contracts\Encryption\Encrypter::class);
         }

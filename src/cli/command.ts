@@ -46,7 +46,7 @@ export interface Command {
   options: Options;
   /** True for a command that takes no arguments: one given is a usage error, as artisan's "Too many arguments". */
   noArguments?: true;
-  /** Why the command cannot run from here (what it needs), when it cannot: it is then left out of the lists. */
+  /** Why the command cannot run from here (what it needs), when it cannot: it is listed, marked, and running it says this (exit 1). */
   unavailable?(): string | undefined;
   run(context: CommandContext): Promise<void | number>;
 }

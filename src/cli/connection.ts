@@ -9,11 +9,18 @@ import { DatabaseUuidFailedJobProvider, QueueCache, type WorkerCache } from '../
 import type { Queue, QueueDriver } from '../queue/index.js';
 import { openDatabaseCache, openDatabaseQueue } from '../connect/drivers.js';
 import { lockStoreFrom } from './bookkeeping.js';
-import { ConnectionSettingsError, resolveConnection, type ConnectionOptions, type ConnectionSettings } from '../connect/settings.js';
+import {
+  ConnectionSettingsError,
+  appLaravelVersion,
+  laravelOnlyGiven,
+  resolveConnection,
+  type ConnectionOptions,
+  type ConnectionSettings,
+} from '../connect/settings.js';
 import { openBoundedClient, patientClient } from '../connect/clients.js';
 import { connectWith, type ConnectOptions, type LaravelQueue } from '../connect/connect.js';
 import { UsageError } from './command.js';
-import { redactSecrets, redactUrl } from '../connect/redact.js';
+import { redactLine, redactUrl } from '../connect/redact.js';
 import { appEncrypter } from '../connect/appKey.js';
 import type { Encrypter } from '../laravel/index.js';
 
@@ -152,8 +159,9 @@ export const connectionFlags = {
     type: 'string',
     value: 'VERSION',
     group: 'Connection',
-    description: "the app's Laravel version, for its prefixes and key spellings",
-    default: "laravel/framework's in vendor/composer/installed.json beside the .env",
+    description:
+      "the app's Laravel version, for its prefixes, key spellings and failure words, where no vendor/composer/installed.json is beside the .env (that one wins)",
+    default: "laravel/framework's in vendor/composer/installed.json beside the .env, else each job's payload's",
   },
 } satisfies import('./command.js').Options;
 
@@ -235,7 +243,7 @@ const ONE_OFF_TIMEOUTS = { connectTimeout: 3000, commandTimeout: 30_000 } as con
  */
 export function queueClient(
   connection: Connection,
-  log: (line: string) => void = (line) => process.stderr.write(`${redactSecrets(line)}\n`),
+  log: (line: string) => void = (line) => process.stderr.write(`${redactLine(line)}\n`),
 ): RedisClient {
   return asUsage(() => patientClient(connection, connection.url, log));
 }
@@ -406,4 +414,22 @@ export function appKeyFrom(values: Flags): AppKeySettings {
  */
 export function withHorizonClient<T>(connection: Connection, use: (client: RedisClient) => Promise<T>): Promise<T> {
   return withOneOff({ ...connection, prefix: '' }, connection.url, use);
+}
+
+/**
+ * The app's Laravel version, the one answer every command asks (appLaravelVersion):
+ * laravel/framework in vendor/composer/installed.json beside the `--env`, else `--laravel`;
+ * undefined when neither says.
+ */
+export function appLaravel(values: Flags): string | undefined {
+  return appLaravelVersion(...laravelFlags(values));
+}
+
+/** Whether appLaravel's answer is only --laravel's (no installed.json beside --env): a job's payload then outranks it. */
+export function appLaravelOnlyGiven(values: Flags): boolean {
+  return laravelOnlyGiven(...laravelFlags(values));
+}
+
+function laravelFlags(values: Flags): [string | undefined, string | undefined] {
+  return [typeof values.laravel === 'string' ? values.laravel : undefined, typeof values.env === 'string' ? values.env : undefined];
 }

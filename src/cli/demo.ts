@@ -3,8 +3,8 @@
  * pushes jobs that the Node worker runs; Node pushes jobs that Laravel's own worker runs.
  * Uses the Redis --redis (or REDIS_URL) names, else 127.0.0.1:6379, else starts `redis-server` on a free port,
  * and keeps everything under a key prefix of its own, removed at the end. It runs from a clone
- * of the repository, where php-fixture-gen/ is: the installed package does not list it, and says
- * what it needs when it is asked for.
+ * of the repository, where php-fixture-gen/ is: from the installed package it is listed all the
+ * same, and says exactly what it needs (exit 1) when it is asked for.
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -39,7 +39,7 @@ export const demo: Command = {
     },
   },
   noArguments: true,
-  unavailable: () => (existsSync(PHP_DIR) ? undefined : NEEDS),
+  unavailable: () => (existsSync(PHP_DIR) ? undefined : demoNeeds()),
   async run({ values, out }) {
     const count = Math.max(1, Number(values.jobs ?? 3) || 3);
     const prefix = `lqb-demo-${randomBytes(3).toString('hex')}:`;
@@ -148,9 +148,40 @@ export function bridgeRecordJob(values: {
   });
 }
 
-/** What the demo needs that the installed package does not ship: the Laravel side lives in the repository. */
-const NEEDS =
-  "lqb demo runs from a clone of the repository, where Debian's Laravel 8.83 plays the PHP side: git clone the repository, then npm ci && npm run demo (php-fixture-gen/install-deps.sh installs PHP and Laravel)";
+/**
+ * What the demo needs that the installed package does not ship, said exactly: the Laravel side
+ * (php-fixture-gen/) lives only in the repository. The repository is named as package.json names
+ * it; where it names none, no address is made up.
+ */
+export function demoNeeds(manifest: { repository?: unknown } | undefined = ownManifest()): string {
+  const clone = repositoryOf(manifest);
+  return [
+    'lqb demo needs what the npm package does not ship (php-fixture-gen/, where Laravel plays the PHP side):',
+    `${clone === undefined ? "a clone of this package's repository" : `a clone of ${clone}`}, and from it \`npm ci && npm run demo\`;`,
+    `that installs (php-fixture-gen/install-deps.sh, as root or with sudo) PHP 8 with php-redis and Debian's Laravel 8.83 packages (${DEMO_PACKAGES}),`,
+    'and the demo uses a Redis at --redis (or REDIS_URL), else 127.0.0.1:6379, else starts redis-server (package redis-server)',
+  ].join(' ');
+}
+
+/** The Debian packages the demo's PHP side runs on, as php-fixture-gen/install-deps.sh installs them. */
+const DEMO_PACKAGES =
+  'php-cli php-redis php-sqlite3 php-mbstring php-laravel-framework php-illuminate-queue php-illuminate-redis php-illuminate-bus php-illuminate-events php-illuminate-database php-illuminate-encryption';
+
+/** package.json's `repository` (a string or `{ url }`), when it names one. */
+function repositoryOf(manifest: { repository?: unknown } | undefined): string | undefined {
+  const repository = manifest?.repository;
+  const url = typeof repository === 'string' ? repository : (repository as { url?: unknown } | undefined)?.url;
+  return typeof url === 'string' && url.trim() !== '' ? url.trim() : undefined;
+}
+
+/** The package's own package.json, beside dist/ where it is installed; undefined where it cannot be read. */
+function ownManifest(): { repository?: unknown } | undefined {
+  try {
+    return JSON.parse(readFileSync(fileURLToPath(new URL('../../package.json', import.meta.url)), 'utf8')) as { repository?: unknown };
+  } catch {
+    return undefined;
+  }
+}
 
 function php(args: string[], env: NodeJS.ProcessEnv): string {
   const result = spawnSync('php', [join(PHP_DIR, args[0]!), ...args.slice(1)], { env, encoding: 'utf8' });

@@ -17,6 +17,9 @@ import { redactSecrets, redactUrl } from '../connect/redact.js';
 import { bookkeepingFlags, lockStoreFrom } from './bookkeeping.js';
 import { horizonFrom, recordFlags } from './horizon.js';
 import { shapesFlag, shapesFrom } from './shapes-file.js';
+import { appShapes, isAppAtHand } from '../shapes/appShapes.js';
+import { firstUnshaped, unshapedLine } from '../shapes/unshaped.js';
+import { dirname, resolve } from 'node:path';
 import { asUsage, connectionFlags, connectionFrom, withLaravelQueue, type Connection } from './connection.js';
 import { UsageError, backoffFlag, countFlag, numberFlag, type Command } from './command.js';
 
@@ -28,10 +31,15 @@ export const dispatch: Command = {
     'With --shapes (or LQB_SHAPES; made by lqb shapes) each property is written as the class declares it: mangled by its visibility, typed, defaulted, models as\n' +
     'ModelIdentifiers, the command encrypted for ShouldBeEncrypted, the declared tries/backoff/timeout in the envelope; what the class would not hold is refused;\n' +
     'a ShouldBeUnique job takes its lock in the app’s cache store first, and a duplicate is not pushed ({"duplicate":true}).\n' +
-    'Without shapes it cannot know any of that: every property is written public, as its JSON type, unencrypted, with no declared tries or backoff.',
+    'Without shapes it cannot know any of that: every property is written public, as its JSON type, unencrypted, with no declared tries or backoff, and it says so once per class.\n' +
+    "Where --env names an app's folder with vendor/ and app/ and PHP runs, its shapes are read without being asked (cached until a class file changes); --strict-shapes refuses a dispatch without them.",
   options: {
     props: { type: 'string', value: 'JSON', description: "the command's properties, a JSON object", default: '{}' },
     ...shapesFlag,
+    'strict-shapes': {
+      type: 'boolean',
+      description: 'refuse to dispatch without class shapes, which alone write protected and private properties as PHP declares them',
+    },
     queue: {
       type: 'string',
       value: 'Q',
@@ -67,7 +75,11 @@ export const dispatch: Command = {
     if (!/^[A-Za-z_][A-Za-z0-9_]*(\\[A-Za-z_][A-Za-z0-9_]*)*$/.test(className))
       throw new UsageError(`${JSON.stringify(className)} is not a PHP class name`);
     const props = parseProps(values.props);
-    const options = dispatchOptions(values);
+    const options = await withAppShapes(dispatchOptions(values), values);
+    if (!options.shapes && values['strict-shapes'] === true)
+      throw new Error(
+        `${className} was not pushed: --strict-shapes, and no class shapes (--shapes, LQB_SHAPES, or --env beside the app's vendor/ and app/ with PHP on PATH) say which of its properties are protected or private`,
+      );
     const connection = connectionFrom(values);
     const horizon = asUsage(() => horizonFrom(values));
     // Without shapes no lock is taken, so the lock store's flags (and CACHE_DRIVER) are not read.
@@ -98,6 +110,8 @@ export const dispatch: Command = {
             return 0;
           }
           out(JSON.stringify({ uuid: pushed.uuid, id: pushed.id, queue: pushed.queue }));
+          // Written all public: said once it was, in the CLI's words (its flags, not connect()'s options).
+          if (!options.shapes && firstUnshaped(className)) process.stderr.write(`lqb dispatch: ${unshapedLine(className, 'cli')}\n`);
           return undefined;
         },
       );
@@ -108,6 +122,26 @@ export const dispatch: Command = {
 };
 
 type Flags = Parameters<Command['run']>[0]['values'];
+
+/**
+ * The app's shapes when none were given and `--env` names an app at hand (appShapes.ts), said
+ * in one line; an app whose classes PHP could not read is said too, and dispatch goes on without.
+ */
+async function withAppShapes(options: DispatchOptions, values: Flags): Promise<DispatchOptions> {
+  if (options.shapes || typeof values.env !== 'string') return options;
+  const appDir = dirname(resolve(values.env));
+  if (!isAppAtHand(appDir)) return options;
+  const found = await appShapes(appDir);
+  if (!found.shapes) {
+    process.stderr.write(
+      `lqb dispatch: the class shapes of ${appDir} could not be read (${found.why}): every property is written public; give --shapes (lqb shapes --app=${appDir})\n`,
+    );
+    return options;
+  }
+  const how = found.from === 'cache' ? 'unchanged since PHP read them' : 'read by PHP now';
+  process.stderr.write(`lqb dispatch: class shapes of ${appDir}: ${found.classes} classes, ${how}\n`);
+  return { ...options, shapes: found.shapes };
+}
 
 /** The flags as dispatch()'s options, each a usage error naming the flag when malformed. */
 function dispatchOptions(values: Flags): DispatchOptions {

@@ -6,6 +6,8 @@
 import type { FoundJob } from '../connect/connect.js';
 import { connectionFlags, connectionFrom, withLaravelQueue } from './connection.js';
 import { UsageError, queueNames, type Command } from './command.js';
+import { RedisQueue } from '../redis/index.js';
+import { elsewhereHint, queuesElsewhere } from '../redis/elsewhere.js';
 
 export const find: Command = {
   synopsis: 'lqb find ID',
@@ -23,8 +25,13 @@ export const find: Command = {
     return withLaravelQueue(connection, values, {}, async (queue) => {
       const found = await queue.find(id, { queues });
       if (!found) {
+        // Not here: the job may wait under another prefix (the other default spelling, or any other).
+        const elsewhere =
+          queue.queue instanceof RedisQueue
+            ? elsewhereHint(await queuesElsewhere(queue.queue.client, connection.prefix, queues), connection.prefix)
+            : undefined;
         process.stderr.write(
-          `lqb find: no job ${JSON.stringify(id)} on ${queues.join(', ')} or among the failed jobs: it ran and was deleted, or was never pushed\n`,
+          `lqb find: no job ${JSON.stringify(id)} on ${queues.join(', ')} or among the failed jobs: it ran and was deleted, or was never pushed${elsewhere === undefined ? '' : `; but ${elsewhere}`}\n`,
         );
         return 1;
       }

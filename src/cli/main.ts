@@ -4,17 +4,20 @@
  * Exit status: 0 success, 1 failure, 2 usage error, each failure with a one-line reason.
  */
 import { parseArgs } from 'node:util';
-import { UsageError, helpText, parserOptions } from './command.js';
-import { commands } from './commands.js';
+import { UsageError, helpText, parserOptions, type Command } from './command.js';
+import { commandNames, loadCommand, loadCommands } from './registry.js';
 import { LineWriter } from './output.js';
 import { nearest } from './suggest.js';
-import { redactSecrets } from '../connect/redact.js';
+import { redactLine } from '../connect/redact.js';
 import { VERSION } from '../internal/version.generated.js';
 
 const HELP = new Set(['help', '--help', '-h']);
 
-/** The commands that can run from here (`lqb demo` only from a clone of the repository). */
-const listed = (): string[] => Object.keys(commands).filter((name) => commands[name]!.unavailable?.() === undefined);
+/**
+ * Every command, those that cannot run from here too (`lqb demo` runs only from a clone of the
+ * repository): a command the README names is found in --help, and running it says what it needs.
+ */
+const listed = (): string[] => [...commandNames];
 
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
@@ -24,16 +27,20 @@ export async function main(argv: string[]): Promise<number> {
   }
   // `lqb help work` reads as `lqb work --help`, as `php artisan help queue:work` does.
   if (name !== undefined && HELP.has(name) && rest[0] !== undefined) {
-    if (commands[rest[0]]) return main([rest[0], '--help']);
+    if (commandNames.includes(rest[0])) return main([rest[0], '--help']);
     // As `php artisan help bogus`: naming a command that is not there is an error.
     process.stderr.write(`lqb: unknown command "${rest[0]}"${didYouMean(rest[0], listed())} (commands: ${listed().join(', ')})\n`);
     return 2;
   }
-  const command = name === undefined ? undefined : commands[name];
+  // Only the command asked for is loaded: its module brings in what it runs, and no other's.
+  const command = name === undefined ? undefined : await loadCommand(name);
   if (!command) {
     const list = listed().join(', ');
     const asked = name === undefined || HELP.has(name);
-    if (asked) process.stdout.write(`usage: lqb <command> …  (commands: ${list}; lqb help COMMAND for its flags)\n\n${overview()}\n`);
+    if (asked)
+      process.stdout.write(
+        `usage: lqb <command> …  (commands: ${list}; lqb help COMMAND for its flags)\n\n${overview(await loadCommands())}\n`,
+      );
     else process.stderr.write(`lqb: unknown command "${name}"${didYouMean(name, listed())} (commands: ${list})\n`);
     return asked ? 0 : 2;
   }
@@ -65,18 +72,23 @@ export async function main(argv: string[]): Promise<number> {
     const usage = error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
     // One line, as the contract says; the usage itself is one --help away. No password or key in it.
     const reason = unknownFlag(error, Object.keys(command.options)) ?? oneLine(error);
-    process.stderr.write(`lqb ${name}: ${redactSecrets(reason)}${usage ? ` (lqb ${name} --help for usage)` : ''}\n`);
+    process.stderr.write(`lqb ${name}: ${redactLine(reason)}${usage ? ` (lqb ${name} --help for usage)` : ''}\n`);
     return usage ? 2 : 1;
   }
 }
 
 /** Each command's usage synopsis and the first sentence of what it does. */
-function overview(): string {
+function overview(commands: Record<string, Command>): string {
   const width = Math.max(...listed().map((name) => commands[name]!.synopsis.length)) + 2;
   return listed()
     .map((name) => commands[name]!)
-    .map((command) => `  ${command.synopsis.padEnd(width)}${command.summary.split(/(?<=\.) |\n/)[0]}`)
+    .map((command) => `  ${command.synopsis.padEnd(width)}${command.summary.split(/(?<=\.) |\n/)[0]}${notFromHere(command)}`)
     .join('\n');
+}
+
+/** A mark on a command that cannot run from this install, so its line in --help does not promise it. */
+function notFromHere(command: Command): string {
+  return command.unavailable?.() === undefined ? '' : ` (not from this install: \`${command.synopsis}\` says what it needs)`;
 }
 
 /** The package's name and version, as its package.json gives them (built in by scripts/embed.mjs). */

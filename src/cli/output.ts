@@ -5,6 +5,7 @@
 import type { Writable } from 'node:stream';
 import type { WorkerEvent } from '../worker/index.js';
 import { PENDING_BYTES_AT, registerPendingOutput } from '../internal/pending-output.js';
+import { cutForShowing } from '../connect/redact.js';
 
 const LABELS: Record<WorkerEvent['event'], string> = {
   processing: 'Processing:',
@@ -37,7 +38,15 @@ function stampOf(date: Date): string {
   return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`;
 }
 
-export function formatEvent(event: WorkerEvent, json: boolean): string {
+/**
+ * The most characters of an event's free text (its error, reason, detail) one line shows: a job
+ * may fail with a megabyte of message, failed_jobs keeps it whole, and the line says how much
+ * more there was. Cut before the line is scrubbed of secrets, so neither costs more than this.
+ */
+export const EVENT_TEXT_SHOWN = 4096;
+
+export function formatEvent(given: WorkerEvent, json: boolean): string {
+  const event = shownEvent(given, json);
   if (json)
     return JSON.stringify({
       time: new Date().toISOString(),
@@ -48,7 +57,7 @@ export function formatEvent(event: WorkerEvent, json: boolean): string {
   const subject = event.job ?? event.reason ?? event.queue ?? '';
   // A job's warning or given-back line says why after the job's name.
   const detail = event.error
-    ? `: ${event.error.split('\n')[0]}`
+    ? `: ${event.error}`
     : event.job !== undefined && event.reason
       ? `: ${event.reason}`
       : event.detail
@@ -59,6 +68,31 @@ export function formatEvent(event: WorkerEvent, json: boolean): string {
   // The worker's own error (Redis unreachable) has no subject: its text stands alone.
   const text = subject === '' ? detail.replace(/^: /, '') : `${subject}${duration}${detail}`;
   return `[${timestamp()}]${id} ${LABELS[event.event]} ${text}`;
+}
+
+/** The event with its free text cut to EVENT_TEXT_SHOWN characters: a text line shows only an error's first line. */
+function shownEvent(event: WorkerEvent, json: boolean): WorkerEvent {
+  const cut = (text: string | undefined) => (text === undefined ? undefined : cutForShowing(text, EVENT_TEXT_SHOWN));
+  const error = event.error === undefined || json ? event.error : firstLine(event.error);
+  if (
+    (error?.length ?? 0) <= EVENT_TEXT_SHOWN &&
+    (event.reason?.length ?? 0) <= EVENT_TEXT_SHOWN &&
+    (event.detail?.length ?? 0) <= EVENT_TEXT_SHOWN
+  )
+    return error === event.error ? event : { ...event, error };
+  const shown: WorkerEvent = { ...event };
+  for (const [key, value] of [
+    ['error', cut(error)],
+    ['reason', cut(event.reason)],
+    ['detail', cut(event.detail)],
+  ] as const)
+    if (value !== undefined) shown[key] = value;
+  return shown;
+}
+
+function firstLine(text: string): string {
+  const end = text.indexOf('\n');
+  return end < 0 ? text : text.slice(0, end);
 }
 
 /**

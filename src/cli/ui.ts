@@ -4,8 +4,7 @@
  * table), with Horizon's records when they are there. Beyond the loopback only with --token or
  * --basic-auth. Runs until interrupted.
  */
-import { createServer } from 'node:http';
-import { createDashboard } from '../ui/index.js';
+import { DashboardListenError, startDashboard } from '../ui/index.js';
 import { isLoopback } from '../ui/access.js';
 import { connectionFlags, connectionFrom } from './connection.js';
 import { horizonFlags, horizonPrefixFrom } from './horizon.js';
@@ -51,7 +50,9 @@ export const ui: Command = {
             .filter(Boolean)
         : undefined;
     const retryAfter = countFlag(values['retry-after'], 'retry-after', 90, 0);
-    const dashboard = createDashboard({
+    const started = await startDashboard({
+      port,
+      host,
       connection: connectionFrom(values),
       horizonPrefix: horizonPrefixFrom(values),
       retryAfter,
@@ -59,26 +60,19 @@ export const ui: Command = {
       readOnly: values['read-only'] === true,
       token,
       basicAuth,
+    }).catch((error: unknown) => {
+      // One line naming the flag to change: the port is taken before anything else is opened.
+      throw error instanceof DashboardListenError ? new Error(`${error.reason}: choose another with --${error.choose}`) : error;
     });
-    const server = createServer(dashboard.handler);
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, host, resolve);
-    });
-    const address = server.address();
-    const bound = typeof address === 'object' && address ? address.port : port;
-    const shown = host.includes(':') ? `[${host}]` : host;
     out(
-      `lqb ui: serving http://${shown}:${bound}/ (${queues ? `queues ${queues.join(', ')}` : 'every queue found'}${values['read-only'] ? ', read-only' : ''})`,
+      `lqb ui: serving ${started.url} (${queues ? `queues ${queues.join(', ')}` : 'every queue found'}${values['read-only'] ? ', read-only' : ''})`,
     );
     await new Promise<void>((resolve) => {
-      const stop = () => server.close(() => resolve());
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
-      server.once('close', () => resolve());
+      process.once('SIGINT', () => resolve());
+      process.once('SIGTERM', () => resolve());
+      started.server.once('close', () => resolve());
     });
-    server.closeAllConnections?.();
-    await dashboard.close();
+    await started.close();
   },
 };
 

@@ -1,28 +1,23 @@
 /**
  * `lqb work`: runs jobs with Node handlers, as `php artisan queue:work` runs them with PHP.
- * SIGTERM and SIGINT finish the jobs in hand, then exit 0; SIGUSR2 pauses, SIGCONT resumes.
+ * SIGTERM and SIGINT finish the jobs in hand (each by its timeout at the latest, whatever its
+ * handler does), then exit 0; SIGUSR2 pauses, SIGCONT resumes.
  * A handler that blocks the event loop past its timeout ends the process (the watchdog, SIGKILL).
  */
-import { dirname, resolve } from 'node:path';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { DatabaseUuidFailedJobProvider, WorkerEvent, WorkerOptions } from '../worker/index.js';
-import {
-  asUsage,
-  connectionFlags,
-  connectionNamed,
-  encrypterFrom,
-  failedJobStore,
-  installedLaravel,
-  type Connection,
-} from './connection.js';
+import { asUsage, connectionFlags, connectionNamed, encrypterFrom, failedJobStore, type Connection } from './connection.js';
 import { buildWorker, type BuiltWorker } from '../connect/buildWorker.js';
 import { handlerKeysProblem } from '../worker/handlerKeys.js';
 import { formatEvent } from './output.js';
 import { loadHandlersModule } from './handlers-module.js';
+import { parseTake } from '../queue/take.js';
+import { takenClasses } from '../worker/handlers.js';
 import { sandboxedHandlers, type SandboxedHandlers } from '../worker/sandbox/pool.js';
 import { shapesFlag, shapesFrom } from './shapes-file.js';
 import { bookkeepingFlags, bookkeepingFrom } from './bookkeeping.js';
+import { appLaravel, appLaravelOnlyGiven } from './connection.js';
 import { horizonFrom, recordFlags } from './horizon.js';
 import { redactSecrets, redactUrl } from '../connect/redact.js';
 import { UsageError, backoffFlag, connectionName, countFlag, numberFlag, queueNames, workBackoff, type Command } from './command.js';
@@ -32,8 +27,8 @@ export const work: Command = {
   summary:
     'Runs jobs with Node handlers, as php artisan queue:work runs them with PHP. CONNECTION is the name failed_jobs records;\n' +
     '`redis` or `database` also selects that driver (`lqb work database`, as queue:work database), else --connection or QUEUE_CONNECTION does.\n' +
-    'SIGTERM and SIGINT finish the jobs in hand, then exit 0; SIGUSR2 pauses, SIGCONT resumes.\n' +
-    'The queues are taken to be shared with PHP workers: a job with no Node handler is given back for them (--no-share fails it).\n' +
+    'SIGTERM and SIGINT finish the jobs in hand (each by its timeout at the latest, whatever its handler does), then exit 0; SIGUSR2 pauses, SIGCONT resumes.\n' +
+    'The queues are taken to be shared with PHP workers: a job with no Node handler is never taken, left in its place for them (--no-share takes and fails it).\n' +
     'One line on standard error at start says where it reads (Redis, prefix, queues), the handlers, and what becomes of such jobs.\n' +
     "A handler that blocks the event loop past its timeout ends the process by SIGKILL, as Laravel's timeout ends queue:work.",
   options: {
@@ -63,7 +58,12 @@ export const work: Command = {
     sleep: { type: 'string', value: 'S', description: 'seconds to sleep when no job is there', default: '3' },
     'max-jobs': { type: 'string', value: 'N', description: 'exit after this many jobs (0: no limit)', default: '0' },
     'max-time': { type: 'string', value: 'S', description: 'exit after this many seconds (0: no limit)', default: '0' },
-    memory: { type: 'string', value: 'MB', description: 'exit 12 once the JS heap passes this (0: no limit)', default: '128' },
+    memory: {
+      type: 'string',
+      value: 'MB',
+      description: 'exit 12 once the live JS heaps and Buffers, sandbox threads included, reach this (0: no limit)',
+      default: '128',
+    },
     rest: { type: 'string', value: 'S', description: 'seconds to rest after each job', default: '0' },
     'retry-after': {
       type: 'string',
@@ -86,13 +86,21 @@ export const work: Command = {
     share: {
       type: 'boolean',
       description:
-        'the queues are shared with PHP workers (the default): a job with no Node handler, one it cannot read, or one whose PHP callbacks must run, is given back for PHP',
+        'the queues are shared with PHP workers (the default): on Redis only jobs of the classes with a Node handler are taken, the others left untouched in place (docs/sharing.md); a job taken that Node cannot read, or one whose PHP callbacks must run, is given back for PHP',
     },
     'no-share': {
       type: 'boolean',
-      description: 'no PHP worker reads these queues: such jobs are failed into failed_jobs with the reason instead',
+      description:
+        'no PHP worker reads these queues: every job is taken, and such jobs are failed into failed_jobs with the reason instead',
     },
     'share-delay': { type: 'string', value: 'S', description: 'seconds before a job given back is visible again', default: '1' },
+    take: {
+      type: 'string',
+      value: 'CLASS=P%',
+      multiple: true,
+      description:
+        "a canary share (repeatable): of that class's jobs Node takes P% and leaves the rest on the queue for PHP, each job decided by its uuid; the class needs a handler (docs/sharing.md)",
+    },
     json: { type: 'boolean', description: 'log one JSON object a line instead of text' },
     quiet: {
       type: 'boolean',
@@ -122,6 +130,8 @@ export const work: Command = {
     if (typeof values.handlers !== 'string')
       throw new UsageError('--handlers=FILE is required: the module mapping job classes to handlers');
     if (values.share === true && values['no-share'] === true) throw new UsageError('--share and --no-share say opposite things: give one');
+    if (values['no-share'] === true && Array.isArray(values.take) && values.take.length > 0)
+      throw new UsageError('--take shares a class with PHP, and --no-share takes every job: give one');
     const connectionArgument = connectionName(positionals, 'work');
     const connection = connectionNamed(values, connectionArgument);
     // failed_jobs records the connection's name: the one given, else the driver's (queue:work's default connection).
@@ -130,10 +140,15 @@ export const work: Command = {
     const blockFor = typeof values['block-for'] === 'string' ? numberFlag(values['block-for'], 'block-for', 0, 0) : null;
     const encrypter = encrypterFrom(values, connection);
     const bookkeeping = bookkeepingFrom(values, connection);
-    const sandbox = values.sandbox === true ? await sandboxFor(values.handlers, options.concurrency ?? 1) : undefined;
+    const sandbox = values.sandbox === true ? await sandboxFor(values.handlers, options.concurrency ?? 1, options.memory ?? 0) : undefined;
     const handlers = sandbox ? sandbox.handlers : await loadHandlersModule(values.handlers);
     const keyProblem = handlerKeysProblem(Object.keys(handlers));
     if (keyProblem) throw new UsageError(`${values.handlers}: ${keyProblem}`);
+    const unhandled = Object.keys(options.take ?? {}).filter((className) => !takenClasses(handlers).includes(className));
+    if (unhandled.length > 0)
+      throw new UsageError(
+        `--take: ${unhandled.join(', ')} ${unhandled.length === 1 ? 'has' : 'have'} no handler in ${values.handlers}: a share is of a class the worker handles`,
+      );
     const shapes = shapesFrom(values);
     const horizon = asUsage(() => horizonFrom(values));
     // Everything a worker needs is checked before it opens Redis, and what it opened is closed
@@ -157,7 +172,7 @@ export const work: Command = {
           failer,
           ...(encrypter ? { encrypter } : {}),
           ...(shapes ? { shapes } : {}),
-          ...(laravel !== undefined ? { laravel } : {}),
+          ...(laravel !== undefined ? { laravel, ...(appLaravelOnlyGiven(values) ? { laravelGiven: true } : {}) } : {}),
           ...(horizon ? { horizon } : {}),
           // A job's error may quote a URL or a key the handler was given; the log shows none.
           log: (event) => {
@@ -188,11 +203,29 @@ export const work: Command = {
     } finally {
       for (const [signal, handler] of signals) process.off(signal, handler);
       await sandbox?.close();
+      // A worker that stopped at once (--stop-when-empty) still says where its jobs may be.
+      await built?.looked;
       await built?.close();
       await failer.close();
+      endOnceStopped();
     }
   },
 };
+
+/** How long the process may still take, once the worker has stopped and closed what it opened, to end on its own. */
+const EXIT_GRACE_MS = 1000;
+
+/**
+ * Ends the process a moment after the worker stopped, as queue:work ends with exit($status)
+ * whatever is still open. By then every job in hand has ended, at the latest at its timeout;
+ * but a handler that ignores job.signal may still hold a timer of its own (up to its own end,
+ * minutes away), and a handlers module may hold a pool it opened: either would keep Node
+ * running with no worker in it, and a supervisor waiting. The timer is unref'd: a process with
+ * nothing left open ends at once, with the status main() sets.
+ */
+function endOnceStopped(): void {
+  setTimeout(() => process.exit(), EXIT_GRACE_MS).unref();
+}
 
 type Flags = Parameters<Command['run']>[0]['values'];
 
@@ -222,6 +255,7 @@ function workerOptions(values: Flags, defaultQueue: string, connectionArgument: 
     // Shared with PHP workers unless told otherwise: giving a job back loses nothing, failing PHP's jobs would.
     share: values['no-share'] !== true,
     shareDelay: num('share-delay', 1),
+    take: takeFlags(values.take),
     // As Laravel's alarm: a handler that blocks the event loop past its timeout ends the process.
     exitOnBlock: true,
     // The connection's name is what failed_jobs records, and what queue:retry pushes back to.
@@ -229,10 +263,17 @@ function workerOptions(values: Flags, defaultQueue: string, connectionArgument: 
   };
 }
 
-/** The app's Laravel version, for the start line: --laravel, else the one installed beside the --env. */
-function appLaravel(values: Flags): string | undefined {
-  if (typeof values.laravel === 'string') return values.laravel;
-  return typeof values.env === 'string' ? installedLaravel(dirname(resolve(values.env))) : undefined;
+/** --take CLASS=P%, each given once: the shares by class, as the worker's option takes them (10% is 0.1). */
+function takeFlags(given: unknown): Record<string, number> {
+  const shares: Record<string, number> = {};
+  for (const text of Array.isArray(given) ? (given as string[]) : []) {
+    const parsed = parseTake(text);
+    if (typeof parsed === 'string') throw new UsageError(`--take: ${parsed}`);
+    const [className, percent] = parsed;
+    if (className in shares) throw new UsageError(`--take: ${className} is given twice`);
+    shares[className] = percent / 100;
+  }
+  return shares;
 }
 
 /**
@@ -255,10 +296,17 @@ async function reachableFailedJobStore(connection: Connection): Promise<Database
 /**
  * The handlers module in a pool of threads (--sandbox), one per --concurrency slot. JavaScript
  * only: a thread imports the file itself, without the tsx loader the main thread registers.
+ * --memory counts the threads' memory after each job; a thread that grows past a multiple of it
+ * within one job (never finishing it, so never checked) is ended as a crash, as a backstop.
  */
-async function sandboxFor(file: string, threads: number): Promise<SandboxedHandlers> {
+async function sandboxFor(file: string, threads: number, memory: number): Promise<SandboxedHandlers> {
   const path = file.startsWith('file:') ? fileURLToPath(file) : file;
   if (!existsSync(path)) throw new UsageError(`--handlers=${file}: no such file`);
   if (/\.[cm]?tsx?$/i.test(path)) throw new UsageError(`--sandbox runs JavaScript handler modules: compile ${file} to .js first`);
-  return sandboxedHandlers(file, { threads });
+  return sandboxedHandlers(file, { threads, ...(memory > 0 ? { memoryLimitMb: threadMemoryCap(memory) } : {}) });
+}
+
+/** A sandbox thread's cap under --memory=MB: far past what the worker stops at, and room for a thread to start. */
+function threadMemoryCap(memory: number): number {
+  return Math.max(4 * memory, 64);
 }

@@ -6,9 +6,11 @@
  * a problem; what a worker reads and writes does not depend on which of them made it.
  */
 import { databaseConfig } from '../database/index.js';
+import { loadDriver } from '../database/drivers.js';
 import type { Encrypter } from '../laravel/index.js';
 import type { Queue, QueueDriver } from '../queue/index.js';
 import { RedisQueue, type QueueHorizonRecords, type RedisClient } from '../redis/index.js';
+import { elsewhereLine, queuesElsewhere } from '../redis/elsewhere.js';
 import type { ShapesFile } from '../shapes/shape.js';
 import type { TelemetryOptions } from '../telemetry/options.js';
 import { DatabaseBatchRepository } from '../worker/BatchRepository.js';
@@ -71,8 +73,10 @@ export interface WorkerParts {
   /** The APP_KEY's Encrypter (appEncrypter), for ShouldBeEncrypted jobs. */
   encrypter?: Encrypter;
   shapes?: ShapesFile;
-  /** The app's Laravel version when known (given, or vendor/'s), for the start line. */
+  /** The app's Laravel version when known (vendor/'s, or given), for the start line. */
   laravel?: string;
+  /** True when `laravel` is only the version given, not the app's vendor/'s: a job's payload outranks it. */
+  laravelGiven?: boolean;
   logger?: WorkerLogger;
   onError?: (error: Error) => void;
   log?: (event: WorkerEvent) => void;
@@ -92,6 +96,8 @@ export interface BuiltWorker {
   resume: () => void;
   /** Horizon's supervisor of this worker, when Horizon is on and the worker shows as one. */
   supervisor?: HorizonSupervisor;
+  /** The look for its queues under the other prefix spelling, said once (settled within a moment); lqb work waits for it before closing. */
+  looked: Promise<void>;
 }
 
 /**
@@ -101,6 +107,7 @@ export interface BuiltWorker {
  */
 export function buildWorker(parts: WorkerParts): BuiltWorker {
   const { settings, bookkeeping } = parts;
+  refuseMissingDrivers(parts);
   const closers: (() => Promise<void> | void)[] = [];
   const close = async () => {
     for (const closer of closers.splice(0).reverse()) await closer();
@@ -182,6 +189,9 @@ export function buildWorker(parts: WorkerParts): BuiltWorker {
         ...(driver === 'database' && failsReserveErrors(parts.laravel) ? { failReserveErrors: true } : {}),
         ...(parts.encrypter ? { encrypter: parts.encrypter } : {}),
         ...(parts.shapes ? { shapes: parts.shapes } : {}),
+        // The words of the failures it records: the app's version where known.
+        ...(knownLaravel(parts) !== undefined ? { laravel: knownLaravel(parts) } : {}),
+        ...(parts.laravel !== undefined && parts.laravelGiven ? { laravelGiven: true } : {}),
         // A store out of reach: its unique locks are left where they are (the worker says so at start).
         ...(locks ? { locks } : {}),
         ...(bookkeeping.unreachableLocks ? { unreachableLocks: bookkeeping.unreachableLocks } : {}),
@@ -203,14 +213,21 @@ export function buildWorker(parts: WorkerParts): BuiltWorker {
           redis: whereRedisIs(settings),
           prefix: settings.prefix,
           ...(driver === 'database' ? { database: whereJobsAre(settings) } : {}),
+          locks: whereLocksAre(settings, bookkeeping),
           laravel: laravelOf(parts),
         },
       },
     );
+    // Beside the run, never in its way: a worker stopped or closed first simply says nothing.
+    const looked =
+      queue instanceof RedisQueue
+        ? sayQueuesElsewhere(queue, parts.options.queues ?? [settings.defaultQueue], settings.prefix, parts)
+        : Promise.resolve();
     const supervisor = horizon?.supervisor(worker);
     return {
       worker,
       close,
+      looked,
       pause: () => (supervisor ? supervisor.pause() : worker.pause()),
       resume: () => (supervisor ? supervisor.continue() : worker.resume()),
       ...(supervisor ? { supervisor } : {}),
@@ -343,6 +360,19 @@ function whereJobsAre(settings: ConnectionSettings): string {
 }
 
 /**
+ * Where the worker frees unique locks and reads the cache (restart, pause), for the start line:
+ * the Redis connection and database the app's cache store locks on, and its prefix; or the
+ * database store's lock table. A lock looked for in the wrong database is never freed, and
+ * nothing else shows it.
+ */
+function whereLocksAre(settings: ConnectionSettings, bookkeeping: Bookkeeping): string {
+  if (bookkeeping.unreachableLocks) return 'out of reach (no unique lock is released)';
+  if (bookkeeping.cacheStore === 'database')
+    return `${bookkeeping.lockTable ?? 'cache_locks'} in ${redactUrl(bookkeeping.lockDb ?? settings.failedDb)}`;
+  return `${whereRedisIs(settings, settings.lockUrl)}, cache prefix ${JSON.stringify(settings.cachePrefix)}`;
+}
+
+/**
  * Where unique locks live: Laravel's default cache store. Redis keeps them on the store's lock
  * connection under the cache prefix; the database store in its lock table, in the app's database
  * unless another is named.
@@ -366,13 +396,65 @@ export function openLockStore(
  * Where failed jobs go: the store given, else none when onFailed is their record, else the
  * app's failed_jobs. With none of these the Worker refuses to start: it never loses them silently.
  */
+/**
+ * The SQL drivers of every store the worker will write, loaded before it starts: a missing one
+ * (a stock SQLite app without better-sqlite3) would show only at the first failure, leaving that
+ * job reserved to come back after retry_after, and an embedded worker would say nothing at all.
+ * A MissingDriverError names the package and the install line. A server that does not answer
+ * yet is another matter: an outage, waited out.
+ */
+function refuseMissingDrivers(parts: WorkerParts): void {
+  const { settings, bookkeeping } = parts;
+  const urls = new Set<string>();
+  const appDatabase = parts.failer === undefined && !parts.onFailed && parts.defaultFailer !== undefined;
+  if (appDatabase) urls.add(settings.failedDb);
+  if (bookkeeping.batchDb !== undefined || appDatabase) urls.add(bookkeeping.batchDb ?? settings.failedDb);
+  if (bookkeeping.cacheStore === 'database' && !bookkeeping.unreachableLocks) urls.add(bookkeeping.lockDb ?? settings.failedDb);
+  if ((parts.driver ?? settings.queueConnection) === 'database' && settings.queueDb !== undefined) urls.add(settings.queueDb);
+  for (const url of urls) loadDriver(databaseConfig(url).dialect);
+}
+
 function failerOf(parts: WorkerParts): { failer?: FailedJobProvider | false } {
   if (parts.failer !== undefined) return { failer: parts.failer };
   if (parts.onFailed) return { failer: false };
   return parts.defaultFailer ? { failer: parts.defaultFailer() } : {};
 }
 
-/** The Laravel version the start line names: the app's, else the shapes', else that 8's layout is written. */
-function laravelOf(parts: WorkerParts): string {
-  return parts.laravel ?? parts.shapes?.laravel ?? "8 (no version given: 8's layout)";
+/**
+ * Once, as the worker starts: when every queue it reads is empty, a bounded look for the same
+ * queues under another prefix (elsewhere.ts), said in one line. A look that cannot be made (the
+ * worker stopped and closed its client first) says nothing.
+ */
+function sayQueuesElsewhere(queue: RedisQueue, queues: readonly string[], prefix: string, parts: WorkerParts): Promise<void> {
+  // Never more than a moment: a Redis that does not answer yet is the worker's own outage to report.
+  const moment = new Promise<void>((resolve) => setTimeout(resolve, ELSEWHERE_LOOK_MS).unref());
+  const look = (async () => {
+    const sizes = await Promise.all(queues.map((name) => queue.size(name)));
+    if (sizes.some((size) => size > 0)) return;
+    const line = elsewhereLine(await queuesElsewhere(queue.client, prefix, queues), prefix);
+    if (!line) return;
+    parts.log?.({ event: 'warning', reason: line });
+    parts.logger?.warn({ event: 'warning', prefix }, line);
+  })().catch(() => undefined);
+  return Promise.race([look, moment]);
 }
+
+/** How long a worker's start waits, at most, for the look under the other spelling. */
+const ELSEWHERE_LOOK_MS = 2000;
+
+/** The app's Laravel version where something says it: `laravel` (--laravel, vendor/composer/installed.json), else the shapes file. */
+function knownLaravel(parts: WorkerParts): string | undefined {
+  return parts.laravel ?? parts.shapes?.laravel ?? undefined;
+}
+
+/**
+ * The Laravel version the start line names: the app's, else the shapes'; else that it is
+ * unknown, said this once, and how each job is then read (laravelOfJob.ts).
+ */
+function laravelOf(parts: WorkerParts): string {
+  return knownLaravel(parts) ?? UNKNOWN_LARAVEL;
+}
+
+/** What the start line says where no version is known. */
+export const UNKNOWN_LARAVEL =
+  "unknown (neither the app's vendor/composer/installed.json nor --laravel says: each job read as its payload shows, createdAt 12.11+, a lock in its hidden context 11.39+, else 8)";

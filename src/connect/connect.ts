@@ -23,13 +23,16 @@ import type { ShapesFile } from '../shapes/shape.js';
 import { QueueCache, type WorkerCache } from '../worker/cache.js';
 import { DatabaseQueueCache } from '../worker/DatabaseQueueCache.js';
 import { DatabaseQueue } from '../database/index.js';
-import type { Queue, QueueDriver } from '../queue/index.js';
+import type { ClassCount, Queue, QueueDriver } from '../queue/index.js';
 import { DatabaseUuidFailedJobProvider, type FailedJobProvider } from '../worker/FailedJobProvider.js';
-import type { HandlerMap, JobMethods, MethodJob } from '../worker/handlers.js';
+import { takenClasses, type HandlerMap, type JobMethods, type MethodJob } from '../worker/handlers.js';
 import { DatabaseLockStore, parseVersion, planUniqueLock, uniqueLockFields, type UniqueLockStore } from '../worker/locks/index.js';
 import { Worker, WorkerUsageError, type FailedJobInfo, type WorkerEvent, type WorkerLogger } from '../worker/index.js';
 import { workerOptionsProblem, type WorkerOptions } from '../worker/WorkerOptions.js';
-import { redactSecrets, redactUrl } from './redact.js';
+import { redactLine, redactSecrets, redactUrl } from './redact.js';
+import { serviceLogger } from './serviceLogger.js';
+import { appShapes, isAppAtHand } from '../shapes/appShapes.js';
+import { firstUnshaped, unshapedLine } from '../shapes/unshaped.js';
 import { RedisUnavailable, openBoundedClient, whereRedisIs } from './clients.js';
 import { appEncrypter } from './appKey.js';
 import { buildWorker, openLockStore, type Bookkeeping } from './buildWorker.js';
@@ -43,7 +46,8 @@ import {
   ConnectionSettingsError,
   envCacheStore,
   envFileOf,
-  installedLaravel,
+  appLaravelVersion,
+  laravelOnlyGiven,
   resolveFromEnv,
   unreachableLockStore,
   type ConnectionOptions,
@@ -62,10 +66,20 @@ export interface ConnectOptions extends ConnectionOptions {
   lockDb?: string;
   /** The database store's lock table (Laravel's `cache.stores.database.lock_table`, cache_locks). */
   lockTable?: string;
-  /** The app's class shapes (`lqb shapes`), or the file holding them: used by every dispatch and worker unless they give their own. */
+  /**
+   * The app's class shapes (`lqb shapes`), or the file holding them: used by every dispatch and
+   * worker unless they give their own. Left out with `env` beside an app at hand (its vendor/ and
+   * app/, PHP on PATH), they are read from it (cached until a class file changes), and said.
+   */
   shapes?: ShapesFile | string;
-  /** Where connection trouble is said (pino-compatible); workers use it unless given their own. */
-  logger?: WorkerLogger;
+  /** Refuse a dispatch of a class by name without shapes (which alone write protected and private properties as PHP declares them). */
+  strictShapes?: boolean;
+  /**
+   * Where connection trouble and the workers' lines are said (pino-compatible); workers use it
+   * unless given their own. By default a service owner's lines on standard error (serviceLogger:
+   * the start line, failures, outages, why a worker stopped; no line per job); `false` says nothing.
+   */
+  logger?: WorkerLogger | false;
   /**
    * OpenTelemetry for dispatch and the workers: the global providers when `@opentelemetry/api`
    * is installed, or the providers given here; `false` for none.
@@ -145,17 +159,56 @@ export type DispatchName<Jobs> = {
   string;
 
 /**
- * The properties `dispatch` takes for a class: its command's, as the shapes declare them. Each
- * may be left out (the class's default, or uninitialized, as a constructor that does not set it).
+ * The properties `dispatch` takes for a class: its command's, as the shapes declare them. Those
+ * `lqb shapes --types` lists as `required` (typed, no default, not nullable: PHP's worker would
+ * find them uninitialized) must be given; the others may be left out (the class's default, or
+ * null). A types file written before `required` leaves every property optional.
  */
-export type DispatchProps<Jobs, Name extends keyof Jobs> = Jobs[Name] extends { command: infer Command } ? Partial<Command> : never;
+export type DispatchProps<Jobs, Name extends keyof Jobs> = Jobs[Name] extends { command: infer Command }
+  ? Partial<Command> & (Jobs[Name] extends { required: infer Required extends keyof Command } ? Pick<Command, Required> : unknown)
+  : never;
+
+/** dispatch's arguments after the class: the properties must be given when the class has required ones. */
+export type DispatchArguments<Jobs, Job> = Job extends PhpObject
+  ? [props?: Record<string, never>, options?: DispatchOptions]
+  : Job extends keyof Jobs
+    ? Jobs[Job] extends { required: infer Required }
+      ? [Required] extends [never]
+        ? [props?: DispatchProps<Jobs, Job>, options?: DispatchOptions]
+        : [props: DispatchProps<Jobs, Job>, options?: DispatchOptions]
+      : [props?: DispatchProps<Jobs, Job>, options?: DispatchOptions]
+    : never;
+
+/**
+ * A new row's id as Laravel's pushRaw returns it: its query builder's insertGetId casts PDO's
+ * numeric text to an int. An id past what a JS number holds exactly stays text.
+ */
+function rowIdAsLaravelGives(id: string): string | number {
+  const number = Number(id);
+  return /^\d+$/.test(id) && Number.isSafeInteger(number) ? number : id;
+}
 
 /** What dispatch pushed: the envelope's uuid and id, and the queue; or that a unique lock is held. */
 export type Dispatched =
-  | { uuid: string | null; id: string; queue: string; duplicate?: undefined }
+  | { uuid: string | null; id: string | number; queue: string; duplicate?: undefined }
   | { uuid: null; id: null; queue: string; duplicate: true; lockKey: string };
 
 type DispatchedJob = SentJob<Dispatched>;
+
+/** A dispatch laid out: the payload, where and when it goes, and what dispatch answers of it. */
+interface LaidOut {
+  raw: string;
+  uuid: string | null;
+  queue: string;
+  /** Seconds, or a moment, when it is delayed; undefined when it is ready at once. */
+  delay: number | Date | undefined;
+  /** Horizon's recorder and what it records of the job, when Horizon is on. */
+  record: { horizon: HorizonRecorder; facts: HorizonFacts | undefined } | undefined;
+  name: string;
+  /** The payload's id (the database gives the row's instead). */
+  id: string;
+  delaySeconds: number;
+}
 
 /** A worker's settings (WorkerOptions' names) and where its failures, lines and Redis trouble go. */
 export interface QueueWorkerOptions extends Partial<WorkerOptions> {
@@ -216,6 +269,8 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
   readonly #closers: (() => Promise<void> | void)[] = [];
   readonly #workers = new Set<Worker>();
   #telemetry: Promise<DispatchTelemetry | undefined> | undefined;
+  /** What #telemetry resolved to, once it has (null: none), so a dispatch after the first awaits nothing for it. */
+  #telemetryOpened: DispatchTelemetry | null | undefined;
   #closed = false;
 
   constructor(
@@ -224,12 +279,14 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
     queue: RedisClient | DatabaseQueue,
     /** The cache connection (the Redis store), or the database store's cache. */
     cache: RedisClient | DatabaseQueueCache,
-    private readonly options: Omit<ConnectOptions, 'shapes'> & {
+    private readonly options: Omit<ConnectOptions, 'shapes' | 'logger'> & {
+      logger?: WorkerLogger;
       profile: LaravelProfile;
       cacheStore: 'redis' | 'database';
       /** Why the app's cache store keeps locks Node cannot reach, when it does. */ unreachableLocks?: string;
       shapes?: ShapesFile;
-      /** The app's Laravel version, when known (`laravel`, else vendor/). */ version?: string;
+      /** The app's Laravel version, when known (vendor/, else `laravel`). */ version?: string;
+      /** True when that version is only `laravel`'s, which a job's payload outranks (laravelOfJob.ts). */ versionGiven?: boolean;
       /** Horizon's settings and the recorder its records are written with, when it is on. */ horizonRecords?: {
         resolved: ResolvedHorizon;
         recorder: HorizonRecorder;
@@ -310,19 +367,33 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
   }
 
   /**
+   * `lqb size --by-class`: a queue's jobs per class (displayName) and state, read in pages
+   * without taking anything; with `handlers`, each class marked taken or not by a worker with
+   * them (share on). See docs/sharing.md.
+   */
+  sizeByClass(queue?: string, handlers?: HandlerMap): Promise<ClassCount[]> {
+    this.#open();
+    return this.queue.countByClass(queue ?? this.settings.defaultQueue, handlers ? new Set(takenClasses(handlers)) : undefined);
+  }
+
+  /**
    * Pushes a job as Laravel's dispatch() does: a class and its properties (or a command built
    * with buildJob), with onQueue(), delay(), $tries, $backoff, $timeout. A JS Date among the
    * properties is a Carbon. With shapes each property is written as the class declares it and
    * a ShouldBeUnique job takes its lock first: a duplicate is not pushed (`duplicate: true`).
    */
   // One signature, not overloads, so that a wrong property is reported as itself (TS2322), not as "no overload matches".
-  dispatch<Job extends DispatchName<Jobs> | PhpObject>(
-    job: Job,
-    props?: Job extends PhpObject ? Record<string, never> : DispatchProps<Jobs, Job & keyof Jobs>,
-    options?: DispatchOptions,
-  ): Promise<Dispatched>;
+  dispatch<Job extends DispatchName<Jobs> | PhpObject>(job: Job, ...rest: DispatchArguments<Jobs, Job>): Promise<Dispatched>;
   async dispatch(job: string | PhpObject, props: Record<string, unknown> = {}, options: DispatchOptions = {}): Promise<Dispatched> {
     this.#open();
+    const telemetry = this.#telemetryOpened !== undefined ? this.#telemetryOpened : await this.#openTelemetry();
+    // Without an SDK to hear them (the API alone), a span and metrics would cost the job and go nowhere.
+    if (!telemetry?.heard) return (await this.#dispatch(job, props, options, undefined)).dispatched;
+    return telemetry.send((extra) => this.#dispatch(job, props, options, extra));
+  }
+
+  /** Dispatch's telemetry, opened by the first dispatch and kept. */
+  async #openTelemetry(): Promise<DispatchTelemetry | null> {
     const telemetry = await (this.#telemetry ??= DispatchTelemetry.open(this.options.telemetry, this.queue.driver).catch(
       (error: unknown) => {
         // A broken @opentelemetry/api install costs the spans, never the job.
@@ -333,8 +404,7 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
         return undefined;
       },
     ));
-    if (!telemetry) return (await this.#dispatch(job, props, options, undefined)).dispatched;
-    return telemetry.send((extra) => this.#dispatch(job, props, options, extra));
+    return (this.#telemetryOpened = telemetry ?? null);
   }
 
   /** dispatch() itself; `extra` holds keys for the envelope (the trace context, when propagated). */
@@ -344,6 +414,44 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
     options: DispatchOptions,
     extra: JsonObject | undefined,
   ): Promise<DispatchedJob> {
+    // Laid out in a call of its own, so that what building held (the command, the properties, the
+    // closures over them) is let go before the push is awaited: with a thousand dispatches in
+    // flight, each one's kept alive outlived V8's young-generation collections, whose copying
+    // and the old generation's marking then cost more than the building.
+    const push = await this.#layOut(job, props, options, extra);
+    if ('dispatched' in push) return push;
+    const { raw, uuid, queue, delay, record } = push;
+    let rowId: string | void;
+    try {
+      rowId = await this.#push(raw, uuid, queue, delay, record);
+    } catch (error) {
+      // Never a silent drop: the caller hears that this job was not pushed, and why (no password);
+      // or, when Redis never answered, that it may have been.
+      const where = this.#where();
+      const line = outcomeUnknown(error)
+        ? `the job may or may not have been pushed: ${where} did not confirm it (${(error as Error).message})${uuid ? `; find it by its uuid ${uuid}` : ''}`
+        : `the job was not pushed: ${where} did not take it (${(error as Error).message})`;
+      throw new Error(redactSecrets(line), { cause: error });
+    }
+    // The job's id: the payload's on Redis, the new row's on the database (as Laravel's pushRaw returns it).
+    const id = rowId === undefined ? push.id : rowIdAsLaravelGives(rowId);
+    return {
+      name: push.name,
+      delay: push.delaySeconds,
+      dispatched: { uuid, id: record && uuid !== null ? uuid : id, queue },
+    };
+  }
+
+  /**
+   * A dispatch's payload laid out, and where and when it goes; or, for a ShouldBeUnique job whose
+   * lock is held, what dispatch answers without pushing it.
+   */
+  async #layOut(
+    job: string | PhpObject,
+    props: Record<string, unknown>,
+    options: DispatchOptions,
+    extra: JsonObject | undefined,
+  ): Promise<LaidOut | DispatchedJob> {
     const problem = dispatchProblem(job, props, options);
     if (problem) throw new TypeError(`dispatch: ${problem}`);
     const delay = options.delay;
@@ -356,6 +464,10 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
       ...(delayed ? { delay: delay instanceof Date ? buildDate(delay) : delaySeconds } : {}),
     };
     const shapes = this.#shapes(options.shapes);
+    if (!shapes && this.options.strictShapes && typeof job === 'string')
+      throw new Error(
+        `${job} was not pushed: strictShapes, and no class shapes (shapes, or env beside the app's vendor/ and app/ with PHP on PATH) say which of its properties are protected or private`,
+      );
     const profile =
       options.laravel !== undefined
         ? profileOf(options.laravel)
@@ -366,7 +478,8 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
       name: typeof job === 'string' ? job : job.className,
       command: toJS(commandForMethods(job, props, shapes, profile, queueable)) as Record<string, unknown>,
     });
-    const given = await givenMethods(options, methodJob);
+    const methods = givenMethods(options, methodJob);
+    const given = methods instanceof Promise ? await methods : methods;
     const envelope = {
       maxTries: options.tries ?? null,
       timeout: options.timeout ?? null,
@@ -432,6 +545,8 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
       const command = buildJob({ className: job, properties: withCarbons(props) as Record<string, unknown>, queueable }, profile);
       built = buildPayload(command, { profile, ...envelope, driver, delay: since12(profile) && delayed ? delaySeconds : null });
       queue = options.queue || this.settings.defaultQueue;
+      // Written all public: said once per class, where a service owner reads (logger: false silences it).
+      if (this.options.logger && firstUnshaped(job)) this.options.logger.warn({ event: 'unshaped', job }, unshapedLine(job, 'library'));
     }
     const uuid = typeof built.envelope.uuid === 'string' ? built.envelope.uuid : null;
     const horizon = this.horizon;
@@ -439,27 +554,15 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
     // A tags function is awaited; a list (or none) is not, which spares the push a turn of the event loop.
     const tags = horizon && typeof options.tags === 'function' ? await options.tags(methodJob()) : options.tags;
     const prepared = horizon ? horizon.preparedBuilt(built, { tags: checkedTags(tags) }) : undefined;
-    const raw = prepared ? prepared.payload : built.raw;
-    let rowId: string | void;
-    const record = horizon ? { horizon, facts: prepared?.facts } : undefined;
-    try {
-      rowId = await this.#push(raw, uuid, queue, delayed ? (delay instanceof Date ? delay : delaySeconds) : undefined, record);
-    } catch (error) {
-      // Never a silent drop: the caller hears that this job was not pushed, and why (no password);
-      // or, when Redis never answered, that it may have been.
-      const where = this.#where();
-      const line = outcomeUnknown(error)
-        ? `the job may or may not have been pushed: ${where} did not confirm it (${(error as Error).message})${uuid ? `; find it by its uuid ${uuid}` : ''}`
-        : `the job was not pushed: ${where} did not take it (${(error as Error).message})`;
-      throw new Error(redactSecrets(line), { cause: error });
-    }
-    const name = String(built.envelope.displayName ?? built.command.className);
-    // The job's id: the payload's on Redis, the new row's on the database (as Laravel's pushRaw returns it).
-    const id = rowId ?? String(built.envelope.id);
     return {
-      name,
-      delay: delaySeconds,
-      dispatched: { uuid, id: horizon && uuid !== null ? uuid : id, queue },
+      raw: prepared ? prepared.payload : built.raw,
+      uuid,
+      queue,
+      delay: delayed ? (delay instanceof Date ? delay : delaySeconds) : undefined,
+      record: horizon ? { horizon, facts: prepared?.facts } : undefined,
+      name: String(built.envelope.displayName ?? built.command.className),
+      id: String(built.envelope.id),
+      delaySeconds,
     };
   }
 
@@ -586,6 +689,7 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
       ...(this.encrypter ? { encrypter: this.encrypter } : {}),
       ...(shapes ? { shapes } : {}),
       ...(this.options.version !== undefined ? { laravel: this.options.version } : {}),
+      ...(this.options.versionGiven ? { laravelGiven: true } : {}),
       ...(logger ? { logger } : {}),
       ...(onError ? { onError } : {}),
       ...(log ? { log } : {}),
@@ -647,7 +751,28 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
  */
 export async function connect<Jobs extends object = UntypedJobs>(options: ConnectOptions = {}): Promise<LaravelQueue<Jobs>> {
   const fromFile = envFileOf(options);
-  return connectWith<Jobs>(resolveFromEnv(options, fromFile), options, fromFile);
+  // A service hears what its owner acts on unless it says otherwise (lqb's commands print their own lines).
+  const logger = options.logger === undefined ? serviceLogger() : options.logger;
+  const shapes = options.shapes ?? (await shapesOfAppAtHand(options.env, logger || undefined));
+  return connectWith<Jobs>(resolveFromEnv(options, fromFile), { ...options, logger, ...(shapes ? { shapes } : {}) }, fromFile);
+}
+
+/** The shapes of the app beside `env` when it is at hand (appShapes.ts), said to the logger either way. */
+async function shapesOfAppAtHand(env: string | undefined, logger: WorkerLogger | undefined): Promise<ShapesFile | undefined> {
+  if (env === undefined) return undefined;
+  const appDir = dirname(resolve(env));
+  if (!isAppAtHand(appDir)) return undefined;
+  const found = await appShapes(appDir);
+  if (!found.shapes) {
+    logger?.warn(
+      { event: 'shapes', app: appDir },
+      `the class shapes of ${appDir} could not be read (${found.why}): dispatch writes every property public; give shapes (lqb shapes --app=${appDir})`,
+    );
+    return undefined;
+  }
+  const how = found.from === 'cache' ? 'unchanged since PHP read them' : 'read by PHP now';
+  logger?.info({ event: 'shapes', app: appDir }, `class shapes of ${appDir}: ${found.classes} classes, ${how}`);
+  return found.shapes;
 }
 
 /**
@@ -674,8 +799,7 @@ export async function connectWith<Jobs extends object = UntypedJobs>(
   const unreachableLocks = unreachableLockStore(fromEnv);
   // A database connection with no Redis named keeps its cache in the database store, and opens no Redis (drivers.ts).
   const cacheStore = cacheStoreOf(settings, options.cacheStore, fromEnv);
-  const appDir = options.env !== undefined ? dirname(resolve(options.env)) : process.cwd();
-  const version = options.laravel ?? (options.env !== undefined ? installedLaravel(appDir) : undefined);
+  const version = appLaravelVersion(options.laravel, options.env);
   const profile = version === undefined ? '8' : profileOf(version);
   const shapes = typeof options.shapes === 'string' ? readShapes(options.shapes) : options.shapes;
   const connectTimeout = options.connectTimeout ?? 5000;
@@ -684,7 +808,7 @@ export async function connectWith<Jobs extends object = UntypedJobs>(
     readyTimeout: connectTimeout,
     commandTimeout: options.commandTimeout ?? 10_000,
     reconnect: true,
-    log: (line: string) => options.logger?.warn({ redis: whereRedisIs(settings) }, redactSecrets(line)),
+    log: (line: string) => (options.logger || undefined)?.warn({ redis: whereRedisIs(settings) }, redactLine(line)),
   };
   const open = async (url: string, on: ConnectionSettings = settings) => {
     try {
@@ -698,14 +822,16 @@ export async function connectWith<Jobs extends object = UntypedJobs>(
       throw error;
     }
   };
-  const { shapes: _given, ...rest } = options;
+  const { shapes: _given, logger: givenLogger, ...rest } = options;
   const queueOptions = {
     ...rest,
+    ...(givenLogger ? { logger: givenLogger } : {}),
     profile,
     cacheStore,
     ...(unreachableLocks ? { unreachableLocks } : {}),
     ...(shapes ? { shapes } : {}),
     ...(version !== undefined ? { version } : {}),
+    ...(laravelOnlyGiven(options.laravel, options.env) ? { versionGiven: true } : {}),
   };
   const database = settings.queueConnection === 'database';
   // Redis is opened for what the app keeps there: the redis connection's queue, the Redis cache
@@ -861,22 +987,33 @@ function commandForMethods(
     : buildJob({ className: job, properties, queueable }, profile);
 }
 
+/** What a dispatch's options give for the PHP methods, checked. */
+interface GivenMethods {
+  backoff?: number | number[] | string | null;
+  retryUntil?: number | null;
+  displayName?: string;
+  uniqueId?: string;
+}
+
 /**
  * The values a dispatch's options give for the PHP methods (DESIGN.md §5): each a value, or a
  * function of the job (whose command is built only when one is given). Undefined where none is.
+ * Without a function among them nothing is awaited: each await is a turn of the microtask queue
+ * that every dispatch would pay for.
  */
-async function givenMethods(
-  options: DispatchOptions,
-  job: () => MethodJob,
-): Promise<{ backoff?: number | number[] | string | null; retryUntil?: number | null; displayName?: string; uniqueId?: string }> {
+function givenMethods(options: DispatchOptions, job: () => MethodJob): GivenMethods | Promise<GivenMethods> {
+  const { backoff, retryUntil, displayName, uniqueId } = options;
+  const called = [backoff, retryUntil, displayName, uniqueId].some((value) => typeof value === 'function');
+  if (!called) return checkedMethods(backoff, retryUntil, displayName, uniqueId);
   let view: MethodJob | undefined;
   const of = async <T>(value: T | ((job: MethodJob) => unknown) | undefined): Promise<unknown> =>
     typeof value === 'function' ? (value as (job: MethodJob) => unknown)((view ??= job())) : value;
-  const backoff = await of(options.backoff);
-  const retryUntil = await of(options.retryUntil);
-  const displayName = await of(options.displayName);
-  const uniqueId = await of(options.uniqueId);
-  const given: { backoff?: number | number[] | string | null; retryUntil?: number | null; displayName?: string; uniqueId?: string } = {};
+  return (async () => checkedMethods(await of(backoff), await of(retryUntil), await of(displayName), await of(uniqueId)))();
+}
+
+/** The methods' values checked: each what Laravel's worker reads, or a TypeError saying what was given. */
+function checkedMethods(backoff: unknown, retryUntil: unknown, displayName: unknown, uniqueId: unknown): GivenMethods {
+  const given: GivenMethods = {};
   if (backoff !== undefined) {
     if (!(backoff === null || typeof backoff === 'string' || isSeconds(backoff) || (Array.isArray(backoff) && backoff.every(isSeconds))))
       throw new TypeError(`dispatch: backoff gave ${JSON.stringify(backoff)}, not seconds or a list of them`);
@@ -923,8 +1060,39 @@ function since12(profile: LaravelProfile): boolean {
 /**
  * Props with each JS Date made a Carbon (as a Carbon property serializes), through plain objects,
  * arrays and Maps; fromJS alone would write a Date, which has no own properties, as an empty array.
+ * Props with no Date are given back as they are, not copied: most have none.
  */
-function withCarbons(value: unknown, copies = new Map<object, unknown>()): unknown {
+function withCarbons(value: unknown): unknown {
+  return mayHoldDate(value, 0) ? copyWithCarbons(value) : value;
+}
+
+/** Past this depth a value is copied whatever it holds: it may be a cycle, which copyWithCarbons keeps. */
+const DATE_LOOK_DEPTH = 32;
+
+/** Whether a Date may be inside, where copyWithCarbons would look (plain objects, arrays, Maps). */
+function mayHoldDate(value: unknown, depth: number): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  if (value instanceof Date || depth > DATE_LOOK_DEPTH) return true;
+  if (Array.isArray(value)) {
+    for (const item of value) if (mayHoldDate(item, depth + 1)) return true;
+    return false;
+  }
+  if (value instanceof Map) {
+    for (const item of value.values()) if (mayHoldDate(item, depth + 1)) return true;
+    return false;
+  }
+  if (keptAsItIs(value)) return false;
+  for (const key of Object.keys(value)) if (mayHoldDate((value as Record<string, unknown>)[key], depth + 1)) return true;
+  return false;
+}
+
+/** A class instance, or what toJS made of a PHP object (its class under a symbol): copyWithCarbons keeps it as it is. */
+function keptAsItIs(value: object): boolean {
+  const proto = Object.getPrototypeOf(value) as unknown;
+  return (proto !== Object.prototype && proto !== null) || Object.getOwnPropertySymbols(value).length > 0;
+}
+
+function copyWithCarbons(value: unknown, copies = new Map<object, unknown>()): unknown {
   if (value instanceof Date) return buildDate(value);
   if (value === null || typeof value !== 'object') return value;
   // A value met again is its copy, so a cycle stays a cycle (fromJS then says where it is) instead of recursing for ever.
@@ -932,21 +1100,19 @@ function withCarbons(value: unknown, copies = new Map<object, unknown>()): unkno
   if (Array.isArray(value)) {
     const copy: unknown[] = [];
     copies.set(value, copy);
-    for (const item of value) copy.push(withCarbons(item, copies));
+    for (const item of value) copy.push(copyWithCarbons(item, copies));
     return copy;
   }
   if (value instanceof Map) {
     const copy = new Map<unknown, unknown>();
     copies.set(value, copy);
-    for (const [key, item] of value) copy.set(key, withCarbons(item, copies));
+    for (const [key, item] of value) copy.set(key, copyWithCarbons(item, copies));
     return copy;
   }
-  const proto = Object.getPrototypeOf(value) as unknown;
-  // A class instance, or what toJS made of a PHP object (its class under a symbol), is kept as it is.
-  if ((proto !== Object.prototype && proto !== null) || Object.getOwnPropertySymbols(value).length > 0) return value;
+  if (keptAsItIs(value)) return value;
   const copy: Record<string, unknown> = {};
   copies.set(value, copy);
-  for (const [key, item] of Object.entries(value)) copy[key] = withCarbons(item, copies);
+  for (const [key, item] of Object.entries(value)) copy[key] = copyWithCarbons(item, copies);
   return copy;
 }
 

@@ -170,7 +170,7 @@ export function resolveFromEnv(options: ConnectionOptions, fromFile: LaravelEnv 
   const prefix =
     options.prefix ??
     env('REDIS_PREFIX') ??
-    defaultRedisPrefix(appName, style, fromFile ? (options.laravel ?? installedLaravel(appDir)) : options.laravel);
+    defaultRedisPrefix(appName, style, appLaravelVersion(options.laravel, fromFile ? options.env : undefined));
   const queueConnection = queueConnectionOf(options.connection ?? env('QUEUE_CONNECTION'), options.connection !== undefined);
   // Each connection of the app's config/queue.php has its own queue: REDIS_QUEUE, or 11+'s DB_QUEUE.
   const defaultQueue = options.defaultQueue ?? (env(queueConnection === 'database' ? 'DB_QUEUE' : 'REDIS_QUEUE') || 'default');
@@ -312,11 +312,28 @@ export const PREFIX_STYLES = {
 /**
  * Which prefixes the app beside the .env uses. Its own config/cache.php says (an app keeps the
  * config its skeleton had); without one (11+ apps need not publish it), the framework's own
- * config of the app's version does: `--laravel`, else vendor/composer/installed.json. Neither
- * known: 8–10's, as before.
+ * config of the app's version does (appLaravelVersion: vendor/composer/installed.json, else
+ * `--laravel`). Neither known: 8–10's, as before.
  */
 export function prefixStyle(appDir: string, laravel?: string): PrefixStyle {
-  const major = laravelMajor(laravel ?? installedLaravel(appDir));
+  const style = cacheStyle(appDir, laravelMajor(installedLaravel(appDir) ?? laravel));
+  return withDatabaseSpelling(style, readIfThere(resolve(appDir, 'config/database.php')));
+}
+
+/**
+ * The Redis key prefix as the app's config/database.php spells it, where it has one: skeletons
+ * from 12.x's "hyphenate prefixes" change write `-database-`, earlier ones `_database_`. The
+ * framework's version cannot tell the two apart, and config/cache.php need not be there.
+ */
+function withDatabaseSpelling(style: PrefixStyle, config: string | undefined): PrefixStyle {
+  if (config === undefined) return style;
+  if (/['"]-database-['"]/.test(config)) return { ...style, database: PREFIX_STYLES.hyphen.database };
+  if (/['"]_database_['"]/.test(config)) return { ...style, database: PREFIX_STYLES.underscore.database };
+  return style;
+}
+
+/** The cache prefix's style: the app's config/cache.php, else the framework's config of its major version. */
+function cacheStyle(appDir: string, major: number | undefined): PrefixStyle {
   const config = readIfThere(resolve(appDir, 'config/cache.php'));
   if (config !== undefined) {
     if (/['"]-cache-['"]/.test(config)) return PREFIX_STYLES.hyphen;
@@ -344,6 +361,24 @@ function readIfThere(file: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The app's Laravel version, the one answer the commands and connect() ask: laravel/framework
+ * in vendor/composer/installed.json beside the .env (what the app runs, which a flag cannot
+ * outdate), else the version given (`--laravel`, `laravel`); undefined when neither says, and
+ * then each job is read as its payload shows (worker/laravelOfJob.ts).
+ */
+export function appLaravelVersion(given: string | undefined, envPath: string | undefined): string | undefined {
+  return (envPath !== undefined ? installedLaravel(dirname(resolve(envPath))) : undefined) ?? given;
+}
+
+/**
+ * Whether appLaravelVersion's answer is only the version given (`--laravel`, `laravel`), not the
+ * app's installed.json: then what a job's payload shows of its Laravel outranks it (laravelOfJob.ts).
+ */
+export function laravelOnlyGiven(given: string | undefined, envPath: string | undefined): boolean {
+  return given !== undefined && (envPath === undefined || installedLaravel(dirname(resolve(envPath))) === undefined);
 }
 
 /** laravel/framework's version as Composer installed it (Composer 2's {packages: […]} or 1's list). */

@@ -10,15 +10,20 @@
  *   older servers, nothing on SQLite (whose transaction takes the write lock first); then
  *   reserved_at = now and attempts + 1.
  * - delete locks the row, then deletes it; release locks it, deletes it and inserts a new row
- *   with the same payload and attempts (a new id, at the back of the queue).
+ *   with the same payload and attempts (a new id, at the back of the queue). A delete that meets
+ *   an outage is tried again until the server answers: by the row's id, whatever its
+ *   reservation says by then, so a job this worker finished does not run again.
  * - Times are this process's clock in UNIX seconds, as Laravel's are PHP's.
  */
 import { encodeString } from '../laravel/json.js';
 import type { LaravelProfile } from '../laravel/index.js';
-import type { Queue, QueuedJob } from '../queue/contract.js';
+import type { Queue, QueuedJob, TakeOnly, WatchedClient } from '../queue/contract.js';
+import { takesHead } from '../queue/take.js';
 import { openDatabase, quoteName, type Database, type DatabaseOptions, type Queryable } from './database.js';
 import { DatabaseJob, type JobRecord } from './DatabaseJob.js';
+import { isConnectionError, outagePause } from './reach.js';
 import { databaseConfig } from './url.js';
+import { ClassTally, type ClassCount } from '../queue/byClass.js';
 
 export interface DatabaseQueueOptions {
   /** The jobs table (`queue.connections.database.table`, `jobs`); `schema.table` is quoted part by part. */
@@ -66,6 +71,16 @@ interface DeleteBatch {
 /** The lock clause Laravel's reserve query ends with: SKIP LOCKED, plain FOR UPDATE, or none (SQLite). */
 export type PopLock = 'for update skip locked' | 'for update' | '';
 
+/** The rows a reserve may take, as Laravel's reserve selects them: the queue's, ready, or reserved and run out (parameters: queue, now, expiration). */
+const RESERVABLE = 'queue = ? and ((reserved_at is null and available_at <= ?) or (reserved_at <= ?))';
+
+/** With share on, the rows a reserve reads for candidates per page, and pages per reserve; with canary shares, the bytes of each payload read. */
+const SHARE_PAGE = 500;
+const SHARE_PAGES = 20;
+/** With share on, the longest a reserve goes on from where the last left off before it looks from the first row again. */
+const SHARE_RESTART_MS = 5000;
+const HEAD_BYTES = 2048;
+
 /** A reserve takes at most this many rows at once (a worker's concurrency asks for fewer). */
 const MOST_PER_RESERVE = 1000;
 /** Rows per insert statement in a bulk push, and its payload bytes: under SQLite's parameter limit and MySQL's packet size. */
@@ -96,6 +111,10 @@ export class DatabaseQueue implements Queue<DatabaseJob> {
   private flushing: Promise<void> | undefined;
   private waiting: AbortController | undefined;
   private closed = false;
+  /** Delete batches waiting for the server to answer again; a reserve waits for them (see reserve). */
+  private deletesInOutage = 0;
+  /** Ends the pauses of deletes waiting out an outage: at close(), and when the worker stops (interruptWait). */
+  private outageWait = new AbortController();
 
   constructor(
     readonly db: Database,
@@ -113,6 +132,11 @@ export class DatabaseQueue implements Queue<DatabaseJob> {
   /** A queue on the database a URL names (sqlite:///path, mysql://, mariadb://, postgres://); close() closes that database. */
   static open(url: string, options: DatabaseQueueOptions & DatabaseOptions = {}): DatabaseQueue {
     return new DatabaseQueue(openDatabase(databaseConfig(url), { busyTimeout: options.busyTimeout }), { ...options, ownsDatabase: true });
+  }
+
+  /** The database server's reach, which the worker watches for health() and its outage lines (none for a SQLite file). */
+  get clients(): readonly WatchedClient[] {
+    return this.db.reach ? [this.db.reach] : [];
   }
 
   // ---- pushing ----
@@ -164,23 +188,23 @@ export class DatabaseQueue implements Queue<DatabaseJob> {
    * take one after another (the same rows, locked the same way), each left as Laravel's pop
    * leaves its row: reserved_at = now, attempts + 1. With `waitFor`, polls that long for a job.
    */
-  async popMany(queue: string | undefined, count: number): Promise<DatabaseJob[]> {
+  async popMany(queue: string | undefined, count: number, take?: TakeOnly): Promise<DatabaseJob[]> {
     const name = this.queueName(queue);
     const wanted = Math.max(0, Math.min(MOST_PER_RESERVE, Math.floor(count)));
     if (wanted === 0) return [];
-    const jobs = await this.reserve(name, wanted);
+    const jobs = await this.reserve(name, wanted, take);
     if (jobs.length > 0 || this.waitFor === null || this.waitFor <= 0) return jobs;
-    return this.pollFor(name, wanted, this.waitFor);
+    return this.pollFor(name, wanted, this.waitFor, take);
   }
 
-  private async pollFor(name: string, count: number, seconds: number): Promise<DatabaseJob[]> {
+  private async pollFor(name: string, count: number, seconds: number, take?: TakeOnly): Promise<DatabaseJob[]> {
     const until = Date.now() + seconds * 1000;
     const waiting = (this.waiting = new AbortController());
     try {
       while (!waiting.signal.aborted && !this.closed && Date.now() < until) {
         await abortableSleep(Math.min(this.pollInterval, Math.max(0, until - Date.now())), waiting.signal);
         if (waiting.signal.aborted || this.closed) break;
-        const jobs = await this.reserve(name, count);
+        const jobs = await this.reserve(name, count, take);
         if (jobs.length > 0) return jobs;
       }
       return [];
@@ -194,10 +218,16 @@ export class DatabaseQueue implements Queue<DatabaseJob> {
    * column that overflows), a reserve of several is tried again row by row, so that the error
    * names the one job it is about, as Laravel's pop of one row would.
    */
-  private async reserve(name: string, count: number): Promise<DatabaseJob[]> {
+  private async reserve(name: string, count: number, take?: TakeOnly): Promise<DatabaseJob[]> {
+    // Jobs finished before an outage are deleted first: a reserve would otherwise find those
+    // whose reservation ran out meanwhile and run them again.
+    while (this.deletesInOutage > 0 && this.flushing) await this.flushing;
     const lock = await this.lockForPopping();
-    const select = `select * from ${this.quotedTable} where queue = ? and ((reserved_at is null and available_at <= ?) or (reserved_at <= ?)) order by id asc limit ${count}${lock ? ` ${lock}` : ''}`;
-    if (this.db.dialect === 'sqlite' && !this.pendingDeletes && !(await this.anyToReserve(select, name))) return [];
+    const select = `select * from ${this.quotedTable} where ${RESERVABLE} order by id asc limit ${count}${lock ? ` ${lock}` : ''}`;
+    // With share on, the rows of the classes taken are chosen first, without a lock (see candidates).
+    const candidates = take ? await this.candidates(name, count, take) : undefined;
+    if (candidates?.length === 0 && !this.pendingDeletes) return [];
+    if (!candidates && this.db.dialect === 'sqlite' && !this.pendingDeletes && !(await this.anyToReserve(select, name))) return [];
     // Deletes asked for and not yet begun commit with this reserve: one commit (a disk flush)
     // where there would be two. Should the reserve fail, they go on by themselves.
     const deletes = this.takePendingDeletes();
@@ -207,7 +237,9 @@ export class DatabaseQueue implements Queue<DatabaseJob> {
         chosen = [];
         if (deletes) await this.deleteRows(tx, deletes.ids);
         const now = this.now();
-        const { rows } = await tx.query(select, [name, now, this.expiration(now)]);
+        const rows = candidates
+          ? await this.lockEach(tx, candidates, count, lock, name, now)
+          : (await tx.query(select, [name, now, this.expiration(now)])).rows;
         chosen = rows.map(toRecord);
         return this.markAsReserved(tx, chosen, now);
       });
@@ -216,10 +248,106 @@ export class DatabaseQueue implements Queue<DatabaseJob> {
       return jobs;
     } catch (error) {
       if (deletes) this.flushAlone(deletes);
-      if (chosen.length === 0) throw error;
+      // A server gone mid-reserve is an outage, not a bad row: nothing was reserved.
+      if (chosen.length === 0 || isConnectionError(error)) throw error;
       if (chosen.length > 1) return this.reserve(name, 1);
       throw new DatabaseReserveError(new DatabaseJob(this, chosen[0]!), error);
     }
+  }
+
+  /**
+   * With share on, the ids of rows a reserve may take: ready (or run out) rows of the queue whose
+   * payload names a class taken (`"displayName":"…"` or `"commandName":"…"`, as JSON spells them),
+   * oldest first, a few more than wanted (another Node worker may hold some). Read without a lock
+   * and outside the reserve's transaction: under MySQL/MariaDB's REPEATABLE READ a locking read
+   * over this scan would lock every row it passes, PHP's included, and PHP's own SKIP LOCKED
+   * reserve would then find nothing and sleep. Each candidate is locked alone after (lockEach).
+   * The LIKE over the payload is a scan of the queue's rows in id order until enough match.
+   */
+  private async candidates(name: string, count: number, take: TakeOnly): Promise<string[]> {
+    const patterns = this.takePatterns(take);
+    if (patterns.length === 0) return [];
+    const now = this.now();
+    const likes = patterns.map(() => `payload like ? escape '!'`).join(' or ');
+    const limit = Math.min(MOST_PER_RESERVE, count * 2 + 8);
+    // Read in pages by id, going on after the last row the reserve before looked at: the rows
+    // left to PHP stay where they are (PHP takes them from the front), so they are passed once,
+    // not at every poll; from the first row again only when none is found after (new rows come
+    // after; a row whose reservation ran out, or one released early, is met then, and at least
+    // every SHARE_RESTART_MS). With canary shares a row's class and bucket are read from its
+    // payload's head (take.ts).
+    const head = take.shares ? `substr(payload, 1, ${HEAD_BYTES})` : `''`;
+    const found: string[] = [];
+    const cursor = this.shareCursors.get(name);
+    const from = cursor && Date.now() - cursor.since < SHARE_RESTART_MS ? cursor.after : 0;
+    const since = from === 0 ? Date.now() : cursor!.since;
+    let after = from;
+    let wrapped = from === 0;
+    for (let page = 0; page < SHARE_PAGES && found.length < limit; page++) {
+      // As many rows as are still wanted: the scan stops at the last of them rather than reading
+      // on to the end of the table. With canary shares a row read may be left (its bucket), so a page.
+      const asked = take.shares ? SHARE_PAGE : limit - found.length;
+      const { rows } = await this.db.query<{ id: unknown; head: unknown }>(
+        `select id, ${head} as head from ${this.quotedTable} where ${RESERVABLE} and (${likes}) and id > ? order by id asc limit ${asked}`,
+        [name, now, this.expiration(now), ...patterns, after],
+      );
+      for (const row of rows) {
+        if (found.length >= limit) break;
+        after = Number(row.id);
+        if (!take.shares || takesHead(take.classes, take.shares, String(row.head ?? ''), after)) found.push(String(row.id));
+      }
+      if (rows.length < asked && found.length < limit) {
+        if (wrapped) break;
+        // The end reached: once more from the first row.
+        [after, wrapped] = [0, true];
+        this.shareCursors.delete(name);
+      }
+    }
+    this.shareCursors.set(name, {
+      after: found.length > 0 ? Number(found[0]) - 1 : after,
+      since: wrapped && from !== 0 ? Date.now() : since,
+    });
+    return found;
+  }
+
+  /** The LIKE patterns a TakeOnly's classes are matched with, made once per TakeOnly. */
+  private takePatterns(take: TakeOnly): string[] {
+    let patterns = this.patterns.get(take);
+    if (patterns === undefined) {
+      const spelled = new Set(take.classes.flatMap((name) => [encodeString(name, false), encodeString(name, true)]));
+      // '!' escapes LIKE's own wildcards (a class name may hold '_'); a backslash is then plain text on every engine.
+      const literal = (text: string) => text.replace(/[!%_]/g, (c) => `!${c}`);
+      patterns = [...spelled].flatMap((json) => [`%"displayName":${literal(json)}%`, `%"commandName":${literal(json)}%`]);
+      this.patterns.set(take, patterns);
+    }
+    return patterns;
+  }
+
+  private readonly patterns = new WeakMap<TakeOnly, string[]>();
+  /** With share on, per queue: the row id the next look for candidates goes on after. */
+  private readonly shareCursors = new Map<string, { after: number; since: number }>();
+
+  /**
+   * In the reserve's transaction, each candidate locked alone (`… where id = ? for update skip
+   * locked`, the lock Laravel's reserve takes on this server) while it is still reservable, until
+   * `count` are held: no row but those taken is ever locked. One another worker holds is skipped.
+   */
+  private async lockEach(
+    tx: Queryable,
+    ids: string[],
+    count: number,
+    lock: PopLock,
+    name: string,
+    now: number,
+  ): Promise<Record<string, unknown>[]> {
+    const rows: Record<string, unknown>[] = [];
+    const sql = `select * from ${this.quotedTable} where id = ? and ${RESERVABLE}${lock ? ` ${lock}` : ''}`;
+    for (const id of ids) {
+      if (rows.length >= count) break;
+      const { rows: found } = await tx.query<Record<string, unknown>>(sql, [idParam(id), name, now, this.expiration(now)]);
+      rows.push(...found);
+    }
+    return rows;
   }
 
   /**
@@ -325,10 +453,39 @@ export class DatabaseQueue implements Queue<DatabaseJob> {
 
   private async commitDeletes(batch: DeleteBatch): Promise<void> {
     try {
-      await this.transaction((tx) => this.deleteRows(tx, batch.ids));
+      await this.deleteThroughOutage(batch.ids);
       for (const { resolve } of batch.done) resolve();
     } catch (error) {
       for (const { reject } of batch.done) reject(error);
+    }
+  }
+
+  /**
+   * Deletes the rows, tried again while the server is unreachable (a growing pause between
+   * tries), until it answers: a finished job whose delete is lost would run again once its
+   * reservation ran out. By id alone, as Laravel's deleteReserved: by then another reserve may
+   * have taken the row (its reservation ran out during the outage), and the job is done all the
+   * same. Deleting a row twice (a commit whose answer was lost) deletes nothing the second time.
+   * Given up when the queue closes or the worker stops (interruptWait): the job then stays
+   * reserved and comes back after retry_after, as before.
+   */
+  private async deleteThroughOutage(ids: string[]): Promise<void> {
+    const waiting = this.outageWait.signal;
+    let counted = false;
+    try {
+      for (let attempt = 0; ; attempt++) {
+        try {
+          return await this.transaction((tx) => this.deleteRows(tx, ids));
+        } catch (error) {
+          // After the wait was ended, one last try: its error then stands.
+          if (!isConnectionError(error) || this.closed || waiting.aborted) throw error;
+        }
+        if (!counted) this.deletesInOutage++;
+        counted = true;
+        await abortableSleep(outagePause(attempt), waiting);
+      }
+    } finally {
+      if (counted) this.deletesInOutage--;
     }
   }
 
@@ -446,6 +603,29 @@ export class DatabaseQueue implements Queue<DatabaseJob> {
   }
 
   /**
+   * The queue's rows per class and state (see Queue.countByClass), read in pages of 500 by id,
+   * without a lock: reserved (reserved_at set), delayed (available later than now), else ready.
+   */
+  async countByClass(queue?: string, takes?: ReadonlySet<string>): Promise<ClassCount[]> {
+    const name = this.queueName(queue);
+    const tally = new ClassTally(takes);
+    const now = this.now();
+    for (let after: number | string = -1; ;) {
+      const { rows } = await this.db.query<{ id: unknown; payload: unknown; reserved_at: unknown; available_at: unknown }>(
+        `select id, payload, reserved_at, available_at from ${this.quotedTable} where queue = ? and id > ? order by id asc limit 500`,
+        [name, after],
+      );
+      for (const row of rows) {
+        const state = row.reserved_at !== null ? 'reserved' : Number(row.available_at) > now ? 'delayed' : 'ready';
+        tally.add(String(row.payload), state);
+      }
+      if (rows.length < 500) break;
+      after = idParam(String(rows[rows.length - 1]!.id));
+    }
+    return tally.result();
+  }
+
+  /**
    * The job with this row id or payload uuid, if the queue holds it. A uuid is looked for in the
    * payload's text as json_encode writes it, then confirmed on the parsed envelope: an operator's
    * lookup, which reads the table through (Laravel keeps no index of payloads).
@@ -488,10 +668,13 @@ export class DatabaseQueue implements Queue<DatabaseJob> {
     return delay instanceof Date ? Math.floor(delay.getTime() / 1000) : this.now() + Math.floor(delay);
   }
 
-  /** Ends a `waitFor` poll now; the pop in it returns empty. */
+  /** Ends a `waitFor` poll now (the pop in it returns empty), and the waits of deletes for a server that does not answer. */
   interruptWait(): void {
     this.waiting?.abort();
     this.waiting = undefined;
+    // Deletes waiting out an outage make one last try: a worker told to stop does not sit it out.
+    this.outageWait.abort();
+    this.outageWait = new AbortController();
   }
 
   /** Ends any wait and, when this queue opened its database (DatabaseQueue.open), closes it once pending deletes are done. */

@@ -17,6 +17,7 @@
  * PDO's SQLite driver waits), and only then reports "database is locked".
  */
 import { loadDriver } from './drivers.js';
+import { DatabaseReach, serverName } from './reach.js';
 import type { DatabaseConfig, Dialect } from './url.js';
 
 /** What a statement gave: its rows (a select), and how many rows it changed (insert, update, delete). */
@@ -41,6 +42,8 @@ export interface Queryable {
 }
 
 export interface Database extends Queryable {
+  /** Whether the server answers, as its statements say (a server's database; a SQLite file has none). */
+  readonly reach?: DatabaseReach;
   /** Runs `work` in a transaction: committed when it resolves, rolled back when it throws. */
   transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
   /** Closes the connections, if any were opened. */
@@ -241,6 +244,7 @@ interface MysqlConnection extends MysqlRunner {
 interface MysqlPool extends MysqlRunner {
   getConnection(): Promise<MysqlConnection>;
   end(): Promise<void>;
+  on(event: 'connection', listener: (connection: { on(event: 'error', listener: () => void): void }) => void): void;
 }
 
 /** A select gives an array of rows; an insert, update or delete a header with affectedRows. */
@@ -257,9 +261,12 @@ async function mysqlQuery<Row>(runner: MysqlRunner, sql: string, params: readonl
 
 class MysqlDatabase implements Database {
   readonly dialect = 'mysql' as const;
+  readonly reach: DatabaseReach;
   #pool: MysqlPool | undefined;
 
-  constructor(private readonly url: string) {}
+  constructor(private readonly url: string) {
+    this.reach = new DatabaseReach(serverName('MySQL', url));
+  }
 
   #closed = false;
 
@@ -269,14 +276,23 @@ class MysqlDatabase implements Database {
     const mysql = loadDriver<{ createPool(options: object): MysqlPool }>('mysql', 'mysql2/promise');
     // Dates come back as the text the table holds, as PDO gives them to Laravel: the driver would
     // otherwise read a zone-less `failed_at` as this process's local time, and shift it by the offset.
-    return (this.#pool = mysql.createPool({ uri: this.url, dateStrings: true }));
+    const pool = mysql.createPool({ uri: this.url, dateStrings: true });
+    // A pooled connection listens for its first 'error' only (to leave the pool): a second one,
+    // as a write on a connection the server dropped, would end the process. Its statements
+    // report their own trouble.
+    pool.on('connection', (connection) => connection.on('error', () => undefined));
+    return (this.#pool = pool);
   }
 
   async query<Row = Record<string, unknown>>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<Row>> {
-    return mysqlQuery<Row>(this.#open(), sql, params);
+    return this.reach.watch(mysqlQuery<Row>(this.#open(), sql, params));
   }
 
-  async transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
+  transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
+    return this.reach.watch(this.#transaction(work));
+  }
+
+  async #transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
     const connection = await this.#open().getConnection();
     try {
       await connection.beginTransaction();
@@ -308,11 +324,14 @@ interface PgRunner {
 }
 interface PgClient extends PgRunner {
   release(error?: Error | boolean): void;
+  on(event: 'error', listener: (error: Error) => void): void;
+  off(event: 'error', listener: (error: Error) => void): void;
 }
 interface PgPool extends PgRunner {
   connect(): Promise<PgClient>;
   end(): Promise<void>;
   on(event: 'error', listener: (error: Error) => void): void;
+  on(event: 'connect', listener: (client: PgClient) => void): void;
 }
 /** The type parsers node-postgres takes per connection (its `types` option). */
 interface PgTypes {
@@ -342,9 +361,12 @@ async function pgQuery<Row>(runner: PgRunner, sql: string, params: readonly unkn
 
 class PostgresDatabase implements Database {
   readonly dialect = 'pgsql' as const;
+  readonly reach: DatabaseReach;
   #pool: PgPool | undefined;
 
-  constructor(private readonly url: string) {}
+  constructor(private readonly url: string) {
+    this.reach = new DatabaseReach(serverName('PostgreSQL', url));
+  }
 
   #closed = false;
 
@@ -356,16 +378,30 @@ class PostgresDatabase implements Database {
     // An idle connection the server drops is an 'error' on the pool: without a listener it would
     // end the process. The next statement opens another connection, and reports its own trouble.
     pool.on('error', () => undefined);
+    // A lent client's listeners come and go (node-postgres' own query() listens once, and a client
+    // released after an error is closed with none): a server's dying words can arrive in such a gap,
+    // twice over (its FATAL message, then the closed socket). Every client listens for its whole
+    // life, so no error of a connection ever ends the process; whoever uses it still hears of it.
+    pool.on('connect', (client) => client.on('error', () => undefined));
     return (this.#pool = pool);
   }
 
   async query<Row = Record<string, unknown>>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<Row>> {
-    return pgQuery<Row>(this.#open(), sql, params);
+    return this.reach.watch(pgQuery<Row>(this.#open(), sql, params));
   }
 
-  async transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
+  transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
+    return this.reach.watch(this.#transaction(work));
+  }
+
+  async #transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
     const client = await this.#open().connect();
     let broken: Error | undefined;
+    // The pool stops listening to a client it lends out: a server gone between two statements
+    // (a crash, a restart) is an 'error' on it, which would end the process with no listener.
+    // Noted here, and the client is not given back to be used again.
+    const lost = (error: Error) => (broken ??= error);
+    client.on('error', lost);
     try {
       await client.query('BEGIN');
       try {
@@ -377,8 +413,9 @@ class PostgresDatabase implements Database {
         throw error;
       }
     } finally {
-      // A connection whose rollback failed is not given back to the pool to be used again.
+      // A connection whose rollback failed, or that was lost, is not given back to the pool to be used again.
       client.release(broken ?? false);
+      client.off('error', lost);
     }
   }
 

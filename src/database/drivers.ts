@@ -3,8 +3,7 @@
  * is first used, not when a module is imported: a worker that never fails a job never loads one.
  * A missing one is named, with the line that installs it.
  */
-import { createRequire } from 'node:module';
-import { moduleUrl } from '../internal/module-url.js';
+import { requireBeside } from '../internal/module-url.js';
 import type { Dialect } from './url.js';
 
 /** The npm package each dialect's driver is. */
@@ -27,12 +26,12 @@ export class MissingDriverError extends Error {
 
 /** A driver's module (`mysql2/promise` for MySQL's promise API); a driver that is not installed is a MissingDriverError. */
 export function loadDriver<T>(dialect: Dialect, entry: string = DRIVER_PACKAGES[dialect]): T {
-  const require = createRequire(moduleUrl(import.meta.url));
+  const requireDriver = requireBeside(import.meta.url);
   const packageName = DRIVER_PACKAGES[dialect];
   try {
-    require.resolve(entry);
+    requireDriver.resolve(entry);
   } catch (error) {
     throw new MissingDriverError(packageName, NAMES[dialect], error);
   }
-  return require(entry) as T;
+  return requireDriver(entry) as T;
 }

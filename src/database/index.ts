@@ -12,6 +12,7 @@ export {
   type Queryable,
   type QueryResult,
 } from './database.js';
+export { DatabaseReach, isConnectionError, throughOutage } from './reach.js';
 export { MissingDriverError, DRIVER_PACKAGES } from './drivers.js';
 export { DatabaseQueue, DatabaseReserveError, lockForPopping, phpVersionCompare, type DatabaseQueueOptions } from './DatabaseQueue.js';
 export { DatabaseJob, type JobRecord } from './DatabaseJob.js';

@@ -12,7 +12,7 @@ import type { BuiltPayload } from '../laravel/builders.js';
 import { decodePayload } from '../laravel/payload.js';
 import { encodeJson, type JsonValue } from '../laravel/json.js';
 import { PhpObject, deref, type PhpValue } from '../php/index.js';
-import { keyPrefixOf, type RedisClient } from '../redis/scripts.js';
+import { keyPrefixOf, lateDeleteKeys, runStep, type RedisClient } from '../redis/scripts.js';
 import { whileBusy } from '../redis/busy.js';
 import type { QueueDelete, QueueHorizonRecords } from '../redis/RedisQueue.js';
 import { phpFloatString, phpRuntimeText, phpTimeString, systemClock, type Clock } from './clock.js';
@@ -303,8 +303,9 @@ export class HorizonRecorder {
 
   /**
    * A queue's deletes of one turn and JobDeleted's records of them, in one batch step on the
-   * queue's client: each job's completion is written only if its ZREM removed it (a job a
-   * migration took back is not complete). A job deleted to be failed is only removed: its
+   * queue's client: each job's completion is written only if its delete removed it, from the
+   * reserved zset or, late, from the list a migration moved it back to (a job a worker took
+   * again is not complete: that run completes it). A job deleted to be failed is only removed: its
    * records (deleted as failing, then failed) are the recorder's, written with the failure.
    * Should the step fail partway or not run (a record's key of another type, a script Redis
    * refuses), the deletes are made again by a ZREM alone and the records' failure is told to
@@ -323,9 +324,16 @@ export class HorizonRecorder {
         );
     }
     try {
-      await runHorizonEvents(client, [key], this.prefix, this.connection, events);
+      await runHorizonEvents(client, lateDeleteKeys(key), this.prefix, this.connection, events);
     } catch (error) {
-      await whileBusy(() => client.zrem(key, ...deletes.map(({ job }) => job.reservedBytes)));
+      await whileBusy(() =>
+        runStep(
+          client,
+          'lqbDelete',
+          lateDeleteKeys(key),
+          deletes.map(({ job }) => job.reservedBytes),
+        ),
+      );
       this.recordError?.(error);
     }
   }

@@ -5,6 +5,7 @@
 import { luaSource, type RedisClient } from '../redis/scripts.js';
 import { whileBusy } from '../redis/busy.js';
 import { HORIZON_LUA_FILES } from './lua.generated.js';
+import { settlement, type Settlement } from '../internal/settlement.js';
 
 /** Each step, with its number of keys (undefined: the caller says, as for `released`, one key per job). */
 const STEPS = {
@@ -65,8 +66,9 @@ const BATCHED = ['lqbHorizonReserved', 'lqbHorizonReleased', 'lqbHorizonFailed']
  * holds every short string, packed (packFields): the prefix, the connection, then the events'
  * ids, names, times and tags, read in turn; the rest are the payloads (and a failure's
  * strings), an argument each, read in turn.
- * KEYS[1], when given, is a queue's reserved zset: a queue's deletes come as this step, each
- * job's ZREM and its completion together (see HorizonRecorder.queueRecords).
+ * KEYS[1], when given, is a queue's reserved zset, KEYS[2] and KEYS[3] its list and notify list:
+ * a queue's deletes come as this step, each job's delete (the queue's own delete step, delete.lua,
+ * late deletes and all) and its completion together (see HorizonRecorder.queueRecords).
  * The keys are made here from the prefix, as the single steps' callers make them: Horizon's
  * records are never on a Redis Cluster (refused there, as Horizon refuses it), so no key need be
  * declared for its slot.
@@ -77,6 +79,7 @@ function batchSource(): string {
     "-- batch: several events' steps in one round trip (see steps.ts, which builds this script).",
     'local steps = {}',
     ...functions,
+    `steps['lqbDelete'] = function(KEYS, ARGV)\n${luaSource('lqbDelete')}\nend`,
     UNPACK_FIELDS_LUA,
     `local fields = unpackFields(ARGV[2])
 local p, connection = fields[1], fields[2]
@@ -205,6 +208,13 @@ local function flagsOf(flags)
   return set
 end
 local noTags = {}
+-- A delete by the queue's own step, one member at a time: true when the job was still the
+-- queue's (reserved, or put back on the list by a migration after its reservation ran out).
+local deleteKeys, oneMember = { KEYS[1], KEYS[2], KEYS[3] }, {}
+local function deleted(member)
+  oneMember[1] = member
+  return steps['lqbDelete'](deleteKeys, oneMember)[2] == 0
+end
 for op, flags, field in string.gmatch(ARGV[1], '(%u)(%l*)([^%u]*)') do
   if op == 'T' then
     if flags == 'a' then
@@ -235,8 +245,9 @@ for op, flags, field in string.gmatch(ARGV[1], '(%u)(%l*)([^%u]*)') do
     local payload = nextArg()
     steps['lqbHorizonReleased']({ p .. id }, { now, payload })
   elseif op == 'C' then
-    -- A delete's completion ('d'): the job leaves the reserved zset first, by its reserved
-    -- payload, and is complete only if it was there (one a migration took back is not).
+    -- A delete's completion ('d'): the job leaves the queue first, by its reserved payload,
+    -- and is complete only if it was still there: reserved, or moved back to the list by a
+    -- migration (a late delete takes that copy). One a worker took again is that run's.
     local set = flagsOf(flags)
     local member = nil
     if set.removing then
@@ -264,11 +275,11 @@ for op, flags, field in string.gmatch(ARGV[1], '(%u)(%l*)([^%u]*)') do
         tags[i] = nextField()
       end
     end
-    if member == nil or redis.call('ZREM', KEYS[1], member) == 1 then
+    if member == nil or deleted(member) then
       complete(id, set.failing, set.silenced, retryOf, runtime, payload, tags)
     end
   elseif op == 'Z' then
-    redis.call('ZREM', KEYS[1], nextArg())
+    deleted(nextArg())
   elseif op == 'F' then
     -- A failure moves the job out of the lists its completion put it on: those go first.
     settle()
@@ -491,7 +502,7 @@ export class HorizonEvents {
     this.args.push(...args);
   }
 
-  /** A job out of the step's reserved zset (KEYS[1]), with no record: one deleted to be failed. */
+  /** A job out of the step's reserved zset (KEYS[1]), or its list (a late delete), with no record: one deleted to be failed. */
   deletedOnly(member: string | Buffer): void {
     this.ops += 'Z';
     this.args.push(member);
@@ -524,7 +535,7 @@ export function runHorizonEvents(
  */
 export class HorizonBatch {
   private events = new HorizonEvents();
-  private settle: { promise: Promise<void>; resolve: () => void; reject: (error: unknown) => void } | undefined;
+  private settle: Settlement<void> | undefined;
   /** A batch is on its way: the next one waits for its reply, gathering what comes meanwhile. */
   private sending = false;
 
@@ -561,10 +572,7 @@ export class HorizonBatch {
   /** The batch's promise, a flush on the next turn for a new one, and the stamp of what follows. */
   private open(stamp: HorizonStamp): Promise<void> {
     if (!this.settle) {
-      let resolve!: () => void;
-      let reject!: (error: unknown) => void;
-      const promise = new Promise<void>((yes, no) => ((resolve = yes), (reject = no)));
-      this.settle = { promise, resolve, reject };
+      this.settle = settlement();
       if (!this.sending) setImmediate(() => void this.flush());
     }
     this.events.at(stamp);

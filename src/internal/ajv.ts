@@ -3,13 +3,12 @@
  * envelope code (`laravel-queue-bridge/laravel`) does not pay for it. ajv is CommonJS; its 2020
  * entry exports the class by name, and `require` reaches it from both builds.
  */
-import { createRequire } from 'node:module';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
-import { moduleUrl } from './module-url.js';
+import { requireBeside } from './module-url.js';
 
 let loaded: typeof Ajv2020 | undefined;
 
 /** ajv's draft 2020-12 class. */
 export function loadAjv2020(): typeof Ajv2020 {
-  return (loaded ??= (createRequire(moduleUrl(import.meta.url))('ajv/dist/2020.js') as { Ajv2020: typeof Ajv2020 }).Ajv2020);
+  return (loaded ??= (requireBeside(import.meta.url)('ajv/dist/2020.js') as { Ajv2020: typeof Ajv2020 }).Ajv2020);
 }

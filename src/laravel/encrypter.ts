@@ -99,6 +99,14 @@ export class Encrypter {
     return this.encrypt(serializedCommand, true);
   }
 
+  /**
+   * The signature laravel/serializable-closure's Hmac signer gives a serialized closure under
+   * this key (EncryptionServiceProvider hands it the same APP_KEY): base64 of HMAC-SHA256.
+   */
+  signClosure(serialized: string): string {
+    return createHmac('sha256', this.key).update(serialized).digest('base64');
+  }
+
   private mac(iv: string, value: string): string {
     return createHmac('sha256', this.key)
       .update(iv + value)

@@ -35,7 +35,14 @@ export class JsonSyntaxError extends Error {
 
 /** Writes a value as PHP's json_encode would, with or without JSON_UNESCAPED_UNICODE. */
 export function encodeJson(value: JsonValue | undefined, options: JsonEncodeOptions = {}): string {
-  const unicode = options.unescapedUnicode ?? false;
+  return writeJson(value, options.unescapedUnicode ?? false);
+}
+
+/**
+ * encodeJson's walk. Lists and objects are written by appending to one string in a loop: an
+ * envelope's dozen keys made through entries, map and join cost a dispatch more than its command.
+ */
+function writeJson(value: JsonValue | undefined, unicode: boolean): string {
   switch (typeof value) {
     case 'string':
       return encodeString(value, unicode);
@@ -52,9 +59,20 @@ export function encodeJson(value: JsonValue | undefined, options: JsonEncodeOpti
   }
   if (value === null) return 'null';
   if (value instanceof PhpFloat) return value.source ?? encodeFloat(value.value);
-  if (Array.isArray(value)) return `[${value.map((item) => encodeJson(item, options)).join(',')}]`;
-  const entries = value instanceof Map ? [...value] : Object.entries(value);
-  return `{${entries.map(([key, item]) => `${encodeString(key, unicode)}:${encodeJson(item, options)}`).join(',')}}`;
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) out += (i === 0 ? '' : ',') + writeJson(value[i], unicode);
+    return out + ']';
+  }
+  let out = '{';
+  if (value instanceof Map) {
+    for (const [key, item] of value) out += (out.length === 1 ? '' : ',') + encodeString(key, unicode) + ':' + writeJson(item, unicode);
+  } else {
+    const keys = Object.keys(value);
+    for (let i = 0; i < keys.length; i++)
+      out += (i === 0 ? '' : ',') + encodeString(keys[i]!, unicode) + ':' + writeJson(value[keys[i]!], unicode);
+  }
+  return out + '}';
 }
 
 function encodeFloat(value: number): string {
@@ -62,19 +80,35 @@ function encodeFloat(value: number): string {
   return formatPhpFloat(value).replace('E', 'e');
 }
 
-/** Characters PHP escapes one way or another; a string without them is written as it is. */
-const NEEDS_ESCAPE = /["\\/\u0000-\u001f\u0080-\uffff]/;
+/** Below this length a loop over the characters tells a plain string quicker than JSON.stringify and a scan. */
+const SHORT = 64;
+
+/** Whether a short string has none of the characters PHP escapes one way or another: the keys and most values of an envelope. */
+function plainShort(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x20 || c === 34 /* " */ || c === 47 /* / */ || c === 92 /* \ */ || c >= 0x80) return false;
+  }
+  return true;
+}
 
 export function encodeString(text: string, unescapedUnicode: boolean): string {
-  if (!NEEDS_ESCAPE.test(text)) return `"${text}"`;
+  if (text.length < SHORT && plainShort(text)) return `"${text}"`;
   // JSON.stringify already escapes quotes, backslashes and control characters as PHP does
-  // (\b \f \n \r \t, else \u00xx in lowercase); PHP's extra rules go on top.
-  let json = JSON.stringify(text).replace(/\//g, '\\/');
-  json = unescapedUnicode
+  // (\b \f \n \r \t, else \u00xx in lowercase), and writes the rest as it is. PHP's extra
+  // rules go on top, only where their characters are: one scan tells (a serialized command,
+  // the longest string of a payload, has none of them as a rule).
+  let json = JSON.stringify(text);
+  if (!(unescapedUnicode ? EXTRA_UNESCAPED : EXTRA_ESCAPED).test(json)) return json;
+  json = json.replace(/\//g, '\\/');
+  return unescapedUnicode
     ? json.replace(/[\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`)
     : json.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-  return json;
 }
+
+/** What PHP escapes beyond JSON.stringify: `/`, and U+2028 and U+2029 with JSON_UNESCAPED_UNICODE, else all non-ASCII. */
+const EXTRA_UNESCAPED = /[/\u2028\u2029]/;
+const EXTRA_ESCAPED = /[/\u0080-\uffff]/;
 
 /** A JSON object read as a plain object (not a list, a float, or a Map kept for its key order). */
 export function isJsonObject(value: JsonValue | undefined): value is JsonObject {

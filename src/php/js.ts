@@ -162,12 +162,33 @@ export function fromJS(js: unknown, hint?: FromJSHint): PhpValue {
   return fromJSAt(js, hint, '$');
 }
 
-/** fromJS, an error's path starting at `root` (a job's property: `$.items`, then `$.items[2]`). */
-export function fromJSAt(js: unknown, hint: FromJSHint | undefined, root: string): PhpValue {
-  return build(js, hint, new Map(), root);
+/** fromJS, an error's path starting at `root` and `key` in it (a job's property: `$` and `items` make `$.items`, then `$.items[2]`). */
+export function fromJSAt(js: unknown, hint: FromJSHint | undefined, root: string, key?: string): PhpValue {
+  // A scalar meets no object: most of a job's properties are scalars, and need no record of them.
+  return build(js, hint, typeof js === 'object' && js !== null ? new Map<object, PhpValue>() : NOTHING_SEEN, root, key);
 }
 
-function build(js: unknown, hint: FromJSHint | undefined, seen: Map<object, PhpValue>, path: string): PhpValue {
+/** The record of objects met for a scalar: never written, since a scalar has nothing inside. */
+const NOTHING_SEEN: Map<object, PhpValue> = new Map();
+
+/**
+ * Where a value is, for an error: its parent's path and its own key (`$.items` and 2 make
+ * `$.items[2]`), joined only when an error or an array or object inside asks: a list of forty
+ * scalars would make forty paths for errors that never come.
+ */
+function pathOf(parent: string, key: string | number | undefined, brackets: boolean): string {
+  if (key === undefined) return parent;
+  return brackets ? `${parent}[${key}]` : `${parent}.${key}`;
+}
+
+function build(
+  js: unknown,
+  hint: FromJSHint | undefined,
+  seen: Map<object, PhpValue>,
+  parent: string,
+  key?: string | number,
+  brackets = false,
+): PhpValue {
   switch (typeof js) {
     case 'undefined':
       return null;
@@ -183,15 +204,16 @@ function build(js: unknown, hint: FromJSHint | undefined, seen: Map<object, PhpV
       // A whole number past 2^53 is still exact as a double, and an int to PHP while it fits
       // 64 bits (json_decode reads 1152921504606846976 as one); it is kept as a bigint.
       if (Number.isInteger(js) && js !== 0 && isInt64(BigInt(js))) return BigInt(js);
-      if (hint === 'int') throw new PhpSerializeError(`${js} is not an int`, path);
+      if (hint === 'int') throw new PhpSerializeError(`${js} is not an int`, pathOf(parent, key, brackets));
       return new PhpFloat(js);
     case 'object':
       break;
     default:
-      throw new PhpSerializeError(`cannot make a PHP value of a JavaScript ${typeof js}`, path);
+      throw new PhpSerializeError(`cannot make a PHP value of a JavaScript ${typeof js}`, pathOf(parent, key, brackets));
   }
   if (js === null) return null;
   if (isPhpValue(js)) return js;
+  const path = pathOf(parent, key, brackets);
   refuseHiddenState(js, path);
   const done = seen.get(js);
   if (done !== undefined) {
@@ -213,22 +235,24 @@ function build(js: unknown, hint: FromJSHint | undefined, seen: Map<object, PhpV
       if (name === INCOMPLETE_NAME && object instanceof PhpIncompleteObject) continue;
       const visibility = shape?.visibility?.[name] ?? 'public';
       const owner = shape?.declaringClass?.[name] ?? (typeof original === 'string' ? original : className);
-      object.props.set(byteKey(mangle(name, visibility, owner)), build(value, shape?.props?.[name], seen, `${path}.${name}`));
+      object.props.set(byteKey(mangle(name, visibility, owner)), build(value, shape?.props?.[name], seen, path, name));
     }
     return object;
   }
 
   const array = new PhpArray();
   seen.set(js, array);
+  // A list's indexes and an object's keys are each one PHP key of their own: appended as they
+  // come, with no lookup made (PhpArray.append). A Map's keys may meet (1 and '1' are one PHP
+  // key): set() keeps the first one's place.
   if (Array.isArray(js)) {
-    js.forEach((item, i) => array.set(i, build(item, shape?.items, seen, `${path}[${i}]`)));
+    js.forEach((item, i) => array.append(i, build(item, shape?.items, seen, path, i, true)));
   } else if (js instanceof Map) {
     for (const [key, item] of js)
-      array.set(phpKey(key, path), build(item, shape?.items ?? shape?.props?.[String(key)], seen, `${path}[${String(key)}]`));
+      array.set(phpKey(key, path), build(item, shape?.items ?? shape?.props?.[String(key)], seen, path, String(key), true));
   } else {
-    for (const [key, item] of Object.entries(js)) {
-      array.set(phpKey(key, path), build(item, shape?.props?.[key] ?? shape?.items, seen, `${path}.${key}`));
-    }
+    for (const key of Object.keys(js))
+      array.append(phpKey(key, path), build((js as Record<string, unknown>)[key], shape?.props?.[key] ?? shape?.items, seen, path, key));
   }
   seen.delete(js);
   return array;

@@ -118,6 +118,17 @@ export class PhpArray {
     return this;
   }
 
+  /**
+   * Appends a key the caller knows the array does not hold yet (a list's next index, a JS
+   * object's own key): no lookup, and no index made for it, where set() would make one first.
+   */
+  append(key: PhpKey, value: PhpValue): this {
+    this.#index?.set(normalKey(key), this.keys.length);
+    this.keys.push(key);
+    this.values.push(value);
+    return this;
+  }
+
   delete(key: PhpKey): boolean {
     const at = this.#lookup(key);
     if (at === undefined) return false;

@@ -7,9 +7,22 @@
  * implement it. The worker knows this file only, never a driver's keys or tables.
  */
 import type { DecodedPayload, JsonObject } from '../laravel/index.js';
+import type { TakeShares } from './take.js';
+import type { ClassCount } from './byClass.js';
 
 /** Which of Laravel's queue drivers keeps the jobs: it decides the envelope a producer writes. */
 export type QueueDriver = 'redis' | 'database';
+
+/**
+ * Which jobs a worker sharing its queues with PHP's takes: those whose class it handles (the
+ * envelope's `displayName`, else its `commandName`, is one of `classes`). The reserve looks past
+ * the others and leaves them where they are: never popped, never pushed back.
+ */
+export interface TakeOnly {
+  readonly classes: readonly string[];
+  /** A canary share of some of those classes (`--take`): of each, only the jobs whose bucket is below its percent (take.ts). */
+  readonly shares?: TakeShares;
+}
 
 /** A job a queue holds, as `find` found it. */
 export interface QueuedJob {
@@ -64,10 +77,15 @@ export interface ReservedJob {
   unreadable(): string | undefined;
   /** Removes the job for good (it ran, or it failed); `ending` says which, as Laravel's job knows it. */
   delete(ending?: DeleteEnding): Promise<void>;
-  /** Puts the job back to run again after `delay` seconds, this attempt spent. */
-  release(delay?: number): Promise<void>;
-  /** Undoes the reservation without spending the attempt: for a job left to PHP's workers. */
-  giveBack(delay?: number): Promise<void>;
+  /**
+   * Puts the job back to run again after `delay` seconds, this attempt spent. Resolves false
+   * when the queue found the reservation gone and put nothing back: it ran out while the
+   * queue did not answer, and the job is on the queue again already (a second copy would run
+   * it once too often). A driver that never finds it so may resolve nothing.
+   */
+  release(delay?: number): Promise<boolean | void>;
+  /** Undoes the reservation without spending the attempt: for a job left to PHP's workers. False as release's. */
+  giveBack(delay?: number): Promise<boolean | void>;
   /**
    * Where the reservation is held, for a thread that renews it while the event loop is blocked
    * (see Queue.threadRenewal); undefined where the driver's reservations are not renewed so.
@@ -112,6 +130,10 @@ export interface ThreadRenewal {
 /** A client whose connection health() watches: its status, and its `error`, `close` and `ready` events. */
 export interface WatchedClient {
   readonly status: string;
+  /** What the outage lines call it (a database server: its engine and address); Redis when not said. */
+  readonly name?: string;
+  /** The outage line's cause, where and why, for a client that is not a Redis client. */
+  describeError?(error: Error): string;
   on(event: string, listener: (error?: Error) => void): unknown;
   off(event: string, listener: (error?: Error) => void): unknown;
 }
@@ -134,8 +156,12 @@ export interface Queue<Job extends ReservedJob = ReservedJob> {
 
   /** Reserves the next job, or null when there is none (after the driver's own wait, if any). */
   pop(queue?: string): Promise<Job | null>;
-  /** Reserves up to `count` jobs, each as one of Laravel's pops would. */
-  popMany(queue: string | undefined, count: number): Promise<Job[]>;
+  /**
+   * Reserves up to `count` jobs, each as one of Laravel's pops would. With `take` (a worker that
+   * shares its queues with PHP's), only jobs of the classes it names, every other job left where
+   * it is, untouched; a driver that cannot choose so takes the head, as Laravel does.
+   */
+  popMany(queue: string | undefined, count: number, take?: TakeOnly): Promise<Job[]>;
   /** Makes the reservations of jobs still running last `retryAfter` seconds from now. */
   renew(jobs: Iterable<Job>): Promise<void>;
   /** Moves due delayed jobs and expired reservations back where a pop finds them, where the driver has such a step. */
@@ -146,6 +172,12 @@ export interface Queue<Job extends ReservedJob = ReservedJob> {
   readySize(queue?: string): Promise<number>;
   delayedSize(queue?: string): Promise<number>;
   reservedSize(queue?: string): Promise<number>;
+  /**
+   * The queue's jobs counted per class (the envelope's displayName) and state, read in short pages
+   * without taking anything; with `takes`, each class marked taken or not by a worker with those
+   * classes (TakeOnly's). Not a snapshot: jobs moving while it reads may be counted in two states.
+   */
+  countByClass(queue?: string, takes?: ReadonlySet<string>): Promise<ClassCount[]>;
   /** The job with this id or uuid, if the queue holds it. */
   find(idOrUuid: string, queue?: string): Promise<QueuedJob | undefined>;
   /** Deletes every job of a queue, reserved ones too; returns how many went. */

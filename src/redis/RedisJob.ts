@@ -141,14 +141,14 @@ export class RedisJob implements ReservedJob {
     return this.redisQueue.deleteReserved(this, ending);
   }
 
-  /** Gives the job back as it was pushed, without spending this attempt (see RedisQueue.giveBack). */
-  async giveBack(delay = 0): Promise<void> {
-    await this.redisQueue.giveBack(this, delay);
+  /** Gives the job back as it was pushed, without spending this attempt (see RedisQueue.giveBack); false when its reservation was gone. */
+  giveBack(delay = 0): Promise<boolean> {
+    return this.redisQueue.giveBack(this, delay);
   }
 
-  /** Puts the job back to run again after `delay` seconds. */
-  async release(delay = 0): Promise<void> {
-    await this.redisQueue.release(this, delay);
+  /** Puts the job back to run again after `delay` seconds; false when its reservation was gone (see RedisQueue.release). */
+  release(delay = 0): Promise<boolean> {
+    return this.redisQueue.release(this, delay);
   }
 
   /** The `:reserved` zset and the reserved bytes it is held under: what the watchdog thread renews. */

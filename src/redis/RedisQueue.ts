@@ -8,13 +8,15 @@
  * Laravel's RedisQueue does, so PHP and Node workers can share one queue.
  */
 import type { Redis } from 'ioredis';
-import { keyPrefixOf, registerSteps, runStep, type RedisClient } from './scripts.js';
+import { keyPrefixOf, lateDeleteKeys, registerSteps, runStep, type RedisClient } from './scripts.js';
 import { RedisJob } from './RedisJob.js';
 import { encodeString } from '../laravel/json.js';
 import { BookkeepingError, whileBusy } from './busy.js';
-import type { DeleteEnding, Queue, QueuedJob, ThreadRenewal, WatchedClient } from '../queue/contract.js';
+import type { DeleteEnding, Queue, QueuedJob, TakeOnly, ThreadRenewal, WatchedClient } from '../queue/contract.js';
 import { threadRenewalFor } from './threadRenewal.js';
 import { Slots } from '../internal/slots.js';
+import { settlement, type Settlement } from '../internal/settlement.js';
+import { ClassTally, type ClassCount } from '../queue/byClass.js';
 
 export type { QueuedJob } from '../queue/contract.js';
 
@@ -35,6 +37,8 @@ export interface RedisQueueOptions {
   now?: () => number;
   /** The most payload bytes one reserve takes (at least one job whatever its size); RESERVE_BYTES by default. */
   reserveBytes?: number;
+  /** How far one reserve with share on looks along a queue past jobs it leaves (SHARE_LOOK by default). */
+  shareLook?: Partial<ShareLook>;
   /**
    * Keys as Laravel 13.5+ writes them on a Redis Cluster: `queues:{NAME}` (one slot for all
    * four keys) unless NAME has a hash tag of its own. On by default for a cluster client:
@@ -55,6 +59,14 @@ export interface RedisQueueOptions {
    * once, is never left pending by a record that came late).
    */
   horizon?: QueueHorizonRecords;
+}
+
+/** Pushes of one turn for one queue, sent as one push-once-many step, and who waits for each one's outcome. */
+interface PushesTogether {
+  keys: string[];
+  args: (string | number)[];
+  /** Each push's outcome: 1 when it pushed, 0 when an earlier send had. */
+  waiting: Settlement<number>[];
 }
 
 /** Where and when the queue's steps write Horizon's records (see RedisQueueOptions.horizon). */
@@ -101,6 +113,36 @@ export const FIND_STEP = { jobs: 500, bytes: 256 * 1024 };
  */
 export const RESERVE_BYTES = 8 * 1024 * 1024;
 
+/**
+ * How much one reserve with share on looks at (see docs/sharing.md): at most `entries` jobs of the
+ * list, or about `bytes` of them, whichever comes first, read `window` at a time. Each reserve
+ * goes on where the last one stopped, so a job behind a long run of PHP's is found a few
+ * reserves later; the bound keeps every one of them short for the Redis every worker shares.
+ */
+export interface ShareLook {
+  entries: number;
+  bytes: number;
+  window: number;
+  /**
+   * The most steps one reserve sends before it says it found nothing: a step that stopped at its
+   * bound short of the list's tail is followed by the next at once (Redis serves every other
+   * client between two), so a job behind many of PHP's waits round trips, not `--sleep`s.
+   */
+  steps: number;
+}
+
+export const SHARE_LOOK: ShareLook = { entries: 500, bytes: 256 * 1024, window: 100, steps: 1000 };
+
+/**
+ * Where a reserve with share on stopped on one queue: the last entry it looked at and left (its
+ * exact bytes, and its index then). The next reserve begins just past it, wherever PHP's pops
+ * have moved it since.
+ */
+interface ShareAnchor {
+  index: number;
+  entry: Buffer | '';
+}
+
 /** A reserve reply later than this (ms) means Redis stalled: the jobs in hand are renewed at once. */
 const LATE_REPLY_MS = 1000;
 
@@ -114,6 +156,11 @@ export class RedisQueue implements Queue<RedisJob> {
   /** Whether the caller's clock stands in for Redis's (a test's). */
   private readonly ownClock: boolean;
   private readonly reserveBytes: number;
+  private readonly shareLook: ShareLook;
+  /** Per queue, where the last reserve with share on stopped (see ShareAnchor). */
+  private readonly anchors = new Map<string, ShareAnchor>();
+  /** The names a TakeOnly's classes are matched as, spelled as JSON spells them, per TakeOnly. */
+  private readonly takeNames = new WeakMap<TakeOnly, string[]>();
   private readonly hashTags: boolean;
   private readonly onMigrated: ((queue: string, payloads: string[]) => void) | undefined;
   /** Horizon's records its steps write (RedisQueueOptions.horizon), when they write them. */
@@ -135,8 +182,8 @@ export class RedisQueue implements Queue<RedisJob> {
       members: (string | Buffer)[];
       /** With Horizon's records (see QueueHorizonRecords.deleteReserved): each delete as it came, in place of members. */
       deletes: QueueDelete[] | undefined;
-      done: Promise<void>;
-      settle: { resolve: () => void; reject: (error: unknown) => void };
+      /** One promise for the batch, which every job in it is handed: it settles for all alike. */
+      settled: Settlement<void>;
     }
   >();
   /** BLPOP holds a connection: blocking gets one of its own, made on first need. */
@@ -154,6 +201,7 @@ export class RedisQueue implements Queue<RedisJob> {
     this.now = options.now ?? (() => Math.floor(Date.now() / 1000));
     this.ownClock = options.now !== undefined;
     this.reserveBytes = options.reserveBytes ?? RESERVE_BYTES;
+    this.shareLook = { ...SHARE_LOOK, ...options.shareLook };
     this.hashTags = options.hashTags ?? (client as { isCluster?: boolean }).isCluster === true;
     this.onMigrated = options.onMigrated;
     this.horizon = options.horizon;
@@ -203,7 +251,48 @@ export class RedisQueue implements Queue<RedisJob> {
   async pushOnce(payload: string, uuid: string, options: { queue?: string; due?: number; markerMs: number }): Promise<boolean> {
     const keys = this.pushOnceKeys(uuid, options.queue);
     const due = options.due ?? '';
-    return (await whileBusy(() => runStep<number>(this.client, 'lqbPushOnce', keys, [payload, due, options.markerMs]))) === 1;
+    this.pushesAwaiting++;
+    try {
+      // One at a time (no other push awaiting its reply) a push goes at once. With dispatches in
+      // flight it goes with the others sent this turn, in one step: one command to build, write
+      // and keep until its reply, and one call of the script, for them all.
+      if (this.pushesAwaiting === 1)
+        return (await whileBusy(() => runStep<number>(this.client, 'lqbPushOnce', keys, [payload, due, options.markerMs]))) === 1;
+      return (await this.pushTogether(keys, due, payload, options.markerMs)) === 1;
+    } finally {
+      this.pushesAwaiting--;
+    }
+  }
+
+  /** Pushes sent by pushOnce and not yet answered. */
+  private pushesAwaiting = 0;
+
+  /** This turn's pushes waiting to go out together (push-once-many.lua), by queue and marker life. */
+  private readonly pushesTogether = new Map<string, PushesTogether>();
+
+  /** A push joined to this turn's others for its queue, sent when the turn ends: 1 when it pushed, 0 when an earlier send had. */
+  private pushTogether(keys: string[], due: number | '', payload: string, markerMs: number): Promise<number> {
+    const [list, notify, delayed, marker] = keys as [string, string, string, string];
+    const name = `${list}\n${markerMs}`;
+    let together = this.pushesTogether.get(name);
+    if (together === undefined) {
+      const made: PushesTogether = { keys: [list, notify, delayed], args: [markerMs], waiting: [] };
+      this.pushesTogether.set(name, made);
+      // process.nextTick runs after this turn's microtasks, where one answered dispatch makes the next.
+      process.nextTick(() => {
+        this.pushesTogether.delete(name);
+        whileBusy(() => runStep<number[]>(this.client, 'lqbPushOnceMany', made.keys, made.args)).then(
+          (pushed) => made.waiting.forEach((push, i) => push.resolve(Number(pushed[i]))),
+          (error: unknown) => made.waiting.forEach((push) => push.reject(error)),
+        );
+      });
+      together = made;
+    }
+    together.keys.push(marker);
+    together.args.push(due, payload);
+    const outcome = settlement<number>();
+    together.waiting.push(outcome);
+    return outcome.promise;
   }
 
   /**
@@ -241,14 +330,48 @@ export class RedisQueue implements Queue<RedisJob> {
    * pop: the same effect as that many of Laravel's pops in a row. With `blockFor`, waits that
    * long for a job when there is none, then pops once more without migrating, as Laravel does.
    */
-  async popMany(queue: string | undefined, count: number): Promise<RedisJob[]> {
+  async popMany(queue: string | undefined, count: number, take?: TakeOnly): Promise<RedisJob[]> {
     const name = queue ?? this.defaultQueue;
-    const jobs = await this.reserve(name, count, true);
+    const jobs = await this.reserve(name, count, true, take);
+    // With share on, a step that stopped at its bound short of the tail goes on at once.
+    for (let step = 1; jobs.length === 0 && take && !this.lookedToTail.has(name) && step < this.shareLook.steps; step++)
+      jobs.push(...(await this.reserve(name, count, false, take)));
     if (jobs.length > 0 || this.blockFor === null) return jobs;
-    return (await this.waitForNotify(this.key(name))) ? this.reserve(name, count, false) : [];
+    if (!(await this.waitForNotify(this.key(name)))) return [];
+    const woken = await this.reserve(name, count, false, take);
+    // The token was a PHP job's, which is still there: it goes back, so notify stays one per job.
+    if (woken.length === 0 && take) await this.client.rpush(`${this.key(name)}:notify`, 1);
+    return woken;
   }
 
-  private async reserve(name: string, count: number, migrate: boolean): Promise<RedisJob[]> {
+  /** The reserve step's arguments that choose what it takes: none for Laravel's pop, the look past PHP's jobs with `take`. */
+  private takeArguments(name: string, take: TakeOnly | undefined): (string | number | Buffer)[] {
+    if (!take) return [];
+    const anchor = this.anchors.get(name) ?? { index: -1, entry: '' };
+    const { entries, bytes, window } = this.shareLook;
+    return [1, anchor.index, anchor.entry, entries, bytes, window, ...this.namesOf(take)];
+  }
+
+  /**
+   * The classes as the step matches them: inside a JSON string, as Laravel writes them before
+   * 8.82 (non-ASCII as \uXXXX) and after (raw UTF-8, as cjson writes them too).
+   */
+  private namesOf(take: TakeOnly): string[] {
+    let names = this.takeNames.get(take);
+    if (names === undefined) {
+      // A class with a canary share carries it after a tab (no class name holds one): NAME\tPERCENT.
+      const spelled = take.classes.flatMap((name) =>
+        [encodeString(name, false), encodeString(name, true)].map(
+          (json) => json.slice(1, -1) + (take.shares?.[name] === undefined ? '' : `\t${take.shares[name]}`),
+        ),
+      );
+      names = [...new Set(spelled)];
+      this.takeNames.set(take, names);
+    }
+    return names;
+  }
+
+  private async reserve(name: string, count: number, migrate: boolean, take?: TakeOnly): Promise<RedisJob[]> {
     const key = this.key(name);
     const asked = performance.now();
     // The reply comes as bytes: the reserved copy is only ever sent back to Redis (delete,
@@ -267,11 +390,13 @@ export class RedisQueue implements Queue<RedisJob> {
         this.migrationBatchSize,
         this.reserveBytes,
         migrate && this.onMigrated ? 1 : 0,
-        ...(this.horizon ? [this.horizon.prefix, this.horizon.now()] : []),
+        ...(this.horizon ? [this.horizon.prefix, this.horizon.now()] : take ? ['', ''] : []),
+        ...this.takeArguments(name, take),
       ],
       true,
     );
-    const first = migrate && this.onMigrated ? this.tellMigrated(name, flat) : 0;
+    const lead = take ? this.keepAnchor(name, flat) : 0;
+    const first = migrate && this.onMigrated ? this.tellMigrated(name, flat, lead) : lead;
     const jobs: RedisJob[] = [];
     for (let i = first; i + 1 < flat.length; i += 2) jobs.push(new RedisJob(this, name, flat[i]!.toString('utf8'), flat[i + 1]!));
     if (this.retryAfter === null) return jobs;
@@ -282,15 +407,32 @@ export class RedisQueue implements Queue<RedisJob> {
     return fresh;
   }
 
-  /** Says what a migration moved (the reply's lead: a count, then the payloads); returns where the jobs begin. */
-  private tellMigrated(name: string, flat: Buffer[]): number {
-    const count = Number(flat[0] ?? 0);
+  /**
+   * Keeps where a reserve with share on stopped (the reply's lead: the anchor's index, the
+   * anchor, and 1 when it looked to the list's tail); returns where the rest begins.
+   */
+  private keepAnchor(name: string, flat: (Buffer | number)[]): number {
+    const index = Number(flat[0] ?? -1);
+    const entry = flat[1];
+    if (index < 0 || !Buffer.isBuffer(entry) || entry.length === 0) this.anchors.delete(name);
+    else this.anchors.set(name, { index, entry });
+    if (Number(flat[2]) === 1) this.lookedToTail.add(name);
+    else this.lookedToTail.delete(name);
+    return 3;
+  }
+
+  /** The queues whose last reserve with share on looked to the list's tail. */
+  private readonly lookedToTail = new Set<string>();
+
+  /** Says what a migration moved (from `at`: a count, then the payloads); returns where the jobs begin. */
+  private tellMigrated(name: string, flat: Buffer[], at = 0): number {
+    const count = Number(flat[at] ?? 0);
     if (count > 0)
       this.onMigrated!(
         name,
-        flat.slice(1, 1 + count).map((payload) => payload.toString('utf8')),
+        flat.slice(at + 1, at + 1 + count).map((payload) => payload.toString('utf8')),
       );
-    return 1 + count;
+    return at + 1 + count;
   }
 
   /**
@@ -344,32 +486,44 @@ export class RedisQueue implements Queue<RedisJob> {
     await this.reserve(queue ?? this.defaultQueue, 0, true);
   }
 
-  /** Takes a reserved job back to run again after `delay` seconds. */
-  async release(job: RedisJob, delay = 0): Promise<void> {
+  /**
+   * Takes a reserved job back to run again after `delay` seconds. Resolves false when its
+   * reservation was gone (it ran out while Redis stalled, and a migration put the job back on
+   * the list already): nothing is added then, where Laravel's release adds a second copy.
+   */
+  async release(job: RedisJob, delay = 0): Promise<boolean> {
     this.letGo(job);
     const key = this.key(job.queue);
     const at = this.availableAt(delay);
-    await whileBusy(() =>
-      runStep(this.client, 'lqbRelease', [`${key}:delayed`, `${key}:reserved`], [job.reservedBytes, at, ...this.horizonRecord(job)]),
+    const released = await whileBusy(() =>
+      runStep<number>(
+        this.client,
+        'lqbRelease',
+        [`${key}:delayed`, `${key}:reserved`],
+        [job.reservedBytes, at, ...this.horizonRecord(job)],
+      ),
     );
+    return released === 1;
   }
 
   /**
    * Undoes a reservation without spending an attempt: the job as pushed goes to `:delayed`
    * for `delay` seconds. For jobs this worker has no handler for, on a queue PHP also works.
+   * False, and nothing added, when the reservation was gone (as release).
    */
-  async giveBack(job: RedisJob, delay = 0): Promise<void> {
+  async giveBack(job: RedisJob, delay = 0): Promise<boolean> {
     this.letGo(job);
     const key = this.key(job.queue);
     const at = this.availableAt(delay);
-    await whileBusy(() =>
-      runStep(
+    const givenBack = await whileBusy(() =>
+      runStep<number>(
         this.client,
         'lqbGiveBack',
         [`${key}:delayed`, `${key}:reserved`],
         [job.reservedBytes, job.raw, at, ...this.horizonRecord(job)],
       ),
     );
+    return givenBack === 1;
   }
 
   /** A release's or give-back's last two arguments: the job's Horizon record (keyed as the reserve step keys it) and now; none without Horizon. */
@@ -379,25 +533,36 @@ export class RedisQueue implements Queue<RedisJob> {
 
   /**
    * Removes a reserved job for good (it ran, or it failed). Deletes asked for in the same
-   * turn of the event loop go out as one ZREM of all their exact strings: the same effect as
-   * one ZREM each, in fewer round trips when many jobs finish together. With Horizon's records,
-   * the step writes the completions too (see QueueHorizonRecords.deleteReserved).
+   * turn of the event loop go out as one delete step (delete.lua) naming all their exact
+   * strings: Laravel's ZREM for each, in fewer round trips when many jobs finish together. A
+   * delete that comes after its reservation ran out (Redis stalled) also takes off the list
+   * the copy a migration put back there, so the job does not run again. With Horizon's
+   * records, the step writes the completions too (see QueueHorizonRecords.deleteReserved).
    */
   deleteReserved(job: RedisJob, ending?: DeleteEnding): Promise<void> {
     this.letGo(job);
     const key = this.reservedKey(job.queue);
     let batch = this.pendingDeletes.get(key);
     if (!batch) {
-      // One promise for the batch, which every job in it is handed: it settles for all alike.
-      let settle!: { resolve: () => void; reject: (error: unknown) => void };
-      const done = new Promise<void>((resolve, reject) => (settle = { resolve, reject }));
-      batch = { members: [], deletes: this.horizon ? [] : undefined, done, settle };
+      batch = { members: [], deletes: this.horizon ? [] : undefined, settled: settlement() };
       this.pendingDeletes.set(key, batch);
       setImmediate(() => void this.flushDeletes(key));
     }
     if (batch.deletes) batch.deletes.push({ job, ending });
     else batch.members.push(job.reservedBytes);
-    return batch.done;
+    return batch.settled.promise;
+  }
+
+  /**
+   * Deletes that came after their reservation ran out (see delete.lua), counted: `late`, the job
+   * found back on the list and taken off it; `gone`, found nowhere (a worker took it again). For
+   * a look at what a stall did; not counted where Horizon's records write the deletes.
+   */
+  readonly lateDeletes = { late: 0, gone: 0 };
+
+  private countLate([late, gone]: [number, number]): void {
+    this.lateDeletes.late += late;
+    this.lateDeletes.gone += gone;
   }
 
   private async flushDeletes(key: string): Promise<void> {
@@ -406,8 +571,8 @@ export class RedisQueue implements Queue<RedisJob> {
     try {
       const { horizon, client } = this;
       if (horizon && batch.deletes) await horizon.deleteReserved(client, key, batch.deletes);
-      else await whileBusy(() => client.zrem(key, ...batch.members));
-      batch.settle.resolve();
+      else this.countLate(await whileBusy(() => runStep<[number, number]>(client, 'lqbDelete', lateDeleteKeys(key), batch.members)));
+      batch.settled.resolve();
     } catch (error) {
       // The jobs stay reserved and come back after retry_after: said as bookkeeping, so that a
       // worker never fails a job that ran for a delete Redis did not take.
@@ -415,7 +580,7 @@ export class RedisQueue implements Queue<RedisJob> {
         `Redis did not take the delete of a finished job (${(error as Error)?.message ?? String(error)}): it stays reserved until retry_after`,
         { cause: error },
       );
-      batch.settle.reject(failure);
+      batch.settled.reject(failure);
     }
   }
 
@@ -547,6 +712,33 @@ export class RedisQueue implements Queue<RedisJob> {
       after = [score!, member!];
     } while (after[0] !== '');
     return undefined;
+  }
+
+  /**
+   * The queue's jobs per class and state (see Queue.countByClass), read in pages of FIND_STEP.jobs
+   * (one LRANGE or ZRANGE each, so Redis answers every other client between two): the ready list
+   * from its head, then the delayed and reserved zsets by rank.
+   */
+  async countByClass(queue?: string, takes?: ReadonlySet<string>): Promise<ClassCount[]> {
+    const key = this.key(queue);
+    const tally = new ClassTally(takes);
+    const page = FIND_STEP.jobs;
+    for (let at = 0; ; at += page) {
+      const payloads = await this.client.lrange(key, at, at + page - 1);
+      for (const payload of payloads) tally.add(payload, 'ready');
+      if (payloads.length < page) break;
+    }
+    for (const [state, zset] of [
+      ['delayed', `${key}:delayed`],
+      ['reserved', `${key}:reserved`],
+    ] as const) {
+      for (let at = 0; ; at += page) {
+        const payloads = await this.client.zrange(zset, at, at + page - 1);
+        for (const payload of payloads) tally.add(payload, state);
+        if (payloads.length < page) break;
+      }
+    }
+    return tally.result();
   }
 
   /** Deletes a queue and everything in it; returns how many jobs went. */

@@ -87,11 +87,33 @@ export function readyAgain(client: RedisClient, ms: number): Promise<boolean> {
   return new Promise((resolve) => {
     const settle = (ready: boolean) => {
       clearTimeout(timer);
-      client.off('ready', onReady);
+      stopWaiting();
       resolve(ready);
     };
-    const onReady = () => settle(true);
     const timer = setTimeout(() => settle(false), ms);
-    client.on('ready', onReady);
+    const stopWaiting = onNextReady(client, () => settle(true));
   });
+}
+
+/**
+ * Who waits for each client's next 'ready', all told by one listener. Every dispatch whose reply
+ * a dropped connection lost waits for the same reconnect: a listener each would pile up on the
+ * client past EventEmitter's ten (a MaxListenersExceededWarning) as soon as ten were in flight.
+ */
+const readyWaiters = new WeakMap<RedisClient, Set<() => void>>();
+
+/** Calls `waiter` at the client's next 'ready'; returns what takes it off the list (its wait ended otherwise). */
+function onNextReady(client: RedisClient, waiter: () => void): () => void {
+  let waiters = readyWaiters.get(client);
+  if (!waiters) {
+    const these = new Set<() => void>();
+    waiters = these;
+    readyWaiters.set(client, these);
+    client.once('ready', () => {
+      readyWaiters.delete(client);
+      for (const waiting of these) waiting();
+    });
+  }
+  waiters.add(waiter);
+  return () => waiters.delete(waiter);
 }

@@ -16,8 +16,11 @@ export function keyPrefixOf(client: RedisClient): string {
 const STEPS = {
   lqbPushMany: { file: 'push-many.lua', keys: 2 },
   lqbPushOnce: { file: 'push-once.lua', keys: 4 },
+  // Keys: the queue's three, then a marker per push; runStep gives their count.
+  lqbPushOnceMany: { file: 'push-once-many.lua', keys: null },
   lqbReserve: { file: 'reserve.lua', keys: 4 },
   lqbRelease: { file: 'release.lua', keys: 2 },
+  lqbDelete: { file: 'delete.lua', keys: 3 },
   lqbGiveBack: { file: 'give-back.lua', keys: 2 },
   lqbSize: { file: 'size.lua', keys: 3 },
   lqbClear: { file: 'clear.lua', keys: 4 },
@@ -28,7 +31,7 @@ const STEPS = {
   lqbRenewPlain: { file: 'renew.lua', keys: 1, withoutShebang: true },
   lqbReclaim: { file: 'reclaim.lua', keys: 1 },
   lqbFindZset: { file: 'find-zset.lua', keys: 1 },
-} as const satisfies Record<string, { file: string; keys: number; withoutShebang?: boolean }>;
+} as const satisfies Record<string, { file: string; keys: number | null; withoutShebang?: boolean }>;
 
 export type StepName = keyof typeof STEPS;
 
@@ -56,7 +59,7 @@ const registered = new WeakSet<object>();
 export function registerSteps(client: RedisClient): void {
   if (registered.has(client)) return;
   for (const [name, step] of Object.entries(STEPS) as [StepName, (typeof STEPS)[StepName]][]) {
-    client.defineCommand(name, { numberOfKeys: step.keys, lua: luaSource(name) });
+    client.defineCommand(name, { numberOfKeys: step.keys ?? undefined, lua: luaSource(name) });
   }
   registered.add(client);
 }
@@ -76,7 +79,17 @@ export function runStep<T>(
     asBuffers ? `${step}Buffer` : step
   ];
   if (typeof command !== 'function') throw new Error(`Redis step ${step} is not registered on this client`);
-  return command.call(client, ...keys, ...args);
+  // A step of as many keys as it is given (keys: null) is told their count first.
+  return STEPS[step].keys === null ? command.call(client, keys.length, ...keys, ...args) : command.call(client, ...keys, ...args);
+}
+
+/**
+ * The delete step's keys from a queue's reserved zset (`queues:NAME:reserved`): the zset, the
+ * list a late delete finds a job's copy on, and its notify list.
+ */
+export function lateDeleteKeys(reservedKey: string): [reserved: string, list: string, notify: string] {
+  const list = reservedKey.slice(0, -':reserved'.length);
+  return [reservedKey, list, `${list}:notify`];
 }
 
 /** The release-lock step on any client (the cache's, for locks): 1 when the owner's lock went. */

@@ -3,8 +3,7 @@
  * event loop (worker/watchdog.ts): a client of its own, made from the worker's client's settings,
  * and the queue's own renew step, scored by Redis's clock as reserve and the worker's renewals are.
  */
-import { createRequire } from 'node:module';
-import { moduleUrl } from '../internal/module-url.js';
+import { requireBeside } from '../internal/module-url.js';
 import { luaSource, type RedisClient } from './scripts.js';
 import type { ThreadRenewal } from '../queue/contract.js';
 
@@ -24,7 +23,7 @@ export function threadRenewalFor(client: RedisClient, retryAfter: number | null)
   // the watchdog then still holds the timeout, without renewals while the loop is blocked.
   let ioredis: string;
   try {
-    ioredis = createRequire(moduleUrl(import.meta.url)).resolve('ioredis');
+    ioredis = requireBeside(import.meta.url).resolve('ioredis');
   } catch {
     return undefined;
   }

@@ -143,6 +143,22 @@ function printInterface(name: string, shape: ClassShape, shapes: ShapesFile, ind
 const escapeComment = (text: string) => text.replace(/\*\//g, '*\\/');
 
 /**
+ * The properties a producer must give (a union of their names, `never` for none): typed, with no
+ * default and not nullable. Node builds the object without running its constructor, so such a
+ * property left out is uninitialized when PHP's worker reads it, a promoted one included.
+ */
+function requiredNames(shape: ClassShape): string {
+  const names = new Map<string, boolean>();
+  for (const property of shape.properties) {
+    if (!property.serialized) continue;
+    const required = property.type !== null && property.default === undefined && !property.nullable;
+    names.set(property.name, (names.get(property.name) ?? true) && required);
+  }
+  const required = [...names].filter(([, needed]) => needed).map(([name]) => JSON.stringify(name));
+  return required.length ? required.join(' | ') : 'never';
+}
+
+/**
  * Typed, no default, not promoted, and no constructor parameter of its name to set it:
  * uninitialized until something sets it, and then not serialized. (A constructor parameter of
  * the same name is taken to set it, as `$this->x = $x` does; a producer with shapes refuses to
@@ -281,7 +297,8 @@ function jobsInterface(shapes: ShapesFile): string[] {
   const mailables: string[] = [];
   const classes = Object.values(shapes.classes);
   for (const shape of classes) {
-    if (shape.kind === 'job') lines.push(`  ${JSON.stringify(shape.name)}: { command: ${typeName(shape.name)} };`);
+    if (shape.kind === 'job')
+      lines.push(`  ${JSON.stringify(shape.name)}: { command: ${typeName(shape.name)}; required: ${requiredNames(shape)} };`);
     else if (shape.kind === 'notification') {
       // The worker looks a notification up as `Class@channel` (sent on one channel), then as `Class`.
       const type = typeName(shape.name);

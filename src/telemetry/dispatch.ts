@@ -14,7 +14,7 @@ import { recordError } from './errors.js';
 import { describeError } from '../worker/errors.js';
 
 /** What a dispatch made of a job: its name and delay, and what dispatch() answers. */
-export interface SentJob<Answer extends { uuid: string | null; id: string | null; queue: string; duplicate?: boolean }> {
+export interface SentJob<Answer extends { uuid: string | null; id: string | number | null; queue: string; duplicate?: boolean }> {
   name: string;
   /** Seconds before it may run (0: at once). */
   delay: number;
@@ -25,6 +25,10 @@ export class DispatchTelemetry {
   private readonly tracer: Tracer;
   private readonly sent: Counter;
   private readonly duration: Histogram;
+  /** False when no SDK hears the meter. */
+  private readonly metered: boolean;
+  /** Whether an SDK hears the tracer now (a global one may be registered after the first dispatch). */
+  private readonly traced: () => boolean;
 
   /** Dispatch's telemetry, or undefined when OpenTelemetry is absent or turned off. */
   static async open(options: TelemetryOptions | false | undefined, connection: string): Promise<DispatchTelemetry | undefined> {
@@ -41,10 +45,21 @@ export class DispatchTelemetry {
     private readonly connection: string,
   ) {
     this.propagate = options.propagate === true;
-    const { tracer, meter } = instrumentsOf(api, options);
+    const { tracer, meter, metered, traced } = instrumentsOf(api, options);
     this.tracer = tracer;
+    this.metered = metered;
+    this.traced = traced;
     this.sent = meter.createCounter('messaging.client.sent.messages', { unit: '{message}', description: 'Jobs pushed by dispatch.' });
     this.duration = meter.createHistogram('messaging.client.operation.duration', { unit: 's', description: 'How long a push took.' });
+  }
+
+  /**
+   * Whether a dispatch's span or metrics would go anywhere: without an SDK (the API alone, as an
+   * install has it by default) they would not, and a dispatch skips send() and costs nothing here.
+   * Nothing is lost: the API's span is then one that records nothing and injects no context.
+   */
+  get heard(): boolean {
+    return this.metered || this.traced();
   }
 
   /**
@@ -52,7 +67,7 @@ export class DispatchTelemetry {
    * context (`traceparent`, `tracestate`) for the envelope, as OpenTelemetry's PHP instrumentation
    * of Laravel writes it; else nothing, and the payload is what Laravel writes.
    */
-  async send<Answer extends { uuid: string | null; id: string | null; queue: string; duplicate?: boolean }>(
+  async send<Answer extends { uuid: string | null; id: string | number | null; queue: string; duplicate?: boolean }>(
     dispatch: (extra: Record<string, string> | undefined) => Promise<SentJob<Answer>>,
   ): Promise<Answer> {
     const { context, trace, propagation, SpanKind, SpanStatusCode } = this.api;

@@ -12,24 +12,23 @@
  */
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { RedisQueue, type RedisClient } from '../redis/index.js';
 import { QueueCache, type FailedJob } from '../worker/index.js';
 import { DatabaseQueueCache } from '../worker/DatabaseQueueCache.js';
 import { databaseConfig, openDatabase, type Database } from '../database/index.js';
-import { redactSecrets } from '../connect/redact.js';
+import { cutForShowing, hideKeptSecrets, redactLine, redactSecrets } from '../connect/redact.js';
 import { patientClient } from '../connect/clients.js';
 import { envFileOf, resolveConnection, type ConnectionOptions, type ConnectionSettings } from '../connect/settings.js';
 import { horizonPrefix } from '../horizon/prefix.js';
 import { HorizonRecorder } from '../horizon/HorizonRecorder.js';
 import { retryFailed } from '../horizon/retry.js';
-import { moduleUrl } from '../internal/module-url.js';
+import { moduleUrl, requireBeside } from '../internal/module-url.js';
 import { Access, TOKEN_COOKIE, type AccessOptions } from './access.js';
 import { FailedJobsView } from './failed.js';
 import { HOUR, History } from './history.js';
-import { summarizeJob, type JobState, type JobSummary } from './jobs.js';
+import { EXCEPTION_SHOWN, summarizeJob, uuidOfPayload, type JobState, type JobSummary } from './jobs.js';
 import { RedisQueueSource, type QueueSource } from './source.js';
 import { DatabaseQueueSource } from './DatabaseQueueSource.js';
 import { HORIZON_LISTS, HorizonView, type HorizonJob, type HorizonList } from './horizon.js';
@@ -83,16 +82,32 @@ interface Stores {
  * there are no Horizon records (Horizon is Redis's).
  */
 function openStores(connection: ConnectionSettings, options: DashboardOptions, log: (line: string) => void): Stores {
+  if (connection.queueConnection === 'database' && connection.queueDb === undefined)
+    throw new Error('the database queue connection has no database: give --queue-db (LQB_QUEUE_DB) or an --env with DB_*');
+  const opened: RedisClient[] = [];
+  try {
+    return storesOn(connection, options, log, opened);
+  } catch (error) {
+    // A client made before a later one failed (a CA file that cannot be read) would reconnect forever.
+    for (const client of opened) client.disconnect();
+    throw error;
+  }
+}
+
+function storesOn(connection: ConnectionSettings, options: DashboardOptions, log: (line: string) => void, opened: RedisClient[]): Stores {
+  const open = (settings: ConnectionSettings, url: string): RedisClient => {
+    const client = patientClient(settings, url, log);
+    opened.push(client);
+    return client;
+  };
   const useRedis = connection.queueConnection === 'redis' || connection.redisNamed;
-  const queueClient: RedisClient | undefined = useRedis ? patientClient(connection, connection.url, log) : undefined;
+  const queueClient: RedisClient | undefined = useRedis ? open(connection, connection.url) : undefined;
   const cacheClient: RedisClient | undefined =
-    queueClient && (connection.cacheUrl === connection.url ? queueClient : patientClient(connection, connection.cacheUrl, log));
+    queueClient && (connection.cacheUrl === connection.url ? queueClient : open(connection, connection.cacheUrl));
   let database: Database | undefined;
   let source: QueueSource;
   if (connection.queueConnection === 'database') {
-    if (connection.queueDb === undefined)
-      throw new Error('the database queue connection has no database: give --queue-db (LQB_QUEUE_DB) or an --env with DB_*');
-    database = openDatabase(databaseConfig(connection.queueDb));
+    database = openDatabase(databaseConfig(connection.queueDb!));
     source = new DatabaseQueueSource(database, { table: connection.jobsTable, retryAfter: options.retryAfter });
   } else {
     source = new RedisQueueSource(new RedisQueue(queueClient!, { defaultQueue: connection.defaultQueue }), connection.prefix);
@@ -103,11 +118,7 @@ function openStores(connection: ConnectionSettings, options: DashboardOptions, l
   // Horizon's keys carry its own prefix only: a client of the queue's Redis without the app's.
   const prefix = queueClient && options.horizonPrefix !== false ? horizonPrefixOf(options) : undefined;
   const horizonClient =
-    prefix === undefined
-      ? undefined
-      : connection.prefix === ''
-        ? queueClient
-        : patientClient({ ...connection, prefix: '' }, connection.url, log);
+    prefix === undefined ? undefined : connection.prefix === '' ? queueClient : open({ ...connection, prefix: '' }, connection.url);
   const horizon = horizonClient && prefix !== undefined ? new HorizonView(horizonClient, prefix) : undefined;
   // Horizon records Redis's jobs only: on the database connection a retry is never Horizon's.
   const recorder =
@@ -183,6 +194,7 @@ function emptySummary(record: HorizonJob): JobSummary {
     properties: null,
     encrypted: false,
     side: null,
+    payloadBytes: 0,
   };
 }
 const MAX_PAGE = 100;
@@ -199,11 +211,13 @@ class HttpError extends Error {
 
 export function createDashboard(options: DashboardOptions = {}): Dashboard {
   const connection = options.connection ?? resolveConnection(options.settings ?? {});
-  const log = (line: string) => process.stderr.write(`lqb ui: ${redactSecrets(line)}\n`);
+  const log = (line: string) => process.stderr.write(`lqb ui: ${redactLine(line)}\n`);
+  // What can be refused is checked before anything is opened: a throw leaves nothing running.
+  const access = new Access(options);
+  const failedConfig = databaseConfig(connection.failedDb);
   const stores = openStores(connection, options, log);
   const { source, cache, horizon } = stores;
-  const failed = new FailedJobsView(databaseConfig(connection.failedDb), connection.failedTable);
-  const access = new Access(options);
+  const failed = new FailedJobsView(failedConfig, connection.failedTable);
   const history = new History();
   const keys = { appKey: connection.appKey, cipher: connection.cipher };
   const readOnly = options.readOnly === true;
@@ -296,12 +310,16 @@ export function createDashboard(options: DashboardOptions = {}): Dashboard {
     const { offset, limit } = paging(params);
     const page = await source.page(name, state, offset, limit);
     // The database keeps a job's id, attempts and push time in columns, not in its payload.
-    const summaries = page.jobs.map((job) => ({
-      ...summarizeJob(job.payload, job.until, keys),
-      ...(job.id !== undefined ? { id: job.id } : {}),
-      ...(job.attempts !== undefined ? { attempts: job.attempts } : {}),
-      ...(job.pushedAt !== undefined ? { pushedAt: job.pushedAt } : {}),
-    }));
+    const summaries = page.jobs.map((job, i) => {
+      const summary = summarizeJob(job.payload, job.until, keys);
+      return {
+        ...summary,
+        ...(job.id !== undefined ? { id: job.id } : {}),
+        ...(job.attempts !== undefined ? { attempts: job.attempts } : {}),
+        ...(job.pushedAt !== undefined ? { pushedAt: job.pushedAt } : {}),
+        download: queuedPayloadPath(name, state, offset + i, summary.uuid),
+      };
+    });
     return { queue: name, state, offset, limit, total: page.total, jobs: await withHorizon(summaries) };
   }
 
@@ -322,7 +340,7 @@ export function createDashboard(options: DashboardOptions = {}): Dashboard {
       ...(record.payload === null ? emptySummary(record) : summarizeJob(record.payload, null, keys)),
       queue: record.queue,
       connection: record.connection,
-      exception: record.exception,
+      exception: record.exception === null ? null : cutForShowing(record.exception, EXCEPTION_SHOWN),
       side: sideOfException(record.exception),
       horizon: horizonSummary(record),
     }));
@@ -336,9 +354,35 @@ export function createDashboard(options: DashboardOptions = {}): Dashboard {
       queue: job.queue,
       connection: job.connection,
       failedAt: job.failed_at,
-      exception: job.exception,
+      exception: cutForShowing(job.exception, EXCEPTION_SHOWN),
       side: sideOfException(job.exception),
+      download: `api/failed/${encodeURIComponent(job.uuid)}/payload`,
     };
+  }
+
+  /**
+   * A queued job's payload as stored, found where the page saw it (its state and place) and
+   * checked to be the same job by its uuid: a list moves, and a download is of the job asked for.
+   */
+  async function queuedPayload(name: string, params: URLSearchParams): Promise<{ payload: string; uuid: string | null }> {
+    const state = (params.get('state') ?? 'ready') as JobState;
+    if (!STATES.includes(state)) throw new HttpError(400, `state must be one of ${STATES.join(', ')}, not ${JSON.stringify(state)}`);
+    const offset = Number(params.get('offset'));
+    if (!Number.isSafeInteger(offset) || offset < 0)
+      throw new HttpError(400, `offset must be a whole number, not ${JSON.stringify(params.get('offset'))}`);
+    const [job] = (await source.page(name, state, offset, 1)).jobs;
+    const uuid = params.get('uuid');
+    const found = job ? uuidOfPayload(job.payload) : null;
+    if (!job) throw new HttpError(404, `no job is ${state} at ${offset} on ${name}`);
+    if (uuid !== null && found !== uuid)
+      throw new HttpError(409, `job ${uuid} is no longer ${state} at ${offset} on ${name}: the queue has moved since the page was read`);
+    return { payload: job.payload, uuid: found };
+  }
+
+  async function failedPayload(uuid: string): Promise<{ payload: string; uuid: string }> {
+    const job = await failed.find(uuid);
+    if (!job) throw new HttpError(404, `no failed job ${uuid}`);
+    return { payload: job.payload, uuid };
   }
 
   async function act(path: string[], body: Record<string, unknown>): Promise<unknown> {
@@ -399,6 +443,10 @@ export function createDashboard(options: DashboardOptions = {}): Dashboard {
       if (parts[0] === 'assets') return sendAsset(res, parts.slice(1).join('/'));
       if (path === '/favicon.ico') return void res.writeHead(204).end();
       if (parts[0] === 'api' && parts[1] === 'overview' && parts.length === 2) return sendJson(res, 200, await overview());
+      if (parts[0] === 'api' && parts[1] === 'queues' && parts[3] === 'payload' && parts.length === 4)
+        return sendPayload(req, res, await queuedPayload(parts[2]!, url.searchParams));
+      if (parts[0] === 'api' && parts[1] === 'failed' && parts[3] === 'payload' && parts.length === 4)
+        return sendPayload(req, res, await failedPayload(parts[2]!));
       if (parts[0] === 'api' && parts[1] === 'queues' && parts[3] === 'jobs' && parts.length === 4)
         return sendJson(res, 200, await jobs(parts[2]!, url.searchParams));
       if (parts[0] === 'api' && parts[1] === 'failed' && parts.length === 2) return sendJson(res, 200, await failedJobs(url.searchParams));
@@ -469,6 +517,29 @@ function mountOf(req: IncomingMessage, path: string): string {
   return mount.replace(/\/+$/, '');
 }
 
+/** Where a page finds the download of a queued job's payload: its queue, state, place and uuid. */
+function queuedPayloadPath(queue: string, state: JobState, offset: number, uuid: string | null): string {
+  const query = new URLSearchParams({ state, offset: String(offset), ...(uuid !== null ? { uuid } : {}) });
+  return `api/queues/${encodeURIComponent(queue)}/payload?${query.toString()}`;
+}
+
+/**
+ * A job's payload as a download, whole and as stored but for the process's own secrets: each
+ * kept password and APP_KEY is replaced by `***`, as in every other answer (a payload is the
+ * app's data and is given as it is; the dashboard's own credentials never leave it). No URL
+ * password in the payload is touched: that is the app's data too, and a download is for reading it.
+ */
+function sendPayload(req: IncomingMessage, res: ServerResponse, job: { payload: string; uuid: string | null }): void {
+  const name = (job.uuid ?? 'job').replace(/[^A-Za-z0-9_-]/g, '_');
+  res.writeHead(200, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Disposition': `attachment; filename="${name}.json"`,
+    'Cache-Control': 'no-store',
+    ...SECURITY_HEADERS,
+  });
+  res.end(req.method === 'HEAD' ? undefined : hideKeptSecrets(job.payload));
+}
+
 /** Every JSON answer: no secret the process knows (APP_KEY, passwords) passes, whatever a payload or an exception holds. */
 function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const text = redactSecrets(JSON.stringify(body, (_, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)));
@@ -482,7 +553,7 @@ const TYPES: Record<string, string> = {
   html: 'text/html; charset=utf-8',
   svg: 'image/svg+xml',
 };
-const require = createRequire(moduleUrl(import.meta.url));
+const requireHere = requireBeside(import.meta.url);
 /** Preact and htm in one ES module, from the `htm` package (a dependency), read once: its `exports` map names no such file, so it is found beside htm's main. */
 const VENDOR = 'vendor/preact-htm.js';
 const cached = new Map<string, Buffer>();
@@ -490,7 +561,7 @@ const cached = new Map<string, Buffer>();
 function asset(name: string): Buffer {
   let bytes = cached.get(name);
   if (!bytes) {
-    const file = name === VENDOR ? join(dirname(require.resolve('htm')), '..', 'preact', 'standalone.module.js') : join(ASSETS, name);
+    const file = name === VENDOR ? join(dirname(requireHere.resolve('htm')), '..', 'preact', 'standalone.module.js') : join(ASSETS, name);
     bytes = readFileSync(file);
     cached.set(name, bytes);
   }

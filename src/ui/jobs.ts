@@ -5,6 +5,7 @@
  * not decode is still listed, with the reason, so a broken job is never hidden.
  */
 import { decodeInput } from '../cli/decode.js';
+import { cutForShowing } from '../connect/redact.js';
 import { QUEUEABLE_FIELDS } from '../laravel/index.js';
 import type { AppKeySettings } from '../cli/connection.js';
 import type { Side } from './side.js';
@@ -35,15 +36,103 @@ export interface JobSummary {
    * nothing does, as for a queued job: a reserved copy is the same bytes whichever worker holds it.
    */
   side: Side | null;
+  /** The payload's size in bytes as stored (UTF-8). */
+  payloadBytes: number;
+  /**
+   * When the payload is past DECODED_UP_TO bytes: it is not decoded to be shown, and this is its
+   * first PAYLOAD_HEAD_SHOWN characters, as stored, with how many more there are.
+   */
+  payloadHead?: string;
+  /** When the properties, as JSON, are past PROPERTIES_SHOWN characters: that JSON cut, saying how much more (`properties` is then null). */
+  propertiesCut?: string;
 }
 
+/** The largest payload decoded to be shown: past it a page shows the payload's start and offers the whole as a download. */
+export const DECODED_UP_TO = 256 * 1024;
+/** How much of a payload too large to decode a page shows. */
+export const PAYLOAD_HEAD_SHOWN = 4096;
+/** The most characters of a job's properties (as JSON) a page shows. */
+export const PROPERTIES_SHOWN = 16 * 1024;
+/** The most characters of an exception a page shows (its message and the top of its trace). */
+export const EXCEPTION_SHOWN = 16 * 1024;
+
+/**
+ * A job as a page shows it, cut to a bounded size before anything is serialised or scrubbed:
+ * a job of 50 MB costs a page what a job of 256 KB costs.
+ */
 export function summarizeJob(payload: string, until: number | null, keys: AppKeySettings): JobSummary {
+  const bytes = Buffer.byteLength(payload);
+  if (bytes > DECODED_UP_TO) return summaryOfLargePayload(payload, bytes, until);
   let envelope: Record<string, unknown> = {};
   try {
     envelope = JSON.parse(payload) as Record<string, unknown>;
   } catch {
     // Left empty: the decode below names the reason.
   }
+  const base = envelopeFacts(envelope, until, bytes);
+  try {
+    const decoded = decodeInput(Buffer.from(payload), keys) as { encrypted: boolean; envelope: { data?: unknown } };
+    base.encrypted = decoded.encrypted;
+    const shown = base.className === null ? decoded.envelope.data : (decoded.envelope.data as { command?: unknown })?.command;
+    base.properties = typeof shown === 'string' && decoded.encrypted ? null : withModels(withoutQueueable(shown));
+  } catch (error) {
+    base.error = (error instanceof Error ? error.message : String(error)).split('\n')[0];
+  }
+  return withPropertiesBounded(base);
+}
+
+/** The summary's properties as they are when their JSON is short enough, else that JSON cut (PROPERTIES_SHOWN). */
+function withPropertiesBounded(summary: JobSummary): JobSummary {
+  if (summary.properties === null || summary.properties === undefined) return summary;
+  // Decoded from at most DECODED_UP_TO bytes: this JSON is bounded by that.
+  const json = JSON.stringify(summary.properties, (_, v: unknown) => (typeof v === 'bigint' ? v.toString() : v), 2);
+  if (json === undefined || json.length <= PROPERTIES_SHOWN) return summary;
+  return { ...summary, properties: null, propertiesCut: cutForShowing(json, PROPERTIES_SHOWN) };
+}
+
+/**
+ * A payload too large to decode for a page: the envelope's facts read from its start (where
+ * Laravel writes uuid, displayName, job and maxTries, ahead of `data`) and its end (`id`,
+ * `attempts`, after `data`), never parsing the middle; and its first PAYLOAD_HEAD_SHOWN characters.
+ */
+function summaryOfLargePayload(payload: string, bytes: number, until: number | null): JobSummary {
+  const base = envelopeFacts({ ...headOfEnvelope(payload), ...tailOfEnvelope(payload) }, until, bytes);
+  base.payloadHead = cutForShowing(payload, PAYLOAD_HEAD_SHOWN);
+  return base;
+}
+
+/** The envelope's uuid, read from the start of a payload too large to parse whole for it. */
+export function uuidOfPayload(payload: string): string | null {
+  let envelope: Record<string, unknown> = {};
+  if (Buffer.byteLength(payload) > DECODED_UP_TO) envelope = headOfEnvelope(payload);
+  else
+    try {
+      envelope = (JSON.parse(payload) as Record<string, unknown> | null) ?? {};
+    } catch {
+      // No envelope: no uuid.
+    }
+  return typeof envelope.uuid === 'string' ? envelope.uuid : null;
+}
+
+/** The envelope's keys before `data`, as JSON, when they are within its first 64 KB; else none. */
+function headOfEnvelope(payload: string): Record<string, unknown> {
+  const data = payload.slice(0, 64 * 1024).indexOf(',"data":');
+  if (!payload.startsWith('{') || data < 0) return {};
+  try {
+    return JSON.parse(`${payload.slice(0, data)}}`) as Record<string, unknown>;
+  } catch {
+    return {};
+  }
+}
+
+/** `id` and `attempts` where Laravel's Redis queue writes them, after `data`, within the payload's last 4 KB. */
+function tailOfEnvelope(payload: string): Record<string, unknown> {
+  // Inside `data` every quote is escaped: an unescaped `"id":"` is the envelope's own key.
+  const tail = /"id":"([^"\\]*)","attempts":(\d+)/.exec(payload.slice(-4096));
+  return tail ? { id: tail[1], attempts: Number(tail[2]) } : {};
+}
+
+function envelopeFacts(envelope: Record<string, unknown>, until: number | null, bytes: number): JobSummary {
   const data = (envelope.data ?? {}) as Record<string, unknown>;
   const base: JobSummary = {
     uuid: typeof envelope.uuid === 'string' ? envelope.uuid : null,
@@ -57,15 +146,8 @@ export function summarizeJob(payload: string, until: number | null, keys: AppKey
     properties: null,
     encrypted: false,
     side: null,
+    payloadBytes: bytes,
   };
-  try {
-    const decoded = decodeInput(Buffer.from(payload), keys) as { encrypted: boolean; envelope: { data?: unknown } };
-    base.encrypted = decoded.encrypted;
-    const shown = base.className === null ? decoded.envelope.data : (decoded.envelope.data as { command?: unknown })?.command;
-    base.properties = typeof shown === 'string' && decoded.encrypted ? null : withModels(withoutQueueable(shown));
-  } catch (error) {
-    base.error = (error instanceof Error ? error.message : String(error)).split('\n')[0];
-  }
   return base;
 }
 

@@ -11,7 +11,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { databaseConfig, type Database, type DatabaseConfig } from '../database/index.js';
 import { TableStore } from './tables.js';
-import { PhpArray, deref, unserialize } from '../php/index.js';
+import { PhpArray, PhpObject, deref, unserialize, type PhpValue } from '../php/index.js';
 import { redactUrl } from '../connect/redact.js';
 
 /** Laravel's UpdatedBatchJobCounts. */
@@ -30,6 +30,12 @@ export interface BatchOptions {
   progress: number;
   /** 12.x `failure`: run after each job that fails. */
   failure: number;
+  /**
+   * One of the then/finally callbacks as signed with the app's key (laravel/serializable-closure's
+   * Signed: the serialized closure and its HMAC), where the app signs them: what tells whether a
+   * key given to Node is the app's before Node signs a closure PHP must accept.
+   */
+  signedCallback?: { serializable: string; hash: string };
 }
 
 export interface BatchRow extends BatchCounts {
@@ -80,6 +86,30 @@ export class DatabaseBatchRepository extends TableStore {
       failed_jobs: Number(row.failed_jobs),
       failed_job_ids: phpJson(failedIds(row).filter((id) => id !== jobId)),
     }));
+  }
+
+  /**
+   * decrementPendingJobs, unless its counts would finish the batch as `finishes` says: then the
+   * job's success is left for another job of the batch to record (a stand-in PHP runs, which
+   * finishes the batch there): pending stays, the uuid still leaves failed_job_ids. Decided on
+   * the row as locked, so no other worker's success can slip between the look and the write.
+   */
+  async decrementPendingJobsUnlessFinishing(
+    batchId: string,
+    jobId: string,
+    finishes: (counts: BatchCounts) => boolean,
+  ): Promise<{ counts: BatchCounts; handedOver: boolean } | undefined> {
+    let handedOver = false;
+    const counts = await this.updateAtomicValues(batchId, (row) => {
+      const decremented = { pendingJobs: Number(row.pending_jobs) - 1, failedJobs: Number(row.failed_jobs) };
+      handedOver = finishes(decremented);
+      return {
+        pending_jobs: handedOver ? Number(row.pending_jobs) : decremented.pendingJobs,
+        failed_jobs: decremented.failedJobs,
+        failed_job_ids: phpJson(failedIds(row).filter((id) => id !== jobId)),
+      };
+    });
+    return counts && { counts, handedOver };
   }
 
   /** Laravel's incrementFailedJobs: failed + 1, the uuid added to failed_job_ids (once). */
@@ -172,8 +202,28 @@ export class DatabaseBatchRepository extends TableStore {
       finally: count('finally'),
       progress: count('progress'),
       failure: count('failure'),
+      ...signedCallbackOf(options),
     };
   }
+}
+
+const SIGNED_CLOSURE = 'Laravel\\SerializableClosure\\Serializers\\Signed';
+
+/** The first then or finally callback in Signed form, as BatchOptions.signedCallback holds it; {} where there is none. */
+function signedCallbackOf(options: PhpValue): Pick<BatchOptions, 'signedCallback'> {
+  if (!(options instanceof PhpArray)) return {};
+  for (const name of ['then', 'finally']) {
+    const callbacks = deref(options.get(name) ?? null);
+    if (!(callbacks instanceof PhpArray)) continue;
+    for (const callback of callbacks.values) {
+      const wrapper = deref(callback);
+      const signed = wrapper instanceof PhpObject ? deref(wrapper.get('serializable') ?? null) : null;
+      if (!(signed instanceof PhpObject) || signed.className !== SIGNED_CLOSURE) continue;
+      const [serializable, hash] = [deref(signed.get('serializable') ?? null), deref(signed.get('hash') ?? null)];
+      if (typeof serializable === 'string' && typeof hash === 'string') return { signedCallback: { serializable, hash } };
+    }
+  }
+  return {};
 }
 
 /** A database as a URL with no password in it, from the config it was opened with. */

@@ -8,10 +8,20 @@
  * workers leave the same state behind.
  */
 import { PhpArray, PhpObject, deref, type PhpValue } from '../php/index.js';
-import { nextInChain, type DecodedPayload, type LinkEnvelope, type NextLinkOptions } from '../laravel/index.js';
+import {
+  CALL_QUEUED_CLOSURE,
+  buildPayload,
+  nextInChain,
+  type DecodedPayload,
+  type LaravelProfile,
+  type LinkEnvelope,
+  type NextLinkOptions,
+} from '../laravel/index.js';
+// Not on the package's surface: the stand-in is this worker's own business.
+import { batchedNoopCommand, type ClosureSigner } from '../laravel/closure.js';
 import type { Queue } from '../queue/contract.js';
 import { SHOULD_BE_ENCRYPTED, declaredForEnvelope, findShape, translatedDisplayName } from '../shapes/command.js';
-import { allJobsHaveRanExactlyOnce, type BatchRow, type DatabaseBatchRepository } from './BatchRepository.js';
+import { allJobsHaveRanExactlyOnce, type BatchCounts, type BatchRow, type DatabaseBatchRepository } from './BatchRepository.js';
 import { UnnamedLockError, uniquenessNow, type Uniqueness } from './locks/index.js';
 import type { WorkerDependencies, WorkerEvent } from './types.js';
 import type { WorkerOptions } from './WorkerOptions.js';
@@ -33,7 +43,7 @@ export class CallQueuedHandler {
 
   constructor(
     /** Where a chain's next link is pushed: the connection the job came from. */
-    private readonly queue: Pick<Queue, 'pushRaw' | 'laterRaw' | 'defaultQueue'>,
+    private readonly queue: Pick<Queue, 'pushRaw' | 'laterRaw' | 'defaultQueue' | 'driver'>,
     private readonly options: WorkerOptions,
     private readonly deps: WorkerDependencies,
     private readonly log: (event: WorkerEvent) => void,
@@ -106,17 +116,28 @@ export class CallQueuedHandler {
   /**
    * A batched job succeeded (Batch::recordSuccessfulJob): pending − 1, its uuid out of
    * failed_job_ids, finished at pending 0. The then and finally callbacks it would run are
-   * PHP: the log says once per batch that they did not run.
+   * PHP: with --share its finish is handed to PHP (handOverFinish), else the log says once per
+   * batch that they did not run.
    */
-  recordSuccessfulBatchJob(payload: DecodedPayload, command: PhpValue | undefined): Promise<void> | undefined {
+  recordSuccessfulBatchJob(payload: DecodedPayload, command: PhpValue | undefined, queue?: string): Promise<void> | undefined {
     // Most jobs are in no batch: that is seen at once, with nothing to wait for.
-    return this.batchIdOf(payload, command) === undefined ? undefined : this.recordSuccess(payload, command);
+    return this.batchIdOf(payload, command) === undefined ? undefined : this.recordSuccess(payload, command, queue);
   }
 
-  private async recordSuccess(payload: DecodedPayload, command: PhpValue | undefined): Promise<void> {
+  private async recordSuccess(payload: DecodedPayload, command: PhpValue | undefined, queue: string | undefined): Promise<void> {
     const found = await this.batchOf(payload, command);
     if (!found) return;
     const { batches, batch, uuid } = found;
+    const signer = this.finishCanGoToPhp(payload, batch);
+    if (signer) {
+      const finishes = (counts: BatchCounts) =>
+        (counts.pendingJobs === 0 && batch.options.then > 0) || (allJobsHaveRanExactlyOnce(counts) && batch.options.finally > 0);
+      const outcome = await batches.decrementPendingJobsUnlessFinishing(batch.id, uuid, finishes);
+      if (!outcome) return;
+      if (outcome.handedOver) return this.handOverFinish(payload, batch, signer, queue);
+      if (batch.options.progress > 0) this.sayNotRun(payload, batch, ['progress']);
+      return;
+    }
     const counts = await batches.decrementPendingJobs(batch.id, uuid);
     if (!counts) return;
     if (counts.pendingJobs === 0) await batches.markAsFinished(batch.id);
@@ -125,6 +146,60 @@ export class CallQueuedHandler {
     if (counts.pendingJobs === 0 && batch.options.then > 0) notRun.push('then');
     if (allJobsHaveRanExactlyOnce(counts) && batch.options.finally > 0) notRun.push('finally');
     this.sayNotRun(payload, batch, notRun);
+  }
+
+  /**
+   * Whether this job's success, if it finishes the batch, goes to PHP to record: with --share,
+   * when the batch has then or finally callbacks (PHP closures) and a stand-in PHP can run can
+   * be written: a closure signed with the APP_KEY, in laravel/serializable-closure's form (not
+   * the opis/closure of 5.8 to 8.61). The signer, or undefined. The check made before the
+   * handler (phpShouldRun) leaves most such finishes to PHP already; this is for the one that
+   * became the last while it ran, because a PHP worker finished another job of the batch meanwhile.
+   */
+  private finishCanGoToPhp(payload: DecodedPayload, batch: BatchRow): ClosureSigner | undefined {
+    if (!this.options.share || (batch.options.then === 0 && batch.options.finally === 0)) return undefined;
+    if (!closuresAreLaravels(payload.profile, this.deps.laravel)) return undefined;
+    const signer = this.deps.encrypter;
+    // A closure signed with another key than the app's fails in PHP (InvalidSignatureException)
+    // and the batch would never finish: the batch's own callbacks, signed by the app, tell.
+    const signed = batch.options.signedCallback;
+    if (signer && signed && signer.signClosure(signed.serializable) !== signed.hash) {
+      this.sayOnce(
+        `${batch.id}:key`,
+        payload,
+        `batch ${batch.id}: its callbacks are signed with another APP_KEY than the one this worker was given, so a job for PHP to finish it with cannot be signed: give the app's APP_KEY`,
+      );
+      return undefined;
+    }
+    return signer;
+  }
+
+  /** A warning said once per `key` (a batch and what is said of it). */
+  private sayOnce(key: string, payload: DecodedPayload, reason: string): void {
+    if (this.saidBatch.has(key)) return;
+    this.saidBatch.add(key);
+    this.log({ event: 'warning', job: jobName(payload), uuid: uuidOf(payload), reason });
+  }
+
+  /**
+   * The batch's finish, for PHP: a CallQueuedClosure of a no-op closure in the batch, pushed
+   * where the job came from. The first PHP worker to run it records its success, which finishes
+   * the batch and runs the then and finally callbacks there (and its progress callbacks once).
+   */
+  private async handOverFinish(payload: DecodedPayload, batch: BatchRow, signer: ClosureSigner, queue: string | undefined): Promise<void> {
+    const built = buildPayload(batchedNoopCommand(batch.id, signer), {
+      profile: payload.profile,
+      displayName: `Closure (laravel-queue-bridge: finishes batch ${batch.id})`,
+      batchId: batch.id,
+      driver: this.queue.driver,
+    });
+    await this.queue.pushRaw(built.raw, queue ?? this.queue.defaultQueue);
+    this.log({
+      event: 'warning',
+      job: jobName(payload),
+      uuid: uuidOf(payload),
+      reason: `batch ${batch.id}${batch.name ? ` (${batch.name})` : ''}: a PHP worker finished another of its jobs while this one ran, so this one would finish it, and its callbacks are PHP closures: its success is recorded by a no-op job of the batch pushed for a PHP worker (${CALL_QUEUED_CLOSURE}), which runs them`,
+    });
   }
 
   /**
@@ -148,8 +223,8 @@ export class CallQueuedHandler {
   /**
    * With --share, whether a PHP worker should run this job rather than Node: it would finish
    * its batch, and the batch has then or finally callbacks, which only PHP can run. Read before
-   * the handler runs; two of a batch's last jobs running at the same moment in Node may both
-   * miss it, and the log then says the callbacks did not run.
+   * the handler runs: a job that becomes the last while it runs (another worker finished one of
+   * the batch meanwhile) hands its finish to PHP when its success is recorded (recordSuccess).
    */
   phpShouldRun(payload: DecodedPayload, command: PhpValue | undefined): Promise<string | undefined> | undefined {
     // A job in no batch (most) is Node's at once: nothing to wait for.
@@ -367,4 +442,17 @@ function chainCatchCallbacks(command: PhpValue | undefined): number {
   if (!(object instanceof PhpObject)) return 0;
   const callbacks = deref(object.get('chainCatchCallbacks') ?? null);
   return callbacks instanceof PhpArray ? callbacks.size : 0;
+}
+
+/**
+ * Whether the app serializes closures with laravel/serializable-closure: Laravel 8.62 and later
+ * (on PHP 7.4+, which 8.62+ apps run); 5.8 to 7 used opis/closure, and so did 8.x before 8.62.
+ * A Laravel 8 payload from an app of unknown version is taken for the later form.
+ */
+function closuresAreLaravels(profile: LaravelProfile, laravel: string | undefined): boolean {
+  if (profile === '5.8' || profile === '6' || profile === '7') return false;
+  const version = /^v?(\d+)(?:\.(\d+))?/.exec(laravel ?? '');
+  if (!version) return true;
+  const [major, minor] = [Number(version[1]), version[2] === undefined ? undefined : Number(version[2])];
+  return major > 8 || (major === 8 && (minor === undefined || minor >= 62));
 }

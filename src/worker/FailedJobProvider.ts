@@ -6,6 +6,7 @@
 import { accessSync, constants } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { databaseConfig, type Database, type DatabaseConfig } from '../database/index.js';
+import { loadDriver } from '../database/drivers.js';
 import { TableStore } from './tables.js';
 
 export interface FailedJob {
@@ -62,6 +63,9 @@ export class DatabaseUuidFailedJobProvider extends TableStore implements FailedJ
       await this.db.query('select 1');
       return;
     }
+    // The file is opened only at the first failure: its driver is looked for now, so a missing
+    // better-sqlite3 refuses the start rather than leaving that job reserved.
+    loadDriver('sqlite');
     const folder = dirname(resolve(filename));
     try {
       accessSync(folder, constants.W_OK);

@@ -25,6 +25,11 @@ export class JobInHand implements JobRecord {
   command: PhpValue | undefined;
   released = false;
   deleted = false;
+  /**
+   * It ran, and its delete is on its way (deleted says so once the queue took it): a reserve
+   * answered meanwhile may hand back a copy of it (see finishedCopies.ts).
+   */
+  deleting = false;
   failed = false;
   /** A failure was recorded: the job did not fail quietly for having been deleted first. */
   failedRecorded = false;

@@ -10,14 +10,16 @@
  */
 import { EventEmitter } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Queue, ReservedJob } from '../queue/contract.js';
+import { throughOutage } from '../database/reach.js';
+import type { Queue, ReservedJob, TakeOnly, WatchedClient } from '../queue/contract.js';
+import { percentShares, type TakeShares } from '../queue/take.js';
 import { PauseWatch, QueueCache, type WorkerCache } from './cache.js';
 import { MiddlewareNotices } from './middleware.js';
-import { blockedEvent, rateLimiterWithoutRedis, shortRetryAfterWarning, unanswerableAtStart } from './startChecks.js';
+import { LockKeyNotice, blockedEvent, rateLimiterWithoutRedis, shortRetryAfterWarning, unanswerableAtStart } from './startChecks.js';
 import { describeError } from './errors.js';
-import type { HandlerMap } from './handlers.js';
+import { takenClasses, type HandlerMap } from './handlers.js';
 import { defaultWorkerOptions, workerOptionsProblem, type WorkerOptions } from './WorkerOptions.js';
-import { liveHeapMb, unwatchLiveHeap, watchLiveHeap } from './memory.js';
+import { describeLiveMemory, liveMemoryReaches, unwatchLiveHeap, watchLiveHeap } from './memory.js';
 import { ConnectionWatch, type WorkerHealth } from './health.js';
 import { handlerKeysProblem } from './handlerKeys.js';
 import { startLine } from './startLine.js';
@@ -27,6 +29,7 @@ import { WorkerEvents } from './events.js';
 import { Slots } from '../internal/slots.js';
 import { JobInHand } from './JobInHand.js';
 import { JobRunner, ownHandler } from './runJob.js';
+import { FinishedCopies } from './finishedCopies.js';
 import {
   WorkerUsageError,
   type RecorderFactory,
@@ -124,10 +127,20 @@ export class Worker<Q extends Queue = Queue> extends EventEmitter {
   private pauses: PauseWatch | undefined;
   /** With `share`: classes whose lock Node could not release, given back for PHP (see methods.ts). */
   private refused = new Map<string, string>();
+  /**
+   * With `share`, what each reserve takes: the classes Node has handlers for, chosen by the queue
+   * in its reserve step, so a PHP job is never in this worker's hands. Without it, everything.
+   */
+  private readonly take: TakeOnly | undefined;
   /** Whether the queue's connections answer, for health() and the outage lines. */
   private readonly connectionWatch: ConnectionWatch;
   /** The thread that holds the timeout when a handler blocks the event loop, while running. */
   private watchdog: Watchdog | undefined;
+  /** Reserves, less copies of jobs finished here whose delete came late (see finishedCopies.ts). */
+  private readonly finishedCopies = new FinishedCopies(
+    () => this.inHand.values(),
+    (event, cause) => this.events.say(event, cause, 'queue'),
+  );
 
   constructor(
     /** The queue it reserves from, as given (a RedisQueue, or any driver of the queue contract). */
@@ -151,6 +164,9 @@ export class Worker<Q extends Queue = Queue> extends EventEmitter {
       );
     }
     this.now = deps.now ?? (() => Math.floor(Date.now() / 1000));
+    this.take = this.options.share ? takeOnly(takenClasses(handlers), percentShares(this.options.take)) : undefined;
+    if (!this.options.share && Object.keys(this.options.take).length > 0)
+      throw new WorkerUsageError('take shares a class with PHP, which needs share: true (--take without --no-share)');
     this.events = new WorkerEvents(this, deps);
     const bookkeeping = new CallQueuedHandler(
       queue,
@@ -166,15 +182,20 @@ export class Worker<Q extends Queue = Queue> extends EventEmitter {
       handlerMap: handlers,
       bookkeeping,
       middlewareNotices: new MiddlewareNotices(),
+      lockKeyNotice: new LockKeyNotice(deps),
       refused: () => this.refused,
       watchdog: () => this.watchdog,
       now: this.now,
     });
     const clients = [...(queue.clients ?? [])];
     if (deps.cache instanceof QueueCache && !clients.includes(deps.cache.client)) clients.push(deps.cache.client);
+    // The database cache store's server (DatabaseQueueCache), read every second for the restart signal.
+    const cacheReach = (deps.cache as { reach?: WatchedClient } | undefined)?.reach;
+    if (cacheReach && !clients.includes(cacheReach)) clients.push(cacheReach);
     this.connectionWatch = new ConnectionWatch(clients, {
       down: (error) => this.events.say({ event: 'error', error: error.message }, error, 'connection'),
-      up: (downMs) => this.events.say({ event: 'reconnected', reason: `Redis answers again, after ${(downMs / 1000).toFixed(1)} s` }),
+      up: (downMs, what) =>
+        this.events.say({ event: 'reconnected', reason: `${what} answers again, after ${(downMs / 1000).toFixed(1)} s` }),
     });
   }
 
@@ -184,6 +205,7 @@ export class Worker<Q extends Queue = Queue> extends EventEmitter {
       queues: this.options.queues,
       handlers: Object.keys(this.handlers),
       share: this.options.share,
+      take: this.take?.shares ?? {},
       ...(this.deps.connection ? { connection: this.deps.connection } : {}),
     });
   }
@@ -384,10 +406,15 @@ export class Worker<Q extends Queue = Queue> extends EventEmitter {
     return timer;
   }
 
-  /** The jobs in hand whose reservations are still this worker's to keep. */
+  /**
+   * The jobs in hand whose reservations are still this worker's to keep: not one whose delete is
+   * out. A renewal tells the queue which jobs this worker runs, and a copy of such a job handed
+   * back by a reserve before its late delete would be taken for a running one: its reservation
+   * restored (RedisQueue.reclaimOwn), after the delete went by, and run again when it ran out.
+   */
   private renewedJobs(): ReservedJob[] {
     const jobs: ReservedJob[] = [];
-    for (const inHand of this.inHand.values()) if (inHand.renewed) jobs.push(inHand.job);
+    for (const inHand of this.inHand.values()) if (inHand.renewed && !inHand.deleting && !inHand.deleted) jobs.push(inHand.job);
     return jobs;
   }
 
@@ -395,6 +422,8 @@ export class Worker<Q extends Queue = Queue> extends EventEmitter {
     try {
       await this.queue.renew(jobs);
     } catch (error) {
+      // An outage is said once, by the connection watch, not once per renewal.
+      if (!this.connectionWatch.connected && this.connectionWatch.downSince !== undefined) return;
       this.events.say({ event: 'error', error: `could not renew reservations: ${describeError(error)}` }, error, 'queue');
     }
   }
@@ -419,7 +448,12 @@ export class Worker<Q extends Queue = Queue> extends EventEmitter {
    */
   private async firstRestartRead(cache: WorkerCache): Promise<number | null> {
     try {
-      return await cache.lastRestart();
+      // A server that does not answer yet is waited for (and said, by the connection watch): only
+      // a cache that answers and cannot be read stops the worker.
+      return await throughOutage(
+        () => cache.lastRestart(),
+        () => this.shouldQuit,
+      );
     } catch (error) {
       const store =
         cache instanceof QueueCache
@@ -457,7 +491,11 @@ export class Worker<Q extends Queue = Queue> extends EventEmitter {
       // Take what was reserved ahead, or reserve as many as there are free slots, in one
       // round trip (one job for --once and --max-jobs' last ones).
       const wanted = this.ahead ? this.ahead.count : this.options.once ? 1 : this.freeSlots(concurrency);
+      const fromAhead = this.ahead !== undefined;
       const jobs = this.ahead ? await this.takeAhead() : wanted > 0 ? await this.nextJobs(Math.min(wanted, chunk)) : [];
+      // A reserve sent ahead answers for the moment it was sent: a job released since (a retry
+      // due now) is not in its answer. Ask again before anything is decided on an empty queue.
+      if (jobs.length === 0 && fromAhead) continue;
       if (jobs.length > 0) {
         const free = this.options.once ? 0 : Math.min(this.freeSlots(concurrency) - jobs.length, chunk);
         if (free > 0) this.ahead = { count: free, jobs: this.nextJobs(free) };
@@ -536,6 +574,7 @@ export class Worker<Q extends Queue = Queue> extends EventEmitter {
     } finally {
       this.events.finished(inHand);
       this.inHand.remove(inHand.slot, inHand);
+      this.finishedCopies.finished(inHand);
       this.jobsProcessed++;
       this.jobFinished?.resolve();
       this.jobFinished = undefined;
@@ -553,7 +592,7 @@ export class Worker<Q extends Queue = Queue> extends EventEmitter {
       if (this.shouldQuit) return [];
       if (paused?.has(name)) continue;
       try {
-        const popping = this.queue.popMany(name, count);
+        const popping = this.finishedCopies.reserve(this.queue, name, count, this.take);
         const jobs = await this.untilStopped(popping, undefined);
         if (jobs !== undefined) this.connectionWatch.polled();
         if (jobs === undefined) {
@@ -567,7 +606,10 @@ export class Worker<Q extends Queue = Queue> extends EventEmitter {
         // Redis went away or refused: say so, pause, and try again; never lose the loop. A
         // wait cut short by stop() is no error.
         if (this.shouldQuit) return [];
-        this.events.say({ event: 'error', queue: name, error: describeError(error) }, error, 'queue');
+        // A server that does not answer was said once by the connection watch (health() says it
+        // too): the loop backs off and tries again, with no line per try.
+        const outage = !this.connectionWatch.connected && this.connectionWatch.downSince !== undefined;
+        if (!outage) this.events.say({ event: 'error', queue: name, error: describeError(error) }, error, 'queue');
         const unreserved = this.deps.failReserveErrors ? reserveErrorJob(error) : undefined;
         if (unreserved) {
           await this.failUnreserved(unreserved, error as Error);
@@ -584,11 +626,11 @@ export class Worker<Q extends Queue = Queue> extends EventEmitter {
     if (this.shouldQuit) return { status: 0, reason: this.stopAs };
     if (this.options.maxJobs > 0 && this.jobsProcessed >= this.options.maxJobs) return { status: 0, reason: 'max-jobs' };
     if (this.options.maxTime > 0 && Date.now() - startedAt >= this.options.maxTime * 1000) return { status: 0, reason: 'max-time' };
-    if (this.memoryExceeded())
+    if (await this.memoryExceeded())
       return {
         status: 12,
         reason: 'memory',
-        detail: `the JS heap live after the last full collection holds ${Math.round(liveHeapMb())} MB, at or past the memory limit of ${this.options.memory} MB`,
+        detail: `${describeLiveMemory()}, at or past the memory limit of ${this.options.memory} MB`,
       };
     // Laravel asks its cache after every job; one round trip per loop would cost a busy worker a
     // good part of its throughput, so the signal is read at most once a second.
@@ -606,12 +648,13 @@ export class Worker<Q extends Queue = Queue> extends EventEmitter {
 
   /**
    * Laravel's memoryExceeded compares memory_get_usage(): what PHP holds for the script's live
-   * values, not the process's size. The JS heap live after the last full collection is that here
-   * (see memory.ts); the RSS also holds V8's code, Node's buffers and whatever an embedding
-   * service keeps, and would stop an idle worker at half its limit. 0 is no limit.
+   * values, not the process's size. What is live after the last full collections is that here:
+   * the JS heaps of the main thread and of every sandbox thread, and the Buffers they hold (see
+   * memory.ts), confirmed by a full collection before it stops; the RSS also holds V8's code and whatever an embedding service keeps, and would
+   * stop an idle worker at half its limit. 0 is no limit.
    */
-  private memoryExceeded(): boolean {
-    return this.options.memory > 0 && liveHeapMb() >= this.options.memory;
+  private async memoryExceeded(): Promise<boolean> {
+    return this.options.memory > 0 && (await liveMemoryReaches(this.options.memory));
   }
 
   private async drain(): Promise<void> {
@@ -702,4 +745,14 @@ function reserveErrorJob(error: unknown): ReservedJob | undefined {
 
 function isSettling(inHand: JobInHand): boolean {
   return inHand.settling;
+}
+
+/** What each reserve takes with share on: the classes handled, and the canary shares of some; a share of a class with no handler is refused. */
+function takeOnly(classes: string[], shares: TakeShares): TakeOnly {
+  const unhandled = Object.keys(shares).filter((className) => !classes.includes(className));
+  if (unhandled.length > 0)
+    throw new WorkerUsageError(
+      `take names ${unhandled.map((c) => JSON.stringify(c)).join(', ')}, which ${unhandled.length === 1 ? 'has' : 'have'} no handler: a share is of a class the worker handles (handler keys: ${classes.join(', ')})`,
+    );
+  return Object.keys(shares).length > 0 ? { classes, shares } : { classes };
 }

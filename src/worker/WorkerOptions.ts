@@ -1,6 +1,8 @@
 /**
  * The worker's settings, named and defaulted as `php artisan queue:work` (8.x) names them.
  */
+import { isWholePercent } from '../queue/take.js';
+
 export interface WorkerOptions {
   /** Queues to take jobs from, first ones first (`--queue=high,default`). */
   queues: string[];
@@ -17,8 +19,9 @@ export interface WorkerOptions {
   /** Stop after this many seconds (`--max-time`, 0: never). */
   maxTime: number;
   /**
-   * Stop (exit 12) once the JS heap live after a full collection holds this many MB (`--memory`;
-   * 0: no limit): what Laravel's memory_get_usage() measures in PHP, the script's live values,
+   * Stop (exit 12) once the JS heaps and Buffers live after a full collection hold this many MB,
+   * the process's sandbox threads included (`--memory`; 0: no limit; see memory.ts): what
+   * Laravel's memory_get_usage() measures in PHP, the script's live values,
    * not the process's RSS. `lqb work` defaults to 128, as queue:work does; a worker made in code
    * has no limit unless given one, since the heap it would measure is the whole service's.
    */
@@ -33,12 +36,22 @@ export interface WorkerOptions {
   concurrency: number;
   /**
    * The queues are shared with PHP workers (the default; `--no-share` / `share: false` to turn it
-   * off): a job with no Node handler, or one Node cannot read, is given back, unchanged and
-   * without spending an attempt, for a PHP worker to run. Off, such a job is failed with the reason.
+   * off): on Redis the reserve takes only jobs of the classes Node has handlers for, and leaves
+   * every other where it is, untouched (docs/sharing.md); a job taken that Node then cannot run
+   * (one it cannot read, a listener's other method, a lock or batch only PHP can answer) is given
+   * back, unchanged and without spending an attempt, for a PHP worker to run. Off, every job is
+   * taken and one with no handler is failed with the reason.
    */
   share: boolean;
   /** Seconds before a job given back may be taken again (`--share-delay`, 1). */
   shareDelay: number;
+  /**
+   * A canary share, with `share` (`--take 'CLASS=P%'`): `{ CLASS: 0.1 }` takes a tenth of the
+   * class's jobs and leaves the rest on the queue for PHP, each job decided by its uuid
+   * (docs/sharing.md). A share is a whole percent, 0 to 1 (0.07, not 0.075); each class must have
+   * a handler. Empty: all of every class handled.
+   */
+  take: Readonly<Record<string, number>>;
   /** The connection name failed-job records carry (Laravel's `redis`). */
   connectionName: string;
   /**
@@ -73,6 +86,7 @@ export const defaultWorkerOptions: WorkerOptions = {
   concurrency: 1,
   share: true,
   shareDelay: 1,
+  take: {},
   connectionName: 'redis',
   handleSignals: false,
   watchdog: true,
@@ -109,8 +123,20 @@ export function workerOptionsProblem(options: Record<string, unknown>, also: rea
   for (const name of BOOLEAN_OPTIONS)
     if (options[name] !== undefined && typeof options[name] !== 'boolean')
       return `${name} must be true or false, not ${JSON.stringify(options[name])}`;
+  const takeProblem = options.take === undefined ? undefined : sharesProblem(options.take);
+  if (takeProblem) return takeProblem;
   if (concurrency !== undefined && !(Number.isInteger(concurrency) && (concurrency as number) >= 1))
     return `concurrency must be a whole number, 1 or more, not ${JSON.stringify(concurrency)}`;
+  return undefined;
+}
+
+/** What is wrong with `take`: an object of class names to shares, each a whole percent from 0 to 1. */
+function sharesProblem(take: unknown): string | undefined {
+  if (typeof take !== 'object' || take === null || Array.isArray(take))
+    return `take must be an object of class names to shares, e.g. { 'App\\Jobs\\SendInvoice': 0.1 } for 10%, not ${JSON.stringify(take)}`;
+  for (const [className, share] of Object.entries(take))
+    if (!isWholePercent(share))
+      return `take[${JSON.stringify(className)}] must be a share from 0 to 1 in whole percents (0.1 for 10%; a job's bucket is one of a hundred), not ${JSON.stringify(share)}`;
   return undefined;
 }
 

@@ -3,21 +3,61 @@
  * reads the same whichever side wrote it.
  */
 import { inspect } from 'node:util';
+import { laravelOfJob } from './laravelOfJob.js';
 
-/** The job ran out of attempts (or of time, by its retryUntil). */
+/**
+ * How the app's Laravel words the failures its worker records. 8.x to 10.9 record a timeout and
+ * running out of attempts alike, as a MaxAttemptsExceededException "…or run too long"; from 10.10
+ * a timeout is a TimeoutExceededException ("has timed out."), and running out of attempts loses
+ * the tail ("has been attempted too many times.").
+ */
+export type FailureWording = 'before-10.10' | 'from-10.10';
+
+/**
+ * The wording of the version the job is read as (laravelOfJob.ts: the app's where known, else
+ * what its payload shows); else the older words, which every version before 10.10 writes.
+ */
+export function failureWording(laravel: string | undefined, envelope?: object, onlyGiven = false): FailureWording {
+  const known = versionParts(laravelOfJob(laravel, envelope, onlyGiven));
+  return known && (known[0] > 10 || (known[0] === 10 && known[1] >= 10)) ? 'from-10.10' : 'before-10.10';
+}
+
+/** Major and minor of "12.67.0", "v10.10", "13" (minor 0); undefined for what is no version. */
+function versionParts(version: string | undefined): [number, number] | undefined {
+  const match = version === undefined ? null : /^v?(\d+)(?:\.(\d+))?/.exec(version.trim());
+  return match ? [Number(match[1]), Number(match[2] ?? 0)] : undefined;
+}
+
+/** The job ran out of attempts (or of time, by its retryUntil; or, before 10.10, past its timeout). */
 export class MaxAttemptsExceededError extends Error {
   override name = 'Illuminate\\Queue\\MaxAttemptsExceededException';
-  constructor(displayName: string) {
-    super(`${displayName} has been attempted too many times or run too long. The job may have previously timed out.`);
+  constructor(displayName: string, wording: FailureWording = 'before-10.10') {
+    super(
+      wording === 'from-10.10'
+        ? `${displayName} has been attempted too many times.`
+        : `${displayName} has been attempted too many times or run too long. The job may have previously timed out.`,
+    );
   }
 }
 
-/** The handler ran past its timeout. */
+/**
+ * The handler ran past its timeout: what its `job.signal` is aborted with, and, from Laravel
+ * 10.10, what the failure is recorded as (in Laravel's words, which name no seconds).
+ */
 export class TimeoutExceededError extends Error {
   override name = 'Illuminate\\Queue\\TimeoutExceededException';
-  constructor(displayName: string, seconds: number) {
-    super(`${displayName} has timed out after ${seconds} seconds.`);
+  constructor(
+    displayName: string,
+    /** The timeout it ran past, in seconds. */
+    readonly seconds?: number,
+  ) {
+    super(`${displayName} has timed out.`);
   }
+}
+
+/** What a job past its timeout is failed with: the exception the app's Laravel records for it. */
+export function timedOutFailure(displayName: string, wording: FailureWording): Error {
+  return wording === 'from-10.10' ? new TimeoutExceededError(displayName) : new MaxAttemptsExceededError(displayName, wording);
 }
 
 /**

@@ -297,6 +297,16 @@ export function releaseDelay(seconds: unknown): number {
   );
 }
 
+/**
+ * The classes a worker with these handlers takes when it shares its queues with PHP's: each
+ * key's class (`Class@method` is a listener's or a string job's class). A listener handled for
+ * one method is taken for all of them: its method is inside the command, which the queue does not
+ * read, so one of another method is given back at run time.
+ */
+export function takenClasses(handlers: HandlerMap): string[] {
+  return [...new Set(Object.keys(handlers).map((key) => key.split('@')[0]!))];
+}
+
 /** The job's name in events and failures: the envelope's displayName, else its class. */
 export function jobName(payload: DecodedPayload): string {
   return String(payload.envelope.displayName ?? payload.name);

@@ -1,5 +1,6 @@
 /**
- * Whether the worker can reach Redis, for a service's health check and for the log. ioredis
+ * Whether the worker can reach Redis (or the database queue's server, see database/reach.ts),
+ * for a service's health check and for the log. ioredis
  * reconnects on its own and holds commands meanwhile, so without this a worker whose Redis is
  * gone (or was never there: a wrong URL) waits in silence, and its counters look healthy.
  *
@@ -31,11 +32,16 @@ export class RedisUnreachableError extends Error {
   override name = 'RedisUnreachableError';
 }
 
+/** The queue's database server does not answer: the message says which and why, the `cause` is the driver's error. */
+export class DatabaseUnreachableError extends Error {
+  override name = 'DatabaseUnreachableError';
+}
+
 export interface ConnectionEvents {
-  /** Redis became unreachable (or is still, after a reminder's interval): the line, and the client's error as its cause. */
-  down(error: RedisUnreachableError): void;
-  /** Redis answers again after `downMs`. */
-  up(downMs: number): void;
+  /** Redis (or the database) became unreachable (or is still, after a reminder's interval): the line, and the client's error as its cause. */
+  down(error: RedisUnreachableError | DatabaseUnreachableError): void;
+  /** Redis (or the database, `what`) answers again after `downMs`. */
+  up(downMs: number, what: string): void;
 }
 
 /** How often an outage that lasts is said again. */
@@ -46,6 +52,8 @@ export class ConnectionWatch {
   connectionErrors = 0;
   downSince: number | undefined;
   #saidAt = 0;
+  /** What the outage's first line named: the up line names the same. */
+  #what = 'Redis';
   #detach: (() => void)[] = [];
 
   constructor(
@@ -95,9 +103,17 @@ export class ConnectionWatch {
     if (!error) return;
     if (this.#saidAt !== 0 && now - this.#saidAt < this.reminderMs) return;
     this.#saidAt = now;
-    // The clients watched are Redis's today (the queue's and the cache's): their host and TLS name the cause.
-    const cause = describeConnectionError(client as RedisClient, error);
     const lasting = now - this.downSince >= 1000 ? ` (for ${Math.round((now - this.downSince) / 1000)} s)` : '';
+    if (client.describeError) {
+      // A database server: its statements say it is gone, and the worker tries again each second.
+      this.#what = client.name ?? 'the database';
+      const line = `the queue's database is unreachable${lasting}: ${client.describeError(error)}; retrying, and no job is taken until it answers`;
+      this.events.down(new DatabaseUnreachableError(line, { cause: error }));
+      return;
+    }
+    // Redis's clients (the queue's and the cache's): their host and TLS name the cause.
+    this.#what = 'Redis';
+    const cause = describeConnectionError(client as RedisClient, error);
     this.events.down(
       new RedisUnreachableError(`Redis is unreachable${lasting}: ${cause}; retrying, and no job is taken until it answers`, {
         cause: error,
@@ -111,6 +127,6 @@ export class ConnectionWatch {
     const said = this.#saidAt !== 0;
     this.downSince = undefined;
     this.#saidAt = 0;
-    if (said) this.events.up(downMs);
+    if (said) this.events.up(downMs, this.#what);
   }
 }

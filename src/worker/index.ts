@@ -22,7 +22,7 @@ export {
   type StopReason,
 } from './Worker.js';
 export { defaultWorkerOptions, type WorkerOptions } from './WorkerOptions.js';
-export { RedisUnreachableError, type WorkerHealth } from './health.js';
+export { DatabaseUnreachableError, RedisUnreachableError, type WorkerHealth } from './health.js';
 export { sandboxedHandlers, type SandboxedHandlers, type SandboxOptions } from './sandbox/pool.js';
 export {
   loadHandlers,

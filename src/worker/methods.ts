@@ -18,11 +18,19 @@ export interface Unanswerable {
   reason: string;
 }
 
-/** Each handled job class whose lock's key no one can give the worker. */
-export function unanswerableMethods(handlers: HandlerMap, shapes: ShapesFile | undefined): Unanswerable[] {
-  // From 11.39 the payload carries the key its dispatch locked: nothing to compute.
-  const version = parseVersion(shapes?.laravel);
-  if (version && (version[0] > 11 || (version[0] === 11 && version[1] >= 39))) return [];
+/** From Laravel 11.39 a unique job's payload carries the key its dispatch locked: nothing to compute. */
+export function payloadsCarryLockKeys(laravel: string | null | undefined): boolean {
+  const version = parseVersion(laravel);
+  return !!version && (version[0] > 11 || (version[0] === 11 && version[1] >= 39));
+}
+
+/** Each handled job class whose lock's key no one can give the worker (the app's version, where known, else the shapes'). */
+export function unanswerableMethods(
+  handlers: HandlerMap,
+  shapes: ShapesFile | undefined,
+  laravel = shapes?.laravel ?? undefined,
+): Unanswerable[] {
+  if (payloadsCarryLockKeys(laravel)) return [];
   const found: Unanswerable[] = [];
   for (const [name, handler] of Object.entries(handlers)) {
     const shape = findShape(shapes, name);

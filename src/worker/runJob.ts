@@ -8,12 +8,16 @@
  */
 import type { PhpValue } from '../php/index.js';
 import { commandOf, type DecodedPayload, type Encrypter, type JobView } from '../laravel/index.js';
+import { isConnectionError } from '../database/reach.js';
 import { isBookkeepingError } from '../queue/errors.js';
 import type { CallQueuedHandler } from './CallQueuedHandler.js';
 import {
   MaxAttemptsExceededError,
   NoHandlerError,
   TimeoutExceededError,
+  timedOutFailure,
+  failureWording,
+  type FailureWording,
   UndecodableJobError,
   describeError,
   exceptionText,
@@ -30,6 +34,7 @@ import type { WorkerEvents } from './events.js';
 import type { WorkerDependencies, WorkerEvent } from './types.js';
 import type { Watchdog } from './watchdog.js';
 import type { WorkerOptions } from './WorkerOptions.js';
+import type { LockKeyNotice } from './startChecks.js';
 
 /** The handler a job is run with, and the key the handlers module gives it under. */
 interface FoundHandler {
@@ -53,6 +58,8 @@ export interface RunnerParts {
   /** CallQueuedHandler's duties around the handler: unique locks, the chain, batches. */
   bookkeeping: CallQueuedHandler;
   middlewareNotices: MiddlewareNotices;
+  /** Without shapes or a version: the 11.39 lock-key line, said at the first payload it applies to. */
+  lockKeyNotice: LockKeyNotice;
   /** With `share`: classes whose lock Node could not release, given back for PHP (see methods.ts). */
   refused: () => ReadonlyMap<string, string>;
   /** The thread that holds the timeout while a handler blocks the event loop, while running. */
@@ -112,9 +119,12 @@ export class JobRunner {
     }
     const { view, command } = read;
     if (alreadyExceedsMaxAttempts(payload.envelope, job.attempts(), this.parts.now(), this.options)) {
-      return this.failUnread(inHand, new MaxAttemptsExceededError(jobName(payload)));
+      return this.failUnread(inHand, new MaxAttemptsExceededError(jobName(payload), this.wording(payload.envelope)));
     }
     inHand.read(payload, command, jobName(payload));
+    // Said before the job's start, so a log a timeout cuts short still ends with that start.
+    const lockKeys = this.parts.lockKeyNotice.check(payload.envelope);
+    if (lockKeys) this.events.say(lockKeys);
     this.events.processing(inHand, inHand.event('processing'));
 
     const found = this.findHandler(payload, view);
@@ -152,21 +162,42 @@ export class JobRunner {
       if (!inHand.failed && !inHand.released && !inHand.abandoned) {
         const chained = bookkeeping.dispatchNextInChain(payload, command);
         if (chained) await chained;
-        const batched = bookkeeping.recordSuccessfulBatchJob(payload, command);
+        const batched = bookkeeping.recordSuccessfulBatchJob(payload, command, job.queue);
         if (batched) await batched;
         if (!inHand.deleted) {
+          inHand.deleting = true;
           await job.delete({ runtimeMs: inHand.elapsed() });
           inHand.deleted = true;
         }
       }
       this.finish(inHand, inHand.outcome('processed'));
     } catch (error) {
-      // The queue refused the delete of a job that ran (busy past the retries): no exception of the
-      // job's, so it is not failed; it stays reserved and comes back after retry_after.
-      if (isBookkeepingError(error)) throw error;
+      // The queue refused the delete of a job that ran (busy past the retries), or its database
+      // went away after the handler returned: no exception of the job's, so it is not failed; it
+      // stays reserved and comes back after retry_after.
+      if (isBookkeepingError(error) || (inHand.settling && isConnectionError(error))) throw error;
       await this.handleException(inHand, payload, context, error);
       this.finish(inHand, inHand.outcome('deleted'), error);
     }
+  }
+
+  /** Puts the job back to run again after `seconds`, this attempt spent (see notPutBackTwice). */
+  async release(inHand: JobInHand, seconds: number): Promise<void> {
+    inHand.released = true;
+    if ((await inHand.job.release(seconds)) === false) this.notPutBackTwice(inHand, 'released');
+  }
+
+  /**
+   * The queue found the job's reservation gone when its release or give-back came: it ran out
+   * while the queue did not answer, and expiry put the job back on the queue already, where it
+   * runs again (at least once, as a job whose worker died). No second copy was added.
+   */
+  private notPutBackTwice(inHand: JobInHand, how: 'released' | 'given back'): void {
+    this.events.say({
+      event: 'warning',
+      ...inHand.fields(),
+      reason: `not ${how}: its reservation had run out before the queue answered, and the job is on the queue again already (put back once, not twice)`,
+    });
   }
 
   /** The event that says what became of the job, with its duration. */
@@ -227,14 +258,15 @@ export class JobRunner {
    * `timed`: the event says its duration (as a job that found no handler always has).
    */
   private async leaveForPhp(inHand: JobInHand, reason: string, how: 'as pushed' | 'spent', timed = false): Promise<void> {
-    if (how === 'spent') {
-      inHand.released = true;
-      await inHand.job.release(0);
-    } else {
-      await inHand.job.giveBack(this.options.shareDelay);
-    }
+    if (how === 'spent') await this.release(inHand, 0);
+    else if ((await inHand.job.giveBack(this.options.shareDelay)) === false) this.notPutBackTwice(inHand, 'given back');
     // Only a job that found no handler says how long it took: the others' lines are read by their reason alone.
     this.events.outcome(inHand, { event: 'given-back', ...inHand.fields(), ...(timed ? { durationMs: inHand.elapsed() } : {}), reason });
+  }
+
+  /** How the app's Laravel words the failures it records, by its version, else by this job's envelope. */
+  private wording(envelope: object | undefined): FailureWording {
+    return failureWording(this.parts.deps.laravel, envelope, this.parts.deps.laravelGiven);
   }
 
   /**
@@ -251,7 +283,7 @@ export class JobRunner {
     if (job.firstAttempt) return undefined;
     // The pushed envelope, which the payload is then decoded from; the reserved copy when it does not read.
     if (alreadyExceedsMaxAttempts(job.envelope ?? job.fields, job.attempts(), this.parts.now(), this.options))
-      return new MaxAttemptsExceededError(inHand.name);
+      return new MaxAttemptsExceededError(inHand.name, this.wording(job.envelope ?? job.fields));
     return undefined;
   }
 
@@ -345,13 +377,14 @@ export class JobRunner {
     // No longer this handler's: its reservation runs out after retry_after, as with Laravel.
     inHand.renewed = false;
     const lastAttempt = this.attemptsUsedUp(inHand, payload);
-    // As Laravel 8's timeout handler: fail on the last attempt, count the timeout toward
+    // As Laravel's timeout handler: fail on the last attempt, count the timeout toward
     // maxExceptions (failing when reached), fail on failOnTimeout; each failure is recorded as
-    // a MaxAttemptsExceededException ("…or run too long"), the only kind 8.x has for it.
+    // the app's version records it (8.x–10.9: MaxAttemptsExceededException "…or run too long";
+    // from 10.10: TimeoutExceededException).
     // The timeout is counted even when the job is not failed now.
     const exceptionsUsedUp = await this.exceptionsUsedUp(payload);
     if (failNow && (lastAttempt || exceptionsUsedUp || payload.envelope.failOnTimeout === true)) {
-      await this.fail(inHand, new MaxAttemptsExceededError(inHand.name), context);
+      await this.fail(inHand, timedOutFailure(inHand.name, this.wording(payload.envelope)), context);
     }
     inHand.abandoned = true;
     return error;
@@ -390,10 +423,7 @@ export class JobRunner {
         if (await this.exceptionsUsedUp(payload)) await this.fail(inHand, error, context);
       }
     } finally {
-      if (!inHand.finished) {
-        inHand.released = true;
-        await inHand.job.release(backoffFor(payload.envelope, inHand.job.attempts(), this.options));
-      }
+      if (!inHand.finished) await this.release(inHand, backoffFor(payload.envelope, inHand.job.attempts(), this.options));
     }
   }
 
@@ -491,8 +521,7 @@ function runnerActions(runner: JobRunner, parts: RunnerParts): JobActions {
   return {
     async release(inHand, seconds) {
       if (inHand.finished) return;
-      inHand.released = true;
-      await inHand.job.release(seconds);
+      await runner.release(inHand, seconds);
     },
     async fail(inHand, error, context) {
       if (inHand.abandoned) return;

@@ -3,7 +3,8 @@
  * of a blocked loop): lines worked out from the options and dependencies alone, said by Worker.ts.
  */
 import type { HandlerMap } from './handlers.js';
-import { WITHOUT_SHAPES_LINE, unanswerableLine, unanswerableMethods } from './methods.js';
+import { WITHOUT_SHAPES_LINE, payloadsCarryLockKeys, unanswerableLine, unanswerableMethods } from './methods.js';
+import { laravelOfJob } from './laravelOfJob.js';
 import type { StopReason, WorkerDependencies, WorkerEvent } from './types.js';
 import type { BlockedJob } from './watchdog.js';
 
@@ -62,8 +63,12 @@ export function unanswerableAtStart(
       : [];
     return { events, refused: new Map() };
   }
-  if (!deps.shapes) return { events: [{ event: 'warning', reason: WITHOUT_SHAPES_LINE }], refused: new Map() };
-  const found = unanswerableMethods(handlers, deps.shapes);
+  // An app from 11.39 on names each lock in the payload: nothing for shapes to tell.
+  const laravel = deps.laravel ?? deps.shapes?.laravel ?? undefined;
+  if (payloadsCarryLockKeys(laravel)) return { events: [], refused: new Map() };
+  // No version known: each job's payload tells (LockKeyNotice), not the start.
+  if (!deps.shapes) return { events: laravel === undefined ? [] : [{ event: 'warning', reason: WITHOUT_SHAPES_LINE }], refused: new Map() };
+  const found = unanswerableMethods(handlers, deps.shapes, laravel);
   const refused = new Map(found.map((refusal) => [refusal.className, unanswerableLine(refusal, true)]));
   const events = found.map((refusal): WorkerEvent => ({ event: 'error', job: refusal.className, error: unanswerableLine(refusal, share) }));
   if (found.length === 0 || share) return { events, refused };
@@ -76,6 +81,28 @@ export function unanswerableAtStart(
       detail: `${found.length} handled class${found.length > 1 ? 'es' : ''} whose unique lock Node could not release`,
     },
   };
+}
+
+/**
+ * Without shapes, and with no version known, whether the 11.39 line applies is for the payloads
+ * to show (laravelOfJob.ts): it is said once, at the first job whose payload shows no 11.39+
+ * (neither createdAt nor a lock in its hidden context), never for a queue of 12.11+ payloads.
+ */
+export class LockKeyNotice {
+  private said = false;
+  private readonly applies: boolean;
+
+  constructor(deps: WorkerDependencies) {
+    this.applies = deps.locks !== undefined && !deps.shapes && (deps.laravel ?? undefined) === undefined;
+  }
+
+  /** The warning for this job's payload, the first time one does not carry its lock's key; else undefined. */
+  check(envelope: object): WorkerEvent | undefined {
+    if (!this.applies || this.said || payloadsCarryLockKeys(laravelOfJob(undefined, envelope))) return undefined;
+    this.said = true;
+    // The same line a worker on an app before 11.39 says at start: of every such job, not this one.
+    return { event: 'warning', reason: WITHOUT_SHAPES_LINE };
+  }
 }
 
 /** The watchdog saw a handler block the event loop past its timeout: the `blocked` event, said once the loop turns again. */

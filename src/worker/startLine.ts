@@ -12,6 +12,8 @@ export interface StartConnection {
   prefix: string;
   /** The database connection's jobs table and database (password masked): said instead of Redis and the prefix. */
   database?: string;
+  /** Where unique locks are freed (the cache store's lock connection and prefix, or its lock table). */
+  locks?: string;
   /** The Laravel version or profile whose layout the worker follows, and where that came from. */
   laravel?: string;
 }
@@ -20,6 +22,8 @@ export interface StartFacts {
   queues: readonly string[];
   handlers: readonly string[];
   share: boolean;
+  /** Canary shares (--take): the percent of each class taken. */
+  take?: Readonly<Record<string, number>>;
   connection?: StartConnection;
 }
 
@@ -32,6 +36,7 @@ export function startLine(facts: StartFacts): string {
   if (connection) {
     if (connection.database !== undefined) parts.push(`database ${connection.database}`);
     else parts.push(`redis ${connection.redis}`, `prefix ${JSON.stringify(connection.prefix)}`);
+    if (connection.locks) parts.push(`unique locks ${connection.locks}`);
     if (connection.laravel) parts.push(`Laravel ${connection.laravel}`);
   }
   parts.push(`queues ${facts.queues.join(',')}`);
@@ -39,7 +44,12 @@ export function startLine(facts: StartFacts): string {
   const more = facts.handlers.length - named.length;
   parts.push(`handlers ${named.length === 0 ? '(none)' : named.join(' ')}${more > 0 ? ` and ${more} more` : ''}`);
   const unknown = facts.share
-    ? 'a job with no Node handler is given back for a PHP worker (share; share: false / --no-share fails it instead)'
+    ? 'a job with no Node handler is left on the queue for a PHP worker (share; share: false / --no-share fails it instead)'
     : 'a job with no Node handler is failed into failed_jobs (share off)';
-  return `worker starting: ${parts.join(', ')}; ${unknown}`;
+  const shares = Object.entries(facts.take ?? {});
+  const canary =
+    shares.length === 0
+      ? ''
+      : `; of ${shares.map(([className, percent]) => `${className} ${percent}%`).join(', ')} taken, the rest left for PHP (--take)`;
+  return `worker starting: ${parts.join(', ')}; ${unknown}${canary}`;
 }

@@ -3,7 +3,7 @@
  * or opened from its config when first used (so a worker that never fails a job never opens
  * it), and closed with the store.
  */
-import { openDatabase, quoteName, type Database, type DatabaseConfig, type Queryable } from '../database/index.js';
+import { openDatabase, quoteName, type Database, type DatabaseConfig, type DatabaseReach, type Queryable } from '../database/index.js';
 
 export abstract class TableStore {
   protected readonly db: Database;
@@ -19,6 +19,11 @@ export abstract class TableStore {
       this.config = db;
       this.db = openDatabase(db);
     }
+  }
+
+  /** Whether the store's server answers (none for a SQLite file): the worker watches its cache's. */
+  get reach(): DatabaseReach | undefined {
+    return this.db.reach;
   }
 
   /** The table's name, quoted for the database's SQL. */

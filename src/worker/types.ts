@@ -112,6 +112,13 @@ export interface WorkerDependencies {
    * than left to block the queue. Off: the reserve is tried again, as 8.83–12.53 do.
    */
   failReserveErrors?: boolean;
+  /**
+   * The app's Laravel version, where known (vendor/composer/installed.json beside the .env,
+   * `--laravel`, the shapes file): the words of the failures its worker records.
+   */
+  laravel?: string;
+  /** True when `laravel` is only the version given (--laravel), not read from the app: what a job's payload shows outranks it (laravelOfJob.ts). */
+  laravelGiven?: boolean;
   /** Decrypts ShouldBeEncrypted commands (Laravel's APP_KEY). */
   encrypter?: Encrypter;
   /**

@@ -8,7 +8,7 @@ import { buildJob, buildPayload } from '../../src/laravel/index.js';
 import { RedisQueue } from '../../src/redis/index.js';
 import { DatabaseUuidFailedJobProvider } from '../../src/worker/index.js';
 import { php } from '../helpers/php.js';
-import { HANDLERS, START_LINE_ONLY, lqb, scratchPerTest } from '../helpers/processes.js';
+import { HANDLERS, START_LINE_ONLY, UNSHAPED_ONLY, lqb, scratchPerTest } from '../helpers/processes.js';
 import { prefixedClient, rawClient } from '../helpers/redis.js';
 import { startRedisServer } from '../../src/testing/index.js';
 import { Redis } from 'ioredis';
@@ -21,7 +21,7 @@ const job = (n: number) =>
 describe('lqb dispatch --laravel=13', () => {
   it('writes 13.x’s envelope (deleteWhenMissingModels after retryUntil, createdAt, delay, data.batchId)', async () => {
     const dispatched = await lqb(['dispatch', 'App\\Jobs\\X', '--props={"n":1}', '--laravel=13.26.1', '--delay=5'], current.s.env);
-    expect(dispatched.stderr).toBe('');
+    expect(dispatched.stderr, 'what lqb dispatch App\\Jobs\\X said on standard error').toBe(UNSHAPED_ONLY('App\\Jobs\\X'));
     const raw = rawClient();
     const [payload] = await raw.zrange(`${current.prefix}queues:default:delayed`, 0, -1);
     raw.disconnect();
@@ -69,7 +69,7 @@ describe('lqb dispatch --props', () => {
     const props = `{${numbers.map((n, i) => `"p${i}":${n}`).join(',')}}`;
     const phpBytes = php(`echo serialize(json_decode(${JSON.stringify(props)}, true));`).toString('latin1');
     const dispatched = await lqb(['dispatch', 'App\\Jobs\\X', `--props=${props}`], current.s.env);
-    expect(dispatched.stderr).toBe('');
+    expect(dispatched.stderr, 'what lqb dispatch App\\Jobs\\X said on standard error').toBe(UNSHAPED_ONLY('App\\Jobs\\X'));
     const raw = rawClient();
     const [payload] = await raw.lrange(`${current.prefix}queues:default`, 0, -1);
     raw.disconnect();

@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { connectionFrom, type Connection } from '../../src/cli/connection.js';
-import { HANDLERS, lqb } from '../helpers/processes.js';
+import { HANDLERS, UNSHAPED_ONLY, lqb } from '../helpers/processes.js';
 import { runPhpScript } from '../helpers/php.js';
 import { REDIS_URL } from '../helpers/redis.js';
 
@@ -57,7 +57,7 @@ describe('--env', () => {
       ['dispatch', 'App\\Jobs\\Bridge\\RecordJob', '--props={"n":1,"label":"env","ratio":0.5,"items":[]}', env],
       shell(),
     );
-    expect(pushed.stderr).toBe('');
+    expect(pushed.stderr, 'what lqb dispatch said on standard error').toBe(UNSHAPED_ONLY('App\\Jobs\\Bridge\\RecordJob'));
     expect(JSON.parse(pushed.stdout).queue).toBe('mailq');
     const raw = new Redis(`${REDIS_URL}/${DB}`);
     expect(await raw.llen(`${prefix}queues:mailq`)).toBe(1);
@@ -171,6 +171,27 @@ describe('--env: the prefixes of the app’s Laravel version', () => {
     app({ 'vendor/composer/installed.json': installed('v13.26.1') });
     c = fromDotenv([`APP_NAME="${appName}"`]);
     expect([c.prefix, c.cachePrefix, c.cacheSeparator]).toEqual([`${hyphenSlug()}-database-`, `${hyphenSlug()}-cache-`, '']);
+  });
+
+  it('a 12 app whose config/database.php is the skeleton’s since its hyphenated prefixes, without config/cache.php: {slug}-database-', () => {
+    app({
+      'config/database.php':
+        "<?php return ['redis' => ['options' => ['prefix' => env('REDIS_PREFIX', Str::slug((string) env('APP_NAME', 'laravel')).'-database-')]]];",
+      'vendor/composer/installed.json': installed('v12.67.0'),
+    });
+    const c = fromDotenv([`APP_NAME="${appName}"`]);
+    expect(c.prefix, 'the queue prefix config/database.php gives').toBe(`${hyphenSlug()}-database-`);
+  });
+
+  it('a 12 app whose config/database.php is the earlier 12 skeleton’s, beside a hyphenated config/cache.php: each file says its own prefix', () => {
+    app({
+      'config/database.php':
+        "<?php return ['redis' => ['options' => ['prefix' => env('REDIS_PREFIX', Str::slug(env('APP_NAME', 'laravel'), '_').'_database_')]]];",
+      'config/cache.php': "<?php return ['prefix' => env('CACHE_PREFIX', Str::slug((string) env('APP_NAME', 'laravel')).'-cache-')];",
+      'vendor/composer/installed.json': installed('v12.67.0'),
+    });
+    const c = fromDotenv([`APP_NAME="${appName}"`]);
+    expect([c.prefix, c.cachePrefix], 'the queue and cache prefixes').toEqual([`${underscoreSlug()}_database_`, `${hyphenSlug()}-cache-`]);
   });
 
   it('--laravel says the version when nothing beside the .env does; 8–10 keep {slug}_cache and the colon', () => {

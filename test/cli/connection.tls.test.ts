@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HANDLERS, lqb, scratchPerTest, type RunResult } from '../helpers/processes.js';
+import { HANDLERS, UNSHAPED_ONLY, lqb, scratchPerTest, type RunResult } from '../helpers/processes.js';
 import { startOwnRedis, selfSignedCertificate, type OwnRedis } from '../helpers/redis.js';
 
 const current = scratchPerTest('tls');
@@ -60,7 +60,7 @@ describe('rediss:// for one-off commands', () => {
   it('--redis-ca, or REDIS_CA, trusts the certificate: jobs go in and are counted', async () => {
     const url = `--redis=rediss://127.0.0.1:${tls.port}`;
     const pushed = await lqb(['dispatch', 'App\\Jobs\\X', url, `--redis-ca=${ca}`], current.s.env);
-    expect(pushed.stderr).toBe('');
+    expect(pushed.stderr, 'what lqb dispatch said on standard error').toBe(UNSHAPED_ONLY('App\\Jobs\\X'));
     expect(pushed.status).toBe(0);
     const counted = await lqb(['size', url], { ...current.s.env, REDIS_CA: ca });
     expect(counted.stderr).toBe('');

@@ -3,6 +3,8 @@
  * (`illuminate:queue:paused:{connection}:{queue}`, 13.25+'s `illuminate:queues:paused`), written
  * and read here by PHP through Laravel's own RedisStore (8.83's, whose format 12.x keeps).
  */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildJob, buildPayload } from '../../src/laravel/index.js';
 import { RedisQueue } from '../../src/redis/index.js';
@@ -70,6 +72,53 @@ describe('lqb work and queue:pause', () => {
     await lqb(['resume', '--all'], current.s.env);
     await work();
     expect(ran()).toEqual(['bridge:1', 'bridge:2', 'other:3']);
+  });
+
+  it('--all on an app below 13.25 (as vendor/composer/installed.json beside its .env says) is refused, naming why, and writes no switch', async () => {
+    const app = join(current.s.dir, 'app12');
+    mkdirSync(join(app, 'vendor/composer'), { recursive: true });
+    // What Composer 2 writes of the framework's version, the one field read.
+    writeFileSync(
+      join(app, 'vendor/composer/installed.json'),
+      JSON.stringify({ packages: [{ name: 'laravel/framework', version: 'v12.67.0' }] }),
+    );
+    writeFileSync(join(app, '.env'), 'APP_NAME=Bridge\n');
+    const refused = await lqb(['pause', '--all', `--env=${join(app, '.env')}`], current.s.env);
+    expect([refused.status, refused.stdout], 'lqb pause --all on a 12.67 app: status and standard output').toEqual([1, '']);
+    expect(refused.stderr.trim().split('\n'), 'its one line').toEqual([
+      expect.stringMatching(
+        /^lqb pause: --all was not paused: Laravel v12\.67\.0's workers read no --all switch \(Queue::pauseAll came in 13\.25\).*lqb pause QUEUE/,
+      ),
+    ]);
+    expect(await laravel('paused', { connection: 'redis', queue: 'anything' }), 'the --all switch after the refusal').toBe(
+      '{"paused":false}',
+    );
+    // What the app runs (its installed.json) is the answer: a --laravel beside it does not outdate it.
+    const flagged = await lqb(['pause', '--all', '--laravel=13.26.1', `--env=${join(app, '.env')}`], current.s.env);
+    expect(
+      [flagged.status, flagged.stderr.trim()],
+      'lqb pause --all --laravel=13.26.1 beside a 12.67 installed.json: status and standard error',
+    ).toEqual([1, expect.stringMatching(/^lqb pause: --all was not paused: Laravel v12\.67\.0's workers read no --all switch/)]);
+    expect(await laravel('paused', { connection: 'redis', queue: 'anything' }), 'the --all switch after --laravel beside the app').toBe(
+      '{"paused":false}',
+    );
+
+    const resumed = await lqb(['resume', '--all', '--laravel=12.67.0'], current.s.env);
+    expect(resumed.status, 'lqb resume --all --laravel=12.67.0').toBe(1);
+    const on13 = await lqb(['pause', '--all', '--laravel=13.26.1'], current.s.env);
+    expect([on13.status, on13.stderr], 'lqb pause --all --laravel=13.26.1: status and standard error').toEqual([0, '']);
+    await lqb(['resume', '--all', '--laravel=13.26.1'], current.s.env);
+  });
+
+  it('a queue paused on an app below 12.40 is paused for lqb work, and the line says PHP’s workers read no switch', async () => {
+    const paused = await lqb(['pause', 'bridge', '--laravel=11.45.0'], current.s.env);
+    expect(paused.status, paused.stderr).toBe(0);
+    expect(paused.stdout.trim()).toBe('Job processing on queue [redis:bridge] has been paused.');
+    expect(paused.stderr.trim(), 'what lqb pause says of an 11.45 app').toMatch(
+      /^lqb pause: Laravel 11\.45\.0's workers read no pause switch \(queue:pause came in 12\.40\): PHP's workers go on taking this queue's jobs; only lqb work stops$/,
+    );
+    const on12 = await lqb(['resume', 'bridge', '--laravel=12.40.0'], current.s.env);
+    expect([on12.status, on12.stderr], 'lqb resume bridge --laravel=12.40.0: status and standard error').toEqual([0, '']);
   });
 
   it('a usage error without a queue or with too much, as artisan says it', async () => {

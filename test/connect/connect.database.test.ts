@@ -54,17 +54,26 @@ describe('connect() on the database connection', () => {
         const pushed = await queue.dispatch(JOB, { n: 4, label: 'lib', ratio: 0.5, items: [], flag: null });
         const rows = (await t.laravel('rows')) as Record<string, any>[];
         expect(
-          rows.map((row) => [String(row.id), Object.keys(JSON.parse(row.payload)).includes('id'), Number(row.attempts)]),
+          rows.map((row) => [Number(row.id), Object.keys(JSON.parse(row.payload)).includes('id'), Number(row.attempts)]),
           'the row dispatch wrote, its id returned',
         ).toEqual([[pushed.id, false, 0]]);
         expect(await queue.size(), 'size').toBe(1);
-        expect(await queue.find(pushed.uuid!), 'find by uuid').toMatchObject({ state: 'ready', id: pushed.id, attempts: 0 });
+        expect(await queue.find(pushed.uuid!), 'find by uuid').toMatchObject({ state: 'ready', id: String(pushed.id), attempts: 0 });
         const ran = await php('laravel-worker.php', ['database', '--stop-when-empty'], t.env, { timeoutMs: 60_000 });
         expect(ran.status, `Laravel's worker: ${ran.stderr}`).toBe(0);
         expect(
           phpRuns(t).map((run) => [String(run.jobId), run.uuid, run.props.label]),
           'Laravel runs what connect() dispatched',
-        ).toEqual([[pushed.id, pushed.uuid, 'lib']]);
+        ).toEqual([[String(pushed.id), pushed.uuid, 'lib']]);
+        // Laravel's own pushRaw on the same table returns its row id as an int (insertGetId): dispatch's id has that type.
+        const laravelPushed = (await t.laravel('push', {}, JSON.stringify({ uuid: 'x', displayName: 'X', job: 'X', data: {} }))) as {
+          id: unknown;
+        };
+        expect([typeof pushed.id, typeof laravelPushed.id], 'the type of the row id dispatch returns, beside Laravel pushRaw’s').toEqual([
+          'number',
+          'number',
+        ]);
+        await t.laravel('clear');
 
         await t.laravel('record', { uuid: '7d7c1b1e-0000-4000-8000-0000000000c1', n: 9, label: 'back', ratio: 1.5, items: [2] });
         const seen: unknown[] = [];

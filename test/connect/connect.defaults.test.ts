@@ -71,7 +71,7 @@ describe('the memory limit is the CLI’s, not an embedded worker’s', () => {
     const stop = await queue.worker({}, { memory: 1, logger }).run();
     expect(stop, 'the stop').toMatchObject({ status: 12, reason: 'memory' });
     expect(lines.find((l) => l.fields.event === 'stopping')?.message, 'the logger did not say why the worker stopped').toMatch(
-      /^stopping memory: the JS heap live after the last full collection holds \d+ MB, at or past the memory limit of 1 MB$/,
+      /^stopping memory: the JS heaps and Buffers live after their last full collections hold \d+ MB, at or past the memory limit of 1 MB$/,
     );
   });
 });
@@ -172,7 +172,7 @@ describe('the line a worker says at start', () => {
     ).toEqual([
       [
         'info',
-        `worker starting: redis redis://:***@127.0.0.1:${own.port}/0, prefix "shop_database_", Laravel 8.83.27, queues images,default, handlers App\\Jobs\\ResizeImage App\\Listeners\\SendShipmentNotification@handle; a job with no Node handler is given back for a PHP worker (share; share: false / --no-share fails it instead)`,
+        `worker starting: redis redis://:***@127.0.0.1:${own.port}/0, prefix "shop_database_", unique locks redis://:***@127.0.0.1:${own.port}/0, cache prefix "laravel_cache", Laravel 8.83.27, queues images,default, handlers App\\Jobs\\ResizeImage App\\Listeners\\SendShipmentNotification@handle; a job with no Node handler is left on the queue for a PHP worker (share; share: false / --no-share fails it instead)`,
       ],
     ]);
     expect(JSON.stringify(lines), 'a line shows the password').not.toContain('sekret-pw');

@@ -71,7 +71,7 @@ describe('LaravelQueue.find(idOrUuid)', () => {
       expect(await queue.find(failing.uuid!), 'the failed job').toMatchObject({ state: 'failed', queue: QUEUE, id: failing.id, name: JOB });
       expect((await queue.find(failing.uuid!))?.exception, 'the failed job’s exception').toContain('four is not allowed');
       expect(await queue.find(done.uuid!), 'a job that ran and was deleted is gone').toBeUndefined();
-      expect(await queue.find(done.id!), 'a job that ran and was deleted is gone (by id)').toBeUndefined();
+      expect(await queue.find(String(done.id!)), 'a job that ran and was deleted is gone (by id)').toBeUndefined();
     } finally {
       await queue.close();
     }

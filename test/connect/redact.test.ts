@@ -4,12 +4,14 @@
  * .env's REDIS_PASSWORD and DB_PASSWORD, a failed-jobs database URL, the worker's log and its
  * --json lines. Runs the built `lqb` against a redis-server of its own that has a password.
  */
+import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keepSecret, redactSecrets, redactUrl } from '../../src/connect/redact.js';
 import { freePort } from '../../src/testing/index.js';
-import { HANDLERS, lqb, scratchPerTest, type RunResult } from '../helpers/processes.js';
+import { HANDLERS, UNSHAPED_ONLY, lqb, scratchPerTest, type RunResult } from '../helpers/processes.js';
+import { root } from '../helpers/php.js';
 import { startOwnRedis, type OwnRedis } from '../helpers/redis.js';
 
 const PASSWORD = 'Pa55-w0rd!secret';
@@ -31,6 +33,31 @@ beforeAll(async () => {
 afterAll(() => server?.stop());
 
 /** The run printed none of the secrets, on either stream; the failing check names which and where. */
+/**
+ * `lqb work` run until its standard output has a line matching `line` (or a generous deadline
+ * passes), then stopped; what it printed, both streams, is returned. A busy machine may take
+ * seconds to start it: the test waits on the line, not on a clock.
+ */
+function workUntilPrinted(args: string[], env: NodeJS.ProcessEnv, line: RegExp, ms = 60_000): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('node', [join(root, 'dist/cli/main.js'), ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    const stop = () => child.kill('SIGTERM');
+    const deadline = setTimeout(stop, ms);
+    child.stdout.on('data', (d) => {
+      stdout += d;
+      if (line.test(stdout)) stop();
+    });
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (status, signal) => {
+      clearTimeout(deadline);
+      resolve({ status, signal, stdout, stderr });
+    });
+  });
+}
+
 function expectNoSecret(result: RunResult, what: string): void {
   for (const [stream, text] of [
     ['stdout', result.stdout],
@@ -204,12 +231,13 @@ describe('failed-jobs database passwords', () => {
 describe('the worker', () => {
   it('logs Redis refusing its password without the password', async () => {
     // Whether the worker then waits or ends is its loop's business; what it printed is checked.
-    const result = await lqb(
+    const refused = new RegExp(`Redis is unreachable: 127\\.0\\.0\\.1:${server.port}: WRONGPASS .*; retrying`);
+    const result = await workUntilPrinted(
       ['work', `--handlers=${HANDLERS}`, `--redis=redis://:${WRONG_PASSWORD}@127.0.0.1:${server.port}/0`],
       current.s.env,
-      { timeoutMs: 2500 },
+      refused,
     );
-    expect(result.stdout).toMatch(new RegExp(`Redis is unreachable: 127\\.0\\.0\\.1:${server.port}: WRONGPASS .*; retrying`));
+    expect(result.stdout, 'what the worker printed before it was stopped').toMatch(refused);
     expectNoSecret(result, 'work with a wrong password');
   });
 
@@ -220,7 +248,7 @@ describe('the worker', () => {
       ['dispatch', 'App\\Jobs\\Bridge\\FailingJob', `--props=${JSON.stringify({ message })}`, `--redis=${url}`],
       current.s.env,
     );
-    expect(pushed.stderr).toBe('');
+    expect(pushed.stderr, 'what lqb dispatch said on standard error').toBe(UNSHAPED_ONLY('App\\Jobs\\Bridge\\FailingJob'));
     const worked = await lqb(['work', `--handlers=${HANDLERS}`, '--once', '--json', `--redis=${url}`, `--key=${APP_KEY}`], current.s.env, {
       timeoutMs: 20_000,
     });

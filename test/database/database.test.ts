@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { run } from '../helpers/processes.js';
 import { DatabaseClosedError, databaseConfig, openDatabase, quoteName, type Database } from '../../src/database/index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'lqb-database-'));
@@ -117,4 +118,17 @@ describe('SQLite transactions', () => {
       expect(order).toEqual(['transaction ends', 'outside sees 1']);
     });
   });
+});
+
+describe.each(DATABASES.slice(1))('on %s, connections the server ends at any moment', (engine, where) => {
+  it('end no process: 8 users of statements and transactions live through 200 rounds of every connection ended', async () => {
+    const child = await run('node', ['--import', 'tsx', 'test/helpers/db-churn.ts', where(), '200'], process.env, { timeoutMs: 120_000 });
+    expect(
+      [child.status, child.stdout.split(' ')[0]],
+      `${engine}: the process using the database (its error: ${child.stderr.split('\n').find((l) => /error/i.test(l)) ?? 'none'})`,
+    ).toEqual([0, 'survived']);
+    const [ok, failed] = child.stdout.trim().split(' ').slice(1).map(Number);
+    expect(ok, `${engine}: statements that succeeded between the ends (${failed} failed)`).toBeGreaterThan(0);
+    expect(failed, `${engine}: statements the ends cut short (so the connections were ended)`).toBeGreaterThan(0);
+  }, 150_000);
 });

@@ -6,6 +6,7 @@
  * are PHP closures: run by PHP under --share, else said in Node's log not to have run.
  */
 import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { databaseConfig, openDatabase, quoteName } from '../../src/database/index.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -82,6 +83,21 @@ describe.each(DATABASES)('Bus::batch on %s', (_, where) => {
       finished: r.finished,
     };
   };
+  /**
+   * Laravel's worker, run until the batch's row is finished: a job Node gave back is taken again
+   * only after --share-delay, which on a busy machine may fall after one --stop-when-empty run
+   * has stopped. Gives up after a generous deadline, naming the row as it was.
+   */
+  const laravelWorkUntilFinished = async (id: string, ms = 90_000) => {
+    const deadline = Date.now() + ms;
+    for (;;) {
+      await laravelWork();
+      const now = await row(id);
+      if (now.finished) return now;
+      if (Date.now() > deadline) throw new Error(`batch ${id} not finished after ${ms} ms of Laravel's worker: ${JSON.stringify(now)}`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  };
   const failedUuids = (runs: Record<string, any>[], batch: string) =>
     runs.filter((r) => r.props?.batchId === batch && r.props.label === 'fail').map((r) => r.uuid as string);
   const callbacks = (batch: string) =>
@@ -126,8 +142,8 @@ describe.each(DATABASES)('Bus::batch on %s', (_, where) => {
     expect(node.stdout).toMatch(/Given back: +App\\Jobs\\Bookkeeping\\BatchJob: it would finish batch/);
     expect(node.stdout).toMatch(/Given back: +App\\Jobs\\Bookkeeping\\BatchJob: out of attempts, left for a PHP worker to fail/);
     expect(await row(ok)).toMatchObject({ pending_jobs: 1, finished: false });
-    await new Promise((r) => setTimeout(r, 1100));
-    await laravelWork();
+    await laravelWorkUntilFinished(ok);
+    await laravelWorkUntilFinished(failing);
     expect(await row(ok)).toMatchObject({ pending_jobs: 0, failed_jobs: 0, finished: true, cancelled: false });
     expect(await row(failing)).toMatchObject({ pending_jobs: 1, failed_jobs: 1, cancelled: true, finished: true });
     expect(callbacks(ok)).toEqual(['then', 'finally']);
@@ -139,7 +155,88 @@ describe.each(DATABASES)('Bus::batch on %s', (_, where) => {
     expect(s.phpRuns().filter((r) => r.props?.batchId === failing)).toHaveLength(0);
   });
 
+  /**
+   * A batch of two (then/finally callbacks): Node takes the first and holds it (2 pending: not the
+   * last) while PHP's worker runs the other, then lets it go: it is the last now. Node's worker
+   * has `nodeKey` as its APP_KEY, PHP's app its own. Resolves to what lqb work said of the batch.
+   */
+  const nodeFinishesLast = async (nodeKey: (appKey: string) => string): Promise<{ batch: string; said: string }> => {
+    s.env.APP_KEY = `base64:${randomBytes(32).toString('base64')}`;
+    s.env.LQB_GO_FILE = join(s.dir, 'go');
+    const { batch } = await bookkeeping('batch', { labels: ['wait', 'ok'], callbacks: true });
+    const args = ['work', `--handlers=${HANDLERS}`, `--queue=${QUEUE}`, '--max-jobs=1', '--sleep=0', '--share'];
+    const node = run('node', [join(root, 'dist/cli/main.js'), ...args, `--batch-db=${url}`, `--batch-table=${table}`], {
+      ...s.env,
+      APP_KEY: nodeKey(s.env.APP_KEY),
+    });
+    const deadline = Date.now() + 60_000;
+    while (!s.nodeRuns().some((r) => r.props.batchId === batch)) {
+      if (Date.now() > deadline)
+        throw new Error(`lqb work did not start the batch's first job within 60 s: ${JSON.stringify(await row(batch))}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await laravelWork();
+    expect(await row(batch), 'the batch after PHP ran its second job, while Node holds the first').toMatchObject({
+      pending_jobs: 1,
+      finished: false,
+    });
+    writeFileSync(s.env.LQB_GO_FILE, '');
+    const nodeDone = await node;
+    expect(nodeDone.status, nodeDone.stderr).toBe(0);
+    return {
+      batch,
+      said: nodeDone.stdout
+        .split('\n')
+        .filter((line) => line.includes(`batch ${batch}`))
+        .join('\n'),
+    };
+  };
+
+  it('--share: a job that became the last while it ran in Node (PHP finished the other meanwhile) hands the finish to PHP, which runs the callbacks once', async () => {
+    const { batch, said } = await nodeFinishesLast((appKey) => appKey);
+    expect(said, 'what lqb work said of the batch').toMatch(/its success is recorded by a no-op job of the batch pushed for a PHP worker/);
+    const finished = await laravelWorkUntilFinished(batch);
+    expect(finished, 'the batch once PHP ran what Node pushed').toMatchObject({
+      total_jobs: 2,
+      pending_jobs: 0,
+      failed_jobs: 0,
+      failed_job_ids: [],
+      finished: true,
+      cancelled: false,
+    });
+    expect(callbacks(batch), `the batch's callbacks PHP ran; lqb work said:\n${said}`).toEqual(['then', 'finally']);
+    expect(
+      [
+        s
+          .nodeRuns()
+          .filter((r) => r.props.batchId === batch)
+          .map((r) => r.props.label),
+        s
+          .phpRuns()
+          .filter((r) => r.props?.batchId === batch)
+          .map((r) => r.props.label),
+      ],
+      'the labels of the batch jobs each side ran',
+    ).toEqual([['wait'], ['ok']]);
+  });
+
+  it('--share with another APP_KEY than the app’s: no job PHP would refuse is pushed; Node finishes the batch and says why the callbacks did not run', async () => {
+    const { batch, said } = await nodeFinishesLast(() => `base64:${randomBytes(32).toString('base64')}`);
+    expect(said, 'what lqb work said of the batch').toMatch(/signed with another APP_KEY than the one this worker was given/);
+    expect(said, 'what lqb work said of the batch').toMatch(
+      /then and finally callbacks are PHP closures Node cannot run: they did not run/,
+    );
+    expect(await row(batch), 'the batch Node finished').toMatchObject({ pending_jobs: 0, failed_jobs: 0, finished: true });
+    await laravelWork();
+    expect(
+      s.phpRuns().filter((r) => r.callback || r.class?.includes('Closure')),
+      'what PHP ran after Node finished',
+    ).toEqual([]);
+  });
+
   it('a batch shared by PHP and Node workers at once finishes, its then callback run once', async () => {
+    // With the app's key, a job that becomes the last while it runs in Node hands the finish to PHP.
+    s.env.APP_KEY = `base64:${randomBytes(32).toString('base64')}`;
     const { batch } = await bookkeeping('batch', { labels: Array.from({ length: 8 }, () => 'ok'), callbacks: true });
     const args = [
       'work',
@@ -158,11 +255,15 @@ describe.each(DATABASES)('Bus::batch on %s', (_, where) => {
     expect(node.status, node.stderr).toBe(0);
     expect(phpSide.status, phpSide.stderr).toBe(0);
     // A job given back a moment before PHP's worker stopped is still waiting: PHP takes it.
-    await new Promise((r) => setTimeout(r, 1100));
-    await laravelWork();
+    await laravelWorkUntilFinished(batch);
     expect(await row(batch)).toMatchObject({ total_jobs: 8, pending_jobs: 0, failed_jobs: 0, finished: true, cancelled: false });
     expect(s.nodeRuns().length + s.phpRuns().filter((r) => r.props?.batchId === batch).length).toBe(8);
-    expect(callbacks(batch)).toEqual(['then', 'finally']);
+    // Node finishing the batch itself (it said the callbacks did not run) is the fault this test guards.
+    const nodeSaid = node.stdout.split('\n').filter((line) => line.includes(`batch ${batch}`));
+    expect(callbacks(batch), `the batch's callbacks PHP ran; lqb work said of the batch:\n${nodeSaid.join('\n')}`).toEqual([
+      'then',
+      'finally',
+    ]);
   });
 });
 

@@ -243,7 +243,7 @@ describe('lqb work --sandbox: the handlers in worker threads', () => {
       runs.filter((run) => run.class === 'App\\Jobs\\Bridge\\FlakyJob').map((run) => run.attempts),
       'FlakyJob n=2 failing once, --tries=2',
     ).toEqual([1, 2]);
-    expect(await failedFirstLines()).toEqual(['Error: no luck in a thread']);
+    expect(await failedFirstLines(), `failed_jobs, after lqb work said: ${node.stdout}`).toEqual(['Error: no luck in a thread']);
     expect(new Set(runs.map((run) => run.pid)).size, 'the threads run in the worker’s process').toBe(1);
   }, 60_000);
 

@@ -16,7 +16,7 @@ import type { Redis } from 'ioredis';
 import { buildJob, buildModelIdentifier, buildPayload, connect } from '../../src/index.js';
 import { fromJS, serialize } from '../../src/php/index.js';
 import { RedisQueue } from '../../src/redis/index.js';
-import { HANDLERS, lqb, scratchPerTest, type Scratch, laravelDispatch as pushedByLaravel } from '../helpers/processes.js';
+import { HANDLERS, UNSHAPED_ONLY, lqb, scratchPerTest, type Scratch, laravelDispatch as pushedByLaravel } from '../helpers/processes.js';
 import { root } from '../helpers/php.js';
 import { prefixedClient, rawClient } from '../helpers/redis.js';
 import { readHorizonFixtures, type FixtureLine } from '../horizon/fixtures.js';
@@ -57,7 +57,7 @@ const dispatch = async (className: string, props: object, ...flags: string[]) =>
     ['dispatch', className, `--props=${JSON.stringify(props)}`, `--queue=${QUEUE}`, '--horizon', `--horizon-prefix=${hz}`, ...flags],
     s.env,
   );
-  expect(result.stderr, `lqb dispatch ${className}`).toBe('');
+  expect(result.stderr, `lqb dispatch ${className}`).toBe(UNSHAPED_ONLY(className));
   return JSON.parse(result.stdout) as { uuid: string; id: string; queue: string };
 };
 const laravelDispatch = (kind: string, options: object) => pushedByLaravel(s.env, QUEUE, kind, options);

@@ -13,7 +13,15 @@ import { bridgeRecordJob } from '../../src/cli/demo.js';
 import { fromJS } from '../../src/php/index.js';
 import { RedisQueue } from '../../src/redis/index.js';
 import { DatabaseUuidFailedJobProvider } from '../../src/worker/index.js';
-import { HANDLERS, lqb, php, scratchPerTest, type Scratch, laravelDispatch as pushedByLaravel } from '../helpers/processes.js';
+import {
+  HANDLERS,
+  UNSHAPED_ONLY,
+  lqb,
+  php,
+  scratchPerTest,
+  type Scratch,
+  laravelDispatch as pushedByLaravel,
+} from '../helpers/processes.js';
 import { dump, prefixedClient, rawClient, removePrefix } from '../helpers/redis.js';
 
 const QUEUE = 'bridge';
@@ -91,7 +99,7 @@ describe('Node pushes, Laravel’s worker runs', () => {
       ],
       s.env,
     );
-    expect(dispatched.stderr).toBe('');
+    expect(dispatched.stderr, 'what lqb dispatch RecordJob said on standard error').toBe(UNSHAPED_ONLY('App\\Jobs\\Bridge\\RecordJob'));
     const { uuid, queue } = JSON.parse(dispatched.stdout) as { uuid: string; queue: string };
     expect(queue).toBe(QUEUE);
     const result = await laravelWork();
@@ -121,7 +129,7 @@ describe('Node pushes, Laravel’s worker runs', () => {
       ['dispatch', 'App\\Jobs\\Bridge\\RecordJob', '--queue=emails', '--delay=1', `--props=${JSON.stringify(all)}`],
       s.env,
     );
-    expect(dispatched.stderr).toBe('');
+    expect(dispatched.stderr, 'what lqb dispatch RecordJob said on standard error').toBe(UNSHAPED_ONLY('App\\Jobs\\Bridge\\RecordJob'));
     const ours = await command();
     raw.disconnect();
     expect(ours).toBe(laravels);

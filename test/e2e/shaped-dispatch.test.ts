@@ -9,9 +9,11 @@
  *   line naming class and property, and nothing is pushed.
  */
 import { execFileSync } from 'node:child_process';
+import { cpSync, mkdirSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodePayload } from '../../src/laravel/index.js';
+import { connect } from '../../src/connect/index.js';
 import { serialize } from '../../src/php/index.js';
 import { readShapes } from '../../src/shapes/read.js';
 import { shapedCommand } from '../../src/shapes/command.js';
@@ -41,6 +43,17 @@ afterAll(async () => {
   raw.disconnect();
   s.remove();
 });
+
+/** The command of the job last pushed onto a queue. */
+async function lastCommandOn(queue: string): Promise<string> {
+  const raw = rawClient();
+  try {
+    const [payload] = await raw.lrange(`${prefix}queues:${queue}`, -1, -1);
+    return String((decodePayload(payload!).envelope.data as { command: string }).command);
+  } finally {
+    raw.disconnect();
+  }
+}
 
 /** PHP's own serialize() of a shapes-app job (php-fixture-gen/shapes-serialize.php). */
 function phpSerialize(spec: object): string {
@@ -258,5 +271,103 @@ describe('a ShouldBeUnique job dispatched from Node takes its lock as PendingDis
     const raw = rawClient();
     expect(await raw.exists(`${prefix}laravel_cache:laravel_unique_job:App\\Jobs\\PlainReport3`)).toBe(1);
     raw.disconnect();
+  });
+});
+
+describe('lqb dispatch --env beside the app reads its shapes without being asked', () => {
+  it('writes the bytes PHP writes, reads the shapes again only when a class file changed, and --strict-shapes refuses without them', async () => {
+    // The app as a team has it: its own app/ (a copy, so a class file can change) and vendor/.
+    const app = join(s.dir, 'app-at-hand');
+    mkdirSync(app);
+    cpSync(join(root, 'php-fixture-gen/shapes-app/app'), join(app, 'app'), { recursive: true });
+    symlinkSync(join(root, 'php-fixture-gen/shapes-app/vendor'), join(app, 'vendor'));
+    writeFileSync(join(app, '.env'), `APP_NAME=AtHand\nREDIS_HOST=127.0.0.1\nREDIS_PREFIX=${prefix}\n`);
+    const atHand = (...flags: string[]) =>
+      lqb(
+        [
+          'dispatch',
+          'App\\Jobs\\ShipOrder',
+          '--props={"orderId":7,"secret":"s3"}',
+          `--queue=${QUEUE}-athand`,
+          `--env=${join(app, '.env')}`,
+          ...flags,
+        ],
+        env,
+      );
+    const lastCommand = () => lastCommandOn(`${QUEUE}-athand`);
+
+    const first = await atHand();
+    expect([first.status, first.stderr.trim()], 'the first dispatch: status and what it said').toEqual([
+      0,
+      expect.stringMatching(
+        new RegExp(
+          `^lqb dispatch: class shapes of ${app.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: \\d+ classes, (read by PHP now|unchanged since PHP read them)$`,
+        ),
+      ),
+    ]);
+    expect(await lastCommand(), 'the command, beside PHP’s own serialize() of new ShipOrder(7, "s3")').toBe(
+      phpSerialize({ class: 'App\\Jobs\\ShipOrder', args: [7, 's3'], set: { queue: `${QUEUE}-athand` } }),
+    );
+    const second = await atHand();
+    expect(second.stderr.trim(), 'the second dispatch, nothing changed').toMatch(/unchanged since PHP read them$/);
+    const later = new Date(Date.now() + 5000);
+    utimesSync(join(app, 'app/Jobs/ShipOrder.php'), later, later);
+    const third = await atHand();
+    expect(third.stderr.trim(), 'the dispatch after a class file changed').toMatch(/read by PHP now$/);
+
+    const bare = join(s.dir, 'no-app');
+    mkdirSync(bare);
+    writeFileSync(join(bare, '.env'), `REDIS_HOST=127.0.0.1\nREDIS_PREFIX=${prefix}\n`);
+    const strict = await lqb(
+      [
+        'dispatch',
+        'App\\Jobs\\ShipOrder',
+        '--props={"orderId":7,"secret":"s3"}',
+        `--queue=${QUEUE}-strict`,
+        `--env=${join(bare, '.env')}`,
+        '--strict-shapes',
+      ],
+      env,
+    );
+    expect([strict.status, strict.stderr.trim().split('\n')], 'lqb dispatch --strict-shapes without shapes').toEqual([
+      1,
+      [expect.stringMatching(/^lqb dispatch: App\\Jobs\\ShipOrder was not pushed: --strict-shapes, and no class shapes/)],
+    ]);
+    const raw = rawClient();
+    expect(await raw.llen(`${prefix}queues:${QUEUE}-strict`), 'what --strict-shapes pushed').toBe(0);
+    raw.disconnect();
+  });
+
+  it('connect({ env }) beside the app does the same for the library, says it to the logger, and strictShapes refuses without shapes', async () => {
+    const app = join(s.dir, 'app-at-hand');
+    const said: [string, string | undefined][] = [];
+    const logger = {
+      debug: () => undefined,
+      info: (fields: object, message?: string) => said.push([String((fields as { event?: unknown }).event), message]),
+      warn: (fields: object, message?: string) => said.push([String((fields as { event?: unknown }).event), message]),
+      error: () => undefined,
+    };
+    const queue = await connect({ env: join(app, '.env'), logger });
+    try {
+      await queue.dispatch('App\\Jobs\\ShipOrder', { orderId: 7, secret: 's3' }, { queue: `${QUEUE}-athand` });
+    } finally {
+      await queue.close();
+    }
+    expect(
+      said.filter(([event]) => event === 'shapes'),
+      'what connect() said of the shapes',
+    ).toEqual([['shapes', expect.stringMatching(/^class shapes of .*app-at-hand: \d+ classes, unchanged since PHP read them$/)]]);
+    expect(await lastCommandOn(`${QUEUE}-athand`), 'the command connect() dispatched, beside PHP’s own serialize()').toBe(
+      phpSerialize({ class: 'App\\Jobs\\ShipOrder', args: [7, 's3'], set: { queue: `${QUEUE}-athand` } }),
+    );
+    const strict = await connect({ redis: 'redis://127.0.0.1:6379', prefix, strictShapes: true, logger: false });
+    try {
+      await expect(
+        strict.dispatch('App\\Jobs\\ShipOrder', { orderId: 7 }),
+        'a strict connection’s dispatch without shapes',
+      ).rejects.toThrow(/^App\\Jobs\\ShipOrder was not pushed: strictShapes, and no class shapes/);
+    } finally {
+      await strict.close();
+    }
   });
 });

@@ -1,8 +1,9 @@
 /**
  * A team moving one class at a time: Laravel 8.83 pushes a job Node has no handler for onto a
  * queue a Node worker reads with its default options (library and `lqb work` alike). The Node
- * worker gives it back, unchanged, and Laravel's own worker then runs it; nothing lands in
- * failed_jobs. `share: false` / `--no-share` fail it instead, with the reason.
+ * worker never takes it: it stays on the list as pushed, in its place, and no line is said of it;
+ * Laravel's own worker then runs it; nothing lands in failed_jobs. `share: false` / `--no-share`
+ * take it and fail it instead, with the reason.
  * Producer: Laravel (laravel-dispatch.php). Consumers: the Node worker, then Laravel's.
  */
 import { describe, expect, it } from 'vitest';
@@ -34,38 +35,42 @@ async function failedRecords(): Promise<{ uuid: string | null; exception: string
   }
 }
 
-/** The job as Redis holds it now: waiting (ready or delayed) on the queue, and its attempts. */
-async function waitingJob(): Promise<{ attempts: number; uuid: string } | undefined> {
+/** Where the queue's jobs are now: the ready list (each job's uuid and attempts), and how many are delayed or reserved. */
+async function queueState(): Promise<{ ready: { attempts: number; uuid: string }[]; delayed: number; reserved: number }> {
   const raw = rawClient();
   try {
-    const ready = await raw.lrange(`${current.prefix}queues:${QUEUE}`, 0, -1);
-    const delayed = await raw.zrange(`${current.prefix}queues:${QUEUE}:delayed`, 0, -1);
-    const found = [...ready, ...delayed][0];
-    return found === undefined ? undefined : JSON.parse(found);
+    const key = `${current.prefix}queues:${QUEUE}`;
+    const ready = (await raw.lrange(key, 0, -1)).map((payload) => {
+      const { uuid, attempts } = JSON.parse(payload) as { uuid: string; attempts: number };
+      return { uuid, attempts };
+    });
+    return { ready, delayed: await raw.zcard(`${key}:delayed`), reserved: await raw.zcard(`${key}:reserved`) };
   } finally {
     raw.disconnect();
   }
 }
 
 describe('a job Node has no handler for, on a queue shared with PHP', () => {
-  it('the library worker with default options gives it back, and Laravel’s worker runs it', async () => {
+  it('the library worker with default options never takes it, and Laravel’s worker runs it', async () => {
     const { uuid } = await pushRecordJob(1);
     const queue = await connect({ redis: REDIS_URL, prefix: current.prefix, failedDb: current.s.env.LQB_FAILED_DB! });
-    const givenBack: string[] = [];
+    const said: string[] = [];
     try {
       const worker = queue.worker(NODE_ONLY, { queues: [QUEUE], stopWhenEmpty: true, sleep: 0.05 });
-      worker.on('given-back', (event) => givenBack.push(`${event.job} ${event.uuid}: ${event.reason}`));
-      expect((await worker.run()).reason, 'the Node worker did not stop when the queue was empty').toBe('empty');
+      worker.on('processing', (e) => void said.push(`processing ${e.job}`));
+      worker.on('given-back', (e) => void said.push(`given-back ${e.job}`));
+      worker.on('failed', (e) => void said.push(`failed ${e.job}`));
+      expect((await worker.run()).reason, 'the Node worker did not stop when the queue held none of its jobs').toBe('empty');
     } finally {
       await queue.close();
     }
-    expect(givenBack, 'the Node worker did not give the PHP job back, saying why').toEqual([
-      `${RECORD_JOB} ${uuid}: no Node handler, left for a PHP worker`,
-    ]);
+    expect(said, 'the Node worker took the PHP job (and said so)').toEqual([]);
     expect(await failedRecords(), 'the PHP job was failed by the Node worker').toEqual([]);
-    expect(await waitingJob(), 'the job given back is not waiting unchanged (attempts unspent)').toMatchObject({ uuid, attempts: 0 });
-    // Given back with a second's delay (shareDelay): Laravel's worker takes it once it is due.
-    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect(await queueState(), 'the PHP job is not waiting on the list as pushed (attempts 0), never given back').toEqual({
+      ready: [{ uuid, attempts: 0 }],
+      delayed: 0,
+      reserved: 0,
+    });
     const laravel = await php('laravel-worker.php', [`--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0'], current.s.env, {
       timeoutMs: 30_000,
     });
@@ -80,20 +85,21 @@ describe('a job Node has no handler for, on a queue shared with PHP', () => {
     expect(await failedRecords(), 'a job landed in failed_jobs').toEqual([]);
   });
 
-  it('lqb work without flags gives it back too, and says so in its start line; --no-share fails it with the reason', async () => {
+  it('lqb work without flags leaves it too, and says so in its start line; --no-share fails it with the reason', async () => {
     const handlers = join(current.s.dir, 'node-only.mjs');
     writeFileSync(handlers, `export default { 'App\\\\Jobs\\\\Bridge\\\\NotYetMoved': async () => {} };\n`);
     const { uuid } = await pushRecordJob(2);
     const shared = await lqb(['work', `--handlers=${handlers}`, `--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0'], current.s.env);
     expect(shared.status, shared.stderr).toBe(0);
     expect(shared.stderr, 'the start line does not say what happens to jobs with no Node handler').toMatch(
-      /^lqb work: worker starting: .*a job with no Node handler is given back for a PHP worker/m,
+      /^lqb work: worker starting: .*a job with no Node handler is left on the queue for a PHP worker/m,
     );
-    expect(shared.stdout, 'lqb work did not give the PHP job back').toMatch(
-      /Given back: App\\Jobs\\Bridge\\RecordJob \([\d.]+ms\): no Node handler, left for a PHP worker/,
-    );
-    expect(await waitingJob(), 'the job given back is not waiting, attempts unspent').toMatchObject({ uuid, attempts: 0 });
-    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect(shared.stdout, 'lqb work said a line of the PHP job it must not take').not.toMatch(/RecordJob/);
+    expect(await queueState(), 'the PHP job is not waiting on the list as pushed (attempts 0), never given back').toEqual({
+      ready: [{ uuid, attempts: 0 }],
+      delayed: 0,
+      reserved: 0,
+    });
     const alone = await lqb(
       ['work', `--handlers=${handlers}`, `--queue=${QUEUE}`, '--stop-when-empty', '--sleep=0', '--no-share'],
       current.s.env,

@@ -4,17 +4,21 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect } from 'vitest';
 import { root } from './php.js';
 import { rawClient, removePrefix, uniquePrefix } from './redis.js';
+import { unshapedLine } from '../../src/shapes/unshaped.js';
 
 export interface RunResult {
   status: number | null;
   signal: NodeJS.Signals | null;
   stdout: string;
   stderr: string;
+  /** It had not ended by `timeoutMs`, and was killed (run() says; others that build a RunResult may leave it out). */
+  timedOut?: boolean;
 }
 
 /** Runs a command to its end (or kills it after `timeoutMs`). */
@@ -30,16 +34,31 @@ export function run(
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
     child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, options.timeoutMs ?? 60_000);
     child.on('error', reject);
     child.on('close', (status, signal) => {
       clearTimeout(timer);
-      resolve({ status, signal, stdout, stderr });
+      resolve({ status, signal, stdout, stderr, timedOut });
     });
     // A process that exits before reading its input must not fail the test with EPIPE.
     child.stdin.on('error', () => undefined);
     child.stdin.end(options.input ?? '');
   });
+}
+
+/** run()'s result as the stopping tests read it: the exit code (or signal), 'still running' when it had to be killed. */
+export async function runWithin(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  deadlineMs: number,
+): Promise<{ status: number | string | null; stdout: string; stderr: string }> {
+  const ended = await run(command, args, env, { timeoutMs: deadlineMs });
+  return { status: ended.timedOut ? 'still running' : (ended.status ?? ended.signal), stdout: ended.stdout, stderr: ended.stderr };
 }
 
 export const lqb = (args: string[], env: NodeJS.ProcessEnv, options?: { input?: string; timeoutMs?: number; nodeFlags?: string[] }) =>
@@ -107,9 +126,12 @@ export function scratchPerTest(label: string, queue = 'default'): { s: Scratch; 
     current.s = scratch(current.prefix, queue);
   });
   afterEach(async () => {
-    const raw = rawClient();
-    await removePrefix(raw, current.prefix);
-    raw.disconnect();
+    // The queue's database and the cache's (db 1, where --env puts pause switches and restart signals).
+    for (const db of [0, 1]) {
+      const raw = rawClient(db);
+      await removePrefix(raw, current.prefix);
+      raw.disconnect();
+    }
     current.s.remove();
   });
   return current;
@@ -130,5 +152,16 @@ function recordLines(text: string): Record<string, any>[] {
 /** What `lqb work` writes to standard error when all goes well: its start line alone. */
 export const START_LINE_ONLY = /^lqb work: worker starting: [^\n]+\n$/;
 
+/** What `lqb dispatch` of a class by name without shapes writes to standard error when all goes well: the one line that says so. */
+export const UNSHAPED_ONLY = (className: string): string => `lqb dispatch: ${unshapedLine(className, 'cli')}\n`;
+
 /** `lqb work`'s flags for a Node worker alone on its queues (`--no-share`), unless the test shares them. */
 export const aloneUnlessShared = (flags: string[]): string[] => (flags.includes('--share') ? flags : ['--no-share', ...flags]);
+
+/** A port held by a plain TCP server until the cleanup pushed onto `cleanups` runs. */
+export async function takenPort(cleanups: (() => unknown)[]): Promise<number> {
+  const holder = createServer();
+  await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+  cleanups.push(() => holder.close());
+  return (holder.address() as { port: number }).port;
+}

@@ -23,9 +23,9 @@ export function prefixedClient(prefix: string): RedisClient {
   return connectRedis({ url: REDIS_URL, prefix });
 }
 
-/** A client without a prefix, to look at and clean up raw keys. */
-export function rawClient(): Redis {
-  return new Redis(REDIS_URL);
+/** A client without a prefix, to look at and clean up raw keys (in database `db`, 0 by default). */
+export function rawClient(db = 0): Redis {
+  return new Redis(REDIS_URL, { db });
 }
 
 export type Dump = Record<string, string[] | [string, number][] | string>;
@@ -142,4 +142,19 @@ export async function startShiftedRedis(seconds: number): Promise<OwnRedis> {
   const library = join(dir, 'clock-shift.so');
   execFileSync('cc', ['-shared', '-fPIC', '-O2', '-o', library, join(root, 'test/helpers/clock-shift.c'), '-ldl']);
   return startOwnRedis([], undefined, { ...process.env, LD_PRELOAD: library, CLOCK_SHIFT_SECONDS: String(seconds) });
+}
+
+/**
+ * A redis-server of the test's own and an admin client on it (its errors ignored: the test may
+ * kill or pause the server), both let go by a cleanup pushed onto `cleanups`.
+ */
+export async function ownRedisWithAdmin(cleanups: (() => unknown)[]): Promise<{ url: string; port: number; admin: Redis }> {
+  const server = await startOwnRedis([]);
+  const admin = new Redis(server.port, '127.0.0.1');
+  admin.on('error', () => undefined);
+  cleanups.push(() => {
+    admin.disconnect();
+    server.stop();
+  });
+  return { url: `redis://127.0.0.1:${server.port}`, port: server.port, admin };
 }

@@ -11,6 +11,7 @@ import {
   QueueCache,
   Worker,
   type HandlerMap,
+  type WorkerDependencies,
   type WorkerEvent,
   type WorkerOptions,
 } from '../../src/worker/index.js';
@@ -30,7 +31,7 @@ export interface WorkerSetup {
   failedDb: string;
   cache: QueueCache;
   events: WorkerEvent[];
-  worker(handlers: HandlerMap, options?: Partial<WorkerOptions>): Worker;
+  worker(handlers: HandlerMap, options?: Partial<WorkerOptions>, deps?: Partial<WorkerDependencies>): Worker;
   cleanup(): Promise<void>;
 }
 
@@ -51,8 +52,13 @@ export function workerSetup(label = 'worker', queueOptions: ConstructorParameter
     failedDb,
     cache,
     events,
-    worker: (handlers, options = {}) =>
-      new Worker(queue, handlers, { sleep: 0.05, memory: 0, share: false, ...options }, { failer, cache, log: (e) => events.push(e) }),
+    worker: (handlers, options = {}, deps = {}) =>
+      new Worker(
+        queue,
+        handlers,
+        { sleep: 0.05, memory: 0, share: false, ...options },
+        { failer, cache, log: (e) => events.push(e), ...deps },
+      ),
     async cleanup() {
       await queue.close();
       await failer.close();

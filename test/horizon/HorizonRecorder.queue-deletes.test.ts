@@ -58,6 +58,24 @@ describe("a queue's deletes with Horizon's records", () => {
     );
   }, 30_000);
 
+  it('late (the reservations ran out and were moved back): take the copies off the list, and complete only those', async () => {
+    const { admin, queue, taken, told } = await twoReserved();
+    // As a stall does: both reservations run out and a reserve moves them back to the list; then
+    // another worker takes j-2's copy before the deletes arrive.
+    for (const job of taken) await admin.zadd('app_database_queues:default:reserved', 'XX', 1, job.reservedBytes);
+    await queue.migrate('default');
+    const key = 'app_database_queues:default';
+    expect(await admin.lrange(key, 0, -1), 'the list after the migration').toEqual(taken.map((job) => job.reserved));
+    await admin.lrem(key, 1, taken[1]!.reserved);
+    await admin.lpop(`${key}:notify`);
+    await Promise.all(taken.map((job) => queue.deleteReserved(job, { runtimeMs: 1 })));
+    expect(await admin.llen(key), 'copies left on the list').toBe(0);
+    expect(await admin.llen(`${key}:notify`), 'notify entries left').toBe(0);
+    expect(await admin.hget('app_horizon:j-1', 'status'), 'j-1 (its copy taken off the list by the late delete)').toBe('completed');
+    expect(await admin.hget('app_horizon:j-2', 'status'), 'j-2 (its copy taken by another worker: that run completes it)').toBe('pending');
+    expect(told, 'records’ failures told').toEqual([]);
+  }, 30_000);
+
   it('still delete every job when the records fail partway, and tell it once', async () => {
     const { admin, queue, taken, told } = await twoReserved();
     // j-1's record is not a hash: the step stops at its completion, before j-2's delete.

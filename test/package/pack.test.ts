@@ -2,13 +2,24 @@
  * The package as a user gets it: `npm pack`, installed into a scratch project of its own, then
  * used from an ES module and from a CommonJS script, through the root and the subpath entries
  * (internals only through their subpath), and `npx lqb` run there. What the tarball holds is
- * checked too: the builds, the Lua and PHP they read, the schemas and the README, and no sources
+ * checked too: the builds, the Lua and PHP they read, the schemas, the README and docs/ (whose links resolve in the install), and no sources
  * or fixture generators.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -76,9 +87,12 @@ afterAll(() => {
 });
 
 describe('npm pack', () => {
-  it('ships dist/, schemas/ and the README, and no sources or fixture generators', () => {
+  it('ships dist/, schemas/, docs/ and the README, and no sources or fixture generators', () => {
     expect(files.filter((path) => path.startsWith('src/') || path.startsWith('php-fixture-gen/') || path.startsWith('test/'))).toEqual([]);
-    expect(files.filter((path) => !path.startsWith('dist/') && !path.startsWith('schemas/')).sort()).toEqual(['README.md', 'package.json']);
+    expect(files.filter((path) => !path.startsWith('dist/') && !path.startsWith('schemas/') && !path.startsWith('docs/')).sort()).toEqual([
+      'README.md',
+      'package.json',
+    ]);
     for (const path of [
       'dist/index.js',
       'dist/cjs/index.js',
@@ -104,6 +118,25 @@ describe('npm pack', () => {
 });
 
 describe('what the install brings', () => {
+  it('resolves every link of the installed README and docs/ pages to a file the install holds', () => {
+    const installed = join(scratch, 'node_modules', manifest.name);
+    const pages = [
+      'README.md',
+      ...readdirSync(join(installed, 'docs'))
+        .filter((name) => name.endsWith('.md'))
+        .map((name) => `docs/${name}`),
+    ];
+    const dead: string[] = [];
+    for (const page of pages) {
+      const text = readFileSync(join(installed, page), 'utf8');
+      for (const [, target] of text.matchAll(/\]\(([^)\s#]+)(?:#[^)]*)?\)/g)) {
+        if (/^[a-z]+:/i.test(target!)) continue;
+        if (!existsSync(join(installed, dirname(page), target!))) dead.push(`${page} → ${target}`);
+      }
+    }
+    expect(pages, 'the pages the install holds').toContain('docs/library.md');
+    expect(dead, 'links of the installed pages that name a file the install lacks').toEqual([]);
+  });
   it('ioredis, ajv, hash-wasm and htm (the dashboard’s Preact) with theirs: 16 packages, no SQL library (the drivers are the user’s choice)', () => {
     const modules = join(scratch, 'node_modules');
     const brought = new Set<string>();
@@ -353,17 +386,77 @@ export { handlers, toJS, Worker, MissingDriverError, RedisQueue, readShapes };
     expect(out.trim()).toBe(`${manifest.name} ${manifest.version}`);
   });
 
-  it('the installed CLI lists no demo, and `lqb demo` says what it needs (the Laravel side is not shipped)', () => {
+  it('the installed CLI lists lqb demo, and `lqb demo` says exactly what it needs (the Laravel side is not shipped), exit 1', () => {
     const lqb = (args: string[]) => spawnSync('npx', ['--no-install', 'lqb', ...args], { cwd: scratch, encoding: 'utf8' });
-    const overview = lqb([]);
-    expect(overview.stdout, 'the installed lqb overview').toMatch(/commands: work, dispatch, /);
-    expect(overview.stdout, 'the installed lqb overview').not.toMatch(/\bdemo\b/);
-    const demo = lqb(['demo']);
-    expect(demo.stderr, 'lqb demo from the installed package').toMatch(
-      /^lqb demo: lqb demo runs from a clone of the repository, where Debian's Laravel 8\.83 plays the PHP side: git clone the repository, then npm ci && npm run demo/,
+    const overview = lqb(['--help']);
+    expect(overview.stdout, 'the installed lqb --help: its list of commands').toMatch(/commands: work, dispatch, [^)]*\bdemo\b/);
+    expect(overview.stdout, "the installed lqb --help: demo's line, marked as not runnable from this install").toMatch(
+      /\n {2}lqb demo +Both directions, live.* \(not from this install: `lqb demo` says what it needs\)\n/,
     );
-    expect(demo.stderr.trim().split('\n'), 'lines lqb demo printed').toHaveLength(1);
-    expect(demo.status).toBe(1);
+    expect(files, 'the tarball ships no php-fixture-gen/ (what would let the demo run)').not.toContainEqual(
+      expect.stringMatching(/^php-fixture-gen\//),
+    );
+    const demo = lqb(['demo']);
+    const said = demo.stderr.trim().split('\n');
+    expect(said, 'lines lqb demo printed on stderr').toHaveLength(1);
+    // The package.json names no repository: the line names none either, and makes none up.
+    for (const needed of [
+      "a clone of this package's repository",
+      '`npm ci && npm run demo`',
+      'php-fixture-gen/install-deps.sh',
+      'php-redis',
+      "Debian's Laravel 8.83 packages (php-cli php-redis ",
+      'php-laravel-framework',
+      'a Redis at --redis (or REDIS_URL), else 127.0.0.1:6379',
+    ])
+      expect(said[0], `lqb demo from the installed package names ${needed}`).toContain(needed);
+    expect(said[0], 'lqb demo from the installed package names no repository address').not.toMatch(/https?:|github|git@/);
+    expect(demo.stdout, 'lqb demo from the installed package: stdout').toBe('');
+    expect(demo.status, 'lqb demo from the installed package: exit status').toBe(1);
+  });
+});
+
+describe('an app database whose SQL driver is not installed', () => {
+  it('refuses to start lqb work and an embedded worker, naming the package and the line that installs it', () => {
+    // A stock Laravel 11/12 app keeps failed_jobs in SQLite: here, without better-sqlite3.
+    const driver = join(scratch, 'node_modules/better-sqlite3');
+    renameSync(driver, `${driver}.away`);
+    try {
+      const failedDb = join(scratch, 'missing-driver.sqlite');
+      writeFileSync(join(scratch, 'one-handler.mjs'), "export default { 'App\\\\Jobs\\\\Hello': async () => undefined };\n");
+      const env = { ...process.env, REDIS_PREFIX: `lqb-pack-nodriver-${process.pid}:` };
+      const cli = spawnSync(
+        'npx',
+        ['--no-install', 'lqb', 'work', '--handlers=one-handler.mjs', `--failed-db=${failedDb}`, '--stop-when-empty'],
+        {
+          cwd: scratch,
+          encoding: 'utf8',
+          env,
+          timeout: 60_000,
+        },
+      );
+      expect([cli.status, cli.stderr.trim().split('\n')], 'lqb work without better-sqlite3: status and standard error').toEqual([
+        1,
+        [expect.stringMatching(/^lqb work: .*"better-sqlite3", which is not installed: run `npm install better-sqlite3`$/)],
+      ]);
+      const embedded = run(
+        'missing-driver.cjs',
+        `const { connect } = require('laravel-queue-bridge');
+(async () => {
+  const queue = await connect({ redis: 'redis://127.0.0.1:6379', prefix: '${env.REDIS_PREFIX}', failedDb: ${JSON.stringify(failedDb)}, logger: false });
+  let refused;
+  try { queue.worker({}, { stopWhenEmpty: true }); } catch (error) { refused = error.message; }
+  await queue.close();
+  console.log(JSON.stringify({ refused }));
+})().catch((error) => { console.error(error); process.exit(1); });
+`,
+      );
+      expect(embedded, 'what worker() said without better-sqlite3').toEqual({
+        refused: expect.stringMatching(/"better-sqlite3", which is not installed: run `npm install better-sqlite3`$/),
+      });
+    } finally {
+      renameSync(`${driver}.away`, driver);
+    }
   });
 });
 
@@ -428,28 +521,41 @@ describe('an installed service beside real Laravel', () => {
       timeout: 60_000,
     });
 
-  it('bundled by esbuild into one file run where no node_modules is: dispatch to Laravel’s worker, consume what Laravel pushed (no file read from disk)', async () => {
-    const app = `packbundle${randomBytes(3).toString('hex')}`;
-    const prefix = `${app}_database_`;
-    const [toPhp, toNode] = ['bundle-to-php', 'bundle-to-node'];
-    // Beside the scratch project, not in it: nothing the bundle needs may come from a node_modules.
-    const deploy = join(scratch, '..', 'deploy');
-    mkdirSync(deploy, { recursive: true });
-    writeFileSync(
-      join(deploy, '.env'),
-      [
-        `APP_NAME=${app}`,
-        'REDIS_HOST=127.0.0.1',
-        'REDIS_PORT=6379',
-        `REDIS_QUEUE=${toPhp}`,
-        'DB_CONNECTION=sqlite',
-        `DB_DATABASE=${join(deploy, 'app.sqlite')}`,
-        '',
-      ].join('\n'),
-    );
-    writeFileSync(
-      join(scratch, 'bundled-service.mjs'),
-      `import { connect, defineHandlers } from 'laravel-queue-bridge';
+  // CommonJS, and an ES module with the banner esbuild's users add so bundled CommonJS can require Node's modules.
+  const USUAL_ESM_BANNER = "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
+  for (const [format, bundleFile, banner] of [
+    ['cjs', 'service.cjs', undefined],
+    ['esm', 'service.mjs', USUAL_ESM_BANNER],
+  ] as const) {
+    it(`bundled by esbuild (${format}${banner ? ', the usual createRequire banner' : ''}) into one file run where only the SQL driver is installed: dispatch to Laravel’s worker, consume what Laravel pushed (no file read from disk)`, async () => {
+      const app = `packbundle${randomBytes(3).toString('hex')}`;
+      const prefix = `${app}_database_`;
+      const [toPhp, toNode] = ['bundle-to-php', 'bundle-to-node'];
+      // Beside the scratch project, not in it: nothing the bundle needs may come from a node_modules.
+      const deploy = join(scratch, '..', `deploy-${format}`);
+      mkdirSync(deploy, { recursive: true });
+      // The app keeps failed_jobs in SQLite: its driver is installed where the bundle runs, as
+      // docs/library.md says (the worker refuses to start without it), and nothing else is.
+      for (const name of ['better-sqlite3', 'bindings', 'file-uri-to-path']) {
+        mkdirSync(join(deploy, 'node_modules'), { recursive: true });
+        if (!existsSync(join(deploy, 'node_modules', name)))
+          symlinkSync(join(scratch, 'node_modules', name), join(deploy, 'node_modules', name));
+      }
+      writeFileSync(
+        join(deploy, '.env'),
+        [
+          `APP_NAME=${app}`,
+          'REDIS_HOST=127.0.0.1',
+          'REDIS_PORT=6379',
+          `REDIS_QUEUE=${toPhp}`,
+          'DB_CONNECTION=sqlite',
+          `DB_DATABASE=${join(deploy, 'app.sqlite')}`,
+          '',
+        ].join('\n'),
+      );
+      writeFileSync(
+        join(scratch, 'bundled-service.mjs'),
+        `import { connect, defineHandlers } from 'laravel-queue-bridge';
 const main = async () => {
   const queue = await connect({ env: '.env', connectTimeout: 3000 });
   const dispatched = await queue.dispatch(${RECORD_JOB}, { n: 9, label: 'from-bundle', ratio: 0.25, items: [2], flag: false });
@@ -461,59 +567,77 @@ const main = async () => {
 };
 main().catch((error) => { console.error(error); process.exit(1); });
 `,
-    );
-    const { build } = await import('esbuild');
-    // The SQL drivers (native, or loaded by name) and OpenTelemetry are optional peers: left out, as a user leaves them out.
-    const bundled = await build({
-      entryPoints: [join(scratch, 'bundled-service.mjs')],
-      bundle: true,
-      platform: 'node',
-      format: 'cjs',
-      target: 'node20',
-      outfile: join(deploy, 'service.cjs'),
-      external: ['better-sqlite3', 'mysql2', 'pg', '@opentelemetry/api'],
-      logLevel: 'silent',
-    });
-    expect(bundled.errors, 'esbuild errors').toEqual([]);
-    const laravelEnv = {
-      REDIS_PREFIX: prefix,
-      LQB_FAILED_DB: join(deploy, 'app.sqlite'),
-      LQB_RECORD_FILE: join(deploy, `php-runs-${app}.jsonl`),
-    };
-    try {
-      const pushed = php('laravel-dispatch.php', ['record', JSON.stringify({ n: 43, label: 'php-to-bundle', queue: toNode })], {
-        ...laravelEnv,
-        QUEUE_NAME: toNode,
+      );
+      const { build } = await import('esbuild');
+      // The SQL drivers (native, or loaded by name) and OpenTelemetry are optional peers: left out, as a user leaves them out.
+      const bundled = await build({
+        entryPoints: [join(scratch, 'bundled-service.mjs')],
+        bundle: true,
+        platform: 'node',
+        format,
+        target: 'node20',
+        outfile: join(deploy, bundleFile),
+        external: ['better-sqlite3', 'mysql2', 'pg', '@opentelemetry/api'],
+        ...(banner ? { banner: { js: banner } } : {}),
+        logLevel: 'silent',
       });
-      expect(pushed.status, pushed.stderr).toBe(0);
-      const ran = spawnSync(process.execPath, ['service.cjs'], { cwd: deploy, encoding: 'utf8', timeout: 60_000 });
-      expect(ran.stderr, 'what the bundled service printed on stderr').toBe('');
-      expect(ran.status).toBe(0);
-      const out = JSON.parse(ran.stdout) as { dispatched: { uuid: string; queue: string }; seen: unknown[]; stop: string };
-      expect(out.seen, 'what the bundled handler got of the job Laravel pushed').toEqual([[43, 'php-to-bundle']]);
-      expect(out.stop).toBe('empty');
-      expect(out.dispatched.queue).toBe(toPhp);
-      const worker = php('laravel-worker.php', [`--queue=${toPhp}`, '--stop-when-empty', '--sleep=0'], {
-        ...laravelEnv,
-        QUEUE_NAME: toPhp,
-      });
-      expect(worker.status, worker.stderr).toBe(0);
-      const runs = readFileSync(laravelEnv.LQB_RECORD_FILE, 'utf8')
-        .trim()
-        .split('\n')
-        .map((line) => JSON.parse(line) as { uuid: string; props: Record<string, unknown> });
-      expect(
-        runs.map((r) => [r.uuid, r.props.n, r.props.label]),
-        'what Laravel’s worker ran of the bundle’s dispatch',
-      ).toEqual([[out.dispatched.uuid, 9, 'from-bundle']]);
-    } finally {
-      const redis = new Redis();
-      await redis
-        .keys(`${prefix}*`)
-        .then((keys) => (keys.length ? redis.del(...keys) : 0))
-        .finally(() => redis.disconnect());
-    }
-  }, 90_000);
+      expect(bundled.errors, 'esbuild errors').toEqual([]);
+      const laravelEnv = {
+        REDIS_PREFIX: prefix,
+        LQB_FAILED_DB: join(deploy, 'app.sqlite'),
+        LQB_RECORD_FILE: join(deploy, `php-runs-${app}.jsonl`),
+      };
+      try {
+        const pushed = php('laravel-dispatch.php', ['record', JSON.stringify({ n: 43, label: 'php-to-bundle', queue: toNode })], {
+          ...laravelEnv,
+          QUEUE_NAME: toNode,
+        });
+        expect(pushed.status, pushed.stderr).toBe(0);
+        const ran = spawnSync(process.execPath, [bundleFile], { cwd: deploy, encoding: 'utf8', timeout: 60_000 });
+        // The service gives no logger: its worker says its start and its stop there, and nothing per job.
+        expect(
+          ran.stderr
+            .split('\n')
+            .filter(Boolean)
+            .map((line) => line.replace(/^(laravel-queue-bridge: worker starting).*/, '$1')),
+          'what the bundled service printed on stderr',
+        ).toEqual([
+          // Dispatched by class name, no app at hand to read its shapes from: said once.
+          expect.stringMatching(/^laravel-queue-bridge: App\\Jobs\\Bridge\\RecordJob was written without its class shapes: /),
+          'laravel-queue-bridge: worker starting',
+          // The deployed .env has no vendor/ beside it: the app's version is not known, and Laravel 8.83's payload shows none.
+          expect.stringMatching(
+            /^laravel-queue-bridge: warning without class shapes \(--shapes\), the unique lock of a ShouldBeUnique job/,
+          ),
+          'laravel-queue-bridge: stopping empty',
+        ]);
+        expect(ran.status).toBe(0);
+        const out = JSON.parse(ran.stdout) as { dispatched: { uuid: string; queue: string }; seen: unknown[]; stop: string };
+        expect(out.seen, 'what the bundled handler got of the job Laravel pushed').toEqual([[43, 'php-to-bundle']]);
+        expect(out.stop).toBe('empty');
+        expect(out.dispatched.queue).toBe(toPhp);
+        const worker = php('laravel-worker.php', [`--queue=${toPhp}`, '--stop-when-empty', '--sleep=0'], {
+          ...laravelEnv,
+          QUEUE_NAME: toPhp,
+        });
+        expect(worker.status, worker.stderr).toBe(0);
+        const runs = readFileSync(laravelEnv.LQB_RECORD_FILE, 'utf8')
+          .trim()
+          .split('\n')
+          .map((line) => JSON.parse(line) as { uuid: string; props: Record<string, unknown> });
+        expect(
+          runs.map((r) => [r.uuid, r.props.n, r.props.label]),
+          'what Laravel’s worker ran of the bundle’s dispatch',
+        ).toEqual([[out.dispatched.uuid, 9, 'from-bundle']]);
+      } finally {
+        const redis = new Redis();
+        await redis
+          .keys(`${prefix}*`)
+          .then((keys) => (keys.length ? redis.del(...keys) : 0))
+          .finally(() => redis.disconnect());
+      }
+    }, 90_000);
+  }
 
   for (const [kind, file, head] of [
     ['an ES module', 'service.mjs', "import { connect, defineHandlers } from 'laravel-queue-bridge';\nconst main = async () => {"],

@@ -122,17 +122,27 @@ function startService(scratch: string, file: string, source: string, nodeArgs: s
 }
 
 export function quickStartDefaults(scratchDir: () => string, php: Php): void {
-  it('quick start: PHP’s jobs on the shared queue are given back and still run by PHP; Node runs its own', () =>
-    withApp(scratchDir(), async ({ laravelEnv, records }) => {
+  it('quick start: PHP’s jobs on the shared queue are left to PHP, which runs them; Node runs its own', () =>
+    withApp(scratchDir(), async ({ prefix, laravelEnv, records }) => {
       expect(php('laravel-dispatch.php', ['record', JSON.stringify({ n: 1, label: 'for-php' })], laravelEnv).status).toBe(0);
       expect(php('laravel-dispatch.php', ['slow', JSON.stringify({ n: 2, seconds: 0 })], laravelEnv).status).toBe(0);
       const service = startService(scratchDir(), 'quick-shared.mjs', QUICK_START());
       await service.waitFor(/"node-done","n":2/);
       service.child.stdin.write('stop\n');
       expect(await service.exited, service.stderr()).toBe(0);
-      // A job given back waits shareDelay (1 s) in :delayed before any worker sees it again; a
-      // --stop-when-empty worker started sooner would find the queue empty and stop.
-      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      const redis = new Redis();
+      try {
+        // Left where it was: never taken, so never in :reserved or :delayed, its attempts unspent.
+        const waiting = (await redis.lrange(`${prefix}queues:shared`, 0, -1)).map(
+          (raw) => JSON.parse(raw) as { displayName: string; attempts: number },
+        );
+        expect(
+          waiting.map((job) => [job.displayName, job.attempts]),
+          'PHP’s job on the queue after the Node service',
+        ).toEqual([['App\\Jobs\\Bridge\\RecordJob', 0]]);
+      } finally {
+        redis.disconnect();
+      }
       const worker = php('laravel-worker.php', ['--queue=shared', '--stop-when-empty', '--sleep=0'], laravelEnv);
       expect(worker.status, worker.stderr).toBe(0);
       expect(
@@ -179,7 +189,7 @@ export function quickStartDefaults(scratchDir: () => string, php: Php): void {
       // The library says it to its logger (here the console, which pino-style loggers stand in for).
       const service = startService(scratchDir(), 'quick-start-line.mjs', QUICK_START('', ', logger: console'));
       const startLine = new RegExp(
-        `redis://127\\.0\\.0\\.1:6379.*prefix "${prefix}".*queues shared.*App\\\\Jobs\\\\Bridge\\\\SlowJob.*given back for a PHP worker`,
+        `redis://127\\.0\\.0\\.1:6379.*prefix "${prefix}".*queues shared.*App\\\\Jobs\\\\Bridge\\\\SlowJob.*left on the queue for a PHP worker`,
       );
       const deadline = Date.now() + 10_000;
       while (!startLine.test(service.out.join('\n') + service.stderr()) && Date.now() < deadline)

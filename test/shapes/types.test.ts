@@ -80,8 +80,8 @@ import { connect } from '${pkg}';
 import type { Jobs } from './jobs.js';
 export async function send() {
   const typed = await connect<Jobs>();
-  await typed.dispatch('App\\\\Jobs\\\\ShipOrder', { orderId: 7, express: true, weight: 1.5 }, { queue: 'orders' });
-  await typed.dispatch('App\\\\Jobs\\\\SyncUser');
+  await typed.dispatch('App\\\\Jobs\\\\ShipOrder', { orderId: 7, secret: 's', express: true, weight: 1.5 }, { queue: 'orders' });
+  await typed.dispatch('App\\\\Jobs\\\\SyncUser', { user: { class: 'App\\\\Models\\\\User', id: 1, relations: [], connection: null } });
   const loose = await connect();
   await loose.dispatch('Anything\\\\At\\\\All', { whatever: [1, 'two'] });
 }
@@ -92,9 +92,11 @@ import { connect } from '${pkg}';
 import type { Jobs } from './jobs.js';
 export async function send() {
   const queue = await connect<Jobs>();
-  await queue.dispatch('App\\\\Jobs\\\\ShipOrder', { orderId: 'x' });
+  await queue.dispatch('App\\\\Jobs\\\\ShipOrder', { orderId: 'x', secret: 's' });
   await queue.dispatch('App\\\\Jobs\\\\ShipOrdr', {});
   await queue.dispatch('App\\\\Listeners\\\\SendShipmentNotification@handle', {});
+  await queue.dispatch('App\\\\Jobs\\\\ShipOrder', { orderId: 7 });
+  await queue.dispatch('App\\\\Jobs\\\\SyncUser');
 }
 `;
 
@@ -195,7 +197,8 @@ describe('lqb shapes --types', () => {
     expect(text).toMatch(
       /export interface ShipOrder \{[^}]*\n\s+orderId: number;[^}]*\n\s+notes: LqbTypes\.PhpArray \| null;[^}]*\n\s+coupon\?: string \| null;/,
     );
-    expect(text).toContain('"App\\\\Jobs\\\\ShipOrder": { command: App.Jobs.ShipOrder };');
+    // What a producer must give: typed, no default, not nullable (orderId, secret); coupon (?string) and the defaults may be left out.
+    expect(text).toContain('"App\\\\Jobs\\\\ShipOrder": { command: App.Jobs.ShipOrder; required: "orderId" | "secret" };');
     expect(text).toContain('"App\\\\Listeners\\\\SendShipmentNotification@handle": { args: [App.Events.OrderShipped] };');
   });
 
@@ -250,6 +253,11 @@ describe('lqb shapes --types', () => {
       expect.stringMatching(
         /^dispatch-wrong\.ts\(8,\d+\): error TS2345: Argument of type '"App\\\\Listeners\\\\SendShipmentNotification@handle"' is not assignable/,
       ),
+      // A required property left out (secret: typed, no default), and a class with required ones given none.
+      expect.stringMatching(
+        /^dispatch-wrong\.ts\(9,\d+\): error TS2345: Argument of type '\{ orderId: number; \}' is not assignable to .*Pick<ShipOrder, "orderId" \| "secret">/,
+      ),
+      expect.stringMatching(/^dispatch-wrong\.ts\(10,\d+\): error TS2554: Expected 2-3 arguments, but got 1/),
     ]);
   });
 

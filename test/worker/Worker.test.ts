@@ -9,12 +9,24 @@ import { fromJS, serialize } from '../../src/php/index.js';
 import { debianPayloads } from '../helpers/laravel.js';
 import { workerSetup, type WorkerSetup } from '../helpers/worker.js';
 import { rawClient } from '../helpers/redis.js';
+import { failureWords } from '../helpers/failure-words.js';
 
 let env: WorkerSetup;
 beforeEach(() => {
   env = workerSetup();
 });
 afterEach(() => env.cleanup());
+
+/**
+ * A delayed job's due time: `seconds` past the moment it was given back, which fell between the
+ * clock readings `before` and `after` (whole seconds), however long a busy machine took.
+ */
+function expectDueIn(score: number, seconds: number, before: number, after: number, what: string): void {
+  expect(
+    score >= before + seconds && score <= after + seconds,
+    `${what}: due at ${score}, should be ${seconds} s past its release, within [${before + seconds}, ${after + seconds}]`,
+  ).toBe(true);
+}
 
 function payload(className: string, props: Record<string, unknown> = {}, options: PayloadOptions = {}): string {
   return buildPayload(buildJob({ className, properties: props, serializesModels: false }), options).raw;
@@ -80,13 +92,15 @@ describe('exceptions', () => {
 
   it('wait out the backoff in :delayed', async () => {
     await env.queue.pushRaw(payload('App\\Jobs\\Flaky', {}, { maxTries: 2, backoff: [30] }));
+    const before = Math.floor(Date.now() / 1000);
     await env.worker({ 'App\\Jobs\\Flaky': async () => Promise.reject(new Error('x')) }, { stopWhenEmpty: true }).run();
+    const after = Math.floor(Date.now() / 1000);
     expect(await env.queue.delayedSize()).toBe(1);
     const [[member, score]] = (await env.client.zrange('queues:default:delayed', 0, -1, 'WITHSCORES')).reduce<[string, string][]>(
       (pairs, v, i, all) => (i % 2 ? pairs : [...pairs, [v, all[i + 1]!]]),
       [],
     ) as [[string, string]];
-    expect(Number(score) - Math.floor(Date.now() / 1000)).toBeGreaterThanOrEqual(28);
+    expectDueIn(Number(score), 30, before, after, 'the backoff of 30 s');
     expect(JSON.parse(member).attempts).toBe(1); // the reserved form goes back, attempts counted
   });
 
@@ -226,6 +240,7 @@ describe('what a handler can do', () => {
   it('release(seconds) with no number of seconds throws in the handler, so the job is failed by the rules, never left reserved or delayed for ever', async () => {
     const given: Record<string, unknown> = { NotANumber: NaN, Forever: Infinity, Word: 'soon', Numeric: '30' };
     for (const name of Object.keys(given)) await env.queue.pushRaw(payload(`App\\Jobs\\${name}`));
+    const before = Math.floor(Date.now() / 1000);
     const handlers = Object.fromEntries(
       Object.entries(given).map(([name, seconds]) => [
         `App\\Jobs\\${name}`,
@@ -242,10 +257,11 @@ describe('what a handler can do', () => {
       ['App\\Jobs\\NotANumber', 'TypeError: job.release(seconds): seconds must be a finite number, not NaN'],
       ['App\\Jobs\\Word', 'TypeError: job.release(seconds): seconds must be a finite number, not "soon"'],
     ]);
+    const after = Math.floor(Date.now() / 1000);
     expect(await env.client.zcard('queues:default:reserved'), 'a job left reserved').toBe(0);
     const [member, score] = await env.client.zrange('queues:default:delayed', 0, -1, 'WITHSCORES');
     expect(JSON.parse(member!).displayName, 'the job released with "30"').toBe('App\\Jobs\\Numeric');
-    expect(Number(score) - Math.floor(Date.now() / 1000)).toBeGreaterThanOrEqual(28);
+    expectDueIn(Number(score), 30, before, after, 'the job released with "30"');
   });
 
   it('the failed hook runs with the error on every way to failure, as Laravel calls a job’s failed()', async () => {
@@ -425,6 +441,20 @@ describe('timeouts', () => {
       /MaxAttemptsExceededException: App\\Jobs\\Slow has been attempted too many times or run too long/,
     );
   });
+
+  // What Laravel 12.67 and 13.26's own exception classes say (php-fixture-gen/live/failure-words.php).
+  for (const words of failureWords) {
+    it(`records a timeout and a job out of attempts in Laravel ${words.laravel}'s words, when the app is ${words.laravel}`, async () => {
+      await env.queue.pushRaw(payload('App\\Jobs\\Slow', {}, { timeout: 1, maxTries: 3, failOnTimeout: true }));
+      await env.queue.pushRaw(payload('App\\Jobs\\Slow', {}, { retryUntil: Math.floor(Date.now() / 1000) - 10 }));
+      const slow = (job: HandlerJob) => new Promise<void>((resolve) => job.signal.addEventListener('abort', () => resolve()));
+      await env.worker({ 'App\\Jobs\\Slow': slow }, { stopWhenEmpty: true }, { laravel: words.laravel }).run();
+      const recorded = (await env.failer.all()).map((failed) => failed.exception.split('\n')[0]!.replace(/ in \S+:\d+$/, ''));
+      expect(recorded.sort(), `the failed_jobs exceptions a Laravel ${words.laravel} app gets`).toEqual(
+        [`${words.timedOut.class}: ${words.timedOut.message}`, `${words.outOfAttempts.class}: ${words.outOfAttempts.message}`].sort(),
+      );
+    });
+  }
 });
 
 describe('chains', () => {
@@ -500,13 +530,25 @@ describe('jobs it cannot run', () => {
     );
   });
 
-  it('no handler with --share: given back as pushed, attempts unspent', async () => {
-    const raw = payload('App\\Jobs\\PhpOnly');
-    await env.queue.pushRaw(raw);
-    await env.worker({}, { once: true, share: true, shareDelay: 0 }).run();
-    expect(await env.failer.all()).toEqual([]);
-    await env.queue.migrate();
-    expect(await env.client.lrange('queues:default', 0, -1)).toEqual([raw]);
+  it('no handler with --share: never taken, left in its place as pushed, not a line said of it', async () => {
+    const php = payload('App\\Jobs\\PhpOnly');
+    const node = payload('App\\Jobs\\Moved');
+    await env.queue.bulkRaw([php, node, php]);
+    const ran: unknown[] = [];
+    await env
+      .worker(
+        { 'App\\Jobs\\Moved': async (job) => void ran.push(job.command.n ?? job.name) },
+        { stopWhenEmpty: true, sleep: 0.01, share: true },
+      )
+      .run();
+    expect(ran, 'the Node job did not run once').toEqual(['App\\Jobs\\Moved']);
+    expect(await env.failer.all(), 'a job was failed').toEqual([]);
+    expect(await env.client.lrange('queues:default', 0, -1), 'the PHP jobs are not where they were, as pushed').toEqual([php, php]);
+    expect(await env.client.zcard('queues:default:delayed'), 'a PHP job was given back').toBe(0);
+    expect(
+      env.events.filter((e) => e.job === 'App\\Jobs\\PhpOnly').map((e) => e.event),
+      'the worker said something of a PHP job',
+    ).toEqual([]);
   });
 
   it('an encrypted job and no APP_KEY here, with --share: given back as pushed for a PHP worker that has the key, never failed', async () => {
@@ -622,13 +664,15 @@ describe('concurrency', () => {
       if ((command === 'evalsha' || command === 'eval') && args.includes(notify)) reserves.push(Number(time));
     });
     let blockedFrom: number | undefined;
+    // Long enough that a busy machine's scheduling does not blur before the job from after it.
+    const HELD = 2;
     const worker = env.worker(
       {
         'App\\Jobs\\Tick': () => {
           if (blockedFrom !== undefined) return;
           // The first job holds the event loop: a reserve not yet written waits for it to end.
           blockedFrom = Date.now() / 1000;
-          while (Date.now() / 1000 - blockedFrom < 0.6) {
+          while (Date.now() / 1000 - blockedFrom < HELD) {
             // busy, as a CPU-bound handler is
           }
         },
@@ -639,8 +683,13 @@ describe('concurrency', () => {
     monitor.disconnect();
     raw.disconnect();
     expect(reserves.length, 'reserves Redis ran').toBeGreaterThanOrEqual(2);
-    // With 2 slots each reserve takes one job: the second went out ahead, with the first job.
-    expect(reserves[1]! - blockedFrom!, 'seconds from the first job’s start to Redis running the reserve sent ahead').toBeLessThan(0.3);
+    // With 2 slots each reserve takes one job: the second went out ahead, with the first job, so
+    // Redis ran it while the first job still held the event loop (a reserve written after the
+    // job would run only once the loop is free again).
+    expect(
+      reserves[1]! - blockedFrom!,
+      `seconds from the first job’s start to Redis running the reserve sent ahead (the job held the loop ${HELD} s)`,
+    ).toBeLessThan(HELD);
   });
 
   it('a stop mid-run leaves nothing reserved: jobs taken ahead run first', async () => {
@@ -669,7 +718,7 @@ describe('more of queue:work’s options', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(250);
     const memory = await env.worker({}, { memory: 1 }).run();
     expect(memory, 'the stop for memory').toMatchObject({ status: 12, reason: 'memory' });
-    expect(memory.detail, 'the stop does not say how much the heap holds').toMatch(/holds \d+ MB, at or past the memory limit of 1 MB/);
+    expect(memory.detail, 'the stop does not say how much the heap holds').toMatch(/hold \d+ MB\b.*, at or past the memory limit of 1 MB$/);
   });
 
   it('pause takes no job until resume, and the job waits in the queue meanwhile', async () => {
@@ -689,11 +738,15 @@ describe('more of queue:work’s options', () => {
   });
 
   it('block_for waits on :notify and takes a job pushed during the wait', async () => {
-    const blocking = new (env.queue.constructor as typeof import('../../src/redis/index.js').RedisQueue)(env.client, { blockFor: 2 });
+    // block_for long beside any delay a busy machine makes: a pop back before it ran out was woken by the push.
+    const blockFor = 60;
+    const blocking = new (env.queue.constructor as typeof import('../../src/redis/index.js').RedisQueue)(env.client, { blockFor });
     const started = Date.now();
     setTimeout(() => void env.queue.pushRaw(payload('App\\Jobs\\Tick', { n: 7 })), 300);
     const job = await blocking.pop();
-    expect(Date.now() - started).toBeLessThan(1950); // woken by the push, not by block_for's 2 s running out
+    expect(Date.now() - started, `ms the pop waited: woken by the push, not by block_for's ${blockFor} s running out`).toBeLessThan(
+      blockFor * 1000 - 1000,
+    );
     expect(job?.payload.name).toBe('App\\Jobs\\Tick');
     await blocking.close();
   });

@@ -39,7 +39,7 @@ async function dispatched(className: string, values: Record<string, unknown>, ke
   await env.queue.pushRaw(buildPayload(shapedCommand(shapes, className, values, { profile: '8' }).command, { profile: '8' }).raw, QUEUE);
 }
 
-function worker(handlers: HandlerMap, options: { share?: boolean; shapes?: ShapesFile | undefined } = {}): Worker {
+function worker(handlers: HandlerMap, options: { share?: boolean; shapes?: ShapesFile | undefined; laravel?: string } = {}): Worker {
   return new Worker(
     env.queue,
     handlers,
@@ -49,6 +49,7 @@ function worker(handlers: HandlerMap, options: { share?: boolean; shapes?: Shape
       locks,
       log: (e) => env.events.push(e),
       ...('shapes' in options ? (options.shapes ? { shapes: options.shapes } : {}) : { shapes }),
+      ...(options.laravel ? { laravel: options.laravel } : {}),
     },
   );
 }
@@ -176,6 +177,18 @@ describe('a chain’s next link, pushed by the worker with the shapes', () => {
 });
 
 describe('a worker without shapes', () => {
+  // 11.39 on: the payload names the lock (test/worker/locks checks the release against 12.67 and 13.26's own payloads).
+  it.each([
+    ['11.38.2', 1],
+    ['11.39.0', 0],
+    ['12.67.0', 0],
+    ['13.26.1', 0],
+  ] as const)('for an app on Laravel %s, says the uniqueId() notice %i time(s) at start', async (laravel, times) => {
+    await worker({}, { shapes: undefined, laravel }).run();
+    const notices = env.events.filter((e) => e.event === 'warning' && /before Laravel 11\.39/.test(e.reason ?? ''));
+    expect(notices.length, `the "before Laravel 11.39" notices of a ${laravel} app: ${JSON.stringify(notices)}`).toBe(times);
+  });
+
   it('says once at start that a uniqueId() method’s lock cannot be known before Laravel 11.39; a handler’s uniqueId still names it', async () => {
     await dispatched('App\\Jobs\\ReserveProduct', reserve, 'laravel_unique_job:App\\Jobs\\ReserveProductp-42');
     const handler = Object.assign(async () => undefined, {

@@ -219,12 +219,39 @@ function Overview({ setAsk }) {
 }
 
 function Properties({ job }) {
-  if (job.error) return html`<div class="notice error">cannot decode: ${job.error}</div>`;
+  if (job.payloadHead !== undefined)
+    return html`<details data-testid="payload-head">
+      <summary class="mono">the payload is ${bytes(job.payloadBytes)}: too large to decode here</summary>
+      <pre>${job.payloadHead}</pre>
+      <${Download} job=${job} />
+    </details>`;
+  if (job.error)
+    return html`<div class="notice error">cannot decode: ${job.error}</div>
+      <${Download} job=${job} />`;
   if (job.encrypted && job.properties == null) return html`<span class="muted">encrypted (give --key or --env to read it)</span>`;
+  if (job.propertiesCut !== undefined)
+    return html`<details>
+      <summary class="mono">properties too long to show whole (${bytes(job.payloadBytes)} payload)</summary>
+      <pre data-testid="properties">${job.propertiesCut}</pre>
+      <${Download} job=${job} />
+    </details>`;
   return html`<details>
     <summary class="mono">${oneLine(job.properties)}</summary>
     <pre data-testid="properties">${JSON.stringify(job.properties, null, 2)}</pre>
   </details>`;
+}
+
+/** The link to the job's whole payload, as stored (the server names it: a queued job's place, a failed job's uuid). */
+function Download({ job }) {
+  return job.download
+    ? html`<p><a data-testid="download" href=${job.download} download>Download the whole payload (${bytes(job.payloadBytes)})</a></p>`
+    : null;
+}
+
+function bytes(n) {
+  if (n >= 1 << 20) return `${(n / (1 << 20)).toFixed(1)} MB`;
+  if (n >= 1024) return `${(n / 1024).toFixed(1)} KB`;
+  return `${n} bytes`;
 }
 
 /** The command in one line: its properties that are set, `name: value`, cut short. */
@@ -404,10 +431,7 @@ function FailedView({ route, setAsk }) {
   const ask = (job, verb) =>
     setAsk({
       title: `${verb === 'retry' ? 'Retry' : 'Forget'} failed job ${job.uuid}?`,
-      text:
-        verb === 'retry'
-          ? retryText(job)
-          : 'Its failed record is deleted (as queue:forget).',
+      text: verb === 'retry' ? retryText(job) : 'Its failed record is deleted (as queue:forget).',
       verb,
       run: () => postJson(`api/failed/${encodeURIComponent(job.uuid)}/${verb}`),
       done: reload,

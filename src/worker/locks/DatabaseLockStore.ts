@@ -1,8 +1,10 @@
 /**
  * Laravel's DatabaseStore locks: rows of `cache_locks (key, owner, expiration)`, the key under
- * the cache prefix with no separator.
+ * the cache prefix with no separator. A release that meets an outage of the server waits for it
+ * (see throughOutage): the job it follows ran, and a unique lock left held would refuse its
+ * class's next dispatch, maybe for ever.
  */
-import type { Database, DatabaseConfig } from '../../database/index.js';
+import { throughOutage, type Database, type DatabaseConfig } from '../../database/index.js';
 import { TableStore } from '../tables.js';
 import type { UniqueLockStore } from './LockStore.js';
 
@@ -24,13 +26,27 @@ export class DatabaseLockStore extends TableStore implements UniqueLockStore {
 
   async forceReleaseAll(keys: string[]): Promise<void> {
     if (keys.length > 0)
-      await this.db.query(
-        `delete from ${this.tableName} where ${this.columns(['key'])} in (${keys.map(() => '?').join(', ')})`,
-        keys.map((key) => this.prefix + key),
+      await throughOutage(
+        () => this.deleteKeys(keys),
+        () => false,
       );
   }
 
+  private async deleteKeys(keys: string[]): Promise<void> {
+    await this.db.query(
+      `delete from ${this.tableName} where ${this.columns(['key'])} in (${keys.map(() => '?').join(', ')})`,
+      keys.map((key) => this.prefix + key),
+    );
+  }
+
   async release(key: string, owner: string): Promise<boolean> {
+    return throughOutage(
+      () => this.releaseOwned(key, owner),
+      () => false,
+    );
+  }
+
+  private async releaseOwned(key: string, owner: string): Promise<boolean> {
     return (
       (
         await this.db.query(`delete from ${this.tableName} where ${this.columns(['key'])} = ? and ${this.columns(['owner'])} = ?`, [

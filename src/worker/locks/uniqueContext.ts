@@ -26,7 +26,12 @@ export interface UniqueContext {
 
 /** The store, key and (13.24+) owner in the payload's hidden context; a value that is not a serialized string is left out. */
 export function hiddenUniqueContext(payload: DecodedPayload): UniqueContext {
-  const context = payload.envelope[LOG_CONTEXT];
+  return envelopeUniqueContext(payload.envelope);
+}
+
+/** hiddenUniqueContext of an envelope not yet decoded into a payload (what laravelOfJob.ts reads). */
+export function envelopeUniqueContext(envelope: Record<string, unknown>): UniqueContext {
+  const context = envelope[LOG_CONTEXT];
   if (context === null || typeof context !== 'object' || Array.isArray(context)) return {};
   const hidden = (context as Record<string, unknown>).hidden;
   if (hidden === null || typeof hidden !== 'object' || Array.isArray(hidden)) return {};

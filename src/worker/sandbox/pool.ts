@@ -14,17 +14,33 @@
  * One job at a time per thread. When a job's signal fires (its timeout, or stop()'s deadline)
  * its thread is ended at once, whatever the handler is doing, and a fresh one takes its place:
  * the process goes on.
+ *
+ * Each thread says what it holds live after its full collections (memory.ts's measure), and the
+ * pool adds its threads' figures to the process's for the worker's `memory` limit. Given
+ * `memoryLimitMb`, a thread is also capped: V8 ends one whose JS heap passes it
+ * (`resourceLimits`), and the pool ends one that reports more than it after a full collection
+ * (Buffers included, which V8's cap leaves out); either is a crash, as below.
  */
 import { pathToFileURL } from 'node:url';
 import { resolve } from 'node:path';
 import { Worker as Thread } from 'node:worker_threads';
 import { JOB_METHODS, type Handler, type HandlerJob, type HandlerMap, type MethodJob } from '../handlers.js';
+import { countThreadMemory } from '../memory.js';
 import { sandboxThread, threadSource } from './thread.js';
 
 export interface SandboxOptions {
   /** Threads in the pool, each running one job at a time (1). */
   threads?: number;
+  /**
+   * Each thread's memory cap in MB (none: V8's own heap limit). A thread past it is ended as a
+   * crash: its job fails with the reason, and a fresh thread takes its place. A backstop for a
+   * job that grows without end, well above what the worker's `memory` limit stops at.
+   */
+  memoryLimitMb?: number;
 }
+
+/** How long the stop check waits for a thread's full collection: seconds for a heap of GBs, or a handler's sync work. */
+const REMEASURE_PATIENCE_MS = 5000;
 
 /** The handlers of a sandbox, and the pool to close when the worker is done. */
 export interface SandboxedHandlers {
@@ -50,6 +66,10 @@ interface FromThread {
   arg?: unknown;
   done?: number;
   error?: Flat;
+  /** Bytes the thread holds live after its last full collection (JS heap and Buffers). */
+  memory?: number;
+  /** Set when `memory` answers `{ measure }`: taken after a full collection run for it. */
+  measured?: number;
 }
 
 /** A job sent to a thread, until it is done. */
@@ -71,12 +91,26 @@ class SandboxThread {
   readonly thread: Thread;
   running: Running | undefined;
   readonly ready: Promise<Found>;
+  /** Bytes live after the thread's last full collection, as it last said. */
+  memory = 0;
+  /** Those waiting for the thread to measure again. */
+  private remeasured: (() => void)[] = [];
 
-  constructor(url: string, onGone: (thread: SandboxThread, error: Error) => void) {
-    this.thread = new Thread(threadSource(sandboxThread), { eval: true, workerData: { url, methods: JOB_METHODS } });
+  constructor(
+    url: string,
+    private readonly limitMb: number | undefined,
+    onGone: (thread: SandboxThread, error: Error) => void,
+  ) {
+    this.thread = new Thread(threadSource(sandboxThread), {
+      eval: true,
+      workerData: { url, methods: JOB_METHODS },
+      ...(limitMb !== undefined ? { resourceLimits: { maxOldGenerationSizeMb: limitMb } } : {}),
+    });
     this.thread.unref();
     this.ready = new Promise((resolve, reject) => {
       this.thread.on('message', (message: FromThread) => {
+        if (typeof message.memory === 'number') this.memory = message.memory;
+        if (message.measured !== undefined) for (const done of this.remeasured.splice(0)) done();
         if (message.ready)
           resolve({
             names: message.ready,
@@ -86,13 +120,41 @@ class SandboxThread {
           });
         else if (message.loadError !== undefined) reject(new Error(`${url} could not be loaded in a sandbox thread: ${message.loadError}`));
         else this.heard(message);
+        // After the message is heard: a job that has finished stays done (the pool does not hand
+        // the thread another, see release()), and a job still running ends as a crash.
+        if (this.pastCap()) onGone(this, pastItsCap(this.memory, limitMb!));
       });
-      this.thread.on('error', (error) => {
+      this.thread.on('error', (thrown) => {
+        const error = (thrown as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY' ? outOfHeap(thrown, limitMb) : thrown;
         reject(error);
         onGone(this, error);
       });
-      this.thread.on('exit', (code) => onGone(this, new Error(`the sandbox thread ended (exit code ${code}) while running the job`)));
+      this.thread.on('exit', (code) => {
+        for (const done of this.remeasured.splice(0)) done();
+        onGone(this, new Error(`the sandbox thread ended (exit code ${code}) while running the job`));
+      });
     });
+  }
+
+  /**
+   * Has the thread collect in full and say what it holds then; resolves when it has, when it
+   * is gone, or after `patienceMs` (a figure it cannot give in time stays as it was).
+   */
+  remeasure(patienceMs: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, patienceMs);
+      timer.unref();
+      this.remeasured.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+      this.thread.postMessage({ measure: 1 });
+    });
+  }
+
+  /** Holds more than its cap after a full collection: to be ended, not given another job. */
+  pastCap(): boolean {
+    return this.limitMb !== undefined && this.memory > this.limitMb * 1024 * 1024;
   }
 
   /** An action the handler asked for, or its end. */
@@ -127,8 +189,32 @@ class SandboxPool {
   private readonly all = new Set<SandboxThread>();
   private closed = false;
   replacedCount = 0;
+  /** Stops counting the threads' memory in the process's. */
+  private readonly uncount: () => void;
 
-  constructor(private readonly url: string) {}
+  constructor(
+    private readonly url: string,
+    private readonly limitMb: number | undefined,
+  ) {
+    this.uncount = countThreadMemory({ bytes: () => this.memory(), remeasure: () => this.remeasureAll() });
+  }
+
+  /**
+   * Every thread measures again after a full collection (see memory.ts). A thread at work
+   * answers when its handler next awaits, its job's working set counted (live, as the other
+   * jobs' in-process would be), or when the job ends; one that cannot within the patience keeps
+   * its figure.
+   */
+  private async remeasureAll(): Promise<void> {
+    await Promise.all([...this.all].map((thread) => thread.remeasure(REMEASURE_PATIENCE_MS)));
+  }
+
+  /** Bytes the pool's threads hold live, each as its last full collection left it. */
+  memory(): number {
+    let bytes = 0;
+    for (const thread of this.all) bytes += thread.memory;
+    return bytes;
+  }
 
   /** A new thread, ready once the module is read. */
   async add(): Promise<Found> {
@@ -177,16 +263,18 @@ class SandboxPool {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.uncount();
     const threads = [...this.all];
     this.all.clear();
     await Promise.all(threads.map((thread) => thread.thread.terminate()));
   }
 
   private spawn(): SandboxThread {
-    const thread = new SandboxThread(this.url, (gone, error) => {
+    const thread = new SandboxThread(this.url, this.limitMb, (gone, error) => {
       if (!this.all.has(gone)) return;
       // A thread that died on its own (an uncaught error in the handler's stray code, a
-      // process.exit() in it): its job fails with the reason, and a fresh thread takes its place.
+      // process.exit() in it, its memory past the cap): its job fails with the reason (an
+      // exception: released with backoff while it has tries left), and a fresh thread takes its place.
       const running = gone.running;
       gone.running = undefined;
       this.replace(gone);
@@ -217,6 +305,10 @@ class SandboxPool {
 
   private release(thread: SandboxThread): void {
     if (!this.all.has(thread)) return;
+    if (thread.pastCap()) {
+      this.replace(thread);
+      return;
+    }
     const next = this.waiting.shift();
     if (next) next(thread);
     else this.idle.push(thread);
@@ -231,8 +323,11 @@ export async function sandboxedHandlers(file: string, options: SandboxOptions = 
   const threads = options.threads ?? 1;
   if (!Number.isInteger(threads) || threads < 1)
     throw new Error(`sandbox threads must be a whole number, 1 or more, not ${JSON.stringify(threads)}`);
+  const limitMb = options.memoryLimitMb;
+  if (limitMb !== undefined && !(Number.isInteger(limitMb) && limitMb >= 16))
+    throw new Error(`sandbox memoryLimitMb must be a whole number of MB, 16 or more, not ${JSON.stringify(limitMb)}`);
   const url = file.startsWith('file:') ? file : pathToFileURL(resolve(file)).href;
-  const pool = new SandboxPool(url);
+  const pool = new SandboxPool(url, limitMb);
   let found: Found[];
   try {
     found = await Promise.all(Array.from({ length: threads }, () => pool.add()));
@@ -275,6 +370,27 @@ function plainJob(job: HandlerJob): Record<string, unknown> {
     queue: job.queue,
     payload: job.payload,
   };
+}
+
+/** A thread ended for its memory, as its job's exception (failed_jobs records the name). */
+class SandboxOutOfMemory extends Error {
+  override name = 'SandboxOutOfMemory';
+}
+
+/** A thread V8 ended at its heap's cap (resourceLimits), named for what happened. */
+function outOfHeap(error: Error, limitMb: number | undefined): Error {
+  const cap = limitMb !== undefined ? `its cap of ${limitMb} MB` : "V8's heap limit";
+  return new SandboxOutOfMemory(
+    `the sandbox thread's JS heap reached ${cap} while running the job, and V8 ended the thread (${error.message})`,
+  );
+}
+
+/** A thread that holds more than its cap after a full collection: ended by the pool. */
+function pastItsCap(bytes: number, limitMb: number): Error {
+  const held = Math.round(bytes / 1024 / 1024);
+  return new SandboxOutOfMemory(
+    `the sandbox thread held ${held} MB (JS heap and Buffers) after a full collection, past its cap of ${limitMb} MB: ended`,
+  );
 }
 
 function flatten(error: unknown): Flat | string | undefined {

@@ -6,9 +6,12 @@
  * (the tests run the TypeScript sources), and it reads only Node's own modules.
  *
  * Messages, main → thread: `{ run, name, job, hook?, error?, method? }` (run a handler, its
- * `failed` hook with the error, or one of its PHP methods' JavaScript), `{ reply, error? }` (an action done). Thread → main: `{ ready, failedHooks, methods }`
+ * `failed` hook with the error, or one of its PHP methods' JavaScript), `{ reply, error? }` (an action done). `{ measure }` (collect in full and say what is left). Thread → main: `{ ready, failedHooks, methods }`
  * or `{ loadError }` once the module is read, `{ call, action, arg }` (job.release / fail / delete),
- * `{ done, error?, value? }`. Errors cross as `{ name, message, stack }`.
+ * `{ done, error?, value? }`. Errors cross as `{ name, message, stack }`. The `ready` and `done`
+ * messages carry `memory`, and the thread sends `{ memory }` after each of its full collections:
+ * the bytes its isolate holds live (JS heap and Buffers), for the worker's --memory (memory.ts);
+ * its answer to `{ measure }` is `{ memory, measured }`.
  */
 /**
  * A function's source as a thread's script. A loader that keeps function names (tsx, esbuild's
@@ -32,6 +35,42 @@ export function sandboxThread(): void {
   // The PHP methods' JavaScript a handler may carry (JOB_METHODS): run here when the worker asks.
   const methodNames = workerData.methods;
   const port = parentPort!;
+  // This isolate's live memory, measured as memory.ts measures the main thread's: after a full
+  // collection, when what is left is what the handlers keep (heapUsed and external are this
+  // thread's own; only rss would be the process's). Before the first one, the memory as it is now.
+  const perfHooks = require('node:perf_hooks') as typeof import('node:perf_hooks');
+  const heapAndExternal = () => {
+    const { heapUsed, external } = process.memoryUsage();
+    return heapUsed + external;
+  };
+  let measured: number | undefined;
+  new perfHooks.PerformanceObserver((list) => {
+    const major = list
+      .getEntries()
+      .some((entry) => (entry as { detail?: { kind?: number } }).detail?.kind === perfHooks.constants.NODE_PERFORMANCE_GC_MAJOR);
+    if (!major) return;
+    measured = heapAndExternal();
+    // Sent at once too, not only with the job's result: a job that grows without end is seen mid-job.
+    port.postMessage({ memory: measured });
+  }).observe({ entryTypes: ['gc'] });
+  const liveMemory = () => measured ?? heapAndExternal();
+  // V8's full collection as a function, as memory.ts's fullCollection() gets it in the main
+  // thread: the flag set just long enough to read it from a fresh context (V8's flags are the
+  // process's). Null where it cannot be had now: the figure is then sent as it is.
+  let collector: (() => void) | undefined;
+  const fullCollection = (): (() => void) | null => {
+    if (collector) return collector;
+    const v8 = require('node:v8') as typeof import('node:v8');
+    try {
+      v8.setFlagsFromString('--expose-gc');
+      collector = (require('node:vm') as typeof import('node:vm')).runInNewContext('gc') as () => void;
+    } catch {
+      // Another thread unset the flag between the two steps: asked again next time.
+    } finally {
+      v8.setFlagsFromString('--no-expose-gc');
+    }
+    return collector ?? null;
+  };
   const flatten = (error: unknown): Flat | string | undefined => {
     if (error === undefined || error === null || typeof error === 'string') return error ?? undefined;
     if (error instanceof Error) return { name: error.name, message: error.message, stack: error.stack };
@@ -109,6 +148,7 @@ export function sandboxThread(): void {
         failedHooks: names.filter((name) => typeof handlers[name]!.failed === 'function'),
         methods,
         refused,
+        memory: liveMemory(),
       });
     },
     (error: unknown) => port.postMessage({ loadError: error instanceof Error ? `${error.name}: ${error.message}` : String(error) }),
@@ -124,12 +164,24 @@ export function sandboxThread(): void {
       job?: Record<string, unknown>;
       hook?: 'failed';
       method?: string;
+      measure?: number;
     }) => {
       if (message.reply !== undefined) {
         const waiting = pending.get(message.reply);
         pending.delete(message.reply);
         if (message.error) waiting?.reject(rebuild(message.error));
         else waiting?.resolve();
+        return;
+      }
+      if (message.measure !== undefined) {
+        // The worker's memory limit looks reached: what is left after a full collection is what is kept.
+        // Twice: the Buffers a collection finds dead are freed by a sweep that runs on after it,
+        // and the next collection waits for that sweep to end before it starts.
+        const collect = fullCollection();
+        collect?.();
+        collect?.();
+        measured = heapAndExternal();
+        port.postMessage({ memory: measured, measured: 1 });
         return;
       }
       if (message.run === undefined) return;
@@ -153,8 +205,8 @@ export function sandboxThread(): void {
         )
         .then(
           // A method's result goes back (structured clone); a handler's is of no use to the worker.
-          (value) => port.postMessage({ done: run, ...(message.method !== undefined ? { value } : {}) }),
-          (error: unknown) => port.postMessage({ done: run, error: thrown(error) }),
+          (value) => port.postMessage({ done: run, memory: liveMemory(), ...(message.method !== undefined ? { value } : {}) }),
+          (error: unknown) => port.postMessage({ done: run, memory: liveMemory(), error: thrown(error) }),
         );
     },
   );
