@@ -191,35 +191,47 @@ class SqliteDatabase implements Database {
     return result;
   }
 
+  /**
+   * A statement that writes runs as a transaction of its own, holding the file from the start:
+   * alone, SQLite would take the write lock and then wait for readers, and a reader in a
+   * deferred transaction (Laravel's pop) would be refused its update at once meanwhile.
+   */
   async query<Row = Record<string, unknown>>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<Row>> {
-    return this.#inTurn(() => this.#whileBusy(() => this.#run<Row>(sql, params)));
+    return this.#inTurn(async () => {
+      const reads = await this.#whileBusy(() => this.#open().prepare(sql).reader);
+      if (reads) return this.#whileBusy(() => this.#run<Row>(sql, params));
+      return this.#exclusively(async () => this.#run<Row>(sql, params));
+    });
   }
 
   transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
-    return this.#inTurn(async () => {
-      const connection = this.#open();
-      await this.#whileBusy(() => this.#beginExclusive(connection));
-      const tx: Queryable = {
-        dialect: 'sqlite',
-        query: async <Row>(sql: string, params: readonly unknown[] = []) => this.#run<Row>(sql, params),
-      };
-      let result: T;
-      try {
-        result = await work(tx);
-      } catch (error) {
-        // SQLite may have rolled back already (a full disk); then there is nothing to end.
-        if (connection.inTransaction) connection.exec('ROLLBACK');
-        throw error;
-      }
-      try {
-        // A COMMIT that meets a reader's lock (rollback journal) leaves the transaction open: try it again.
-        await this.#whileBusy(() => connection.exec('COMMIT'));
-      } catch (error) {
-        if (connection.inTransaction) connection.exec('ROLLBACK');
-        throw error;
-      }
-      return result;
-    });
+    return this.#inTurn(() => this.#exclusively(work));
+  }
+
+  /** `work` in a transaction begun EXCLUSIVE (see #beginExclusive), committed, or rolled back if it throws. */
+  async #exclusively<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
+    const connection = this.#open();
+    await this.#whileBusy(() => this.#beginExclusive(connection));
+    const tx: Queryable = {
+      dialect: 'sqlite',
+      query: async <Row>(sql: string, params: readonly unknown[] = []) => this.#run<Row>(sql, params),
+    };
+    let result: T;
+    try {
+      result = await work(tx);
+    } catch (error) {
+      // SQLite may have rolled back already (a full disk); then there is nothing to end.
+      if (connection.inTransaction) connection.exec('ROLLBACK');
+      throw error;
+    }
+    try {
+      // A COMMIT that meets a reader's lock (rollback journal) leaves the transaction open: try it again.
+      await this.#whileBusy(() => connection.exec('COMMIT'));
+    } catch (error) {
+      if (connection.inTransaction) connection.exec('ROLLBACK');
+      throw error;
+    }
+    return result;
   }
 
   async close(): Promise<void> {

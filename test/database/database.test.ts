@@ -8,6 +8,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
 import { afterAll, describe, expect, it } from 'vitest';
 import { run } from '../helpers/processes.js';
 import { DatabaseClosedError, databaseConfig, openDatabase, quoteName, type Database } from '../../src/database/index.js';
@@ -131,4 +133,52 @@ describe.each(DATABASES.slice(1))('on %s, connections the server ends at any mom
     expect(ok, `${engine}: statements that succeeded between the ends (${failed} failed)`).toBeGreaterThan(0);
     expect(failed, `${engine}: statements the ends cut short (so the connections were ended)`).toBeGreaterThan(0);
   }, 150_000);
+});
+
+/**
+ * Laravel 8's database queue pops in a deferred transaction: a select, then an update. SQLite
+ * refuses that update at once ("database is locked", no busy wait) when another connection holds
+ * the write lock meanwhile, and Laravel's worker then reports the error and, under
+ * --stop-when-empty, stops with jobs left. Another process's connection (a thread here, with
+ * PDO's 60 s busy wait) pops that way in a loop while this layer writes outside a transaction.
+ */
+describe('SQLite writes beside another process’s deferred transactions', () => {
+  it('a statement that writes never takes the write lock while the other has read and means to write', async () => {
+    const file = DATABASES[0]![1]();
+    await withTable(file, async (db, table) => {
+      await db.query(`insert into ${table} (id, "key") values (1, 'a'), (2, 'b')`);
+      const popper = new Worker(
+        `
+        const { workerData, parentPort } = require('node:worker_threads');
+        const Sqlite = require(workerData.driver);
+        const connection = new Sqlite(workerData.file, { timeout: 60000 });
+        const refused = [];
+        for (let round = 0; round < 60; round++) {
+          try {
+            connection.exec('BEGIN');
+            connection.prepare('select id from ' + workerData.table + ' where id = 1').all();
+            Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
+            connection.prepare('update ' + workerData.table + ' set "key" = ? where id = 1').run('pop ' + round);
+            connection.exec('COMMIT');
+          } catch (error) {
+            refused.push('round ' + round + ': ' + error.message);
+            if (connection.inTransaction) connection.exec('ROLLBACK');
+          }
+        }
+        connection.close();
+        parentPort.postMessage(refused);
+        `,
+        { eval: true, workerData: { file, table, driver: createRequire(import.meta.url).resolve('better-sqlite3') } },
+      );
+      const refused = new Promise<string[]>((resolve, reject) => popper.once('message', resolve).once('error', reject));
+      let writing = true;
+      void refused.finally(() => (writing = false));
+      let writes = 0;
+      while (writing) {
+        await db.query(`update ${table} set "key" = ? where id = 2`, [`write ${writes++}`]);
+      }
+      expect(await refused, `the other process's pops refused their update (${writes} writes here meanwhile)`).toEqual([]);
+      await popper.terminate();
+    });
+  });
 });
