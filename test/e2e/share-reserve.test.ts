@@ -164,7 +164,10 @@ describe.each(QUEUE_DATABASES)('Laravel’s worker and a Node worker on one jobs
           php('laravel-worker.php', ['database', '--stop-when-empty', '--sleep=0'], t.env, { timeoutMs: 50_000 }),
           worker.run(),
         ]);
-        expect([laravelRun.status, laravelRun.stderr], 'Laravel’s worker did not end cleanly (a pop that fails ends --stop-when-empty early)').toEqual([0, '']);
+        expect(
+          [laravelRun.status, laravelRun.stderr],
+          'Laravel’s worker did not end cleanly (a pop that fails ends --stop-when-empty early)',
+        ).toEqual([0, '']);
         expect(errors, 'the Node worker gave back or erred').toEqual([]);
         const phpRuns = existsSync(t.env.LQB_RECORD_FILE!)
           ? readFileSync(t.env.LQB_RECORD_FILE!, 'utf8')
