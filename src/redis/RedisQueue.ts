@@ -143,6 +143,16 @@ interface ShareAnchor {
   entry: Buffer | '';
 }
 
+/** Deletes waiting to go out together on one reserved zset. */
+interface DeleteBatch {
+  /** The reserved payloads to ZREM, without Horizon's records. */
+  members: (string | Buffer)[];
+  /** With Horizon's records (see QueueHorizonRecords.deleteReserved): each delete as it came, in place of members. */
+  deletes: QueueDelete[] | undefined;
+  /** One promise for the batch, which every job in it is handed: it settles for all alike. */
+  settled: Settlement<void>;
+}
+
 /** A reserve reply later than this (ms) means Redis stalled: the jobs in hand are renewed at once. */
 const LATE_REPLY_MS = 1000;
 
@@ -175,17 +185,7 @@ export class RedisQueue implements Queue<RedisJob> {
   /** Renewals with the allow-oom step (Redis 7+), until a server refuses its shebang. */
   private renewStep: 'lqbRenew' | 'lqbRenewPlain' = 'lqbRenew';
   /** Deletes waiting to go out together, by reserved-zset key. */
-  private readonly pendingDeletes = new Map<
-    string,
-    {
-      /** The reserved payloads to ZREM, without Horizon's records. */
-      members: (string | Buffer)[];
-      /** With Horizon's records (see QueueHorizonRecords.deleteReserved): each delete as it came, in place of members. */
-      deletes: QueueDelete[] | undefined;
-      /** One promise for the batch, which every job in it is handed: it settles for all alike. */
-      settled: Settlement<void>;
-    }
-  >();
+  private readonly pendingDeletes = new Map<string, DeleteBatch>();
   /** BLPOP holds a connection: blocking gets one of its own, made on first need. */
   private blocking: RedisClient | undefined;
 
@@ -377,24 +377,23 @@ export class RedisQueue implements Queue<RedisJob> {
     // The reply comes as bytes: the reserved copy is only ever sent back to Redis (delete,
     // release), which bytes do without a round of UTF-8 encoding; only the pushed payload is
     // read, so only it becomes a string.
-    const flat = await runStep<Buffer[]>(
-      this.client,
-      'lqbReserve',
-      [key, `${key}:delayed`, `${key}:reserved`, `${key}:notify`],
-      [
-        this.ownClock ? this.now() : '',
-        this.retryAfter ?? 0,
-        Math.max(0, Math.floor(count)),
-        migrate ? 1 : 0,
-        migrate && this.retryAfter !== null ? 1 : 0,
-        this.migrationBatchSize,
-        this.reserveBytes,
-        migrate && this.onMigrated ? 1 : 0,
-        ...(this.horizon ? [this.horizon.prefix, this.horizon.now()] : take ? ['', ''] : []),
-        ...this.takeArguments(name, take),
-      ],
-      true,
-    );
+    const keys = [key, `${key}:delayed`, `${key}:reserved`, `${key}:notify`];
+    const args = [
+      this.ownClock ? this.now() : '',
+      this.retryAfter ?? 0,
+      Math.max(0, Math.floor(count)),
+      migrate ? 1 : 0,
+      migrate && this.retryAfter !== null ? 1 : 0,
+      this.migrationBatchSize,
+      this.reserveBytes,
+      migrate && this.onMigrated ? 1 : 0,
+      ...(this.horizon ? [this.horizon.prefix, this.horizon.now()] : take ? ['', ''] : []),
+      ...this.takeArguments(name, take),
+    ];
+    const deletes = this.deletesWaiting(keys[2]!);
+    const flat = deletes
+      ? await this.deleteThenReserve(keys, args, deletes)
+      : await runStep<Buffer[]>(this.client, 'lqbReserve', keys, args, true);
     const lead = take ? this.keepAnchor(name, flat) : 0;
     const first = migrate && this.onMigrated ? this.tellMigrated(name, flat, lead) : lead;
     const jobs: RedisJob[] = [];
@@ -565,9 +564,47 @@ export class RedisQueue implements Queue<RedisJob> {
     this.lateDeletes.gone += gone;
   }
 
+  /**
+   * The deletes waiting to go out on a queue's reserved zset, taken to go with a reserve on the
+   * same queue: one round trip instead of two when a worker finishes a job and asks for the next.
+   * Not with Horizon's records, whose deletes write completions by a step of their own.
+   */
+  private deletesWaiting(reservedKey: string): DeleteBatch | undefined {
+    const batch = this.pendingDeletes.get(reservedKey);
+    if (!batch || batch.deletes) return undefined;
+    this.pendingDeletes.delete(reservedKey);
+    return batch;
+  }
+
+  /**
+   * The deletes, then the reserve, in one step (delete.lua and reserve.lua composed). Should the
+   * step fail, the deletes go out alone, as they would have without the reserve, and the
+   * reserve's error is the caller's.
+   */
+  private async deleteThenReserve(keys: string[], args: (string | number | Buffer)[], batch: DeleteBatch): Promise<Buffer[]> {
+    let reply: (Buffer | number)[];
+    try {
+      reply = await whileBusy(() =>
+        runStep<(Buffer | number)[]>(this.client, 'lqbDeleteReserve', keys, [batch.members.length, ...batch.members, ...args], true),
+      );
+    } catch (error) {
+      await this.sendDeletes(keys[2]!, batch);
+      throw error;
+    }
+    this.countLate([Number(reply[0]), Number(reply[1])]);
+    batch.settled.resolve();
+    return reply.slice(2) as Buffer[];
+  }
+
   private async flushDeletes(key: string): Promise<void> {
-    const batch = this.pendingDeletes.get(key)!;
+    // Gone with a reserve on the same queue (deletesWaiting), or already sent.
+    const batch = this.pendingDeletes.get(key);
+    if (!batch) return;
     this.pendingDeletes.delete(key);
+    await this.sendDeletes(key, batch);
+  }
+
+  private async sendDeletes(key: string, batch: DeleteBatch): Promise<void> {
     try {
       const { horizon, client } = this;
       if (horizon && batch.deletes) await horizon.deleteReserved(client, key, batch.deletes);

@@ -31,6 +31,9 @@ const STEPS = {
   lqbRenewPlain: { file: 'renew.lua', keys: 1, withoutShebang: true },
   lqbReclaim: { file: 'reclaim.lua', keys: 1 },
   lqbFindZset: { file: 'find-zset.lua', keys: 1 },
+  // A finished job's delete and the next reserve on the same queue, in one round trip: the two
+  // files as they are, run one after the other (see composedDeleteReserve).
+  lqbDeleteReserve: { file: 'delete.lua+reserve.lua', keys: 4 },
 } as const satisfies Record<string, { file: string; keys: number | null; withoutShebang?: boolean }>;
 
 export type StepName = keyof typeof STEPS;
@@ -44,13 +47,41 @@ const sources = new Map<StepName, string>();
 export function luaSource(step: StepName): string {
   let source = sources.get(step);
   if (source === undefined) {
-    source = LUA_FILES[STEPS[step].file];
+    source = step === 'lqbDeleteReserve' ? composedDeleteReserve() : LUA_FILES[STEPS[step].file];
     if (source === undefined) throw new Error(`the Lua step ${STEPS[step].file} is not built into this package`);
     // The shebang line made a comment, so line numbers in Redis's errors stay the file's.
     if ('withoutShebang' in STEPS[step]) source = source.replace(/^#!.*/, (line) => `--${line}`);
     sources.set(step, source);
   }
   return source;
+}
+
+/**
+ * delete.lua then reserve.lua in one script, since a script cannot call another: each file's
+ * text becomes the body of a function taking its own KEYS and ARGV, called in turn.
+ * KEYS     the reserve's four: the list, :delayed, :reserved, :notify (the delete's three among them)
+ * ARGV[1]  how many reserved payloads to delete; they follow, then the reserve's arguments
+ * Returns the delete's {late, gone}, then the reserve's reply.
+ * Effects replication is asked for first, before the delete writes (Redis 3.2 and 4 refuse it after).
+ */
+function composedDeleteReserve(): string | undefined {
+  const remove = LUA_FILES['delete.lua'];
+  const reserve = LUA_FILES['reserve.lua'];
+  if (remove === undefined || reserve === undefined) return undefined;
+  return [
+    'if redis.replicate_commands then redis.replicate_commands() end',
+    `local function deleteStep(KEYS, ARGV)\n${remove}\nend`,
+    `local function reserveStep(KEYS, ARGV)\n${reserve}\nend`,
+    'local count = tonumber(ARGV[1])',
+    'local members, rest = {}, {}',
+    'for i = 2, count + 1 do members[#members + 1] = ARGV[i] end',
+    'for i = count + 2, #ARGV do rest[#rest + 1] = ARGV[i] end',
+    'local counts = deleteStep({ KEYS[3], KEYS[1], KEYS[4] }, members)',
+    'local reply = reserveStep(KEYS, rest)',
+    'table.insert(reply, 1, counts[2])',
+    'table.insert(reply, 1, counts[1])',
+    'return reply',
+  ].join('\n');
 }
 
 const registered = new WeakSet<object>();
