@@ -62,6 +62,8 @@ export {
   RedisUnavailable,
   type ConnectOptions,
   type DispatchOptions,
+  type JobToPush,
+  type ChainOptions,
   type DispatchName,
   type DispatchProps,
   type UntypedJobs,

@@ -14,7 +14,7 @@ import {
   type JsonObject,
   type LaravelProfile,
 } from '../laravel/index.js';
-import { PhpFloat, PhpObject, toJS, type PhpValue } from '../php/index.js';
+import { PhpFloat, PhpObject, serialize, toJS, type PhpValue } from '../php/index.js';
 import { RedisQueue, outcomeUnknown, readyAgain, type RedisClient } from '../redis/index.js';
 import { buildShapedPayload, findShape, profileOfShapes, shapedCommand, translatedDisplayName } from '../shapes/command.js';
 import { phpString } from '../php/string.js';
@@ -194,6 +194,41 @@ export type Dispatched =
   | { uuid: null; id: null; queue: string; duplicate: true; lockKey: string };
 
 type DispatchedJob = SentJob<Dispatched>;
+
+/** One job of bulk() or chain(): its class (or a command built with buildJob), its properties, and dispatch's options. */
+export interface JobToPush extends DispatchOptions {
+  job: string | PhpObject;
+  props?: Record<string, unknown>;
+}
+
+/** A chain's own settings, as PendingChain's onQueue() and delay() give them. */
+export interface ChainOptions {
+  /** The queue of every link that names none (chainQueue). */
+  queue?: string;
+  /** Seconds from now, or a moment, for the first job, unless it has a delay of its own. */
+  delay?: number | Date;
+}
+
+/** A JobToPush taken apart into dispatch's arguments; `where` names it in an error. */
+function jobToPush(spec: JobToPush, where: string): { job: string | PhpObject; props: Record<string, unknown>; options: DispatchOptions } {
+  if (spec === null || typeof spec !== 'object' || Array.isArray(spec))
+    throw new TypeError(`${where} must be { job, props, …dispatch options }, not ${JSON.stringify(spec)}`);
+  const { job, props, ...options } = spec;
+  if (typeof job !== 'string' && !(job instanceof PhpObject))
+    throw new TypeError(`${where}.job must be a class name (e.g. App\\Jobs\\SendInvoice) or a built command, not ${JSON.stringify(job)}`);
+  return { job, props: props ?? {}, options };
+}
+
+function chainOptionsProblem(options: ChainOptions): string | undefined {
+  const unknown = Object.keys(options).find((name) => !['queue', 'delay'].includes(name));
+  if (unknown !== undefined) return `unknown option ${JSON.stringify(unknown)}; a chain's options are queue and delay`;
+  if (options.queue !== undefined && typeof options.queue !== 'string')
+    return `queue must be a queue name, not ${JSON.stringify(options.queue)}`;
+  const { delay } = options;
+  if (delay !== undefined && !(delay instanceof Date ? Number.isFinite(delay.getTime()) : isSeconds(delay)))
+    return `delay must be seconds (0 or more) or a valid Date, not ${String(delay)}`;
+  return undefined;
+}
 
 /** A dispatch laid out: the payload, where and when it goes, and what dispatch answers of it. */
 interface LaidOut {
@@ -392,6 +427,81 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
     return telemetry.send((extra) => this.#dispatch(job, props, options, extra));
   }
 
+  /**
+   * Pushes jobs as Laravel's Queue::bulk() does, each as dispatch() would push it (its own queue,
+   * delay and options), in the order given; the pushes go out together. Answers what dispatch
+   * answers of each, in the same order.
+   */
+  async bulk(jobs: readonly JobToPush[]): Promise<Dispatched[]> {
+    this.#open();
+    if (!Array.isArray(jobs)) throw new TypeError('bulk: jobs must be a list of { job, props, …dispatch options }');
+    // Laid out one after another, so that the pushes leave in the order given.
+    const laidOut: (LaidOut | DispatchedJob)[] = [];
+    for (const [index, spec] of jobs.entries()) {
+      const { job, props, options } = jobToPush(spec, `bulk: jobs[${index}]`);
+      laidOut.push(await this.#layOut(job, props, options, undefined));
+    }
+    const pushed = await Promise.all(laidOut.map((push) => this.#pushLaidOut(push)));
+    return pushed.map((one) => one.dispatched);
+  }
+
+  /**
+   * Pushes a chain as Laravel's Bus::chain()->dispatch() does: the first job, carrying the rest
+   * in `chained` (each serialized as PHP's serialize() writes the instance), the chain's queue in
+   * `chainQueue` (and the first job's queue unless it names one) and its delay unless the first
+   * job has one. Each later link is pushed by the worker that finishes the one before it, with
+   * the envelope its class gives then: a link carries its properties, queue and delay only. A
+   * chain's catch callbacks are PHP closures, which Node cannot write: it goes without.
+   */
+  async chain(jobs: readonly JobToPush[], options: ChainOptions = {}): Promise<Dispatched> {
+    this.#open();
+    if (!Array.isArray(jobs) || jobs.length === 0)
+      throw new TypeError('chain: jobs must be a list of one or more { job, props, …dispatch options }');
+    const problem = chainOptionsProblem(options);
+    if (problem) throw new TypeError(`chain: ${problem}`);
+    const [first, ...rest] = jobs.map((spec, index) => jobToPush(spec, `chain: jobs[${index}]`));
+    const chained = rest.map((link, index) => serialize(this.#chainLink(link, `chain: jobs[${index + 1}]`)));
+    const fields: Record<string, unknown> = {
+      ...(options.queue !== undefined ? { chainQueue: options.queue } : {}),
+      chained,
+      chainCatchCallbacks: [],
+    };
+    const firstOptions: DispatchOptions = {
+      ...first!.options,
+      ...(first!.options.queue === undefined && options.queue !== undefined ? { queue: options.queue } : {}),
+      ...(first!.options.delay === undefined && options.delay !== undefined ? { delay: options.delay } : {}),
+    };
+    return (await this.#dispatch(first!.job, first!.props, firstOptions, undefined, fields)).dispatched;
+  }
+
+  /** A chain's later link: the command alone, as the app's class builds it, with its own queue and delay. */
+  #chainLink(link: { job: string | PhpObject; props: Record<string, unknown>; options: DispatchOptions }, where: string): PhpObject {
+    const beyond = Object.keys(link.options).filter((name) => !['queue', 'delay', 'shapes', 'laravel'].includes(name));
+    if (beyond.length > 0)
+      throw new TypeError(
+        `${where}: a later link of a chain carries only its properties, queue and delay (PHP writes its envelope from its class when it is dispatched), not ${beyond.join(', ')}`,
+      );
+    const problem = dispatchProblem(link.job, link.props, link.options);
+    if (problem) throw new TypeError(`${where}: ${problem}`);
+    const { queue, delay } = link.options;
+    const shapes = this.#shapes(link.options.shapes);
+    const profile =
+      link.options.laravel !== undefined
+        ? profileOf(link.options.laravel)
+        : shapes
+          ? (profileOfShapes(shapes) ?? this.options.profile)
+          : this.options.profile;
+    const queueable: Record<string, unknown> = {
+      ...(queue !== undefined ? { queue } : {}),
+      ...(delay !== undefined ? { delay: delay instanceof Date ? buildDate(delay) : delay } : {}),
+    };
+    if (link.job instanceof PhpObject) {
+      for (const [name, value] of Object.entries(queueable)) link.job.props.set(name, value as PhpValue);
+      return link.job;
+    }
+    return commandForMethods(link.job, link.props, shapes, profile, queueable);
+  }
+
   /** Dispatch's telemetry, opened by the first dispatch and kept. */
   async #openTelemetry(): Promise<DispatchTelemetry | null> {
     const telemetry = await (this.#telemetry ??= DispatchTelemetry.open(this.options.telemetry, this.queue.driver).catch(
@@ -413,12 +523,17 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
     props: Record<string, unknown>,
     options: DispatchOptions,
     extra: JsonObject | undefined,
+    chainFields?: Record<string, unknown>,
   ): Promise<DispatchedJob> {
     // Laid out in a call of its own, so that what building held (the command, the properties, the
     // closures over them) is let go before the push is awaited: with a thousand dispatches in
     // flight, each one's kept alive outlived V8's young-generation collections, whose copying
     // and the old generation's marking then cost more than the building.
-    const push = await this.#layOut(job, props, options, extra);
+    return this.#pushLaidOut(await this.#layOut(job, props, options, extra, chainFields));
+  }
+
+  /** A laid-out dispatch pushed, and what dispatch answers of it. */
+  async #pushLaidOut(push: LaidOut | DispatchedJob): Promise<DispatchedJob> {
     if ('dispatched' in push) return push;
     const { raw, uuid, queue, delay, record } = push;
     let rowId: string | void;
@@ -451,6 +566,7 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
     props: Record<string, unknown>,
     options: DispatchOptions,
     extra: JsonObject | undefined,
+    chainFields?: Record<string, unknown>,
   ): Promise<LaidOut | DispatchedJob> {
     const problem = dispatchProblem(job, props, options);
     if (problem) throw new TypeError(`dispatch: ${problem}`);
@@ -462,6 +578,7 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
     const queueable: Record<string, unknown> = {
       ...(options.queue !== undefined ? { queue: options.queue } : {}),
       ...(delayed ? { delay: delay instanceof Date ? buildDate(delay) : delaySeconds } : {}),
+      ...chainFields,
     };
     const shapes = this.#shapes(options.shapes);
     if (!shapes && this.options.strictShapes && typeof job === 'string')

@@ -6,6 +6,8 @@ export {
   LaravelQueue,
   type ConnectOptions,
   type DispatchOptions,
+  type JobToPush,
+  type ChainOptions,
   type DispatchName,
   type DispatchProps,
   type UntypedJobs,
