@@ -219,6 +219,11 @@ function jobToPush(spec: JobToPush, where: string): { job: string | PhpObject; p
   return { job, props: props ?? {}, options };
 }
 
+/** Whether a caller's value is a list: checked without narrowing a typed list to any[]. */
+function isList(value: unknown): boolean {
+  return Array.isArray(value);
+}
+
 function chainOptionsProblem(options: ChainOptions): string | undefined {
   const unknown = Object.keys(options).find((name) => !['queue', 'delay'].includes(name));
   if (unknown !== undefined) return `unknown option ${JSON.stringify(unknown)}; a chain's options are queue and delay`;
@@ -434,7 +439,7 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
    */
   async bulk(jobs: readonly JobToPush[]): Promise<Dispatched[]> {
     this.#open();
-    if (!Array.isArray(jobs)) throw new TypeError('bulk: jobs must be a list of { job, props, …dispatch options }');
+    if (!isList(jobs)) throw new TypeError('bulk: jobs must be a list of { job, props, …dispatch options }');
     // Laid out one after another, so that the pushes leave in the order given.
     const laidOut: (LaidOut | DispatchedJob)[] = [];
     for (const [index, spec] of jobs.entries()) {
@@ -455,7 +460,7 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
    */
   async chain(jobs: readonly JobToPush[], options: ChainOptions = {}): Promise<Dispatched> {
     this.#open();
-    if (!Array.isArray(jobs) || jobs.length === 0)
+    if (!isList(jobs) || jobs.length === 0)
       throw new TypeError('chain: jobs must be a list of one or more { job, props, …dispatch options }');
     const problem = chainOptionsProblem(options);
     if (problem) throw new TypeError(`chain: ${problem}`);
