@@ -14,7 +14,9 @@ import {
   type JsonObject,
   type LaravelProfile,
 } from '../laravel/index.js';
-import { PhpFloat, PhpObject, serialize, toJS, type PhpValue } from '../php/index.js';
+import { PhpArray, PhpFloat, PhpObject, serialize, toJS, type PhpValue } from '../php/index.js';
+import { DatabaseBatchRepository } from '../worker/BatchRepository.js';
+import { orderedUuid } from '../horizon/payload.js';
 import { RedisQueue, outcomeUnknown, readyAgain, type RedisClient } from '../redis/index.js';
 import { buildShapedPayload, findShape, profileOfShapes, shapedCommand, translatedDisplayName } from '../shapes/command.js';
 import { phpString } from '../php/string.js';
@@ -22,7 +24,7 @@ import { readShapes } from '../shapes/read.js';
 import type { ShapesFile } from '../shapes/shape.js';
 import { QueueCache, type WorkerCache } from '../worker/cache.js';
 import { DatabaseQueueCache } from '../worker/DatabaseQueueCache.js';
-import { DatabaseQueue } from '../database/index.js';
+import { DatabaseQueue, databaseConfig } from '../database/index.js';
 import type { ClassCount, Queue, QueueDriver } from '../queue/index.js';
 import { DatabaseUuidFailedJobProvider, type FailedJobProvider } from '../worker/FailedJobProvider.js';
 import { takenClasses, type HandlerMap, type JobMethods, type MethodJob } from '../worker/handlers.js';
@@ -66,6 +68,10 @@ export interface ConnectOptions extends ConnectionOptions {
   lockDb?: string;
   /** The database store's lock table (Laravel's `cache.stores.database.lock_table`, cache_locks). */
   lockTable?: string;
+  /** job_batches' database (a URL, as failedDb takes), when it is not the failed-jobs one. */
+  batchDb?: string;
+  /** The batches table (Laravel's `queue.batching.table`, job_batches). */
+  batchTable?: string;
   /**
    * The app's class shapes (`lqb shapes`), or the file holding them: used by every dispatch and
    * worker unless they give their own. Left out with `env` beside an app at hand (its vendor/ and
@@ -199,6 +205,42 @@ type DispatchedJob = SentJob<Dispatched>;
 export interface JobToPush extends DispatchOptions {
   job: string | PhpObject;
   props?: Record<string, unknown>;
+}
+
+/** What #dispatch is told beside dispatch's own options, by chain() and batch(). */
+interface InternalDispatch {
+  /** Queueable's (and Batchable's) fields the command carries: chained, chainQueue, … */
+  fields?: Record<string, unknown>;
+  /** The queue the job is pushed onto, whatever its command names (Queue::bulk's $queue). */
+  pushTo?: string;
+}
+
+/** A batch's settings, as PendingBatch's name(), onQueue() and allowFailures() give them. */
+export interface PendingBatchOptions {
+  /** The batch's name (job_batches.name), '' by default. */
+  name?: string;
+  /** The queue every job of the batch is pushed onto (else the connection's). */
+  queue?: string;
+  /** Whether the batch goes on when a job fails (allowFailures()). */
+  allowFailures?: boolean;
+}
+
+/** What batch() pushed: the batch's id (job_batches.id) and name, and what dispatch answers of each job. */
+export interface DispatchedBatch {
+  id: string;
+  name: string;
+  dispatched: Dispatched[];
+}
+
+function batchOptionsProblem(options: PendingBatchOptions): string | undefined {
+  const unknown = Object.keys(options).find((name) => !['name', 'queue', 'allowFailures'].includes(name));
+  if (unknown !== undefined) return `unknown option ${JSON.stringify(unknown)}; a batch's options are name, queue and allowFailures`;
+  if (options.name !== undefined && typeof options.name !== 'string') return `name must be a string, not ${JSON.stringify(options.name)}`;
+  if (options.queue !== undefined && typeof options.queue !== 'string')
+    return `queue must be a queue name, not ${JSON.stringify(options.queue)}`;
+  if (options.allowFailures !== undefined && typeof options.allowFailures !== 'boolean')
+    return `allowFailures must be true or false, not ${JSON.stringify(options.allowFailures)}`;
+  return undefined;
 }
 
 /** A chain's own settings, as PendingChain's onQueue() and delay() give them. */
@@ -476,8 +518,66 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
       ...(first!.options.queue === undefined && options.queue !== undefined ? { queue: options.queue } : {}),
       ...(first!.options.delay === undefined && options.delay !== undefined ? { delay: options.delay } : {}),
     };
-    return (await this.#dispatch(first!.job, first!.props, firstOptions, undefined, fields)).dispatched;
+    return (await this.#dispatch(first!.job, first!.props, firstOptions, undefined, { fields })).dispatched;
   }
+
+  /**
+   * Pushes a batch as Laravel's Bus::batch()->dispatch() does (PendingBatch, Batch::add): the
+   * job_batches row (its counts 0, its options serialized), each job given the batch's id
+   * (Batchable's batchId) and laid out as dispatch() lays it out, the row's total and pending
+   * counts raised by the jobs' number, and the jobs pushed, in order, onto the batch's queue
+   * (its onQueue(); a job's own queue is not where Queue::bulk puts it). Should the pushes fail,
+   * the row goes, as Laravel's dispatch() deletes it. Then/catch/finally callbacks are PHP
+   * closures, which Node cannot write: a batch from Node has none.
+   */
+  async batch(jobs: readonly JobToPush[], options: PendingBatchOptions = {}): Promise<DispatchedBatch> {
+    this.#open();
+    if (!isList(jobs) || jobs.length === 0)
+      throw new TypeError('batch: jobs must be a list of one or more { job, props, …dispatch options }');
+    const problem = batchOptionsProblem(options);
+    if (problem) throw new TypeError(`batch: ${problem}`);
+    const specs = jobs.map((spec, index) => jobToPush(spec, `batch: jobs[${index}]`));
+    const batches = (this.#batches ??= this.#openBatches());
+    const id = orderedUuid(Date.now() / 1000);
+    const name = options.name ?? '';
+    // PendingBatch's options, in the order onQueue() and allowFailures() set them.
+    const batchOptions = new PhpArray();
+    if (options.queue !== undefined) batchOptions.set('queue', options.queue);
+    if (options.allowFailures !== undefined) batchOptions.set('allowFailures', options.allowFailures);
+    try {
+      await batches.store({ id, name, options: batchOptions });
+    } catch (error) {
+      if (await batches.hasTable().catch(() => true)) throw error;
+      throw new Error(
+        `batch: no batch was pushed: there is no ${batches.where}; Laravel's migration makes it (php artisan queue:batches-table, then migrate)`,
+        { cause: error },
+      );
+    }
+    try {
+      const pushTo = options.queue ?? this.settings.defaultQueue;
+      const laidOut: (LaidOut | DispatchedJob)[] = [];
+      for (const { job, props, options: own } of specs)
+        laidOut.push(await this.#layOut(job, { ...props, batchId: id }, own, undefined, { pushTo }));
+      await batches.incrementTotalJobs(id, specs.length);
+      const pushed = await Promise.all(laidOut.map((push) => this.#pushLaidOut(push)));
+      return { id, name, dispatched: pushed.map((one) => one.dispatched) };
+    } catch (error) {
+      await batches.delete(id).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** job_batches where the app keeps it: batchDb, else the app's database (the failed jobs' one). */
+  #openBatches(): DatabaseBatchRepository {
+    const repository = new DatabaseBatchRepository(
+      databaseConfig(this.options.batchDb ?? this.settings.failedDb),
+      this.options.batchTable ?? 'job_batches',
+    );
+    this.#closers.push(() => repository.close());
+    return repository;
+  }
+
+  #batches: DatabaseBatchRepository | undefined;
 
   /** A chain's later link: the command alone, as the app's class builds it, with its own queue and delay. */
   #chainLink(link: { job: string | PhpObject; props: Record<string, unknown>; options: DispatchOptions }, where: string): PhpObject {
@@ -528,13 +628,13 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
     props: Record<string, unknown>,
     options: DispatchOptions,
     extra: JsonObject | undefined,
-    chainFields?: Record<string, unknown>,
+    internal?: InternalDispatch,
   ): Promise<DispatchedJob> {
     // Laid out in a call of its own, so that what building held (the command, the properties, the
     // closures over them) is let go before the push is awaited: with a thousand dispatches in
     // flight, each one's kept alive outlived V8's young-generation collections, whose copying
     // and the old generation's marking then cost more than the building.
-    return this.#pushLaidOut(await this.#layOut(job, props, options, extra, chainFields));
+    return this.#pushLaidOut(await this.#layOut(job, props, options, extra, internal));
   }
 
   /** A laid-out dispatch pushed, and what dispatch answers of it. */
@@ -571,7 +671,7 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
     props: Record<string, unknown>,
     options: DispatchOptions,
     extra: JsonObject | undefined,
-    chainFields?: Record<string, unknown>,
+    internal?: InternalDispatch,
   ): Promise<LaidOut | DispatchedJob> {
     const problem = dispatchProblem(job, props, options);
     if (problem) throw new TypeError(`dispatch: ${problem}`);
@@ -583,7 +683,7 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
     const queueable: Record<string, unknown> = {
       ...(options.queue !== undefined ? { queue: options.queue } : {}),
       ...(delayed ? { delay: delay instanceof Date ? buildDate(delay) : delaySeconds } : {}),
-      ...chainFields,
+      ...internal?.fields,
     };
     const shapes = this.#shapes(options.shapes);
     if (!shapes && this.options.strictShapes && typeof job === 'string')
@@ -619,7 +719,7 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
       for (const [name, value] of Object.entries(queueable))
         job.props.set(name, value instanceof PhpObject ? value : (value as string | number));
       built = buildPayload(job, { profile, ...envelope, driver, delay: since12(profile) && delayed ? delaySeconds : null });
-      queue = options.queue || this.settings.defaultQueue;
+      queue = internal?.pushTo || options.queue || this.settings.defaultQueue;
     } else if (shapes) {
       const onNotRun = (name: string, methods: string[]) => {
         const line = `${name} defines ${methods.join(' and ')}, PHP that Node cannot run: the payload goes without ${methods.length > 1 ? 'their results' : 'its result'}`;
@@ -660,13 +760,13 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
         if (written) shaped = build(written);
       }
       built = shaped;
-      queue = options.queue || shaped.queue || this.settings.defaultQueue;
+      queue = internal?.pushTo || options.queue || shaped.queue || this.settings.defaultQueue;
       if (lock && !(await this.locks.acquire(lock.key, lock.owner, lock.seconds)))
         return { name: job, delay: delaySeconds, dispatched: { uuid: null, id: null, queue, duplicate: true, lockKey: lock.key } };
     } else {
       const command = buildJob({ className: job, properties: withCarbons(props) as Record<string, unknown>, queueable }, profile);
       built = buildPayload(command, { profile, ...envelope, driver, delay: since12(profile) && delayed ? delaySeconds : null });
-      queue = options.queue || this.settings.defaultQueue;
+      queue = internal?.pushTo || options.queue || this.settings.defaultQueue;
       // Written all public: said once per class, where a service owner reads (logger: false silences it).
       if (this.options.logger && firstUnshaped(job)) this.options.logger.warn({ event: 'unshaped', job }, unshapedLine(job, 'library'));
     }
@@ -825,9 +925,11 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
 
   /** Where the app keeps unique locks and batches, as connect() resolved it (batches in the app's database). */
   #bookkeeping(): Bookkeeping {
-    const { cacheStore, unreachableLocks, lockDb, lockTable } = this.options;
+    const { cacheStore, unreachableLocks, lockDb, lockTable, batchDb, batchTable } = this.options;
     return {
       cacheStore,
+      ...(batchDb !== undefined ? { batchDb } : {}),
+      ...(batchTable !== undefined ? { batchTable } : {}),
       ...(unreachableLocks ? { unreachableLocks } : {}),
       ...(lockDb !== undefined ? { lockDb } : {}),
       ...(lockTable !== undefined ? { lockTable } : {}),

@@ -8,6 +8,8 @@ export {
   type DispatchOptions,
   type JobToPush,
   type ChainOptions,
+  type PendingBatchOptions,
+  type DispatchedBatch,
   type DispatchName,
   type DispatchProps,
   type UntypedJobs,

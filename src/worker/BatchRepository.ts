@@ -11,7 +11,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { databaseConfig, type Database, type DatabaseConfig } from '../database/index.js';
 import { TableStore } from './tables.js';
-import { PhpArray, PhpObject, deref, unserialize, type PhpValue } from '../php/index.js';
+import { PhpArray, PhpObject, deref, serialize, unserialize, type PhpValue } from '../php/index.js';
 import { redactUrl } from '../connect/redact.js';
 
 /** Laravel's UpdatedBatchJobCounts. */
@@ -77,6 +77,53 @@ export class DatabaseBatchRepository extends TableStore {
   /** Where batches are looked up, for a line a person reads: `table job_batches in mysql://app:***@db/app`. */
   get where(): string {
     return `table ${this.table} in ${this.config ? databaseOf(this.config) : `the ${this.db.dialect} database given`}`;
+  }
+
+  /**
+   * Laravel's store(): a new batch's row, its counts 0, failed_job_ids '[]', its options
+   * serialized as DatabaseBatchRepository::serialize writes them (base64 on PostgreSQL).
+   */
+  async store(batch: { id: string; name: string; options: PhpArray }, now = unixNow()): Promise<void> {
+    const serialized = Buffer.from(serialize(batch.options));
+    const options = this.db.dialect === 'pgsql' ? serialized.toString('base64') : serialized.toString('utf8');
+    const names = [
+      'id',
+      'name',
+      'total_jobs',
+      'pending_jobs',
+      'failed_jobs',
+      'failed_job_ids',
+      'options',
+      'created_at',
+      'cancelled_at',
+      'finished_at',
+    ];
+    await this.db.query(`insert into ${this.tableName} (${this.columns(names)}) values (${names.map(() => '?').join(', ')})`, [
+      batch.id,
+      batch.name,
+      0,
+      0,
+      0,
+      '[]',
+      options,
+      now,
+      null,
+      null,
+    ]);
+  }
+
+  /** Laravel's incrementTotalJobs: total and pending + amount, finished_at cleared. */
+  async incrementTotalJobs(batchId: string, amount: number): Promise<void> {
+    const [total, pending, finished, id] = ['total_jobs', 'pending_jobs', 'finished_at', 'id'].map((name) => this.columns([name]));
+    await this.db.query(
+      `update ${this.tableName} set ${total} = ${total} + ?, ${pending} = ${pending} + ?, ${finished} = null where ${id} = ?`,
+      [amount, amount, batchId],
+    );
+  }
+
+  /** Laravel's delete(): the batch's row gone (a dispatch whose jobs were not pushed). */
+  async delete(batchId: string): Promise<void> {
+    await this.db.query(`delete from ${this.tableName} where ${this.columns(['id'])} = ?`, [batchId]);
   }
 
   /** Laravel's decrementPendingJobs: pending − 1, the uuid out of failed_job_ids; undefined when the batch is gone. */
