@@ -207,6 +207,14 @@ export interface JobToPush extends DispatchOptions {
   props?: Record<string, unknown>;
 }
 
+/** Where batch() writes a batch's row: job_batches (DatabaseBatchRepository), or a fake's record. */
+export type BatchStore = Pick<DatabaseBatchRepository, 'store' | 'incrementTotalJobs' | 'delete' | 'hasTable' | 'where'>;
+
+/** A Queue given whole (the database's, a fake's), not a Redis client to make one on. */
+function isQueue(queue: RedisClient | DatabaseQueue | Queue): queue is DatabaseQueue | Queue {
+  return queue instanceof DatabaseQueue || typeof (queue as Partial<Queue>).pushRaw === 'function';
+}
+
 /** What #dispatch is told beside dispatch's own options, by chain() and batch(). */
 interface InternalDispatch {
   /** Queueable's (and Batchable's) fields the command carries: chained, chainQueue, … */
@@ -357,8 +365,8 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
 
   constructor(
     readonly settings: ConnectionSettings,
-    /** The queue's Redis client (the redis driver), or the database connection's queue. */
-    queue: RedisClient | DatabaseQueue,
+    /** The queue's Redis client (the redis driver), the database connection's queue, or another Queue (a fake's). */
+    queue: RedisClient | DatabaseQueue | Queue,
     /** The cache connection (the Redis store), or the database store's cache. */
     cache: RedisClient | DatabaseQueueCache,
     private readonly options: Omit<ConnectOptions, 'shapes' | 'logger'> & {
@@ -373,10 +381,12 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
         resolved: ResolvedHorizon;
         recorder: HorizonRecorder;
       };
+      /** Unique locks kept elsewhere than the app's cache store (a fake's, in memory). */ locks?: UniqueLockStore;
+      /** job_batches kept elsewhere than the app's database (a fake's, in memory). */ batches?: BatchStore;
     },
     lockClient?: RedisClient,
   ) {
-    this.queue = queue instanceof DatabaseQueue ? queue : new RedisQueue(queue, { defaultQueue: settings.defaultQueue });
+    this.queue = isQueue(queue) ? queue : new RedisQueue(queue, { defaultQueue: settings.defaultQueue });
     if (cache instanceof DatabaseQueueCache) {
       this.cache = cache;
       this.#closers.push(() => cache.close());
@@ -434,6 +444,7 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
   get locks(): UniqueLockStore {
     this.#open();
     if (this.options.unreachableLocks) throw new ConnectionSettingsError(this.options.unreachableLocks);
+    if (!this.#locks && this.options.locks) this.#locks = this.options.locks;
     if (!this.#locks) {
       const store = openLockStore(this.settings, this.#bookkeeping(), this.#lockClient);
       if (store instanceof DatabaseLockStore) this.#closers.push(() => store.close());
@@ -537,7 +548,7 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
     const problem = batchOptionsProblem(options);
     if (problem) throw new TypeError(`batch: ${problem}`);
     const specs = jobs.map((spec, index) => jobToPush(spec, `batch: jobs[${index}]`));
-    const batches = (this.#batches ??= this.#openBatches());
+    const batches = (this.#batches ??= this.options.batches ?? this.#openBatches());
     const id = orderedUuid(Date.now() / 1000);
     const name = options.name ?? '';
     // PendingBatch's options, in the order onQueue() and allowFailures() set them.
@@ -577,7 +588,7 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
     return repository;
   }
 
-  #batches: DatabaseBatchRepository | undefined;
+  #batches: BatchStore | undefined;
 
   /** A chain's later link: the command alone, as the app's class builds it, with its own queue and delay. */
   #chainLink(link: { job: string | PhpObject; props: Record<string, unknown>; options: DispatchOptions }, where: string): PhpObject {
@@ -1008,6 +1019,8 @@ export async function connectWith<Jobs extends object = UntypedJobs>(
   settings: ConnectionSettings,
   options: ConnectOptions = {},
   fromFile?: LaravelEnv,
+  /** The parts to use instead of opening any (testing's fakeQueue): nothing is connected. */
+  given?: { queue: Queue; cache: DatabaseQueueCache; locks: UniqueLockStore; batches: BatchStore },
 ): Promise<LaravelQueue<Jobs>> {
   // The settings' names in connect()'s words: the option when one was given, else the variable.
   appEncrypter(settings, {
@@ -1057,6 +1070,8 @@ export async function connectWith<Jobs extends object = UntypedJobs>(
     ...(version !== undefined ? { version } : {}),
     ...(laravelOnlyGiven(options.laravel, options.env) ? { versionGiven: true } : {}),
   };
+  if (given)
+    return new LaravelQueue<Jobs>(settings, given.queue, given.cache, { ...queueOptions, locks: given.locks, batches: given.batches });
   const database = settings.queueConnection === 'database';
   // Redis is opened for what the app keeps there: the redis connection's queue, the Redis cache
   // store's values and locks. The lock connection is the queue's (the stock `default`) or the

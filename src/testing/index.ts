@@ -1,5 +1,7 @@
 /**
- * `laravel-queue-bridge/testing`: Redis servers for tests and demos — a free loopback port, a
+ * `laravel-queue-bridge/testing`: a fake of connect()'s queue that records what it would push
+ * (fakeQueue), and Redis servers for tests and demos — a free loopback port, a
  * wait until a Redis answers, and a `redis-server` of our own when none is running.
  */
 export { freePort, redisAnswers, waitForRedis, startRedisServer } from './redis-server.js';
+export { fakeQueue, FakeQueue, type FakeDispatch, type FakeBatch, type FakeQueueOptions } from './fakeQueue.js';
