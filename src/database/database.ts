@@ -137,7 +137,10 @@ class SqliteDatabase implements Database {
   }
 
   #run<Row>(sql: string, params: readonly unknown[]): QueryResult<Row> {
-    const statement = this.#open().prepare(sql);
+    return this.#runPrepared<Row>(this.#open().prepare(sql), params);
+  }
+
+  #runPrepared<Row>(statement: SqliteStatement, params: readonly unknown[]): QueryResult<Row> {
     const values = params.map(sqliteValue);
     if (statement.reader) return { rows: statement.all(...values) as Row[], affected: 0 };
     const result = statement.run(...values);
@@ -198,9 +201,10 @@ class SqliteDatabase implements Database {
    */
   async query<Row = Record<string, unknown>>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<Row>> {
     return this.#inTurn(async () => {
-      const reads = await this.#whileBusy(() => this.#open().prepare(sql).reader);
-      if (reads) return this.#whileBusy(() => this.#run<Row>(sql, params));
-      return this.#exclusively(async () => this.#run<Row>(sql, params));
+      // Prepared once: whether it writes is the statement's own answer.
+      const statement = await this.#whileBusy(() => this.#open().prepare(sql));
+      if (statement.reader) return this.#whileBusy(() => this.#runPrepared<Row>(statement, params));
+      return this.#exclusively(async () => this.#runPrepared<Row>(statement, params));
     });
   }
 
