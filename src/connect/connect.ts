@@ -277,9 +277,12 @@ function isList(value: unknown): boolean {
 function chainOptionsProblem(options: ChainOptions): string | undefined {
   const unknown = Object.keys(options).find((name) => !['queue', 'delay'].includes(name));
   if (unknown !== undefined) return `unknown option ${JSON.stringify(unknown)}; a chain's options are queue and delay`;
-  if (options.queue !== undefined && typeof options.queue !== 'string')
-    return `queue must be a queue name, not ${JSON.stringify(options.queue)}`;
-  const { delay } = options;
+  return queueAndDelayProblem(options);
+}
+
+/** What is wrong with where and when a job goes (onQueue(), delay()), as one line, or undefined. */
+function queueAndDelayProblem({ queue, delay }: { queue?: unknown; delay?: unknown }): string | undefined {
+  if (queue !== undefined && typeof queue !== 'string') return `queue must be a queue name, not ${JSON.stringify(queue)}`;
   if (delay !== undefined && !(delay instanceof Date ? Number.isFinite(delay.getTime()) : isSeconds(delay)))
     return `delay must be seconds (0 or more) or a valid Date, not ${String(delay)}`;
   return undefined;
@@ -601,12 +604,7 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
     if (problem) throw new TypeError(`${where}: ${problem}`);
     const { queue, delay } = link.options;
     const shapes = this.#shapes(link.options.shapes);
-    const profile =
-      link.options.laravel !== undefined
-        ? profileOf(link.options.laravel)
-        : shapes
-          ? (profileOfShapes(shapes) ?? this.options.profile)
-          : this.options.profile;
+    const profile = this.#profileFor(link.options.laravel, shapes);
     const queueable: Record<string, unknown> = {
       ...(queue !== undefined ? { queue } : {}),
       ...(delay !== undefined ? { delay: delay instanceof Date ? buildDate(delay) : delay } : {}),
@@ -616,6 +614,12 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
       return link.job;
     }
     return commandForMethods(link.job, link.props, shapes, profile, queueable);
+  }
+
+  /** The layout a job is written in: `laravel` given, else the shapes' version, else the connection's. */
+  #profileFor(laravel: string | undefined, shapes: ShapesFile | undefined): LaravelProfile {
+    if (laravel !== undefined) return profileOf(laravel);
+    return (shapes && profileOfShapes(shapes)) ?? this.options.profile;
   }
 
   /** Dispatch's telemetry, opened by the first dispatch and kept. */
@@ -701,12 +705,7 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
       throw new Error(
         `${job} was not pushed: strictShapes, and no class shapes (shapes, or env beside the app's vendor/ and app/ with PHP on PATH) say which of its properties are protected or private`,
       );
-    const profile =
-      options.laravel !== undefined
-        ? profileOf(options.laravel)
-        : shapes
-          ? (profileOfShapes(shapes) ?? this.options.profile)
-          : this.options.profile;
+    const profile = this.#profileFor(options.laravel, shapes);
     const methodJob = (): MethodJob => ({
       name: typeof job === 'string' ? job : job.className,
       command: toJS(commandForMethods(job, props, shapes, profile, queueable)) as Record<string, unknown>,
@@ -1180,10 +1179,9 @@ function dispatchProblem(job: unknown, props: unknown, options: DispatchOptions)
     return `props must be an object of the command's properties, not ${Array.isArray(props) ? 'a list' : String(props)}`;
   const unknown = Object.keys(options).find((name) => !(DISPATCH_OPTIONS as readonly string[]).includes(name));
   if (unknown !== undefined) return `unknown option ${JSON.stringify(unknown)}; the options are ${DISPATCH_OPTIONS.join(', ')}`;
-  const { queue, delay, tries, backoff, timeout } = options;
-  if (queue !== undefined && typeof queue !== 'string') return `queue must be a queue name, not ${JSON.stringify(queue)}`;
-  if (delay !== undefined && !(delay instanceof Date ? Number.isFinite(delay.getTime()) : isSeconds(delay)))
-    return `delay must be seconds (0 or more) or a valid Date, not ${String(delay)}`;
+  const placed = queueAndDelayProblem(options);
+  if (placed) return placed;
+  const { tries, backoff, timeout } = options;
   if (tries !== undefined && !(Number.isInteger(tries) && tries >= 0))
     return `tries must be a whole number, 0 (no limit) or more, not ${JSON.stringify(tries)}`;
   if (timeout !== undefined && !(Number.isInteger(timeout) && timeout >= 0))
