@@ -32,9 +32,9 @@ const STEPS = {
   lqbReclaim: { file: 'reclaim.lua', keys: 1 },
   lqbFindZset: { file: 'find-zset.lua', keys: 1 },
   // A finished job's delete and the next reserve on the same queue, in one round trip: the two
-  // files as they are, run one after the other (see composedDeleteReserve).
-  lqbDeleteReserve: { file: 'delete.lua+reserve.lua', keys: 4 },
-} as const satisfies Record<string, { file: string; keys: number | null; withoutShebang?: boolean }>;
+  // files as they are, run one after the other.
+  lqbDeleteReserve: { file: 'delete.lua+reserve.lua', keys: 4, composed: composedDeleteReserve },
+} as const satisfies Record<string, { file: string; keys: number | null; withoutShebang?: boolean; composed?: () => string | undefined }>;
 
 export type StepName = keyof typeof STEPS;
 
@@ -47,7 +47,8 @@ const sources = new Map<StepName, string>();
 export function luaSource(step: StepName): string {
   let source = sources.get(step);
   if (source === undefined) {
-    source = step === 'lqbDeleteReserve' ? composedDeleteReserve() : LUA_FILES[STEPS[step].file];
+    const spec = STEPS[step];
+    source = 'composed' in spec ? spec.composed() : LUA_FILES[spec.file];
     if (source === undefined) throw new Error(`the Lua step ${STEPS[step].file} is not built into this package`);
     // The shebang line made a comment, so line numbers in Redis's errors stay the file's.
     if ('withoutShebang' in STEPS[step]) source = source.replace(/^#!.*/, (line) => `--${line}`);
