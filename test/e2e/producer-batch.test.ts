@@ -6,25 +6,20 @@
  * batch, its counters as after a batch of its own.
  */
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { connect, type LaravelQueue } from '../../src/index.js';
 import { databaseConfig, openDatabase, quoteName } from '../../src/database/index.js';
 import { REDIS_URL, rawClient } from '../helpers/redis.js';
 import { php, scratchPerTest, type Scratch } from '../helpers/processes.js';
+import { QUEUE_DATABASES } from '../helpers/jobs-table.js';
 
 const QUEUE = 'batched';
 const BATCH_JOB = 'App\\Jobs\\Bookkeeping\\BatchJob';
-const DATABASES: [string, (dir: string) => string][] = [
-  ['SQLite', (dir) => join(dir, 'batches.sqlite')],
-  ['MariaDB', () => process.env.LQB_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/test'],
-  ['PostgreSQL', () => process.env.LQB_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test'],
-];
 
 const current = scratchPerTest('e2e-producer-batch', QUEUE);
 let s: Scratch;
 
-describe.each(DATABASES)('connect().batch on %s', (_, where) => {
+describe.each(QUEUE_DATABASES)('connect().batch on %s', (_, where) => {
   let url: string;
   let table: string;
   let queue: LaravelQueue;
