@@ -46,13 +46,15 @@ async function waitFor(what: string, done: () => Promise<boolean> | boolean, see
   throw new Error(`waited ${ms / 1000} s for ${what}; last seen: ${seen()}`);
 }
 
+/** The runs recorded so far; a record a worker is still appending (no newline yet) waits for the next read. */
 function readRuns(file: string): Run[] {
-  return existsSync(file)
-    ? readFileSync(file, 'utf8')
-        .split('\n')
-        .filter(Boolean)
-        .map((line) => JSON.parse(line) as Run)
-    : [];
+  if (!existsSync(file)) return [];
+  const text = readFileSync(file, 'utf8');
+  return text
+    .slice(0, text.lastIndexOf('\n') + 1)
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Run);
 }
 
 /** Laravel's database cache store's tables (cache, cache_locks) on the server, made by Laravel's own schema builder. */
