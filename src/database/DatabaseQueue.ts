@@ -80,6 +80,15 @@ const SHARE_PAGES = 20;
 /** With share on, the longest a reserve goes on from where the last left off before it looks from the first row again. */
 const SHARE_RESTART_MS = 5000;
 const HEAD_BYTES = 2048;
+/** With share on, how long candidates a reserve did not come to are kept for the next (see takeSpares). */
+const SPARES_MS = 1000;
+
+/** Candidate rows found at `since` for a TakeOnly, not yet tried (see takeSpares). */
+interface Spares {
+  take: TakeOnly;
+  ids: string[];
+  since: number;
+}
 
 /** A reserve takes at most this many rows at once (a worker's concurrency asks for fewer). */
 const MOST_PER_RESERVE = 1000;
@@ -222,29 +231,42 @@ export class DatabaseQueue implements Queue<DatabaseJob> {
     // Jobs finished before an outage are deleted first: a reserve would otherwise find those
     // whose reservation ran out meanwhile and run them again.
     while (this.deletesInOutage > 0 && this.flushing) await this.flushing;
-    const lock = await this.lockForPopping();
-    const select = `select * from ${this.quotedTable} where ${RESERVABLE} order by id asc limit ${count}${lock ? ` ${lock}` : ''}`;
-    // With share on, the rows of the classes taken are chosen first, without a lock (see candidates).
-    const candidates = take ? await this.candidates(name, count, take) : undefined;
-    if (candidates?.length === 0 && !this.pendingDeletes) return [];
-    if (!candidates && this.db.dialect === 'sqlite' && !this.pendingDeletes && !(await this.anyToReserve(select, name))) return [];
-    // Deletes asked for and not yet begun commit with this reserve: one commit (a disk flush)
-    // where there would be two. Should the reserve fail, they go on by themselves.
+    // Deletes asked for and not yet begun commit with this reserve: one transaction a job, one
+    // commit (a disk flush) where there would be two. Taken before the first await: the worker
+    // asks for the delete and then the next job in the same turn, and the delete's own flush
+    // (a setImmediate later) would otherwise take them while the reserve waits on the server.
+    // Should the reserve fail, they go on by themselves.
     const deletes = this.takePendingDeletes();
     let chosen: JobRecord[] = [];
     try {
+      const lock = await this.lockForPopping();
+      const select = `select * from ${this.quotedTable} where ${RESERVABLE} order by id asc limit ${count}${lock ? ` ${lock}` : ''}`;
+      // With share on, the rows of the classes taken are chosen first, without a lock (see
+      // candidates): those a reserve before found and did not come to, while fresh, else looked for.
+      const spare = take ? this.takeSpares(name, take) : undefined;
+      const since = spare?.since ?? Date.now();
+      const candidates = take ? (spare?.ids ?? (await this.candidates(name, count, take))) : undefined;
+      const nothingToReserve =
+        candidates?.length === 0 || (!candidates && this.db.dialect === 'sqlite' && !deletes && !(await this.anyToReserve(select, name)));
+      if (nothingToReserve && !deletes) return [];
       const jobs = await this.transaction(async (tx) => {
         chosen = [];
         if (deletes) await this.deleteRows(tx, deletes.ids);
+        if (nothingToReserve) return [];
         const now = this.now();
-        const rows = candidates
-          ? await this.lockEach(tx, candidates, count, lock, name, now)
-          : (await tx.query(select, [name, now, this.expiration(now)])).rows;
+        let rows: Record<string, unknown>[];
+        if (candidates) {
+          const locked = await this.lockEach(tx, candidates, count, lock, name, now);
+          rows = locked.rows;
+          this.keepSpares(name, { take: take!, ids: candidates.slice(locked.tried), since });
+        } else rows = (await tx.query(select, [name, now, this.expiration(now)])).rows;
         chosen = rows.map(toRecord);
         return this.markAsReserved(tx, chosen, now);
       });
       if (deletes) for (const { resolve } of deletes.done) resolve();
       for (const job of jobs) this.held.set(job.id, job);
+      // Spares all gone meanwhile (other workers took them): looked for afresh, not "queue empty".
+      if (spare && jobs.length === 0) return await this.reserve(name, count, take);
       return jobs;
     } catch (error) {
       if (deletes) this.flushAlone(deletes);
@@ -268,7 +290,7 @@ export class DatabaseQueue implements Queue<DatabaseJob> {
     const patterns = this.takePatterns(take);
     if (patterns.length === 0) return [];
     const now = this.now();
-    const likes = patterns.map(() => `payload like ? escape '!'`).join(' or ');
+    const likes = patterns.map(() => this.containsSql).join(' or ');
     const limit = Math.min(MOST_PER_RESERVE, count * 2 + 8);
     // Read in pages by id, going on after the last row the reserve before looked at: the rows
     // left to PHP stay where they are (PHP takes them from the front), so they are passed once,
@@ -310,14 +332,48 @@ export class DatabaseQueue implements Queue<DatabaseJob> {
     return found;
   }
 
-  /** The LIKE patterns a TakeOnly's classes are matched with, made once per TakeOnly. */
+  /**
+   * A payload holds a text (containsSql's parameter, see takePatterns). PostgreSQL's planner
+   * reckons `payload like '%…%'` matches almost no row, and then reads every ready row of the
+   * queue and sorts them at each reserve, where strpos's default estimate keeps it walking the
+   * primary key in order, stopping at the limit (as it does for Laravel's own reserve).
+   * MySQL/MariaDB and SQLite walk the key in order either way.
+   */
+  private get containsSql(): string {
+    return this.db.dialect === 'pgsql' ? 'strpos(payload, ?) > 0' : `payload like ? escape '!'`;
+  }
+
+  /**
+   * Candidates a reserve found and did not come to (it wanted fewer), kept a moment for the next
+   * reserve on the queue: one query fewer a job for a worker taking one job at a time. Each is
+   * still locked alone and checked reservable when taken (lockEach), so one another worker took
+   * meanwhile is passed over; kept no longer than SPARES_MS, so a job whose reservation ran out
+   * waits no longer for its turn than the cursor lets it (see candidates).
+   */
+  private takeSpares(name: string, take: TakeOnly): Spares | undefined {
+    const spares = this.spares.get(name);
+    this.spares.delete(name);
+    if (!spares || spares.take !== take || Date.now() - spares.since > SPARES_MS) return undefined;
+    return spares;
+  }
+
+  private keepSpares(name: string, spares: Spares): void {
+    if (spares.ids.length > 0) this.spares.set(name, spares);
+    else this.spares.delete(name);
+  }
+
+  /** With share on, per queue: candidates found and not yet tried (see takeSpares). */
+  private readonly spares = new Map<string, Spares>();
+
+  /** The containsSql parameters a TakeOnly's classes are matched with, made once per TakeOnly. */
   private takePatterns(take: TakeOnly): string[] {
     let patterns = this.patterns.get(take);
     if (patterns === undefined) {
       const spelled = new Set(take.classes.flatMap((name) => [encodeString(name, false), encodeString(name, true)]));
+      const texts = [...spelled].flatMap((json) => [`"displayName":${json}`, `"commandName":${json}`]);
       // '!' escapes LIKE's own wildcards (a class name may hold '_'); a backslash is then plain text on every engine.
-      const literal = (text: string) => text.replace(/[!%_]/g, (c) => `!${c}`);
-      patterns = [...spelled].flatMap((json) => [`%"displayName":${literal(json)}%`, `%"commandName":${literal(json)}%`]);
+      const like = (text: string) => `%${text.replace(/[!%_]/g, (c) => `!${c}`)}%`;
+      patterns = this.db.dialect === 'pgsql' ? texts : texts.map(like);
       this.patterns.set(take, patterns);
     }
     return patterns;
@@ -339,15 +395,17 @@ export class DatabaseQueue implements Queue<DatabaseJob> {
     lock: PopLock,
     name: string,
     now: number,
-  ): Promise<Record<string, unknown>[]> {
+  ): Promise<{ rows: Record<string, unknown>[]; tried: number }> {
     const rows: Record<string, unknown>[] = [];
     const sql = `select * from ${this.quotedTable} where id = ? and ${RESERVABLE}${lock ? ` ${lock}` : ''}`;
+    let tried = 0;
     for (const id of ids) {
       if (rows.length >= count) break;
+      tried++;
       const { rows: found } = await tx.query<Record<string, unknown>>(sql, [idParam(id), name, now, this.expiration(now)]);
       rows.push(...found);
     }
-    return rows;
+    return { rows, tried };
   }
 
   /**
@@ -502,9 +560,13 @@ export class DatabaseQueue implements Queue<DatabaseJob> {
     await tx.query(`delete from ${this.quotedTable} where id in (${marks(sorted)})`, sorted.map(idParam));
   }
 
-  /** `select … for update` of the rows, where the database has row locks (Laravel's lockForUpdate; nothing on SQLite). */
+  /**
+   * `select … for update` of the rows, where the database has row locks (Laravel's lockForUpdate;
+   * nothing on SQLite). One row needs no lock of its own: the delete takes that same lock, and
+   * the order of locks only matters between several.
+   */
   private async lockRows(tx: Queryable, ids: string[]): Promise<void> {
-    if (this.db.dialect === 'sqlite' || ids.length === 0) return;
+    if (this.db.dialect === 'sqlite' || ids.length < 2) return;
     await tx.query(`select id from ${this.quotedTable} where id in (${marks(ids)}) order by id asc for update`, ids.map(idParam));
   }
 

@@ -186,6 +186,7 @@ export class Worker<Q extends Queue = Queue> extends EventEmitter {
       refused: () => this.refused,
       watchdog: () => this.watchdog,
       now: this.now,
+      deleting: () => this.slotFreed(),
     });
     const clients = [...(queue.clients ?? [])];
     if (deps.cache instanceof QueueCache && !clients.includes(deps.cache.client)) clients.push(deps.cache.client);
@@ -271,8 +272,7 @@ export class Worker<Q extends Queue = Queue> extends EventEmitter {
     this.wake?.();
     // A loop waiting for a busy slot to free looks at the stop conditions now, so a deadline
     // is counted from here and not from whenever a job in hand ends.
-    this.jobFinished?.resolve();
-    this.jobFinished = undefined;
+    this.slotFreed();
     return running;
   }
 
@@ -576,8 +576,7 @@ export class Worker<Q extends Queue = Queue> extends EventEmitter {
       this.inHand.remove(inHand.slot, inHand);
       this.finishedCopies.finished(inHand);
       this.jobsProcessed++;
-      this.jobFinished?.resolve();
-      this.jobFinished = undefined;
+      this.slotFreed();
     }
   }
 
@@ -683,7 +682,13 @@ export class Worker<Q extends Queue = Queue> extends EventEmitter {
     return left;
   }
 
-  /** Resolves when any job in hand finishes. */
+  /** Wakes the loop waiting for a job to finish (oneFinished): a slot is free, or the stop conditions changed. */
+  private slotFreed(): void {
+    this.jobFinished?.resolve();
+    this.jobFinished = undefined;
+  }
+
+  /** Resolves when any job in hand finishes, or its delete is asked for (its slot then counts as free). */
   private oneFinished(): Promise<void> {
     if (!this.jobFinished) {
       let resolve!: () => void;
@@ -743,8 +748,15 @@ function reserveErrorJob(error: unknown): ReservedJob | undefined {
   return job && typeof job.delete === 'function' ? job : undefined;
 }
 
+/**
+ * A job whose slot counts as free: its handler returned, and it is not waiting to be deleted.
+ * A job that ends in a delete frees its slot when the delete is asked for, not before (its
+ * unique lock's release, its chain's next link and its batch's counters come first): the next
+ * reserve then goes with that delete, one step on Redis and one transaction (one commit) on a
+ * jobs table, rather than before it and alone.
+ */
 function isSettling(inHand: JobInHand): boolean {
-  return inHand.settling;
+  return inHand.settling && (inHand.deleting || inHand.deleted || inHand.released || inHand.failed || inHand.abandoned);
 }
 
 /** What each reserve takes with share on: the classes handled, and the canary shares of some; a share of a class with no handler is refused. */

@@ -66,6 +66,12 @@ export interface RunnerParts {
   watchdog: () => Watchdog | undefined;
   /** UNIX seconds. */
   now: () => number;
+  /**
+   * A job's delete has just been asked for: its slot counts as free from now (see Worker's
+   * freeSlots), so the worker may reserve the next job at once, and the queue sends the
+   * delete with that reserve, in one step (Redis) or one transaction (a jobs table).
+   */
+  deleting: () => void;
 }
 
 export class JobRunner {
@@ -166,7 +172,9 @@ export class JobRunner {
         if (batched) await batched;
         if (!inHand.deleted) {
           inHand.deleting = true;
-          await job.delete({ runtimeMs: inHand.elapsed() });
+          const deleted = job.delete({ runtimeMs: inHand.elapsed() });
+          this.parts.deleting();
+          await deleted;
           inHand.deleted = true;
         }
       }
