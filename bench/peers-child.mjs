@@ -10,8 +10,7 @@
  *       RecordJob, or BullMQ's Queue.add of the same properties as job data, LQB_PEERS_STYLE:
  *         awaited   one at a time, each awaited;
  *         inflight  LQB_PEERS_WINDOW at once (Promise.all), window after window;
- *         bulk      LQB_PEERS_WINDOW per call: lqb's payloads built (buildPayload) and pushed with
- *                   the connection's bulkRaw, BullMQ's addBulk.
+ *         bulk      LQB_PEERS_WINDOW per call: connect()'s bulk(jobs), BullMQ's addBulk.
  *       LQB_PEERS_WARMUP jobs pushed untimed first; then "ready" on standard output, a line
  *       awaited on standard input (the parent reads Redis's CPU), LQB_PEERS_JOBS pushed timed,
  *       and one JSON line {"jobs","seconds","cpuSeconds"} (process.cpuUsage over the timed part).
@@ -77,14 +76,14 @@ async function producer() {
   };
   if (mode === 'lqb-dispatch') {
     const tree = process.env.LQB_TREE;
-    const { connect, buildPayload } = await import(`${tree}/dist/index.js`);
+    const { connect } = await import(`${tree}/dist/index.js`);
     const { bridgeRecordJob } = await import(`${tree}/dist/cli/demo.js`);
     const queue = await connect({ redis: url, prefix: `${prefix}:`, defaultQueue: queueName, logger: false, horizon: false });
     const command = (n) => bridgeRecordJob(props(n));
     const push = {
       awaited: oneByOne((n) => queue.dispatch(command(n))),
       inflight: windows(window, (ns) => Promise.all(ns.map((n) => queue.dispatch(command(n))))),
-      bulk: windows(window, (ns) => queue.connection.bulkRaw(ns.map((n) => buildPayload(command(n)).raw))),
+      bulk: windows(window, (ns) => queue.bulk(ns.map((n) => ({ job: command(n) })))),
     }[style];
     return { push, close: () => queue.close() };
   }

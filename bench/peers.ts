@@ -28,8 +28,8 @@
  *   whole process less the same process on no jobs (its boot), run just before.
  * - dispatch1: JOBS pushed one at a time, each awaited: connect()'s dispatch(), BullMQ's
  *   Queue.add, Laravel's dispatch() (php-fixture-gen/bench-dispatch.php). dispatchMany: IN_FLIGHT
- *   at once (PHP has no such thing). bulk: lqb's payloads built and pushed with the connection's
- *   bulkRaw (connect() has no bulk(jobs)), BullMQ's addBulk, Laravel's Queue::bulk. Each after
+ *   at once (PHP has no such thing). bulk: connect()'s bulk(jobs), BullMQ's addBulk, Laravel's
+ *   Queue::bulk. Each after
  *   WARMUP untimed pushes in the same process; CPU is the process's over the timed part.
  * - cold: wall time of a process, COLD_RUNS a round, the round's median: `node dist/cli/main.js
  *   --version`, BullMQ's Worker made ready and closed, Laravel's worker booted
@@ -493,12 +493,12 @@ const dispatchCases: Record<string, () => Case> = {
   bulk: () => ({
     title: `Bulk push, ${fmt(BULK_CHUNK)} a call: ${fmt(BULK_JOBS)} jobs`,
     about: [
-      `lqb's connect() has no bulk(jobs) (DESIGN.md §7 names one; not on this branch): its row builds each payload (buildPayload) and pushes them with the connection's bulkRaw, one script call a thousand. After ${fmt(WARMUP)} untimed.`,
+      `lqb's connect().bulk(jobs): each payload laid out as dispatch() lays it out, pushed in one script call. After ${fmt(WARMUP)} untimed.`,
     ],
     kind: 'rate',
     worker: false,
     candidates: [
-      producing(nodeProducer('lqb buildPayload + connection.bulkRaw', 'lqb-dispatch', 'bulk', BULK_CHUNK), BULK_JOBS),
+      producing(nodeProducer('lqb connect().bulk()', 'lqb-dispatch', 'bulk', BULK_CHUNK), BULK_JOBS),
       producing(nodeProducer('BullMQ Queue.addBulk', 'bullmq-add', 'bulk', BULK_CHUNK), BULK_JOBS),
       producing(laravelProducer('Laravel 8.83 Queue::bulk (push in a loop)', 'bulk'), BULK_JOBS),
     ],

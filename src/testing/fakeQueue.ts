@@ -80,16 +80,21 @@ function recordingQueue(defaultQueue: string): RecordingQueue & Queue {
 }
 
 /** Unique locks in memory, as the cache store would keep them for the length of a test. */
-class MemoryLocks implements UniqueLockStore {
-  readonly storeName = 'fake';
+export class MemoryLocks implements UniqueLockStore {
   readonly held = new Map<string, string>();
+  /** The cache store these locks stand for (`cache.default`), as 11.39+ payloads name it. */
+  constructor(readonly storeName = 'fake') {}
+  /** Told each key a release names (runJob reports them). */
+  onRelease: ((key: string) => void) | undefined;
   async forceRelease(key: string): Promise<void> {
+    this.onRelease?.(key);
     this.held.delete(key);
   }
   async forceReleaseAll(keys: string[]): Promise<void> {
-    for (const key of keys) this.held.delete(key);
+    for (const key of keys) await this.forceRelease(key);
   }
   async release(key: string, owner: string): Promise<boolean> {
+    this.onRelease?.(key);
     if (this.held.get(key) !== owner) return false;
     this.held.delete(key);
     return true;
@@ -157,7 +162,7 @@ export class FakeQueue<Jobs extends object = UntypedJobs> {
 
   /** What was dispatched, in order; of one class when named. */
   dispatched(name?: string): FakeDispatch[] {
-    const all = this.#recording.pushed.map(describe);
+    const all = this.#recording.pushed.map(describePushed);
     return name === undefined ? all : all.filter((record) => named(record, name));
   }
 
@@ -256,7 +261,7 @@ function same(left: string[], right: string[]): boolean {
 }
 
 /** A recorded push read back: its class, command, chain and batch. */
-function describe(pushed: { payload: string; queue: string; delay?: number | Date }): FakeDispatch {
+export function describePushed(pushed: { payload: string; queue: string; delay?: number | Date }): FakeDispatch {
   const decoded = decodePayload(pushed.payload);
   const command = decoded.command === undefined ? undefined : deref(decoded.command);
   const chained = command instanceof PhpObject ? deref(command.get('chained') ?? null) : null;
