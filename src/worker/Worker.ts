@@ -529,7 +529,7 @@ export class Worker<Q extends Queue = Queue> extends EventEmitter {
    * before reserving again would leave Node and Redis taking turns.
    */
   private freeSlots(concurrency: number): number {
-    const free = concurrency - this.inHand.size + this.inHand.count(isSettling);
+    const free = concurrency - this.inHand.size + this.inHand.count(this.queue.driver === 'database' ? isDeleting : isSettling);
     return this.options.maxJobs > 0 ? Math.min(free, this.options.maxJobs - this.jobsProcessed - this.inHand.size) : free;
   }
 
@@ -749,13 +749,21 @@ function reserveErrorJob(error: unknown): ReservedJob | undefined {
 }
 
 /**
- * A job whose slot counts as free: its handler returned, and it is not waiting to be deleted.
- * A job that ends in a delete frees its slot when the delete is asked for, not before (its
- * unique lock's release, its chain's next link and its batch's counters come first): the next
- * reserve then goes with that delete, one step on Redis and one transaction (one commit) on a
- * jobs table, rather than before it and alone.
+ * On Redis, a job whose slot counts as free: its handler returned. The next reserve then goes
+ * out while the job's bookkeeping (a unique lock's release, its chain's next link) and its
+ * delete are on their way, overlapping them; a delete asked for before it goes with it.
  */
 function isSettling(inHand: JobInHand): boolean {
+  return inHand.settling;
+}
+
+/**
+ * On a jobs table, a job whose slot counts as free: its handler returned, and it is not waiting
+ * to be deleted. A job that ends in a delete frees its slot when the delete is asked for, after
+ * its bookkeeping: the next reserve then commits that delete in its own transaction, one commit
+ * (a disk flush) a job where going before it would cost two.
+ */
+function isDeleting(inHand: JobInHand): boolean {
   return inHand.settling && (inHand.deleting || inHand.deleted || inHand.released || inHand.failed || inHand.abandoned);
 }
 
