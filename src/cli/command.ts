@@ -101,6 +101,13 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
+/** A text flag's value; undefined when not given, a usage error when given empty. */
+export function stringFlag(value: unknown, name: string): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || value === '') throw new UsageError(`--${name} needs a value`);
+  return value;
+}
+
 /** A numeric flag's value, at least `min`; a usage error naming the flag otherwise. */
 export function numberFlag(value: unknown, name: string, fallback: number, min: number): number {
   if (value === undefined) return fallback;

@@ -20,6 +20,7 @@ const loaders: Record<string, () => Promise<Command>> = {
   forget: async () => (await import('./failed.js')).forget,
   flush: async () => (await import('./failed.js')).flush,
   cancel: async () => (await import('./cancel.js')).cancel,
+  fixtures: async () => (await import('./fixtures.js')).fixtures,
   record: async () => (await import('./record.js')).record,
   ui: async () => (await import('./ui.js')).ui,
   shapes: async () => (await import('./shapes.js')).shapes,

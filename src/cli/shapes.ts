@@ -6,7 +6,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { declarationsFor, reflectShapes, type ClassKind, type ShapesFile } from '../shapes/index.js';
-import { UsageError, type Command } from './command.js';
+import { UsageError, stringFlag, type Command } from './command.js';
 
 const KINDS: ClassKind[] = ['job', 'listener', 'notification', 'mailable', 'event', 'model', 'class'];
 
@@ -72,12 +72,6 @@ function untranslatedLines(read: ShapesFile): string[] {
     }
   }
   return lines;
-}
-
-function stringFlag(value: unknown, name: string): string | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string' || value === '') throw new UsageError(`--${name} needs a value`);
-  return value;
 }
 
 const plural = (kind: ClassKind, n: number) => (n === 1 ? kind : kind === 'class' ? 'classes' : `${kind}s`);

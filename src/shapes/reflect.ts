@@ -32,7 +32,7 @@ export async function reflectShapes(options: ReflectOptions): Promise<ShapesFile
   const args = [REFLECT_PHP, options.app !== undefined ? `--app=${options.app}` : `--bootstrap=${options.bootstrap}`];
   if (options.classes) args.push(`--class=${options.classes.join(',')}`);
   const php = options.php ?? 'php';
-  const { status, stdout, stderr } = await run(php, args);
+  const { status, stdout, stderr } = await runPhp(php, args, "lqb shapes runs PHP to read the app's classes");
   if (status !== 0) {
     const lines = stderr
       .split('\n')
@@ -43,20 +43,25 @@ export async function reflectShapes(options: ReflectOptions): Promise<ShapesFile
   return parseShapes(stdout, `the shapes ${php} printed`);
 }
 
-function run(php: string, args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+/** Runs a PHP script of ours; `why` says, when PHP is not on PATH, what the command needed it for. */
+export function runPhp(
+  php: string,
+  args: string[],
+  why: string,
+  env?: NodeJS.ProcessEnv,
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     // display_errors off on the command line too: a fatal error is reported once, by reflect.php.
-    const child = spawn(php, ['-d', 'display_errors=stderr', '-d', 'memory_limit=-1', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(php, ['-d', 'display_errors=stderr', '-d', 'memory_limit=-1', ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      ...(env ? { env } : {}),
+    });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
     child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
     child.on('error', (error: NodeJS.ErrnoException) => {
-      reject(
-        error.code === 'ENOENT'
-          ? new ReflectError(`${php} is not on PATH: lqb shapes runs PHP to read the app's classes (install PHP 8 or put it on PATH)`)
-          : error,
-      );
+      reject(error.code === 'ENOENT' ? new ReflectError(`${php} is not on PATH: ${why} (install PHP 8 or put it on PATH)`) : error);
     });
     child.on('close', (status) =>
       resolve({ status, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }),
