@@ -21,6 +21,7 @@ const loaders: Record<string, () => Promise<Command>> = {
   flush: async () => (await import('./failed.js')).flush,
   cancel: async () => (await import('./cancel.js')).cancel,
   fixtures: async () => (await import('./fixtures.js')).fixtures,
+  check: async () => (await import('./check.js')).check,
   record: async () => (await import('./record.js')).record,
   ui: async () => (await import('./ui.js')).ui,
   shapes: async () => (await import('./shapes.js')).shapes,
