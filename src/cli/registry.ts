@@ -22,6 +22,7 @@ const loaders: Record<string, () => Promise<Command>> = {
   cancel: async () => (await import('./cancel.js')).cancel,
   fixtures: async () => (await import('./fixtures.js')).fixtures,
   check: async () => (await import('./check.js')).check,
+  port: async () => (await import('./port.js')).port,
   record: async () => (await import('./record.js')).record,
   ui: async () => (await import('./ui.js')).ui,
   shapes: async () => (await import('./shapes.js')).shapes,
