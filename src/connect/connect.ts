@@ -210,6 +210,18 @@ export interface JobToPush extends DispatchOptions {
 /** Where batch() writes a batch's row: job_batches (DatabaseBatchRepository), or a fake's record. */
 export type BatchStore = Pick<DatabaseBatchRepository, 'store' | 'incrementTotalJobs' | 'delete' | 'hasTable' | 'where'>;
 
+/**
+ * What each dispatch makes afresh, made by a test instead (fakeQueue's `make`), so that a test can
+ * compare whole payloads: the uuid, the id (Redis's payloads), the clock (UNIX seconds: 12.11+'s
+ * createdAt, a Date delay's seconds, a batch's id) and an encrypted command's IV.
+ */
+export interface PayloadMakers {
+  uuid?: () => string;
+  id?: () => string;
+  now?: () => number;
+  iv?: (length: number) => Uint8Array;
+}
+
 /** A Queue given whole (the database's, a fake's), not a Redis client to make one on. */
 function isQueue(queue: RedisClient | DatabaseQueue | Queue): queue is DatabaseQueue | Queue {
   return queue instanceof DatabaseQueue || typeof (queue as Partial<Queue>).pushRaw === 'function';
@@ -386,6 +398,7 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
       };
       /** Unique locks kept elsewhere than the app's cache store (a fake's, in memory). */ locks?: UniqueLockStore;
       /** job_batches kept elsewhere than the app's database (a fake's, in memory). */ batches?: BatchStore;
+      /** What each dispatch makes afresh, made by a test's functions instead (a fake's). */ make?: PayloadMakers;
     },
     lockClient?: RedisClient,
   ) {
@@ -398,7 +411,25 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
       this.#lockClient = lockClient ?? cache;
       this.cache = new QueueCache(cache, settings.cachePrefix, settings.cacheSeparator, this.#lockClient);
     }
-    this.encrypter = settings.appKey ? new Encrypter(settings.appKey, settings.cipher) : undefined;
+    const iv = options.make?.iv;
+    this.encrypter = settings.appKey ? new Encrypter(settings.appKey, settings.cipher, ...(iv ? [iv] : [])) : undefined;
+  }
+
+  /** UNIX milliseconds: the clock a fake was given, else the machine's. */
+  #nowMs(): number {
+    const now = this.options.make?.now;
+    return now ? now() * 1000 : Date.now();
+  }
+
+  /** The uuid, id and createdAt a fake's functions make for the next payload; nothing otherwise (the builder makes its own). */
+  #made(): { uuid?: string; id?: string; createdAt?: number } {
+    const make = this.options.make;
+    if (!make) return {};
+    return {
+      ...(make.uuid ? { uuid: make.uuid() } : {}),
+      ...(make.id ? { id: make.id() } : {}),
+      ...(make.now ? { createdAt: Math.floor(make.now()) } : {}),
+    };
   }
 
   /**
@@ -552,7 +583,7 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
     if (problem) throw new TypeError(`batch: ${problem}`);
     const specs = jobs.map((spec, index) => jobToPush(spec, `batch: jobs[${index}]`));
     const batches = (this.#batches ??= this.options.batches ?? this.#openBatches());
-    const id = orderedUuid(Date.now() / 1000);
+    const id = orderedUuid(this.#nowMs() / 1000);
     const name = options.name ?? '';
     // PendingBatch's options, in the order onQueue() and allowFailures() set them.
     const batchOptions = new PhpArray();
@@ -692,7 +723,7 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
     if (problem) throw new TypeError(`dispatch: ${problem}`);
     const delay = options.delay;
     const delaySeconds =
-      delay === undefined ? 0 : delay instanceof Date ? Math.max(0, Math.ceil((delay.getTime() - Date.now()) / 1000)) : delay;
+      delay === undefined ? 0 : delay instanceof Date ? Math.max(0, Math.ceil((delay.getTime() - this.#nowMs()) / 1000)) : delay;
     const delayed = delay instanceof Date ? delaySeconds > 0 : delaySeconds > 0;
     // As onQueue() and delay() do, the command itself carries them: a chain or a release reads them there.
     const queueable: Record<string, unknown> = {
@@ -713,6 +744,7 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
     const methods = givenMethods(options, methodJob);
     const given = methods instanceof Promise ? await methods : methods;
     const envelope = {
+      ...this.#made(),
       maxTries: options.tries ?? null,
       timeout: options.timeout ?? null,
       backoff: given.backoff ?? null,
@@ -1019,7 +1051,7 @@ export async function connectWith<Jobs extends object = UntypedJobs>(
   options: ConnectOptions = {},
   fromFile?: LaravelEnv,
   /** The parts to use instead of opening any (testing's fakeQueue): nothing is connected. */
-  given?: { queue: Queue; cache: DatabaseQueueCache; locks: UniqueLockStore; batches: BatchStore },
+  given?: { queue: Queue; cache: DatabaseQueueCache; locks: UniqueLockStore; batches: BatchStore; make?: PayloadMakers },
 ): Promise<LaravelQueue<Jobs>> {
   // The settings' names in connect()'s words: the option when one was given, else the variable.
   appEncrypter(settings, {
@@ -1070,7 +1102,12 @@ export async function connectWith<Jobs extends object = UntypedJobs>(
     ...(laravelOnlyGiven(options.laravel, options.env) ? { versionGiven: true } : {}),
   };
   if (given)
-    return new LaravelQueue<Jobs>(settings, given.queue, given.cache, { ...queueOptions, locks: given.locks, batches: given.batches });
+    return new LaravelQueue<Jobs>(settings, given.queue, given.cache, {
+      ...queueOptions,
+      locks: given.locks,
+      batches: given.batches,
+      ...(given.make ? { make: given.make } : {}),
+    });
   const database = settings.queueConnection === 'database';
   // Redis is opened for what the app keeps there: the redis connection's queue, the Redis cache
   // store's values and locks. The lock connection is the queue's (the stock `default`) or the

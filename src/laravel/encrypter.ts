@@ -33,8 +33,15 @@ export class Encrypter {
   private readonly key: Buffer;
   readonly cipher: Cipher;
 
-  /** `key` as Laravel's APP_KEY (`base64:…`) or the raw key bytes. */
-  constructor(key: string | Uint8Array, cipher: string = 'AES-256-CBC') {
+  /**
+   * `key` as Laravel's APP_KEY (`base64:…`) or the raw key bytes. `iv` gives each encryption's IV
+   * of the length asked (a test's, to compare bytes); random by default, as Laravel's.
+   */
+  constructor(
+    key: string | Uint8Array,
+    cipher: string = 'AES-256-CBC',
+    private readonly iv: (length: number) => Uint8Array = randomBytes,
+  ) {
     const normal = cipher.toUpperCase() as Cipher;
     if (!(normal in CIPHERS)) throw new Error(`unsupported cipher ${cipher} (supported: ${Object.keys(CIPHERS).join(', ')})`);
     this.cipher = normal;
@@ -47,7 +54,7 @@ export class Encrypter {
   encrypt(value: string | Uint8Array, serializeFirst = true): string {
     const spec = CIPHERS[this.cipher];
     const plain = serializeFirst ? serialize(typeof value === 'string' ? value : Buffer.from(value)) : Buffer.from(value);
-    const iv = randomBytes(spec.aead ? 12 : 16);
+    const iv = Buffer.from(this.iv(spec.aead ? 12 : 16));
     const cipher = createCipheriv(spec.node, this.key, iv) as ReturnType<typeof createCipheriv> & { getAuthTag?: () => Buffer };
     const encrypted = Buffer.concat([cipher.update(plain), cipher.final()]).toString('base64');
     const ivText = iv.toString('base64');

@@ -58,7 +58,7 @@ export interface ShapedCommand {
 }
 
 /** What a checked payload takes beside the values: the envelope's own settings win over the declared ones. */
-export interface ShapedPayloadOptions extends ShapedCommandOptions {
+export interface ShapedPayloadOptions extends ShapedCommandOptions, Pick<PayloadOptions, 'uuid' | 'id' | 'createdAt'> {
   /** Encrypts a ShouldBeEncrypted command; without one such a class is refused. */
   encrypter?: Encrypter;
   maxTries?: number | null;
@@ -118,6 +118,9 @@ export function buildShapedPayload(
     ...(shaped.encrypted ? { encrypter: options.encrypter } : {}),
     ...(options.extra ? { extra: options.extra } : {}),
     ...(options.driver ? { driver: options.driver } : {}),
+    ...(options.uuid !== undefined ? { uuid: options.uuid } : {}),
+    ...(options.id !== undefined ? { id: options.id } : {}),
+    ...(options.createdAt !== undefined ? { createdAt: options.createdAt } : {}),
   };
   // Object.assign, not a spread, which would read (and so encode) the payload's text now.
   return Object.assign(buildPayload(shaped.command, payload), { queue: shaped.queue });

@@ -5,7 +5,7 @@
  * is what a dispatch would push, byte for byte (but the uuid and id each dispatch makes afresh).
  * No Redis, no database: a batch's row and a unique job's lock are kept in memory.
  */
-import { connectWith, type ConnectOptions, type LaravelQueue, type UntypedJobs } from '../connect/connect.js';
+import { connectWith, type ConnectOptions, type LaravelQueue, type PayloadMakers, type UntypedJobs } from '../connect/connect.js';
 import { envFileOf, resolveFromEnv } from '../connect/settings.js';
 import { DatabaseQueueCache } from '../worker/DatabaseQueueCache.js';
 import { databaseConfig } from '../database/index.js';
@@ -43,7 +43,14 @@ export interface FakeBatch {
 export interface FakeQueueOptions extends Pick<
   ConnectOptions,
   'env' | 'prefix' | 'defaultQueue' | 'key' | 'cipher' | 'laravel' | 'shapes' | 'strictShapes'
-> {}
+> {
+  /**
+   * What each dispatch makes afresh, made by these functions instead, so that a test can compare
+   * whole payloads: `uuid()`, `id()` (Redis's payloads), `now()` (UNIX seconds: 12.11+'s createdAt,
+   * a Date delay's seconds, a batch's id) and `iv(length)` (an encrypted command's IV).
+   */
+  make?: PayloadMakers;
+}
 
 /** Jobs pushed to a fake: recorded, never run. */
 class RecordingQueue implements Pick<Queue, 'driver' | 'defaultQueue' | 'retryAfter' | 'pushRaw' | 'laterRaw' | 'bulkRaw'> {
@@ -301,6 +308,7 @@ export async function fakeQueue<Jobs extends object = UntypedJobs>(options: Fake
     cache: new DatabaseQueueCache(databaseConfig(':memory:')),
     locks,
     batches,
+    ...(options.make ? { make: options.make } : {}),
   });
   return new FakeQueue(queue, recording, batches, locks);
 }

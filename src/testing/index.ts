@@ -6,4 +6,5 @@
  */
 export { freePort, redisAnswers, waitForRedis, startRedisServer } from './redis-server.js';
 export { fakeQueue, FakeQueue, type FakeDispatch, type FakeBatch, type FakeQueueOptions } from './fakeQueue.js';
+export type { PayloadMakers } from '../connect/connect.js';
 export { runJob, type RunJobOptions, type RunJobResult, type JobOutcome, type BatchCounts } from './runJob.js';

@@ -4,10 +4,15 @@
  * its assertions pass and fail as Laravel's Queue::fake()/Bus::fake() do, a failure naming the
  * class and showing what was dispatched instead.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, type LaravelQueue } from '../../src/index.js';
 import { fakeQueue, type FakeQueue } from '../../src/testing/index.js';
 import { REDIS_URL, rawClient, removePrefix, uniquePrefix } from '../helpers/redis.js';
+import { root } from '../helpers/php.js';
+import { lqb } from '../helpers/processes.js';
 
 const INVOICE = 'App\\Jobs\\SendInvoice';
 const RECEIPT = 'App\\Jobs\\SendReceipt';
@@ -75,6 +80,47 @@ describe('what fakeQueue records', () => {
         .sort(),
       'what the fake recorded (uuid and id masked), against what Redis holds',
     ).toEqual(realPayloads.sort());
+  });
+
+  it('with make (uuid, id, clock, IV), records byte for byte what connect() pushed, nothing masked', async () => {
+    // Laravel 12.67's layout (createdAt) and an encrypted class (ChargeCard is ShouldBeEncrypted).
+    const dir = mkdtempSync(join(tmpdir(), 'lqb-fake-make-'));
+    try {
+      const shapes = join(dir, 'shapes.json');
+      const made = await lqb(['shapes', `--app=${join(root, 'php-fixture-gen/shapes-app')}`, `--out=${shapes}`], process.env);
+      expect(made.status, made.stderr).toBe(0);
+      const key = `base64:${Buffer.alloc(32, 3).toString('base64')}`;
+      const options = { laravel: '12.67.0', key, shapes };
+      const realQueue = await connect({ redis: REDIS_URL, prefix, logger: false, ...options });
+      const inputs = async (queue: Pick<LaravelQueue, 'dispatch'>) => {
+        await queue.dispatch('App\\Jobs\\ChargeCard', { cardToken: 'tok_1', amount: 5 }, { queue: 'exact' });
+        await queue.dispatch('App\\Jobs\\ImportFeed', { feed: 'news' }, { queue: 'exact', delay: 30 });
+      };
+      await inputs(realQueue);
+      await realQueue.close();
+      const pushed = await pushedOnto('exact');
+      expect(pushed.length, 'what the real connection pushed').toBe(2);
+      const envelopes = pushed.map(
+        (payload) => JSON.parse(payload) as { uuid: string; id: string; createdAt: number; data: { command: string } },
+      );
+      const iv = Buffer.from(
+        (JSON.parse(Buffer.from(envelopes[0]!.data.command, 'base64').toString('utf8')) as { iv: string }).iv,
+        'base64',
+      );
+      const uuids = envelopes.map((e) => e.uuid);
+      const ids = envelopes.map((e) => e.id);
+      const fake = await fakeQueue({
+        ...options,
+        make: { uuid: () => uuids.shift()!, id: () => ids.shift()!, now: () => envelopes[0]!.createdAt, iv: () => iv },
+      });
+      await inputs(fake);
+      expect(
+        fake.dispatched().map((record) => record.payload),
+        'the fake’s payloads, whole, against what Redis holds',
+      ).toEqual(pushed);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('keeps a batch as the real connection writes it: the jobs with its id, its row in memory', async () => {

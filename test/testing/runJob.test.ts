@@ -231,7 +231,7 @@ afterAll(async () => {
   raw.disconnect();
 });
 
-type Behaviour = 'finishes' | 'releases' | 'throws' | 'throws, with failed()';
+type Behaviour = 'finishes' | 'releases' | 'throws' | 'throws, with failed()' | 'throws, attempts left';
 /** Each behaviour's handler; `hooked` counts the failed() hook's runs, whichever side ran it. */
 const hooked = { runs: 0 };
 const behaviours: Record<Behaviour, HandlerMap[string]> = {
@@ -239,6 +239,10 @@ const behaviours: Record<Behaviour, HandlerMap[string]> = {
   releases: (job) => job.release(4),
   throws: () => {
     throw new Error('differential failure');
+  },
+  // With --tries=3 at its first attempt: released by the rules, after the payload's backoff.
+  'throws, attempts left': () => {
+    throw new Error('differential failure, retried');
   },
   'throws, with failed()': Object.assign(
     () => {
@@ -273,7 +277,7 @@ function otherVersions(): Fixture[] {
 const mask = (payload: string) => JSON.stringify({ ...JSON.parse(payload), uuid: 'UUID', id: 'ID' });
 
 /** The same payload through a Worker reserving it from Redis: the outcome read from Redis and the worker's events. */
-async function viaRedis(record: Fixture, handlers: HandlerMap, run: number) {
+async function viaRedis(record: Fixture, handlers: HandlerMap, run: number, tries = 1, timeout?: number) {
   const client = prefixedClient(prefix);
   const queueName = `${record.queue}-${run}`;
   const queue = new RedisQueue(client, { defaultQueue: queueName, retryAfter: 90 });
@@ -285,7 +289,16 @@ async function viaRedis(record: Fixture, handlers: HandlerMap, run: number) {
     const worker = new Worker(
       queue,
       handlers,
-      { queues: [queueName], once: true, sleep: 0, memory: 0, concurrency: 1, handleSignals: false, tries: 1 },
+      {
+        queues: [queueName],
+        once: true,
+        sleep: 0,
+        memory: 0,
+        concurrency: 1,
+        handleSignals: false,
+        tries,
+        ...(timeout ? { timeout } : {}),
+      },
       {
         failer: false,
         onFailed: (job) => void (error = job.exception.split('\n')[0]),
@@ -298,15 +311,17 @@ async function viaRedis(record: Fixture, handlers: HandlerMap, run: number) {
     try {
       const delayed = await raw.zrange(`${prefix}queues:${queueName}:delayed`, 0, -1, 'WITHSCORES');
       const said = new Set(events.map((event) => event.event));
-      const outcome: RunJobResult['outcome'] = said.has('failed')
-        ? 'failed'
-        : said.has('given-back')
-          ? 'given-back'
-          : said.has('released')
-            ? 'released'
-            : said.has('deleted')
-              ? 'deleted'
-              : 'completed';
+      const outcome: RunJobResult['outcome'] = said.has('timed-out')
+        ? 'timed-out'
+        : said.has('failed')
+          ? 'failed'
+          : said.has('given-back')
+            ? 'given-back'
+            : said.has('released')
+              ? 'released'
+              : said.has('deleted')
+                ? 'deleted'
+                : 'completed';
       const delay = delayed.length === 2 ? Math.round(Number(delayed[1]) - Date.now() / 1000) : undefined;
       // What the job pushed (its chain's next link) is on a queue's list: every list the run left.
       const lists = (await raw.keys(`${prefix}queues:*`)).filter((key) => !/:(delayed|reserved|notify)$/.test(key));
@@ -324,13 +339,20 @@ async function viaRedis(record: Fixture, handlers: HandlerMap, run: number) {
 }
 
 /** runJob and a Worker on Redis, on the same payload and handler: compared on what each can see. */
-async function sameOutcome(record: Fixture, how: Behaviour, run: number): Promise<void> {
-  const handlers = handle(record, behaviours[how]);
+async function sameOutcome(record: Fixture, how: Behaviour | 'runs past --timeout', run: number): Promise<void> {
+  const handlers = handle(record, how === 'runs past --timeout' ? () => sleep(3000) : behaviours[how]);
   hooked.runs = 0;
-  const mine = await runJob(handlers, record.payload, { ...keyOf(record), queue: `${record.queue}-${run}`, tries: 1 });
+  const tries = how === 'throws, attempts left' ? 3 : 1;
+  const timeout = how === 'runs past --timeout' ? 1 : undefined;
+  const mine = await runJob(handlers, record.payload, {
+    ...keyOf(record),
+    queue: `${record.queue}-${run}`,
+    tries,
+    ...(timeout ? { timeout } : {}),
+  });
   const hookedByRunJob = hooked.runs;
   hooked.runs = 0;
-  const real = await viaRedis(record, handlers, run);
+  const real = await viaRedis(record, handlers, run, tries, timeout);
   // What both are compared on: the outcome, the delay, the events' names, the payloads pushed
   // (ids masked, in any order), the failure's first line, whether failed() ran.
   const ours = {
@@ -357,7 +379,15 @@ describe('runJob and a Worker on Redis give the same outcome on every payload La
 describe('runJob and a Worker on Redis give the same outcome on the payloads of Laravel 5.8 to 13 and 12/13’s unique jobs', () => {
   let run = 10_000;
   const cases = otherVersions().flatMap((record) =>
-    (['finishes', 'releases', 'throws, with failed()'] as Behaviour[]).map((how) => [record.name, how, record] as const),
+    (['finishes', 'releases', 'throws, with failed()', 'throws, attempts left'] as Behaviour[]).map(
+      (how) => [record.name, how, record] as const,
+    ),
   );
   it.each(cases)('%s, a handler that %s', (_, how, record) => sameOutcome(record, how, ++run));
+});
+
+describe('runJob and a Worker on Redis give the same outcome when a handler runs past --timeout', () => {
+  let run = 20_000;
+  const cases = ['job/queue-push', 'chain/queueable', 'encrypted/cbc'].map((name) => [name, fixture(name)] as const);
+  it.each(cases)('%s', (_, record) => sameOutcome(record, 'runs past --timeout', ++run), 20_000);
 });
