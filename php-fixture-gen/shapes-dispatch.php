@@ -5,6 +5,7 @@
  * in the app's cache store and drops a duplicate.
  *
  *   php shapes-dispatch.php '{"class":"App\\Jobs\\ImportFeed","args":["news"]}'
+ *   php shapes-dispatch.php '{"event":"App\\Events\\OrderShipped","args":[5],"listener":"App\\Listeners\\SendShipmentNotification"}'
  *
  * Prints {"queued": <bool>}. Environment: worker-app.php's.
  */
@@ -20,6 +21,13 @@ $queued = 0;
 $app['events']->listen(JobQueued::class, function () use (&$queued) {
     $queued++;
 });
-$class = $spec['class'];
-dispatch((new $class(...($spec['args'] ?? [])))->onQueue(getenv('QUEUE_NAME') ?: 'default'));
+if (isset($spec['event'])) {
+    // A queued listener: registered for the event, and the event fired, as an app's event() does.
+    $app['events']->listen($spec['event'], $spec['listener']);
+    $event = $spec['event'];
+    event(new $event(...($spec['args'] ?? [])));
+} else {
+    $class = $spec['class'];
+    dispatch((new $class(...($spec['args'] ?? [])))->onQueue(getenv('QUEUE_NAME') ?: 'default'));
+}
 echo json_encode(['queued' => $queued === 1]), "\n";

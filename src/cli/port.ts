@@ -1,6 +1,6 @@
 /**
- * `lqb port CLASS --app=DIR [--out=DIR]`: writes, for one job class of the app, NAME.ts (a handler
- * module typed by the class's shape, with its failed() hook and a stand-in for each method PHP
+ * `lqb port CLASS --app=DIR [--out=DIR]`: writes, for one job or queued-listener class of the
+ * app, NAME.ts (a handler module typed by the class's shape, with its failed() hook and a stand-in for each method PHP
  * computes that lqb shapes could not translate), NAME.jobs.d.ts (the declarations it is typed by)
  * and NAME.test.ts (runJob on a payload the app's own PHP made from sample values of the shape's
  * types, src/fixtures/). Prints the files and the PHP line that gives the class a queue of its own.
@@ -15,7 +15,7 @@ import { UsageError, stringFlag, type Command } from './command.js';
 export const port: Command = {
   synopsis: 'lqb port CLASS',
   summary:
-    "Writes a TypeScript handler module for one job class of the app (typed by its shape, with its failed() hook), its declarations, and a test that runs it with runJob on a payload the app's PHP made; prints the PHP line that gives the class a queue of its own.",
+    "Writes a TypeScript handler module for one job or queued-listener class of the app (typed by its shape, with its failed() hook), its declarations, and a test that runs it with runJob on a payload the app's PHP made; prints the PHP line that gives the class a queue of its own.",
   options: {
     app: {
       type: 'string',
@@ -35,10 +35,10 @@ export const port: Command = {
     const shape = shapes.classes[className];
     if (!shape)
       throw new Error(`${className}: the app has no such class (PHP read ${Object.keys(shapes.classes).length} classes under ${app})`);
-    if (shape.kind !== 'job')
-      throw new Error(
-        `${className} is a ${shape.kind}: lqb port writes job classes (a queued listener's handler is written by hand, docs/handlers.md)`,
-      );
+    if (shape.kind !== 'job' && shape.kind !== 'listener')
+      throw new Error(`${className} is a ${shape.kind}: lqb port writes job and queued-listener classes`);
+    if (shape.kind === 'listener' && !(shape.handles ?? []).some((handled) => handled.event !== null && shapes.classes[handled.event]))
+      throw new Error(`${className}: PHP read no event class its handle() takes, to make its payload from`);
     const props = sampleProps(shape, shapes);
     const [made] = await appFixtures({ app, className, props });
     if (!made) throw new Error(`${className}: the app's PHP made no payload`);

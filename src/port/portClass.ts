@@ -1,6 +1,7 @@
 /**
- * What `lqb port CLASS` writes for one job class of the app: a TypeScript handler module typed by
- * the class's shape (its declarations beside it, as `lqb shapes --types` writes them), its
+ * What `lqb port CLASS` writes for one job or queued-listener class of the app: a TypeScript
+ * handler module typed by the class's shape (its declarations beside it, as `lqb shapes --types`
+ * writes them; a listener's event as its job.args[0]), its
  * failed() hook, a JavaScript stand-in for each method PHP computes that `lqb shapes` could not
  * translate, a note for its middleware; and a test that runs the handler with runJob on a payload
  * the app's own PHP made (`lqb fixtures`) from sample values of the shape's types. As written,
@@ -47,7 +48,9 @@ export interface PortedClass {
  * is made with), as `lqb fixtures --props` takes them; a property of another class than a model
  * is left out (left uninitialized, PHP's serialize() skips it), as is one a constructor default fills.
  */
-export function sampleProps(shape: ClassShape, shapes: ShapesFile): Record<string, unknown> {
+export function sampleProps(given: ClassShape, shapes: ShapesFile): Record<string, unknown> {
+  // A queued listener is made from its event: the props are the event's.
+  const shape = listenedEvent(given, shapes)?.event ?? given;
   const props: Record<string, unknown> = {};
   const defaulted = new Set((shape.constructorParams ?? []).filter((param) => param.default !== undefined).map((param) => param.name));
   for (const property of shape.properties) {
@@ -90,7 +93,9 @@ function sampleOf(property: PropertyShape, shapes: ShapesFile): unknown {
 export function portClass(shape: ClassShape, shapes: ShapesFile, payload: string, fixturesCommand: string): PortedClass {
   const name = shape.name.split('\\').at(-1)!;
   const queue = name.replace(/(?<=[a-z0-9])([A-Z])/g, '-$1').toLowerCase();
-  const key = JSON.stringify(shape.name);
+  // A queued listener is looked up by `Class@method`, and handed its event as job.args[0].
+  const listened = listenedEvent(shape, shapes);
+  const key = JSON.stringify(listened ? `${shape.name}@${listened.method}` : shape.name);
   const methods = TRANSLATED.filter((method) => shape.methods.includes(method));
   const lines: string[] = [
     `// ${shape.name}, moved to Node: written by \`lqb port\`. The handler's body is yours to fill.`,
@@ -111,14 +116,20 @@ export function portClass(shape: ClassShape, shapes: ShapesFile, payload: string
     );
   lines.push('export default defineHandlers<Jobs>({', `  ${key}: {`, '    async handle(job) {');
   // The properties it is made with first (no default), then the rest of its own.
-  const own = shape.properties.filter((property) => property.serialized && !LARAVELS.has(property.name));
+  const subject = listened?.event ?? shape;
+  const own = subject.properties.filter((property) => property.serialized && !LARAVELS.has(property.name));
   const read = [
     ...own.filter((property) => property.default === undefined),
     ...own.filter((property) => property.default !== undefined),
   ].slice(0, 3);
-  lines.push(`      // TODO: what ${name}::handle() does. The command holds the class's properties, typed:`);
-  for (const property of read) lines.push(`      //   job.command.${property.name}`);
-  lines.push('      void job.command;', '    },');
+  const holder = listened ? 'job.args[0]' : 'job.command';
+  lines.push(
+    listened
+      ? `      // TODO: what ${name}::${listened.method}() does. job.args[0] is the ${listened.event.name} it handles, typed:`
+      : `      // TODO: what ${name}::handle() does. The command holds the class's properties, typed:`,
+  );
+  for (const property of read) lines.push(`      //   ${holder}.${property.name}`);
+  lines.push(`      void ${holder};`, '    },');
   if (shape.methods.includes('failed'))
     lines.push(
       '    async failed(job, error) {',
@@ -159,8 +170,20 @@ export function portClass(shape: ClassShape, shapes: ShapesFile, payload: string
       [`${name}.jobs.d.ts`]: declarationsFor(shapes),
       [`${name}.test.ts`]: test.join('\n'),
     },
-    phpLine: `PHP: add $this->onQueue('${queue}'); to ${shape.name}'s constructor, so that only lqb work --queue=${queue} takes it`,
+    phpLine: listened
+      ? `PHP: add public $queue = '${queue}'; to ${shape.name} (a listener's queue), so that only lqb work --queue=${queue} takes it`
+      : `PHP: add $this->onQueue('${queue}'); to ${shape.name}'s constructor, so that only lqb work --queue=${queue} takes it`,
   };
+}
+
+/** A queued listener's handling method and the shape of the event it handles; undefined for a job. */
+function listenedEvent(shape: ClassShape, shapes: ShapesFile): { method: string; event: ClassShape } | undefined {
+  if (shape.kind !== 'listener') return undefined;
+  for (const handled of shape.handles ?? []) {
+    const event = handled.event === null ? undefined : shapes.classes[handled.event];
+    if (event) return { method: handled.method, event };
+  }
+  return undefined;
 }
 
 /** A stand-in that compiles and returns a value of the right type, until the user writes the method. */

@@ -59,6 +59,21 @@ describe('lqb fixtures', () => {
     expect(masked(made!.payload), 'lqb fixtures (left) against Laravel’s dispatch() into Redis').toBe(masked(pushed!));
   });
 
+  it('queues a listener as event() queues it: the props are its event’s', async () => {
+    const raw = rawClient();
+    await raw.del(`${prefix}queues:${QUEUE}`);
+    const [made] = await fixtures(['App\\Listeners\\SendShipmentNotification', '--props={"orderId":5}']);
+    const fired = await php(
+      'shapes-dispatch.php',
+      [JSON.stringify({ event: 'App\\Events\\OrderShipped', args: [5], listener: 'App\\Listeners\\SendShipmentNotification' })],
+      s.env,
+    );
+    expect(fired.status, `shapes-dispatch.php: ${fired.stderr}`).toBe(0);
+    const [pushed] = await raw.lrange(`${prefix}queues:${QUEUE}`, 0, -1);
+    raw.disconnect();
+    expect(masked(made!.payload), 'lqb fixtures (left) against Laravel’s event() into Redis').toBe(masked(pushed!));
+  });
+
   it('makes a model given as a marker the ModelIdentifier SerializesModels writes, with no database', async () => {
     const [made] = await fixtures(['App\\Jobs\\SyncUser', '--props={"user":{"@model":"App\\\\Models\\\\User","id":3}}']);
     const command = toJS(decodePayload(made!.payload).command!) as { user: Record<string, unknown> };

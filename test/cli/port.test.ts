@@ -1,5 +1,5 @@
 /**
- * `lqb port` on every job class of the sample app (php-fixture-gen/shapes-app, Debian's Laravel
+ * `lqb port` on every job and queued-listener class of the sample app (php-fixture-gen/shapes-app, Debian's Laravel
  * 8.83): each module it writes compiles under `tsc --strict` beside its declarations, and each
  * test it writes passes under vitest, running the handler with runJob on the payload the app's own
  * PHP made. The project they are written into resolves `laravel-queue-bridge` to this repository.
@@ -29,13 +29,13 @@ beforeAll(async () => {
   const made = await lqb(['shapes', `--app=${APP}`, `--out=${shapesFile}`], process.env);
   expect(made.status, made.stderr).toBe(0);
   jobs = Object.values(readShapes(shapesFile).classes)
-    .filter((shape) => shape.kind === 'job')
+    .filter((shape) => shape.kind === 'job' || shape.kind === 'listener')
     .map((shape) => shape.name);
 });
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-describe('lqb port on every job class of the sample app', () => {
+describe('lqb port on every job and queued-listener class of the sample app', () => {
   it('writes a module, its declarations and its test for each, and the PHP line giving the class a queue', async () => {
     expect(jobs.length, 'job classes in the sample app').toBeGreaterThanOrEqual(5);
     for (const job of jobs) {
@@ -46,7 +46,11 @@ describe('lqb port on every job class of the sample app', () => {
         `wrote ${join(dir, `${name}.ts`)}`,
         `wrote ${join(dir, `${name}.jobs.d.ts`)}`,
         `wrote ${join(dir, `${name}.test.ts`)}`,
-        expect.stringMatching(new RegExp(`^PHP: add \\$this->onQueue\\('[a-z-]+'\\); to ${job.replaceAll('\\', '\\\\')}'s constructor`)),
+        expect.stringMatching(
+          new RegExp(
+            `^PHP: add (\\$this->onQueue\\('[a-z-]+'\\); to ${job.replaceAll('\\', '\\\\')}'s constructor|public \\$queue = '[a-z-]+'; to ${job.replaceAll('\\', '\\\\')} \\(a listener's queue\\))`,
+          ),
+        ),
       ]);
     }
   }, 120_000);
@@ -95,11 +99,11 @@ describe('lqb port on every job class of the sample app', () => {
     ).toEqual([]);
   }, 120_000);
 
-  it('refuses a queued listener in one line', async () => {
-    const result = await lqb(['port', 'App\\Listeners\\SendShipmentNotification', `--app=${APP}`, `--out=${dir}`], process.env, {
+  it('refuses a notification in one line', async () => {
+    const result = await lqb(['port', 'App\\Notifications\\InvoicePaid', `--app=${APP}`, `--out=${dir}`], process.env, {
       timeoutMs: 60_000,
     });
     expect([result.status, result.stderr.trim().split('\n').length], 'exit status, lines').toEqual([1, 1]);
-    expect(result.stderr, 'the reason').toContain('is a listener: lqb port writes job classes');
+    expect(result.stderr, 'the reason').toContain('is a notification: lqb port writes job and queued-listener classes');
   });
 });
