@@ -272,7 +272,7 @@ export class DatabaseQueue implements Queue<DatabaseJob> {
       if (deletes) this.flushAlone(deletes);
       // A server gone mid-reserve is an outage, not a bad row: nothing was reserved.
       if (chosen.length === 0 || isConnectionError(error)) throw error;
-      if (chosen.length > 1) return this.reserve(name, 1);
+      if (chosen.length > 1) return this.reserve(name, 1, take);
       throw new DatabaseReserveError(new DatabaseJob(this, chosen[0]!), error);
     }
   }

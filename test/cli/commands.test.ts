@@ -217,7 +217,7 @@ describe('usage and failures', () => {
     const overview = await lqb(['--help'], current.s.env);
     expect(overview.status).toBe(0);
     expect(overview.stdout).toMatch(
-      /commands: work, dispatch, decode, find, size, clear, restart, pause, resume, failed, retry, forget, flush, cancel, ui, shapes, horizon:snapshot, demo/,
+      /commands: work, dispatch, decode, find, size, clear, restart, pause, resume, failed, retry, forget, flush, cancel, fixtures, check, port, record, ui, shapes, horizon:snapshot, demo/,
     );
     const version = await lqb(['--version'], current.s.env);
     const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
