@@ -6,9 +6,12 @@
  * One JSON line a payload, {"class","queue","payload"}, for a Node test (runJob) to run on bytes
  * PHP really writes.
  */
+import { existsSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parseDotenv } from '../connect/dotenv.js';
 import { appFixtures } from '../fixtures/index.js';
-import { connectionFlags, connectionFrom } from './connection.js';
+import { connectionFlags, connectionFrom, type Connection } from './connection.js';
 import { UsageError, stringFlag, type Command } from './command.js';
 
 export const fixtures: Command = {
@@ -56,7 +59,7 @@ export const fixtures: Command = {
       props: props as Record<string, unknown>,
       driver: connection.queueConnection,
       ...(queue !== undefined ? { queue } : {}),
-      ...(connection.appKey ? { key: connection.appKey, cipher: connection.cipher } : {}),
+      ...appKeyOf(connection, app),
     });
     const lines = made.map((fixture) => JSON.stringify(fixture));
     const file = stringFlag(values.out, 'out');
@@ -68,3 +71,15 @@ export const fixtures: Command = {
     return 0;
   },
 };
+
+/**
+ * The key a ShouldBeEncrypted class is encrypted with: the one given (--key, APP_KEY, --env),
+ * else the app's own .env's, as its dispatch() would use; none when neither has one.
+ */
+function appKeyOf(connection: Connection, app: string): { key?: string; cipher?: string } {
+  if (connection.appKey) return { key: connection.appKey, cipher: connection.cipher };
+  const file = join(app, '.env');
+  if (!existsSync(file)) return {};
+  const env = parseDotenv(readFileSync(file, 'utf8'), {});
+  return env.APP_KEY ? { key: env.APP_KEY, cipher: env.APP_CIPHER || 'AES-256-CBC' } : {};
+}

@@ -252,7 +252,7 @@ const behaviours: Record<Behaviour, HandlerMap[string]> = {
   ),
 };
 
-/** Every other set of payloads real Laravel made: 5.8 to 12 and 13 (fixtures/laravel/versions-*), unique jobs of 12.67 and 13.26. */
+/** Every other set of payloads real Laravel made: 5.8 to 12 and 13 (fixtures/laravel/versions-*), 12.67/13.26's through lqb fixtures, unique jobs of 12.67 and 13.26. */
 function otherVersions(): Fixture[] {
   const read = (file: string) =>
     readFileSync(join(root, 'fixtures/laravel', file), 'utf8')
@@ -265,13 +265,20 @@ function otherVersions(): Fixture[] {
     queue: record.queue.replace(/[{}]/g, ''),
     payload: record.payload,
   }));
+  // What lqb fixtures made on real 12.67 and 13.26 apps for every job and listener class lqb port moved (php-fixture-gen/live/port-live.ts).
+  const ported = read('port-12-13.jsonl').map((record) => ({
+    name: `${record.laravel} ${(record as unknown as { class: string }).class} (lqb fixtures)`,
+    laravel: record.laravel,
+    queue: 'default',
+    payload: record.payload,
+  }));
   const unique = uniqueRecords().map((record) => ({
     name: `${record.laravel} ${record.kind}`,
     laravel: record.laravel,
     queue: 'default',
     payload: record.payload,
   }));
-  return [...versions, ...unique];
+  return [...versions, ...ported, ...unique];
 }
 
 const mask = (payload: string) => JSON.stringify({ ...JSON.parse(payload), uuid: 'UUID', id: 'ID' });
