@@ -17,7 +17,7 @@ import { UsageError, stringFlag, type Command } from './command.js';
 export const fixtures: Command = {
   synopsis: 'lqb fixtures CLASS',
   summary:
-    'Prints the payloads the app\'s own PHP makes for a dispatch of CLASS with these properties, one JSON line each: {"class","queue","payload"} (nothing is pushed).',
+    'Prints the payloads the app\'s own PHP makes for a dispatch of CLASS with these properties, one JSON line each: {"class","queue","payload","middleware"} (nothing is pushed).',
   options: {
     app: {
       type: 'string',

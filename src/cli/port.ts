@@ -43,7 +43,7 @@ export const port: Command = {
     const [made] = await appFixtures({ app, className, props });
     if (!made) throw new Error(`${className}: the app's PHP made no payload`);
     const command = `lqb fixtures '${className}' --app=${app} --props='${JSON.stringify(props)}'`;
-    const ported = portClass(shape, shapes, made.payload, command);
+    const ported = portClass(shape, shapes, made.payload, command, made.middleware ?? []);
     await mkdir(dir, { recursive: true });
     for (const [name, text] of Object.entries(ported.files)) {
       await writeFile(join(dir, name), text);

@@ -90,7 +90,14 @@ function sampleOf(property: PropertyShape, shapes: ShapesFile): unknown {
 }
 
 /** The handler module, its declarations and its test, for `shape` and a payload the app made. */
-export function portClass(shape: ClassShape, shapes: ShapesFile, payload: string, fixturesCommand: string): PortedClass {
+export function portClass(
+  shape: ClassShape,
+  shapes: ShapesFile,
+  payload: string,
+  fixturesCommand: string,
+  /** The job middleware the sample instance runs through (lqb fixtures reads it off the instance). */
+  middleware: readonly Middleware[] = [],
+): PortedClass {
   const name = shape.name.split('\\').at(-1)!;
   const queue = name.replace(/(?<=[a-z0-9])([A-Z])/g, '-$1').toLowerCase();
   // A queued listener is looked up by `Class@method`, and handed its event as job.args[0].
@@ -109,11 +116,9 @@ export function portClass(shape: ClassShape, shapes: ShapesFile, payload: string
     if (expression && !('untranslated' in expression))
       lines.push(`// ${method}(): translated from PHP by lqb shapes; the worker computes it from the shapes file.`);
   }
-  if (shape.methods.includes('middleware'))
-    lines.push(
-      `// middleware(): ${shape.name} declares job middleware. Node does not run PHP's middleware;`,
-      '// give the handler its own (docs/handlers.md) for what a middleware did (rate limits, overlap).',
-    );
+  for (const note of middlewareNotes(middleware)) lines.push(note);
+  if (middleware.length === 0 && shape.methods.includes('middleware'))
+    lines.push(`// middleware(): ${shape.name} declares job middleware, none for these sample values; Node does not run PHP's.`);
   lines.push('export default defineHandlers<Jobs>({', `  ${key}: {`, '    async handle(job) {');
   // The properties it is made with first (no default), then the rest of its own.
   const subject = listened?.event ?? shape;
@@ -174,6 +179,41 @@ export function portClass(shape: ClassShape, shapes: ShapesFile, payload: string
       ? `PHP: add public $queue = '${queue}'; to ${shape.name} (a listener's queue), so that only lqb work --queue=${queue} takes it`
       : `PHP: add $this->onQueue('${queue}'); to ${shape.name}'s constructor, so that only lqb work --queue=${queue} takes it`,
   };
+}
+
+/** A job middleware as PHP made it for the sample instance: its class and public properties. */
+export interface Middleware {
+  class: string;
+  props: Record<string, unknown>;
+}
+
+/** A comment line or two a middleware: what it does in PHP and what Node does with it. */
+function middlewareNotes(middleware: readonly Middleware[]): string[] {
+  const notes: string[] = [];
+  for (const { class: name, props } of middleware) {
+    const short = name.split('\\').at(-1)!;
+    if (name === 'Illuminate\\Queue\\Middleware\\WithoutOverlapping') {
+      const options = [
+        props.releaseAfter ? `releaseAfter: ${String(props.releaseAfter)}` : '',
+        props.expiresAfter ? `expireAfter: ${String(props.expiresAfter)}` : '',
+        props.releaseAfter === false ? 'dontRelease: true' : '',
+      ].filter(Boolean);
+      notes.push(
+        `// middleware: WithoutOverlapping (key ${JSON.stringify(props.key)}${options.length ? `, ${options.join(', ')}` : ''}): wrap the handler in`,
+        `//   withoutOverlapping((job) => <the key>, { ${options.join(', ')} }, handler) from laravel-queue-bridge: the same lock as PHP's, so neither side overlaps the other.`,
+      );
+    } else if (/^Illuminate\\Queue\\Middleware\\RateLimited(WithRedis)?$/.test(name)) {
+      notes.push(
+        `// middleware: ${short}: wrap the handler in rateLimited(<the limiter's name>, (job) => ({ maxAttempts, key }), handler) from`,
+        "//   laravel-queue-bridge, with the limit the app's RateLimiter::for() gives: the same counters as PHP's.",
+      );
+    } else if (name === '?') {
+      notes.push(`// middleware(): PHP could not make it for the sample values (${String(props.error)}); Node does not run PHP's.`);
+    } else {
+      notes.push(`// middleware: ${name}: PHP middleware Node does not run; do in the handler what it does.`);
+    }
+  }
+  return notes;
 }
 
 /** A queued listener's handling method and the shape of the event it handles; undefined for a job. */

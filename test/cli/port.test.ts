@@ -1,6 +1,6 @@
 /**
- * `lqb port` on every job and queued-listener class of the sample app (php-fixture-gen/shapes-app, Debian's Laravel
- * 8.83): each module it writes compiles under `tsc --strict` beside its declarations, and each
+ * `lqb port` on every job and queued-listener class of the sample apps (php-fixture-gen/shapes-app,
+ * and port-app's job guarded by Laravel's own middleware; Debian's Laravel 8.83): each module it writes compiles under `tsc --strict` beside its declarations, and each
  * test it writes passes under vitest, running the handler with runJob on the payload the app's own
  * PHP made. The project they are written into resolves `laravel-queue-bridge` to this repository.
  */
@@ -14,8 +14,11 @@ import { root } from '../helpers/php.js';
 import { lqb } from '../helpers/processes.js';
 
 const APP = join(root, 'php-fixture-gen/shapes-app');
+/** A second sample app: a job guarded by Laravel's own job middleware. */
+const PORT_APP = join(root, 'php-fixture-gen/port-app');
 let dir: string;
-let jobs: string[];
+/** Each class ported, with the app it is in. */
+let targets: [app: string, className: string][];
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'lqb-port-'));
@@ -28,18 +31,21 @@ beforeAll(async () => {
   const shapesFile = join(dir, 'shapes.json');
   const made = await lqb(['shapes', `--app=${APP}`, `--out=${shapesFile}`], process.env);
   expect(made.status, made.stderr).toBe(0);
-  jobs = Object.values(readShapes(shapesFile).classes)
-    .filter((shape) => shape.kind === 'job' || shape.kind === 'listener')
-    .map((shape) => shape.name);
+  targets = [
+    ...Object.values(readShapes(shapesFile).classes)
+      .filter((shape) => shape.kind === 'job' || shape.kind === 'listener')
+      .map((shape): [string, string] => [APP, shape.name]),
+    [PORT_APP, 'App\\Jobs\\GuardedExport'],
+  ];
 });
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('lqb port on every job and queued-listener class of the sample app', () => {
   it('writes a module, its declarations and its test for each, and the PHP line giving the class a queue', async () => {
-    expect(jobs.length, 'job classes in the sample app').toBeGreaterThanOrEqual(5);
-    for (const job of jobs) {
-      const result = await lqb(['port', job, `--app=${APP}`, `--out=${dir}`], process.env, { timeoutMs: 60_000 });
+    expect(targets.length, 'job and listener classes in the sample apps').toBeGreaterThanOrEqual(6);
+    for (const [app, job] of targets) {
+      const result = await lqb(['port', job, `--app=${app}`, `--out=${dir}`], process.env, { timeoutMs: 60_000 });
       expect(result.status, `lqb port ${job}: exit status (stderr: ${result.stderr})`).toBe(0);
       const name = job.split('\\').at(-1)!;
       expect(result.stdout.split('\n').filter(Boolean), `lqb port ${job}: what it printed`).toEqual([
@@ -54,6 +60,17 @@ describe('lqb port on every job and queued-listener class of the sample app', ()
       ]);
     }
   }, 120_000);
+
+  it('says what Node does with each middleware the class runs through', () => {
+    const module = readFileSync(join(dir, 'GuardedExport.ts'), 'utf8');
+    expect(
+      module.split('\n').filter((line) => line.startsWith('// middleware')),
+      'the middleware notes of App\\Jobs\\GuardedExport',
+    ).toEqual([
+      '// middleware: WithoutOverlapping (key 1, releaseAfter: 10, expireAfter: 180): wrap the handler in',
+      "// middleware: RateLimited: wrap the handler in rateLimited(<the limiter's name>, (job) => ({ maxAttempts, key }), handler) from",
+    ]);
+  });
 
   it('each module compiles under tsc --strict', () => {
     const files = readdirSync(dir).filter((file) => file.endsWith('.ts'));
@@ -92,7 +109,7 @@ describe('lqb port on every job and queued-listener class of the sample app', ()
       testResults: { name: string; status: string; message: string }[];
     };
     const results = report.testResults.map((file) => [file.name.split('/').at(-1), file.status, file.message]);
-    expect(results.length, `test files run (stderr: ${run.stderr.slice(-2000)})`).toBe(jobs.length);
+    expect(results.length, `test files run (stderr: ${run.stderr.slice(-2000)})`).toBe(targets.length);
     expect(
       results.filter(([, status]) => status !== 'passed'),
       'test files that did not pass',
