@@ -224,12 +224,14 @@ function batchOf(payload: string): string | null {
   }
 }
 
+/** Laravel's job_batches table as its migration makes it on SQLite (`php artisan queue:batches-table`). */
+export const JOB_BATCHES_TABLE =
+  'create table job_batches (id varchar not null primary key, name varchar not null, total_jobs integer not null, pending_jobs integer not null, failed_jobs integer not null, failed_job_ids text not null, options text, cancelled_at integer, created_at integer not null, finished_at integer)';
+
 /** Laravel's job_batches table, as its migration makes it, in an in-memory SQLite holding the batch's row. */
 async function batchStore(id: string, given: Partial<BatchCounts>) {
   const db = openDatabase(databaseConfig(':memory:'));
-  await db.query(
-    'create table job_batches (id varchar not null primary key, name varchar not null, total_jobs integer not null, pending_jobs integer not null, failed_jobs integer not null, failed_job_ids text not null, options text, cancelled_at integer, created_at integer not null, finished_at integer)',
-  );
+  await db.query(JOB_BATCHES_TABLE);
   const now = Math.floor(Date.now() / 1000);
   await db.query(
     'insert into job_batches (id, name, total_jobs, pending_jobs, failed_jobs, failed_job_ids, options, cancelled_at, created_at, finished_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',

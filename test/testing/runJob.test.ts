@@ -6,7 +6,8 @@
  * same outcome, the same events and the same pushed payloads (the chain's next link) through
  * runJob as through a real Worker reserving it from real Redis.
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -15,6 +16,9 @@ import { RedisQueue } from '../../src/redis/index.js';
 import { fakeQueue, runJob, type RunJobResult } from '../../src/testing/index.js';
 import { describePushed } from '../../src/testing/fakeQueue.js';
 import { Worker } from '../../src/worker/Worker.js';
+import { DatabaseBatchRepository } from '../../src/worker/BatchRepository.js';
+import { databaseConfig, openDatabase } from '../../src/database/index.js';
+import { JOB_BATCHES_TABLE } from '../../src/testing/runJob.js';
 import { handlerNames, type HandlerMap } from '../../src/worker/handlers.js';
 import type { WorkerEvent } from '../../src/worker/types.js';
 import { root } from '../helpers/php.js';
@@ -397,4 +401,63 @@ describe('runJob and a Worker on Redis give the same outcome when a handler runs
   let run = 20_000;
   const cases = ['job/queue-push', 'chain/queueable', 'encrypted/cbc'].map((name) => [name, fixture(name)] as const);
   it.each(cases)('%s', (_, record) => sameOutcome(record, 'runs past --timeout', ++run), 20_000);
+});
+
+describe('runJob and a Worker on Redis count a batch’s job alike', () => {
+  const BATCHED = 'App\\Jobs\\ImportRow';
+  it.each(['finishes', 'throws'] as const)('a batch’s job whose handler %s', async (how) => {
+    const fake = await fakeQueue();
+    await fake.batch(
+      [1, 2, 3].map((row) => ({ job: BATCHED, props: { row } })),
+      { name: 'import' },
+    );
+    const [first] = fake.dispatched(BATCHED);
+    const handlers: HandlerMap = { [BATCHED]: behaviours[how] };
+    const mine = await runJob(handlers, first!.payload, { batch: { totalJobs: 3, pendingJobs: 3 }, tries: 1 });
+    // The Worker's: the same row in a job_batches table on SQLite, the job reserved from Redis.
+    const dir = mkdtempSync(join(tmpdir(), 'lqb-runjob-batch-'));
+    const db = openDatabase(databaseConfig(join(dir, 'batches.sqlite')));
+    const client = prefixedClient(prefix);
+    try {
+      await db.query(JOB_BATCHES_TABLE);
+      const batchId = first!.batchId!;
+      await db.query(
+        'insert into job_batches (id, name, total_jobs, pending_jobs, failed_jobs, failed_job_ids, options, cancelled_at, created_at, finished_at) values (?, ?, 3, 3, 0, ?, ?, null, ?, null)',
+        [batchId, 'import', '[]', 'a:0:{}', Math.floor(Date.now() / 1000)],
+      );
+      const queueName = `batch-${how}`;
+      const queue = new RedisQueue(client, { defaultQueue: queueName, retryAfter: 90 });
+      await queue.pushRaw(first!.payload, queueName);
+      const events: WorkerEvent[] = [];
+      const worker = new Worker(
+        queue,
+        handlers,
+        { queues: [queueName], once: true, sleep: 0, memory: 0, concurrency: 1, handleSignals: false, tries: 1 },
+        { failer: false, onFailed: () => undefined, batches: new DatabaseBatchRepository(db), log: (event) => void events.push(event) },
+      );
+      await worker.run();
+      const [row] = (await db.query<Record<string, unknown>>('select * from job_batches where id = ?', [batchId])).rows;
+      const theirs = {
+        events: jobEvents(events),
+        pendingJobs: Number(row?.pending_jobs),
+        failedJobs: Number(row?.failed_jobs),
+        failedJobIds: JSON.parse(String(row?.failed_job_ids)) as string[],
+        cancelled: row?.cancelled_at !== null,
+        finished: row?.finished_at !== null,
+      };
+      const ours = {
+        events: jobEvents(mine.events),
+        pendingJobs: mine.batch?.pendingJobs,
+        failedJobs: mine.batch?.failedJobs,
+        failedJobIds: mine.batch?.failedJobIds,
+        cancelled: mine.batch?.cancelledAt !== null,
+        finished: mine.batch?.finishedAt !== null,
+      };
+      expect(ours, `a batch’s job whose handler ${how}: runJob (left) against a Worker with job_batches on SQLite`).toEqual(theirs);
+    } finally {
+      client.disconnect();
+      await db.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
