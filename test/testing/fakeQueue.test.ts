@@ -118,6 +118,10 @@ describe('what fakeQueue records', () => {
         fake.dispatched().map((record) => record.payload),
         'the fake’s payloads, whole, against what Redis holds',
       ).toEqual(pushed);
+      // Checked against the shapes as a real dispatch is: a property PHP would not read fails the dispatch.
+      await expect(fake.dispatch('App\\Jobs\\ImportFeed', { feed: 'news', nope: 1 }), 'a property the class does not have').rejects.toThrow(
+        /App\\Jobs\\ImportFeed has no property \$nope/,
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
