@@ -1,13 +1,14 @@
 /**
- * `lqb port` on every job and queued-listener class of real Laravel 12 and 13 apps (the runtimes
- * ../shared/laravel-live/build.sh lays out): each module is written into a scratch project whose
+ * `lqb port` on every job and queued-listener class of real Laravel 12 and 13 apps, each a folder
+ * with its vendor/ (the framework at that version), app/ and .env, built outside this repository
+ * (CI has none): each module is written into a scratch project whose
  * `laravel-queue-bridge` is this repository, compiled with `tsc --strict`, and its test run with
  * vitest. Prints one JSON line a class, {laravel, class, payload}: the payload the app's own PHP
  * made for it (lqb fixtures, from the sample values lqb port uses), which
  * fixtures/laravel/port-12-13.jsonl keeps for runJob's differential test in CI; and a summary line a
  * runtime on standard error. Exits 1 when a module does not compile or a test does not pass.
  *
- *   npm run build && npx tsx php-fixture-gen/live/port-live.ts /tmp/ll-runtime/l12 /tmp/ll-runtime/l13 > fixtures/laravel/port-12-13.jsonl
+ *   npm run build && npx tsx php-fixture-gen/live/port-live.ts APP_12_DIR APP_13_DIR > fixtures/laravel/port-12-13.jsonl
  *
  * Not run by CI (it has no such app).
  */

@@ -7,6 +7,7 @@
 import { decodePayload, type DecodedPayload, type JsonObject } from '../laravel/index.js';
 import { readEnvelope } from '../laravel/payload.js';
 import type { ReservedFields, ReservedJob } from '../queue/contract.js';
+import { rawFields } from '../queue/fields.js';
 import type { DatabaseQueue } from './DatabaseQueue.js';
 
 /** One row of the jobs table, its columns as Laravel names them, read the same on every database. */
@@ -68,17 +69,7 @@ export class DatabaseJob implements ReservedJob {
    * envelope, as it would on Redis, finds the values Laravel's DatabaseJob reports.
    */
   get fields(): ReservedFields {
-    if (this.#fields === undefined) {
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(this.raw);
-      } catch {
-        parsed = undefined;
-      }
-      const envelope = parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as ReservedFields) : {};
-      this.#fields = { ...envelope, id: this.record.id, attempts: this.record.attempts };
-    }
-    return this.#fields;
+    return (this.#fields ??= { ...rawFields(this.raw), id: this.record.id, attempts: this.record.attempts });
   }
 
   /** The column counts attempts: one on the first reserve, and a release keeps the count. */

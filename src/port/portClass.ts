@@ -9,29 +9,9 @@
  */
 import type { ClassShape, PropertyShape, ShapesFile, TranslatedMethod } from '../shapes/shape.js';
 import { declarationsFor } from '../shapes/types.js';
+import { QUEUEABLE } from '../shapes/command.js';
 
 const TRANSLATED: readonly TranslatedMethod[] = ['uniqueId', 'backoff', 'retryUntil', 'tags', 'displayName'];
-/** Properties Laravel's traits and retry rules give a job, not the class's own data. */
-const LARAVELS = new Set([
-  'job',
-  'connection',
-  'queue',
-  'chainConnection',
-  'chainQueue',
-  'chainCatchCallbacks',
-  'delay',
-  'afterCommit',
-  'middleware',
-  'chained',
-  'tries',
-  'backoff',
-  'timeout',
-  'maxExceptions',
-  'failOnTimeout',
-  'uniqueFor',
-  'deleteWhenMissingModels',
-  'batchId',
-]);
 
 /** The files `lqb port` writes, by name, and what it has to say about the class. */
 export interface PortedClass {
@@ -122,7 +102,14 @@ export function portClass(
   lines.push('export default defineHandlers<Jobs>({', `  ${key}: {`, '    async handle(job) {');
   // The properties it is made with first (no default), then the rest of its own.
   const subject = listened?.event ?? shape;
-  const own = subject.properties.filter((property) => property.serialized && !LARAVELS.has(property.name));
+  // Its own data: not Queueable's properties (QUEUEABLE, as the shaped builder knows them), nor the retry rules it declares.
+  const own = subject.properties.filter(
+    (property) =>
+      property.serialized &&
+      !QUEUEABLE.has(property.name) &&
+      !Object.hasOwn(subject.declared, property.name) &&
+      property.name !== 'batchId',
+  );
   const read = [
     ...own.filter((property) => property.default === undefined),
     ...own.filter((property) => property.default !== undefined),

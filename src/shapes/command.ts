@@ -237,7 +237,7 @@ function isQueueableProperty(property: PropertyShape): boolean {
 }
 
 // uniqueLockOwner (13.24+): what UniqueLock::acquire sets on a unique job before it is pushed.
-const QUEUEABLE = new Set([
+export const QUEUEABLE = new Set([
   'job',
   'connection',
   'queue',

@@ -53,7 +53,7 @@ export interface FakeQueueOptions extends Pick<
 }
 
 /** Jobs pushed to a fake: recorded, never run. */
-class RecordingQueue implements Pick<Queue, 'driver' | 'defaultQueue' | 'retryAfter' | 'pushRaw' | 'laterRaw' | 'bulkRaw'> {
+export class RecordingQueue implements Pick<Queue, 'driver' | 'defaultQueue' | 'retryAfter' | 'pushRaw' | 'laterRaw' | 'bulkRaw'> {
   readonly driver = 'redis' as const;
   readonly retryAfter = 90;
   readonly pushed: { payload: string; queue: string; delay?: number | Date }[] = [];

@@ -12,6 +12,7 @@ import { databaseConfig, openDatabase } from '../database/index.js';
 import { decodePayload, type DecodedPayload, type JsonObject } from '../laravel/index.js';
 import { readEnvelope } from '../laravel/payload.js';
 import type { DeleteEnding, Queue, QueuedJob, ReservedFields, ReservedJob } from '../queue/contract.js';
+import { rawFields } from '../queue/fields.js';
 import { readShapes } from '../shapes/read.js';
 import type { ShapesFile } from '../shapes/shape.js';
 import { DatabaseBatchRepository } from '../worker/BatchRepository.js';
@@ -19,7 +20,7 @@ import type { HandlerJob, HandlerMap } from '../worker/handlers.js';
 import { Worker } from '../worker/Worker.js';
 import { hiddenUniqueContext } from '../worker/locks/uniqueContext.js';
 import type { WorkerEvent } from '../worker/types.js';
-import { describePushed, MemoryLocks, type FakeDispatch } from './fakeQueue.js';
+import { describePushed, MemoryLocks, RecordingQueue, type FakeDispatch } from './fakeQueue.js';
 
 /** What became of the job, in the words of Laravel's worker events. */
 export type JobOutcome = 'completed' | 'released' | 'failed' | 'timed-out' | 'deleted' | 'given-back';
@@ -95,10 +96,11 @@ export async function runJob(handlers: HandlerMap, payload: string, options: Run
   const queueName = options.queue ?? settings.defaultQueue;
   const queue = new OneJobQueue(queueName, payload, options.attempts ?? 1);
   // The locks are kept in memory, standing for the store the payload names (11.39+), else the one given.
-  const locks = new MemoryLocks(lockStoreOf(payload) ?? options.cacheStore ?? 'redis');
+  const decoded = decodedOrUndefined(payload);
+  const locks = new MemoryLocks((decoded && hiddenUniqueContext(decoded).store) ?? options.cacheStore ?? 'redis');
   const released: string[] = [];
   locks.onRelease = (key) => released.push(key);
-  const batchId = batchOf(payload);
+  const batchId = decoded?.batchId ?? null;
   const batches = batchId === null ? undefined : await batchStore(batchId, options.batch ?? {});
   const seen: Watched = { deleted: false, failedHookRan: false };
   const events: WorkerEvent[] = [];
@@ -206,21 +208,12 @@ function watchHandlers(handlers: HandlerMap, seen: Watched): HandlerMap {
   return watched;
 }
 
-/** The cache store a payload's hidden context says its unique lock is in (11.39+), if it says. */
-function lockStoreOf(payload: string): string | undefined {
+/** The payload decoded, once, for what runJob reads off it before the worker does (its lock's store, its batch); undefined when it does not decode (the worker says why). */
+function decodedOrUndefined(payload: string): DecodedPayload | undefined {
   try {
-    return hiddenUniqueContext(decodePayload(payload)).store;
+    return decodePayload(payload);
   } catch {
     return undefined;
-  }
-}
-
-/** The batch id a payload's command carries, if any. */
-function batchOf(payload: string): string | null {
-  try {
-    return decodePayload(payload).batchId;
-  } catch {
-    return null;
   }
 }
 
@@ -307,17 +300,7 @@ class OneJob implements ReservedJob {
 
   /** The envelope's fields, the attempt as the queue counts it once reserved. */
   get fields(): ReservedFields {
-    if (this.#fields === undefined) {
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(this.raw);
-      } catch {
-        parsed = undefined;
-      }
-      const envelope = parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as ReservedFields) : {};
-      this.#fields = { ...envelope, attempts: this.attempt };
-    }
-    return this.#fields;
+    return (this.#fields ??= { ...rawFields(this.raw), attempts: this.attempt });
   }
 
   get firstAttempt(): boolean {
@@ -345,37 +328,19 @@ class OneJob implements ReservedJob {
   }
 }
 
-/** A queue that hands out one job, once, and records what is pushed to it and how the job ended. */
-class OneJobQueue implements Queue<OneJob> {
-  readonly driver = 'redis' as const;
-  readonly retryAfter = 90;
-  readonly pushed: { payload: string; queue: string; delay?: number | Date }[] = [];
+/** A queue that hands out one job, once, and records what is pushed to it (as fakeQueue's does) and how the job ended. */
+class OneJobQueue extends RecordingQueue implements Queue<OneJob> {
   ended: Ended | undefined;
   #job: OneJob | undefined;
 
-  constructor(
-    readonly defaultQueue: string,
-    payload: string,
-    attempt: number,
-  ) {
+  constructor(defaultQueue: string, payload: string, attempt: number) {
+    super(defaultQueue);
     this.#job = new OneJob(this, defaultQueue, payload, attempt);
   }
 
   end(how: Ended): void {
     // The first end stands: a failure's delete comes after the release it may follow.
     this.ended ??= how;
-  }
-
-  async pushRaw(payload: string, queue?: string): Promise<void> {
-    this.pushed.push({ payload, queue: queue ?? this.defaultQueue });
-  }
-
-  async laterRaw(delay: number | Date, payload: string, queue?: string): Promise<void> {
-    this.pushed.push({ payload, queue: queue ?? this.defaultQueue, delay });
-  }
-
-  async bulkRaw(payloads: string[], queue?: string): Promise<void> {
-    for (const payload of payloads) await this.pushRaw(payload, queue);
   }
 
   async pop(): Promise<OneJob | null> {

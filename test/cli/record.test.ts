@@ -10,23 +10,16 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Encrypter, decodePayload, type JsonObject } from '../../src/laravel/index.js';
 import { PhpObject, PhpFloat, deref, toJS, unserialize } from '../../src/php/index.js';
-import { phpReserialize, root, runPhpScript } from '../helpers/php.js';
+import { phpReserialize, runPhpScript } from '../helpers/php.js';
+import { debianPayloads, type PayloadRecord } from '../helpers/laravel.js';
 import { lqb } from '../helpers/processes.js';
 import { REDIS_URL, dump, rawClient, removePrefix, uniquePrefix } from '../helpers/redis.js';
 import { QUEUE_DATABASES, withJobsTable } from '../helpers/jobs-table.js';
 import { DatabaseQueue } from '../../src/database/index.js';
 
-interface Fixture {
-  name: string;
-  payload: string;
-  appKey?: string;
-  cipher?: string;
-}
+type Fixture = Pick<PayloadRecord, 'name' | 'laravel' | 'queue' | 'payload' | 'appKey' | 'cipher'> & { name: string };
 
-const fixtures = readFileSync(join(root, 'fixtures/laravel/payloads.jsonl'), 'utf8')
-  .split('\n')
-  .filter(Boolean)
-  .map((line) => JSON.parse(line) as Fixture);
+const fixtures = debianPayloads() as Fixture[];
 const fixture = (name: string) => fixtures.find((record) => record.name === name)!;
 const podcast = fixture('job/queue-push');
 const card = fixture('encrypted/cbc');

@@ -22,22 +22,13 @@ import { JOB_BATCHES_TABLE } from '../../src/testing/runJob.js';
 import { handlerNames, type HandlerMap } from '../../src/worker/handlers.js';
 import type { WorkerEvent } from '../../src/worker/types.js';
 import { root } from '../helpers/php.js';
+import { debianPayloads, laravel13Payloads, versionPayloads, type PayloadRecord } from '../helpers/laravel.js';
 import { prefixedClient, rawClient, removePrefix, uniquePrefix } from '../helpers/redis.js';
 import { uniqueRecords } from '../helpers/unique-fixtures.js';
 
-interface Fixture {
-  name: string;
-  laravel: string;
-  queue: string;
-  payload: string;
-  appKey?: string;
-  cipher?: string;
-}
+type Fixture = Pick<PayloadRecord, 'name' | 'laravel' | 'queue' | 'payload' | 'appKey' | 'cipher'> & { name: string };
 
-const fixtures = readFileSync(join(root, 'fixtures/laravel/payloads.jsonl'), 'utf8')
-  .split('\n')
-  .filter(Boolean)
-  .map((line) => JSON.parse(line) as Fixture);
+const fixtures = debianPayloads() as Fixture[];
 const fixture = (name: string) => fixtures.find((record) => record.name === name)!;
 /** The events about the job itself, in order (not a start's warnings, nor the stop). */
 const JOB_EVENTS = new Set(['processing', 'processed', 'failed', 'released', 'deleted', 'given-back', 'timed-out']);
@@ -258,24 +249,23 @@ const behaviours: Record<Behaviour, HandlerMap[string]> = {
 
 /** Every other set of payloads real Laravel made: 5.8 to 12 and 13 (fixtures/laravel/versions-*), 12.67/13.26's through lqb fixtures, unique jobs of 12.67 and 13.26. */
 function otherVersions(): Fixture[] {
-  const read = (file: string) =>
-    readFileSync(join(root, 'fixtures/laravel', file), 'utf8')
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => JSON.parse(line) as { laravel: string; queue: string; payload: string });
-  const versions = [...read('versions-5.8-to-12.jsonl'), ...read('versions-13.jsonl')].map((record, i) => ({
+  const versions = [...versionPayloads(), ...laravel13Payloads()].map((record, i) => ({
     name: `${record.laravel} #${i}`,
     laravel: record.laravel,
     queue: record.queue.replace(/[{}]/g, ''),
     payload: record.payload,
   }));
   // What lqb fixtures made on real 12.67 and 13.26 apps for every job and listener class lqb port moved (php-fixture-gen/live/port-live.ts).
-  const ported = read('port-12-13.jsonl').map((record) => ({
-    name: `${record.laravel} ${(record as unknown as { class: string }).class} (lqb fixtures)`,
-    laravel: record.laravel,
-    queue: 'default',
-    payload: record.payload,
-  }));
+  const ported = readFileSync(join(root, 'fixtures/laravel/port-12-13.jsonl'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as { laravel: string; class: string; payload: string })
+    .map((record) => ({
+      name: `${record.laravel} ${record.class} (lqb fixtures)`,
+      laravel: record.laravel,
+      queue: 'default',
+      payload: record.payload,
+    }));
   const unique = uniqueRecords().map((record) => ({
     name: `${record.laravel} ${record.kind}`,
     laravel: record.laravel,
