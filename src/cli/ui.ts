@@ -21,6 +21,10 @@ export const ui: Command = {
     host: { type: 'string', value: 'ADDRESS', description: 'the address to listen on', default: '127.0.0.1' },
     queue: { type: 'string', value: 'a,b', description: 'the queues shown', default: 'every queue found' },
     'read-only': { type: 'boolean', description: 'show, never change: every action is refused' },
+    'show-encrypted': {
+      type: 'boolean',
+      description: "show ShouldBeEncrypted jobs' commands decrypted with the app's key (by default they show as encrypted)",
+    },
     token: { type: 'string', value: 'TOKEN', description: 'a token every visitor must give', env: 'LQB_UI_TOKEN' },
     'basic-auth': { type: 'string', value: 'USER:PASS', description: 'basic auth every visitor must give', env: 'LQB_UI_BASIC_AUTH' },
     'retry-after': {
@@ -58,6 +62,7 @@ export const ui: Command = {
       retryAfter,
       queues,
       readOnly: values['read-only'] === true,
+      showEncrypted: values['show-encrypted'] === true,
       token,
       basicAuth,
     }).catch((error: unknown) => {

@@ -42,6 +42,12 @@ export interface DashboardOptions extends AccessOptions {
   queues?: string[];
   /** Shows, never changes: every action answers 403. */
   readOnly?: boolean;
+  /**
+   * Shows a `ShouldBeEncrypted` job's command decrypted with the app's key. Off by default: the
+   * app encrypted it so that whoever reads the queue does not read the command, and a dashboard
+   * is such a reader. Off, every list, job page and search sees the ciphertext only.
+   */
+  showEncrypted?: boolean;
   /** The path the handler is mounted under when the framework does not strip it (Fastify): `/queues`. */
   basePath?: string;
   /** How often the process samples counts for the chart, in ms (5000). */
@@ -219,7 +225,8 @@ export function createDashboard(options: DashboardOptions = {}): Dashboard {
   const { source, cache, horizon } = stores;
   const failed = new FailedJobsView(failedConfig, connection.failedTable);
   const history = new History();
-  const keys = { appKey: connection.appKey, cipher: connection.cipher };
+  // No key, no decryption: an encrypted command stays encrypted in every answer unless asked otherwise.
+  const keys = options.showEncrypted === true ? { appKey: connection.appKey, cipher: connection.cipher } : {};
   const readOnly = options.readOnly === true;
 
   let known: { at: number; names: string[] } | undefined;
@@ -274,7 +281,8 @@ export function createDashboard(options: DashboardOptions = {}): Dashboard {
             name,
             failures.filter((f) => f.queue === name).map((f) => f.at),
             undefined,
-            metrics?.points,
+            metrics?.points.map((point) => ({ at: point.at, count: point.throughput })),
+            metrics ? ['horizon'] : [],
           ),
           ...(metrics ? { horizon: { throughput: metrics.throughput, runtime: metrics.runtime } } : {}),
         };
@@ -285,6 +293,7 @@ export function createDashboard(options: DashboardOptions = {}): Dashboard {
       queues,
       failedTotal,
       readOnly,
+      showEncrypted: options.showEncrypted === true,
       connection: source.connection,
       prefix: source.connection === 'redis' ? connection.prefix : undefined,
       horizon: measuring ? { prefix: measuring.prefix } : null,

@@ -1,13 +1,15 @@
 /**
  * The last hour, for the chart. Laravel's Redis queue keeps no history of what ran: a job that
- * finished is simply gone. So the dashboard keeps its own, honestly labelled:
+ * finished is simply gone. So the chart says only what something counted:
  * - depth: the process samples each queue's counts every few seconds while it runs (history
  *   starts when the dashboard starts, and is kept in memory only);
- * - finished: per minute, how far the queue's total went down between two samples, summed: a
- *   lower bound of the jobs that finished (done or failed), since a push between two samples
- *   hides as many finished jobs;
+ * - left: per minute, how far the queue's total went down between two samples, summed: jobs
+ *   that left the queue, done, failed, cancelled or cleared alike, and a lower bound, since a
+ *   push between two samples hides as many;
+ * - finished: per minute, jobs that ran to the end as a record counted them, exact: Horizon's
+ *   metrics (PHP's and Node's workers under Horizon) and Node's own record (src/record); null
+ *   when neither counts the queue, rather than the samples passed off as finished jobs;
  * - failed: per minute, from failed_jobs.failed_at, exact and for the whole hour whichever side failed it.
- * Where Horizon measures the queue, its counts replace the samples' finished jobs (see horizon.ts).
  */
 import type { QueueCounts } from './source.js';
 
@@ -18,15 +20,27 @@ interface Sample extends QueueCounts {
   at: number;
 }
 
+/** Who counted a queue's finished jobs. */
+export type FinishedSource = 'horizon' | 'node';
+
 export interface QueueHistory {
   /** UNIX seconds of the first minute shown; each series has one value a minute, 60 of them. */
   from: number;
-  finished: number[];
+  /** Jobs that left the queue (done, failed, cancelled or cleared) as the samples saw it shrink: a lower bound. */
+  left: number[];
+  /** Jobs that ran to the end, as `finishedFrom` counted them; null when nothing counts them. */
+  finished: number[] | null;
   failed: number[];
   /** The last depth (ready + delayed + reserved) sampled in each minute; null before sampling began. */
   depth: (number | null)[];
-  /** Where `finished` comes from: the dashboard's samples (a lower bound), or Horizon's metrics (exact). */
-  finishedFrom: 'samples' | 'horizon';
+  /** Who counted `finished`: Horizon's metrics, Node's record, both (their counts added), or none. */
+  finishedFrom: FinishedSource[];
+}
+
+/** A count of finished jobs, taken at a UNIX second: it goes to that second's minute. */
+export interface FinishedPoint {
+  at: number;
+  count: number;
 }
 
 export class History {
@@ -41,14 +55,14 @@ export class History {
   }
 
   /**
-   * The last hour of one queue by minute, the failures given (UNIX seconds of each). With
-   * Horizon's counts (each at the second it was taken: a snapshot's covers the minutes before
-   * it), they are the finished jobs, each in the minute it was taken.
+   * The last hour of one queue by minute, the failures given (UNIX seconds of each), and the
+   * finished jobs counted by `finishedFrom` (each count in the minute it was taken: a Horizon
+   * snapshot's covers the minutes before it).
    */
-  of(queue: string, failedAt: number[], now = Date.now() / 1000, horizon?: { at: number; throughput: number }[]): QueueHistory {
+  of(queue: string, failedAt: number[], now = Date.now() / 1000, counted: FinishedPoint[] = [], finishedFrom: FinishedSource[] = []): QueueHistory {
     const from = Math.floor(now / 60) * 60 - (MINUTES - 1) * 60;
     const minute = (at: number) => Math.floor((at - from) / 60);
-    const finished = new Array<number>(MINUTES).fill(0);
+    const left = new Array<number>(MINUTES).fill(0);
     const failed = new Array<number>(MINUTES).fill(0);
     const depth = new Array<number | null>(MINUTES).fill(null);
     const samples = this.#samples.get(queue) ?? [];
@@ -58,16 +72,18 @@ export class History {
       const total = sample.ready + sample.delayed + sample.reserved;
       depth[m] = total;
       const before = samples[i - 1];
-      if (before && !horizon) finished[m]! += Math.max(0, before.ready + before.delayed + before.reserved - total);
+      if (before) left[m]! += Math.max(0, before.ready + before.delayed + before.reserved - total);
     });
-    for (const point of horizon ?? []) {
-      const m = Math.min(MINUTES - 1, minute(point.at));
-      if (m >= 0) finished[m]! += point.throughput;
-    }
+    const finished = finishedFrom.length > 0 ? new Array<number>(MINUTES).fill(0) : null;
+    if (finished)
+      for (const point of counted) {
+        const m = Math.min(MINUTES - 1, minute(point.at));
+        if (m >= 0) finished[m]! += point.count;
+      }
     for (const at of failedAt) {
       const m = minute(at);
       if (m >= 0 && m < MINUTES) failed[m]!++;
     }
-    return { from, finished, failed, depth, finishedFrom: horizon ? 'horizon' : 'samples' };
+    return { from, left, finished, failed, depth, finishedFrom };
   }
 }

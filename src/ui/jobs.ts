@@ -125,11 +125,14 @@ function headOfEnvelope(payload: string): Record<string, unknown> {
   }
 }
 
-/** `id` and `attempts` where Laravel's Redis queue writes them, after `data`, within the payload's last 4 KB. */
+/** `id`, `attempts` and `createdAt` where Laravel's Redis queue writes them, after `data`, within the payload's last 4 KB. */
 function tailOfEnvelope(payload: string): Record<string, unknown> {
   // Inside `data` every quote is escaped: an unescaped `"id":"` is the envelope's own key.
-  const tail = /"id":"([^"\\]*)","attempts":(\d+)/.exec(payload.slice(-4096));
-  return tail ? { id: tail[1], attempts: Number(tail[2]) } : {};
+  const end = payload.slice(-4096);
+  const tail = /"id":"([^"\\]*)","attempts":(\d+)/.exec(end);
+  // 12.11+ writes createdAt after data too, just before id.
+  const created = /"createdAt":(\d+)[,}]/.exec(end);
+  return { ...(tail ? { id: tail[1], attempts: Number(tail[2]) } : {}), ...(created ? { createdAt: Number(created[1]) } : {}) };
 }
 
 function envelopeFacts(envelope: Record<string, unknown>, until: number | null, bytes: number): JobSummary {
@@ -142,13 +145,26 @@ function envelopeFacts(envelope: Record<string, unknown>, until: number | null, 
     attempts: typeof envelope.attempts === 'number' ? envelope.attempts : null,
     maxTries: typeof envelope.maxTries === 'number' ? envelope.maxTries : null,
     until,
-    pushedAt: typeof envelope.pushedAt === 'number' || typeof envelope.pushedAt === 'string' ? Number(envelope.pushedAt) : null,
+    pushedAt: pushedAtOf(envelope),
     properties: null,
     encrypted: false,
     side: null,
     payloadBytes: bytes,
   };
   return base;
+}
+
+/**
+ * When the job was pushed, as its envelope says: Horizon's `pushedAt` (microtime as a string),
+ * else Laravel 12.11+'s own `createdAt` (whole UNIX seconds); null when neither is there, as
+ * in an older Laravel's Redis payload (the database driver keeps it in a column instead).
+ */
+function pushedAtOf(envelope: Record<string, unknown>): number | null {
+  for (const value of [envelope.pushedAt, envelope.createdAt]) {
+    const at = typeof value === 'number' || typeof value === 'string' ? Number(value) : NaN;
+    if (Number.isFinite(at) && at > 0) return at;
+  }
+  return null;
 }
 
 /** The Queueable trait's bookkeeping (connection, queue, chained…) and InteractsWithQueue's job are the envelope's business, not the job's. */

@@ -9,7 +9,7 @@
  * and the then/catch/finally callbacks (PHP closures, which only PHP can run).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { databaseConfig, type Database, type DatabaseConfig } from '../database/index.js';
+import { databaseConfig, type Database, type DatabaseConfig, type Dialect } from '../database/index.js';
 import { TableStore } from './tables.js';
 import { PhpArray, PhpObject, deref, serialize, unserialize, type PhpValue } from '../php/index.js';
 import { redactUrl } from '../connect/redact.js';
@@ -44,6 +44,7 @@ export interface BatchRow extends BatchCounts {
   totalJobs: number;
   failedJobIds: string[];
   options: BatchOptions;
+  createdAt: number;
   cancelledAt: number | null;
   finishedAt: number | null;
 }
@@ -71,7 +72,7 @@ export class DatabaseBatchRepository extends TableStore {
       if (await this.hasTable().catch(() => true)) throw error;
       return undefined;
     }
-    return row ? this.toBatch(row) : undefined;
+    return row ? batchOfRow(row, this.db.dialect) : undefined;
   }
 
   /** Where batches are looked up, for a line a person reads: `table job_batches in mysql://app:***@db/app`. */
@@ -215,43 +216,49 @@ export class DatabaseBatchRepository extends TableStore {
       }
     }
   }
+}
 
-  private toBatch(row: Record<string, unknown>): BatchRow {
-    const nullable = (value: unknown) => (value === null || value === undefined ? null : Number(value));
-    return {
-      id: String(row.id),
-      name: String(row.name),
-      totalJobs: Number(row.total_jobs),
-      pendingJobs: Number(row.pending_jobs),
-      failedJobs: Number(row.failed_jobs),
-      failedJobIds: failedIds(row),
-      options: this.options(row.options),
-      cancelledAt: nullable(row.cancelled_at),
-      finishedAt: nullable(row.finished_at),
-    };
-  }
+/**
+ * A job_batches row as the repository reads it (Laravel's DatabaseBatchRepository::toBatch): on
+ * `dialect`, as the options column is base64 on PostgreSQL only. Exported for the dashboard,
+ * which pages through rows the repository never looks up one by one.
+ */
+export function batchOfRow(row: Record<string, unknown>, dialect: Dialect): BatchRow {
+  const nullable = (value: unknown) => (value === null || value === undefined ? null : Number(value));
+  return {
+    id: String(row.id),
+    name: String(row.name),
+    totalJobs: Number(row.total_jobs),
+    pendingJobs: Number(row.pending_jobs),
+    failedJobs: Number(row.failed_jobs),
+    failedJobIds: failedIds(row),
+    options: optionsOf(row.options, dialect),
+    createdAt: Number(row.created_at),
+    cancelledAt: nullable(row.cancelled_at),
+    finishedAt: nullable(row.finished_at),
+  };
+}
 
-  /** The options column as DatabaseBatchRepository::unserialize reads it (base64 on PostgreSQL). */
-  private options(column: unknown): BatchOptions {
-    const text = column instanceof Uint8Array ? Buffer.from(column) : String(column ?? '');
-    const postgres = this.db.dialect === 'pgsql';
-    const base64 = postgres && typeof text === 'string' && !text.includes(':') && !text.includes(';');
-    const options = deref(unserialize(base64 ? Buffer.from(text, 'base64') : text));
-    const count = (name: string) => {
-      if (!(options instanceof PhpArray)) return 0;
-      const value = deref(options.get(name) ?? null);
-      return value instanceof PhpArray ? value.size : 0;
-    };
-    return {
-      allowFailures: options instanceof PhpArray && deref(options.get('allowFailures') ?? null) === true,
-      then: count('then'),
-      catch: count('catch'),
-      finally: count('finally'),
-      progress: count('progress'),
-      failure: count('failure'),
-      ...signedCallbackOf(options),
-    };
-  }
+/** The options column as DatabaseBatchRepository::unserialize reads it (base64 on PostgreSQL). */
+function optionsOf(column: unknown, dialect: Dialect): BatchOptions {
+  const text = column instanceof Uint8Array ? Buffer.from(column) : String(column ?? '');
+  const postgres = dialect === 'pgsql';
+  const base64 = postgres && typeof text === 'string' && !text.includes(':') && !text.includes(';');
+  const options = deref(unserialize(base64 ? Buffer.from(text, 'base64') : text));
+  const count = (name: string) => {
+    if (!(options instanceof PhpArray)) return 0;
+    const value = deref(options.get(name) ?? null);
+    return value instanceof PhpArray ? value.size : 0;
+  };
+  return {
+    allowFailures: options instanceof PhpArray && deref(options.get('allowFailures') ?? null) === true,
+    then: count('then'),
+    catch: count('catch'),
+    finally: count('finally'),
+    progress: count('progress'),
+    failure: count('failure'),
+    ...signedCallbackOf(options),
+  };
 }
 
 const SIGNED_CLOSURE = 'Laravel\\SerializableClosure\\Serializers\\Signed';

@@ -10,7 +10,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildJob, buildPayload } from '../../src/laravel/index.js';
 import { RedisQueue } from '../../src/redis/index.js';
 import { DatabaseUuidFailedJobProvider } from '../../src/worker/index.js';
-import { createDashboard, type Dashboard } from '../../src/ui/index.js';
+import { cancelDelayed, createDashboard, type Dashboard } from '../../src/ui/index.js';
+import { debianPayloads, versionPayloads } from '../helpers/laravel.js';
 import { prefixedClient, rawClient, removePrefix, uniquePrefix } from '../helpers/redis.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -161,6 +162,107 @@ describe('createDashboard with basic auth, over failed jobs', () => {
       await new Promise((resolve) => other.close(resolve));
       await guarded.close();
       await failer.close();
+    }
+  });
+});
+
+describe('createDashboard over an encrypted job, a 12.x job and a cancelled one', () => {
+  const fixtures = debianPayloads();
+  const encrypted = fixtures.find((record) => record.name === 'encrypted/cbc')!;
+  const secret = String(encrypted.expect.props.cardToken);
+  const modern = versionPayloads().find((record) => record.laravel.startsWith('12.') && JSON.parse(record.payload).createdAt)!;
+
+  async function serveWith(showEncrypted: boolean): Promise<{ url: string; close: () => Promise<void> }> {
+    const made = createDashboard({
+      settings: { redis: 'redis://127.0.0.1:6379', prefix, failedDb: join(dir, 'failed.sqlite'), key: encrypted.appKey },
+      showEncrypted,
+    });
+    const other = createServer(made.handler);
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    return {
+      url: `http://127.0.0.1:${(other.address() as AddressInfo).port}/`,
+      close: async () => {
+        await new Promise((resolve) => other.close(resolve));
+        await made.close();
+      },
+    };
+  }
+
+  beforeEach(async () => {
+    const client = prefixedClient(prefix);
+    await new RedisQueue(client).bulkRaw([encrypted.payload, modern.payload], 'secrets');
+    client.disconnect();
+    const failer = DatabaseUuidFailedJobProvider.fromUrl(join(dir, 'failed.sqlite'));
+    await failer.log('redis', 'secrets', encrypted.payload, 'RuntimeException: card declined');
+    await failer.close();
+  });
+
+  it('shows a ShouldBeEncrypted command as encrypted in every answer, though the key is given, unless showEncrypted', async () => {
+    const hidden = await serveWith(false);
+    try {
+      for (const path of ['api/queues/secrets/jobs?state=ready', 'api/failed', 'api/overview']) {
+        const text = await (await fetch(`${hidden.url}${path}`)).text();
+        expect(text, `${path}: the card token of the encrypted job`).not.toContain(secret);
+      }
+      const jobs = (await (await fetch(`${hidden.url}api/queues/secrets/jobs?state=ready`)).json()) as {
+        jobs: { name: string; encrypted: boolean; properties: unknown }[];
+      };
+      const charge = jobs.jobs.find((job) => job.name === 'App\\Jobs\\ChargeCard')!;
+      expect({ encrypted: charge.encrypted, properties: charge.properties }, 'ChargeCard in the ready list').toEqual({
+        encrypted: true,
+        properties: null,
+      });
+      expect(((await (await fetch(`${hidden.url}api/overview`)).json()) as { showEncrypted: boolean }).showEncrypted).toBe(false);
+    } finally {
+      await hidden.close();
+    }
+    const shown = await serveWith(true);
+    try {
+      const jobs = (await (await fetch(`${shown.url}api/queues/secrets/jobs?state=ready`)).json()) as {
+        jobs: { name: string; properties: { cardToken?: string } | null }[];
+      };
+      expect(jobs.jobs.find((job) => job.name === 'App\\Jobs\\ChargeCard')!.properties?.cardToken, 'with showEncrypted').toBe(secret);
+    } finally {
+      await shown.close();
+    }
+  });
+
+  it('gives a 12.11+ Redis job its push time from createdAt', async () => {
+    const served = await serveWith(false);
+    try {
+      const jobs = (await (await fetch(`${served.url}api/queues/secrets/jobs?state=ready`)).json()) as {
+        jobs: { uuid: string; pushedAt: number | null }[];
+      };
+      const envelope = JSON.parse(modern.payload) as { uuid: string; createdAt: number };
+      expect(jobs.jobs.find((job) => job.uuid === envelope.uuid)?.pushedAt, `pushedAt of the ${modern.laravel} job`).toBe(envelope.createdAt);
+    } finally {
+      await served.close();
+    }
+  });
+
+  it('counts a cancelled job as one that left the queue, never as finished, when no record counts finished jobs', async () => {
+    const client = prefixedClient(prefix);
+    const queue = new RedisQueue(client);
+    const delayed = buildPayload(buildJob({ className: 'App\\Jobs\\Later', properties: {} }));
+    await queue.laterRaw(600, delayed.raw, 'later');
+    const served = await serveWith(false);
+    try {
+      const overview = async () =>
+        ((await (await fetch(`${served.url}api/overview`)).json()) as {
+          queues: { name: string; history: { left: number[]; finished: number[] | null; finishedFrom: string[] } }[];
+        }).queues.find((q) => q.name === 'later')!.history;
+      await overview();
+      const cancelled = await cancelDelayed(queue, String(delayed.envelope.uuid), 'later');
+      client.disconnect();
+      expect(cancelled.cancelled, 'the delayed job cancelled').toBe(true);
+      const history = await overview();
+      expect(history.left.reduce((a, b) => a + b, 0), 'jobs that left "later"').toBe(1);
+      expect({ finished: history.finished, finishedFrom: history.finishedFrom }, 'finished jobs of "later"').toEqual({
+        finished: null,
+        finishedFrom: [],
+      });
+    } finally {
+      await served.close();
     }
   });
 });

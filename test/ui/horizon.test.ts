@@ -105,7 +105,7 @@ describe('the dashboard over Horizon 5.22.1’s own records', () => {
     expect(queue, 'default: counts').toMatchObject({ ready: 0, delayed: 1, reserved: 0 });
     expect(queue.horizon.throughput, 'default: Horizon’s throughput').toBe(4);
     expect(queue.horizon.runtime).toBeCloseTo(4.985, 6);
-    expect(queue.history.finishedFrom, 'the chart’s finished jobs').toBe('horizon');
+    expect(queue.history.finishedFrom, 'the chart’s finished jobs').toEqual(['horizon']);
     expect(
       queue.history.finished.reduce((a: number, b: number) => a + b, 0),
       'finished in the chart: Horizon’s count',
@@ -150,7 +150,8 @@ describe('the dashboard over Horizon 5.22.1’s own records', () => {
     expect(overview.horizon, 'Horizon in the overview').toBeNull();
     const queue = overview.queues.find((q: { name: string }) => q.name === 'default');
     expect(queue.horizon, 'default: no Horizon metrics').toBeUndefined();
-    expect(queue.history.finishedFrom).toBe('samples');
+    expect(queue.history.finishedFrom, 'no record counts finished jobs').toEqual([]);
+    expect(queue.history.finished, 'no finished series without a record').toBeNull();
     const delayed = await get(`${base}/api/queues/default/jobs?state=delayed`);
     expect(delayed.jobs[0].horizon, 'E without Horizon').toBeUndefined();
     expect((await fetch(`${base}/api/horizon/recent`)).status).toBe(404);

@@ -104,38 +104,39 @@ function Confirm({ ask, onDone }) {
   </div>`;
 }
 
-/** The last hour as a small SVG chart: finished (Horizon's count, else a lower bound) and failed per minute, depth as a line. */
+/**
+ * The last hour as a small SVG chart: per minute, the finished jobs where a record counts them
+ * (Horizon's metrics, Node's record), else the jobs that left the queue as the samples saw it
+ * shrink (done, failed, cancelled or cleared alike: never called finished); failures from
+ * failed_jobs; the queue's depth as a line.
+ */
 function Chart({ history }) {
   const w = 180,
     h = 40,
-    n = history.finished.length;
+    n = history.left.length;
+  const counted = history.finished != null;
+  const bars = counted ? history.finished : history.left;
   const depthMax = Math.max(1, ...history.depth.filter((d) => d != null));
-  const barMax = Math.max(1, ...history.finished, ...history.failed);
+  const barMax = Math.max(1, ...bars, ...history.failed);
   const x = (i) => (i * w) / n;
   const bw = w / n;
   const line = history.depth
     .map((d, i) => (d == null ? null : `${x(i) + bw / 2},${h - (d / depthMax) * (h - 2) - 1}`))
     .filter(Boolean)
     .join(' ');
-  const finished = history.finished.reduce((a, b) => a + b, 0);
+  const total = bars.reduce((a, b) => a + b, 0);
   const failed = history.failed.reduce((a, b) => a + b, 0);
+  const what = counted ? `${total} finished` : `≥${total} left the queue`;
+  const who = counted ? `counted by ${history.finishedFrom.map((s) => (s === 'node' ? "Node's record" : "Horizon's metrics")).join(' and ')}` : 'done, failed, cancelled or cleared: no record counts finished jobs here';
   return html`<div>
-    <svg
-      class="chart"
-      width=${w}
-      height=${h}
-      viewBox="0 0 ${w} ${h}"
-      role="img"
-      aria-label="last hour: ${finished} finished, ${failed} failed"
-    >
+    <svg class="chart" width=${w} height=${h} viewBox="0 0 ${w} ${h}" role="img" aria-label="last hour: ${what}, ${failed} failed">
       <rect x="0" y="0" width=${w} height=${h} fill="#fafbfc" />
-      ${history.finished.map((v, i) => v > 0 && html`<rect x=${x(i)} y=${h - (v / barMax) * h} width=${bw} height=${(v / barMax) * h} fill="#6fcf97" />`)}
+      ${bars.map((v, i) => v > 0 && html`<rect x=${x(i)} y=${h - (v / barMax) * h} width=${bw} height=${(v / barMax) * h} fill=${counted ? '#6fcf97' : '#c8ccd2'} />`)}
       ${history.failed.map((v, i) => v > 0 && html`<rect x=${x(i)} y=${h - (v / barMax) * h} width=${bw / 2} height=${(v / barMax) * h} fill="#eb5757" />`)}
       ${line && html`<polyline points=${line} fill="none" stroke="#2f80ed" stroke-width="1.2" />`}
     </svg>
     <div class="legend">
-      <span data-testid="finished">${history.finishedFrom === 'horizon' ? '' : '≥'}${finished} finished</span
-      ><span class="failed">${failed} failed</span><span class="ready">depth</span>
+      <span data-testid="finished" title=${who}>${what}</span><span class="failed">${failed} failed</span><span class="ready">depth</span>
     </div>
   </div>`;
 }
@@ -204,9 +205,9 @@ function Overview({ setAsk }) {
       </tbody>
     </table>
     <p class="muted legend">
-      The chart: finished jobs per minute (where Horizon measures the queue, its counts, at each snapshot; else as this dashboard saw the
-      queue shrink, a lower bound, since Laravel's queues keep no count of finished jobs), failures per minute from failed_jobs, and the
-      queue's depth.
+      The chart: finished jobs per minute where a record counts them (Horizon's metrics, Node's workers' own record), else the jobs that
+      left the queue as this dashboard saw it shrink (done, failed, cancelled or cleared alike, and a lower bound: Laravel's queues keep no
+      count of finished jobs); failures per minute from failed_jobs; the queue's depth.
     </p>
     ${
       data.horizon &&
@@ -228,7 +229,7 @@ function Properties({ job }) {
   if (job.error)
     return html`<div class="notice error">cannot decode: ${job.error}</div>
       <${Download} job=${job} />`;
-  if (job.encrypted && job.properties == null) return html`<span class="muted">encrypted (give --key or --env to read it)</span>`;
+  if (job.encrypted && job.properties == null) return html`<span class="muted" data-testid="encrypted">encrypted: shown only by a dashboard started with --show-encrypted and the app's key</span>`;
   if (job.propertiesCut !== undefined)
     return html`<details>
       <summary class="mono">properties too long to show whole (${bytes(job.payloadBytes)} payload)</summary>
