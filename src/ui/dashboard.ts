@@ -33,6 +33,7 @@ import { RedisQueueSource, type QueueSource } from './source.js';
 import { DatabaseQueueSource } from './DatabaseQueueSource.js';
 import { HORIZON_LISTS, HorizonView, type HorizonJob, type HorizonList } from './horizon.js';
 import { sideOfException } from './side.js';
+import { findJobPage } from './jobPage.js';
 
 export interface DashboardOptions extends AccessOptions {
   /** Resolved connection settings (what `lqb` flags resolve), else these options are resolved as `connect()` resolves them. */
@@ -388,6 +389,27 @@ export function createDashboard(options: DashboardOptions = {}): Dashboard {
     return { payload: job.payload, uuid: found };
   }
 
+  /** A job's own page: from where a list saw it (`queue`, `state`, `offset`), else from its uuid alone. */
+  async function jobPage(uuid: string, params: URLSearchParams): Promise<unknown> {
+    const queue = params.get('queue');
+    const state = (params.get('state') ?? 'ready') as JobState;
+    const offset = Number(params.get('offset'));
+    const place = queue && STATES.includes(state) && Number.isSafeInteger(offset) && offset >= 0 ? { queue, state, offset } : undefined;
+    const page = await findJobPage(uuid, place, {
+      source,
+      failed,
+      horizon: await horizonThere(),
+      keys,
+      queuedDownload: (at, id) => queuedPayloadPath(at.queue, at.state, at.offset, id),
+    });
+    if (!page)
+      throw new HttpError(
+        404,
+        `no job ${uuid} in failed_jobs or Horizon's records${place ? `, nor ${state} at ${offset} on ${queue}` : ''}: search the queues for it`,
+      );
+    return page;
+  }
+
   async function failedPayload(uuid: string): Promise<{ payload: string; uuid: string }> {
     const job = await failed.find(uuid);
     if (!job) throw new HttpError(404, `no failed job ${uuid}`);
@@ -458,6 +480,8 @@ export function createDashboard(options: DashboardOptions = {}): Dashboard {
         return sendPayload(req, res, await failedPayload(parts[2]!));
       if (parts[0] === 'api' && parts[1] === 'queues' && parts[3] === 'jobs' && parts.length === 4)
         return sendJson(res, 200, await jobs(parts[2]!, url.searchParams));
+      if (parts[0] === 'api' && parts[1] === 'jobs' && parts.length === 3)
+        return sendJson(res, 200, await jobPage(parts[2]!, url.searchParams));
       if (parts[0] === 'api' && parts[1] === 'failed' && parts.length === 2) return sendJson(res, 200, await failedJobs(url.searchParams));
       if (parts[0] === 'api' && parts[1] === 'horizon' && parts.length === 3)
         return sendJson(res, 200, await horizonJobs(parts[2]!, url.searchParams));

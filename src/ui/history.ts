@@ -59,7 +59,13 @@ export class History {
    * finished jobs counted by `finishedFrom` (each count in the minute it was taken: a Horizon
    * snapshot's covers the minutes before it).
    */
-  of(queue: string, failedAt: number[], now = Date.now() / 1000, counted: FinishedPoint[] = [], finishedFrom: FinishedSource[] = []): QueueHistory {
+  of(
+    queue: string,
+    failedAt: number[],
+    now = Date.now() / 1000,
+    counted: FinishedPoint[] = [],
+    finishedFrom: FinishedSource[] = [],
+  ): QueueHistory {
     const from = Math.floor(now / 60) * 60 - (MINUTES - 1) * 60;
     const minute = (at: number) => Math.floor((at - from) / 60);
     const left = new Array<number>(MINUTES).fill(0);

@@ -36,6 +36,22 @@ export interface HorizonListedJob extends HorizonJob {
   exception: string | null;
 }
 
+/** A retry of a failed job, as the failed record's `retried_by` lists it (Horizon's Retry). */
+export interface HorizonRetry {
+  id: string;
+  status: string;
+  /** UNIX seconds it was retried at. */
+  retriedAt: number | null;
+}
+
+/** Everything Horizon's hash says of one job, for its page: its record, and its retries either way. */
+export interface HorizonDetails extends HorizonListedJob {
+  /** The jobs that retried this one (a failed record's `retried_by`), oldest first. */
+  retriedBy: HorizonRetry[];
+  /** The failed job this one retries (its payload's `retry_of`), if any. */
+  retryOf: string | null;
+}
+
 /** Horizon's lists, by the sorted set each is (scored minus the time: newest first by rank). */
 export const HORIZON_LISTS = {
   recent: 'recent_jobs',
@@ -105,6 +121,20 @@ export class HorizonView {
     return { total, jobs };
   }
 
+  /** Horizon's hash of one job, with its retries; null when Horizon has none (never recorded, or trimmed). */
+  async details(id: string): Promise<HorizonDetails | null> {
+    const values = (await this.client.hmget(this.prefix + id, ...FIELDS, 'payload', 'exception', 'retried_by'));
+    if (values.every((value) => value === null)) return null;
+    const payload = values[FIELDS.length] ?? null;
+    return {
+      ...horizonJob(id, values),
+      payload,
+      exception: values[FIELDS.length + 1] ?? null,
+      retriedBy: retriesOf(values[FIELDS.length + 2] ?? null),
+      retryOf: retryOfPayload(payload),
+    };
+  }
+
   /**
    * A queue's last hour as Horizon measured it, or undefined when Horizon measures it not (it
    * is not among measured_queues and has no snapshot): the counters since the last snapshot,
@@ -147,4 +177,34 @@ function horizonJob(id: string, values: (string | null)[]): HorizonJob {
     completedAt: time('completed_at'),
     failedAt: time('failed_at'),
   };
+}
+
+/** `retried_by` as Horizon writes it: a JSON list of {id, status, retried_at}; anything else reads as none. */
+function retriesOf(text: string | null): HorizonRetry[] {
+  if (text === null || text === '') return [];
+  try {
+    const list = JSON.parse(text) as unknown;
+    if (!Array.isArray(list)) return [];
+    return list
+      .filter((entry): entry is Record<string, unknown> => typeof entry === 'object' && entry !== null)
+      .map((entry) => ({
+        id: String(entry.id),
+        status: String(entry.status),
+        retriedAt: typeof entry.retried_at === 'number' || typeof entry.retried_at === 'string' ? Number(entry.retried_at) : null,
+      }));
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * The payload's `retry_of` (set by Horizon's Retry, appended after the envelope's other keys).
+ * Inside `data` every quote is escaped: an unescaped `"retry_of":"` is the envelope's own key.
+ */
+function retryOfPayload(payload: string | null): string | null {
+  const at = payload?.lastIndexOf('"retry_of":"') ?? -1;
+  if (payload === null || payload === undefined || at < 0) return null;
+  const start = at + '"retry_of":"'.length;
+  const end = payload.indexOf('"', start);
+  return end > start ? payload.slice(start, end) : null;
 }

@@ -234,7 +234,9 @@ describe('createDashboard over an encrypted job, a 12.x job and a cancelled one'
         jobs: { uuid: string; pushedAt: number | null }[];
       };
       const envelope = JSON.parse(modern.payload) as { uuid: string; createdAt: number };
-      expect(jobs.jobs.find((job) => job.uuid === envelope.uuid)?.pushedAt, `pushedAt of the ${modern.laravel} job`).toBe(envelope.createdAt);
+      expect(jobs.jobs.find((job) => job.uuid === envelope.uuid)?.pushedAt, `pushedAt of the ${modern.laravel} job`).toBe(
+        envelope.createdAt,
+      );
     } finally {
       await served.close();
     }
@@ -248,15 +250,20 @@ describe('createDashboard over an encrypted job, a 12.x job and a cancelled one'
     const served = await serveWith(false);
     try {
       const overview = async () =>
-        ((await (await fetch(`${served.url}api/overview`)).json()) as {
-          queues: { name: string; history: { left: number[]; finished: number[] | null; finishedFrom: string[] } }[];
-        }).queues.find((q) => q.name === 'later')!.history;
+        (
+          (await (await fetch(`${served.url}api/overview`)).json()) as {
+            queues: { name: string; history: { left: number[]; finished: number[] | null; finishedFrom: string[] } }[];
+          }
+        ).queues.find((q) => q.name === 'later')!.history;
       await overview();
       const cancelled = await cancelDelayed(queue, String(delayed.envelope.uuid), 'later');
       client.disconnect();
       expect(cancelled.cancelled, 'the delayed job cancelled').toBe(true);
       const history = await overview();
-      expect(history.left.reduce((a, b) => a + b, 0), 'jobs that left "later"').toBe(1);
+      expect(
+        history.left.reduce((a, b) => a + b, 0),
+        'jobs that left "later"',
+      ).toBe(1);
       expect({ finished: history.finished, finishedFrom: history.finishedFrom }, 'finished jobs of "later"').toEqual({
         finished: null,
         finishedFrom: [],

@@ -27,13 +27,15 @@ async function postJson(path, body = {}) {
   return answer;
 }
 
-/** The hash route: #/, #/queues/NAME/STATE/OFFSET, #/failed/OFFSET. */
+/** The hash route: #/, #/queues/NAME/STATE/OFFSET, #/failed/OFFSET, #/horizon/LIST/OFFSET, #/job/UUID[/QUEUE/STATE/OFFSET]. */
 function parseRoute() {
   const parts = location.hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
   if (parts[0] === 'queues' && parts[1])
     return { view: 'queue', queue: parts[1], state: parts[2] || 'ready', offset: Number(parts[3] || 0) };
   if (parts[0] === 'failed') return { view: 'failed', offset: Number(parts[1] || 0) };
   if (parts[0] === 'horizon') return { view: 'horizon', list: parts[1] || 'recent', offset: Number(parts[2] || 0) };
+  if (parts[0] === 'job' && parts[1])
+    return { view: 'job', uuid: parts[1], queue: parts[2], state: parts[3], offset: parts[4] === undefined ? undefined : Number(parts[4]) };
   return { view: 'overview' };
 }
 
@@ -127,7 +129,9 @@ function Chart({ history }) {
   const total = bars.reduce((a, b) => a + b, 0);
   const failed = history.failed.reduce((a, b) => a + b, 0);
   const what = counted ? `${total} finished` : `≥${total} left the queue`;
-  const who = counted ? `counted by ${history.finishedFrom.map((s) => (s === 'node' ? "Node's record" : "Horizon's metrics")).join(' and ')}` : 'done, failed, cancelled or cleared: no record counts finished jobs here';
+  const who = counted
+    ? `counted by ${history.finishedFrom.map((s) => (s === 'node' ? "Node's record" : "Horizon's metrics")).join(' and ')}`
+    : 'done, failed, cancelled or cleared: no record counts finished jobs here';
   return html`<div>
     <svg class="chart" width=${w} height=${h} viewBox="0 0 ${w} ${h}" role="img" aria-label="last hour: ${what}, ${failed} failed">
       <rect x="0" y="0" width=${w} height=${h} fill="#fafbfc" />
@@ -229,7 +233,10 @@ function Properties({ job }) {
   if (job.error)
     return html`<div class="notice error">cannot decode: ${job.error}</div>
       <${Download} job=${job} />`;
-  if (job.encrypted && job.properties == null) return html`<span class="muted" data-testid="encrypted">encrypted: shown only by a dashboard started with --show-encrypted and the app's key</span>`;
+  if (job.encrypted && job.properties == null)
+    return html`<span class="muted" data-testid="encrypted"
+      >encrypted: shown only by a dashboard started with --show-encrypted and the app's key</span
+    >`;
   if (job.propertiesCut !== undefined)
     return html`<details>
       <summary class="mono">properties too long to show whole (${bytes(job.payloadBytes)} payload)</summary>
@@ -266,9 +273,9 @@ function oneLine(properties) {
 }
 
 /** An exception: its first line, the trace folded under it, and the side its frames say failed the job. */
-function Exception({ text, side }) {
+function Exception({ text, side, open = false }) {
   const [first, ...rest] = text.split('\n');
-  return html`<details class="exception" data-testid="exception">
+  return html`<details class="exception" data-testid="exception" open=${open}>
     <summary><strong>${first}</strong></summary>
     ${SIDES[side] && html`<p class="muted" data-testid="side-detail">Failed on <${SideBadge} side=${side} />: ${SIDES[side].why}</p>`}
     <pre class="exception">${rest.join('\n')}</pre>
@@ -338,10 +345,10 @@ function QueueView({ route, setAsk }) {
                   </tr>`
                 }
                 ${data.jobs.map(
-                  (job) =>
+                  (job, i) =>
                     html`<tr data-testid="job" data-uuid=${job.uuid}>
                       <td>
-                        <strong data-testid="job-name">${job.name}</strong><${SideBadge} side=${job.side} />
+                        <${JobLink} job=${job} place=${[queue, state, offset + i]} /><${SideBadge} side=${job.side} />
                         <div class="mono muted">${job.uuid}</div>
                         <${HorizonStatus} job=${job} />
                       </td>
@@ -404,7 +411,7 @@ function HorizonJobsView({ route }) {
                   (job) =>
                     html`<tr data-testid="horizon-job" data-uuid=${job.uuid}>
                       <td>
-                        <strong data-testid="job-name">${job.name}</strong><${SideBadge} side=${job.side} />
+                        <${JobLink} job=${job} /><${SideBadge} side=${job.side} />
                         <div class="mono muted">${job.uuid}</div>
                         <${HorizonStatus} job=${job} />
                       </td>
@@ -473,7 +480,7 @@ function FailedView({ route, setAsk }) {
                   (job) =>
                     html`<tr data-testid="failed-job" data-uuid=${job.uuid}>
                       <td>
-                        <strong>${job.name}</strong><${SideBadge} side=${job.side} />
+                        <${JobLink} job=${job} /><${SideBadge} side=${job.side} />
                         <div class="mono muted">${job.uuid}</div>
                         <${HorizonStatus} job=${job} />
                       </td>
@@ -490,6 +497,138 @@ function FailedView({ route, setAsk }) {
             <${Pager} total=${data.total} offset=${route.offset} href=${(o) => `#/failed/${o}`} />`
     }
   </div>`;
+}
+
+/** A job's name, linking to its own page (with the place a queue's list saw it, so the page reads it from there). */
+function JobLink({ job, place }) {
+  if (!job.uuid) return html`<strong data-testid="job-name">${job.name}</strong>`;
+  const tail = place ? `/${place.map((p) => encodeURIComponent(String(p))).join('/')}` : '';
+  return html`<a href=${`#/job/${encodeURIComponent(job.uuid)}${tail}`} data-testid="job-link"
+    ><strong data-testid="job-name">${job.name}</strong></a
+  >`;
+}
+
+const FOUND_IN = { ready: 'ready', delayed: 'delayed', reserved: 'reserved', failed: 'failed_jobs', horizon: "Horizon's records" };
+
+/** A job's own page: its envelope, command, tags, exception, side, Horizon's record and retries, and its payload as a download. */
+function JobView({ route, setAsk }) {
+  const { uuid, queue, state, offset } = route;
+  const query = queue ? `?${new URLSearchParams({ queue, state, offset: String(offset) })}` : '';
+  const path = `api/jobs/${encodeURIComponent(uuid)}${query}`;
+  const [data, error, reload] = usePoll(() => getJson(path), [path]);
+  if (error)
+    return html`<div class="card">
+      <h2 class="mono">${uuid}</h2>
+      <div class="notice error" data-testid="job-error">${error}</div>
+    </div>`;
+  if (!data) return html`<p class="muted">Loading…</p>`;
+  const job = data.summary;
+  const failedActions = data.foundIn === 'failed' && !READ_ONLY;
+  const ask = (verb) =>
+    setAsk({
+      title: `${verb === 'retry' ? 'Retry' : 'Forget'} failed job ${uuid}?`,
+      text:
+        verb === 'retry'
+          ? retryText({ ...job, queue: data.queue, horizon: data.horizon })
+          : 'Its failed record is deleted (as queue:forget).',
+      verb,
+      run: () => postJson(`api/failed/${encodeURIComponent(uuid)}/${verb}`),
+      done: reload,
+    });
+  const h = data.horizon;
+  return html`<div class="card" data-testid="job-page">
+    <h2><span data-testid="job-name">${job.name}</span><${SideBadge} side=${data.side} /></h2>
+    <p class="mono muted">${uuid}</p>
+    <p>
+      In
+      <strong data-testid="found-in">${FOUND_IN[data.foundIn]}</strong
+      >${data.queue && html` on <span class="mono">${data.connection}:${data.queue}</span>`}
+      ${data.failedAt && html` · failed ${data.failedAt} UTC`}
+      ${failedActions && html` <button data-testid="retry" onClick=${() => ask('retry')}>Retry</button> <button class="danger" data-testid="forget" onClick=${() => ask('forget')}>Forget</button>`}
+    </p>
+    <table class="fields" data-testid="envelope">
+      <tbody>
+        <tr>
+          <th>Attempts</th>
+          <td data-testid="attempts">${job.attempts ?? '—'}${job.maxTries ? ` of ${job.maxTries}` : ''}</td>
+        </tr>
+        <tr>
+          <th>Pushed</th>
+          <td>${job.pushedAt ? html`<span title=${when(job.pushedAt)}>${relative(job.pushedAt)}</span>` : '—'}</td>
+        </tr>
+        ${
+          job.until != null &&
+          html`<tr>
+            <th>${data.foundIn === 'delayed' ? 'Available' : 'Reserved until'}</th>
+            <td>${when(job.until)}</td>
+          </tr>`
+        }
+        <tr>
+          <th>Tags</th>
+          <td data-testid="tags">${data.tags.length ? data.tags.map((t) => html`<span class="badge tag">${t}</span> `) : '—'}</td>
+        </tr>
+        ${Object.entries(data.envelope).map(
+          ([key, value]) =>
+            html`<tr data-testid=${`field-${key}`}>
+              <th class="mono">${key}</th>
+              <td class="mono">${typeof value === 'string' ? value : JSON.stringify(value)}</td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+    <h3>Command</h3>
+    <${Properties} job=${job} />
+    ${data.download && html`<${Download} job=${{ ...job, download: data.download }} />`}
+    ${
+      data.exception &&
+      html`<h3>Exception</h3>
+        <${Exception} text=${data.exception} side=${data.side} open=${true} />`
+    }
+    ${
+      h &&
+      html`<h3>Horizon</h3>
+        <p data-testid="horizon-record">
+          Status
+          <span class=${`badge ${h.status}`}>${h.status}</span>
+          ${h.retryOf && html` · retries <a href=${`#/job/${encodeURIComponent(h.retryOf)}`} data-testid="retry-of">${h.retryOf}</a>`}
+        </p>
+        ${
+          h.retriedBy.length > 0 &&
+          html`<table data-testid="retries">
+            <thead>
+              <tr>
+                <th>Retry</th>
+                <th>Status</th>
+                <th>Retried</th>
+              </tr>
+            </thead>
+            <tbody>
+              ${h.retriedBy.map(
+                (r) =>
+                  html`<tr>
+                    <td><a class="mono" href=${`#/job/${encodeURIComponent(r.id)}`}>${r.id}</a></td>
+                    <td><span class=${`badge ${r.status}`}>${r.status}</span></td>
+                    <td>${when(r.retriedAt)}</td>
+                  </tr>`,
+              )}
+            </tbody>
+          </table>`
+        }`
+    }
+  </div>`;
+}
+
+/** Opens a job's page from a uuid typed or pasted in. */
+function GoToJob() {
+  const [text, setText] = useState('');
+  const go = (e) => {
+    e.preventDefault();
+    const uuid = text.trim();
+    if (uuid) location.hash = `#/job/${encodeURIComponent(uuid)}`;
+  };
+  return html`<form class="goto" onSubmit=${go}>
+    <input data-testid="goto-uuid" placeholder="a job's uuid" value=${text} onInput=${(e) => setText(e.target.value)} />
+  </form>`;
 }
 
 function App() {
@@ -510,6 +649,7 @@ function App() {
         <a href="#/" class=${route.view === 'overview' || route.view === 'queue' ? 'active' : ''}>Queues</a>
         <a href="#/failed" class=${route.view === 'failed' ? 'active' : ''} data-testid="nav-failed">Failed jobs</a>
       </nav>
+      <${GoToJob} />
       <span class="meta">${READ_ONLY ? 'read-only · ' : ''}refreshes every ${POLL_MS / 1000}s</span>
     </header>
     <main>
@@ -518,6 +658,7 @@ function App() {
       ${route.view === 'queue' && html`<${QueueView} route=${route} setAsk=${setAsk} />`}
       ${route.view === 'failed' && html`<${FailedView} route=${route} setAsk=${setAsk} />`}
       ${route.view === 'horizon' && html`<${HorizonJobsView} route=${route} />`}
+      ${route.view === 'job' && html`<${JobView} route=${route} setAsk=${setAsk} />`}
     </main>
     ${ask && html`<${Confirm} ask=${ask} onDone=${onDone} />`}`;
 }

@@ -1,0 +1,169 @@
+/**
+ * A page per job, as Horizon has one: whatever list a job is seen in, and from a uuid alone.
+ * It gathers what each record says of the job: the envelope's fields (attempts, tries, timeout,
+ * retryUntil, tags…), the decoded command (bounded as a list's is, encrypted commands as the
+ * dashboard shows them), the failure with its whole trace and the side its frames name, and,
+ * under Horizon, its status and its retries (the failed record's `retried_by`, the payload's
+ * `retry_of`).
+ *
+ * Where to look, in order: the place a list saw it (queue, state, offset: checked by uuid,
+ * since a list moves), failed_jobs, Horizon's hash of it; a uuid found in none of these is
+ * said to be found nowhere the dashboard reads without a search (the search view scans queues).
+ */
+import { cutForShowing } from '../connect/redact.js';
+import type { FailedJob } from '../worker/index.js';
+import type { AppKeySettings } from '../cli/connection.js';
+import { DECODED_UP_TO, summarizeJob, uuidOfPayload, type JobState, type JobSummary } from './jobs.js';
+import type { HorizonDetails } from './horizon.js';
+import { sideOfException, type Side } from './side.js';
+import type { QueueSource } from './source.js';
+
+/** The most characters of an exception a job's page shows: its whole trace, as a rule. */
+export const EXCEPTION_PAGE_SHOWN = 64 * 1024;
+
+/** Where a list saw a queued job, so its page reads it from there. */
+export interface JobPlace {
+  queue: string;
+  state: JobState;
+  offset: number;
+}
+
+export interface JobPage {
+  /** Where the job was found: a queue's state, failed_jobs, or Horizon's record alone. */
+  foundIn: JobState | 'failed' | 'horizon';
+  queue: string | null;
+  connection: string | null;
+  summary: JobSummary;
+  /** The envelope's own fields (everything but `data`), and `data.commandName`: what Laravel's worker reads. */
+  envelope: Record<string, unknown>;
+  /** Horizon's tags, as its queue wrote them into the payload; empty when none. */
+  tags: string[];
+  failedAt: string | null;
+  exception: string | null;
+  side: Side | null;
+  /** What Horizon's hash of it says, with its retries; null without Horizon or without a record. */
+  horizon: HorizonDetails | null;
+  /** Where the whole payload downloads from, as stored. */
+  download: string | null;
+}
+
+/** What a job page reads from; each part may be absent (no Horizon). */
+export interface JobPageSources {
+  source: QueueSource;
+  failed: { find(uuid: string): Promise<FailedJob | undefined> };
+  horizon: { details(id: string): Promise<HorizonDetails | null> } | undefined;
+  keys: AppKeySettings;
+  /** The download path of a queued job seen at a place (the lists' own). */
+  queuedDownload: (place: JobPlace, uuid: string | null) => string;
+}
+
+/** The job's page, or null when no record the dashboard reads holds the uuid. */
+export async function findJobPage(uuid: string, place: JobPlace | undefined, from: JobPageSources): Promise<JobPage | null> {
+  const horizon = from.horizon ? await from.horizon.details(uuid).catch(() => null) : null;
+  if (place) {
+    const [job] = (await from.source.page(place.queue, place.state, place.offset, 1)).jobs;
+    if (job && uuidOfPayload(job.payload) === uuid) {
+      const summary = withColumns(summarizeJob(job.payload, job.until, from.keys), job);
+      return pageOf(summary, job.payload, {
+        foundIn: place.state,
+        queue: place.queue,
+        connection: from.source.connection,
+        horizon,
+        download: from.queuedDownload(place, uuid),
+      });
+    }
+  }
+  const failed = await from.failed.find(uuid);
+  if (failed) {
+    const exception = cutForShowing(failed.exception, EXCEPTION_PAGE_SHOWN);
+    return pageOf({ ...summarizeJob(failed.payload, null, from.keys), uuid }, failed.payload, {
+      foundIn: 'failed',
+      queue: failed.queue,
+      connection: failed.connection,
+      failedAt: failed.failed_at,
+      exception,
+      side: sideOfException(failed.exception),
+      horizon,
+      download: `api/failed/${encodeURIComponent(uuid)}/payload`,
+    });
+  }
+  if (horizon) {
+    const payload = horizon.payload ?? '';
+    const summary = payload === '' ? emptySummary(uuid, horizon.name) : summarizeJob(payload, null, from.keys);
+    return pageOf(summary, payload, {
+      foundIn: 'horizon',
+      queue: horizon.queue,
+      connection: horizon.connection,
+      exception: horizon.exception === null ? null : cutForShowing(horizon.exception, EXCEPTION_PAGE_SHOWN),
+      side: sideOfException(horizon.exception),
+      horizon,
+      download: null,
+    });
+  }
+  return null;
+}
+
+/** The database keeps a job's id, attempts and push time in columns, not in its payload. */
+function withColumns(summary: JobSummary, job: { id?: string; attempts?: number; pushedAt?: number }): JobSummary {
+  return {
+    ...summary,
+    ...(job.id !== undefined ? { id: job.id } : {}),
+    ...(job.attempts !== undefined ? { attempts: job.attempts } : {}),
+    ...(job.pushedAt !== undefined ? { pushedAt: job.pushedAt } : {}),
+  };
+}
+
+function pageOf(
+  summary: JobSummary,
+  payload: string,
+  facts: Pick<JobPage, 'foundIn' | 'queue' | 'connection' | 'horizon' | 'download'> & Partial<JobPage>,
+): JobPage {
+  const envelope = envelopeFields(payload);
+  const tags = Array.isArray(envelope.tags) ? envelope.tags.map(String) : [];
+  return {
+    failedAt: null,
+    exception: null,
+    side: summary.side,
+    ...facts,
+    summary: { ...summary, side: facts.side ?? summary.side },
+    envelope,
+    tags,
+  };
+}
+
+/**
+ * The envelope's fields but `data` (the command, shown decoded apart), with `data.commandName`.
+ * A payload too large to parse for a page gives none here: its summary holds what its head and
+ * tail say, and its download the rest.
+ */
+function envelopeFields(payload: string): Record<string, unknown> {
+  if (payload === '' || Buffer.byteLength(payload) > DECODED_UP_TO) return {};
+  let envelope: unknown;
+  try {
+    envelope = JSON.parse(payload);
+  } catch {
+    return {};
+  }
+  if (typeof envelope !== 'object' || envelope === null || Array.isArray(envelope)) return {};
+  const { data, ...fields } = envelope as Record<string, unknown>;
+  const commandName = (data as { commandName?: unknown } | null)?.commandName;
+  return typeof commandName === 'string' ? { ...fields, commandName } : fields;
+}
+
+/** A Horizon record whose payload is gone (trimmed): what the record itself says. */
+function emptySummary(uuid: string, name: string | null): JobSummary {
+  return {
+    uuid,
+    id: uuid,
+    name: name ?? '?',
+    className: null,
+    attempts: null,
+    maxTries: null,
+    until: null,
+    pushedAt: null,
+    properties: null,
+    encrypted: false,
+    side: null,
+    payloadBytes: 0,
+  };
+}
