@@ -16,6 +16,9 @@
  *               "pending":..,"failed":..} when "callbacks". Prints {"batch": id}.
  *   batch-row   {"id":"…"}: the job_batches row, as the repository's connection reads it,
  *               cancelled_at/finished_at as booleans (set or not) besides their values.
+ *   batch-find  {"id":"…"}: the batch as the app's code reads it, Bus::findBatch($id): Laravel's
+ *               own processedJobs(), progress(), cancelled(), finished(), allowsFailures(),
+ *               failedJobIds, times as UNIX seconds. Prints {"found": false} when there is none.
  *   chain       {"labels":["fail","ok"],"catch":true}: Bus::chain of ChainJobs with a catch
  *               callback recording {"side":"php","callback":"chain-catch","message":..}.
  *
@@ -121,6 +124,28 @@ switch ($kind) {
         $print($row + ['cancelled' => !empty($row['cancelled_at']), 'finished' => !empty($row['finished_at'])]);
         break;
 
+    case 'batch-find':
+        $batch = Bus::findBatch((string) $options['id']);
+        $seconds = fn (?DateTimeInterface $at) => $at?->getTimestamp();
+        $print($batch === null ? ['found' => false] : [
+            'found' => true,
+            'id' => $batch->id,
+            'name' => $batch->name,
+            'totalJobs' => $batch->totalJobs,
+            'pendingJobs' => $batch->pendingJobs,
+            'processedJobs' => $batch->processedJobs(),
+            'failedJobs' => $batch->failedJobs,
+            'failedJobIds' => $batch->failedJobIds,
+            'progress' => $batch->progress(),
+            'allowFailures' => $batch->allowsFailures(),
+            'cancelled' => $batch->cancelled(),
+            'finished' => $batch->finished(),
+            'createdAt' => $seconds($batch->createdAt),
+            'cancelledAt' => $seconds($batch->cancelledAt),
+            'finishedAt' => $seconds($batch->finishedAt),
+        ]);
+        break;
+
     case 'chain':
         $links = [];
         foreach ((array) ($options['labels'] ?? ['ok']) as $i => $label) {
@@ -137,6 +162,6 @@ switch ($kind) {
         break;
 
     default:
-        fwrite(STDERR, "usage: php laravel-bookkeeping.php unique|lock|batch|batch-row|chain [JSON]\n");
+        fwrite(STDERR, "usage: php laravel-bookkeeping.php unique|lock|batch|batch-row|batch-find|chain [JSON]\n");
         exit(2);
 }

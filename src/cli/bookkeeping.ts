@@ -128,7 +128,7 @@ export function bookkeepingFrom(values: Values, connection?: Pick<ConnectionSett
 }
 
 /** A database URL read; one no driver here takes is a usage error naming the flag. */
-function databaseConfigOf(flag: string, url: string): ReturnType<typeof databaseConfig> {
+export function databaseConfigOf(flag: string, url: string): ReturnType<typeof databaseConfig> {
   try {
     return databaseConfig(url);
   } catch (error) {

@@ -9,6 +9,7 @@ import { isLoopback } from '../ui/access.js';
 import { connectionFlags, connectionFrom } from './connection.js';
 import { horizonFlags, horizonPrefixFrom } from './horizon.js';
 import { UsageError, countFlag, type Command } from './command.js';
+import { bookkeepingFlags, databaseConfigOf } from './bookkeeping.js';
 
 export const ui: Command = {
   synopsis: 'lqb ui',
@@ -33,6 +34,8 @@ export const ui: Command = {
       description: "the database connection's retry_after: a reservation older than this shows as ready, as Laravel's pop takes it",
       default: '90',
     },
+    'batch-db': bookkeepingFlags['batch-db'],
+    'batch-table': bookkeepingFlags['batch-table'],
     ...horizonFlags,
     ...connectionFlags,
   },
@@ -54,12 +57,17 @@ export const ui: Command = {
             .filter(Boolean)
         : undefined;
     const retryAfter = countFlag(values['retry-after'], 'retry-after', 90, 0);
+    const batchDb = text(values['batch-db']);
+    if (batchDb) databaseConfigOf('--batch-db', batchDb);
+    const batchTable = text(values['batch-table']);
     const started = await startDashboard({
       port,
       host,
       connection: connectionFrom(values),
       horizonPrefix: horizonPrefixFrom(values),
       retryAfter,
+      ...(batchDb ? { batchDb } : {}),
+      ...(batchTable ? { batchTable } : {}),
       queues,
       readOnly: values['read-only'] === true,
       showEncrypted: values['show-encrypted'] === true,

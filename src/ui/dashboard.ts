@@ -26,10 +26,12 @@ import { HorizonRecorder } from '../horizon/HorizonRecorder.js';
 import { retryFailed } from '../horizon/retry.js';
 import { moduleUrl, requireBeside } from '../internal/module-url.js';
 import { Access, TOKEN_COOKIE, type AccessOptions } from './access.js';
-import { FailedJobsView } from './failed.js';
+import { FailedJobsView, type FailedFilter } from './failed.js';
+import { BatchesView } from './batches.js';
+import { decodeCursor, searchWindow } from './search.js';
 import { HOUR, History } from './history.js';
 import { EXCEPTION_SHOWN, summarizeJob, uuidOfPayload, type JobState, type JobSummary } from './jobs.js';
-import { RedisQueueSource, type QueueSource } from './source.js';
+import { RedisQueueSource, type QueueSource, type StoredJob } from './source.js';
 import { DatabaseQueueSource } from './DatabaseQueueSource.js';
 import { HORIZON_LISTS, HorizonView, type HorizonJob, type HorizonList } from './horizon.js';
 import { sideOfException } from './side.js';
@@ -51,6 +53,10 @@ export interface DashboardOptions extends AccessOptions {
   showEncrypted?: boolean;
   /** The path the handler is mounted under when the framework does not strip it (Fastify): `/queues`. */
   basePath?: string;
+  /** job_batches' database URL (`--batch-db`): the app's database, the failed jobs' by default. */
+  batchDb?: string;
+  /** The batches table (`--batch-table`, Laravel's queue.batching.table): `job_batches`. */
+  batchTable?: string;
   /** How often the process samples counts for the chart, in ms (5000). */
   sampleEvery?: number;
   /** The database connection's `retry_after` in seconds (90): a reservation older than this counts as ready again, as Laravel's pop takes it. */
@@ -225,6 +231,7 @@ export function createDashboard(options: DashboardOptions = {}): Dashboard {
   const stores = openStores(connection, options, log);
   const { source, cache, horizon } = stores;
   const failed = new FailedJobsView(failedConfig, connection.failedTable);
+  const batches = new BatchesView(databaseConfig(options.batchDb ?? connection.failedDb), options.batchTable ?? 'job_batches');
   const history = new History();
   // No key, no decryption: an encrypted command stays encrypted in every answer unless asked otherwise.
   const keys = options.showEncrypted === true ? { appKey: connection.appKey, cipher: connection.cipher } : {};
@@ -335,7 +342,7 @@ export function createDashboard(options: DashboardOptions = {}): Dashboard {
 
   async function failedJobs(params: URLSearchParams): Promise<unknown> {
     const { offset, limit } = paging(params);
-    const page = await failed.page(offset, limit, params.get('queue') || undefined);
+    const page = await failed.page(offset, limit, failedFilter(params));
     return { offset, limit, total: page.total, jobs: await withHorizon(page.jobs.map(failedSummary)) };
   }
 
@@ -410,6 +417,74 @@ export function createDashboard(options: DashboardOptions = {}): Dashboard {
     return page;
   }
 
+  /** One window of a search (src/ui/search.ts), each hit summarized as its list shows it, with the page it opens. */
+  async function search(params: URLSearchParams): Promise<unknown> {
+    const q = params.get('q') ?? '';
+    if (q.trim() === '') throw new HttpError(400, 'search takes q: a uuid, a class, a tag or text in the command');
+    const limit = paging(params).limit;
+    const window = await searchWindow(q, decodeCursor(params.get('cursor')), limit, { source, queues: await queueNames(), failed });
+    const hits = window.hits.map((hit) => {
+      if (hit.where === 'failed') return { where: 'failed', ...failedSummary(hit.job as FailedJob) };
+      const job = hit.job as StoredJob;
+      const summary = summarizeJob(job.payload, job.until, keys);
+      return {
+        where: hit.where,
+        queue: hit.queue,
+        offset: hit.offset,
+        ...summary,
+        ...(job.id !== undefined ? { id: job.id } : {}),
+        download: queuedPayloadPath(hit.queue, hit.where, hit.offset, summary.uuid),
+      };
+    });
+    return { q, hits, next: window.next, searched: window.searched, total: window.total };
+  }
+
+  /** A batch and, for its failed jobs, what failed_jobs still says of each. */
+  async function batch(id: string): Promise<unknown> {
+    const found = await batches.find(id);
+    if (!found) throw new HttpError(404, `no batch ${id} in ${options.batchTable ?? 'job_batches'}`);
+    const failures = await Promise.all(found.failedJobIds.slice(0, MAX_PAGE).map((uuid) => failed.find(uuid)));
+    return { ...found, failures: failures.filter((job): job is FailedJob => job !== undefined).map(failedSummary) };
+  }
+
+  /** Retries one failed job as the Retry button does; false when failed_jobs has it no longer. */
+  async function retryOne(uuid: string): Promise<boolean> {
+    const job = await failed.find(uuid);
+    if (!job) return false;
+    if ((job.connection === 'redis' || job.connection === 'database') && job.connection !== source.connection)
+      throw new HttpError(
+        409,
+        `the failed job [${uuid}] is of the ${job.connection} connection; this dashboard shows ${source.connection}`,
+      );
+    const outcome = await retryFailed(await horizonRecorder(), failed, source, job, {});
+    if ('refused' in outcome) throw new HttpError(409, `the failed job [${uuid}] was not retried: ${outcome.refused}`);
+    return true;
+  }
+
+  /**
+   * "Retry all" or "forget all" over a filter: only the failures the confirmed count saw (ids up
+   * to `upTo`), a few hundred at a time; one recorded after the count is left as it is.
+   */
+  async function actOnMatching(verb: 'retry' | 'forget', body: Record<string, unknown>): Promise<unknown> {
+    const filter = failedFilter(body);
+    const upTo = Number(body.upTo);
+    if (!Number.isSafeInteger(upTo) || upTo < 0) throw new HttpError(400, `${verb} all takes the upTo the count gave`);
+    let after = 0;
+    let done = 0;
+    let gone = 0;
+    for (;;) {
+      const chunk = await failed.uuidsMatching(filter, upTo, after, 500);
+      if (chunk.length === 0) break;
+      for (const { id, uuid } of chunk) {
+        after = id;
+        const acted = verb === 'retry' ? await retryOne(uuid) : await failed.forget(uuid);
+        if (acted) done++;
+        else gone++;
+      }
+    }
+    return { [verb === 'retry' ? 'retried' : 'forgotten']: done, gone, counted: Number(body.count ?? done) };
+  }
+
   async function failedPayload(uuid: string): Promise<{ payload: string; uuid: string }> {
     const job = await failed.find(uuid);
     if (!job) throw new HttpError(404, `no failed job ${uuid}`);
@@ -419,6 +494,8 @@ export function createDashboard(options: DashboardOptions = {}): Dashboard {
   async function act(path: string[], body: Record<string, unknown>): Promise<unknown> {
     const [what, name, verb] = path;
     if (what === 'failed' && name === 'flush' && verb === undefined) return { flushed: await failed.flush() };
+    if (what === 'failed' && (name === 'retry-all' || name === 'forget-all') && verb === undefined)
+      return actOnMatching(name === 'retry-all' ? 'retry' : 'forget', body);
     if (what === 'failed' && name !== undefined && verb === 'retry') {
       const job = await failed.find(name);
       if (!job) throw new HttpError(404, `no failed job ${name}`);
@@ -431,6 +508,18 @@ export function createDashboard(options: DashboardOptions = {}): Dashboard {
       const outcome = await retryFailed(await horizonRecorder(), failed, source, job, {});
       if ('refused' in outcome) throw new HttpError(409, `the failed job [${name}] was not retried: ${outcome.refused}`);
       return { retried: name, queue: job.queue, ...(outcome.as === 'horizon' ? { horizon: { id: outcome.id } } : {}) };
+    }
+    if (what === 'batches' && name !== undefined && verb === 'cancel') {
+      const cancelled = await batches.cancel(name);
+      if (!cancelled) throw new HttpError(404, `no batch ${name}`);
+      return cancelled;
+    }
+    if (what === 'batches' && name !== undefined && verb === 'retry-failed') {
+      // As queue:retry-batch: each of the batch's failed jobs retried as queue:retry retries it.
+      const outcome = await batches.retryFailed(name, retryOne);
+      if (!outcome) throw new HttpError(404, `no batch ${name}`);
+      if (outcome.retried.length === 0 && outcome.missing.length === 0) throw new HttpError(409, `batch ${name} has no failed jobs`);
+      return outcome;
     }
     if (what === 'failed' && name !== undefined && verb === 'forget') {
       if (!(await failed.forget(name))) throw new HttpError(404, `no failed job ${name}`);
@@ -482,6 +571,14 @@ export function createDashboard(options: DashboardOptions = {}): Dashboard {
         return sendJson(res, 200, await jobs(parts[2]!, url.searchParams));
       if (parts[0] === 'api' && parts[1] === 'jobs' && parts.length === 3)
         return sendJson(res, 200, await jobPage(parts[2]!, url.searchParams));
+      if (parts[0] === 'api' && parts[1] === 'search' && parts.length === 2) return sendJson(res, 200, await search(url.searchParams));
+      if (parts[0] === 'api' && parts[1] === 'failed' && parts[2] === 'matching' && parts.length === 3)
+        return sendJson(res, 200, await failed.matching(failedFilter(url.searchParams)));
+      if (parts[0] === 'api' && parts[1] === 'batches' && parts.length === 2) {
+        const { offset, limit } = paging(url.searchParams);
+        return sendJson(res, 200, { offset, limit, ...(await batches.page(offset, limit)) });
+      }
+      if (parts[0] === 'api' && parts[1] === 'batches' && parts.length === 3) return sendJson(res, 200, await batch(parts[2]!));
       if (parts[0] === 'api' && parts[1] === 'failed' && parts.length === 2) return sendJson(res, 200, await failedJobs(url.searchParams));
       if (parts[0] === 'api' && parts[1] === 'horizon' && parts.length === 3)
         return sendJson(res, 200, await horizonJobs(parts[2]!, url.searchParams));
@@ -522,6 +619,7 @@ export function createDashboard(options: DashboardOptions = {}): Dashboard {
     async close() {
       clearInterval(timer);
       await failed.close();
+      await batches.close();
       await stores.close();
     },
   };
@@ -534,6 +632,16 @@ const SECURITY_HEADERS = {
   'X-Frame-Options': 'DENY',
   'Referrer-Policy': 'no-referrer',
 };
+
+/** The failed-jobs filter a query or an action's body gives: `class`, `queue`, `exception` (empty ones ignored). */
+function failedFilter(from: URLSearchParams | Record<string, unknown>): FailedFilter {
+  const get = (name: string) => {
+    const value = from instanceof URLSearchParams ? from.get(name) : from[name];
+    return typeof value === 'string' && value !== '' ? value : undefined;
+  };
+  const [className, queue, exception] = [get('class'), get('queue'), get('exception')];
+  return { ...(className ? { className } : {}), ...(queue ? { queue } : {}), ...(exception ? { exception } : {}) };
+}
 
 /** `offset` and `limit` (at most MAX_PAGE) from the query. */
 function paging(params: URLSearchParams): { offset: number; limit: number } {

@@ -5,6 +5,16 @@
  * reads as no failed jobs. Retry, forget and flush go through the provider itself, as the CLI's.
  */
 import { DatabaseUuidFailedJobProvider, laravelTimestamp, type FailedJob } from '../worker/index.js';
+import { encodeString } from '../laravel/json.js';
+
+/** Which failures a list, a count, "retry all" and "forget all" take: all that are given must hold. */
+export interface FailedFilter {
+  /** The job's class (its payload's displayName or commandName). */
+  className?: string;
+  queue?: string;
+  /** Text the exception contains. */
+  exception?: string;
+}
 
 export class FailedJobsView extends DatabaseUuidFailedJobProvider {
   #hasTable: boolean | undefined;
@@ -16,11 +26,10 @@ export class FailedJobsView extends DatabaseUuidFailedJobProvider {
     return this.#hasTable;
   }
 
-  /** Newest first, `limit` from `offset`, of one queue or all. */
-  async page(offset: number, limit: number, queue?: string): Promise<{ total: number; jobs: FailedJob[] }> {
+  /** Newest first, `limit` from `offset`, of the failures a filter names (a queue's, a class's, an exception's), or all. */
+  async page(offset: number, limit: number, filter: FailedFilter | string = {}): Promise<{ total: number; jobs: FailedJob[] }> {
     if (!(await this.tableThere())) return { total: 0, jobs: [] };
-    const where = queue === undefined ? '' : ` where ${this.columns(['queue'])} = ?`;
-    const args = queue === undefined ? [] : [queue];
+    const { where, args } = this.whereOf(typeof filter === 'string' ? { queue: filter } : filter);
     const [{ rows: counted }, { rows }] = await Promise.all([
       this.db.query(`select count(*) as n from ${this.tableName}${where}`, args),
       this.db.query(
@@ -29,6 +38,59 @@ export class FailedJobsView extends DatabaseUuidFailedJobProvider {
       ),
     ]);
     return { total: Number(counted[0]?.n ?? 0), jobs: rows.map(failedRow) };
+  }
+
+  /**
+   * How many failures a filter names now, and the highest id among them: what "retry all" and
+   * "forget all" then act on (ids up to it), so a failure recorded after the count is left.
+   */
+  async matching(filter: FailedFilter): Promise<{ count: number; upTo: number }> {
+    if (!(await this.tableThere())) return { count: 0, upTo: 0 };
+    const { where, args } = this.whereOf(filter);
+    const id = this.columns(['id']);
+    const { rows } = await this.db.query(`select count(*) as n, max(${id}) as m from ${this.tableName}${where}`, args);
+    return { count: Number(rows[0]?.n ?? 0), upTo: Number(rows[0]?.m ?? 0) };
+  }
+
+  /** The uuids a filter names among ids up to `upTo`, oldest first, `limit` after id `after`. */
+  async uuidsMatching(filter: FailedFilter, upTo: number, after: number, limit: number): Promise<{ id: number; uuid: string }[]> {
+    if (!(await this.tableThere())) return [];
+    const id = this.columns(['id']);
+    const { where, args } = this.whereOf(filter, [`${id} <= ?`, `${id} > ?`], [upTo, after]);
+    const { rows } = await this.db.query(
+      `select ${id} as id, ${this.columns(['uuid'])} as uuid from ${this.tableName}${where} order by ${id} limit ${Math.floor(limit)}`,
+      args,
+    );
+    return rows.map((row) => ({ id: Number(row.id), uuid: String(row.uuid) }));
+  }
+
+  /**
+   * The SQL a filter makes: the queue by equality; the class as the payload names it
+   * (displayName or commandName, in each spelling json_encode gives); the exception's text
+   * contained. PostgreSQL by strpos; the others by LIKE with '!' escaping its wildcards, so a
+   * backslash (in every class name) is plain text on every engine.
+   */
+  private whereOf(filter: FailedFilter, more: string[] = [], moreArgs: unknown[] = []): { where: string; args: unknown[] } {
+    const clauses = [...more];
+    const args: unknown[] = [...moreArgs];
+    const contains = (column: string, texts: string[]) => {
+      const one = this.db.dialect === 'pgsql' ? `strpos(${this.columns([column])}, ?) > 0` : `${this.columns([column])} like ? escape '!'`;
+      clauses.push(`(${texts.map(() => one).join(' or ')})`);
+      args.push(...texts.map((text) => (this.db.dialect === 'pgsql' ? text : `%${text.replace(/[!%_]/g, (c) => `!${c}`)}%`)));
+    };
+    if (filter.queue) {
+      clauses.push(`${this.columns(['queue'])} = ?`);
+      args.push(filter.queue);
+    }
+    if (filter.className) {
+      const spelled = [...new Set([encodeString(filter.className, false), encodeString(filter.className, true)])];
+      contains(
+        'payload',
+        spelled.flatMap((json) => [`"displayName":${json}`, `"commandName":${json}`]),
+      );
+    }
+    if (filter.exception) contains('exception', [filter.exception]);
+    return { where: clauses.length ? ` where ${clauses.join(' and ')}` : '', args };
   }
 
   /** How many failed jobs each queue of a connection has. */

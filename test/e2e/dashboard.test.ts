@@ -175,6 +175,48 @@ describe('lqb ui in chromium, over jobs real Laravel 8.83 pushed and failed', ()
     expect(left, 'the failed record is gone; Node’s failure is left').toEqual([pushed.nodeFailing!.uuid]);
   });
 
+  it('opens a job’s own page from the failed list: its envelope, its whole trace and the side that failed it', async () => {
+    await page.goto(`${server.url}#/failed`);
+    const byNode = page.locator(`[data-testid="failed-job"][data-uuid="${pushed.nodeFailing!.uuid}"]`);
+    await byNode.getByTestId('job-link').click();
+    const job = page.getByTestId('job-page');
+    await job.waitFor();
+    expect(page.url(), 'the job page’s address').toBe(`${server.url}#/job/${pushed.nodeFailing!.uuid}`);
+    expect(await job.getByTestId('found-in').textContent(), 'where the page found the job').toBe('failed_jobs');
+    expect(await job.getByTestId('side').first().textContent(), 'the side its trace names').toBe('Node');
+    expect(await job.getByTestId('field-maxTries').textContent(), 'the envelope’s maxTries').toMatch(/maxTries/);
+    expect(await job.getByTestId('exception').textContent(), 'the exception').toContain('boom from Node');
+    await shot('job');
+  });
+
+  it('searches the queues and failed_jobs by text in the command, saying how much it searched', async () => {
+    await page.goto(`${server.url}#/search/later`);
+    await page.getByTestId('searched').waitFor();
+    const hits = await page
+      .getByTestId('search-hit')
+      .evaluateAll((rows) => rows.map((row) => [row.getAttribute('data-uuid'), row.children[1]?.textContent]));
+    expect(hits, `hits for "later": the delayed RecordJob whose label it is; found ${JSON.stringify(hits)}`).toEqual([
+      [pushed.delayed!.uuid, 'default · delayed'],
+    ]);
+    expect(await page.getByTestId('searched').textContent(), 'how much was searched').toMatch(/^searched \d+ of \d+ jobs: all of them$/);
+    await shot('search');
+  });
+
+  it('forgets all failures matching an exception text, after a confirmation naming their count', async () => {
+    await page.goto(`${server.url}#/failed`);
+    await page.getByTestId('filter-exception').fill('boom from Node');
+    await expect.poll(() => page.getByTestId('failed-job').count(), { message: 'failures matching "boom from Node"' }).toBe(1);
+    await page.getByTestId('notice').waitFor({ state: 'detached' });
+    await page.getByTestId('forget-all').click();
+    expect(await page.getByTestId('confirm').locator('strong').textContent(), 'the confirmation names the count').toBe(
+      'Forget 1 failed job matching exception “boom from Node”?',
+    );
+    await page.getByTestId('confirm-yes').click();
+    await page.getByTestId('notice').waitFor();
+    const listed = await lqb(['failed', '--json'], s.env);
+    expect(listed.stdout.trim(), 'failed_jobs after forget all').toBe('');
+  });
+
   it('cancels a delayed job: it leaves :delayed', async () => {
     await page.goto(`${server.url}#/queues/default/delayed`);
     const delayed = page.locator(`[data-testid="job"][data-uuid="${pushed.delayed!.uuid}"]`);

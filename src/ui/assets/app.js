@@ -34,6 +34,10 @@ function parseRoute() {
     return { view: 'queue', queue: parts[1], state: parts[2] || 'ready', offset: Number(parts[3] || 0) };
   if (parts[0] === 'failed') return { view: 'failed', offset: Number(parts[1] || 0) };
   if (parts[0] === 'horizon') return { view: 'horizon', list: parts[1] || 'recent', offset: Number(parts[2] || 0) };
+  if (parts[0] === 'search') return { view: 'search', q: parts[1] || '' };
+  if (parts[0] === 'batches' && parts[1] === 'page') return { view: 'batches', offset: Number(parts[2] || 0) };
+  if (parts[0] === 'batches' && parts[1]) return { view: 'batch', id: parts[1] };
+  if (parts[0] === 'batches') return { view: 'batches', offset: 0 };
   if (parts[0] === 'job' && parts[1])
     return { view: 'job', uuid: parts[1], queue: parts[2], state: parts[3], offset: parts[4] === undefined ? undefined : Number(parts[4]) };
   return { view: 'overview' };
@@ -433,9 +437,40 @@ function retryText(job) {
   return `It is pushed back onto ${job.queue} with its attempts reset, and its failed record deleted (as queue:retry).`;
 }
 
+/** The failed list's filter: class, queue, exception text; applied as typed. */
+function FailedFilter({ filter, setFilter }) {
+  const field = (name, placeholder) =>
+    html`<input
+      data-testid=${`filter-${name}`}
+      placeholder=${placeholder}
+      value=${filter[name] || ''}
+      onInput=${(e) => setFilter({ ...filter, [name]: e.target.value })}
+    />`;
+  return html`<div class="filters">${field('class', 'class')} ${field('queue', 'queue')} ${field('exception', 'exception text')}</div>`;
+}
+
 function FailedView({ route, setAsk }) {
-  const path = `api/failed?offset=${route.offset}&limit=${PAGE}`;
+  const [filter, setFilter] = useState({});
+  const filterQuery = new URLSearchParams(Object.entries(filter).filter(([, v]) => v)).toString();
+  const path = `api/failed?offset=${route.offset}&limit=${PAGE}${filterQuery ? `&${filterQuery}` : ''}`;
   const [data, error, reload] = usePoll(() => getJson(path), [path]);
+  // Retry all / forget all: counted first, then confirmed with that count; acts on what was counted only.
+  const actOnAll = async (verb) => {
+    const counted = await getJson(`api/failed/matching${filterQuery ? `?${filterQuery}` : ''}`);
+    const what = filterQuery
+      ? `matching ${Object.entries(filter)
+          .filter(([, v]) => v)
+          .map(([k, v]) => `${k} “${v}”`)
+          .join(', ')}`
+      : '';
+    setAsk({
+      title: `${verb === 'retry' ? 'Retry' : 'Forget'} ${counted.count} failed job${counted.count === 1 ? '' : 's'}${what ? ` ${what}` : ''}?`,
+      text: `Exactly the ${counted.count} counted now: a failure recorded after this count is left as it is. ${verb === 'retry' ? 'Each is retried as Retry does.' : 'Each failed record is deleted (as queue:forget).'}`,
+      verb: `${verb} ${counted.count}`,
+      run: () => postJson(`api/failed/${verb}-all`, { ...filter, upTo: counted.upTo, count: counted.count }),
+      done: reload,
+    });
+  };
   const ask = (job, verb) =>
     setAsk({
       title: `${verb === 'retry' ? 'Retry' : 'Forget'} failed job ${job.uuid}?`,
@@ -454,7 +489,19 @@ function FailedView({ route, setAsk }) {
     });
   return html`<div class="card">
     <h2>Failed jobs ${data && html`<span class="muted">(${data.total})</span>`}</h2>
-    ${!READ_ONLY && data && data.total > 0 && html`<button class="danger" data-testid="flush" onClick=${flush}>Flush all</button>`}
+    <${FailedFilter} filter=${filter} setFilter=${setFilter} />
+    ${
+      !READ_ONLY &&
+      data &&
+      data.total > 0 &&
+      html`<p>
+        <button data-testid="retry-all" onClick=${() => actOnAll('retry')}>Retry all ${filterQuery ? 'matching' : ''}</button>
+        <button class="danger" data-testid="forget-all" onClick=${() => actOnAll('forget')}>
+          Forget all ${filterQuery ? 'matching' : ''}
+        </button>
+        ${!filterQuery && html`<button class="danger" data-testid="flush" onClick=${flush}>Flush all</button>`}
+      </p>`
+    }
     ${error && html`<div class="notice error">${error}</div>`}
     ${
       !data
@@ -618,6 +665,210 @@ function JobView({ route, setAsk }) {
   </div>`;
 }
 
+/** Search by uuid, class, tag or text in the command: a window at a time, "searched N of M", going on from the cursor. */
+function SearchView({ route }) {
+  const [text, setText] = useState(route.q);
+  const [windows, setWindows] = useState([]);
+  const [error, setError] = useState(null);
+  const [busy, setBusy] = useState(false);
+  const run = async (cursor) => {
+    setBusy(true);
+    try {
+      const answer = await getJson(`api/search?q=${encodeURIComponent(route.q)}${cursor ? `&cursor=${cursor}` : ''}`);
+      setWindows((before) => (cursor ? [...before, answer] : [answer]));
+      setError(null);
+    } catch (e) {
+      setError(e.message);
+    }
+    setBusy(false);
+  };
+  useEffect(() => {
+    setText(route.q);
+    setWindows([]);
+    if (route.q) run(null);
+  }, [route.q]);
+  const last = windows.at(-1);
+  const hits = windows.flatMap((w) => w.hits);
+  return html`<div class="card" data-testid="search">
+    <h2>Search</h2>
+    <form onSubmit=${(e) => (e.preventDefault(), (location.hash = `#/search/${encodeURIComponent(text.trim())}`))}>
+      <input
+        data-testid="search-q"
+        class="wide"
+        placeholder="a uuid, a class, a tag, text in the command"
+        value=${text}
+        onInput=${(e) => setText(e.target.value)}
+      />
+      <button class="primary" data-testid="search-go">Search</button>
+    </form>
+    ${error && html`<div class="notice error">${error}</div>`}
+    ${last && html`<p class="muted" data-testid="searched">searched ${last.searched} of ${last.total} jobs${last.next ? '' : ': all of them'}</p>`}
+    ${
+      last &&
+      html`<table data-testid="search-hits">
+        <thead>
+          <tr>
+            <th>Job</th>
+            <th>Where</th>
+            <th>Command</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${
+            hits.length === 0 &&
+            html`<tr>
+              <td colspan="3" class="muted">Nothing found yet.</td>
+            </tr>`
+          }
+          ${hits.map(
+            (job) =>
+              html`<tr data-testid="search-hit" data-uuid=${job.uuid}>
+                <td>
+                  <${JobLink} job=${job} place=${job.where === 'failed' ? undefined : [job.queue, job.where, job.offset]} /><${SideBadge}
+                    side=${job.side}
+                  />
+                  <div class="mono muted">${job.uuid}</div>
+                </td>
+                <td>${job.where === 'failed' ? 'failed_jobs' : `${job.queue} · ${job.where}`}</td>
+                <td><${Properties} job=${job} /></td>
+              </tr>`,
+          )}
+        </tbody>
+      </table>`
+    }
+    ${last?.next && html`<button data-testid="search-more" disabled=${busy} onClick=${() => run(last.next)}>Search on</button>`}
+  </div>`;
+}
+
+/** A batch's progress as a bar and its numbers. */
+function Progress({ batch }) {
+  return html`<span class="progress" title=${`${batch.processedJobs} of ${batch.totalJobs} processed, ${batch.failedJobs} failed`}
+      ><span class="bar" style=${`width:${batch.progress}%`}></span></span
+    ><span data-testid="progress">${batch.progress}%</span>`;
+}
+
+function batchStatus(batch) {
+  if (batch.cancelledAt) return 'cancelled';
+  if (batch.finishedAt) return batch.failedJobs > 0 ? 'finished with failures' : 'finished';
+  return batch.failedJobs > 0 ? 'running with failures' : 'running';
+}
+
+/** job_batches, newest first. */
+function BatchesListView({ route }) {
+  const path = `api/batches?offset=${route.offset}&limit=${PAGE}`;
+  const [data, error] = usePoll(() => getJson(path), [path]);
+  return html`<div class="card">
+    <h2>Batches ${data && html`<span class="muted">(${data.total})</span>`}</h2>
+    ${error && html`<div class="notice error">${error}</div>`}
+    ${
+      !data
+        ? html`<p class="muted">Loading…</p>`
+        : html`<table data-testid="batches">
+              <thead>
+                <tr>
+                  <th>Batch</th>
+                  <th>Status</th>
+                  <th>Progress</th>
+                  <th class="num">Jobs</th>
+                  <th class="num">Pending</th>
+                  <th class="num">Failed</th>
+                  <th>Created</th>
+                </tr>
+              </thead>
+              <tbody>
+                ${
+                  data.batches.length === 0 &&
+                  html`<tr>
+                    <td colspan="7" class="muted">No batches.</td>
+                  </tr>`
+                }
+                ${data.batches.map(
+                  (b) =>
+                    html`<tr data-testid="batch" data-id=${b.id}>
+                      <td>
+                        <a href=${`#/batches/${encodeURIComponent(b.id)}`}><strong>${b.name || '(no name)'}</strong></a>
+                        <div class="mono muted">${b.id}</div>
+                      </td>
+                      <td data-testid="batch-status">${batchStatus(b)}</td>
+                      <td><${Progress} batch=${b} /></td>
+                      <td class="num">${b.totalJobs}</td>
+                      <td class="num">${b.pendingJobs}</td>
+                      <td class="num failed">${b.failedJobs}</td>
+                      <td title=${when(b.createdAt)}>${relative(b.createdAt)}</td>
+                    </tr>`,
+                )}
+              </tbody>
+            </table>
+            <${Pager} total=${data.total} offset=${route.offset} href=${(o) => `#/batches/page/${o}`} />`
+    }
+  </div>`;
+}
+
+/** One batch: its numbers, its failed jobs, cancel and retry-failed (as queue:retry-batch). */
+function BatchView({ route, setAsk }) {
+  const path = `api/batches/${encodeURIComponent(route.id)}`;
+  const [b, error, reload] = usePoll(() => getJson(path), [path]);
+  if (error) return html`<div class="card"><div class="notice error">${error}</div></div>`;
+  if (!b) return html`<p class="muted">Loading…</p>`;
+  const act = (verb) =>
+    setAsk({
+      title: `${verb === 'cancel' ? 'Cancel' : 'Retry the failed jobs of'} batch ${b.name || b.id}?`,
+      text:
+        verb === 'cancel'
+          ? "Its jobs not yet run are skipped by PHP's and Node's workers (Batch::cancel())."
+          : `Each of its ${b.failedJobIds.length} failed jobs is retried as queue:retry-batch does.`,
+      verb: verb === 'cancel' ? 'cancel it' : 'retry them',
+      run: () => postJson(`api/batches/${encodeURIComponent(b.id)}/${verb}`),
+      done: reload,
+    });
+  return html`<div class="card" data-testid="batch-page">
+    <h2>${b.name || '(no name)'} <span class="muted mono">${b.id}</span></h2>
+    <p><strong data-testid="batch-status">${batchStatus(b)}</strong> · <${Progress} batch=${b} /></p>
+    <table class="fields">
+      <tbody>
+        <tr>
+          <th>Jobs</th>
+          <td>${b.totalJobs}: ${b.processedJobs} processed, ${b.pendingJobs} pending, ${b.failedJobs} failed</td>
+        </tr>
+        <tr>
+          <th>Allows failures</th>
+          <td>${b.allowFailures ? 'yes' : 'no'}</td>
+        </tr>
+        <tr>
+          <th>Created</th>
+          <td>${when(b.createdAt)}</td>
+        </tr>
+        <tr>
+          <th>Cancelled</th>
+          <td>${b.cancelledAt ? when(b.cancelledAt) : '—'}</td>
+        </tr>
+        <tr>
+          <th>Finished</th>
+          <td>${b.finishedAt ? when(b.finishedAt) : '—'}</td>
+        </tr>
+      </tbody>
+    </table>
+    ${
+      !READ_ONLY &&
+      html`<p>
+        ${!b.cancelledAt && !b.finishedAt && html`<button class="danger" data-testid="batch-cancel" onClick=${() => act('cancel')}>Cancel</button>`}
+        ${b.failedJobIds.length > 0 && html` <button data-testid="batch-retry" onClick=${() => act('retry-failed')}>Retry failed jobs</button>`}
+      </p>`
+    }
+    <h3>Failed jobs</h3>
+    ${b.failedJobIds.length === 0 && html`<p class="muted">None.</p>`}
+    <ul data-testid="batch-failed">
+      ${b.failedJobIds.map((uuid) => {
+        const job = b.failures.find((f) => f.uuid === uuid);
+        return html`<li>
+          <a class="mono" href=${`#/job/${encodeURIComponent(uuid)}`}>${uuid}</a>
+          ${job ? html`<${SideBadge} side=${job.side} /> <span class="muted">${job.exception.split('\n')[0]}</span>` : html`<span class="muted">(no failed record: retried or forgotten)</span>`}
+        </li>`;
+      })}
+    </ul>
+  </div>`;
+}
+
 /** Opens a job's page from a uuid typed or pasted in. */
 function GoToJob() {
   const [text, setText] = useState('');
@@ -648,6 +899,10 @@ function App() {
       <nav>
         <a href="#/" class=${route.view === 'overview' || route.view === 'queue' ? 'active' : ''}>Queues</a>
         <a href="#/failed" class=${route.view === 'failed' ? 'active' : ''} data-testid="nav-failed">Failed jobs</a>
+        <a href="#/batches" class=${route.view === 'batches' || route.view === 'batch' ? 'active' : ''} data-testid="nav-batches"
+          >Batches</a
+        >
+        <a href="#/search" class=${route.view === 'search' ? 'active' : ''} data-testid="nav-search">Search</a>
       </nav>
       <${GoToJob} />
       <span class="meta">${READ_ONLY ? 'read-only · ' : ''}refreshes every ${POLL_MS / 1000}s</span>
@@ -659,6 +914,9 @@ function App() {
       ${route.view === 'failed' && html`<${FailedView} route=${route} setAsk=${setAsk} />`}
       ${route.view === 'horizon' && html`<${HorizonJobsView} route=${route} />`}
       ${route.view === 'job' && html`<${JobView} route=${route} setAsk=${setAsk} />`}
+      ${route.view === 'search' && html`<${SearchView} route=${route} />`}
+      ${route.view === 'batches' && html`<${BatchesListView} route=${route} />`}
+      ${route.view === 'batch' && html`<${BatchView} route=${route} setAsk=${setAsk} />`}
     </main>
     ${ask && html`<${Confirm} ask=${ask} onDone=${onDone} />`}`;
 }
