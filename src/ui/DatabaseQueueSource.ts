@@ -15,7 +15,7 @@ import type { Database } from '../database/index.js';
 import { quoteName } from '../database/index.js';
 import type { CancelOutcome } from '../redis/cancel.js';
 import type { JobState } from './jobs.js';
-import type { QueueCounts, QueueSource, StoredJob } from './source.js';
+import type { FoundJob, QueueCounts, QueueSource, StoredJob } from './source.js';
 
 /** What a uuid looks like: anything else is not looked for (it goes into a LIKE pattern). */
 const UUID = /^[0-9A-Za-z-]{1,64}$/;
@@ -116,6 +116,28 @@ export class DatabaseQueueSource implements QueueSource {
       attempts: Number(row.attempts),
       pushedAt: Number(row.created_at),
     };
+  }
+
+  /** A job by its uuid (the payload's top-level `"uuid":"…"`), with the state its columns give it now. */
+  async find(queue: string, uuid: string): Promise<FoundJob | undefined> {
+    if (!UUID.test(uuid)) return undefined;
+    const columns = ['id', 'payload', 'attempts', 'reserved_at', 'available_at', 'created_at'].map((c) => this.name(c)).join(', ');
+    const { rows } = await this.db.query<JobRow>(
+      `select ${columns} from ${this.name(this.table)} where ${this.name('queue')} = ? and ${this.name('payload')} like ? order by ${this.name('id')} limit 1`,
+      [queue, `%"uuid":"${uuid}"%`],
+    );
+    const row = rows[0];
+    if (!row) return undefined;
+    const state = this.stateOfRow(row);
+    return { ...this.stored(row, state), state };
+  }
+
+  /** The state a row's columns give it now, as the conditions above read them. */
+  private stateOfRow(row: JobRow): JobState {
+    const now = this.now();
+    if (row.reserved_at !== null && row.reserved_at !== undefined)
+      return Number(row.reserved_at) > now - this.retryAfter ? 'reserved' : 'ready';
+    return Number(row.available_at) > now ? 'delayed' : 'ready';
   }
 
   /**

@@ -408,13 +408,23 @@ export function createDashboard(options: DashboardOptions = {}): Dashboard {
       horizon: await horizonThere(),
       keys,
       queuedDownload: (at, id) => queuedPayloadPath(at.queue, at.state, at.offset, id),
+      queues: queueNames,
     });
-    if (!page)
-      throw new HttpError(
-        404,
-        `no job ${uuid} in failed_jobs or Horizon's records${place ? `, nor ${state} at ${offset} on ${queue}` : ''}: search the queues for it`,
-      );
+    if (!page) throw new HttpError(404, `no job ${uuid} on the queues shown, in failed_jobs or in Horizon's records`);
     return page;
+  }
+
+  /** A job's payload as stored, found as its page finds it (a queued job found by its uuid alone has no list place to download from). */
+  async function jobPayload(uuid: string): Promise<{ payload: string; uuid: string }> {
+    for (const queue of await queueNames()) {
+      const job = await source.find(queue, uuid);
+      if (job) return { payload: job.payload, uuid };
+    }
+    const failedJob = await failed.find(uuid);
+    if (failedJob) return { payload: failedJob.payload, uuid };
+    const record = await (await horizonThere())?.details(uuid);
+    if (record?.payload) return { payload: record.payload, uuid };
+    throw new HttpError(404, `no job ${uuid} on the queues shown, in failed_jobs or in Horizon's records`);
   }
 
   /** One window of a search (src/ui/search.ts), each hit summarized as its list shows it, with the page it opens. */
@@ -569,6 +579,8 @@ export function createDashboard(options: DashboardOptions = {}): Dashboard {
         return sendPayload(req, res, await failedPayload(parts[2]!));
       if (parts[0] === 'api' && parts[1] === 'queues' && parts[3] === 'jobs' && parts.length === 4)
         return sendJson(res, 200, await jobs(parts[2]!, url.searchParams));
+      if (parts[0] === 'api' && parts[1] === 'jobs' && parts[3] === 'payload' && parts.length === 4)
+        return sendPayload(req, res, await jobPayload(parts[2]!));
       if (parts[0] === 'api' && parts[1] === 'jobs' && parts.length === 3)
         return sendJson(res, 200, await jobPage(parts[2]!, url.searchParams));
       if (parts[0] === 'api' && parts[1] === 'search' && parts.length === 2) return sendJson(res, 200, await search(url.searchParams));

@@ -123,7 +123,7 @@ export class HorizonView {
 
   /** Horizon's hash of one job, with its retries; null when Horizon has none (never recorded, or trimmed). */
   async details(id: string): Promise<HorizonDetails | null> {
-    const values = (await this.client.hmget(this.prefix + id, ...FIELDS, 'payload', 'exception', 'retried_by'));
+    const values = await this.client.hmget(this.prefix + id, ...FIELDS, 'payload', 'exception', 'retried_by');
     if (values.every((value) => value === null)) return null;
     const payload = values[FIELDS.length] ?? null;
     return {

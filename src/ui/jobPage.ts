@@ -7,8 +7,8 @@
  * `retry_of`).
  *
  * Where to look, in order: the place a list saw it (queue, state, offset: checked by uuid,
- * since a list moves), failed_jobs, Horizon's hash of it; a uuid found in none of these is
- * said to be found nowhere the dashboard reads without a search (the search view scans queues).
+ * since a list moves), failed_jobs, then each queue (as `lqb find` walks them; skipped when
+ * Horizon saw the job finish), then Horizon's hash of it.
  */
 import { cutForShowing } from '../connect/redact.js';
 import type { FailedJob } from '../worker/index.js';
@@ -52,6 +52,8 @@ export interface JobPageSources {
   source: QueueSource;
   failed: { find(uuid: string): Promise<FailedJob | undefined> };
   horizon: { details(id: string): Promise<HorizonDetails | null> } | undefined;
+  /** The queues a uuid alone is looked for on. */
+  queues: () => Promise<string[]>;
   keys: AppKeySettings;
   /** The download path of a queued job seen at a place (the lists' own). */
   queuedDownload: (place: JobPlace, uuid: string | null) => string;
@@ -86,6 +88,22 @@ export async function findJobPage(uuid: string, place: JobPlace | undefined, fro
       horizon,
       download: `api/failed/${encodeURIComponent(uuid)}/payload`,
     });
+  }
+  // A job Horizon saw finish is on no queue: no walk along the queues for it.
+  const finished = horizon?.status === 'completed' || horizon?.status === 'failed';
+  if (!finished) {
+    for (const queue of await from.queues()) {
+      const job = await from.source.find(queue, uuid);
+      if (!job) continue;
+      const summary = withColumns(summarizeJob(job.payload, job.until, from.keys), job);
+      return pageOf(summary, job.payload, {
+        foundIn: job.state,
+        queue,
+        connection: from.source.connection,
+        horizon,
+        download: `api/jobs/${encodeURIComponent(uuid)}/payload`,
+      });
+    }
   }
   if (horizon) {
     const payload = horizon.payload ?? '';

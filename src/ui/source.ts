@@ -34,9 +34,16 @@ export interface QueueSource {
   counts(queue: string): Promise<QueueCounts>;
   /** Jobs `offset` to `offset + limit - 1` of a state, in the order workers meet them; never the whole queue. */
   page(queue: string, state: JobState, offset: number, limit: number): Promise<{ total: number; jobs: StoredJob[] }>;
+  /** Where a job is on a queue, by its uuid: an operator's lookup (the queue keeps no index), as `lqb find` looks. */
+  find(queue: string, uuid: string): Promise<FoundJob | undefined>;
   cancel(queue: string, uuid: string): Promise<CancelOutcome>;
   /** Pushes a payload as it is (a failed job's retry), as the driver's pushRaw does. */
   pushRaw(payload: string, queue: string): Promise<unknown>;
+}
+
+/** A job a lookup found: the job as a page holds it, and its state. */
+export interface FoundJob extends StoredJob {
+  state: JobState;
 }
 
 interface Scanner {
@@ -102,6 +109,12 @@ export class RedisQueueSource implements QueueSource {
     const jobs: StoredJob[] = [];
     for (let i = 0; i + 1 < flat.length; i += 2) jobs.push({ payload: flat[i]!, until: Number(flat[i + 1]) });
     return { total, jobs };
+  }
+
+  /** RedisQueue's own walk (`lqb find`): a short Lua step at a time, never holding Redis for a long queue. */
+  async find(queue: string, uuid: string): Promise<FoundJob | undefined> {
+    const found = await this.queue.find(uuid, queue);
+    return found && { state: found.state, payload: found.payload, until: found.until ?? null };
   }
 
   cancel(queue: string, uuid: string): Promise<CancelOutcome> {

@@ -92,6 +92,25 @@ describe.each(QUEUE_DATABASES)('DatabaseQueueSource on %s, over rows Laravel 8.8
       }
     }));
 
+  it('finds each job by its uuid alone, in the state its columns give it now', () =>
+    withJobsTable(url, async (t) => {
+      await fill(t);
+      const source = new DatabaseQueueSource(openDatabase(databaseConfig(t.url)), { table: t.table });
+      try {
+        const found = async (uuid: string) => {
+          const job = await source.find('default', uuid);
+          return job && [job.state, JSON.parse(job.payload).uuid];
+        };
+        expect(await found(READY), 'READY').toEqual(['ready', READY]);
+        expect(await found(DELAYED), 'DELAYED').toEqual(['delayed', DELAYED]);
+        expect(await found(HELD), 'HELD, reserved by Laravel’s pop').toEqual(['reserved', HELD]);
+        expect(await found('00000000-0000-4000-8000-0000000000ff'), 'a uuid no row has').toBeUndefined();
+        expect(await source.find('other', READY), 'READY on another queue').toBeUndefined();
+      } finally {
+        await source.close();
+      }
+    }));
+
   it('counts a reservation older than retry_after as ready, as Laravel’s pop takes it', () =>
     withJobsTable(url, async (t) => {
       await fill(t);
