@@ -118,6 +118,17 @@ export class DatabaseQueueSource implements QueueSource {
     };
   }
 
+  /** When the longest-waiting ready row became available (available_at: its push, or the end of its delay). */
+  async readySince(queue: string): Promise<number | null | undefined> {
+    const [ready, params] = this.condition('ready', this.now());
+    const { rows } = await this.db.query<{ since: unknown }>(
+      `select min(${this.name('available_at')}) as since from ${this.name(this.table)} where ${this.name('queue')} = ? and ${ready}`,
+      [queue, ...params],
+    );
+    const since = rows[0]?.since;
+    return since === null || since === undefined ? undefined : Number(since);
+  }
+
   /** A job by its uuid (the payload's top-level `"uuid":"…"`), with the state its columns give it now. */
   async find(queue: string, uuid: string): Promise<FoundJob | undefined> {
     if (!UUID.test(uuid)) return undefined;

@@ -275,9 +275,10 @@ export function createDashboard(options: DashboardOptions = {}): Dashboard {
       failed.failedSince(source.connection, new Date(Date.now() - HOUR * 1000)),
       horizonThere(),
     ]);
+    const now = Date.now() / 1000;
     const queues = await Promise.all(
       names.map(async (name) => {
-        const [counts, metrics] = await Promise.all([source.counts(name), measuring?.metrics(name)]);
+        const [counts, metrics, readySince] = await Promise.all([source.counts(name), measuring?.metrics(name), source.readySince(name)]);
         history.record(name, counts);
         return {
           name,
@@ -285,6 +286,8 @@ export function createDashboard(options: DashboardOptions = {}): Dashboard {
           ...counts,
           failed: failedCounts.get(name) ?? 0,
           paused: paused.has(name),
+          // The age of its oldest ready job: 0 when none waits, null when its payload does not say.
+          wait: readySince === undefined ? 0 : readySince === null ? null : Math.max(0, Math.round(now - readySince)),
           history: history.of(
             name,
             failures.filter((f) => f.queue === name).map((f) => f.at),
@@ -297,9 +300,15 @@ export function createDashboard(options: DashboardOptions = {}): Dashboard {
       }),
     );
     const failedTotal = [...failedCounts.values()].reduce((a, b) => a + b, 0);
+    // Horizon's "longest wait", as the age of the oldest ready job, and which queue it is on.
+    const longest = queues.reduce<{ queue: string; wait: number } | null>(
+      (most, q) => (q.wait !== null && q.wait > 0 && (most === null || q.wait > most.wait) ? { queue: q.name, wait: q.wait } : most),
+      null,
+    );
     return {
       queues,
       failedTotal,
+      longestWait: longest,
       readOnly,
       showEncrypted: options.showEncrypted === true,
       connection: source.connection,

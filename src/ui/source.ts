@@ -34,6 +34,12 @@ export interface QueueSource {
   counts(queue: string): Promise<QueueCounts>;
   /** Jobs `offset` to `offset + limit - 1` of a state, in the order workers meet them; never the whole queue. */
   page(queue: string, state: JobState, offset: number, limit: number): Promise<{ total: number; jobs: StoredJob[] }>;
+  /**
+   * Since when (UNIX seconds) the job waiting longest among the ready ones has been ready: the
+   * queue's wait is now less this. Undefined when no job is ready; null when its payload does
+   * not say (a Redis job of Laravel before 12.11 pushed without Horizon carries no push time).
+   */
+  readySince(queue: string): Promise<number | null | undefined>;
   /** Where a job is on a queue, by its uuid: an operator's lookup (the queue keeps no index), as `lqb find` looks. */
   find(queue: string, uuid: string): Promise<FoundJob | undefined>;
   cancel(queue: string, uuid: string): Promise<CancelOutcome>;
@@ -109,6 +115,23 @@ export class RedisQueueSource implements QueueSource {
     const jobs: StoredJob[] = [];
     for (let i = 0; i + 1 < flat.length; i += 2) jobs.push({ payload: flat[i]!, until: Number(flat[i + 1]) });
     return { total, jobs };
+  }
+
+  /**
+   * The head of the list is the job waiting longest (pushes go to the tail, pops take the
+   * head). Its push time: Horizon's pushedAt, else 12.11+'s createdAt plus its dispatch delay
+   * (a delayed job is ready from then), read from the payload's two ends only.
+   */
+  async readySince(queue: string): Promise<number | null | undefined> {
+    const ends = await this.queue.headEnds(queue);
+    if (!ends) return undefined;
+    const both = `${ends.head}\n${ends.tail}`;
+    const pushedAt = /"pushedAt":"(\d+(?:\.\d+)?)"/.exec(both);
+    if (pushedAt) return Number(pushedAt[1]);
+    const createdAt = /"createdAt":(\d+)[,}]/.exec(ends.tail);
+    if (!createdAt) return null;
+    const delay = /"delay":(\d+)[,}]/.exec(ends.tail);
+    return Number(createdAt[1]) + (delay ? Number(delay[1]) : 0);
   }
 
   /** RedisQueue's own walk (`lqb find`): a short Lua step at a time, never holding Redis for a long queue. */

@@ -31,6 +31,7 @@ describe('built-in run-time files', () => {
       ['lqbFindZset', 'find-zset.lua'],
       ['lqbRenew', 'renew.lua'],
       ['lqbReclaim', 'reclaim.lua'],
+      ['lqbHeadEnds', 'head-ends.lua'],
     ];
     expect(steps.map(([, file]) => file).sort(), 'the Lua files on disk').toEqual(readdirSync(join(root, 'src/redis/lua')).sort());
     for (const [step, file] of steps)

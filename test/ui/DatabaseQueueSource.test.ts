@@ -105,6 +105,11 @@ describe.each(QUEUE_DATABASES)('DatabaseQueueSource on %s, over rows Laravel 8.8
         expect(await found(DELAYED), 'DELAYED').toEqual(['delayed', DELAYED]);
         expect(await found(HELD), 'HELD, reserved by Laravel’s pop').toEqual(['reserved', HELD]);
         expect(await found('00000000-0000-4000-8000-0000000000ff'), 'a uuid no row has').toBeUndefined();
+        const rows = (await t.laravel('rows')) as Row[];
+        expect(await source.readySince('default'), 'the oldest ready row: READY, available since Laravel pushed it').toBe(
+          rowOf(rows, READY)!.available_at,
+        );
+        expect(await source.readySince('other'), 'no ready row').toBeUndefined();
         expect(await source.find('other', READY), 'READY on another queue').toBeUndefined();
       } finally {
         await source.close();

@@ -242,6 +242,26 @@ describe('createDashboard over an encrypted job, a 12.x job and a cancelled one'
     }
   });
 
+  it('gives each queue its wait, the age of its oldest ready job, where its payload says when it was pushed', async () => {
+    const client = prefixedClient(prefix);
+    await new RedisQueue(client).pushRaw(modern.payload, 'modern');
+    client.disconnect();
+    const served = await serveWith(false);
+    try {
+      const overview = (await (await fetch(`${served.url}api/overview`)).json()) as {
+        queues: { name: string; wait: number | null }[];
+        longestWait: { queue: string; wait: number } | null;
+      };
+      const wait = (name: string) => overview.queues.find((q) => q.name === name)?.wait;
+      const createdAt = (JSON.parse(modern.payload) as { createdAt: number }).createdAt;
+      expect(wait('modern'), `modern: ${modern.laravel}'s job pushed at ${createdAt}`).toBeCloseTo(Date.now() / 1000 - createdAt, -1);
+      expect(wait('secrets'), 'secrets: an 8.83 job at its head carries no push time').toBeNull();
+      expect(overview.longestWait?.queue, 'the queue with the longest wait').toBe('modern');
+    } finally {
+      await served.close();
+    }
+  });
+
   it('counts a cancelled job as one that left the queue, never as finished, when no record counts finished jobs', async () => {
     const client = prefixedClient(prefix);
     const queue = new RedisQueue(client);

@@ -74,6 +74,9 @@ function usePoll(load, deps) {
   return [data, error, reload];
 }
 
+/** Seconds as a person says them: 45s, 12m, 3h. */
+const duration = (seconds) =>
+  seconds < 90 ? `${seconds}s` : seconds < 5400 ? `${Math.round(seconds / 60)}m` : `${Math.round(seconds / 3600)}h`;
 const when = (seconds) => (seconds == null ? '' : new Date(seconds * 1000).toLocaleString());
 const relative = (seconds) => {
   if (seconds == null) return '';
@@ -173,6 +176,7 @@ function Overview({ setAsk }) {
           <th class="num">Delayed</th>
           <th class="num">Reserved</th>
           <th class="num">Failed</th>
+          <th class="num" title="the age of its oldest ready job">Wait</th>
           <th>Last hour</th>
           <th></th>
         </tr>
@@ -181,7 +185,7 @@ function Overview({ setAsk }) {
         ${
           data.queues.length === 0 &&
           html`<tr>
-            <td colspan="8" class="muted">No queues found.</td>
+            <td colspan="9" class="muted">No queues found.</td>
           </tr>`
         }
         ${data.queues.map(
@@ -201,6 +205,13 @@ function Overview({ setAsk }) {
                 <a href=${`#/queues/${encodeURIComponent(q.name)}/reserved`}>${q.reserved}</a>
               </td>
               <td class="num failed" data-testid="failed"><a href="#/failed">${q.failed}</a></td>
+              <td
+                class="num"
+                data-testid="wait"
+                title=${q.wait === null ? "its oldest job's payload carries no push time (Laravel before 12.11, without Horizon)" : 'the age of its oldest ready job'}
+              >
+                ${q.wait === null ? '?' : duration(q.wait)}
+              </td>
               <td>
                 <${Chart} history=${q.history} />
                 ${q.horizon && html`<div class="legend" data-testid="horizon-metrics">Horizon: ${q.horizon.throughput} done${q.horizon.runtime != null ? html`, ${Math.round(q.horizon.runtime * 100) / 100} ms mean` : ''}</div>`}
