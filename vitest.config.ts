@@ -25,6 +25,7 @@ export const unitFiles = [
   'test/package/layout.test.ts',
   'test/php/js.differential.test.ts',
   'test/php/unserialize.corpus.test.ts',
+  'test/record/NodeRecord.test.ts',
   'test/worker/handlerKeys.test.ts',
   'test/worker/handlers.test.ts',
 ];

@@ -9,6 +9,7 @@
  *   IN_FLIGHT=1000            dispatchMany's window; BULK_JOBS=20000 (1,000 per call); COLD_RUNS=4 per round; DB_JOBS=2000
  *   DB=mysql://root@127.0.0.1:3306/test,postgres://postgres@127.0.0.1:5432/test   database case: these besides SQLite
  *   SHARE=0                   lqb work --no-share (share is on by default, as it is in lqb work)
+ *   RECORD=0                  lqb work --no-record (the worker's record, src/record/, is on by default, as it is in lqb work)
  *   NEIGHBOUR=1               a CPU hog (`for(;;)`, pinned to CPU 0 by taskset when there is one) runs through every case
  *   REDIS_URL=redis://…       that Redis, else a redis-server of the bench's own on a free port
  *
@@ -68,6 +69,7 @@ const COLD_RUNS = Number(process.env.COLD_RUNS ?? 4);
 const DB_JOBS = Number(process.env.DB_JOBS ?? 2000);
 const DATABASES = (process.env.DB ?? '').split(',').filter(Boolean);
 const SHARE = process.env.SHARE !== '0';
+const RECORD = process.env.RECORD !== '0';
 const NEIGHBOUR = process.env.NEIGHBOUR === '1';
 const ALL_CASES = ['worker1', 'worker32', 'dispatch1', 'dispatchMany', 'bulk', 'cold', 'database'];
 const CASES = (process.env.CASES ?? ALL_CASES.join(',')).split(',').filter(Boolean);
@@ -153,6 +155,7 @@ function runEnv(prefix: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEn
 }
 
 const shareFlag = SHARE ? [] : ['--no-share'];
+const recordFlag = RECORD ? [] : ['--no-record'];
 
 // ---------------------------------------------------------------- the queues: filled and checked
 
@@ -294,6 +297,7 @@ const lqbWork = (concurrency: number, once = false): WorkerProcess => ({
       `--failed-db=sqlite://${failedDb}`,
       '--quiet',
       ...shareFlag,
+      ...recordFlag,
     ],
     env: runEnv(prefix),
   }),
@@ -441,6 +445,7 @@ function databaseCandidates(url: string, table: string, queue: DatabaseQueue): C
         '--memory=0',
         `--failed-db=sqlite://${failedDb}`,
         ...shareFlag,
+        ...recordFlag,
       ],
       env: env(prefix),
     }),
@@ -585,7 +590,7 @@ async function runCase(c: Case): Promise<void> {
   for (const line of c.about) console.log(line);
   console.log(
     c.worker
-      ? `lqb share: ${SHARE ? 'on (the default; SHARE=0 runs --no-share)' : 'off (--no-share, SHARE=0)'}.`
+      ? `lqb share: ${SHARE ? 'on (the default; SHARE=0 runs --no-share)' : 'off (--no-share, SHARE=0)'}; record: ${RECORD ? 'on (the default; RECORD=0 runs --no-record)' : 'off (--no-record, RECORD=0)'}.`
       : `lqb share: ${SHARE ? 'on' : 'off'} (a worker's setting: no lqb worker in this case).`,
   );
   if (NEIGHBOUR) console.log(`Neighbour: ${neighbourLine}, running through every round.`);

@@ -14,7 +14,7 @@ import { bookkeepingFlags, databaseConfigOf } from './bookkeeping.js';
 export const ui: Command = {
   synopsis: 'lqb ui',
   summary:
-    "Serves a dashboard of the queues (Redis, or the database connection's jobs table; Horizon's records when there): counts, jobs decoded, failed jobs with retry/forget/flush, delayed jobs cancelled, pause/resume. Beyond the loopback only with --token or --basic-auth.",
+    "Serves a dashboard of the queues, PHP's and Node's side by side (Redis, or the database connection's jobs table; Horizon's records when there): counts, waits and the last hour, a page per job, search, failed jobs with retry/forget (one or all matching a filter), batches, who runs what, Node's completed jobs and workers, pause/resume, delayed jobs cancelled. Encrypted commands stay encrypted unless --show-encrypted. Beyond the loopback only with --token or --basic-auth.",
   notes:
     'Give the token once in the address (http://HOST:PORT/?token=TOKEN: it is kept as a cookie) or as Authorization: Bearer TOKEN. Prefer the environment variables to the flags for secrets: flags show in the process list.',
   options: {

@@ -106,6 +106,11 @@ export const work: Command = {
       type: 'boolean',
       description: "no line per job (queue:work's --quiet); failures, timeouts, warnings and errors are still said",
     },
+    'no-record': {
+      type: 'boolean',
+      description:
+        "keep no record of the jobs run (by default the worker keeps, beside its queue, per minute the jobs each class completed and failed and their runtime for 24 h, the latest 1,000 completed, and its heartbeat: Redis's lqb:* keys under the app's prefix, or the lqb_* tables of a database queue's database; see docs/worker.md), which the dashboard reads",
+    },
     ...shapesFlag,
     // queue:work's own, so a command line copied from a Laravel deployment runs as it is:
     // --delay is 8.x's old name for --backoff; there is no maintenance mode or daemon to choose.
@@ -174,6 +179,7 @@ export const work: Command = {
           ...(shapes ? { shapes } : {}),
           ...(laravel !== undefined ? { laravel, ...(appLaravelOnlyGiven(values) ? { laravelGiven: true } : {}) } : {}),
           ...(horizon ? { horizon } : {}),
+          ...(values['no-record'] === true ? { record: false } : {}),
           // A job's error may quote a URL or a key the handler was given; the log shows none.
           log: (event) => {
             if (quiet && !SAID_WHEN_QUIET.has(event.event)) return;

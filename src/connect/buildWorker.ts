@@ -5,7 +5,7 @@
  * The callers differ only in where the settings come from (options or flags) and in how they say
  * a problem; what a worker reads and writes does not depend on which of them made it.
  */
-import { databaseConfig } from '../database/index.js';
+import { DatabaseQueue, databaseConfig } from '../database/index.js';
 import { loadDriver } from '../database/drivers.js';
 import type { Encrypter } from '../laravel/index.js';
 import type { Queue, QueueDriver } from '../queue/index.js';
@@ -16,13 +16,14 @@ import type { TelemetryOptions } from '../telemetry/options.js';
 import { DatabaseBatchRepository } from '../worker/BatchRepository.js';
 import { QueueCache, type WorkerCache } from '../worker/cache.js';
 import type { FailedJobProvider } from '../worker/FailedJobProvider.js';
-import type { HandlerMap } from '../worker/handlers.js';
+import { takenClasses, type HandlerMap } from '../worker/handlers.js';
 import { DatabaseLockStore, RedisLockStore, type UniqueLockStore } from '../worker/locks/index.js';
 import { Worker, type FailedJobInfo, type WorkerEvent, type WorkerLogger } from '../worker/index.js';
 import type { WorkerOptions } from '../worker/WorkerOptions.js';
 import { HorizonRecorder } from '../horizon/HorizonRecorder.js';
 import { HorizonSupervisor } from '../horizon/HorizonSupervisor.js';
 import { horizonWorkerRecorder, recordPushes, type HorizonRunHooks } from '../horizon/workerRecorder.js';
+import { nodeRecorder, type RecordOptions, type RecordSource } from '../record/index.js';
 import { patientClient, whereRedisIs } from './clients.js';
 import { horizonClusterProblem, type ResolvedHorizon } from './horizon.js';
 import { ConnectionSettingsError, type ConnectionSettings } from './settings.js';
@@ -83,6 +84,11 @@ export interface WorkerParts {
   telemetry?: TelemetryOptions | false;
   /** Horizon's records and supervisor (resolveHorizon), when the connection writes them. */
   horizon?: ResolvedHorizon;
+  /**
+   * The worker's own record of what it ran (src/record/), kept beside its queue for the
+   * dashboard: on unless `false`; its options otherwise.
+   */
+  record?: RecordOptions | false;
 }
 
 /** A worker, and how to let go of what was opened for it once it has stopped. */
@@ -197,18 +203,19 @@ export function buildWorker(parts: WorkerParts): BuiltWorker {
         ...(bookkeeping.unreachableLocks ? { unreachableLocks: bookkeeping.unreachableLocks } : {}),
         batches,
         ...(parts.telemetry !== undefined ? { telemetry: parts.telemetry } : {}),
-        ...(horizon
-          ? {
-              recorders: [
+        recorders: [
+          ...(horizon
+            ? [
                 horizonWorkerRecorder(
                   horizon.recorder,
                   horizon.hooks(() => worker),
                   // Whether the queue's steps write the records of its moves: the queue says.
                   { queueRecords: queue instanceof RedisQueue && queue.horizon !== undefined },
                 ),
-              ],
-            }
-          : {}),
+              ]
+            : []),
+          ...(parts.record === false ? [] : [nodeRecorder(recordSourceOf(queue), parts.record, { classes: takenClasses(parts.handlers) })]),
+        ],
         connection: {
           redis: whereRedisIs(settings),
           prefix: settings.prefix,
@@ -352,6 +359,17 @@ function openQueue(
       return queue;
     }
   }
+}
+
+/**
+ * Where the worker's record is kept: beside its queue, on the queue's own Redis client (which
+ * carries the app's prefix; a blocking pop has a connection of its own) or in its jobs table's
+ * database, so a database-only app keeps it without Redis.
+ */
+function recordSourceOf(queue: Queue): RecordSource {
+  if (queue instanceof RedisQueue) return { redis: queue.client };
+  if (queue instanceof DatabaseQueue) return { database: queue.db };
+  throw new Error(`no record can be kept beside a ${queue.driver} queue`);
 }
 
 /** Where a database connection's jobs are, for the start line: the table and its database (no password). */

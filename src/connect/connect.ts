@@ -31,6 +31,7 @@ import { takenClasses, type HandlerMap, type JobMethods, type MethodJob } from '
 import { DatabaseLockStore, parseVersion, planUniqueLock, uniqueLockFields, type UniqueLockStore } from '../worker/locks/index.js';
 import { Worker, WorkerUsageError, type FailedJobInfo, type WorkerEvent, type WorkerLogger } from '../worker/index.js';
 import { workerOptionsProblem, type WorkerOptions } from '../worker/WorkerOptions.js';
+import { recordOptionsProblem, type RecordOptions } from '../record/index.js';
 import { redactLine, redactSecrets, redactUrl } from './redact.js';
 import { serviceLogger } from './serviceLogger.js';
 import { appShapes, isAppAtHand } from '../shapes/appShapes.js';
@@ -330,6 +331,14 @@ export interface QueueWorkerOptions extends Partial<WorkerOptions> {
   shapes?: ShapesFile | string;
   /** This worker's OpenTelemetry providers, or `false`; else connect()'s. */
   telemetry?: TelemetryOptions | false;
+  /**
+   * The worker's record of what it ran, for the dashboard (on by default): per minute, queue and
+   * class the jobs completed and failed and their runtime, kept `keepSeconds` (86,400); the
+   * latest `recent` completed jobs (1,000); its heartbeat. Written beside the queue (its Redis
+   * under the app's prefix, `lqb:*`; or the `lqb_*` tables of its database) every `flushEvery`
+   * seconds (5) in one round trip. `false` keeps none.
+   */
+  record?: false | RecordOptions;
 }
 
 /** The options worker() takes besides WorkerOptions. */
@@ -343,6 +352,7 @@ const QUEUE_WORKER_OPTIONS = [
   'log',
   'shapes',
   'telemetry',
+  'record',
 ] as const satisfies readonly Exclude<keyof QueueWorkerOptions, keyof WorkerOptions>[];
 
 /** How long close() lets running workers finish their jobs before leaving them reserved. */
@@ -923,7 +933,7 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
    */
   worker(handlers: HandlerMap, options: QueueWorkerOptions = {}): Worker {
     this.#open();
-    const problem = workerOptionsProblem(options as Record<string, unknown>, QUEUE_WORKER_OPTIONS);
+    const problem = workerOptionsProblem(options as Record<string, unknown>, QUEUE_WORKER_OPTIONS) ?? recordOptionsProblem(options.record);
     if (problem) throw new WorkerUsageError(problem);
     const {
       retryAfter,
@@ -935,6 +945,7 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
       log,
       shapes: givenShapes,
       telemetry = this.options.telemetry,
+      record,
       ...workerOptions
     } = options;
     const shapes = this.#shapes(givenShapes);
@@ -959,6 +970,7 @@ export class LaravelQueue<Jobs extends object = UntypedJobs> {
       ...(log ? { log } : {}),
       ...(telemetry !== undefined ? { telemetry } : {}),
       ...(this.options.horizonRecords ? { horizon: this.options.horizonRecords.resolved } : {}),
+      ...(record !== undefined ? { record } : {}),
     });
     this.#workers.add(worker);
     this.#closers.push(close);

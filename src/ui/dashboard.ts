@@ -29,7 +29,9 @@ import { Access, TOKEN_COOKIE, type AccessOptions } from './access.js';
 import { FailedJobsView, type FailedFilter } from './failed.js';
 import { BatchesView } from './batches.js';
 import { decodeCursor, searchWindow } from './search.js';
-import { HOUR, History } from './history.js';
+import { HOUR, History, type FinishedPoint, type FinishedSource } from './history.js';
+import { activityOf } from './activity.js';
+import { nodeRecordView, type MinuteRow, type NodeRecordView } from '../record/index.js';
 import { EXCEPTION_SHOWN, summarizeJob, uuidOfPayload, type JobState, type JobSummary } from './jobs.js';
 import { RedisQueueSource, type QueueSource, type StoredJob } from './source.js';
 import { DatabaseQueueSource } from './DatabaseQueueSource.js';
@@ -85,6 +87,8 @@ interface Stores {
   horizon: HorizonView | undefined;
   /** What retries under Horizon on the queue's Redis (as `lqb retry` does), when Horizon's prefix is known there. */
   recorder: HorizonRecorder | undefined;
+  /** Node's workers' own record (src/record), beside the queue: its Redis, or its jobs table's database. */
+  record: NodeRecordView;
   close(): Promise<void>;
 }
 
@@ -138,11 +142,13 @@ function storesOn(connection: ConnectionSettings, options: DashboardOptions, log
     horizonClient && prefix !== undefined && connection.queueConnection === 'redis'
       ? new HorizonRecorder(horizonClient, { prefix, connection: connection.queueConnection })
       : undefined;
+  const record = nodeRecordView(queueClient && connection.queueConnection === 'redis' ? { redis: queueClient } : { database: database! });
   return {
     source,
     cache,
     horizon,
     recorder,
+    record,
     async close() {
       await database?.close();
       queueClient?.disconnect();
@@ -270,11 +276,15 @@ export function createDashboard(options: DashboardOptions = {}): Dashboard {
     const failedCounts = await failed.countsByQueue(source.connection);
     // A queue whose jobs all failed has no keys left: its failed jobs still name it.
     const names = options.queues?.length ? options.queues : [...new Set([...(await queueNames()), ...failedCounts.keys()])].sort();
-    const [paused, failures, measuring] = await Promise.all([
+    const [paused, failures, measuring, nodeMinutes, failedWeek, nodeWorkers] = await Promise.all([
       cache.pausedQueues(source.connection, names),
       failed.failedSince(source.connection, new Date(Date.now() - HOUR * 1000)),
       horizonThere(),
+      stores.record.minutes(Date.now() / 1000 - HOUR).catch(() => []),
+      failed.countSince(source.connection, new Date(Date.now() - 7 * 24 * HOUR * 1000)),
+      stores.record.workers().catch(() => []),
     ]);
+    const masters = measuring ? await measuring.masters().catch(() => []) : undefined;
     const now = Date.now() / 1000;
     const queues = await Promise.all(
       names.map(async (name) => {
@@ -292,8 +302,7 @@ export function createDashboard(options: DashboardOptions = {}): Dashboard {
             name,
             failures.filter((f) => f.queue === name).map((f) => f.at),
             undefined,
-            metrics?.points.map((point) => ({ at: point.at, count: point.throughput })),
-            metrics ? ['horizon'] : [],
+            ...finishedOf(name, metrics, nodeMinutes),
           ),
           ...(metrics ? { horizon: { throughput: metrics.throughput, runtime: metrics.runtime } } : {}),
         };
@@ -305,9 +314,33 @@ export function createDashboard(options: DashboardOptions = {}): Dashboard {
       (most, q) => (q.wait !== null && q.wait > 0 && (most === null || q.wait > most.wait) ? { queue: q.name, wait: q.wait } : most),
       null,
     );
+    const finishedHour = queues.reduce((sum, q) => sum + (q.history.finished ?? []).reduce((a, b) => a + b, 0), 0);
+    const counted = queues.some((q) => q.history.finished !== null);
     return {
       queues,
       failedTotal,
+      summary: {
+        // Horizon's "jobs past hour" and "jobs per minute", from what a record counts; null when nothing counts them.
+        finishedPastHour: counted ? finishedHour : null,
+        perMinute: counted ? Math.round((finishedHour / 60) * 10) / 10 : null,
+        failedPastWeek: failedWeek,
+        // Horizon's "status" and "processes", both sides: Node's workers by their heartbeats, Horizon's supervisors by theirs.
+        nodeWorkers: nodeWorkers.length,
+        processes:
+          nodeWorkers.reduce((sum, worker) => sum + worker.concurrency, 0) +
+          (masters ?? []).reduce(
+            (sum, master) => sum + master.supervisors.reduce((n, sv) => n + Object.values(sv.processes).reduce((a, b) => a + b, 0), 0),
+            0,
+          ),
+        horizon:
+          masters === undefined
+            ? null
+            : masters.length === 0
+              ? 'inactive'
+              : masters.some((m) => m.status === 'paused')
+                ? 'paused'
+                : 'active',
+      },
       longestWait: longest,
       readOnly,
       showEncrypted: options.showEncrypted === true,
@@ -434,6 +467,52 @@ export function createDashboard(options: DashboardOptions = {}): Dashboard {
     const record = await (await horizonThere())?.details(uuid);
     if (record?.payload) return { payload: record.payload, uuid };
     throw new HttpError(404, `no job ${uuid} on the queues shown, in failed_jobs or in Horizon's records`);
+  }
+
+  /** Node's workers from their heartbeats, and Horizon's masters and supervisors where Horizon runs. */
+  async function workers(): Promise<unknown> {
+    const measuring = await horizonThere();
+    const [node, masters] = await Promise.all([stores.record.workers(), measuring?.masters()]);
+    return { node, horizon: masters ?? null };
+  }
+
+  /**
+   * Who runs what in the last hour, per class and per queue (src/ui/activity.ts): Node's record,
+   * Horizon's metrics where Horizon runs, the failures by side; and the classes Node's running
+   * workers take (their handlers), so a team moving classes sees which side each is on.
+   */
+  async function activity(): Promise<unknown> {
+    const now = Date.now() / 1000;
+    const from = Math.floor(now / 60) * 60 - 59 * 60;
+    const measuring = await horizonThere();
+    const [minutes, failures, jobMetrics, running] = await Promise.all([
+      stores.record.minutes(from),
+      failed.classesSince(source.connection, new Date(from * 1000)),
+      measuring ? measuring.jobMetrics(now) : undefined,
+      stores.record.workers(),
+    ]);
+    const queueMetrics = new Map<string, { throughput: number; runtime: number | null }>();
+    if (measuring)
+      for (const name of await queueNames()) {
+        const measured = await measuring.metrics(name, now);
+        if (measured) queueMetrics.set(name, measured);
+      }
+    const handled = new Set(running.flatMap((worker) => worker.classes ?? []));
+    const classes = activityOf(
+      minutes,
+      from,
+      (row) => row.className,
+      jobMetrics ?? new Map<string, { throughput: number; runtime: number | null }>(),
+      failures.map((f) => ({ name: f.className, side: f.side })),
+    ).map((row) => ({ ...row, nodeHandles: running.some((worker) => worker.classes === undefined) ? null : handled.has(row.name) }));
+    const queues = activityOf(
+      minutes,
+      from,
+      (row) => row.queue,
+      queueMetrics,
+      failures.map((f) => ({ name: f.queue, side: f.side })),
+    );
+    return { from, horizon: measuring ? { prefix: measuring.prefix } : null, nodeWorkers: running.length, classes, queues };
   }
 
   /** One window of a search (src/ui/search.ts), each hit summarized as its list shows it, with the page it opens. */
@@ -592,6 +671,13 @@ export function createDashboard(options: DashboardOptions = {}): Dashboard {
         return sendPayload(req, res, await jobPayload(parts[2]!));
       if (parts[0] === 'api' && parts[1] === 'jobs' && parts.length === 3)
         return sendJson(res, 200, await jobPage(parts[2]!, url.searchParams));
+      if (parts[0] === 'api' && parts[1] === 'workers' && parts.length === 2) return sendJson(res, 200, await workers());
+      if (parts[0] === 'api' && parts[1] === 'activity' && parts.length === 2) return sendJson(res, 200, await activity());
+      if (parts[0] === 'api' && parts[1] === 'completed' && parts.length === 2) {
+        const { offset, limit } = paging(url.searchParams);
+        const page = await stores.record.recent(offset, limit);
+        return sendJson(res, 200, { offset, limit, ...page });
+      }
       if (parts[0] === 'api' && parts[1] === 'search' && parts.length === 2) return sendJson(res, 200, await search(url.searchParams));
       if (parts[0] === 'api' && parts[1] === 'failed' && parts[2] === 'matching' && parts.length === 3)
         return sendJson(res, 200, await failed.matching(failedFilter(url.searchParams)));
@@ -653,6 +739,22 @@ const SECURITY_HEADERS = {
   'X-Frame-Options': 'DENY',
   'Referrer-Policy': 'no-referrer',
 };
+
+/**
+ * The finished jobs of a queue's chart and who counted them: Horizon's metrics where Horizon
+ * measures the queue (PHP's workers, and Node's under --horizon), else Node's own record (Node's
+ * workers alone: PHP's are then not counted, and the page says so), else nothing.
+ */
+function finishedOf(
+  queue: string,
+  metrics: { points: { at: number; throughput: number }[] } | undefined,
+  nodeMinutes: MinuteRow[],
+): [FinishedPoint[], FinishedSource[]] {
+  if (metrics) return [metrics.points.map((point) => ({ at: point.at, count: point.throughput })), ['horizon']];
+  const mine = nodeMinutes.filter((row) => row.queue === queue);
+  if (mine.length === 0) return [[], []];
+  return [mine.map((row) => ({ at: row.minute, count: row.completed })), ['node']];
+}
 
 /** The failed-jobs filter a query or an action's body gives: `class`, `queue`, `exception` (empty ones ignored). */
 function failedFilter(from: URLSearchParams | Record<string, unknown>): FailedFilter {

@@ -6,6 +6,7 @@
  */
 import { DatabaseUuidFailedJobProvider, laravelTimestamp, type FailedJob } from '../worker/index.js';
 import { encodeString } from '../laravel/json.js';
+import { sideOfException, type Side } from './side.js';
 
 /** Which failures a list, a count, "retry all" and "forget all" take: all that are given must hold. */
 export interface FailedFilter {
@@ -104,6 +105,36 @@ export class FailedJobsView extends DatabaseUuidFailedJobProvider {
     return new Map(rows.map((row) => [String(row.q), Number(row.n)]));
   }
 
+  /**
+   * The failures since `since` with their class and the side their trace names, newest first, at
+   * most `limit`: the payload's start (where its displayName is) and the exception's first 64 KB
+   * are read, never a whole payload.
+   */
+  async classesSince(connection: string, since: Date, limit = 1000): Promise<{ queue: string; className: string; side: Side | null }[]> {
+    if (!(await this.tableThere())) return [];
+    const [queue, failedAt, named, id] = [
+      this.columns(['queue']),
+      this.columns(['failed_at']),
+      this.columns(['connection']),
+      this.columns(['id']),
+    ];
+    const { rows } = await this.db.query(
+      `select ${queue} as q, substr(${this.columns(['payload'])}, 1, 2048) as p, substr(${this.columns(['exception'])}, 1, 65536) as e from ${this.tableName} where ${named} = ? and ${failedAt} >= ? order by ${id} desc limit ${Math.floor(limit)}`,
+      [connection, laravelTimestamp(since)],
+    );
+    return rows.map((row) => ({ queue: String(row.q), className: classOfHead(String(row.p)), side: sideOfException(String(row.e)) }));
+  }
+
+  /** How many failures a connection has had since `since`: Horizon's "failed jobs past 7 days". */
+  async countSince(connection: string, since: Date): Promise<number> {
+    if (!(await this.tableThere())) return 0;
+    const { rows } = await this.db.query(
+      `select count(*) as n from ${this.tableName} where ${this.columns(['connection'])} = ? and ${this.columns(['failed_at'])} >= ?`,
+      [connection, laravelTimestamp(since)],
+    );
+    return Number(rows[0]?.n ?? 0);
+  }
+
   /** failed_at of a connection's failures since `since` (with their queue), for the last hour's chart. */
   async failedSince(connection: string, since: Date): Promise<{ queue: string; at: number }[]> {
     if (!(await this.tableThere())) return [];
@@ -113,6 +144,16 @@ export class FailedJobsView extends DatabaseUuidFailedJobProvider {
       [connection, laravelTimestamp(since)],
     );
     return rows.map((row) => ({ queue: String(row.q), at: failedAtSeconds(row.f) }));
+  }
+}
+
+/** The displayName a payload's first characters give (Laravel writes it second, after uuid), else its job; '?' when neither is there. */
+function classOfHead(head: string): string {
+  const found = /"displayName":("(?:[^"\\]|\\.)*")/.exec(head) ?? /"job":("(?:[^"\\]|\\.)*")/.exec(head);
+  try {
+    return found ? (JSON.parse(found[1]!) as string) : '?';
+  } catch {
+    return '?';
   }
 }
 

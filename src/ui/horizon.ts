@@ -52,6 +52,28 @@ export interface HorizonDetails extends HorizonListedJob {
   retryOf: string | null;
 }
 
+/** One of Horizon's supervisors as its records say (PHP's, or a Node worker's shown as one). */
+export interface HorizonSupervisorRecord {
+  name: string;
+  master: string;
+  pid: number | null;
+  status: string;
+  /** Processes per `connection:queue`, as the supervisor's record counts them. */
+  processes: Record<string, number>;
+}
+
+/** One of Horizon's master supervisors: a machine's Horizon (or a Node worker's stand-in) and its supervisors. */
+export interface HorizonMaster {
+  name: string;
+  pid: number | null;
+  status: string;
+  environment: string | null;
+  supervisors: HorizonSupervisorRecord[];
+}
+
+/** Horizon shows the masters and supervisors seen within the last 14 s (its ExpireSupervisors' window). */
+const SEEN_WITHIN = 14;
+
 /** Horizon's lists, by the sorted set each is (scored minus the time: newest first by rank). */
 export const HORIZON_LISTS = {
   recent: 'recent_jobs',
@@ -121,6 +143,51 @@ export class HorizonView {
     return { total, jobs };
   }
 
+  /** The job classes Horizon measures (measured_jobs), each with its last hour as `metrics` reads a queue's. */
+  async jobMetrics(now = Date.now() / 1000): Promise<Map<string, HorizonQueueMetrics>> {
+    const names = (await this.client.smembers(`${this.prefix}measured_jobs`)).map((key) => key.slice(`${this.prefix}job:`.length));
+    const found = new Map<string, HorizonQueueMetrics>();
+    for (const name of names.sort()) {
+      const measured = await this.metrics(name, now, 'job');
+      if (measured) found.set(name, measured);
+    }
+    return found;
+  }
+
+  /** The masters and their supervisors seen in the last 14 s, as Horizon's dashboard lists them (its `masters` and `supervisors` sets). */
+  async masters(now = Date.now() / 1000): Promise<HorizonMaster[]> {
+    const p = this.prefix;
+    const since = Math.floor(now - SEEN_WITHIN);
+    const [masterNames, supervisorNames] = await Promise.all([
+      this.client.zrangebyscore(`${p}masters`, since, '+inf'),
+      this.client.zrangebyscore(`${p}supervisors`, since, '+inf'),
+    ]);
+    const pipeline = this.client.pipeline();
+    for (const name of masterNames) pipeline.hmget(`${p}master:${name}`, 'name', 'pid', 'status', 'environment');
+    for (const name of supervisorNames) pipeline.hmget(`${p}supervisor:${name}`, 'name', 'master', 'pid', 'status', 'processes');
+    const replies = ((await pipeline.exec()) ?? []).map(([, values]) => (values ?? []) as (string | null)[]);
+    const supervisors = replies
+      .slice(masterNames.length)
+      .filter((values) => values[0] !== null)
+      .map((values) => ({
+        name: values[0]!,
+        master: values[1] ?? '',
+        pid: values[2] === null ? null : Number(values[2]),
+        status: values[3] ?? 'unknown',
+        processes: processesOf(values[4] ?? null),
+      }));
+    return replies
+      .slice(0, masterNames.length)
+      .filter((values) => values[0] !== null)
+      .map((values) => ({
+        name: values[0]!,
+        pid: values[1] === null ? null : Number(values[1]),
+        status: values[2] ?? 'unknown',
+        environment: values[3] ?? null,
+        supervisors: supervisors.filter((supervisor) => supervisor.master === values[0]),
+      }));
+  }
+
   /** Horizon's hash of one job, with its retries; null when Horizon has none (never recorded, or trimmed). */
   async details(id: string): Promise<HorizonDetails | null> {
     const values = await this.client.hmget(this.prefix + id, ...FIELDS, 'payload', 'exception', 'retried_by');
@@ -140,12 +207,12 @@ export class HorizonView {
    * is not among measured_queues and has no snapshot): the counters since the last snapshot,
    * and the snapshots taken within the hour.
    */
-  async metrics(queue: string, now = Date.now() / 1000): Promise<HorizonQueueMetrics | undefined> {
+  async metrics(queue: string, now = Date.now() / 1000, kind: 'queue' | 'job' = 'queue'): Promise<HorizonQueueMetrics | undefined> {
     const p = this.prefix;
     const [measured, current, snapshots] = await Promise.all([
-      this.client.sismember(`${p}measured_queues`, `${p}queue:${queue}`),
-      this.client.hmget(`${p}queue:${queue}`, 'throughput', 'runtime'),
-      this.client.zrangebyscore(`${p}snapshot:queue:${queue}`, Math.floor(now - HOUR), '+inf'),
+      this.client.sismember(`${p}measured_${kind === 'queue' ? 'queues' : 'jobs'}`, `${p}${kind}:${queue}`),
+      this.client.hmget(`${p}${kind}:${queue}`, 'throughput', 'runtime'),
+      this.client.zrangebyscore(`${p}snapshot:${kind}:${queue}`, Math.floor(now - HOUR), '+inf'),
     ]);
     if (!measured && snapshots.length === 0) return undefined;
     const points: { at: number; throughput: number; runtime: number }[] = [];
@@ -207,4 +274,15 @@ function retryOfPayload(payload: string | null): string | null {
   const start = at + '"retry_of":"'.length;
   const end = payload.indexOf('"', start);
   return end > start ? payload.slice(start, end) : null;
+}
+
+/** A supervisor's `processes`: JSON of process counts per `connection:queue`; anything else reads as none. */
+function processesOf(text: string | null): Record<string, number> {
+  try {
+    const parsed = JSON.parse(text ?? '{}') as unknown;
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return {};
+    return Object.fromEntries(Object.entries(parsed).map(([queue, count]) => [queue, Number(count) || 0]));
+  } catch {
+    return {};
+  }
 }

@@ -322,6 +322,7 @@ export class Worker<Q extends Queue = Queue> extends EventEmitter {
       connectionName: this.options.connectionName,
       deps: this.deps,
       jobsInHand: () => this.inHandPerQueue(),
+      options: this.options,
       warn: (reason) => this.events.say({ event: 'warning', reason }),
     });
     const renewing = this.renewReservations();

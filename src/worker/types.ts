@@ -12,6 +12,7 @@ import type { FailedJobProvider } from './FailedJobProvider.js';
 import type { UniqueLockStore } from './locks/index.js';
 import type { DatabaseBatchRepository } from './BatchRepository.js';
 import type { StartConnection } from './startLine.js';
+import type { WorkerOptions } from './WorkerOptions.js';
 
 export interface WorkerEvent {
   event:
@@ -244,6 +245,8 @@ export interface RecorderContext {
   deps: WorkerDependencies;
   /** The jobs in hand now, per queue. */
   jobsInHand: () => Record<string, number>;
+  /** The worker's options (its queues, its concurrency), for a recorder that says what the worker is. */
+  options?: Readonly<WorkerOptions>;
   /** Says a warning as the worker's own (a recorder that cannot open). */
   warn: (reason: string) => void;
 }

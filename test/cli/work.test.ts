@@ -8,8 +8,12 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { buildJob, buildPayload } from '../../src/index.js';
+import { RedisQueue } from '../../src/redis/index.js';
+import { nodeRecordView } from '../../src/record/index.js';
 import { freePort } from '../../src/testing/index.js';
 import { HANDLERS, lqb, scratchPerTest } from '../helpers/processes.js';
+import { prefixedClient, rawClient } from '../helpers/redis.js';
 
 const SECRET = 'not-a-Secret-for-the-log';
 const SHORT_KEY = `base64:${Buffer.from('sixteen-byte-key').toString('base64')}`;
@@ -113,5 +117,41 @@ describe('lqb work refuses what it cannot use, before it starts', () => {
     );
     expect(result.stderr, 'lqb work said more than its start line on standard error').toMatch(/^lqb work: worker starting: [^\n]+\n$/);
     expect(result.status).toBe(0);
+  });
+});
+
+describe('lqb work keeps a record of what it ran', () => {
+  /** Runs one RecordJob with `flags` until the queue is empty; the record's keys left under the prefix, and its view. */
+  async function runOne(flags: string[]) {
+    const client = prefixedClient(current.prefix);
+    const raw = rawClient();
+    try {
+      await new RedisQueue(client).pushRaw(buildPayload(buildJob({ className: 'App\\Jobs\\Bridge\\RecordJob', properties: { n: 1 } })).raw);
+      const result = await lqb(['work', `--handlers=${HANDLERS}`, '--stop-when-empty', ...flags], current.s.env, { timeoutMs: 30_000 });
+      expect(result.status, `lqb work ${flags.join(' ')}: ${result.stderr}`).toBe(0);
+      const keys = (await raw.keys(`${current.prefix}lqb:*`)).map((key) => key.slice(current.prefix.length)).sort();
+      const view = nodeRecordView({ redis: client });
+      return { keys, minutes: await view.minutes(Date.now() / 1000 - 120), recent: await view.recent(0, 10) };
+    } finally {
+      client.disconnect();
+      raw.disconnect();
+    }
+  }
+
+  it('by default: the job counted in its minute and kept among the latest, the heartbeat gone once it stopped', async () => {
+    const { keys, minutes, recent } = await runOne([]);
+    expect(keys, 'the record’s keys after the run').toEqual(['lqb:completed', expect.stringMatching(/^lqb:minute:\d+$/)]);
+    expect(
+      minutes.map((row) => [row.queue, row.className, row.completed, row.failed]),
+      'the minutes counted',
+    ).toEqual([['default', 'App\\Jobs\\Bridge\\RecordJob', 1, 0]]);
+    expect(
+      recent.jobs.map((job) => [job.className, job.connection]),
+      'the latest jobs',
+    ).toEqual([['App\\Jobs\\Bridge\\RecordJob', 'redis']]);
+  });
+
+  it('--no-record: none of it', async () => {
+    expect((await runOne(['--no-record'])).keys, 'the record’s keys after lqb work --no-record').toEqual([]);
   });
 });

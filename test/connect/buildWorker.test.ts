@@ -15,10 +15,12 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { appEncrypter } from '../../src/connect/appKey.js';
 import { UNKNOWN_LARAVEL, buildWorker, openLockStore, type BuiltWorker } from '../../src/connect/buildWorker.js';
 import { ConnectionSettingsError, resolveConnection, type ConnectionSettings } from '../../src/connect/settings.js';
-import { databaseConfig } from '../../src/database/index.js';
+import { databaseConfig, openDatabase } from '../../src/database/index.js';
 import { DatabaseLockStore, RedisLockStore } from '../../src/worker/locks/index.js';
 import { DatabaseUuidFailedJobProvider } from '../../src/worker/FailedJobProvider.js';
-import { REDIS_URL, prefixedClient, uniquePrefix } from '../helpers/redis.js';
+import { REDIS_URL, prefixedClient, rawClient, removePrefix, uniquePrefix } from '../helpers/redis.js';
+import { buildJob, buildPayload } from '../../src/laravel/index.js';
+import { nodeRecordView } from '../../src/record/index.js';
 
 let dir: string;
 let settings: ConnectionSettings;
@@ -95,6 +97,86 @@ describe('buildWorker', () => {
     built = undefined;
     await ended;
     expect(client.status, 'the queue client after close()').toBe('end');
+  });
+});
+
+describe('buildWorker: the worker’s record (src/record/)', () => {
+  const pushOne = async (queue: { pushRaw(raw: string, name?: string): Promise<unknown> }) =>
+    queue.pushRaw(buildPayload(buildJob({ className: 'App\\Jobs\\X', properties: {}, serializesModels: false })).raw);
+
+  it('kept beside a Redis queue, under the app’s prefix, unless record: false', async () => {
+    const raw = rawClient();
+    try {
+      for (const record of [undefined, false] as const) {
+        const prefix = uniquePrefix('build-record');
+        const own = { ...settings, prefix };
+        // The job reads the worker's heartbeat while it runs: the classes its handlers are for, as the dashboard shows them.
+        const classesSaid: unknown[] = [];
+        const reader = prefixedClient(prefix);
+        built = buildWorker({
+          settings: own,
+          handlers: {
+            'App\\Jobs\\X': async () => {
+              const deadline = Date.now() + 5_000;
+              while (record !== false && classesSaid.length === 0 && Date.now() < deadline) {
+                const [beat] = await nodeRecordView({ redis: reader }).workers();
+                if (beat) classesSaid.push(beat.classes);
+                else await new Promise((resolve) => setTimeout(resolve, 20));
+              }
+            },
+            'App\\Listeners\\Y@handle': async () => undefined,
+          },
+          options: { stopWhenEmpty: true, sleep: 0, memory: 0 },
+          bookkeeping: { cacheStore: 'redis' },
+          failer: false,
+          ...(record === false ? { record } : {}),
+        });
+        await pushOne(built.worker.queue);
+        expect((await built.worker.run()).reason).toBe('empty');
+        const keys = (await raw.keys(`${prefix}lqb:*`)).map((key) => key.slice(prefix.length)).sort();
+        expect(keys, `the record’s keys with record: ${String(record)}`).toEqual(
+          record === false ? [] : ['lqb:completed', expect.stringMatching(/^lqb:minute:\d+$/)],
+        );
+        expect(classesSaid, `the classes the heartbeat said with record: ${String(record)}`).toEqual(
+          record === false ? [] : [['App\\Jobs\\X', 'App\\Listeners\\Y']],
+        );
+        reader.disconnect();
+        await removePrefix(raw, prefix);
+        await built.close();
+        built = undefined;
+      }
+    } finally {
+      raw.disconnect();
+    }
+  });
+
+  it('kept in the jobs table’s database on the database connection', async () => {
+    const db = `sqlite://${join(dir, 'app.sqlite')}`;
+    const opened = openDatabase(databaseConfig(db));
+    await opened.query(
+      'create table "jobs" ("id" integer primary key autoincrement not null, "queue" varchar not null, "payload" text not null, "attempts" integer not null, "reserved_at" integer, "available_at" integer not null, "created_at" integer not null)',
+    );
+    await opened.close();
+    built = buildWorker({
+      settings: resolveConnection({
+        connection: 'database',
+        queueDb: db,
+        failedDb: db,
+        redis: REDIS_URL,
+        prefix: uniquePrefix('build-record'),
+      }),
+      handlers,
+      options: { stopWhenEmpty: true, sleep: 0, memory: 0 },
+      bookkeeping: { cacheStore: 'redis' },
+      failer: false,
+    });
+    await pushOne(built.worker.queue);
+    expect((await built.worker.run()).reason).toBe('empty');
+    const view = nodeRecordView({ database: (built.worker.queue as DatabaseQueue).db });
+    expect(
+      (await view.recent(0, 10)).jobs.map((job) => [job.className, job.queue, job.connection]),
+      'the latest jobs, in lqb_completed',
+    ).toEqual([['App\\Jobs\\X', 'default', 'database']]);
   });
 });
 

@@ -225,6 +225,10 @@ describe('connect({ env })', () => {
     expect(refused({ tries: '3' }), 'tries as a string was taken').toMatch(/^tries must be a number, 0 or more, not "3"/);
     expect(refused({ concurrency: 0 }), 'concurrency 0 was taken').toMatch(/^concurrency must be a whole number, 1 or more/);
     expect(refused({ once: 'yes' }), 'once as a string was taken').toMatch(/^once must be true or false/);
+    expect(refused({ record: true }), 'record: true was taken').toMatch(/^record must be false or \{ keepSeconds, recent, flushEvery \}/);
+    expect(refused({ record: { recent: -1 } }), 'record.recent -1 was taken').toMatch(
+      /^record\.recent must be a whole number, 0 or more, not -1/,
+    );
     const worker = queue.worker({}, { queues: ['a'], retryAfter: 30, blockFor: null, tries: undefined, failer: false });
     expect(worker.options.tries, 'tries: undefined did not keep its default').toBe(1);
     expect(

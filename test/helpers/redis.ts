@@ -28,9 +28,9 @@ export function rawClient(db = 0): Redis {
   return new Redis(REDIS_URL, { db });
 }
 
-export type Dump = Record<string, string[] | [string, number][] | string>;
+export type Dump = Record<string, string[] | [string, number][] | [string, string][] | string>;
 
-/** Every key under a prefix (the prefix cut off) with its contents: lists in order, zsets with scores. */
+/** Every key under a prefix (the prefix cut off) with its contents: lists in order, zsets with scores, hashes' fields in order. */
 export async function dump(raw: Redis, prefix: string): Promise<Dump> {
   const keys = (await raw.keys(`${prefix}*`)).sort();
   const out: Dump = {};
@@ -43,7 +43,8 @@ export async function dump(raw: Redis, prefix: string): Promise<Dump> {
       const pairs: [string, number][] = [];
       for (let i = 0; i < flat.length; i += 2) pairs.push([flat[i]!, Number(flat[i + 1])]);
       out[name] = pairs;
-    } else out[name] = (await raw.get(key)) ?? '';
+    } else if (type === 'hash') out[name] = Object.entries(await raw.hgetall(key)).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    else out[name] = (await raw.get(key)) ?? '';
   }
   return out;
 }

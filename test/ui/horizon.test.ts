@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDashboard, type Dashboard } from '../../src/ui/index.js';
 import { HorizonView } from '../../src/ui/horizon.js';
+import { HorizonSupervisor } from '../../src/horizon/HorizonSupervisor.js';
 import { rawClient, removePrefix, uniquePrefix, REDIS_URL } from '../helpers/redis.js';
 import { horizonFixtureId as ID, loadHorizonLastState } from '../helpers/horizon-state.js';
 
@@ -142,6 +143,39 @@ describe('the dashboard over Horizon 5.22.1’s own records', () => {
     expect(c.side, 'C failed in Laravel’s worker: its trace’s frames are PHP’s').toBe('php');
     expect(c.properties.user, 'the model SerializesModels left, as Class#id').toBe('App\\Models\\User#42');
     expect((await fetch(`${base}/api/horizon/nothing`)).status, 'a list Horizon has not').toBe(404);
+  });
+
+  it('lists Horizon’s masters and their supervisors seen in the last 14 s, with their processes per queue', async () => {
+    const raw = rawClient();
+    const supervisor = new HorizonSupervisor(raw as never, {
+      prefix: horizonPrefix,
+      connection: 'redis',
+      queues: ['default', 'mail'],
+      processes: 4,
+      masterName: 'web-1-ab12',
+    });
+    try {
+      await supervisor.beat();
+      const workers = await get(`${await serve(horizonPrefix)}/api/workers`);
+      expect(
+        workers.horizon.map((master: { name: string; status: string; supervisors: { name: string; processes: object }[] }) => [
+          master.name,
+          master.status,
+          master.supervisors.map((s) => [s.name, s.processes]),
+        ]),
+        `the masters Horizon’s dashboard lists: ${JSON.stringify(workers.horizon)}`,
+      ).toEqual([['web-1-ab12', 'running', [['web-1-ab12:node', { 'redis:default,mail': 4 }]]]]);
+      await raw.zadd(`${horizonPrefix}masters`, Math.floor(Date.now() / 1000) - 60, 'gone-1-zz99');
+      await raw.hset(`${horizonPrefix}master:gone-1-zz99`, { name: 'gone-1-zz99', pid: '1', status: 'running' });
+      const again = await get(`${await serve(horizonPrefix)}/api/workers`);
+      expect(
+        again.horizon.map((master: { name: string }) => master.name),
+        'a master not seen for a minute is not listed',
+      ).toEqual(['web-1-ab12']);
+    } finally {
+      await supervisor.stop();
+      raw.disconnect();
+    }
   });
 
   it('under a prefix with no records, says nothing of Horizon', async () => {

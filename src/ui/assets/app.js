@@ -35,6 +35,9 @@ function parseRoute() {
   if (parts[0] === 'failed') return { view: 'failed', offset: Number(parts[1] || 0) };
   if (parts[0] === 'horizon') return { view: 'horizon', list: parts[1] || 'recent', offset: Number(parts[2] || 0) };
   if (parts[0] === 'search') return { view: 'search', q: parts[1] || '' };
+  if (parts[0] === 'workers') return { view: 'workers' };
+  if (parts[0] === 'activity') return { view: 'activity' };
+  if (parts[0] === 'completed') return { view: 'completed', offset: Number(parts[1] || 0) };
   if (parts[0] === 'batches' && parts[1] === 'page') return { view: 'batches', offset: Number(parts[2] || 0) };
   if (parts[0] === 'batches' && parts[1]) return { view: 'batch', id: parts[1] };
   if (parts[0] === 'batches') return { view: 'batches', offset: 0 };
@@ -166,76 +169,102 @@ function Overview({ setAsk }) {
       run: () => postJson(`api/queues/${encodeURIComponent(q.name)}/${q.paused ? 'resume' : 'pause'}`),
       done: reload,
     });
-  return html`<div class="card">
-    <table data-testid="queues">
-      <thead>
-        <tr>
-          <th>Queue</th>
-          <th>Status</th>
-          <th class="num">Ready</th>
-          <th class="num">Delayed</th>
-          <th class="num">Reserved</th>
-          <th class="num">Failed</th>
-          <th class="num" title="the age of its oldest ready job">Wait</th>
-          <th>Last hour</th>
-          <th></th>
-        </tr>
-      </thead>
-      <tbody>
-        ${
-          data.queues.length === 0 &&
-          html`<tr>
-            <td colspan="9" class="muted">No queues found.</td>
-          </tr>`
-        }
-        ${data.queues.map(
-          (q) =>
-            html`<tr data-testid=${`queue-${q.name}`}>
-              <td>
-                <a href=${`#/queues/${encodeURIComponent(q.name)}/ready`}>${q.name}</a> <span class="muted mono">${q.connection}</span>
-              </td>
-              <td>
-                <span class=${`badge ${q.paused ? 'paused' : 'running'}`} data-testid="status">${q.paused ? 'paused' : 'running'}</span>
-              </td>
-              <td class="num ready" data-testid="ready"><a href=${`#/queues/${encodeURIComponent(q.name)}/ready`}>${q.ready}</a></td>
-              <td class="num delayed" data-testid="delayed">
-                <a href=${`#/queues/${encodeURIComponent(q.name)}/delayed`}>${q.delayed}</a>
-              </td>
-              <td class="num reserved" data-testid="reserved">
-                <a href=${`#/queues/${encodeURIComponent(q.name)}/reserved`}>${q.reserved}</a>
-              </td>
-              <td class="num failed" data-testid="failed"><a href="#/failed">${q.failed}</a></td>
-              <td
-                class="num"
-                data-testid="wait"
-                title=${q.wait === null ? "its oldest job's payload carries no push time (Laravel before 12.11, without Horizon)" : 'the age of its oldest ready job'}
-              >
-                ${q.wait === null ? '?' : duration(q.wait)}
-              </td>
-              <td>
-                <${Chart} history=${q.history} />
-                ${q.horizon && html`<div class="legend" data-testid="horizon-metrics">Horizon: ${q.horizon.throughput} done${q.horizon.runtime != null ? html`, ${Math.round(q.horizon.runtime * 100) / 100} ms mean` : ''}</div>`}
-              </td>
-              <td>
-                ${!READ_ONLY && html`<button data-testid="pause-toggle" onClick=${() => toggle(q)}>${q.paused ? 'Resume' : 'Pause'}</button>`}
-              </td>
-            </tr>`,
-        )}
-      </tbody>
-    </table>
-    <p class="muted legend">
-      The chart: finished jobs per minute where a record counts them (Horizon's metrics, Node's workers' own record), else the jobs that
-      left the queue as this dashboard saw it shrink (done, failed, cancelled or cleared alike, and a lower bound: Laravel's queues keep no
-      count of finished jobs); failures per minute from failed_jobs; the queue's depth.
-    </p>
-    ${
-      data.horizon &&
-      html`<p class="legend" data-testid="horizon-links">
-        Horizon's records (<span class="mono">${data.horizon.prefix}</span>):
-        ${HORIZON_LISTS.map((l) => html` <a href=${`#/horizon/${l}`}>${l}</a>`)}
-      </p>`
-    }
-  </div>`;
+  const sum = data.summary;
+  return html`<div class="stats" data-testid="summary">
+      <div class="stat"><span class="label">Jobs per minute</span><strong data-testid="per-minute">${sum.perMinute ?? '?'}</strong></div>
+      <div class="stat">
+        <span class="label">Jobs past hour</span
+        ><strong
+          data-testid="past-hour"
+          title=${sum.finishedPastHour == null ? 'no record counts finished jobs: run Horizon, or Node workers (their record is on by default)' : ''}
+          >${sum.finishedPastHour ?? '?'}</strong
+        >
+      </div>
+      <div class="stat">
+        <span class="label">Status</span
+        ><strong data-testid="status-summary"
+          >${sum.nodeWorkers} Node worker${sum.nodeWorkers === 1 ? '' : 's'}${sum.horizon ? html` · Horizon ${sum.horizon}` : ''}</strong
+        >
+      </div>
+      <div class="stat"><span class="label">Processes</span><strong data-testid="processes">${sum.processes}</strong></div>
+      <div class="stat"><span class="label">Failed past 7 days</span><strong data-testid="failed-week">${sum.failedPastWeek}</strong></div>
+      <div class="stat">
+        <span class="label">Longest wait</span
+        ><strong data-testid="longest-wait"
+          >${data.longestWait ? html`${duration(data.longestWait.wait)} <span class="muted">${data.longestWait.queue}</span>` : '—'}</strong
+        >
+      </div>
+    </div>
+    <div class="card">
+      <table data-testid="queues">
+        <thead>
+          <tr>
+            <th>Queue</th>
+            <th>Status</th>
+            <th class="num">Ready</th>
+            <th class="num">Delayed</th>
+            <th class="num">Reserved</th>
+            <th class="num">Failed</th>
+            <th class="num" title="the age of its oldest ready job">Wait</th>
+            <th>Last hour</th>
+            <th></th>
+          </tr>
+        </thead>
+        <tbody>
+          ${
+            data.queues.length === 0 &&
+            html`<tr>
+              <td colspan="9" class="muted">No queues found.</td>
+            </tr>`
+          }
+          ${data.queues.map(
+            (q) =>
+              html`<tr data-testid=${`queue-${q.name}`}>
+                <td>
+                  <a href=${`#/queues/${encodeURIComponent(q.name)}/ready`}>${q.name}</a> <span class="muted mono">${q.connection}</span>
+                </td>
+                <td>
+                  <span class=${`badge ${q.paused ? 'paused' : 'running'}`} data-testid="status">${q.paused ? 'paused' : 'running'}</span>
+                </td>
+                <td class="num ready" data-testid="ready"><a href=${`#/queues/${encodeURIComponent(q.name)}/ready`}>${q.ready}</a></td>
+                <td class="num delayed" data-testid="delayed">
+                  <a href=${`#/queues/${encodeURIComponent(q.name)}/delayed`}>${q.delayed}</a>
+                </td>
+                <td class="num reserved" data-testid="reserved">
+                  <a href=${`#/queues/${encodeURIComponent(q.name)}/reserved`}>${q.reserved}</a>
+                </td>
+                <td class="num failed" data-testid="failed"><a href="#/failed">${q.failed}</a></td>
+                <td
+                  class="num"
+                  data-testid="wait"
+                  title=${q.wait === null ? "its oldest job's payload carries no push time (Laravel before 12.11, without Horizon)" : 'the age of its oldest ready job'}
+                >
+                  ${q.wait === null ? '?' : duration(q.wait)}
+                </td>
+                <td>
+                  <${Chart} history=${q.history} />
+                  ${q.horizon && html`<div class="legend" data-testid="horizon-metrics">Horizon: ${q.horizon.throughput} done${q.horizon.runtime != null ? html`, ${Math.round(q.horizon.runtime * 100) / 100} ms mean` : ''}</div>`}
+                </td>
+                <td>
+                  ${!READ_ONLY && html`<button data-testid="pause-toggle" onClick=${() => toggle(q)}>${q.paused ? 'Resume' : 'Pause'}</button>`}
+                </td>
+              </tr>`,
+          )}
+        </tbody>
+      </table>
+      <p class="muted legend">
+        The chart: finished jobs per minute where a record counts them (Horizon's metrics, Node's workers' own record), else the jobs that
+        left the queue as this dashboard saw it shrink (done, failed, cancelled or cleared alike, and a lower bound: Laravel's queues keep
+        no count of finished jobs); failures per minute from failed_jobs; the queue's depth.
+      </p>
+      ${
+        data.horizon &&
+        html`<p class="legend" data-testid="horizon-links">
+          Horizon's records (<span class="mono">${data.horizon.prefix}</span>):
+          ${HORIZON_LISTS.map((l) => html` <a href=${`#/horizon/${l}`}>${l}</a>`)}
+        </p>`
+      }
+    </div>`;
 }
 
 function Properties({ job }) {
@@ -880,6 +909,204 @@ function BatchView({ route, setAsk }) {
   </div>`;
 }
 
+/** Node's workers from their heartbeats, and Horizon's masters and supervisors where Horizon runs. */
+function WorkersView() {
+  const [data, error] = usePoll(() => getJson('api/workers'), []);
+  if (error) return html`<div class="notice error">${error}</div>`;
+  if (!data) return html`<p class="muted">Loading…</p>`;
+  return html`<div class="card">
+      <h2>Node workers <span class="muted">(${data.node.length})</span></h2>
+      <table data-testid="node-workers">
+        <thead>
+          <tr>
+            <th>Host</th>
+            <th class="num">Pid</th>
+            <th>Queues</th>
+            <th class="num">Concurrency</th>
+            <th class="num">In hand</th>
+            <th>Since</th>
+            <th>Last poll</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${
+            data.node.length === 0 &&
+            html`<tr>
+              <td colspan="7" class="muted">No Node worker is running (or none keeps its record: lqb work --no-record).</td>
+            </tr>`
+          }
+          ${data.node.map(
+            (w) =>
+              html`<tr data-testid="node-worker" data-id=${w.id}>
+                <td>${w.host}</td>
+                <td class="num">${w.pid}</td>
+                <td>${w.connection}: ${w.queues.join(', ')}</td>
+                <td class="num">${w.concurrency}</td>
+                <td class="num" data-testid="in-hand">${w.inHand}</td>
+                <td title=${when(w.since)}>${relative(w.since)}</td>
+                <td title=${when(w.lastPoll)}>${relative(w.lastPoll)}</td>
+              </tr>`,
+          )}
+        </tbody>
+      </table>
+    </div>
+    ${
+      data.horizon &&
+      html`<div class="card">
+        <h2>Horizon's supervisors</h2>
+        <table data-testid="horizon-masters">
+          <thead>
+            <tr>
+              <th>Master / supervisor</th>
+              <th>Status</th>
+              <th class="num">Pid</th>
+              <th>Processes</th>
+            </tr>
+          </thead>
+          <tbody>
+            ${
+              data.horizon.length === 0 &&
+              html`<tr>
+                <td colspan="4" class="muted">Horizon is inactive: no master seen in the last 14 s.</td>
+              </tr>`
+            }
+            ${data.horizon.map(
+              (m) =>
+                html`<tr class="master">
+                    <td><strong>${m.name}</strong> ${m.environment ? html`<span class="muted">${m.environment}</span>` : ''}</td>
+                    <td>${m.status}</td>
+                    <td class="num">${m.pid ?? ''}</td>
+                    <td></td>
+                  </tr>
+                  ${m.supervisors.map(
+                    (sv) =>
+                      html`<tr data-testid="horizon-supervisor">
+                        <td class="indent">${sv.name}</td>
+                        <td>${sv.status}</td>
+                        <td class="num">${sv.pid ?? ''}</td>
+                        <td>${Object.entries(sv.processes).map(([q, n]) => html`<span class="badge tag">${q}: ${n}</span> `)}</td>
+                      </tr>`,
+                  )}`,
+            )}
+          </tbody>
+        </table>
+      </div>`
+    }`;
+}
+
+/** The last hour per class and per queue: Node's record, Horizon's metrics, failures by side; which classes Node's workers take. */
+function ActivityView() {
+  const [data, error] = usePoll(() => getJson('api/activity'), []);
+  if (error) return html`<div class="notice error">${error}</div>`;
+  if (!data) return html`<p class="muted">Loading…</p>`;
+  const table = (rows, what, testid) =>
+    html`<table data-testid=${testid}>
+      <thead>
+        <tr>
+          <th>${what}</th>
+          <th class="num" title="jobs Node's workers finished, from their record">Node ran</th>
+          <th class="num">Node failed</th>
+          <th class="num">Node runtime</th>
+          <th class="num" title="Horizon's count: PHP's workers, and Node's under --horizon">Horizon ran</th>
+          <th class="num">Failed (PHP / Node / ?)</th>
+          ${what === 'Class' && html`<th title="whether a running Node worker has a handler for it">Node handler</th>`}
+          <th>Per minute (Node)</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${
+          rows.length === 0 &&
+          html`<tr>
+            <td colspan="8" class="muted">Nothing recorded in the last hour.</td>
+          </tr>`
+        }
+        ${rows.map(
+          (r) =>
+            html`<tr data-testid="activity-row" data-name=${r.name}>
+              <td><strong>${r.name}</strong></td>
+              <td class="num" data-testid="node-ran">${r.node.completed}</td>
+              <td class="num failed">${r.node.failed}</td>
+              <td class="num">${r.node.runtimeMs == null ? '—' : `${r.node.runtimeMs} ms`}</td>
+              <td class="num" data-testid="horizon-ran" title=${r.horizon ? '' : 'PHP’s finished jobs cannot be known without Horizon'}>
+                ${r.horizon ? r.horizon.throughput : data.horizon ? '0' : 'unknown'}
+              </td>
+              <td class="num" data-testid="failed-sides">${r.failed.php} / ${r.failed.node} / ${r.failed.unknown}</td>
+              ${what === 'Class' && html`<td data-testid="node-handles">${r.nodeHandles == null ? '?' : r.nodeHandles ? 'yes' : 'no'}</td>`}
+              <td><${Spark} values=${r.perMinute} /></td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>`;
+  return html`<div class="card">
+      <h2>Who runs what, last hour</h2>
+      <p class="muted legend">
+        Node's side is exact (its workers' own record).
+        ${data.horizon ? "Horizon's counts are every side it measures." : "PHP's finished jobs cannot be known without Horizon: they show as unknown, not as zero."}
+        Failures are from failed_jobs, by the side their trace names.
+      </p>
+      ${table(data.classes, 'Class', 'activity-classes')}
+    </div>
+    <div class="card">
+      <h2>Per queue</h2>
+      ${table(data.queues, 'Queue', 'activity-queues')}
+    </div>`;
+}
+
+/** Sixty values as a small bar line. */
+function Spark({ values }) {
+  const w = 120,
+    h = 20,
+    max = Math.max(1, ...values),
+    bw = w / values.length;
+  return html`<svg width=${w} height=${h} viewBox="0 0 ${w} ${h}" class="chart">
+    ${values.map((v, i) => v > 0 && html`<rect x=${i * bw} y=${h - (v / max) * h} width=${bw} height=${(v / max) * h} fill="#6fcf97" />`)}
+  </svg>`;
+}
+
+/** The jobs Node's workers completed last, from their record (Horizon's completed list is under Horizon's records). */
+function CompletedView({ route }) {
+  const path = `api/completed?offset=${route.offset}&limit=${PAGE}`;
+  const [data, error] = usePoll(() => getJson(path), [path]);
+  return html`<div class="card">
+    <h2>Completed by Node's workers ${data && html`<span class="muted">(${data.total} kept)</span>`}</h2>
+    ${error && html`<div class="notice error">${error}</div>`}
+    ${
+      data &&
+      html`<table data-testid="completed">
+          <thead>
+            <tr>
+              <th>Job</th>
+              <th>Queue</th>
+              <th class="num">Runtime</th>
+              <th>Finished</th>
+            </tr>
+          </thead>
+          <tbody>
+            ${
+              data.jobs.length === 0 &&
+              html`<tr>
+                <td colspan="4" class="muted">None recorded.</td>
+              </tr>`
+            }
+            ${data.jobs.map(
+              (job) =>
+                html`<tr data-testid="completed-job" data-uuid=${job.uuid}>
+                  <td>
+                    <${JobLink} job=${job} />
+                    <div class="mono muted">${job.uuid}</div>
+                  </td>
+                  <td>${job.connection}:${job.queue}</td>
+                  <td class="num">${job.runtimeMs} ms</td>
+                  <td title=${when(job.finishedAt)}>${relative(job.finishedAt)}</td>
+                </tr>`,
+            )}
+          </tbody>
+        </table>
+        <${Pager} total=${data.total} offset=${route.offset} href=${(o) => `#/completed/${o}`} />`
+    }
+  </div>`;
+}
+
 /** Opens a job's page from a uuid typed or pasted in. */
 function GoToJob() {
   const [text, setText] = useState('');
@@ -913,6 +1140,9 @@ function App() {
         <a href="#/batches" class=${route.view === 'batches' || route.view === 'batch' ? 'active' : ''} data-testid="nav-batches"
           >Batches</a
         >
+        <a href="#/activity" class=${route.view === 'activity' ? 'active' : ''} data-testid="nav-activity">Who runs what</a>
+        <a href="#/completed" class=${route.view === 'completed' ? 'active' : ''} data-testid="nav-completed">Completed</a>
+        <a href="#/workers" class=${route.view === 'workers' ? 'active' : ''} data-testid="nav-workers">Workers</a>
         <a href="#/search" class=${route.view === 'search' ? 'active' : ''} data-testid="nav-search">Search</a>
       </nav>
       <${GoToJob} />
@@ -925,7 +1155,8 @@ function App() {
       ${route.view === 'failed' && html`<${FailedView} route=${route} setAsk=${setAsk} />`}
       ${route.view === 'horizon' && html`<${HorizonJobsView} route=${route} />`}
       ${route.view === 'job' && html`<${JobView} route=${route} setAsk=${setAsk} />`}
-      ${route.view === 'search' && html`<${SearchView} route=${route} />`}
+      ${route.view === 'search' && html`<${SearchView} route=${route} />`} ${route.view === 'workers' && html`<${WorkersView} />`}
+      ${route.view === 'activity' && html`<${ActivityView} />`} ${route.view === 'completed' && html`<${CompletedView} route=${route} />`}
       ${route.view === 'batches' && html`<${BatchesListView} route=${route} />`}
       ${route.view === 'batch' && html`<${BatchView} route=${route} setAsk=${setAsk} />`}
     </main>
