@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { root } from '../helpers/php.js';
 import { startUi, type RunningUi } from '../helpers/ui.js';
-import { lqb, php } from '../helpers/processes.js';
+import { HANDLERS, lqb, php } from '../helpers/processes.js';
 import { QUEUE_DATABASES } from '../helpers/jobs-table.js';
 import { rawClient, removePrefix } from '../helpers/redis.js';
 
@@ -194,6 +194,45 @@ describe.each(QUEUE_DATABASES)(
         await expect.poll(() => row('default').getByTestId('status').textContent()).toBe('running');
         expect(cacheStore({ op: 'get', key: 'illuminate:queue:paused:database:default' }), 'the switch after resume').toEqual([null]);
       });
+
+    it('opens the ready job’s own page from its list: the row’s id and the envelope’s fields', async () => {
+      await page.goto(`${server.url}#/queues/default/ready`);
+      await page.locator(`[data-testid="job"][data-uuid="${READY}"]`).getByTestId('job-link').click();
+      const job = page.getByTestId('job-page');
+      await job.waitFor();
+      expect(await job.getByTestId('found-in').textContent(), `${name}: READY found`).toBe('ready');
+      expect(await job.getByTestId('field-displayName').locator('td').textContent(), `${name}: READY's displayName`).toBe(
+        'App\\Jobs\\Bridge\\RecordJob',
+      );
+      await shot('job');
+    });
+
+    it('lists what a Node worker on the jobs table completed, from the record it keeps in the same database', async () => {
+      // Its cache (pause switches, the restart signal) in Redis under the test's prefix: the queue and its record stay in the database.
+      const worked = await lqb(
+        [
+          'work',
+          '--connection=database',
+          `--queue-db=${database}`,
+          `--jobs-table=${table}`,
+          `--handlers=${HANDLERS}`,
+          '--cache-store=redis',
+          '--redis=redis://127.0.0.1:6379',
+          `--prefix=${env.REDIS_PREFIX}`,
+          '--stop-when-empty',
+          '--sleep=0',
+        ],
+        { ...env, LQB_NODE_RECORD_FILE: join(dir, 'node-runs.jsonl') },
+      );
+      expect(worked.status, `lqb work on ${name}: ${worked.stderr.slice(-600)}`).toBe(0);
+      await page.goto(`${server.url}#/completed`);
+      await expect
+        .poll(() => page.getByTestId('completed-job').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-uuid'))), {
+          message: `${name}: the jobs Node's record says it completed`,
+        })
+        .toContain(READY);
+      await shot('completed');
+    });
 
     it('said nothing on standard error (no Redis was looked for)', () => {
       expect(server.stderr(), 'lqb ui’s standard error').toBe('');

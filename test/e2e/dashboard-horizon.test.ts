@@ -8,7 +8,7 @@
  * (its API) of the job Horizon holds a failed record of, once Laravel 8.83's own worker has failed
  * it into failed_jobs: retried as Horizon's Retry does, as `lqb retry` retries it.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -97,6 +97,26 @@ describe('lqb ui in chromium, over the records Horizon 5.22.1 wrote on Laravel 8
     await expect
       .poll(() => page.getByTestId('horizon-job').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-uuid'))))
       .toEqual([ID(5), ID(2), ID(1)]);
+  });
+
+  it('opens a failed job’s page from Horizon’s failed list: its retry, and from the retry the job it retries', async () => {
+    await page.goto(`${server.url}#/horizon/failed`);
+    await page
+      .locator(`[data-testid="horizon-job"][data-uuid="${ID(3)}"]`)
+      .getByTestId('job-link')
+      .click();
+    const job = page.getByTestId('job-page');
+    await job.waitFor();
+    expect(await job.getByTestId('side').first().textContent(), 'C: failed on PHP, its trace says').toBe('PHP');
+    const retries = job.getByTestId('retries').locator('tbody tr');
+    expect(await retries.count(), 'C: its retries, as retried_by lists them').toBe(1);
+    expect(await retries.first().locator('td').nth(1).textContent(), 'C′: the retry’s status').toBe('completed');
+    await shot('job');
+    if (process.env.LQB_UI_DOCS_SCREENSHOTS === '1')
+      copyFileSync(join(ARTIFACTS, 'ui-horizon-job.png'), join(root, 'docs', 'ui-horizon-job.png'));
+    await retries.first().locator('a').click();
+    await page.getByTestId('retry-of').waitFor();
+    expect(await page.getByTestId('retry-of').textContent(), 'C′: the job it retries').toBe(ID(3));
   });
 });
 
