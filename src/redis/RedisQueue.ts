@@ -668,6 +668,37 @@ export class RedisQueue implements Queue<RedisJob> {
     return ends.length === 2 ? { head: ends[0]!, tail: ends[1]! } : undefined;
   }
 
+  /**
+   * Jobs `start` to `stop` of a state (ready: the list; delayed, reserved: the zsets), each
+   * larger than `whole` bytes sent as its size, head and tail only (page-ends.lua).
+   */
+  async pageEnds(
+    queue: string | undefined,
+    state: 'ready' | 'delayed' | 'reserved',
+    start: number,
+    stop: number,
+    sizes: { whole: number; head: number; tail: number },
+  ): Promise<{ bytes: number; score: number | null; payload: string; tail: string | null }[]> {
+    const key = state === 'ready' ? this.key(queue) : `${this.key(queue)}:${state}`;
+    const flat = await runStep<(string | number)[]>(
+      this.client,
+      'lqbPageEnds',
+      [key],
+      [state === 'ready' ? 'list' : 'zset', start, stop, sizes.whole, sizes.head, sizes.tail],
+    );
+    const jobs: { bytes: number; score: number | null; payload: string; tail: string | null }[] = [];
+    for (let i = 0; i + 3 < flat.length; i += 4) {
+      const bytes = Number(flat[i]);
+      jobs.push({
+        bytes,
+        score: flat[i + 1] === '' ? null : Number(flat[i + 1]),
+        payload: String(flat[i + 2]),
+        tail: bytes > sizes.whole ? String(flat[i + 3]) : null,
+      });
+    }
+    return jobs;
+  }
+
   async readySize(queue?: string): Promise<number> {
     return this.client.llen(this.key(queue));
   }

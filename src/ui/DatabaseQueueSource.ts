@@ -14,8 +14,8 @@
 import type { Database } from '../database/index.js';
 import { quoteName } from '../database/index.js';
 import type { CancelOutcome } from '../redis/cancel.js';
-import type { JobState } from './jobs.js';
-import type { FoundJob, QueueCounts, QueueSource, StoredJob } from './source.js';
+import { DECODED_UP_TO, HEAD_READ, TAIL_READ, type JobState } from './jobs.js';
+import type { FoundJob, PageOptions, QueueCounts, QueueSource, StoredJob } from './source.js';
 
 /** What a uuid looks like: anything else is not looked for (it goes into a LIKE pattern). */
 const UUID = /^[0-9A-Za-z-]{1,64}$/;
@@ -32,10 +32,27 @@ export interface DatabaseQueueSourceOptions {
 interface JobRow {
   id: unknown;
   payload: unknown;
+  /** A cut read's: the payload's size in bytes, and its tail when it was too large to send whole. */
+  payload_bytes?: unknown;
+  payload_tail?: unknown;
   attempts: unknown;
   reserved_at: unknown;
   available_at: unknown;
   created_at: unknown;
+}
+
+/**
+ * A payload read for a list: whole up to DECODED_UP_TO bytes, else its head and tail only, with
+ * its size, so a row of 50 MB sends a few kilobytes (the same cut as src/redis/lua/page-ends.lua).
+ */
+export function cutPayloadColumns(dialect: Database['dialect'], payload: string): string[] {
+  const bytes = dialect === 'sqlite' ? `length(cast(${payload} as blob))` : `octet_length(${payload})`;
+  const tail = dialect === 'sqlite' ? `substr(${payload}, -${TAIL_READ})` : `right(${payload}, ${TAIL_READ})`;
+  return [
+    `${bytes} as payload_bytes`,
+    `case when ${bytes} > ${DECODED_UP_TO} then substr(${payload}, 1, ${HEAD_READ}) else ${payload} end as ${quoteName(dialect, 'payload')}`,
+    `case when ${bytes} > ${DECODED_UP_TO} then ${tail} else null end as payload_tail`,
+  ];
 }
 
 export class DatabaseQueueSource implements QueueSource {
@@ -91,11 +108,20 @@ export class DatabaseQueueSource implements QueueSource {
   }
 
   /** A page of one state's rows in id order (the order pop meets them), with their count. */
-  async page(queue: string, state: JobState, offset: number, limit: number): Promise<{ total: number; jobs: StoredJob[] }> {
+  async page(
+    queue: string,
+    state: JobState,
+    offset: number,
+    limit: number,
+    options: PageOptions = {},
+  ): Promise<{ total: number; jobs: StoredJob[] }> {
     const now = this.now();
     const [condition, params] = this.condition(state, now);
     const where = `where ${this.name('queue')} = ? and ${condition}`;
-    const columns = ['id', 'payload', 'attempts', 'reserved_at', 'available_at', 'created_at'].map((c) => this.name(c)).join(', ');
+    const columns = [
+      ...['id', 'attempts', 'reserved_at', 'available_at', 'created_at'].map((c) => this.name(c)),
+      ...(options.cut ? cutPayloadColumns(this.db.dialect, this.name('payload')) : [this.name('payload')]),
+    ].join(', ');
     const [{ rows: counted }, { rows }] = await Promise.all([
       this.db.query<{ n: unknown }>(`select count(*) as n from ${this.name(this.table)} ${where}`, [queue, ...params]),
       this.db.query<JobRow>(
@@ -109,8 +135,12 @@ export class DatabaseQueueSource implements QueueSource {
   /** A row as a page holds it: the time its state gives it (due, or the reservation's end), its id, attempts and push time. */
   private stored(row: JobRow, state: JobState): StoredJob {
     const until = state === 'delayed' ? Number(row.available_at) : state === 'reserved' ? Number(row.reserved_at) + this.retryAfter : null;
+    const text = (value: unknown) => (Buffer.isBuffer(value) ? value.toString('utf8') : String(value));
     return {
-      payload: Buffer.isBuffer(row.payload) ? row.payload.toString('utf8') : String(row.payload),
+      payload: text(row.payload),
+      ...(row.payload_tail !== null && row.payload_tail !== undefined
+        ? { cut: { bytes: Number(row.payload_bytes), tail: text(row.payload_tail) } }
+        : {}),
       until,
       id: String(row.id),
       attempts: Number(row.attempts),

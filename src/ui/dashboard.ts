@@ -26,13 +26,13 @@ import { HorizonRecorder } from '../horizon/HorizonRecorder.js';
 import { retryFailed } from '../horizon/retry.js';
 import { moduleUrl, requireBeside } from '../internal/module-url.js';
 import { Access, TOKEN_COOKIE, type AccessOptions } from './access.js';
-import { FailedJobsView, type FailedFilter } from './failed.js';
+import { FailedJobsView, type FailedFilter, type ListedFailure } from './failed.js';
 import { BatchesView } from './batches.js';
 import { decodeCursor, searchWindow } from './search.js';
 import { HOUR, History, type FinishedPoint, type FinishedSource } from './history.js';
 import { activityOf } from './activity.js';
 import { nodeRecordView, type MinuteRow, type NodeRecordView } from '../record/index.js';
-import { EXCEPTION_SHOWN, summarizeJob, uuidOfPayload, type JobState, type JobSummary } from './jobs.js';
+import { EXCEPTION_SHOWN, cutOfWhole, summarizeJob, summarizeStored, uuidOfPayload, type JobState, type JobSummary } from './jobs.js';
 import { RedisQueueSource, type QueueSource, type StoredJob } from './source.js';
 import { DatabaseQueueSource } from './DatabaseQueueSource.js';
 import { HORIZON_LISTS, HorizonView, type HorizonJob, type HorizonList } from './horizon.js';
@@ -273,14 +273,18 @@ export function createDashboard(options: DashboardOptions = {}): Dashboard {
   }
 
   async function overview(): Promise<unknown> {
-    const failedCounts = await failed.countsByQueue(source.connection);
-    // A queue whose jobs all failed has no keys left: its failed jobs still name it.
-    const names = options.queues?.length ? options.queues : [...new Set([...(await queueNames()), ...failedCounts.keys()])].sort();
-    const [paused, failures, measuring, nodeMinutes, failedWeek, nodeWorkers] = await Promise.all([
+    const [failedCounts, nodeMinutes] = await Promise.all([
+      failed.countsByQueue(source.connection),
+      stores.record.minutes(Date.now() / 1000 - HOUR).catch((): MinuteRow[] => []),
+    ]);
+    // A queue whose jobs all finished or failed has no keys left: its failed jobs, and Node's record of the hour, still name it.
+    const names = options.queues?.length
+      ? options.queues
+      : [...new Set([...(await queueNames()), ...failedCounts.keys(), ...nodeMinutes.map((row) => row.queue)])].sort();
+    const [paused, failures, measuring, failedWeek, nodeWorkers] = await Promise.all([
       cache.pausedQueues(source.connection, names),
       failed.failedSince(source.connection, new Date(Date.now() - HOUR * 1000)),
       horizonThere(),
-      stores.record.minutes(Date.now() / 1000 - HOUR).catch(() => []),
       failed.countSince(source.connection, new Date(Date.now() - 7 * 24 * HOUR * 1000)),
       stores.record.workers().catch(() => []),
     ]);
@@ -367,10 +371,10 @@ export function createDashboard(options: DashboardOptions = {}): Dashboard {
     const state = (params.get('state') ?? 'ready') as JobState;
     if (!STATES.includes(state)) throw new HttpError(400, `state must be one of ${STATES.join(', ')}, not ${JSON.stringify(state)}`);
     const { offset, limit } = paging(params);
-    const page = await source.page(name, state, offset, limit);
+    const page = await source.page(name, state, offset, limit, { cut: true });
     // The database keeps a job's id, attempts and push time in columns, not in its payload.
     const summaries = page.jobs.map((job, i) => {
-      const summary = summarizeJob(job.payload, job.until, keys);
+      const summary = summarizeStored(job, keys);
       return {
         ...summary,
         ...(job.id !== undefined ? { id: job.id } : {}),
@@ -384,7 +388,7 @@ export function createDashboard(options: DashboardOptions = {}): Dashboard {
 
   async function failedJobs(params: URLSearchParams): Promise<unknown> {
     const { offset, limit } = paging(params);
-    const page = await failed.page(offset, limit, failedFilter(params));
+    const page = await failed.page(offset, limit, failedFilter(params), { cut: true });
     return { offset, limit, total: page.total, jobs: await withHorizon(page.jobs.map(failedSummary)) };
   }
 
@@ -406,14 +410,14 @@ export function createDashboard(options: DashboardOptions = {}): Dashboard {
     return { list, offset, limit, total: page.total, jobs };
   }
 
-  function failedSummary(job: FailedJob): JobSummary & Record<string, unknown> {
+  function failedSummary(job: ListedFailure): JobSummary & Record<string, unknown> {
     return {
-      ...summarizeJob(job.payload, null, keys),
+      ...summarizeStored({ payload: job.payload, until: null, ...(job.cut ? { cut: job.cut } : {}) }, keys),
       uuid: job.uuid,
       queue: job.queue,
       connection: job.connection,
       failedAt: job.failed_at,
-      exception: cutForShowing(job.exception, EXCEPTION_SHOWN),
+      exception: cutOfWhole(job.exception, EXCEPTION_SHOWN, job.exceptionLength),
       side: sideOfException(job.exception),
       download: `api/failed/${encodeURIComponent(job.uuid)}/payload`,
     };

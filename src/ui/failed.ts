@@ -7,6 +7,7 @@
 import { DatabaseUuidFailedJobProvider, laravelTimestamp, type FailedJob } from '../worker/index.js';
 import { encodeString } from '../laravel/json.js';
 import { sideOfException, type Side } from './side.js';
+import { cutPayloadColumns } from './DatabaseQueueSource.js';
 
 /** Which failures a list, a count, "retry all" and "forget all" take: all that are given must hold. */
 export interface FailedFilter {
@@ -28,17 +29,40 @@ export class FailedJobsView extends DatabaseUuidFailedJobProvider {
   }
 
   /** Newest first, `limit` from `offset`, of the failures a filter names (a queue's, a class's, an exception's), or all. */
-  async page(offset: number, limit: number, filter: FailedFilter | string = {}): Promise<{ total: number; jobs: FailedJob[] }> {
+  async page(
+    offset: number,
+    limit: number,
+    filter: FailedFilter | string = {},
+    options: { cut?: boolean } = {},
+  ): Promise<{ total: number; jobs: ListedFailure[] }> {
     if (!(await this.tableThere())) return { total: 0, jobs: [] };
     const { where, args } = this.whereOf(typeof filter === 'string' ? { queue: filter } : filter);
+    const columns = options.cut ? this.cutColumns() : '*';
     const [{ rows: counted }, { rows }] = await Promise.all([
       this.db.query(`select count(*) as n from ${this.tableName}${where}`, args),
       this.db.query(
-        `select * from ${this.tableName}${where} order by ${this.columns(['id'])} desc limit ${Math.floor(limit)} offset ${Math.floor(offset)}`,
+        `select ${columns} from ${this.tableName}${where} order by ${this.columns(['id'])} desc limit ${Math.floor(limit)} offset ${Math.floor(offset)}`,
         args,
       ),
     ]);
-    return { total: Number(counted[0]?.n ?? 0), jobs: rows.map(failedRow) };
+    return { total: Number(counted[0]?.n ?? 0), jobs: rows.map(listedFailure) };
+  }
+
+  /** A list reads a large payload's two ends and an exception's first 64 KB (where its trace's frames are), never a whole row. */
+  private cutColumns(): string {
+    return [
+      ...['id', 'uuid', 'connection', 'queue', 'failed_at'].map((c) => this.columns([c])),
+      ...cutPayloadColumns(this.db.dialect, this.columns(['payload'])),
+      `substr(${this.columns(['exception'])}, 1, ${EXCEPTION_READ}) as ${this.columns(['exception'])}`,
+      `${this.db.dialect === 'sqlite' ? 'length' : 'char_length'}(${this.columns(['exception'])}) as exception_length`,
+    ].join(', ');
+  }
+
+  /** One failure as a page shows it (cut as a list's), by uuid; undefined when there is none. */
+  async findShown(uuid: string): Promise<ListedFailure | undefined> {
+    if (!(await this.tableThere())) return undefined;
+    const { rows } = await this.db.query(`select ${this.cutColumns()} from ${this.tableName} where ${this.columns(['uuid'])} = ?`, [uuid]);
+    return rows[0] ? listedFailure(rows[0]) : undefined;
   }
 
   /**
@@ -161,6 +185,25 @@ function classOfHead(head: string): string {
 function failedAtSeconds(value: unknown): number {
   if (value instanceof Date) return Math.floor(value.getTime() / 1000);
   return Math.floor(Date.parse(`${String(value).replace(' ', 'T')}Z`) / 1000);
+}
+
+/** A failure as a list read it: whole, or with its payload cut to its two ends (`cut`). */
+export type ListedFailure = FailedJob & {
+  cut?: { bytes: number; tail: string };
+  /** A cut read's: the exception's whole length in characters (`exception` holds its first EXCEPTION_READ). */
+  exceptionLength?: number;
+};
+
+/** The most of an exception a list reads: its message and its trace's frames, as a rule. */
+const EXCEPTION_READ = 64 * 1024;
+
+function listedFailure(row: Record<string, unknown>): ListedFailure {
+  const tail = row.payload_tail;
+  return {
+    ...failedRow(row),
+    ...(tail !== null && tail !== undefined ? { cut: { bytes: Number(row.payload_bytes), tail: String(tail) } } : {}),
+    ...(row.exception_length !== undefined ? { exceptionLength: Number(row.exception_length) } : {}),
+  };
 }
 
 function failedRow(row: Record<string, unknown>): FailedJob {

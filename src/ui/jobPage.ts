@@ -11,9 +11,18 @@
  * Horizon saw the job finish), then Horizon's hash of it.
  */
 import { cutForShowing } from '../connect/redact.js';
-import type { FailedJob } from '../worker/index.js';
+import type { ListedFailure } from './failed.js';
 import type { AppKeySettings } from '../cli/connection.js';
-import { DECODED_UP_TO, summarizeJob, uuidOfPayload, type JobState, type JobSummary } from './jobs.js';
+import {
+  DECODED_UP_TO,
+  cutOfWhole,
+  envelopeOfEnds,
+  summarizeJob,
+  summarizeStored,
+  uuidOfPayload,
+  type JobState,
+  type JobSummary,
+} from './jobs.js';
 import type { HorizonDetails } from './horizon.js';
 import { sideOfException, type Side } from './side.js';
 import type { QueueSource } from './source.js';
@@ -50,7 +59,7 @@ export interface JobPage {
 /** What a job page reads from; each part may be absent (no Horizon). */
 export interface JobPageSources {
   source: QueueSource;
-  failed: { find(uuid: string): Promise<FailedJob | undefined> };
+  failed: { findShown(uuid: string): Promise<ListedFailure | undefined> };
   horizon: { details(id: string): Promise<HorizonDetails | null> } | undefined;
   /** The queues a uuid alone is looked for on. */
   queues: () => Promise<string[]>;
@@ -63,10 +72,11 @@ export interface JobPageSources {
 export async function findJobPage(uuid: string, place: JobPlace | undefined, from: JobPageSources): Promise<JobPage | null> {
   const horizon = from.horizon ? await from.horizon.details(uuid).catch(() => null) : null;
   if (place) {
-    const [job] = (await from.source.page(place.queue, place.state, place.offset, 1)).jobs;
+    const [job] = (await from.source.page(place.queue, place.state, place.offset, 1, { cut: true })).jobs;
     if (job && uuidOfPayload(job.payload) === uuid) {
-      const summary = withColumns(summarizeJob(job.payload, job.until, from.keys), job);
+      const summary = withColumns(summarizeStored(job, from.keys), job);
       return pageOf(summary, job.payload, {
+        cut: job.cut,
         foundIn: place.state,
         queue: place.queue,
         connection: from.source.connection,
@@ -75,10 +85,11 @@ export async function findJobPage(uuid: string, place: JobPlace | undefined, fro
       });
     }
   }
-  const failed = await from.failed.find(uuid);
+  const failed = await from.failed.findShown(uuid);
   if (failed) {
-    const exception = cutForShowing(failed.exception, EXCEPTION_PAGE_SHOWN);
-    return pageOf({ ...summarizeJob(failed.payload, null, from.keys), uuid }, failed.payload, {
+    const exception = cutOfWhole(failed.exception, EXCEPTION_PAGE_SHOWN, failed.exceptionLength);
+    return pageOf({ ...summarizeStored({ payload: failed.payload, until: null, cut: failed.cut }, from.keys), uuid }, failed.payload, {
+      cut: failed.cut,
       foundIn: 'failed',
       queue: failed.queue,
       connection: failed.connection,
@@ -134,9 +145,13 @@ function withColumns(summary: JobSummary, job: { id?: string; attempts?: number;
 function pageOf(
   summary: JobSummary,
   payload: string,
-  facts: Pick<JobPage, 'foundIn' | 'queue' | 'connection' | 'horizon' | 'download'> & Partial<JobPage>,
+  {
+    cut,
+    ...facts
+  }: Pick<JobPage, 'foundIn' | 'queue' | 'connection' | 'horizon' | 'download'> &
+    Partial<JobPage> & { cut?: { bytes: number; tail: string } | undefined },
 ): JobPage {
-  const envelope = envelopeFields(payload);
+  const envelope = cut ? envelopeOfEnds(payload, cut.tail) : envelopeFields(payload);
   const tags = Array.isArray(envelope.tags) ? envelope.tags.map(String) : [];
   return {
     failedAt: null,

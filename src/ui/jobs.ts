@@ -62,7 +62,7 @@ export const EXCEPTION_SHOWN = 16 * 1024;
  */
 export function summarizeJob(payload: string, until: number | null, keys: AppKeySettings): JobSummary {
   const bytes = Buffer.byteLength(payload);
-  if (bytes > DECODED_UP_TO) return summaryOfLargePayload(payload, bytes, until);
+  if (bytes > DECODED_UP_TO) return summaryOfLargePayload(payload, payload.slice(-TAIL_READ), bytes, until);
   let envelope: Record<string, unknown> = {};
   try {
     envelope = JSON.parse(payload) as Record<string, unknown>;
@@ -95,10 +95,43 @@ function withPropertiesBounded(summary: JobSummary): JobSummary {
  * Laravel writes uuid, displayName, job and maxTries, ahead of `data`) and its end (`id`,
  * `attempts`, after `data`), never parsing the middle; and its first PAYLOAD_HEAD_SHOWN characters.
  */
-function summaryOfLargePayload(payload: string, bytes: number, until: number | null): JobSummary {
-  const base = envelopeFacts({ ...headOfEnvelope(payload), ...tailOfEnvelope(payload) }, until, bytes);
-  base.payloadHead = cutForShowing(payload, PAYLOAD_HEAD_SHOWN);
+function summaryOfLargePayload(head: string, tail: string, bytes: number, until: number | null): JobSummary {
+  const base = envelopeFacts({ ...headOfEnvelope(head), ...tailOfEnvelope(tail) }, until, bytes);
+  // The head may be all the store sent: what is left is counted from the payload's size, in bytes.
+  const shown = cutForShowing(head.slice(0, PAYLOAD_HEAD_SHOWN + 1), PAYLOAD_HEAD_SHOWN).replace(/… \(\d+ more characters\)$/, '');
+  base.payloadHead = `${shown}… (${bytes - Buffer.byteLength(shown)} more bytes)`;
   return base;
+}
+
+/**
+ * A text cut for a page as cutForShowing cuts it, saying how much more there is of the whole
+ * (`total` characters), where `text` may be only the start of it that a store sent.
+ */
+export function cutOfWhole(text: string, limit: number, total = text.length): string {
+  const cut = cutForShowing(text, limit);
+  const kept = cut.replace(/… \(\d+ more characters\)$/, '');
+  return total > kept.length ? `${kept}… (${total - kept.length} more characters)` : kept;
+}
+
+/** The envelope's fields a large payload's two ends give (all but `data`, which lies between them). */
+export function envelopeOfEnds(head: string, tail: string): Record<string, unknown> {
+  return { ...headOfEnvelope(head), ...tailOfEnvelope(tail) };
+}
+
+/** How much of a large payload's start and end a page reads: where the envelope's own keys are. */
+export const HEAD_READ = 64 * 1024;
+export const TAIL_READ = 4096;
+
+/**
+ * A job as a list holds it: whole, or, past DECODED_UP_TO bytes, only its head and tail (the
+ * store sent no more: src/redis/lua/page-ends.lua, the jobs and failed tables' substr), which
+ * say what the envelope says of it.
+ */
+export function summarizeStored(
+  job: { payload: string; until: number | null; cut?: { bytes: number; tail: string } },
+  keys: AppKeySettings,
+): JobSummary {
+  return job.cut ? summaryOfLargePayload(job.payload, job.cut.tail, job.cut.bytes, job.until) : summarizeJob(job.payload, job.until, keys);
 }
 
 /** The envelope's uuid, read from the start of a payload too large to parse whole for it. */
@@ -116,7 +149,7 @@ export function uuidOfPayload(payload: string): string | null {
 
 /** The envelope's keys before `data`, as JSON, when they are within its first 64 KB; else none. */
 function headOfEnvelope(payload: string): Record<string, unknown> {
-  const data = payload.slice(0, 64 * 1024).indexOf(',"data":');
+  const data = payload.slice(0, HEAD_READ).indexOf(',"data":');
   if (!payload.startsWith('{') || data < 0) return {};
   try {
     return JSON.parse(`${payload.slice(0, data)}}`) as Record<string, unknown>;
@@ -128,7 +161,7 @@ function headOfEnvelope(payload: string): Record<string, unknown> {
 /** `id`, `attempts` and `createdAt` where Laravel's Redis queue writes them, after `data`, within the payload's last 4 KB. */
 function tailOfEnvelope(payload: string): Record<string, unknown> {
   // Inside `data` every quote is escaped: an unescaped `"id":"` is the envelope's own key.
-  const end = payload.slice(-4096);
+  const end = payload.slice(-TAIL_READ);
   const tail = /"id":"([^"\\]*)","attempts":(\d+)/.exec(end);
   // 12.11+ writes createdAt after data too, just before id.
   const created = /"createdAt":(\d+)[,}]/.exec(end);

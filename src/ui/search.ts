@@ -73,7 +73,9 @@ export function decodeCursor(text: string | null): SearchCursor {
 export interface SearchSources {
   source: QueueSource;
   queues: string[];
-  failed: { page(offset: number, limit: number): Promise<{ total: number; jobs: FailedJob[] }> };
+  failed: {
+    page(offset: number, limit: number, filter?: object, options?: { cut?: boolean }): Promise<{ total: number; jobs: FailedJob[] }>;
+  };
 }
 
 /**
@@ -84,7 +86,7 @@ export interface SearchSources {
 export async function searchWindow(text: string, cursor: SearchCursor, limit: number, from: SearchSources): Promise<SearchWindow> {
   const needles = needlesOf(text);
   const sizes = await Promise.all(from.queues.map((queue) => from.source.counts(queue)));
-  const failedTotal = (await from.failed.page(0, 1)).total;
+  const failedTotal = (await from.failed.page(0, 1, {}, { cut: true })).total;
   const total = sizes.reduce((sum, counts) => sum + counts.ready + counts.delayed + counts.reserved, 0) + failedTotal;
   let searched = searchedBefore(cursor, sizes);
   const hits: SearchHit[] = [];

@@ -5,7 +5,7 @@
  */
 import type { RedisClient, RedisQueue } from '../redis/index.js';
 import { cancelDelayed, type CancelOutcome } from '../redis/cancel.js';
-import type { JobState } from './jobs.js';
+import { DECODED_UP_TO, HEAD_READ, TAIL_READ, type JobState } from './jobs.js';
 
 export interface QueueCounts {
   ready: number;
@@ -24,6 +24,13 @@ export interface StoredJob {
   attempts?: number;
   /** UNIX seconds it was pushed, where the driver keeps it beside the payload (the database's created_at). */
   pushedAt?: number;
+  /** For a page read cut: the job was too large to send whole, `payload` is its head, and this its size and tail. */
+  cut?: { bytes: number; tail: string };
+}
+
+/** How a page is read: whole (a download, a search, lqb record), or cut (a list: a job past DECODED_UP_TO as its two ends). */
+export interface PageOptions {
+  cut?: boolean;
 }
 
 export interface QueueSource {
@@ -33,7 +40,7 @@ export interface QueueSource {
   queueNames(): Promise<string[]>;
   counts(queue: string): Promise<QueueCounts>;
   /** Jobs `offset` to `offset + limit - 1` of a state, in the order workers meet them; never the whole queue. */
-  page(queue: string, state: JobState, offset: number, limit: number): Promise<{ total: number; jobs: StoredJob[] }>;
+  page(queue: string, state: JobState, offset: number, limit: number, options?: PageOptions): Promise<{ total: number; jobs: StoredJob[] }>;
   /**
    * Since when (UNIX seconds) the job waiting longest among the ready ones has been ready: the
    * queue's wait is now less this. Undefined when no job is ready; null when its payload does
@@ -103,9 +110,29 @@ export class RedisQueueSource implements QueueSource {
     return { ready, delayed, reserved };
   }
 
-  async page(queue: string, state: JobState, offset: number, limit: number): Promise<{ total: number; jobs: StoredJob[] }> {
+  async page(
+    queue: string,
+    state: JobState,
+    offset: number,
+    limit: number,
+    options: PageOptions = {},
+  ): Promise<{ total: number; jobs: StoredJob[] }> {
     const key = this.queue.key(queue);
     const last = offset + limit - 1;
+    if (options.cut) {
+      const [total, jobs] = await Promise.all([
+        state === 'ready' ? this.client.llen(key) : this.client.zcard(`${key}:${state}`),
+        this.queue.pageEnds(queue, state, offset, last, { whole: DECODED_UP_TO, head: HEAD_READ, tail: TAIL_READ }),
+      ]);
+      return {
+        total,
+        jobs: jobs.map((job) => ({
+          payload: job.payload,
+          until: job.score,
+          ...(job.tail !== null ? { cut: { bytes: job.bytes, tail: job.tail } } : {}),
+        })),
+      };
+    }
     if (state === 'ready') {
       const [total, payloads] = await Promise.all([this.client.llen(key), this.client.lrange(key, offset, last)]);
       return { total, jobs: payloads.map((payload) => ({ payload, until: null })) };

@@ -86,11 +86,11 @@ describe('a page of jobs too large to show whole', () => {
     expect(huge!.name, 'the 50 MB job: its name, from the start of its payload').toBe('App\\Jobs\\Bridge\\RecordJob');
     expect(huge!.payloadBytes, 'the 50 MB job: its size').toBe(Buffer.byteLength(payloads.huge));
     expect(huge!.properties, 'the 50 MB job: not decoded').toBeNull();
-    expect(huge!.payloadHead, 'the 50 MB job: its start, saying how much more').toMatch(/… \(\d+ more characters\)$/);
-    expect(
-      payloads.huge.startsWith(huge!.payloadHead!.replace(/… \(\d+ more characters\)$/, '')),
-      'the head is the payload as stored',
-    ).toBe(true);
+    const head = huge!.payloadHead!.replace(/… \(\d+ more bytes\)$/, '');
+    expect(huge!.payloadHead, 'the 50 MB job: its start, saying how many more bytes the whole has').toBe(
+      `${head}… (${Buffer.byteLength(payloads.huge) - Buffer.byteLength(head)} more bytes)`,
+    );
+    expect(payloads.huge.startsWith(head) && head.length > 0, 'the head is the payload as stored').toBe(true);
     const base64 = jobs.find((job) => job.uuid === uuidOf(payloads.base64));
     expect(base64?.propertiesCut, 'the base64 job: its properties cut, saying how much more').toMatch(/… \(\d+ more characters\)$/);
   });
@@ -120,8 +120,11 @@ describe('a page of jobs too large to show whole', () => {
     const { text, jobs } = await getJson('api/failed');
     expect(text.length, 'the page of one failure, in characters').toBeLessThan(64 * 1024);
     const job = jobs.find((j) => j.uuid === failedUuid);
-    expect(job?.exception, 'the exception, cut, saying how much more').toMatch(/… \(\d+ more characters\)$/);
-    expect(failedException.startsWith(job!.exception!.replace(/… \(\d+ more characters\)$/, '')), 'the exception as recorded').toBe(true);
+    const kept = job!.exception!.replace(/… \(\d+ more characters\)$/, '');
+    expect(job?.exception, 'the exception, cut, saying how much more of the whole there is').toBe(
+      `${kept}… (${failedException.length - kept.length} more characters)`,
+    );
+    expect(failedException.startsWith(kept) && kept.length > 0, 'the exception as recorded').toBe(true);
     const res = await fetch(server.url + job!.download!, { headers: auth, signal: answerWithin() });
     expect(res.status, "the failed job's download").toBe(200);
     expect(await res.text(), "the failed job's payload, the token hidden").toBe(payloads.base64.split(TOKEN).join('***'));

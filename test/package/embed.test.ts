@@ -32,6 +32,7 @@ describe('built-in run-time files', () => {
       ['lqbRenew', 'renew.lua'],
       ['lqbReclaim', 'reclaim.lua'],
       ['lqbHeadEnds', 'head-ends.lua'],
+      ['lqbPageEnds', 'page-ends.lua'],
     ];
     expect(steps.map(([, file]) => file).sort(), 'the Lua files on disk').toEqual(readdirSync(join(root, 'src/redis/lua')).sort());
     for (const [step, file] of steps)

@@ -13,7 +13,8 @@ import { resolveConnection } from '../../src/connect/settings.js';
 import { createDashboard, type Dashboard } from '../../src/ui/index.js';
 import { databaseConfig, openDatabase } from '../../src/database/index.js';
 import { DatabaseQueueSource } from '../../src/ui/DatabaseQueueSource.js';
-import { summarizeJob } from '../../src/ui/jobs.js';
+import { DECODED_UP_TO, HEAD_READ, TAIL_READ, summarizeJob } from '../../src/ui/jobs.js';
+import { buildJob, buildPayload } from '../../src/laravel/index.js';
 import { QUEUE_DATABASES, withJobsTable, type JobsTable } from '../helpers/jobs-table.js';
 import { php } from '../helpers/processes.js';
 
@@ -111,6 +112,26 @@ describe.each(QUEUE_DATABASES)('DatabaseQueueSource on %s, over rows Laravel 8.8
         );
         expect(await source.readySince('other'), 'no ready row').toBeUndefined();
         expect(await source.find('other', READY), 'READY on another queue').toBeUndefined();
+      } finally {
+        await source.close();
+      }
+    }));
+
+  it('reads a list cut: a row past DECODED_UP_TO as its size and two ends, never whole; whole when asked', () =>
+    withJobsTable(url, async (t) => {
+      await fill(t);
+      const source = new DatabaseQueueSource(openDatabase(databaseConfig(t.url)), { table: t.table });
+      try {
+        const large = buildPayload(buildJob({ className: 'App\\Jobs\\Large', properties: { blob: 'x'.repeat(DECODED_UP_TO) } })).raw;
+        await source.pushRaw(large, 'big');
+        const [cut] = (await source.page('big', 'ready', 0, 1, { cut: true })).jobs;
+        expect(cut?.cut?.bytes, `${_name}: the large row's size`).toBe(Buffer.byteLength(large));
+        expect(cut?.payload, `${_name}: its head`).toBe(large.slice(0, HEAD_READ));
+        expect(cut?.cut?.tail, `${_name}: its tail`).toBe(large.slice(-TAIL_READ));
+        const [whole] = (await source.page('big', 'ready', 0, 1)).jobs;
+        expect(whole?.payload === large && whole.cut === undefined, `${_name}: read whole`).toBe(true);
+        const [smallCut] = (await source.page('default', 'ready', 0, 1, { cut: true })).jobs;
+        expect(smallCut?.cut, `${_name}: a small row is read whole in a cut read`).toBeUndefined();
       } finally {
         await source.close();
       }

@@ -12,6 +12,8 @@ import { describe, expect, it } from 'vitest';
 import { databaseConfig, openDatabase, quoteName } from '../../src/database/index.js';
 import { DatabaseUuidFailedJobProvider } from '../../src/worker/index.js';
 import { FailedJobsView } from '../../src/ui/failed.js';
+import { DECODED_UP_TO, HEAD_READ, TAIL_READ } from '../../src/ui/jobs.js';
+import { buildJob, buildPayload } from '../../src/laravel/index.js';
 import { debianPayloads } from '../helpers/laravel.js';
 import { QUEUE_DATABASES } from '../helpers/jobs-table.js';
 
@@ -53,6 +55,19 @@ describe.each(QUEUE_DATABASES)('FailedJobsView’s filter on %s', (database, url
         acted.some((row) => row.uuid === `later-${table}`),
         `${database}: the later failure is not among them`,
       ).toBe(false);
+
+      // A failure too large to list whole: its payload's two ends and its exception's first 64 KB, with their sizes.
+      const large = buildPayload(buildJob({ className: 'App\\Jobs\\Large', properties: { blob: 'x'.repeat(DECODED_UP_TO) } })).raw;
+      const exception = `RuntimeException: large\n${'#0 /app/x.php(1): f()\n'.repeat(5000)}`;
+      await failer.log('redis', 'big', large, exception);
+      const [bigOne] = (await view.page(0, 1, { queue: 'big' }, { cut: true })).jobs;
+      expect(bigOne?.cut?.bytes, `${database}: the large payload's size`).toBe(Buffer.byteLength(large));
+      expect(bigOne?.payload, `${database}: its head`).toBe(large.slice(0, HEAD_READ));
+      expect(bigOne?.cut?.tail, `${database}: its tail`).toBe(large.slice(-TAIL_READ));
+      expect(bigOne?.exception, `${database}: the exception's start`).toBe(exception.slice(0, 64 * 1024));
+      expect(bigOne?.exceptionLength, `${database}: the exception's length`).toBe(exception.length);
+      const shown = await view.findShown(bigOne!.uuid);
+      expect(shown?.cut?.bytes, `${database}: found by uuid, cut the same`).toBe(Buffer.byteLength(large));
     } finally {
       await failer.close();
       await view.close();

@@ -627,8 +627,7 @@ function JobView({ route, setAsk }) {
     <h2><span data-testid="job-name">${job.name}</span><${SideBadge} side=${data.side} /></h2>
     <p class="mono muted">${uuid}</p>
     <p>
-      In
-      <strong data-testid="found-in">${FOUND_IN[data.foundIn]}</strong
+      ${'In '}<strong data-testid="found-in">${FOUND_IN[data.foundIn]}</strong
       >${data.queue && html` on <span class="mono">${data.connection}:${data.queue}</span>`}
       ${data.failedAt && html` · failed ${data.failedAt} UTC`}
       ${failedActions && html` <button data-testid="retry" onClick=${() => ask('retry')}>Retry</button> <button class="danger" data-testid="forget" onClick=${() => ask('forget')}>Forget</button>`}
