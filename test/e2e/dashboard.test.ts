@@ -44,7 +44,8 @@ async function shot(name: string): Promise<void> {
   mkdirSync(ARTIFACTS, { recursive: true });
   const file = join(ARTIFACTS, `ui-${name}.png`);
   await page.screenshot({ path: file, fullPage: true });
-  if (process.env.LQB_UI_DOCS_SCREENSHOTS === '1' && ['jobs', 'failed', 'job', 'search'].includes(name)) copyFileSync(file, join(root, 'docs', `ui-${name}.png`));
+  if (process.env.LQB_UI_DOCS_SCREENSHOTS === '1' && ['jobs', 'failed', 'job', 'search'].includes(name))
+    copyFileSync(file, join(root, 'docs', `ui-${name}.png`));
 }
 
 /** Clicks the action's button, then "Yes" in the confirmation, and waits for the page to say it is done. */
