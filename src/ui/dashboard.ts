@@ -304,7 +304,7 @@ export function createDashboard(options: DashboardOptions = {}): Dashboard {
           wait: readySince === undefined ? 0 : readySince === null ? null : Math.max(0, Math.round(now - readySince)),
           history: history.of(
             name,
-            failures.filter((f) => f.queue === name).map((f) => f.at),
+            failures.filter((f) => f.queue === name),
             undefined,
             ...finishedOf(name, metrics, nodeMinutes),
           ),

@@ -55,13 +55,13 @@ export class History {
   }
 
   /**
-   * The last hour of one queue by minute, the failures given (UNIX seconds of each), and the
+   * The last hour of one queue by minute, the failures given (how many at each UNIX second), and the
    * finished jobs counted by `finishedFrom` (each count in the minute it was taken: a Horizon
    * snapshot's covers the minutes before it).
    */
   of(
     queue: string,
-    failedAt: number[],
+    failedAt: FinishedPoint[],
     now = Date.now() / 1000,
     counted: FinishedPoint[] = [],
     finishedFrom: FinishedSource[] = [],
@@ -86,9 +86,9 @@ export class History {
         const m = Math.min(MINUTES - 1, minute(point.at));
         if (m >= 0) finished[m]! += point.count;
       }
-    for (const at of failedAt) {
+    for (const { at, count } of failedAt) {
       const m = minute(at);
-      if (m >= 0 && m < MINUTES) failed[m]!++;
+      if (m >= 0 && m < MINUTES) failed[m]! += count;
     }
     return { from, left, finished, failed, depth, finishedFrom };
   }

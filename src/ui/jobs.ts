@@ -142,7 +142,8 @@ export function uuidOfPayload(payload: string): string | null {
     try {
       envelope = (JSON.parse(payload) as Record<string, unknown> | null) ?? {};
     } catch {
-      // No envelope: no uuid.
+      // Not whole JSON: a large payload's head, as a cut list sends it, still starts with the envelope's own keys.
+      envelope = headOfEnvelope(payload);
     }
   return typeof envelope.uuid === 'string' ? envelope.uuid : null;
 }
