@@ -5,7 +5,7 @@
  * port, shows them, each failure with the side its trace names, and its actions are checked in
  * Redis and in the failed_jobs table. PHP produces, the dashboard reads.
  * A screenshot of each main view goes to test-artifacts/ (gitignored); with LQB_UI_DOCS_SCREENSHOTS=1 the
- * job list's also refreshes docs/ui-jobs.png, the README's.
+ * job list's, the failed list's, a job's page's and search's also refresh docs/ui-VIEW.png (the README's, docs/ui.md's).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
