@@ -35,7 +35,7 @@ import { nodeRecordView, type MinuteRow, type NodeRecordView } from '../record/i
 import { EXCEPTION_SHOWN, cutOfWhole, summarizeJob, summarizeStored, uuidOfPayload, type JobState, type JobSummary } from './jobs.js';
 import { RedisQueueSource, type QueueSource, type StoredJob } from './source.js';
 import { DatabaseQueueSource } from './DatabaseQueueSource.js';
-import { HORIZON_LISTS, HorizonView, type HorizonJob, type HorizonList } from './horizon.js';
+import { HORIZON_LISTS, HorizonView, type HorizonJob, type HorizonList, type HorizonListedJob } from './horizon.js';
 import { sideOfException } from './side.js';
 import { findJobPage } from './jobPage.js';
 
@@ -399,15 +399,30 @@ export function createDashboard(options: DashboardOptions = {}): Dashboard {
     if (!measuring) throw new HttpError(404, "Horizon's records are not there");
     const { offset, limit } = paging(params);
     const page = await measuring.list(list as HorizonList, offset, limit);
-    const jobs = page.jobs.map((record) => ({
+    return { list, offset, limit, total: page.total, jobs: page.jobs.map(horizonListed) };
+  }
+
+  /** A job of one of Horizon's lists as a page shows it. */
+  function horizonListed(record: HorizonListedJob): Record<string, unknown> {
+    return {
       ...(record.payload === null ? emptySummary(record) : summarizeJob(record.payload, null, keys)),
       queue: record.queue,
       connection: record.connection,
       exception: record.exception === null ? null : cutForShowing(record.exception, EXCEPTION_SHOWN),
       side: sideOfException(record.exception),
       horizon: horizonSummary(record),
-    }));
-    return { list, offset, limit, total: page.total, jobs };
+    };
+  }
+
+  /** Horizon's monitored tags, or one tag's jobs (`failed=1`: its failed ones), each decoded as Horizon's lists are. */
+  async function horizonTags(tag: string | undefined, params: URLSearchParams): Promise<unknown> {
+    const measuring = await horizonThere();
+    if (!measuring) throw new HttpError(404, "Horizon's records are not there");
+    if (tag === undefined) return { tags: await measuring.monitored() };
+    const { offset, limit } = paging(params);
+    const failedOnly = params.get('failed') === '1';
+    const page = await measuring.tagged(tag, failedOnly, offset, limit);
+    return { tag, failed: failedOnly, offset, limit, total: page.total, jobs: page.jobs.map(horizonListed) };
   }
 
   function failedSummary(job: ListedFailure): JobSummary & Record<string, unknown> {
@@ -691,6 +706,8 @@ export function createDashboard(options: DashboardOptions = {}): Dashboard {
       }
       if (parts[0] === 'api' && parts[1] === 'batches' && parts.length === 3) return sendJson(res, 200, await batch(parts[2]!));
       if (parts[0] === 'api' && parts[1] === 'failed' && parts.length === 2) return sendJson(res, 200, await failedJobs(url.searchParams));
+      if (parts[0] === 'api' && parts[1] === 'horizon' && parts[2] === 'tags' && parts.length <= 4)
+        return sendJson(res, 200, await horizonTags(parts[3], url.searchParams));
       if (parts[0] === 'api' && parts[1] === 'horizon' && parts.length === 3)
         return sendJson(res, 200, await horizonJobs(parts[2]!, url.searchParams));
       throw new HttpError(404, `nothing at ${path}`);

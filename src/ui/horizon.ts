@@ -79,8 +79,16 @@ export const HORIZON_LISTS = {
   recent: 'recent_jobs',
   pending: 'pending_jobs',
   completed: 'completed_jobs',
+  silenced: 'silenced_jobs',
   failed: 'failed_jobs',
 } as const;
+
+/** A tag Horizon monitors, with how many of its jobs Horizon keeps, and how many failed. */
+export interface MonitoredTag {
+  tag: string;
+  jobs: number;
+  failed: number;
+}
 export type HorizonList = keyof typeof HORIZON_LISTS;
 
 /** One queue's metrics as Horizon measured them, over the last hour. */
@@ -130,9 +138,32 @@ export class HorizonView {
   }
 
   /** A page of one of Horizon's lists, newest first, each with its record. */
-  async list(list: HorizonList, offset: number, limit: number): Promise<{ total: number; jobs: HorizonListedJob[] }> {
-    const key = this.prefix + HORIZON_LISTS[list];
-    const [total, ids] = await Promise.all([this.client.zcard(key), this.client.zrange(key, offset, offset + limit - 1)]);
+  list(list: HorizonList, offset: number, limit: number): Promise<{ total: number; jobs: HorizonListedJob[] }> {
+    // Horizon scores its lists by minus the time: the lowest rank is the newest.
+    return this.page(this.prefix + HORIZON_LISTS[list], offset, limit, false);
+  }
+
+  /** The tags Horizon monitors (its Monitoring page), each with its jobs kept and its failed jobs. */
+  async monitored(): Promise<MonitoredTag[]> {
+    const tags = (await this.client.smembers(`${this.prefix}monitoring`)).sort();
+    const pipeline = this.client.pipeline();
+    for (const tag of tags) pipeline.zcard(this.prefix + tag).zcard(`${this.prefix}failed:${tag}`);
+    const counts = ((await pipeline.exec()) ?? []).map(([, n]) => Number(n) || 0);
+    return tags.map((tag, i) => ({ tag, jobs: counts[2 * i]!, failed: counts[2 * i + 1]! }));
+  }
+
+  /** A page of a tag's jobs as Horizon keeps them (the tag's own sorted set, or `failed:TAG`), newest first. */
+  tagged(tag: string, failed: boolean, offset: number, limit: number): Promise<{ total: number; jobs: HorizonListedJob[] }> {
+    // A tag's sets are scored by the time itself: the highest rank is the newest, as Horizon pages them (ZREVRANGE).
+    return this.page(`${this.prefix}${failed ? 'failed:' : ''}${tag}`, offset, limit, true);
+  }
+
+  private async page(key: string, offset: number, limit: number, reverse: boolean): Promise<{ total: number; jobs: HorizonListedJob[] }> {
+    const last = offset + limit - 1;
+    const [total, ids] = await Promise.all([
+      this.client.zcard(key),
+      reverse ? this.client.zrevrange(key, offset, last) : this.client.zrange(key, offset, last),
+    ]);
     const pipeline = this.client.pipeline();
     for (const id of ids) pipeline.hmget(this.prefix + id, ...FIELDS, 'payload', 'exception');
     const replies = (await pipeline.exec()) ?? [];

@@ -99,6 +99,27 @@ describe('lqb ui in chromium, over the records Horizon 5.22.1 wrote on Laravel 8
       .toEqual([ID(5), ID(2), ID(1)]);
   });
 
+  it('lists the tags Horizon monitors and a tag’s jobs, and Horizon’s silenced jobs', async () => {
+    await page.goto(server.url);
+    await page.getByTestId('horizon-tags-link').click();
+    const billing = page.locator('[data-testid="horizon-tag"][data-tag="billing"]');
+    await billing.waitFor();
+    expect(await billing.getByTestId('tag-jobs').textContent(), 'billing: its jobs').toBe('1');
+    await shot('tags');
+    await billing.locator('a').first().click();
+    await expect
+      .poll(() => page.getByTestId('tagged-job').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-uuid'))), {
+        message: 'billing’s jobs',
+      })
+      .toEqual([ID(2)]);
+    await page.goto(`${server.url}#/horizon/silenced`);
+    await expect
+      .poll(() => page.getByTestId('horizon-job').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-uuid'))), {
+        message: 'Horizon’s silenced jobs',
+      })
+      .toEqual([ID(4)]);
+  });
+
   it('opens a failed job’s page from Horizon’s failed list: its retry, and from the retry the job it retries', async () => {
     await page.goto(`${server.url}#/horizon/failed`);
     await page

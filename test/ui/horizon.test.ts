@@ -145,6 +145,28 @@ describe('the dashboard over Horizon 5.22.1’s own records', () => {
     expect((await fetch(`${base}/api/horizon/nothing`)).status, 'a list Horizon has not').toBe(404);
   });
 
+  it('lists the tags Horizon monitors with their jobs, a tag’s jobs and failed jobs, and Horizon’s silenced list', async () => {
+    const base = await serve(horizonPrefix);
+    expect((await get(`${base}/api/horizon/tags`)).tags, 'the monitored tags, as Horizon’s Monitoring page counts them').toEqual([
+      { tag: 'billing', jobs: 1, failed: 0 },
+    ]);
+    const billing = await get(`${base}/api/horizon/tags/billing`);
+    expect(
+      billing.jobs.map((job: { uuid: string; horizon: { status: string } }) => [job.uuid, job.horizon.status]),
+      'billing’s jobs: B, completed',
+    ).toEqual([[ID(2), 'completed']]);
+    const failed = await get(`${base}/api/horizon/tags/${encodeURIComponent('App\\Models\\User:42')}?failed=1`);
+    expect(
+      failed.jobs.map((job: { uuid: string; side: string }) => [job.uuid, job.side]),
+      'the failed jobs tagged App\\Models\\User:42: C, failed on PHP',
+    ).toEqual([[C, 'php']]);
+    const silenced = await get(`${base}/api/horizon/silenced`);
+    expect(
+      silenced.jobs.map((job: { uuid: string }) => job.uuid),
+      'Horizon’s silenced list: D',
+    ).toEqual([D]);
+  });
+
   it('lists Horizon’s masters and their supervisors seen in the last 14 s, with their processes per queue', async () => {
     const raw = rawClient();
     const supervisor = new HorizonSupervisor(raw as never, {

@@ -5,7 +5,7 @@ import { html, render, useEffect, useState, useCallback } from './vendor/preact-
 const CSRF = document.querySelector('meta[name="lqb-csrf"]').content;
 const READ_ONLY = document.querySelector('meta[name="lqb-read-only"]').content === 'true';
 const POLL_MS = 2000;
-const HORIZON_LISTS = ['recent', 'pending', 'completed', 'failed'];
+const HORIZON_LISTS = ['recent', 'pending', 'completed', 'silenced', 'failed'];
 const PAGE = 25;
 
 async function getJson(path) {
@@ -33,6 +33,8 @@ function parseRoute() {
   if (parts[0] === 'queues' && parts[1])
     return { view: 'queue', queue: parts[1], state: parts[2] || 'ready', offset: Number(parts[3] || 0) };
   if (parts[0] === 'failed') return { view: 'failed', offset: Number(parts[1] || 0) };
+  if (parts[0] === 'horizon' && parts[1] === 'tags')
+    return { view: 'tags', tag: parts[2], failed: parts[3] === 'failed', offset: Number(parts[parts[3] === 'failed' ? 4 : 3] || 0) };
   if (parts[0] === 'horizon') return { view: 'horizon', list: parts[1] || 'recent', offset: Number(parts[2] || 0) };
   if (parts[0] === 'search') return { view: 'search', q: parts[1] || '' };
   if (parts[0] === 'workers') return { view: 'workers' };
@@ -261,7 +263,8 @@ function Overview({ setAsk }) {
         data.horizon &&
         html`<p class="legend" data-testid="horizon-links">
           Horizon's records (<span class="mono">${data.horizon.prefix}</span>):
-          ${HORIZON_LISTS.map((l) => html` <a href=${`#/horizon/${l}`}>${l}</a>`)}
+          ${HORIZON_LISTS.map((l) => html` <a href=${`#/horizon/${l}`}>${l}</a>`)} ·
+          <a href="#/horizon/tags" data-testid="horizon-tags-link">monitored tags</a>
         </p>`
       }
     </div>`;
@@ -1106,6 +1109,84 @@ function CompletedView({ route }) {
   </div>`;
 }
 
+/** Horizon's monitored tags, and a tag's jobs (recent or failed), as Horizon's Monitoring page shows them. */
+function TagsView({ route }) {
+  const { tag, failed, offset } = route;
+  const path = tag
+    ? `api/horizon/tags/${encodeURIComponent(tag)}?offset=${offset}&limit=${PAGE}${failed ? '&failed=1' : ''}`
+    : 'api/horizon/tags';
+  const [data, error] = usePoll(() => getJson(path), [path]);
+  if (error) return html`<div class="card"><div class="notice error">${error}</div></div>`;
+  // Until the new path answers, `data` may still be the other view's (the tags, or a tag's jobs).
+  if (!data || (tag ? !data.jobs : !data.tags)) return html`<p class="muted">Loading…</p>`;
+  if (!tag)
+    return html`<div class="card">
+      <h2>Monitored tags</h2>
+      <table data-testid="horizon-tags">
+        <thead>
+          <tr>
+            <th>Tag</th>
+            <th class="num">Jobs</th>
+            <th class="num">Failed</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${
+            data.tags.length === 0 &&
+            html`<tr>
+              <td colspan="3" class="muted">Horizon monitors no tag (horizon's Monitoring page adds them).</td>
+            </tr>`
+          }
+          ${data.tags.map(
+            (t) =>
+              html`<tr data-testid="horizon-tag" data-tag=${t.tag}>
+                <td><a href=${`#/horizon/tags/${encodeURIComponent(t.tag)}`}>${t.tag}</a></td>
+                <td class="num" data-testid="tag-jobs">${t.jobs}</td>
+                <td class="num failed"><a href=${`#/horizon/tags/${encodeURIComponent(t.tag)}/failed`}>${t.failed}</a></td>
+              </tr>`,
+          )}
+        </tbody>
+      </table>
+    </div>`;
+  const href = (f, o = 0) => `#/horizon/tags/${encodeURIComponent(tag)}${f ? '/failed' : ''}/${o}`;
+  return html`<div class="card">
+    <h2>Tag <span class="badge tag">${tag}</span> <span class="muted">(${data.total})</span></h2>
+    <div class="tabs">
+      <a class=${failed ? '' : 'active'} href=${href(false)}>jobs</a><a class=${failed ? 'active' : ''} href=${href(true)}>failed</a>
+    </div>
+    <table data-testid="tagged-jobs">
+      <thead>
+        <tr>
+          <th>Job</th>
+          <th>Queue</th>
+          <th>Command</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${
+          data.jobs.length === 0 &&
+          html`<tr>
+            <td colspan="3" class="muted">None kept.</td>
+          </tr>`
+        }
+        ${data.jobs.map(
+          (job) =>
+            html`<tr data-testid="tagged-job" data-uuid=${job.uuid}>
+              <td>
+                <${JobLink} job=${job} /><${SideBadge} side=${job.side} />
+                <div class="mono muted">${job.uuid}</div>
+                <${HorizonStatus} job=${job} />
+              </td>
+              <td>${job.connection}:${job.queue}</td>
+              <td><${Properties} job=${job} /></td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+    <${Pager} total=${data.total} offset=${offset} href=${(o) => href(failed, o)} />
+  </div>`;
+}
+
 /** Opens a job's page from a uuid typed or pasted in. */
 function GoToJob() {
   const [text, setText] = useState('');
@@ -1154,8 +1235,9 @@ function App() {
       ${route.view === 'failed' && html`<${FailedView} route=${route} setAsk=${setAsk} />`}
       ${route.view === 'horizon' && html`<${HorizonJobsView} route=${route} />`}
       ${route.view === 'job' && html`<${JobView} route=${route} setAsk=${setAsk} />`}
-      ${route.view === 'search' && html`<${SearchView} route=${route} />`} ${route.view === 'workers' && html`<${WorkersView} />`}
-      ${route.view === 'activity' && html`<${ActivityView} />`} ${route.view === 'completed' && html`<${CompletedView} route=${route} />`}
+      ${route.view === 'search' && html`<${SearchView} route=${route} />`} ${route.view === 'tags' && html`<${TagsView} route=${route} />`}
+      ${route.view === 'workers' && html`<${WorkersView} />`} ${route.view === 'activity' && html`<${ActivityView} />`}
+      ${route.view === 'completed' && html`<${CompletedView} route=${route} />`}
       ${route.view === 'batches' && html`<${BatchesListView} route=${route} />`}
       ${route.view === 'batch' && html`<${BatchView} route=${route} setAsk=${setAsk} />`}
     </main>
