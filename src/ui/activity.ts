@@ -18,7 +18,7 @@ export interface ActivityRow {
   name: string;
   node: { completed: number; failed: number; runtimeMs: number | null };
   /** Horizon's count and mean runtime, where Horizon measures it; null where it does not. */
-  horizon: { throughput: number; runtimeMs: number | null } | null;
+  horizon: { throughput: number; runtimeMs: number | null; perMinute: number[] } | null;
   /** Failures recorded in failed_jobs in the hour, by the side their trace names (unknown: no trace says). */
   failed: Record<Side | 'unknown', number>;
   /** Per minute, jobs Node's workers finished (60 values, oldest first). */
@@ -41,7 +41,7 @@ export function activityOf(
   minutes: MinuteRow[],
   from: number,
   key: (row: MinuteRow) => string,
-  horizon: Map<string, { throughput: number; runtime: number | null }>,
+  horizon: Map<string, { throughput: number; runtime: number | null; points?: { at: number; throughput: number }[] }>,
   failures: HourFailure[],
 ): ActivityRow[] {
   const rows = new Map<string, ActivityRow & { ms: number }>();
@@ -68,7 +68,15 @@ export function activityOf(
     const at = Math.floor((minute.minute - from) / 60);
     if (at >= 0 && at < MINUTES) row.perMinute[at]! += minute.completed + minute.failed;
   }
-  for (const [name, measured] of horizon) rowOf(name).horizon = { throughput: measured.throughput, runtimeMs: measured.runtime };
+  for (const [name, measured] of horizon) {
+    // Horizon's counts over time: each snapshot's count in the minute it was taken (it covers the minutes before it).
+    const perMinute = new Array<number>(MINUTES).fill(0);
+    for (const point of measured.points ?? []) {
+      const at = Math.min(MINUTES - 1, Math.floor((point.at - from) / 60));
+      if (at >= 0) perMinute[at]! += point.throughput;
+    }
+    rowOf(name).horizon = { throughput: measured.throughput, runtimeMs: measured.runtime, perMinute };
+  }
   for (const failure of failures) rowOf(failure.name).failed[failure.side ?? 'unknown']++;
   return [...rows.values()]
     .map(({ ms, ...row }) => {

@@ -35,7 +35,14 @@ import { nodeRecordView, type MinuteRow, type NodeRecordView } from '../record/i
 import { EXCEPTION_SHOWN, cutOfWhole, summarizeJob, summarizeStored, uuidOfPayload, type JobState, type JobSummary } from './jobs.js';
 import { RedisQueueSource, type QueueSource, type StoredJob } from './source.js';
 import { DatabaseQueueSource } from './DatabaseQueueSource.js';
-import { HORIZON_LISTS, HorizonView, type HorizonJob, type HorizonList, type HorizonListedJob } from './horizon.js';
+import {
+  HORIZON_LISTS,
+  HorizonView,
+  type HorizonJob,
+  type HorizonList,
+  type HorizonListedJob,
+  type HorizonQueueMetrics,
+} from './horizon.js';
 import { sideOfException } from './side.js';
 import { findJobPage } from './jobPage.js';
 
@@ -510,7 +517,7 @@ export function createDashboard(options: DashboardOptions = {}): Dashboard {
       measuring ? measuring.jobMetrics(now) : undefined,
       stores.record.workers(),
     ]);
-    const queueMetrics = new Map<string, { throughput: number; runtime: number | null }>();
+    const queueMetrics = new Map<string, HorizonQueueMetrics>();
     if (measuring)
       for (const name of await queueNames()) {
         const measured = await measuring.metrics(name, now);
@@ -521,7 +528,7 @@ export function createDashboard(options: DashboardOptions = {}): Dashboard {
       minutes,
       from,
       (row) => row.className,
-      jobMetrics ?? new Map<string, { throughput: number; runtime: number | null }>(),
+      jobMetrics ?? new Map<string, HorizonQueueMetrics>(),
       failures.map((f) => ({ name: f.className, side: f.side })),
     ).map((row) => ({ ...row, nodeHandles: running.some((worker) => worker.classes === undefined) ? null : handled.has(row.name) }));
     const queues = activityOf(

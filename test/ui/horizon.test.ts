@@ -167,6 +167,28 @@ describe('the dashboard over Horizon 5.22.1’s own records', () => {
     ).toEqual([D]);
   });
 
+  it('counts who runs what per class as Horizon measured each (job:NAME), over the hour', async () => {
+    const base = await serve(horizonPrefix);
+    const activity = await get(`${base}/api/activity`);
+    expect(activity.horizon, 'Horizon named').toEqual({ prefix: horizonPrefix });
+    const raw = rawClient();
+    try {
+      const measured = (await raw.smembers(`${horizonPrefix}measured_jobs`)).map((key) => key.slice(`${horizonPrefix}job:`.length)).sort();
+      expect(measured.length, 'classes Horizon measured').toBeGreaterThan(0);
+      for (const name of measured) {
+        const throughput = Number(await raw.hget(`${horizonPrefix}job:${name}`, 'throughput'));
+        const row = activity.classes.find((r: { name: string }) => r.name === name);
+        expect(row?.horizon?.throughput, `${name}: Horizon's throughput`).toBe(throughput);
+        expect(
+          row?.horizon?.perMinute.reduce((a: number, b: number) => a + b, 0),
+          `${name}: Horizon's counts over the hour`,
+        ).toBe(throughput);
+      }
+    } finally {
+      raw.disconnect();
+    }
+  });
+
   it('lists Horizon’s masters and their supervisors seen in the last 14 s, with their processes per queue', async () => {
     const raw = rawClient();
     const supervisor = new HorizonSupervisor(raw as never, {

@@ -1012,7 +1012,7 @@ function ActivityView() {
           <th class="num" title="Horizon's count: PHP's workers, and Node's under --horizon">Horizon ran</th>
           <th class="num">Failed (PHP / Node / ?)</th>
           ${what === 'Class' && html`<th title="whether a running Node worker has a handler for it">Node handler</th>`}
-          <th>Per minute (Node)</th>
+          <th title="green: Node's record; blue: Horizon's snapshots">Per minute</th>
         </tr>
       </thead>
       <tbody>
@@ -1034,7 +1034,7 @@ function ActivityView() {
               </td>
               <td class="num" data-testid="failed-sides">${r.failed.php} / ${r.failed.node} / ${r.failed.unknown}</td>
               ${what === 'Class' && html`<td data-testid="node-handles">${r.nodeHandles == null ? '?' : r.nodeHandles ? 'yes' : 'no'}</td>`}
-              <td><${Spark} values=${r.perMinute} /></td>
+              <td><${Spark} values=${r.perMinute} />${r.horizon && html`<${Spark} values=${r.horizon.perMinute} color="#2f80ed" />`}</td>
             </tr>`,
         )}
       </tbody>
@@ -1055,13 +1055,13 @@ function ActivityView() {
 }
 
 /** Sixty values as a small bar line. */
-function Spark({ values }) {
+function Spark({ values, color = '#6fcf97' }) {
   const w = 120,
     h = 20,
     max = Math.max(1, ...values),
     bw = w / values.length;
   return html`<svg width=${w} height=${h} viewBox="0 0 ${w} ${h}" class="chart">
-    ${values.map((v, i) => v > 0 && html`<rect x=${i * bw} y=${h - (v / max) * h} width=${bw} height=${(v / max) * h} fill="#6fcf97" />`)}
+    ${values.map((v, i) => v > 0 && html`<rect x=${i * bw} y=${h - (v / max) * h} width=${bw} height=${(v / max) * h} fill=${color} />`)}
   </svg>`;
 }
 
