@@ -97,8 +97,8 @@ export interface HorizonQueueMetrics {
   throughput: number;
   /** The mean runtime of those jobs, in ms; null when none. */
   runtime: number | null;
-  /** Each count with the UNIX second it was taken at (a snapshot, or now for the count since the last). */
-  points: { at: number; throughput: number }[];
+  /** Each count and its mean runtime (ms) with the UNIX second it was taken at (a snapshot, or now for the count since the last). */
+  points: { at: number; throughput: number; runtime: number }[];
 }
 
 const FIELDS = ['id', 'status', 'queue', 'connection', 'name', 'created_at', 'reserved_at', 'completed_at', 'failed_at'] as const;
@@ -254,7 +254,7 @@ export class HorizonView {
     if (current[0] !== null) points.push({ at: Math.floor(now), throughput: Number(current[0]) || 0, runtime: Number(current[1]) || 0 });
     const throughput = points.reduce((sum, point) => sum + point.throughput, 0);
     const runtime = throughput === 0 ? null : points.reduce((sum, point) => sum + point.throughput * point.runtime, 0) / throughput;
-    return { throughput, runtime, points: points.map(({ at, throughput: count }) => ({ at, throughput: count })) };
+    return { throughput, runtime, points };
   }
 }
 

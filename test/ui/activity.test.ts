@@ -111,6 +111,9 @@ describe('who runs what, from Node’s record and failed_jobs', () => {
     expect(row(CHARGE)?.failed, `${CHARGE}: its failure's side`).toEqual({ php: 0, node: 1, unknown: 0 });
     expect(row('App\\Jobs\\SyncUser')?.failed, 'SyncUser: PHP’s failure').toEqual({ php: 1, node: 0, unknown: 0 });
     expect(row('App\\Jobs\\SyncUser')?.nodeHandles, 'SyncUser: no Node handler').toBe(false);
+    const minutes = row(PODCAST)?.runtimePerMinute.filter((ms: number | null) => ms !== null) ?? [];
+    expect(minutes.length, `${PODCAST}: the minutes with a runtime`).toBeGreaterThan(0);
+    for (const ms of minutes) expect(ms, `${PODCAST}: a minute's mean runtime (ms)`).toBeGreaterThanOrEqual(0);
     const work = activity.queues.find((r: { name: string }) => r.name === 'work');
     expect(work?.node, 'queue work: on Node').toMatchObject({ completed: podcasts.length, failed: 1 });
     expect(

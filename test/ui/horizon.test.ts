@@ -183,6 +183,9 @@ describe('the dashboard over Horizon 5.22.1’s own records', () => {
           row?.horizon?.perMinute.reduce((a: number, b: number) => a + b, 0),
           `${name}: Horizon's counts over the hour`,
         ).toBe(throughput);
+        const runtime = Number(await raw.hget(`${horizonPrefix}job:${name}`, 'runtime'));
+        const runtimes = row?.horizon?.runtimePerMinute.filter((ms: number | null) => ms !== null);
+        expect(runtimes, `${name}: Horizon's mean runtime over the hour`).toEqual([Math.round(runtime * 100) / 100]);
       }
     } finally {
       raw.disconnect();

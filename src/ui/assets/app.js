@@ -1012,14 +1012,15 @@ function ActivityView() {
           <th class="num" title="Horizon's count: PHP's workers, and Node's under --horizon">Horizon ran</th>
           <th class="num">Failed (PHP / Node / ?)</th>
           ${what === 'Class' && html`<th title="whether a running Node worker has a handler for it">Node handler</th>`}
-          <th title="green: Node's record; blue: Horizon's snapshots">Per minute</th>
+          <th title="green: Node's record; blue: Horizon's snapshots">Jobs per minute</th>
+          <th title="purple: Node's record; light blue: Horizon's snapshots">Runtime per minute</th>
         </tr>
       </thead>
       <tbody>
         ${
           rows.length === 0 &&
           html`<tr>
-            <td colspan="8" class="muted">Nothing recorded in the last hour.</td>
+            <td colspan="9" class="muted">Nothing recorded in the last hour.</td>
           </tr>`
         }
         ${rows.map(
@@ -1035,6 +1036,12 @@ function ActivityView() {
               <td class="num" data-testid="failed-sides">${r.failed.php} / ${r.failed.node} / ${r.failed.unknown}</td>
               ${what === 'Class' && html`<td data-testid="node-handles">${r.nodeHandles == null ? '?' : r.nodeHandles ? 'yes' : 'no'}</td>`}
               <td><${Spark} values=${r.perMinute} />${r.horizon && html`<${Spark} values=${r.horizon.perMinute} color="#2f80ed" />`}</td>
+              <td>
+                <${Spark}
+                  values=${r.runtimePerMinute.map((v) => v ?? 0)}
+                  color="#9b51e0"
+                />${r.horizon && html`<${Spark} values=${r.horizon.runtimePerMinute.map((v) => v ?? 0)} color="#56ccf2" />`}
+              </td>
             </tr>`,
         )}
       </tbody>
