@@ -120,13 +120,21 @@ export class FailedJobsView extends DatabaseUuidFailedJobProvider {
 
   /** How many failed jobs each queue of a connection has. */
   async countsByQueue(connection: string): Promise<Map<string, number>> {
-    if (!(await this.tableThere())) return new Map();
-    const [queue, named] = [this.columns(['queue']), this.columns(['connection'])];
+    return (await this.countsByQueueSince(connection, new Date())).byQueue;
+  }
+
+  /** How many failed jobs each queue of a connection has, and how many failed since `since`, in one pass over the table. */
+  async countsByQueueSince(connection: string, since: Date): Promise<{ byQueue: Map<string, number>; since: number }> {
+    if (!(await this.tableThere())) return { byQueue: new Map(), since: 0 };
+    const [queue, named, failedAt] = [this.columns(['queue']), this.columns(['connection']), this.columns(['failed_at'])];
     const { rows } = await this.db.query(
-      `select ${queue} as q, count(*) as n from ${this.tableName} where ${named} = ? group by ${queue}`,
-      [connection],
+      `select ${queue} as q, count(*) as n, sum(case when ${failedAt} >= ? then 1 else 0 end) as s from ${this.tableName} where ${named} = ? group by ${queue}`,
+      [laravelTimestamp(since), connection],
     );
-    return new Map(rows.map((row) => [String(row.q), Number(row.n)]));
+    return {
+      byQueue: new Map(rows.map((row) => [String(row.q), Number(row.n)])),
+      since: rows.reduce((sum, row) => sum + Number(row.s ?? 0), 0),
+    };
   }
 
   /**
@@ -147,16 +155,6 @@ export class FailedJobsView extends DatabaseUuidFailedJobProvider {
       [connection, laravelTimestamp(since)],
     );
     return rows.map((row) => ({ queue: String(row.q), className: classOfHead(String(row.p)), side: sideOfException(String(row.e)) }));
-  }
-
-  /** How many failures a connection has had since `since`: Horizon's "failed jobs past 7 days". */
-  async countSince(connection: string, since: Date): Promise<number> {
-    if (!(await this.tableThere())) return 0;
-    const { rows } = await this.db.query(
-      `select count(*) as n from ${this.tableName} where ${this.columns(['connection'])} = ? and ${this.columns(['failed_at'])} >= ?`,
-      [connection, laravelTimestamp(since)],
-    );
-    return Number(rows[0]?.n ?? 0);
   }
 
   /**
