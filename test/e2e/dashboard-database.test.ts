@@ -207,6 +207,16 @@ describe.each(QUEUE_DATABASES)(
       await shot('job');
     });
 
+    it('searches the jobs table by text in the command, saying how much it searched', async () => {
+      await page.goto(`${server.url}#/search/hello`);
+      await page.getByTestId('searched').waitFor();
+      const hits = await page
+        .getByTestId('search-hit')
+        .evaluateAll((rows) => rows.map((row) => [row.getAttribute('data-uuid'), row.children[1]?.textContent]));
+      expect(hits, `${name}: hits for "hello": READY, whose label it is`).toEqual([[READY, 'default · ready']]);
+      await shot('search');
+    });
+
     it('lists what a Node worker on the jobs table completed, from the record it keeps in the same database', async () => {
       // Its cache (pause switches, the restart signal) in Redis under the test's prefix: the queue and its record stay in the database.
       const worked = await lqb(
@@ -232,6 +242,15 @@ describe.each(QUEUE_DATABASES)(
         })
         .toContain(READY);
       await shot('completed');
+      // Who runs what, from the same record: the class Node ran (the shared test database may hold other runs' too).
+      await page.goto(`${server.url}#/activity`);
+      const row = page.locator(
+        `[data-testid="activity-classes"] [data-testid="activity-row"][data-name="App\\\\Jobs\\\\Bridge\\\\RecordJob"]`,
+      );
+      await row.waitFor();
+      expect(Number(await row.getByTestId('node-ran').textContent()), `${name}: RecordJob, run by Node`).toBeGreaterThanOrEqual(1);
+      expect(await row.getByTestId('horizon-ran').textContent(), `${name}: PHP's runs, without Horizon`).toBe('unknown');
+      await shot('activity');
     });
 
     it('said nothing on standard error (no Redis was looked for)', () => {
