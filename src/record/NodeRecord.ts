@@ -154,30 +154,26 @@ export function isLive(heartbeat: WorkerHeartbeat, now: number): boolean {
 
 /** A heartbeat read back from its JSON; undefined for what is not one. */
 export function readHeartbeat(text: string): WorkerHeartbeat | undefined {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  if (typeof parsed !== 'object' || parsed === null) return undefined;
-  const beat = parsed as Partial<WorkerHeartbeat>;
-  if (typeof beat.id !== 'string' || typeof beat.lastPoll !== 'number' || typeof beat.every !== 'number') return undefined;
+  const beat = objectOf(text) as Partial<WorkerHeartbeat> | undefined;
+  if (typeof beat?.id !== 'string' || typeof beat.lastPoll !== 'number' || typeof beat.every !== 'number') return undefined;
   return beat as WorkerHeartbeat;
 }
 
 /** A completed job read back from its JSON; undefined for what is not one. */
 export function readCompletedJob(text: string): CompletedJob | undefined {
-  let parsed: unknown;
+  const job = objectOf(text) as Partial<CompletedJob> | undefined;
+  if (typeof job?.queue !== 'string' || typeof job.className !== 'string' || typeof job.finishedAt !== 'number') return undefined;
+  return job as CompletedJob;
+}
+
+/** A JSON object's value; undefined for text that is not one. */
+function objectOf(text: string): Record<string, unknown> | undefined {
   try {
-    parsed = JSON.parse(text);
+    const parsed = JSON.parse(text) as unknown;
+    return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : undefined;
   } catch {
     return undefined;
   }
-  if (typeof parsed !== 'object' || parsed === null) return undefined;
-  const job = parsed as Partial<CompletedJob>;
-  if (typeof job.queue !== 'string' || typeof job.className !== 'string' || typeof job.finishedAt !== 'number') return undefined;
-  return job as CompletedJob;
 }
 
 /** What a worker keeps, and how often it writes. */

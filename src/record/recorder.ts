@@ -46,18 +46,9 @@ export function nodeRecorder(source: RecordSource, options: RecordOptions = {}, 
   };
 }
 
-/** What has been added up since the last write, per minute, queue, class and outcome. */
-interface Tally {
-  minute: number;
-  queue: string;
-  className: string;
-  outcome: RecordOutcome;
-  jobs: number;
-  ms: number;
-}
-
 export class NodeRecorder implements WorkerRecorder {
-  private tallies = new Map<string, Tally>();
+  /** What has been added up since the last write, per minute, queue, class and outcome. */
+  private tallies = new Map<string, MinuteCount>();
   private completed: CompletedJob[] = [];
   private timer: NodeJS.Timeout | undefined;
   /** The write on its way, if one is: the next waits for the one after it. */
@@ -119,13 +110,7 @@ export class NodeRecorder implements WorkerRecorder {
     const ms = performance.now() - record.startedAt;
     const queue = record.job.queue;
     const className = record.payload?.name ?? record.name;
-    const minute = Math.floor(nowMs / 60_000) * 60;
-    const key = `${minute}\0${queue}\0${className}\0${outcome}`;
-    const tally = this.tallies.get(key);
-    if (tally) {
-      tally.jobs++;
-      tally.ms += ms;
-    } else this.tallies.set(key, { minute, queue, className, outcome, jobs: 1, ms });
+    this.add({ minute: Math.floor(nowMs / 60_000) * 60, queue, className, outcome, jobs: 1, ms });
     if (outcome !== 'completed' || this.options.recent === 0) return;
     this.completed.push({
       uuid: record.job.uuid ?? null,
@@ -227,16 +212,18 @@ export class NodeRecorder implements WorkerRecorder {
    */
   private putBack(batch: RecordBatch): void {
     const oldest = batch.now - this.options.keepSeconds;
-    for (const count of batch.minutes) {
-      if (count.minute < oldest) continue;
-      const key = `${count.minute}\0${count.queue}\0${count.className}\0${count.outcome}`;
-      const tally = this.tallies.get(key);
-      if (tally) {
-        tally.jobs += count.jobs;
-        tally.ms += count.ms;
-      } else this.tallies.set(key, { ...count });
-    }
+    for (const count of batch.minutes) if (count.minute >= oldest) this.add(count);
     this.completed = [...batch.completed, ...this.completed].slice(-this.options.recent);
+  }
+
+  /** Adds a count to the tally of its minute, queue, class and outcome. */
+  private add(count: MinuteCount): void {
+    const key = `${count.minute}\0${count.queue}\0${count.className}\0${count.outcome}`;
+    const tally = this.tallies.get(key);
+    if (tally) {
+      tally.jobs += count.jobs;
+      tally.ms += count.ms;
+    } else this.tallies.set(key, { ...count });
   }
 
   /** A write that failed: said once, until one succeeds again. */
