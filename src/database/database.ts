@@ -74,6 +74,16 @@ function numbered(sql: string): string {
 }
 
 /** A database opened on its first statement, so a store that is never used never connects. */
+/** Whether a table is there, as the dialect's catalogue says (on `db`, which may be a transaction). */
+export async function tableExists(db: Queryable, table: string): Promise<boolean> {
+  const sql = {
+    sqlite: "select name from sqlite_master where type = 'table' and name = ?",
+    mysql: 'select table_name from information_schema.tables where table_name = ? and table_schema = database()',
+    pgsql: 'select table_name from information_schema.tables where table_name = ? and table_schema = current_schema()',
+  }[db.dialect];
+  return (await db.query(sql, [table])).rows.length > 0;
+}
+
 export function openDatabase(config: DatabaseConfig, options: DatabaseOptions = {}): Database {
   switch (config.dialect) {
     case 'sqlite':

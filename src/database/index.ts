@@ -6,6 +6,7 @@ export { databaseConfig, type DatabaseConfig, type Dialect } from './url.js';
 export {
   openDatabase,
   quoteName,
+  tableExists,
   DatabaseClosedError,
   type Database,
   type DatabaseOptions,

@@ -4,7 +4,7 @@
  * MySQL commits at a DDL statement), one transaction per flush. A reader never makes them: a
  * table that is not there reads as empty.
  */
-import { quoteName, type Database, type Dialect, type Queryable } from '../database/index.js';
+import { quoteName, tableExists, type Database, type Dialect, type Queryable } from '../database/index.js';
 import {
   RECORD_TABLES,
   byQueueAndClass,
@@ -176,7 +176,7 @@ export class DatabaseRecord implements RecordStore {
         try {
           await this.db.query(sql);
         } catch (error) {
-          if (!(await hasTable(this.db, RECORD_TABLES[name]).catch(() => false))) throw error;
+          if (!(await tableExists(this.db, RECORD_TABLES[name]).catch(() => false))) throw error;
         }
       }
     })().catch((error: unknown) => {
@@ -191,7 +191,7 @@ export class DatabaseRecord implements RecordStore {
     try {
       return (await this.db.query<Row>(sql, params)).rows;
     } catch (error) {
-      if (!(await hasTable(this.db, RECORD_TABLES[table]))) return [];
+      if (!(await tableExists(this.db, RECORD_TABLES[table]))) return [];
       throw error;
     }
   }
@@ -235,16 +235,6 @@ export class DatabaseRecord implements RecordStore {
   private columns(names: string[]): string {
     return names.map((name) => this.column(name)).join(', ');
   }
-}
-
-/** Whether a table is there, as the dialect's catalogue says. */
-async function hasTable(db: Queryable, table: string): Promise<boolean> {
-  const sql = {
-    sqlite: "select name from sqlite_master where type = 'table' and name = ?",
-    mysql: 'select table_name from information_schema.tables where table_name = ? and table_schema = database()',
-    pgsql: 'select table_name from information_schema.tables where table_name = ? and table_schema = current_schema()',
-  }[db.dialect];
-  return (await db.query(sql, [table])).rows.length > 0;
 }
 
 /** `(?, ?, …), (?, ?, …)`: `rows` rows of `columns` parameters. */

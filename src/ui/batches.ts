@@ -36,20 +36,11 @@ export interface BatchRetry {
 
 export class BatchesView extends TableStore {
   readonly #repository: DatabaseBatchRepository;
-  #hasTable: boolean | undefined;
-
   /** `table` is Laravel's `queue.batching.table`. */
   constructor(db: Database | DatabaseConfig, table = 'job_batches') {
     super(db, table);
     // On the database this view holds: one pool, closed once with the view.
     this.#repository = new DatabaseBatchRepository(this.db, table);
-  }
-
-  /** Whether the table is there; once it is, it is not asked again. */
-  private async tableThere(): Promise<boolean> {
-    if (this.#hasTable) return true;
-    this.#hasTable = await this.hasTable();
-    return this.#hasTable;
   }
 
   /** Newest first (created_at, then id: Laravel's ids are ordered uuids), `limit` from `offset`. */

@@ -19,15 +19,6 @@ export interface FailedFilter {
 }
 
 export class FailedJobsView extends DatabaseUuidFailedJobProvider {
-  #hasTable: boolean | undefined;
-
-  /** Whether the table is there; once it is, it is not asked again. */
-  private async tableThere(): Promise<boolean> {
-    if (this.#hasTable) return true;
-    this.#hasTable = await this.hasTable();
-    return this.#hasTable;
-  }
-
   /** Newest first, `limit` from `offset`, of the failures a filter names (a queue's, a class's, an exception's), or all. */
   async page(
     offset: number,

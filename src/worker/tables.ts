@@ -3,7 +3,15 @@
  * or opened from its config when first used (so a worker that never fails a job never opens
  * it), and closed with the store.
  */
-import { openDatabase, quoteName, type Database, type DatabaseConfig, type DatabaseReach, type Queryable } from '../database/index.js';
+import {
+  openDatabase,
+  quoteName,
+  tableExists,
+  type Database,
+  type DatabaseConfig,
+  type DatabaseReach,
+  type Queryable,
+} from '../database/index.js';
 
 export abstract class TableStore {
   protected readonly db: Database;
@@ -37,13 +45,15 @@ export abstract class TableStore {
   }
 
   /** Whether the table is there, as the dialect's catalogue says (on `db`, a transaction, when given). */
-  async hasTable(db: Queryable = this.db): Promise<boolean> {
-    const sql = {
-      sqlite: "select name from sqlite_master where type = 'table' and name = ?",
-      mysql: 'select table_name from information_schema.tables where table_name = ? and table_schema = database()',
-      pgsql: 'select table_name from information_schema.tables where table_name = ? and table_schema = current_schema()',
-    }[db.dialect];
-    return (await db.query(sql, [this.table])).rows.length > 0;
+  hasTable(db: Queryable = this.db): Promise<boolean> {
+    return tableExists(db, this.table);
+  }
+
+  #there = false;
+  /** Whether the table is there, for a store that only reads (a dashboard's): once it is, it is not asked again. */
+  protected async tableThere(): Promise<boolean> {
+    this.#there ||= await this.hasTable();
+    return this.#there;
   }
 
   /** Closes the database's connections, if any were opened. */
