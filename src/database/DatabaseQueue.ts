@@ -16,6 +16,7 @@
  * - Times are this process's clock in UNIX seconds, as Laravel's are PHP's.
  */
 import { encodeString } from '../laravel/json.js';
+import { classNamingTexts, containsParam, containsSql } from './contains.js';
 import type { LaravelProfile } from '../laravel/index.js';
 import type { Queue, QueuedJob, TakeOnly, WatchedClient } from '../queue/contract.js';
 import { takesHead } from '../queue/take.js';
@@ -340,7 +341,7 @@ export class DatabaseQueue implements Queue<DatabaseJob> {
    * MySQL/MariaDB and SQLite walk the key in order either way.
    */
   private get containsSql(): string {
-    return this.db.dialect === 'pgsql' ? 'strpos(payload, ?) > 0' : `payload like ? escape '!'`;
+    return containsSql(this.db.dialect, 'payload');
   }
 
   /**
@@ -369,11 +370,8 @@ export class DatabaseQueue implements Queue<DatabaseJob> {
   private takePatterns(take: TakeOnly): string[] {
     let patterns = this.patterns.get(take);
     if (patterns === undefined) {
-      const spelled = new Set(take.classes.flatMap((name) => [encodeString(name, false), encodeString(name, true)]));
-      const texts = [...spelled].flatMap((json) => [`"displayName":${json}`, `"commandName":${json}`]);
-      // '!' escapes LIKE's own wildcards (a class name may hold '_'); a backslash is then plain text on every engine.
-      const like = (text: string) => `%${text.replace(/[!%_]/g, (c) => `!${c}`)}%`;
-      patterns = this.db.dialect === 'pgsql' ? texts : texts.map(like);
+      const texts = [...new Set(take.classes.flatMap(classNamingTexts))];
+      patterns = texts.map((text) => containsParam(this.db.dialect, text));
       this.patterns.set(take, patterns);
     }
     return patterns;

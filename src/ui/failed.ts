@@ -5,7 +5,7 @@
  * reads as no failed jobs. Retry, forget and flush go through the provider itself, as the CLI's.
  */
 import { DatabaseUuidFailedJobProvider, laravelTimestamp, type FailedJob } from '../worker/index.js';
-import { encodeString } from '../laravel/json.js';
+import { classNamingTexts, containsParam, containsSql } from '../database/contains.js';
 import { sideOfException, type Side } from './side.js';
 import { cutPayloadColumns } from './DatabaseQueueSource.js';
 
@@ -23,11 +23,11 @@ export class FailedJobsView extends DatabaseUuidFailedJobProvider {
   async page(
     offset: number,
     limit: number,
-    filter: FailedFilter | string = {},
+    filter: FailedFilter = {},
     options: { cut?: boolean } = {},
   ): Promise<{ total: number; jobs: ListedFailure[] }> {
     if (!(await this.tableThere())) return { total: 0, jobs: [] };
-    const { where, args } = this.whereOf(typeof filter === 'string' ? { queue: filter } : filter);
+    const { where, args } = this.whereOf(filter);
     const columns = options.cut ? this.cutColumns() : '*';
     const [{ rows: counted }, { rows }] = await Promise.all([
       this.db.query(`select count(*) as n from ${this.tableName}${where}`, args),
@@ -83,28 +83,20 @@ export class FailedJobsView extends DatabaseUuidFailedJobProvider {
   /**
    * The SQL a filter makes: the queue by equality; the class as the payload names it
    * (displayName or commandName, in each spelling json_encode gives); the exception's text
-   * contained. PostgreSQL by strpos; the others by LIKE with '!' escaping its wildcards, so a
-   * backslash (in every class name) is plain text on every engine.
+   * contained (src/database/contains.ts, as the database queue's share matches a class).
    */
   private whereOf(filter: FailedFilter, more: string[] = [], moreArgs: unknown[] = []): { where: string; args: unknown[] } {
     const clauses = [...more];
     const args: unknown[] = [...moreArgs];
     const contains = (column: string, texts: string[]) => {
-      const one = this.db.dialect === 'pgsql' ? `strpos(${this.columns([column])}, ?) > 0` : `${this.columns([column])} like ? escape '!'`;
-      clauses.push(`(${texts.map(() => one).join(' or ')})`);
-      args.push(...texts.map((text) => (this.db.dialect === 'pgsql' ? text : `%${text.replace(/[!%_]/g, (c) => `!${c}`)}%`)));
+      clauses.push(`(${texts.map(() => containsSql(this.db.dialect, this.columns([column]))).join(' or ')})`);
+      args.push(...texts.map((text) => containsParam(this.db.dialect, text)));
     };
     if (filter.queue) {
       clauses.push(`${this.columns(['queue'])} = ?`);
       args.push(filter.queue);
     }
-    if (filter.className) {
-      const spelled = [...new Set([encodeString(filter.className, false), encodeString(filter.className, true)])];
-      contains(
-        'payload',
-        spelled.flatMap((json) => [`"displayName":${json}`, `"commandName":${json}`]),
-      );
-    }
+    if (filter.className) contains('payload', classNamingTexts(filter.className));
     if (filter.exception) contains('exception', [filter.exception]);
     return { where: clauses.length ? ` where ${clauses.join(' and ')}` : '', args };
   }
