@@ -100,8 +100,13 @@ export function hideKeptSecrets(text: string): string {
  */
 export function cutForShowing(text: string, limit: number): string {
   if (text.length <= limit) return text;
-  const kept = text.slice(0, safeCutBefore(text, limit));
+  const kept = keptForShowing(text, limit);
   return `${kept}… (${text.length - kept.length} more characters)`;
+}
+
+/** What cutForShowing keeps of a text: at most `limit` characters, cut at a word's start and never inside a kept secret. */
+export function keptForShowing(text: string, limit: number): string {
+  return text.length <= limit ? text : text.slice(0, safeCutBefore(text, limit));
 }
 
 /** Rounds of falling back before the cut is made at nothing: each round's steps are bounded by the secrets' lengths. */

@@ -662,12 +662,6 @@ export class RedisQueue implements Queue<RedisJob> {
     return runStep<number>(this.client, 'lqbSize', [key, `${key}:delayed`, `${key}:reserved`], []);
   }
 
-  /** The first and last `bytes` of the job at the head of the ready list (the one waiting longest); undefined when none waits. */
-  async headEnds(queue?: string, bytes = 512): Promise<{ head: string; tail: string } | undefined> {
-    const ends = await runStep<string[]>(this.client, 'lqbHeadEnds', [this.key(queue)], [bytes]);
-    return ends.length === 2 ? { head: ends[0]!, tail: ends[1]! } : undefined;
-  }
-
   /**
    * Jobs `start` to `stop` of a state (ready: the list; delayed, reserved: the zsets), each
    * larger than `whole` bytes sent as its size, head and tail only (page-ends.lua).

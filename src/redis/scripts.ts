@@ -31,7 +31,6 @@ const STEPS = {
   lqbRenewPlain: { file: 'renew.lua', keys: 1, withoutShebang: true },
   lqbReclaim: { file: 'reclaim.lua', keys: 1 },
   lqbFindZset: { file: 'find-zset.lua', keys: 1 },
-  lqbHeadEnds: { file: 'head-ends.lua', keys: 1 },
   lqbPageEnds: { file: 'page-ends.lua', keys: 1 },
   // A finished job's delete and the next reserve on the same queue, in one round trip: the two
   // files as they are, run one after the other.

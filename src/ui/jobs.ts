@@ -5,7 +5,7 @@
  * not decode is still listed, with the reason, so a broken job is never hidden.
  */
 import { decodeInput } from '../cli/decode.js';
-import { cutForShowing } from '../connect/redact.js';
+import { cutForShowing, keptForShowing } from '../connect/redact.js';
 import { QUEUEABLE_FIELDS } from '../laravel/index.js';
 import type { AppKeySettings } from '../cli/connection.js';
 import type { Side } from './side.js';
@@ -98,7 +98,7 @@ function withPropertiesBounded(summary: JobSummary): JobSummary {
 function summaryOfLargePayload(head: string, tail: string, bytes: number, until: number | null): JobSummary {
   const base = envelopeFacts({ ...headOfEnvelope(head), ...tailOfEnvelope(tail) }, until, bytes);
   // The head may be all the store sent: what is left is counted from the payload's size, in bytes.
-  const shown = cutForShowing(head.slice(0, PAYLOAD_HEAD_SHOWN + 1), PAYLOAD_HEAD_SHOWN).replace(/… \(\d+ more characters\)$/, '');
+  const shown = keptForShowing(head, PAYLOAD_HEAD_SHOWN);
   base.payloadHead = `${shown}… (${bytes - Buffer.byteLength(shown)} more bytes)`;
   return base;
 }
@@ -108,8 +108,7 @@ function summaryOfLargePayload(head: string, tail: string, bytes: number, until:
  * (`total` characters), where `text` may be only the start of it that a store sent.
  */
 export function cutOfWhole(text: string, limit: number, total = text.length): string {
-  const cut = cutForShowing(text, limit);
-  const kept = cut.replace(/… \(\d+ more characters\)$/, '');
+  const kept = keptForShowing(text, limit);
   return total > kept.length ? `${kept}… (${total - kept.length} more characters)` : kept;
 }
 

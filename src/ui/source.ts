@@ -150,14 +150,15 @@ export class RedisQueueSource implements QueueSource {
    * (a delayed job is ready from then), read from the payload's two ends only.
    */
   async readySince(queue: string): Promise<number | null | undefined> {
-    const ends = await this.queue.headEnds(queue);
+    // The head job's two ends only, whatever it weighs (page-ends.lua with nothing sent whole).
+    const [ends] = await this.queue.pageEnds(queue, 'ready', 0, 0, { whole: 0, head: 512, tail: 512 });
     if (!ends) return undefined;
-    const both = `${ends.head}\n${ends.tail}`;
+    const both = `${ends.payload}\n${ends.tail}`;
     const pushedAt = /"pushedAt":"(\d+(?:\.\d+)?)"/.exec(both);
     if (pushedAt) return Number(pushedAt[1]);
-    const createdAt = /"createdAt":(\d+)[,}]/.exec(ends.tail);
+    const createdAt = /"createdAt":(\d+)[,}]/.exec(ends.tail ?? '');
     if (!createdAt) return null;
-    const delay = /"delay":(\d+)[,}]/.exec(ends.tail);
+    const delay = /"delay":(\d+)[,}]/.exec(ends.tail ?? '');
     return Number(createdAt[1]) + (delay ? Number(delay[1]) : 0);
   }
 

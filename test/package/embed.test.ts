@@ -31,7 +31,6 @@ describe('built-in run-time files', () => {
       ['lqbFindZset', 'find-zset.lua'],
       ['lqbRenew', 'renew.lua'],
       ['lqbReclaim', 'reclaim.lua'],
-      ['lqbHeadEnds', 'head-ends.lua'],
       ['lqbPageEnds', 'page-ends.lua'],
     ];
     expect(steps.map(([, file]) => file).sort(), 'the Lua files on disk').toEqual(readdirSync(join(root, 'src/redis/lua')).sort());
