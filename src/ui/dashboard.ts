@@ -32,7 +32,16 @@ import { decodeCursor, searchWindow } from './search.js';
 import { HOUR, History, type FinishedPoint, type FinishedSource } from './history.js';
 import { activityOf } from './activity.js';
 import { nodeRecordView, type MinuteRow, type NodeRecordView } from '../record/index.js';
-import { EXCEPTION_SHOWN, cutOfWhole, summarizeJob, summarizeStored, uuidOfPayload, type JobState, type JobSummary } from './jobs.js';
+import {
+  EXCEPTION_SHOWN,
+  cutOfWhole,
+  summarizeJob,
+  summarizeStored,
+  uuidOfPayload,
+  withColumns,
+  type JobState,
+  type JobSummary,
+} from './jobs.js';
 import { RedisQueueSource, type QueueSource, type StoredJob } from './source.js';
 import { DatabaseQueueSource } from './DatabaseQueueSource.js';
 import {
@@ -301,6 +310,13 @@ export function createDashboard(options: DashboardOptions = {}): Dashboard {
     return horizon && (await horizon.present().catch(() => false)) ? horizon : undefined;
   }
 
+  /** Horizon's view, for an answer that is only Horizon's: 404 without its records. */
+  async function horizonOr404(): Promise<HorizonView> {
+    const measuring = await horizonThere();
+    if (!measuring) throw new HttpError(404, "Horizon's records are not there");
+    return measuring;
+  }
+
   /**
    * Horizon's recorder when Horizon's records are there, so a retry is `lqb retry`'s under
    * Horizon (Horizon's Retry for a job it holds a failed record of); else undefined: queue:retry.
@@ -404,20 +420,12 @@ export function createDashboard(options: DashboardOptions = {}): Dashboard {
   }
 
   async function jobs(name: string, params: URLSearchParams): Promise<unknown> {
-    const state = (params.get('state') ?? 'ready') as JobState;
-    if (!STATES.includes(state)) throw new HttpError(400, `state must be one of ${STATES.join(', ')}, not ${JSON.stringify(state)}`);
+    const state = stateParam(params);
     const { offset, limit } = paging(params);
     const page = await source.page(name, state, offset, limit, { cut: true });
-    // The database keeps a job's id, attempts and push time in columns, not in its payload.
     const summaries = page.jobs.map((job, i) => {
-      const summary = summarizeStored(job, keys);
-      return {
-        ...summary,
-        ...(job.id !== undefined ? { id: job.id } : {}),
-        ...(job.attempts !== undefined ? { attempts: job.attempts } : {}),
-        ...(job.pushedAt !== undefined ? { pushedAt: job.pushedAt } : {}),
-        download: queuedPayloadPath(name, state, offset + i, summary.uuid),
-      };
+      const summary = withColumns(summarizeStored(job, keys), job);
+      return { ...summary, download: queuedPayloadPath(name, state, offset + i, summary.uuid) };
     });
     return { queue: name, state, offset, limit, total: page.total, jobs: await withHorizon(summaries) };
   }
@@ -431,8 +439,7 @@ export function createDashboard(options: DashboardOptions = {}): Dashboard {
   /** A page of one of Horizon's lists (recent, pending, completed, failed), each job decoded. */
   async function horizonJobs(list: string, params: URLSearchParams): Promise<unknown> {
     if (!(list in HORIZON_LISTS)) throw new HttpError(404, `Horizon has no list ${JSON.stringify(list)}`);
-    const measuring = await horizonThere();
-    if (!measuring) throw new HttpError(404, "Horizon's records are not there");
+    const measuring = await horizonOr404();
     const { offset, limit } = paging(params);
     const page = await measuring.list(list as HorizonList, offset, limit);
     return { list, offset, limit, total: page.total, jobs: page.jobs.map(horizonListed) };
@@ -452,8 +459,7 @@ export function createDashboard(options: DashboardOptions = {}): Dashboard {
 
   /** Horizon's monitored tags, or one tag's jobs (`failed=1`: its failed ones), each decoded as Horizon's lists are. */
   async function horizonTags(tag: string | undefined, params: URLSearchParams): Promise<unknown> {
-    const measuring = await horizonThere();
-    if (!measuring) throw new HttpError(404, "Horizon's records are not there");
+    const measuring = await horizonOr404();
     if (tag === undefined) return { tags: await measuring.monitored() };
     const { offset, limit } = paging(params);
     const failedOnly = params.get('failed') === '1';
@@ -479,8 +485,7 @@ export function createDashboard(options: DashboardOptions = {}): Dashboard {
    * checked to be the same job by its uuid: a list moves, and a download is of the job asked for.
    */
   async function queuedPayload(name: string, params: URLSearchParams): Promise<{ payload: string; uuid: string | null }> {
-    const state = (params.get('state') ?? 'ready') as JobState;
-    if (!STATES.includes(state)) throw new HttpError(400, `state must be one of ${STATES.join(', ')}, not ${JSON.stringify(state)}`);
+    const state = stateParam(params);
     const offset = Number(params.get('offset'));
     if (!Number.isSafeInteger(offset) || offset < 0)
       throw new HttpError(400, `offset must be a whole number, not ${JSON.stringify(params.get('offset'))}`);
@@ -600,17 +605,26 @@ export function createDashboard(options: DashboardOptions = {}): Dashboard {
     return { ...found, failures: failures.filter((job): job is FailedJob => job !== undefined).map(failedSummary) };
   }
 
-  /** Retries one failed job as the Retry button does; false when failed_jobs has it no longer. */
-  async function retryOne(uuid: string): Promise<boolean> {
-    const job = await failed.find(uuid);
-    if (!job) return false;
+  /**
+   * Retries a failed job as `lqb retry` does (under Horizon, as Horizon's Retry). Laravel's
+   * queue:retry pushes onto the job's own connection: one this dashboard does not serve is refused.
+   */
+  async function retryJob(job: FailedJob): Promise<Record<string, unknown>> {
     if ((job.connection === 'redis' || job.connection === 'database') && job.connection !== source.connection)
       throw new HttpError(
         409,
-        `the failed job [${uuid}] is of the ${job.connection} connection; this dashboard shows ${source.connection}`,
+        `the failed job [${job.uuid}] is of the ${job.connection} connection; this dashboard shows ${source.connection}`,
       );
     const outcome = await retryFailed(await horizonRecorder(), failed, source, job, {});
-    if ('refused' in outcome) throw new HttpError(409, `the failed job [${uuid}] was not retried: ${outcome.refused}`);
+    if ('refused' in outcome) throw new HttpError(409, `the failed job [${job.uuid}] was not retried: ${outcome.refused}`);
+    return { retried: job.uuid, queue: job.queue, ...(outcome.as === 'horizon' ? { horizon: { id: outcome.id } } : {}) };
+  }
+
+  /** Retries one failed job by uuid, as the Retry button does; false when failed_jobs has it no longer. */
+  async function retryOne(uuid: string): Promise<boolean> {
+    const job = await failed.find(uuid);
+    if (!job) return false;
+    await retryJob(job);
     return true;
   }
 
@@ -652,15 +666,7 @@ export function createDashboard(options: DashboardOptions = {}): Dashboard {
     if (what === 'failed' && name !== undefined && verb === 'retry') {
       const job = await failed.find(name);
       if (!job) throw new HttpError(404, `no failed job ${name}`);
-      // Laravel's queue:retry pushes onto the job's own connection: one this dashboard does not serve is refused.
-      if ((job.connection === 'redis' || job.connection === 'database') && job.connection !== source.connection)
-        throw new HttpError(
-          409,
-          `the failed job [${name}] is of the ${job.connection} connection; this dashboard shows ${source.connection}`,
-        );
-      const outcome = await retryFailed(await horizonRecorder(), failed, source, job, {});
-      if ('refused' in outcome) throw new HttpError(409, `the failed job [${name}] was not retried: ${outcome.refused}`);
-      return { retried: name, queue: job.queue, ...(outcome.as === 'horizon' ? { horizon: { id: outcome.id } } : {}) };
+      return retryJob(job);
     }
     if (what === 'batches' && name !== undefined && verb === 'cancel') {
       const cancelled = await batches.cancel(name);
@@ -822,6 +828,13 @@ function failedFilter(from: URLSearchParams | Record<string, unknown>): FailedFi
   };
   const [className, queue, exception] = [get('class'), get('queue'), get('exception')];
   return { ...(className ? { className } : {}), ...(queue ? { queue } : {}), ...(exception ? { exception } : {}) };
+}
+
+/** The `state` a query names (ready by default); 400 for one that is none of the three. */
+function stateParam(params: URLSearchParams): JobState {
+  const state = (params.get('state') ?? 'ready') as JobState;
+  if (!STATES.includes(state)) throw new HttpError(400, `state must be one of ${STATES.join(', ')}, not ${JSON.stringify(state)}`);
+  return state;
 }
 
 /** `offset` and `limit` (at most MAX_PAGE) from the query. */

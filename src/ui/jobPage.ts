@@ -20,6 +20,7 @@ import {
   summarizeJob,
   summarizeStored,
   uuidOfPayload,
+  withColumns,
   type JobState,
   type JobSummary,
 } from './jobs.js';
@@ -130,16 +131,6 @@ export async function findJobPage(uuid: string, place: JobPlace | undefined, fro
     });
   }
   return null;
-}
-
-/** The database keeps a job's id, attempts and push time in columns, not in its payload. */
-function withColumns(summary: JobSummary, job: { id?: string; attempts?: number; pushedAt?: number }): JobSummary {
-  return {
-    ...summary,
-    ...(job.id !== undefined ? { id: job.id } : {}),
-    ...(job.attempts !== undefined ? { attempts: job.attempts } : {}),
-    ...(job.pushedAt !== undefined ? { pushedAt: job.pushedAt } : {}),
-  };
 }
 
 function pageOf(

@@ -133,6 +133,16 @@ export function summarizeStored(
   return job.cut ? summaryOfLargePayload(job.payload, job.cut.tail, job.cut.bytes, job.until) : summarizeJob(job.payload, job.until, keys);
 }
 
+/** A summary with what the database keeps in columns rather than in its payload: the row's id, attempts and push time. */
+export function withColumns(summary: JobSummary, job: { id?: string; attempts?: number; pushedAt?: number }): JobSummary {
+  return {
+    ...summary,
+    ...(job.id !== undefined ? { id: job.id } : {}),
+    ...(job.attempts !== undefined ? { attempts: job.attempts } : {}),
+    ...(job.pushedAt !== undefined ? { pushedAt: job.pushedAt } : {}),
+  };
+}
+
 /** The envelope's uuid, read from the start of a payload too large to parse whole for it. */
 export function uuidOfPayload(payload: string): string | null {
   let envelope: Record<string, unknown> = {};
