@@ -3,6 +3,9 @@
  * says where it serves.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createDashboard, type DashboardOptions } from '../../src/ui/index.js';
 import { join } from 'node:path';
 import { root } from './php.js';
 
@@ -39,4 +42,18 @@ export async function postAction(url: string, path: string): Promise<{ status: n
     body: JSON.stringify({ confirm: true }),
   });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+/** createDashboard's handler on a loopback port of its own, in this process: its address (no trailing slash) and its close. */
+export async function serveDashboard(options: DashboardOptions): Promise<{ base: string; close: () => Promise<void> }> {
+  const dashboard = createDashboard(options);
+  const server = createServer(dashboard.handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    async close() {
+      await new Promise((resolve) => server.close(resolve));
+      await dashboard.close();
+    },
+  };
 }

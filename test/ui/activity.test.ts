@@ -6,15 +6,13 @@
  * No Horizon runs here: PHP's finished jobs are said to be unknown, never zero.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, type LaravelQueue } from '../../src/index.js';
 import { DatabaseUuidFailedJobProvider } from '../../src/worker/index.js';
-import { createDashboard, type Dashboard } from '../../src/ui/index.js';
 import { HorizonView } from '../../src/ui/horizon.js';
+import { serveDashboard } from '../helpers/ui.js';
 import { debianPayloads } from '../helpers/laravel.js';
 import { horizonFixtureId, loadHorizonLastState } from '../helpers/horizon-state.js';
 import { prefixedClient, rawClient, removePrefix, uniquePrefix, REDIS_URL } from '../helpers/redis.js';
@@ -32,8 +30,7 @@ let dir: string;
 let queue: LaravelQueue;
 let running: Promise<unknown>;
 let stop: () => void;
-let dashboard: Dashboard;
-let server: Server;
+let served: { base: string; close: () => Promise<void> } | undefined;
 let base: string;
 
 const get = async (path: string): Promise<any> => {
@@ -74,10 +71,8 @@ beforeAll(async () => {
   stop = () => void worker.stop();
   const deadline = Date.now() + 15_000;
   while ((await queue.size('work')) > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-  dashboard = createDashboard({ settings: { redis: REDIS_URL, prefix, failedDb }, horizonPrefix: false });
-  server = createServer(dashboard.handler);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  served = await serveDashboard({ settings: { redis: REDIS_URL, prefix, failedDb }, horizonPrefix: false });
+  base = served.base;
   // The record is written every second: wait until the last job is in it.
   const flushed = Date.now() + 5_000;
   while (Date.now() < flushed) {
@@ -91,8 +86,7 @@ afterAll(async () => {
   stop?.();
   await running;
   await queue?.close();
-  await new Promise((resolve) => server?.close(resolve));
-  await dashboard?.close();
+  await served?.close();
   const raw = rawClient();
   await removePrefix(raw, prefix);
   raw.disconnect();

@@ -12,6 +12,7 @@ import { RedisQueue } from '../../src/redis/index.js';
 import { DatabaseUuidFailedJobProvider } from '../../src/worker/index.js';
 import { cancelDelayed, createDashboard, type Dashboard } from '../../src/ui/index.js';
 import { debianPayloads, versionPayloads } from '../helpers/laravel.js';
+import { serveDashboard } from '../helpers/ui.js';
 import { prefixedClient, rawClient, removePrefix, uniquePrefix } from '../helpers/redis.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -173,19 +174,11 @@ describe('createDashboard over an encrypted job, a 12.x job and a cancelled one'
   const modern = versionPayloads().find((record) => record.laravel.startsWith('12.') && JSON.parse(record.payload).createdAt)!;
 
   async function serveWith(showEncrypted: boolean): Promise<{ url: string; close: () => Promise<void> }> {
-    const made = createDashboard({
+    const served = await serveDashboard({
       settings: { redis: 'redis://127.0.0.1:6379', prefix, failedDb: join(dir, 'failed.sqlite'), key: encrypted.appKey },
       showEncrypted,
     });
-    const other = createServer(made.handler);
-    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
-    return {
-      url: `http://127.0.0.1:${(other.address() as AddressInfo).port}/`,
-      close: async () => {
-        await new Promise((resolve) => other.close(resolve));
-        await made.close();
-      },
-    };
+    return { url: `${served.base}/`, close: served.close };
   }
 
   beforeEach(async () => {

@@ -5,15 +5,13 @@
  * it retries. Payloads and traces are what Laravel wrote (fixtures/laravel, fixtures/horizon).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisQueue } from '../../src/redis/index.js';
 import { DatabaseUuidFailedJobProvider } from '../../src/worker/index.js';
-import { createDashboard, type Dashboard } from '../../src/ui/index.js';
 import { HorizonView } from '../../src/ui/horizon.js';
+import { serveDashboard } from '../helpers/ui.js';
 import { debianPayloads } from '../helpers/laravel.js';
 import { horizonFixtureId as ID, loadHorizonLastState } from '../helpers/horizon-state.js';
 import { prefixedClient, rawClient, removePrefix, uniquePrefix, REDIS_URL } from '../helpers/redis.js';
@@ -23,8 +21,7 @@ const [C, C2] = [ID(3), ID(5)];
 
 let prefix: string;
 let dir: string;
-let dashboard: Dashboard;
-let server: Server;
+let served: { base: string; close: () => Promise<void> } | undefined;
 let base: string;
 let trace: string;
 const queued = debianPayloads()
@@ -55,18 +52,15 @@ beforeAll(async () => {
   const failer = DatabaseUuidFailedJobProvider.fromUrl(join(dir, 'failed.sqlite'));
   await failer.log('redis', 'pages', queued[0]!.payload, trace);
   await failer.close();
-  dashboard = createDashboard({
+  served = await serveDashboard({
     settings: { redis: REDIS_URL, prefix, failedDb: join(dir, 'failed.sqlite') },
     horizonPrefix: `${prefix}horizon:`,
   });
-  server = createServer(dashboard.handler);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  base = served.base;
 });
 
 afterAll(async () => {
-  await new Promise((resolve) => server.close(resolve));
-  await dashboard.close();
+  await served?.close();
   const raw = rawClient();
   await removePrefix(raw, prefix);
   raw.disconnect();

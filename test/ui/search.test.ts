@@ -5,23 +5,20 @@
  * (fixtures/laravel) and the library's builder's for the bulk of a long queue.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildJob, buildPayload } from '../../src/laravel/index.js';
 import { RedisQueue } from '../../src/redis/index.js';
 import { DatabaseUuidFailedJobProvider } from '../../src/worker/index.js';
-import { createDashboard, type Dashboard } from '../../src/ui/index.js';
 import { SEARCH_WINDOW, needlesOf } from '../../src/ui/search.js';
+import { serveDashboard } from '../helpers/ui.js';
 import { debianPayloads } from '../helpers/laravel.js';
 import { prefixedClient, rawClient, removePrefix, uniquePrefix, REDIS_URL } from '../helpers/redis.js';
 
 let prefix: string;
 let dir: string;
-let dashboard: Dashboard;
-let server: Server;
+let served: { base: string; close: () => Promise<void> } | undefined;
 let base: string;
 const fixtures = debianPayloads();
 const encrypted = fixtures.find((record) => record.name === 'encrypted/cbc')!;
@@ -51,17 +48,14 @@ beforeAll(async () => {
   const failer = DatabaseUuidFailedJobProvider.fromUrl(join(dir, 'failed.sqlite'));
   await failer.log('redis', 'a-small', failedOne.payload, 'RuntimeException: declined');
   await failer.close();
-  dashboard = createDashboard({
+  served = await serveDashboard({
     settings: { redis: REDIS_URL, prefix, failedDb: join(dir, 'failed.sqlite'), key: encrypted.appKey },
   });
-  server = createServer(dashboard.handler);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  base = served.base;
 });
 
 afterAll(async () => {
-  await new Promise((resolve) => server.close(resolve));
-  await dashboard.close();
+  await served?.close();
   const raw = rawClient();
   await removePrefix(raw, prefix);
   raw.disconnect();
