@@ -1,11 +1,12 @@
-// The package's build: the ES module build and declarations by tsc into dist/, a CommonJS build
-// of the library (not the CLI, which stays an ES module) by esbuild into dist/cjs/, one file per
-// source file, and reflect.php (which PHP runs, so it stays a file) beside both. The Lua steps, the
+// The package's build: the ES module build and declarations by tsc into dist/, then that build
+// bundled by esbuild (see step 2), a CommonJS build of the library (not the CLI, which stays an ES
+// module) by esbuild into dist/cjs/, one file per source file, and reflect.php (which PHP runs, so
+// it stays a file) beside both. The Lua steps, the
 // schemas and the version are built into modules first (scripts/embed.mjs), so that a bundle of a
 // service carries them. No source maps: they would point at src/, which is not shipped.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, copyFileSync, cpSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { chmodSync, copyFileSync, cpSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { embed } from './embed.mjs';
@@ -26,6 +27,12 @@ function walk(dir, base = dir) {
 const isCli = (path) => path.split(/[\\/]/)[0] === 'cli';
 /** What the code reads beside itself at run time: the PHP that `lqb shapes` runs, the dashboard's page (src/ui/assets). */
 const isAsset = (path) => path.endsWith('.php') || /^ui[\\/]assets[\\/]/.test(path);
+/** Which module reads which of them (paths from src/ and dist/), to put them beside the bundle's file that holds the module. */
+const readBeside = {
+  'ui/dashboard.js': ['ui/assets'],
+  'shapes/reflect.js': ['shapes/reflect.php', 'shapes/methods.php'],
+  'fixtures/appFixtures.js': ['fixtures/fixtures.php'],
+};
 
 rmSync(dist, { recursive: true, force: true });
 embed();
@@ -34,9 +41,64 @@ embed();
 execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json')], {
   stdio: 'inherit',
 });
-chmodSync(join(dist, 'cli/main.js'), 0o755);
 
-// 2. CommonJS, file for file. `import.meta.url` becomes the file's own URL, made from __filename;
+// 2. The ES build bundled: each public module (package.json's exports) and each command of the
+//    CLI an entry, what they share in dist/chunks/, the dependencies left to node_modules. Node 20
+//    loads an ES module graph file by file, and that load was most of a cold `lqb` (about 150 ms
+//    of `lqb work --once`'s 250 on 150 files). One build for the library and the CLI keeps one
+//    copy of each class, so a handlers module's PhpObject is the worker's PhpObject.
+const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+const publicModules = Object.values(manifest.exports)
+  .filter((entry) => entry.import)
+  .map((entry) => join(root, entry.import.default));
+// ioredis is in the bundle (a third of a cold `lqb work` was its CommonJS files loading one by
+// one); every other package, the app's choices (SQL drivers, OpenTelemetry, tsx) among them, is
+// loaded from node_modules where it is asked for.
+const leftToNodeModules = ['dependencies', 'peerDependencies', 'optionalDependencies', 'devDependencies']
+  .flatMap((field) => Object.keys(manifest[field] ?? {}))
+  .filter((name) => name !== 'ioredis')
+  .flatMap((name) => [name, `${name}/*`]);
+const cliModules = readdirSync(join(dist, 'cli'))
+  .filter((name) => name.endsWith('.js'))
+  .map((name) => join(dist, 'cli', name));
+const bundled = await build({
+  entryPoints: [...publicModules, ...cliModules],
+  outbase: dist,
+  outdir: dist,
+  allowOverwrite: true,
+  bundle: true,
+  splitting: true,
+  chunkNames: 'chunks/[name]-[hash]',
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  external: leftToNodeModules,
+  sourcemap: false,
+  metafile: true,
+  logLevel: 'warning',
+  // ioredis, bundled, is CommonJS: its require() of node's modules needs a require in an ES module.
+  // A service that bundles this build as CommonJS has no import.meta, and a __filename instead.
+  banner: {
+    js: "import { createRequire as __lqbCreateRequire } from 'node:module';\nconst require = __lqbCreateRequire(import.meta.url ?? __filename);",
+  },
+});
+// What the bundle holds replaces tsc's modules; their declarations stay.
+const outputs = Object.entries(bundled.metafile.outputs).map(([path, output]) => ({ path: join(root, path), output }));
+const written = new Set(outputs.map(({ path }) => path));
+for (const path of walk(dist)) {
+  if (path.endsWith('.js') && !written.has(join(dist, path))) rmSync(join(dist, path));
+}
+chmodSync(join(dist, 'cli/main.js'), 0o755);
+// A module that reads a file beside itself finds it beside whichever bundle file holds its code.
+for (const { path, output } of outputs) {
+  for (const input of Object.keys(output.inputs)) {
+    for (const file of readBeside[relative(dist, join(root, input))] ?? []) {
+      cpSync(join(src, file), join(dirname(path), basename(file)), { recursive: true });
+    }
+  }
+}
+
+// 3. CommonJS, file for file. `import.meta.url` becomes the file's own URL, made from __filename;
 //    dynamic import() stays import() so handler modules load as ES modules.
 const sources = walk(src);
 await build({
@@ -61,7 +123,7 @@ for (const path of walk(dist)) {
   copyFileSync(join(dist, path), join(cjs, path));
 }
 
-// 3. Run-time files beside the modules that read them, in both builds.
+// 4. Run-time files beside the modules that read them, in both builds.
 for (const path of sources.filter(isAsset)) {
   for (const out of [dist, cjs]) {
     mkdirSync(dirname(join(out, path)), { recursive: true });

@@ -2,8 +2,7 @@
  * The record in Redis (the layout is NodeRecord.ts's): a flush's writes in one MULTI, and what a
  * reader asks of them. The client is the queue's, which carries the app's prefix.
  */
-import { Cluster } from 'ioredis';
-import type { RedisClient } from '../redis/scripts.js';
+import { isCluster, type RedisClient } from '../redis/scripts.js';
 import {
   RECORD_KEYS,
   byQueueAndClass,
@@ -62,7 +61,7 @@ export class RedisRecord implements RecordStore {
             ['expire', RECORD_KEYS.workers, keepSeconds],
           ],
     );
-    if (this.client instanceof Cluster) await Promise.all(groups.map((commands) => this.exec(commands)));
+    if (isCluster(this.client)) await Promise.all(groups.map((commands) => this.exec(commands)));
     else await this.exec(groups.flat());
   }
 

@@ -6,8 +6,7 @@
  * spelling and for any `*queues:NAME` list, and says so in one line with the flag. Without it,
  * Node and PHP each wait on a queue the other never fills.
  */
-import { Cluster } from 'ioredis';
-import type { RedisClient } from './scripts.js';
+import { isCluster, type RedisClient } from './scripts.js';
 
 /** A list of jobs found under another prefix: its prefix and length. */
 export interface QueueElsewhere {
@@ -49,7 +48,7 @@ export async function queuesElsewhere(
   queues: readonly string[],
   bounds: ElsewhereBounds = ELSEWHERE_BOUNDS,
 ): Promise<QueueElsewhere[]> {
-  if (client instanceof Cluster) return [];
+  if (isCluster(client)) return [];
   const raw = client.duplicate({ keyPrefix: '' });
   raw.on('error', () => undefined);
   try {

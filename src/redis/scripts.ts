@@ -8,6 +8,14 @@ import { whileBusy } from './busy.js';
 
 export type RedisClient = Redis | Cluster;
 
+/**
+ * Whether the client is a Cluster, by ioredis's own flag: the package's build carries its own
+ * ioredis, so a client the app made with its ioredis is no instance of ours.
+ */
+export function isCluster(client: RedisClient): client is Cluster {
+  return client.isCluster;
+}
+
 /** The prefix ioredis puts before every key this client names ('' for none). */
 export function keyPrefixOf(client: RedisClient): string {
   return (client as { options?: { keyPrefix?: string } }).options?.keyPrefix ?? '';

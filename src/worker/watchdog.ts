@@ -125,10 +125,12 @@ function sharedBytes(slots: number, labelBytes: number, reservationBytes: number
  * `sharedViews` as a parameter's source.
  */
 function watchdogThread(): void {
-  /* eslint-disable @typescript-eslint/no-require-imports */
-  const threads = require('node:worker_threads') as typeof import('node:worker_threads');
+  // The thread's require is a global of its eval'd script, read as one: a bundler (the package's
+  // own build among them) rewrites a bare `require` into a helper of its bundle the thread lacks.
+  const need = (globalThis as unknown as { require: NodeJS.Require }).require;
+  const threads = need('node:worker_threads') as typeof import('node:worker_threads');
   const parentPort = threads.parentPort;
-  const { writeSync } = require('node:fs') as typeof import('node:fs');
+  const { writeSync } = need('node:fs') as typeof import('node:fs');
   const {
     buffer,
     slots,
@@ -189,7 +191,7 @@ function watchdogThread(): void {
     renewedAt = now;
     if (!client) {
       // ioredis's CommonJS export is the class itself; some builds put it under .default too.
-      const exported = require(renewal.ioredis) as { default?: unknown };
+      const exported = need(renewal.ioredis) as { default?: unknown };
       const Client = (typeof exported === 'function' ? exported : exported.default) as new (options: object) => NonNullable<typeof client>;
       client = new Client({ ...renewal.connection, lazyConnect: false, enableOfflineQueue: true, maxRetriesPerRequest: 1 });
       client.on('error', () => undefined);

@@ -9,13 +9,14 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { lqb } from '../helpers/processes.js';
 import { root } from '../helpers/php.js';
+import { modulesLoaded } from '../helpers/bundle.js';
 import { commandNames, loadCommand } from '../../src/cli/registry.js';
 import { commands } from '../../src/cli/commands.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'lqb-registry-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-/** The package's files (as dist/… paths) and dependencies (as their names) node loaded for `lqb ARGS`. */
+/** The package's modules (as dist/… paths, those bundled into a loaded file included) and dependencies (as their names) node loaded for `lqb ARGS`. */
 async function loadedBy(args: string[]): Promise<{ status: number | null; modules: string[] }> {
   const trace = join(scratch, `${args.join('_').replace(/\W/g, '')}.txt`);
   const ran = await lqb(
@@ -24,12 +25,7 @@ async function loadedBy(args: string[]): Promise<{ status: number | null; module
     { nodeFlags: ['--import', join(root, 'test/helpers/module-trace.mjs')] },
   );
   const urls = readFileSync(trace, 'utf8').split('\n').filter(Boolean);
-  const modules = urls.map((url) => {
-    const path = decodeURIComponent(new URL(url).pathname);
-    const dependency = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(path);
-    return dependency ? dependency[1]! : path.slice(root.length).replace(/^\//, '');
-  });
-  return { status: ran.status, modules: [...new Set(modules)] };
+  return { status: ran.status, modules: modulesLoaded(urls, root) };
 }
 
 describe('lqb loads what the command it runs needs', () => {

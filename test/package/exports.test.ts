@@ -7,6 +7,8 @@
  * the global setup builds from these sources).
  */
 import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import ts from 'typescript';
@@ -20,6 +22,7 @@ import * as worker from '../../src/worker/index.js';
 import * as connect from '../../src/connect/index.js';
 import * as testing from '../../src/testing/index.js';
 import { root } from '../helpers/php.js';
+import { modulesLoaded } from '../helpers/bundle.js';
 
 /** The root's names: see the comment at the top of src/index.ts for why each group is there. */
 const ROOT = {
@@ -335,15 +338,32 @@ describe('the subpaths keep what the root leaves out', () => {
 });
 
 describe('laravel-queue-bridge/laravel, built', () => {
-  // require.cache holds every CommonJS module loaded, those an ES module imports included.
+  // require.cache holds every CommonJS module loaded, those an ES module imports included; the ES
+  // build carries ioredis in its bundle, seen in the files a loader hook lists (test/helpers/bundle.ts).
   const probe = (entry: string, esm: boolean) => `
 const loaded = (name) => Object.keys(require.cache).some((path) => path.includes('/node_modules/' + name + '/'));
 (async () => {
   ${esm ? `await import(${JSON.stringify(pathToFileURL(entry).href)});` : `require(${JSON.stringify(entry)});`}
   console.log(JSON.stringify({ ioredis: loaded('ioredis'), ajv: loaded('ajv') }));
 })();`;
-  const loadedBy = (entry: string, esm: boolean) =>
-    JSON.parse(execFileSync(process.execPath, ['-e', probe(join(root, entry), esm)], { encoding: 'utf8', timeout: 30_000 })) as unknown;
+  const loadedBy = (entry: string, esm: boolean) => {
+    const scratch = mkdtempSync(join(tmpdir(), 'lqb-exports-'));
+    const trace = join(scratch, 'trace.txt');
+    try {
+      const flags = esm ? ['--import', join(root, 'test/helpers/module-trace.mjs')] : [];
+      const seen = JSON.parse(
+        execFileSync(process.execPath, [...flags, '-e', probe(join(root, entry), esm)], {
+          encoding: 'utf8',
+          timeout: 30_000,
+          env: { ...process.env, LQB_MODULE_TRACE: trace },
+        }),
+      ) as { ioredis: boolean; ajv: boolean };
+      const urls = existsSync(trace) ? readFileSync(trace, 'utf8').split('\n').filter(Boolean) : [];
+      return { ...seen, ioredis: seen.ioredis || modulesLoaded(urls, root).includes('ioredis') };
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  };
 
   it.each([
     ['an ES module', 'dist/laravel/index.js', true],

@@ -25,6 +25,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { quickStartDefaults } from './quick-start-defaults.js';
+import { modulesLoaded } from '../helpers/bundle.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { name: string; version: string };
@@ -48,10 +49,11 @@ function tsc(args: string[]) {
 }
 
 /** Runs a script file in the scratch project; returns what it printed (JSON lines parsed). */
-function run(name: string, source: string): unknown {
+function run(name: string, source: string, { nodeFlags = [] as string[], env = process.env } = {}): unknown {
   writeFileSync(join(scratch, name), source);
-  const out = execFileSync(process.execPath, [name], {
+  const out = execFileSync(process.execPath, [...nodeFlags, name], {
     cwd: scratch,
+    env,
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'pipe'],
     timeout: 60_000,
@@ -98,8 +100,9 @@ describe('npm pack', () => {
       'dist/cjs/index.js',
       'dist/cjs/package.json',
       'dist/cli/main.js',
-      'dist/redis/lua.generated.js',
+      'dist/redis/index.js',
       'dist/cjs/redis/lua.generated.js',
+      'dist/ui/assets/app.js',
       'dist/shapes/reflect.php',
       'dist/cjs/shapes/reflect.php',
       'dist/shapes/methods.php',
@@ -313,20 +316,41 @@ console.log(JSON.stringify({ before, decoded, validated, redis: loaded('ioredis'
       validated: { ajv: true },
       redis: true,
     });
+    // The ES build carries ioredis in its bundle: what it loaded is read from a loader hook's
+    // list of files, cut where the script marks it, and from the modules each file holds.
+    const trace = join(scratch, 'light-trace.txt');
     const esm = run(
       'light.mjs',
       `import { createRequire } from 'node:module';
+import { appendFileSync } from 'node:fs';
 const require = createRequire(import.meta.url);
 ${loaded}
+const mark = (name) => appendFileSync(process.env.LQB_MODULE_TRACE, 'mark:' + name + '\\n');
+mark('start');
 const laravel = await import('laravel-queue-bridge/laravel');
-const before = { ioredis: loaded('ioredis'), ajv: loaded('ajv') };
+mark('before');
+const before = { ajv: loaded('ajv') };
 laravel.validatePayload({}, '8');
 const validated = { ajv: loaded('ajv') };
 await import('laravel-queue-bridge/redis');
-console.log(JSON.stringify({ before, validated, redis: loaded('ioredis') }));
+mark('redis');
+console.log(JSON.stringify({ before, validated }));
 `,
+      {
+        nodeFlags: ['--import', join(root, 'test/helpers/module-trace.mjs')],
+        env: { ...process.env, LQB_MODULE_TRACE: trace },
+      },
     );
-    expect(esm).toEqual({ before: { ioredis: false, ajv: false }, validated: { ajv: true }, redis: true });
+    const phases = readFileSync(trace, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .reduce<string[][]>((cut, line) => (line.startsWith('mark:') ? [...cut, []] : (cut.at(-1)?.push(line), cut)), []);
+    const ioredisBy = (phase: number) => modulesLoaded(phases.slice(0, phase).flat(), scratch).includes('ioredis');
+    expect(esm).toEqual({ before: { ajv: false }, validated: { ajv: true } });
+    expect({ before: ioredisBy(1), redis: ioredisBy(2) }, 'ioredis loaded by ./laravel, then by ./redis (ES module)').toEqual({
+      before: false,
+      redis: true,
+    });
   });
 
   it('types resolve for a TypeScript consumer, CommonJS (.cts) and ES module (.mts)', () => {

@@ -23,8 +23,10 @@ export function threadSource(main: () => void): string {
 }
 
 export function sandboxThread(): void {
-  /* eslint-disable @typescript-eslint/no-require-imports */
-  const threads = require('node:worker_threads') as typeof import('node:worker_threads');
+  // The thread's require is a global of its eval'd script, read as one: a bundler (the package's
+  // own build among them) rewrites a bare `require` into a helper of its bundle the thread lacks.
+  const need = (globalThis as unknown as { require: NodeJS.Require }).require;
+  const threads = need('node:worker_threads') as typeof import('node:worker_threads');
   const parentPort = threads.parentPort;
   const workerData = threads.workerData as { methods: string[]; url: string };
   type Flat = { name: string; message: string; stack?: string };
@@ -38,7 +40,7 @@ export function sandboxThread(): void {
   // This isolate's live memory, measured as memory.ts measures the main thread's: after a full
   // collection, when what is left is what the handlers keep (heapUsed and external are this
   // thread's own; only rss would be the process's). Before the first one, the memory as it is now.
-  const perfHooks = require('node:perf_hooks') as typeof import('node:perf_hooks');
+  const perfHooks = need('node:perf_hooks') as typeof import('node:perf_hooks');
   const heapAndExternal = () => {
     const { heapUsed, external } = process.memoryUsage();
     return heapUsed + external;
@@ -60,10 +62,10 @@ export function sandboxThread(): void {
   let collector: (() => void) | undefined;
   const fullCollection = (): (() => void) | null => {
     if (collector) return collector;
-    const v8 = require('node:v8') as typeof import('node:v8');
+    const v8 = need('node:v8') as typeof import('node:v8');
     try {
       v8.setFlagsFromString('--expose-gc');
-      collector = (require('node:vm') as typeof import('node:vm')).runInNewContext('gc') as () => void;
+      collector = (need('node:vm') as typeof import('node:vm')).runInNewContext('gc') as () => void;
     } catch {
       // Another thread unset the flag between the two steps: asked again next time.
     } finally {
