@@ -43,9 +43,9 @@ execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '
 });
 
 // 2. The ES build bundled: each public module (package.json's exports) and each command of the
-//    CLI an entry, what they share in dist/chunks/, the dependencies left to node_modules. Node 20
-//    loads an ES module graph file by file, and that load was most of a cold `lqb` (about 150 ms
-//    of `lqb work --once`'s 250 on 150 files). One build for the library and the CLI keeps one
+//    CLI an entry, what they share in dist/chunks/. Node 20 loads an ES module graph file by file,
+//    and that load was most of a cold `lqb`: `lqb work --once` loaded about 170 files, and takes
+//    0.7 times as long bundled (docs/speed.md). One build for the library and the CLI keeps one
 //    copy of each class, so a handlers module's PhpObject is the worker's PhpObject.
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 const publicModules = Object.values(manifest.exports)
@@ -58,9 +58,11 @@ const leftToNodeModules = ['dependencies', 'peerDependencies', 'optionalDependen
   .flatMap((field) => Object.keys(manifest[field] ?? {}))
   .filter((name) => name !== 'ioredis')
   .flatMap((name) => [name, `${name}/*`]);
-const cliModules = readdirSync(join(dist, 'cli'))
-  .filter((name) => name.endsWith('.js'))
-  .map((name) => join(dist, 'cli', name));
+// The CLI's entries: its main and each command module the registry loads when asked for it.
+const registry = readFileSync(join(dist, 'cli/registry.js'), 'utf8');
+const cliModules = ['main.js', ...new Set([...registry.matchAll(/import\('\.\/([\w-]+\.js)'\)/g)].map((found) => found[1]))].map((name) =>
+  join(dist, 'cli', name),
+);
 const bundled = await build({
   entryPoints: [...publicModules, ...cliModules],
   outbase: dist,

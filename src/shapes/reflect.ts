@@ -1,5 +1,5 @@
 /**
- * Runs `reflect.php` (beside this module; the build copies it into dist/shapes/ and dist/cjs/shapes/) with the PHP on PATH, and reads
+ * Runs `reflect.php` (beside this module; the build copies it into dist/shapes/, dist/cjs/shapes/ and beside the bundle file holding this module) with the PHP on PATH, and reads
  * the shapes it prints. PHP's reflection is the authority: nothing here guesses at a class.
  */
 import { spawn } from 'node:child_process';
