@@ -12,6 +12,8 @@
  *   RECORD=0                  lqb work --no-record (the worker's record, src/record/, is on by default, as it is in lqb work)
  *   NEIGHBOUR=1               a CPU hog (`for(;;)`, pinned to CPU 0 by taskset when there is one) runs through every case
  *   REDIS_URL=redis://…       that Redis, else a redis-server of the bench's own on a free port
+ *   BASELINE=DIR              another checkout of lqb, built (npm ci && npm run build), run beside this one
+ *                             in the worker and cold cases: two builds compared round by round
  *
  * Every candidate is a process of its own. Within a round each runs once, the order turning
  * round by round; each round prints every candidate's figure and lqb's speed against each
@@ -77,6 +79,10 @@ const QUEUE = 'bench';
 
 const here = fileURLToPath(new URL('..', import.meta.url)).replace(/\/$/, '');
 const lqbBin = `${here}/dist/cli/main.js`;
+const BASELINE = process.env.BASELINE?.replace(/\/$/, '');
+const baselineBin = BASELINE && `${BASELINE}/dist/cli/main.js`;
+/** A candidate run from BASELINE's build as well, when one is given. */
+const andBaseline = <T>(make: (bin: string, label: string) => T): T[] => (baselineBin ? [make(baselineBin, `baseline (${BASELINE})`)] : []);
 const nodeChild = `${here}/bench/peers-child.mjs`;
 const php = (script: string) => `${here}/php-fixture-gen/${script}`;
 const scratch = mkdtempSync(join(tmpdir(), 'lqb-peers-'));
@@ -279,12 +285,12 @@ function coldStart(w: WorkerProcess, count: number): Candidate {
   };
 }
 
-const lqbWork = (concurrency: number, once = false): WorkerProcess => ({
-  name: once ? 'lqb work --once' : `lqb work --concurrency=${concurrency}`,
+const lqbWork = (concurrency: number, once = false, bin = lqbBin, label = 'lqb'): WorkerProcess => ({
+  name: `${label} ${once ? 'work --once' : `work --concurrency=${concurrency}`}`,
   source: laravelRedis,
   command: (prefix) => ({
     argv: [
-      lqbBin,
+      bin,
       'work',
       `--handlers=${here}/bench/noop-handlers.mjs`,
       `--queue=${QUEUE}`,
@@ -327,11 +333,11 @@ const laravelOnce: WorkerProcess = {
   }),
 };
 
-const lqbVersion: WorkerProcess = {
-  name: 'node dist/cli/main.js --version',
+const lqbVersion = (bin = lqbBin, label = 'node dist/cli/main.js'): WorkerProcess => ({
+  name: `${label} --version`,
   source: nothing,
-  command: (prefix) => ({ argv: [process.execPath, lqbBin, '--version'], env: runEnv(prefix) }),
-};
+  command: (prefix) => ({ argv: [process.execPath, bin, '--version'], env: runEnv(prefix) }),
+});
 
 const laravelBoot: WorkerProcess = {
   name: 'Laravel 8.83 worker boot (bench-run-next-job.php 0)',
@@ -468,7 +474,12 @@ function workerCase(concurrency: number): Case {
     ],
     kind: 'rate',
     worker: true,
-    candidates: [throughput(lqbWork(concurrency), JOBS), throughput(bullmqWorker(concurrency), JOBS), throughput(laravelLoop, JOBS)],
+    candidates: [
+      throughput(lqbWork(concurrency), JOBS),
+      ...andBaseline((bin, label) => throughput(lqbWork(concurrency, false, bin, label), JOBS)),
+      throughput(bullmqWorker(concurrency), JOBS),
+      throughput(laravelLoop, JOBS),
+    ],
   };
 }
 
@@ -516,7 +527,12 @@ const coldCases: (() => Case)[] = [
     about: [`Wall time of the whole process, ${COLD_RUNS} runs a round (the round's median); CPU by GNU time (10 ms steps).`],
     kind: 'time',
     worker: false,
-    candidates: [coldStart(lqbVersion, 0), coldStart(bullmqWorker(1, 'BullMQ Worker ready, then closed'), 0), coldStart(laravelBoot, 0)],
+    candidates: [
+      coldStart(lqbVersion(), 0),
+      ...andBaseline((bin, label) => coldStart(lqbVersion(bin, label), 0)),
+      coldStart(bullmqWorker(1, 'BullMQ Worker ready, then closed'), 0),
+      coldStart(laravelBoot, 0),
+    ],
   }),
   () => ({
     title: 'Cold start: one job',
@@ -525,6 +541,7 @@ const coldCases: (() => Case)[] = [
     worker: true,
     candidates: [
       coldStart(lqbWork(1, true), 1),
+      ...andBaseline((bin, label) => coldStart(lqbWork(1, true, bin, label), 1)),
       coldStart(bullmqWorker(1, 'BullMQ Worker, one job, then closed'), 1),
       coldStart(laravelOnce, 1),
     ],
@@ -538,7 +555,8 @@ const load = () => loadavg()[0]!.toFixed(2);
 const times = (x: number) => `${x.toFixed(2)}×`;
 
 /** Whose a candidate is, as the round lines name it. */
-const whose = (name: string) => (name.startsWith('BullMQ') ? 'BullMQ' : name.startsWith('Laravel') ? 'Laravel' : 'lqb');
+const whose = (name: string) =>
+  name.startsWith('BullMQ') ? 'BullMQ' : name.startsWith('Laravel') ? 'Laravel' : name.startsWith('baseline') ? 'baseline' : 'lqb';
 
 /** Candidate indexes in a round's order: turned by one each round. */
 const turned = (n: number, round: number) => Array.from({ length: n }, (_, i) => (i + round) % n);
@@ -650,6 +668,7 @@ async function main(): Promise<void> {
   const unknown = CASES.filter((c) => !ALL_CASES.includes(c));
   if (unknown.length) throw new Error(`CASES: unknown ${unknown.join(', ')} (${ALL_CASES.join(', ')})`);
   if (!existsSync(lqbBin)) throw new Error(`${lqbBin} is missing: npm run build first`);
+  if (baselineBin && !existsSync(baselineBin)) throw new Error(`BASELINE: ${baselineBin} is missing: npm ci && npm run build there first`);
   const redis = await ownRedisUnlessGiven();
   admin = new Redis(REDIS_URL);
   bullConnection = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
@@ -658,7 +677,7 @@ async function main(): Promise<void> {
     const redisVersion = /redis_version:(\S+)/.exec(await admin.info('server'))?.[1];
     const bullmqVersion = (JSON.parse(readFileSync(`${here}/node_modules/bullmq/package.json`, 'utf8')) as { version: string }).version;
     console.log(
-      `lqb ${version(['git', '-C', here, 'rev-parse', '--short', 'HEAD'])}, BullMQ ${bullmqVersion}, Laravel 8.83 on PHP ${version(['php', '-r', 'echo PHP_VERSION;'])}, Node ${process.version}, Redis ${redisVersion} (${redis.own ? `the bench's own, ${REDIS_URL}` : `REDIS_URL ${REDIS_URL}`}), ${cpus().length} cores; ${ROUNDS} rounds a case${SMOKE ? ' (SMOKE: a check that the bench runs, not a measure)' : ''}.`,
+      `lqb ${version(['git', '-C', here, 'rev-parse', '--short', 'HEAD'])}${BASELINE ? ` (baseline ${version(['git', '-C', BASELINE, 'rev-parse', '--short', 'HEAD'])})` : ''}, BullMQ ${bullmqVersion}, Laravel 8.83 on PHP ${version(['php', '-r', 'echo PHP_VERSION;'])}, Node ${process.version}, Redis ${redisVersion} (${redis.own ? `the bench's own, ${REDIS_URL}` : `REDIS_URL ${REDIS_URL}`}), ${cpus().length} cores; ${ROUNDS} rounds a case${SMOKE ? ' (SMOKE: a check that the bench runs, not a measure)' : ''}.`,
     );
     console.log(
       `Jobs: Laravel's RecordJob, a payload of ${Buffer.byteLength(recordPayload(0))} bytes; BullMQ's job data its properties as JSON, ${Buffer.byteLength(JSON.stringify(recordProps(0)))} bytes, added with removeOnComplete and removeOnFail (Laravel and lqb delete a job once done).`,
