@@ -1,9 +1,9 @@
 // The package's build: the ES module build and declarations by tsc into dist/, then that build
 // bundled by esbuild (see step 2), a CommonJS build of the library (not the CLI, which stays an ES
 // module) by esbuild into dist/cjs/, one file per source file, and reflect.php (which PHP runs, so
-// it stays a file) beside both. The Lua steps, the
-// schemas and the version are built into modules first (scripts/embed.mjs), so that a bundle of a
-// service carries them. No source maps: they would point at src/, which is not shipped.
+// it stays a file) beside both. The Lua steps, the schemas and the version are built into modules
+// first (scripts/embed.mjs), so that a bundle of a service carries them. No source maps: they
+// would point at src/, which is not shipped.
 import { execFileSync } from 'node:child_process';
 import { chmodSync, copyFileSync, cpSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
@@ -25,9 +25,10 @@ function walk(dir, base = dir) {
 }
 
 const isCli = (path) => path.split(/[\\/]/)[0] === 'cli';
-/** What the code reads beside itself at run time: the PHP that `lqb shapes` runs, the dashboard's page (src/ui/assets). */
-const isAsset = (path) => path.endsWith('.php') || /^ui[\\/]assets[\\/]/.test(path);
-/** Which module reads which of them (paths from src/ and dist/), to put them beside the bundle's file that holds the module. */
+/**
+ * What the code reads beside itself at run time (the PHP that `lqb shapes` and `lqb fixtures` run,
+ * the dashboard's page), by the module that reads it: paths from src/, and from dist/ alike.
+ */
 const readBeside = {
   'ui/dashboard.js': ['ui/assets'],
   'shapes/reflect.js': ['shapes/reflect.php', 'shapes/methods.php'],
@@ -126,9 +127,9 @@ for (const path of walk(dist)) {
 }
 
 // 4. Run-time files beside the modules that read them, in both builds.
-for (const path of sources.filter(isAsset)) {
+for (const path of Object.values(readBeside).flat()) {
   for (const out of [dist, cjs]) {
     mkdirSync(dirname(join(out, path)), { recursive: true });
-    cpSync(join(src, path), join(out, path));
+    cpSync(join(src, path), join(out, path), { recursive: true });
   }
 }

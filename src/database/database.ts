@@ -73,7 +73,6 @@ function numbered(sql: string): string {
   return sql.replace(/\?/g, () => `$${++n}`);
 }
 
-/** A database opened on its first statement, so a store that is never used never connects. */
 /** Whether a table is there, as the dialect's catalogue says (on `db`, which may be a transaction). */
 export async function tableExists(db: Queryable, table: string): Promise<boolean> {
   const sql = {
@@ -84,6 +83,7 @@ export async function tableExists(db: Queryable, table: string): Promise<boolean
   return (await db.query(sql, [table])).rows.length > 0;
 }
 
+/** A database opened on its first statement, so a store that is never used never connects. */
 export function openDatabase(config: DatabaseConfig, options: DatabaseOptions = {}): Database {
   switch (config.dialect) {
     case 'sqlite':

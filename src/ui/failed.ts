@@ -101,11 +101,6 @@ export class FailedJobsView extends DatabaseUuidFailedJobProvider {
     return { where: clauses.length ? ` where ${clauses.join(' and ')}` : '', args };
   }
 
-  /** How many failed jobs each queue of a connection has. */
-  async countsByQueue(connection: string): Promise<Map<string, number>> {
-    return (await this.countsByQueueSince(connection, new Date())).byQueue;
-  }
-
   /** How many failed jobs each queue of a connection has, and how many failed since `since`, in one pass over the table. */
   async countsByQueueSince(connection: string, since: Date): Promise<{ byQueue: Map<string, number>; since: number }> {
     if (!(await this.tableThere())) return { byQueue: new Map(), since: 0 };

@@ -124,10 +124,7 @@ function sharedBytes(slots: number, labelBytes: number, reservationBytes: number
  * one (the tests run the TypeScript sources). It reads only Node's own modules, and gets
  * `sharedViews` as a parameter's source.
  */
-function watchdogThread(): void {
-  // The thread's require is a global of its eval'd script, read as one: a bundler (the package's
-  // own build among them) rewrites a bare `require` into a helper of its bundle the thread lacks.
-  const need = (globalThis as unknown as { require: NodeJS.Require }).require;
+function watchdogThread(need: NodeJS.Require): void {
   const threads = need('node:worker_threads') as typeof import('node:worker_threads');
   const parentPort = threads.parentPort;
   const { writeSync } = need('node:fs') as typeof import('node:fs');

@@ -16,16 +16,15 @@
 /**
  * A function's source as a thread's script. A loader that keeps function names (tsx, esbuild's
  * keepNames) wraps them in calls to its own `__name` helper, which the thread does not have: it
- * gets one that does nothing.
+ * gets one that does nothing. The function gets the thread's `require` as its argument: a bundler
+ * (the package's own build among them) rewrites a `require` in the function's own text into a
+ * helper of its bundle, which the thread does not have either.
  */
-export function threadSource(main: () => void): string {
-  return `var __name = (target) => target;\n(${main.toString()})()`;
+export function threadSource(main: (need: NodeJS.Require) => void): string {
+  return `var __name = (target) => target;\n(${main.toString()})(require)`;
 }
 
-export function sandboxThread(): void {
-  // The thread's require is a global of its eval'd script, read as one: a bundler (the package's
-  // own build among them) rewrites a bare `require` into a helper of its bundle the thread lacks.
-  const need = (globalThis as unknown as { require: NodeJS.Require }).require;
+export function sandboxThread(need: NodeJS.Require): void {
   const threads = need('node:worker_threads') as typeof import('node:worker_threads');
   const parentPort = threads.parentPort;
   const workerData = threads.workerData as { methods: string[]; url: string };
