@@ -3,13 +3,13 @@
  * commands' modules (the dashboard, Horizon's snapshot, the shapes reader's command). What node
  * loaded is read from a loader hook's list (test/helpers/module-trace.mjs), not from a clock.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { lqb } from '../helpers/processes.js';
 import { root } from '../helpers/php.js';
-import { modulesLoaded } from '../helpers/bundle.js';
+import { moduleTrace, modulesLoaded } from '../helpers/bundle.js';
 import { commandNames, loadCommand } from '../../src/cli/registry.js';
 import { commands } from '../../src/cli/commands.js';
 
@@ -19,13 +19,9 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 /** The package's modules (as dist/… paths, those bundled into a loaded file included) and dependencies (as their names) node loaded for `lqb ARGS`. */
 async function loadedBy(args: string[]): Promise<{ status: number | null; modules: string[] }> {
   const trace = join(scratch, `${args.join('_').replace(/\W/g, '')}.txt`);
-  const ran = await lqb(
-    args,
-    { ...process.env, LQB_MODULE_TRACE: trace },
-    { nodeFlags: ['--import', join(root, 'test/helpers/module-trace.mjs')] },
-  );
-  const urls = readFileSync(trace, 'utf8').split('\n').filter(Boolean);
-  return { status: ran.status, modules: modulesLoaded(urls, root) };
+  const { nodeFlags, env, lines } = moduleTrace(trace);
+  const ran = await lqb(args, env, { nodeFlags });
+  return { status: ran.status, modules: modulesLoaded(lines(), root) };
 }
 
 describe('lqb loads what the command it runs needs', () => {

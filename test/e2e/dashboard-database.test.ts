@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { root } from '../helpers/php.js';
-import { startUi, type RunningUi } from '../helpers/ui.js';
+import { searchHits, startUi, type RunningUi } from '../helpers/ui.js';
 import { HANDLERS, lqb, php } from '../helpers/processes.js';
 import { QUEUE_DATABASES } from '../helpers/jobs-table.js';
 import { rawClient, removePrefix } from '../helpers/redis.js';
@@ -208,11 +208,7 @@ describe.each(QUEUE_DATABASES)(
     });
 
     it('searches the jobs table by text in the command, saying how much it searched', async () => {
-      await page.goto(`${server.url}#/search/hello`);
-      await page.getByTestId('searched').waitFor();
-      const hits = await page
-        .getByTestId('search-hit')
-        .evaluateAll((rows) => rows.map((row) => [row.getAttribute('data-uuid'), row.children[1]?.textContent]));
+      const hits = await searchHits(page, server.url, 'hello');
       expect(hits, `${name}: hits for "hello": READY, whose label it is`).toEqual([[READY, 'default · ready']]);
       await shot('search');
     });

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { root } from '../helpers/php.js';
-import { postAction, startUi } from '../helpers/ui.js';
+import { postAction, searchHits, startUi } from '../helpers/ui.js';
 import { HANDLERS, lqb, php, scratch, type Scratch } from '../helpers/processes.js';
 import { rawClient, removePrefix, uniquePrefix } from '../helpers/redis.js';
 
@@ -191,11 +191,7 @@ describe('lqb ui in chromium, over jobs real Laravel 8.83 pushed and failed', ()
   });
 
   it('searches the queues and failed_jobs by text in the command, saying how much it searched', async () => {
-    await page.goto(`${server.url}#/search/later`);
-    await page.getByTestId('searched').waitFor();
-    const hits = await page
-      .getByTestId('search-hit')
-      .evaluateAll((rows) => rows.map((row) => [row.getAttribute('data-uuid'), row.children[1]?.textContent]));
+    const hits = await searchHits(page, server.url, 'later');
     expect(hits, `hits for "later": the delayed RecordJob whose label it is; found ${JSON.stringify(hits)}`).toEqual([
       [pushed.delayed!.uuid, 'default · delayed'],
     ]);

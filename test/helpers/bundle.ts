@@ -30,3 +30,15 @@ export function modulesLoaded(urls: readonly string[], root: string): string[] {
   }
   return [...modules];
 }
+
+/**
+ * A process's node flags and environment that make it list, a file URL a line, what it loads as
+ * an ES module (test/helpers/module-trace.mjs), into `trace`; and that list read back.
+ */
+export function moduleTrace(trace: string): { nodeFlags: string[]; env: NodeJS.ProcessEnv; lines: () => string[] } {
+  return {
+    nodeFlags: ['--import', fileURLToPath(new URL('./module-trace.mjs', import.meta.url))],
+    env: { ...process.env, LQB_MODULE_TRACE: trace },
+    lines: () => readFileSync(trace, 'utf8').split('\n').filter(Boolean),
+  };
+}

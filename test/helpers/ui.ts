@@ -7,6 +7,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createDashboard, type DashboardOptions } from '../../src/ui/index.js';
 import { join } from 'node:path';
+import type { Page } from 'playwright-core';
 import { root } from './php.js';
 
 export interface RunningUi {
@@ -56,4 +57,15 @@ export async function serveDashboard(options: DashboardOptions): Promise<{ base:
       await dashboard.close();
     },
   };
+}
+
+/** The dashboard's search for `term`, once it says how much it searched: each hit as [uuid, where it is]. */
+export async function searchHits(page: Page, base: string, term: string): Promise<[string | null, string | null | undefined][]> {
+  await page.goto(`${base}#/search/${term}`);
+  await page.getByTestId('searched').waitFor();
+  return page
+    .getByTestId('search-hit')
+    .evaluateAll((rows) =>
+      rows.map((row) => [row.getAttribute('data-uuid'), row.children[1]?.textContent] as [string | null, string | null | undefined]),
+    );
 }

@@ -7,7 +7,7 @@
  * the global setup builds from these sources).
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -22,7 +22,7 @@ import * as worker from '../../src/worker/index.js';
 import * as connect from '../../src/connect/index.js';
 import * as testing from '../../src/testing/index.js';
 import { root } from '../helpers/php.js';
-import { modulesLoaded } from '../helpers/bundle.js';
+import { moduleTrace, modulesLoaded } from '../helpers/bundle.js';
 
 /** The root's names: see the comment at the top of src/index.ts for why each group is there. */
 const ROOT = {
@@ -350,16 +350,15 @@ const loaded = (name) => Object.keys(require.cache).some((path) => path.includes
     const scratch = mkdtempSync(join(tmpdir(), 'lqb-exports-'));
     const trace = join(scratch, 'trace.txt');
     try {
-      const flags = esm ? ['--import', join(root, 'test/helpers/module-trace.mjs')] : [];
+      const { nodeFlags, env, lines } = moduleTrace(trace);
       const seen = JSON.parse(
-        execFileSync(process.execPath, [...flags, '-e', probe(join(root, entry), esm)], {
+        execFileSync(process.execPath, [...(esm ? nodeFlags : []), '-e', probe(join(root, entry), esm)], {
           encoding: 'utf8',
           timeout: 30_000,
-          env: { ...process.env, LQB_MODULE_TRACE: trace },
+          env,
         }),
       ) as { ioredis: boolean; ajv: boolean };
-      const urls = existsSync(trace) ? readFileSync(trace, 'utf8').split('\n').filter(Boolean) : [];
-      return { ...seen, ioredis: seen.ioredis || modulesLoaded(urls, root).includes('ioredis') };
+      return { ...seen, ioredis: seen.ioredis || (esm && modulesLoaded(lines(), root).includes('ioredis')) };
     } finally {
       rmSync(scratch, { recursive: true, force: true });
     }

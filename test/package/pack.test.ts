@@ -25,7 +25,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { quickStartDefaults } from './quick-start-defaults.js';
-import { modulesLoaded } from '../helpers/bundle.js';
+import { moduleTrace, modulesLoaded } from '../helpers/bundle.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { name: string; version: string };
@@ -318,7 +318,7 @@ console.log(JSON.stringify({ before, decoded, validated, redis: loaded('ioredis'
     });
     // The ES build carries ioredis in its bundle: what it loaded is read from a loader hook's
     // list of files, cut where the script marks it, and from the modules each file holds.
-    const trace = join(scratch, 'light-trace.txt');
+    const traced = moduleTrace(join(scratch, 'light-trace.txt'));
     const esm = run(
       'light.mjs',
       `import { createRequire } from 'node:module';
@@ -336,14 +336,10 @@ await import('laravel-queue-bridge/redis');
 mark('redis');
 console.log(JSON.stringify({ before, validated }));
 `,
-      {
-        nodeFlags: ['--import', join(root, 'test/helpers/module-trace.mjs')],
-        env: { ...process.env, LQB_MODULE_TRACE: trace },
-      },
+      traced,
     );
-    const phases = readFileSync(trace, 'utf8')
-      .split('\n')
-      .filter(Boolean)
+    const phases = traced
+      .lines()
       .reduce<string[][]>((cut, line) => (line.startsWith('mark:') ? [...cut, []] : (cut.at(-1)?.push(line), cut)), []);
     const ioredisBy = (phase: number) => modulesLoaded(phases.slice(0, phase).flat(), scratch).includes('ioredis');
     expect(esm).toEqual({ before: { ajv: false }, validated: { ajv: true } });
